@@ -1,0 +1,338 @@
+/* experiment.c - reading an experiment directory's JSON files and stream list. */
+#include "experiment.h"
+#include "stream.h"
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static char *read_text(const char *path, int *err)
+{
+	FILE *f = fopen(path, "re");
+	char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+
+	if (!f) {
+		*err = -errno;
+		return NULL;
+	}
+	do {
+		if (len + 4096 + 1 > cap) {
+			char *p = realloc(buf, cap = cap ? cap * 2 : 8192);
+
+			if (!p) {
+				free(buf);
+				fclose(f);
+				*err = -ENOMEM;
+				return NULL;
+			}
+			buf = p;
+		}
+		n = fread(buf + len, 1, 4096, f);
+		len += n;
+	} while (n == 4096);
+	fclose(f);
+	buf[len] = 0;
+	return buf;
+}
+
+static cJSON *read_json(const char *path, char *err, size_t errlen, int *ret)
+{
+	char *text = read_text(path, ret);
+	cJSON *j;
+
+	if (!text) {
+		snprintf(err, errlen, "%s: %s", path, strerror(-*ret));
+		return NULL;
+	}
+	j = cJSON_Parse(text);
+	if (!j) {
+		const char *at = cJSON_GetErrorPtr();
+
+		snprintf(err, errlen, "%s: byte %ld: invalid JSON", path,
+			 at ? (long)(at - text) : 0L);
+		*ret = -EINVAL;
+	}
+	free(text);
+	return j;
+}
+
+static char *dup_str(const cJSON *j, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
+
+	return strdup(cJSON_IsString(v) ? v->valuestring : "");
+}
+
+static double get_num(const cJSON *j, const char *key, double dflt)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+static char **dup_str_array(const cJSON *arr, size_t *n)
+{
+	size_t count = (size_t)cJSON_GetArraySize(arr), i = 0;
+	char **out = calloc(count + 1, sizeof(*out));
+	const cJSON *it;
+
+	if (!out)
+		return NULL;
+	cJSON_ArrayForEach(it, arr)
+	{
+		const cJSON *name = cJSON_IsObject(it) ? cJSON_GetObjectItem(it, "name") : it;
+
+		out[i++] = strdup(cJSON_IsString(name) ? name->valuestring : "");
+	}
+	*n = i;
+	return out;
+}
+
+static void free_str_array(char **a, size_t n)
+{
+	for (size_t i = 0; a && i < n; i++)
+		free(a[i]);
+	free(a);
+}
+
+/* Ticks and ns are written as decimal strings: a double would round values above 2^53. */
+static uint64_t json_u64(const cJSON *v)
+{
+	if (cJSON_IsString(v))
+		return strtoull(v->valuestring, NULL, 10);
+	return cJSON_IsNumber(v) ? (uint64_t)v->valuedouble : 0;
+}
+
+static int meta_load(struct experiment *e, char *err, size_t errlen)
+{
+	char path[4096];
+	cJSON *j, *v;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "%s/meta.json", e->dir);
+	j = read_json(path, err, errlen, &ret);
+	if (!j)
+		return ret == -ENOENT ? 0 : ret;
+	e->has_meta = 1;
+	v = cJSON_GetObjectItemCaseSensitive(j, "version");
+	if (!cJSON_IsNumber(v) || v->valueint != 1) {
+		snprintf(err, errlen, "%s: format version %d, this perfscope reads 1", path,
+			 cJSON_IsNumber(v) ? v->valueint : -1);
+		cJSON_Delete(j);
+		return -EINVAL;
+	}
+	e->created_by = dup_str(j, "created_by");
+	e->host = dup_str(j, "host");
+	e->start_unix_ns = (uint64_t)get_num(j, "start_unix_ns", 0);
+	e->exit_status = (int)get_num(j, "exit_status", -1);
+	e->command = dup_str_array(cJSON_GetObjectItemCaseSensitive(j, "command"), &e->ncommand);
+	v = cJSON_GetObjectItemCaseSensitive(j, "metric_group");
+	e->metric_group = cJSON_IsObject(v) ? dup_str(v, "name") : strdup("");
+	if (cJSON_IsObject(v)) {
+		const cJSON *ms = cJSON_GetObjectItemCaseSensitive(v, "metrics"), *m;
+
+		e->metrics = calloc((size_t)cJSON_GetArraySize(ms) + 1, sizeof(*e->metrics));
+		cJSON_ArrayForEach(m, ms)
+		{
+			struct exp_metric *em = &e->metrics[e->nmetrics++];
+
+			em->name = dup_str(m, "name");
+			em->unit = dup_str(m, "unit");
+			em->formula = dup_str(m, "formula");
+		}
+	}
+	cJSON_Delete(j);
+	return 0;
+}
+
+static int proc_load(struct experiment *e, const char *name, char *err, size_t errlen)
+{
+	char path[4096];
+	struct exp_process *p;
+	cJSON *j, *cal, *pair;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", e->dir, name);
+	j = read_json(path, err, errlen, &ret);
+	if (!j)
+		return ret;
+	p = &e->procs[e->nprocs++];
+	p->pid = (pid_t)get_num(j, "pid", 0);
+	p->ppid = (pid_t)get_num(j, "ppid", 0);
+	p->rank = (int)get_num(j, "rank", -1);
+	p->exe = dup_str(j, "exe");
+	p->state = dup_str(j, "state");
+	p->error = dup_str(j, "error");
+	p->paranoid = (int)get_num(j, "paranoid", 2);
+	p->lost_records = (uint64_t)get_num(j, "lost_records", 0);
+	{
+		char *clock = dup_str(j, "clock");
+
+		p->clock = clock ? clock_source_parse(clock) : 0;
+		free(clock);
+	}
+	p->events = dup_str_array(cJSON_GetObjectItemCaseSensitive(j, "events"), &p->nevents);
+	cal = cJSON_GetObjectItemCaseSensitive(j, "calibration");
+	p->pairs = calloc((size_t)cJSON_GetArraySize(cal) + 1, sizeof(*p->pairs));
+	cJSON_ArrayForEach(pair, cal)
+	{
+		if (cJSON_GetArraySize(pair) != 2 || !p->pairs)
+			continue;
+		p->pairs[p->npairs].ticks = json_u64(cJSON_GetArrayItem(pair, 0));
+		p->pairs[p->npairs].ns = json_u64(cJSON_GetArrayItem(pair, 1));
+		p->npairs++;
+	}
+	cJSON_Delete(j);
+	if (!p->clock || p->pid <= 0) {
+		snprintf(err, errlen, "%s: missing pid or clock", path);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int cmp_stream(const void *a, const void *b)
+{
+	const struct exp_stream *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static void add_pair(void *ctx, uint64_t ticks, uint64_t ns)
+{
+	struct exp_process *p = ctx;
+	struct clock_pair *np = realloc(p->pairs, (p->npairs + 1) * sizeof(*np));
+
+	if (!np)
+		return;
+	p->pairs = np;
+	p->pairs[p->npairs].ticks = ticks;
+	p->pairs[p->npairs].ns = ns;
+	p->npairs++;
+}
+
+int experiment_open(struct experiment *e, const char *dir, char *err, size_t errlen)
+{
+	struct dirent *de;
+	size_t nproc_files = 0, nstream_files = 0;
+	struct stat st;
+	DIR *d;
+	int ret;
+
+	memset(e, 0, sizeof(*e));
+	e->exit_status = -1;
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s: %s", dir,
+			 errno == ENOENT || S_ISDIR(st.st_mode) ? "no such experiment directory"
+								: "not a directory");
+		return -ENOENT;
+	}
+	e->dir = strdup(dir);
+	ret = meta_load(e, err, errlen);
+	if (ret)
+		return ret;
+	d = opendir(dir);
+	if (!d) {
+		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+		return -errno;
+	}
+	while ((de = readdir(d))) {
+		nproc_files += !strncmp(de->d_name, "proc.", 5);
+		nstream_files += !strncmp(de->d_name, "stream.", 7);
+	}
+	e->procs = calloc(nproc_files + 1, sizeof(*e->procs));
+	e->streams = calloc(nstream_files + 1, sizeof(*e->streams));
+	rewinddir(d);
+	while ((de = readdir(d)) && ret == 0) {
+		int pid, tid, used;
+		size_t len = strlen(de->d_name);
+
+		if (!strncmp(de->d_name, "proc.", 5) && len > 10 &&
+		    !strcmp(de->d_name + len - 5, ".json") && e->nprocs < nproc_files) {
+			ret = proc_load(e, de->d_name, err, errlen);
+		} else if (sscanf(de->d_name, "stream.%d.%d%n", &pid, &tid, &used) == 2 &&
+			   (size_t)used == len && e->nstreams < nstream_files) {
+			struct exp_stream *s = &e->streams[e->nstreams++];
+			char path[4096];
+
+			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+			s->path = strdup(path);
+			s->pid = pid;
+			s->tid = tid;
+		}
+	}
+	closedir(d);
+	if (ret)
+		return ret;
+	if (!e->has_meta && e->nprocs == 0) {
+		snprintf(err, errlen, "%s: not a perfscope experiment (no meta.json, no proc.*.json)",
+			 dir);
+		return -EINVAL;
+	}
+	qsort(e->streams, e->nstreams, sizeof(*e->streams), cmp_stream);
+	for (size_t i = 0; i < e->nstreams; i++) {
+		struct exp_stream *s = &e->streams[i];
+
+		s->proc = experiment_process(e, s->pid);
+		if (!s->proc) {
+			snprintf(err, errlen, "%s: no proc.%d.json for this stream", s->path,
+				 (int)s->pid);
+			return -EINVAL;
+		}
+		stream_scan_clock(s->path, add_pair, s->proc, err, errlen);
+	}
+	for (size_t i = 0; i < e->nprocs; i++) {
+		struct exp_process *p = &e->procs[i];
+
+		if (p->npairs == 0 || clock_fit_pairs(p->pairs, p->npairs, p->clock, &p->fit)) {
+			/* without two distinct pairs, trust the only one with a unit slope */
+			p->fit.ref_ticks = p->npairs ? p->pairs[0].ticks : 0;
+			p->fit.ref_ns = p->npairs ? p->pairs[0].ns : 0;
+			p->fit.ns_per_tick = 1.0;
+		}
+	}
+	return 0;
+}
+
+struct exp_process *experiment_process(struct experiment *e, pid_t pid)
+{
+	for (size_t i = 0; i < e->nprocs; i++)
+		if (e->procs[i].pid == pid)
+			return &e->procs[i];
+	return NULL;
+}
+
+void experiment_release(struct experiment *e)
+{
+	for (size_t i = 0; i < e->nprocs; i++) {
+		struct exp_process *p = &e->procs[i];
+
+		free(p->exe);
+		free(p->state);
+		free(p->error);
+		free(p->pairs);
+		free_str_array(p->events, p->nevents);
+	}
+	for (size_t i = 0; i < e->nstreams; i++)
+		free(e->streams[i].path);
+	for (size_t i = 0; i < e->nmetrics; i++) {
+		free(e->metrics[i].name);
+		free(e->metrics[i].unit);
+		free(e->metrics[i].formula);
+	}
+	free(e->metrics);
+	free(e->metric_group);
+	free(e->procs);
+	free(e->streams);
+	free_str_array(e->command, e->ncommand);
+	free(e->created_by);
+	free(e->host);
+	free(e->dir);
+	memset(e, 0, sizeof(*e));
+}

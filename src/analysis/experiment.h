@@ -1,0 +1,71 @@
+/*
+ * experiment.h - an experiment directory as the analyses see it: meta.json, one
+ * proc.<pid>.json per process, one stream file per thread, and each process's clock fit.
+ */
+#ifndef PSC_EXPERIMENT_H
+#define PSC_EXPERIMENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../core/clock.h"
+
+struct exp_metric {
+	char *name, *unit, *formula;
+};
+
+struct exp_process {
+	pid_t pid, ppid;
+	int rank;
+	char *exe;
+	char *state;          /* "running" (did not finish cleanly) or "exited" */
+	char *error;          /* why recording stopped or events were dropped, "" if none */
+	enum clock_source clock;
+	struct clock_pair *pairs;
+	size_t npairs;
+	struct clock_fit fit;
+	char **events;        /* configured event names, in snapshot order */
+	size_t nevents;
+	int paranoid;
+	uint64_t lost_records;
+};
+
+struct exp_stream {
+	char *path;
+	pid_t pid, tid;
+	struct exp_process *proc;
+};
+
+struct experiment {
+	char *dir;
+	int has_meta;
+	char *created_by;
+	char **command;
+	size_t ncommand;
+	char *host;
+	uint64_t start_unix_ns;
+	int exit_status;       /* of the recorded command; -1 unknown */
+	char *metric_group;    /* name of the metric group given to record, "" if none */
+	struct exp_metric *metrics;
+	size_t nmetrics;
+	struct exp_process *procs;
+	size_t nprocs;
+	struct exp_stream *streams;
+	size_t nstreams;
+};
+
+/*
+ * Read DIR: meta.json (optional: a program run with PERFSCOPE_OUT alone may write it), every
+ * proc.<pid>.json and the list of streams, then fit each process's clock from its recorded
+ * pairs and the clock record that opens every chunk. 0, or a negative errno with a one-line
+ * message naming the file in ERR.
+ */
+int experiment_open(struct experiment *e, const char *dir, char *err, size_t errlen);
+
+void experiment_release(struct experiment *e);
+
+/* The process with PID, or NULL. */
+struct exp_process *experiment_process(struct experiment *e, pid_t pid);
+
+#endif /* PSC_EXPERIMENT_H */

@@ -1,0 +1,57 @@
+/*
+ * stream.h - streaming, validating reader of one stream file (format.h, docs/format.md).
+ *
+ * Reads chunk by chunk with memory bounded by the largest chunk. Every defect (bad magic,
+ * unknown version or record type, a length that overruns its chunk, time going backwards)
+ * is reported with the file name and byte offset. A last chunk cut short (a run killed with
+ * SIGKILL) is not an error: the stream ends there and `truncated_at` says where.
+ */
+#ifndef PSC_STREAM_H
+#define PSC_STREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/format.h"
+
+struct stream_record {
+	enum psc_kind kind;
+	uint64_t ticks;
+	uint64_t offset;          /* byte offset of the record in the file */
+	uint64_t addr;            /* function records */
+	enum psc_rec_type type;   /* extended records */
+	uint32_t arg;
+	const uint64_t *payload;  /* valid until the next stream_next() */
+	size_t npayload;          /* words */
+};
+
+struct stream_reader {
+	char *path;
+	int fd;
+	struct psc_stream_header hdr;
+	uint64_t file_size;
+	uint64_t offset;      /* file offset of the current chunk's payload */
+	uint64_t *chunk;
+	size_t chunk_words, chunk_cap, pos;
+	uint64_t next_seq;
+	uint64_t last_ticks;
+	uint64_t truncated_at; /* offset where a cut-short chunk starts; 0 when complete */
+	int ended;             /* a PSC_REC_STREAM_END record was read */
+	unsigned end_reason;
+};
+
+/* Open PATH and check its header. 0, or a negative errno with "PATH: ..." in ERR. */
+int stream_open(struct stream_reader *r, const char *path, char *err, size_t errlen);
+
+/* Next record: 1 and *REC, 0 at the end of the valid data, or a negative errno with
+ * "PATH: byte N: ..." in ERR. */
+int stream_next(struct stream_reader *r, struct stream_record *rec, char *err, size_t errlen);
+
+/* Read only the clock-sync record that opens every chunk, skipping the rest: cheap
+ * calibration before a full pass. Calls FN for each (ticks, ns). 0 or negative errno. */
+int stream_scan_clock(const char *path, void (*fn)(void *ctx, uint64_t ticks, uint64_t ns),
+		      void *ctx, char *err, size_t errlen);
+
+void stream_close(struct stream_reader *r);
+
+#endif /* PSC_STREAM_H */

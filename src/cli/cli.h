@@ -1,0 +1,62 @@
+/* cli.h - what the subcommands share: their entry points and a few helpers of main.c. */
+#ifndef PSC_CLI_H
+#define PSC_CLI_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "../core/events.h"
+#include "options.h"
+
+/* Exit statuses of the CLI contract (DESIGN.md). */
+#define EXIT_USAGE 2
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv); /* argv[0] is the command name */
+	const char *summary;
+	const char *usage;
+};
+
+int cmd_list(int argc, char **argv);
+int cmd_stat(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+/* Print "perfscope CMD: MESSAGE" on stderr. */
+void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Parse ARGV with SPECS; on a usage error print it (and a hint to --help) and return -1.
+ * With HELP set after parsing, print the usage and return 1. 0 otherwise. */
+int cli_parse(const char *cmd, const struct option_spec *specs, unsigned flags, int argc,
+	      char **argv, int *optind_out, const int *help);
+
+/* Print the usage of CMD from the command table and SPECS. */
+void cli_usage(FILE *f, const char *cmd, const struct option_spec *specs);
+
+/* Directories searched for metric groups: PERFSCOPE_METRICS_PATH, next to the executable,
+ * the install and build directories. Returns how many were written into DIRS (max 8). */
+size_t cli_metric_dirs(const char **dirs, size_t max);
+
+struct metric_group;
+struct perf_state;
+
+/* The metric group used when none is given: "default" where a core PMU exists, else "sw". */
+const char *cli_default_group(const struct perf_state *ps);
+
+/* Find and load metric group NAME (a name or a path); prints the cause (file:line for a
+ * malformed file) and returns a negative errno on failure. */
+int cli_load_group(const char *cmd, const char *name, struct metric_group *g);
+
+/* Resolve LIST; on an unknown or invalid name print the cause with suggestions and return
+ * a negative errno. */
+int cli_resolve_events(const char *cmd, const char *list, struct event_desc **evs, size_t *n);
+
+/* Open PATH for writing without replacing an existing file unless FORCE. NULL or "-" is
+ * stdout. Prints the cause and returns NULL on failure. */
+FILE *cli_open_output(const char *cmd, const char *path, int force);
+
+/* Path of libperfscope.so to preload: next to the executable's lib dir, install, or build. */
+const char *cli_runtime_library(void);
+
+#endif /* PSC_CLI_H */

@@ -1,0 +1,228 @@
+/* cmd-record.c - `perfscope record`: run a command under the runtime into an experiment. */
+#include "cli.h"
+#include "launch.h"
+
+#include "../core/clock.h"
+#include "../core/compiler.h"
+#include "../core/cpuinfo.h"
+#include "../core/env.h"
+#include "../core/jsonw.h"
+#include "../core/meta.h"
+#include "../core/metrics.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Files an experiment directory holds; --force removes only these. */
+static int is_experiment_file(const char *name)
+{
+	static const char *const prefixes[] = {"meta.json", "proc.", "stream.", "maps."};
+
+	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return 1;
+	return 0;
+}
+
+/* Make DIR ready: create it, or with FORCE empty an old experiment in it. */
+static int prepare_dir(const char *dir, int force)
+{
+	struct dirent *de;
+	DIR *d;
+
+	if (mkdir(dir, 0755) == 0)
+		return 0;
+	if (errno != EEXIST) {
+		cli_error("record", "cannot create %s: %s", dir, strerror(errno));
+		return -errno;
+	}
+	if (!force) {
+		cli_error("record", "%s exists; not overwriting it (use --force, or -o NEWDIR)", dir);
+		return -EEXIST;
+	}
+	d = opendir(dir);
+	if (!d) {
+		cli_error("record", "%s: %s", dir, strerror(errno));
+		return -errno;
+	}
+	while ((de = readdir(d)))
+		if (is_experiment_file(de->d_name))
+			unlinkat(dirfd(d), de->d_name, 0);
+	closedir(d);
+	return 0;
+}
+
+static int write_meta(const char *dir, char **cmd, int ncmd, const struct event_desc *evs,
+		      size_t nev, const struct metric_group *g, int exit_status,
+		      uint64_t start_unix_ns)
+{
+	const char *procfs, *sysfs;
+	char path[PATH_MAX + 32], tmp[PATH_MAX + 32];
+	struct cpu_info ci;
+	struct jsonw w;
+	FILE *f;
+	int ret = 0;
+
+	psc_machine_roots(&procfs, &sysfs);
+	cpu_info_read(&ci, procfs, sysfs);
+	jsonw_init(&w, 1);
+	jsonw_object_begin(&w);
+	meta_json_common(&w, &ci, clock_source_choose(cpu_info_tsc_usable(&ci), getenv(PSC_ENV_CLOCK)),
+			 start_unix_ns);
+	jsonw_kv_string(&w, "created_by", "perfscope record");
+	jsonw_key(&w, "command");
+	jsonw_array_begin(&w);
+	for (int i = 0; i < ncmd; i++)
+		jsonw_string(&w, cmd[i]);
+	jsonw_array_end(&w);
+	jsonw_key(&w, "events");
+	jsonw_array_begin(&w);
+	for (size_t i = 0; i < nev; i++)
+		jsonw_string(&w, evs[i].name);
+	jsonw_array_end(&w);
+	if (g) {
+		jsonw_key(&w, "metric_group");
+		jsonw_object_begin(&w);
+		jsonw_kv_string(&w, "name", g->name);
+		jsonw_key(&w, "metrics");
+		jsonw_array_begin(&w);
+		for (size_t i = 0; i < g->nmetrics; i++) {
+			jsonw_object_begin(&w);
+			jsonw_kv_string(&w, "name", g->metrics[i].name);
+			jsonw_kv_string(&w, "unit", g->metrics[i].unit);
+			jsonw_kv_string(&w, "formula", g->metrics[i].formula);
+			jsonw_object_end(&w);
+		}
+		jsonw_array_end(&w);
+		jsonw_object_end(&w);
+	}
+	if (exit_status >= 0)
+		jsonw_kv_i64(&w, "exit_status", exit_status);
+	jsonw_object_end(&w);
+	snprintf(path, sizeof(path), "%s/meta.json", dir);
+	snprintf(tmp, sizeof(tmp), "%s/.meta.json.tmp", dir);
+	f = jsonw_text(&w) ? fopen(tmp, "we") : NULL;
+	if (!f || fprintf(f, "%s\n", w.buf) < 0 || fclose(f) != 0 || rename(tmp, path) < 0) {
+		cli_error("record", "cannot write %s: %s", path, strerror(errno));
+		ret = -EIO;
+	}
+	jsonw_release(&w);
+	return ret;
+}
+
+/* LD_PRELOAD with the runtime first, keeping what the user preloads. */
+static int set_preload(void)
+{
+	const char *lib = cli_runtime_library(), *old = getenv("LD_PRELOAD");
+	char buf[8192];
+
+	snprintf(buf, sizeof(buf), "%s%s%s", lib, old && *old ? ":" : "", old ? old : "");
+	return setenv("LD_PRELOAD", buf, 1);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct opt_list events = {0};
+	const char *dir = "perfscope.out", *group = NULL;
+	int force = 0, help = 0, first, ret, status = 0;
+	const struct option_spec specs[] = {
+	    {'o', "output", OPT_STRING, &dir, "DIR", "experiment directory (perfscope.out)", 0,
+	     NULL},
+	    {0, "force", OPT_FLAG, &force, NULL, "replace an existing experiment in DIR", 0, NULL},
+	    {'e', "event", OPT_LIST, &events, "EV,..", "events read at every region boundary",
+	     0, NULL},
+	    {'g', "group", OPT_STRING, &group, "GROUP",
+	     "metric group: its events, and its formulas in the report", 0, NULL},
+	    {'h', "help", OPT_FLAG, &help, NULL, "show this help", 0, NULL},
+	    {0},
+	};
+	struct metric_group mg = {0};
+	struct event_desc *evs = NULL;
+	size_t nev = 0;
+	char list[4096] = "", absdir[PATH_MAX];
+	struct timespec now;
+	struct launch l;
+	size_t off = 0;
+
+	ret = cli_parse("record", specs, OPT_STOP_AT_OPERAND, argc - 1, argv + 1, &first, &help);
+	if (ret) {
+		opt_list_release(&events);
+		return ret < 0 ? EXIT_USAGE : 0;
+	}
+	char **cmd = argv + 1 + first;
+	int ncmd = argc - 1 - first;
+
+	ret = EXIT_USAGE;
+	if (ncmd <= 0) {
+		cli_error("record", "no command given (usage: perfscope record [OPTIONS] -- CMD)");
+		goto out;
+	}
+	for (size_t i = 0; i < events.n; i++)
+		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", off ? "," : "",
+					events.items[i]);
+	if (group) {
+		if (cli_load_group("record", group, &mg))
+			goto out;
+		for (size_t i = 0; i < mg.nevents; i++)
+			off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
+						off ? "," : "", mg.events[i]);
+	}
+	if (off >= sizeof(list)) {
+		cli_error("record", "event list too long");
+		goto out;
+	}
+	if (off && cli_resolve_events("record", list, &evs, &nev))
+		goto out;
+	if (prepare_dir(dir, force))
+		goto out;
+	if (!realpath(dir, absdir)) {
+		cli_error("record", "%s: %s", dir, strerror(errno));
+		goto out;
+	}
+	clock_gettime(CLOCK_REALTIME, &now);
+	uint64_t start = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+
+	if (write_meta(absdir, cmd, ncmd, evs, nev, group ? &mg : NULL, -1, start))
+		goto out;
+	/* the environment reaches the command and every process it starts */
+	list[0] = 0;
+	off = 0;
+	for (size_t i = 0; i < nev; i++)
+		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", i ? "," : "",
+					evs[i].name);
+	if (setenv(PSC_ENV_OUT, absdir, 1) || setenv(PSC_ENV_LAUNCHER, "1", 1) ||
+	    (nev ? setenv(PSC_ENV_EVENTS, list, 1) : unsetenv(PSC_ENV_EVENTS)) || set_preload()) {
+		cli_error("record", "cannot set the environment: %s", strerror(errno));
+		goto out;
+	}
+	ret = launch_prepare(&l, cmd);
+	if (ret) {
+		cli_error("record", "cannot start %s: %s", cmd[0], strerror(-ret));
+		ret = 1;
+		goto out;
+	}
+	ret = launch_go(&l);
+	launch_wait(&l, &status, NULL);
+	if (ret < 0) {
+		cli_error("record", "%s: %s", cmd[0],
+			  ret == -EACCES ? "permission denied" : "command not found");
+		ret = launch_exec_status(-ret);
+		goto out;
+	}
+	write_meta(absdir, cmd, ncmd, evs, nev, group ? &mg : NULL, status, start);
+	fprintf(stderr, "perfscope record: experiment in %s (see: perfscope report %s)\n", dir,
+		dir);
+	ret = status;
+out:
+	free(evs);
+	metric_group_release(&mg);
+	opt_list_release(&events);
+	return ret;
+}

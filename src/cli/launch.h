@@ -1,0 +1,31 @@
+/*
+ * launch.h - running the measured command: fork, hold the child before exec so that
+ * counters can be attached to it, then release it and wait.
+ */
+#ifndef PSC_LAUNCH_H
+#define PSC_LAUNCH_H
+
+#include <sys/resource.h>
+#include <sys/types.h>
+
+struct launch {
+	pid_t pid;
+	int go_fd;  /* writing a byte releases the child into exec */
+	int err_fd; /* the child writes exec's errno here; EOF means exec succeeded */
+};
+
+/* Fork a child that will exec ARGV (PATH search) once released. 0 or a negative errno. */
+int launch_prepare(struct launch *l, char *const argv[]);
+
+/* Release the child. 0 when exec succeeded, else the negative errno of exec (the child has
+ * exited with 127 or 126 then). */
+int launch_go(struct launch *l);
+
+/* Wait for the child; *STATUS gets the shell convention: exit code, or 128 + signal. RU (may
+ * be NULL) gets the child's resource usage. 0 or a negative errno. */
+int launch_wait(struct launch *l, int *status, struct rusage *ru);
+
+/* Exit status for a failed exec: 127 not found, 126 found but not executable. */
+int launch_exec_status(int err);
+
+#endif /* PSC_LAUNCH_H */

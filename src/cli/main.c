@@ -1,0 +1,247 @@
+/* main.c - the command table, help, and helpers shared by the subcommands. */
+#include "cli.h"
+
+#include "../core/compiler.h"
+#include "../core/env.h"
+#include "../core/cpuinfo.h"
+#include "../core/metrics.h"
+#include "../core/strdist.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const struct cmd commands[] = {
+	{"list", cmd_list, "CPU, caches, perf state, events and metric groups of this machine",
+	 "perfscope list [--json] [--all]"},
+	{"stat", cmd_stat, "count events over a whole run, with derived metrics",
+	 "perfscope stat [-e EV,..] [-g GROUP] [-r N] [--per-thread] [--csv|--json] [-o FILE] -- "
+	 "CMD [ARGS..]"},
+	{"record", cmd_record, "run a command under the runtime and fill an experiment directory",
+	 "perfscope record [-o DIR] [--force] [-e EV,..] [-g GROUP] -- CMD [ARGS..]"},
+	{"report", cmd_report, "regions of an experiment: calls, time, counters, metrics",
+	 "perfscope report [DIR] [--by region|thread] [--sort KEY] [--top N] [--csv|--json]"},
+};
+
+void cli_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "perfscope %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static const struct cmd *find_cmd(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+void cli_usage(FILE *f, const char *cmd, const struct option_spec *specs)
+{
+	const struct cmd *c = find_cmd(cmd);
+
+	if (c)
+		fprintf(f, "%s\n\n", c->summary);
+	options_usage(f, c ? c->usage : cmd, specs);
+}
+
+int cli_parse(const char *cmd, const struct option_spec *specs, unsigned flags, int argc,
+	      char **argv, int *optind_out, const int *help)
+{
+	char err[256];
+
+	if (options_parse(specs, flags, argc, argv, optind_out, err, sizeof(err)) < 0) {
+		cli_error(cmd, "%s (see: perfscope help %s)", err, cmd);
+		return -1;
+	}
+	if (help && *help) {
+		cli_usage(stdout, cmd, specs);
+		return 1;
+	}
+	return 0;
+}
+
+/* Directory of the running executable, or "" when unknown. */
+static const char *exe_dir(char *buf, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+	char *slash;
+
+	if (n <= 0)
+		return "";
+	buf[n] = 0;
+	slash = strrchr(buf, '/');
+	if (slash)
+		*slash = 0;
+	return buf;
+}
+
+size_t cli_metric_dirs(const char **dirs, size_t max)
+{
+	static char env_copy[PATH_MAX], rel[PATH_MAX + 32];
+	const char *env = getenv(PSC_ENV_METRICS_PATH);
+	char exe[PATH_MAX];
+	size_t n = 0;
+
+	if (env && *env) {
+		snprintf(env_copy, sizeof(env_copy), "%s", env);
+		for (char *save, *p = strtok_r(env_copy, ":", &save); p && n + 3 < max;
+		     p = strtok_r(NULL, ":", &save))
+			dirs[n++] = p;
+	}
+	snprintf(rel, sizeof(rel), "%s/../share/perfscope/metrics", exe_dir(exe, sizeof(exe)));
+	if (n < max)
+		dirs[n++] = rel;
+	if (n < max)
+		dirs[n++] = PSC_METRICS_INSTALL_DIR;
+	if (n < max)
+		dirs[n++] = PSC_METRICS_BUILD_DIR;
+	return n;
+}
+
+const char *cli_runtime_library(void)
+{
+	static char path[PATH_MAX + 64];
+	char exe[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/../lib/libperfscope.so.0", exe_dir(exe, sizeof(exe)));
+	if (access(path, R_OK) == 0)
+		return path;
+	if (access(PSC_LIB_INSTALL_PATH, R_OK) == 0)
+		return PSC_LIB_INSTALL_PATH;
+	return PSC_LIB_BUILD_PATH;
+}
+
+const char *cli_default_group(const struct perf_state *ps)
+{
+	return ps->have_core_pmu ? "default" : "sw";
+}
+
+int cli_load_group(const char *cmd, const char *name, struct metric_group *g)
+{
+	const char *dirs[8];
+	size_t ndirs = cli_metric_dirs(dirs, ARRAY_SIZE(dirs));
+	char path[PATH_MAX], err[512];
+	int ret = metric_group_find(name, dirs, ndirs, path, sizeof(path));
+
+	if (ret) {
+		cli_error(cmd, "no metric group '%s' (see: perfscope list)", name);
+		return ret;
+	}
+	ret = metric_group_load(g, path, err, sizeof(err));
+	if (ret)
+		cli_error(cmd, "%s", err);
+	return ret;
+}
+
+int cli_resolve_events(const char *cmd, const char *list, struct event_desc **evs, size_t *n)
+{
+	char bad[EVENT_NAME_MAX], near[3][EVENT_NAME_MAX];
+	int ret = event_list_resolve(list, evs, n, bad, sizeof(bad));
+	size_t k;
+
+	if (ret == 0)
+		return 0;
+	if (ret != -ENOENT) {
+		cli_error(cmd, "invalid event '%s' in '%s'", bad, list);
+		return ret;
+	}
+	k = event_suggest(bad, near, 3);
+	if (k == 0) {
+		cli_error(cmd, "unknown event '%s' (see: perfscope list)", bad);
+		return ret;
+	}
+	fprintf(stderr, "perfscope %s: unknown event '%s'; did you mean ", cmd, bad);
+	for (size_t i = 0; i < k; i++)
+		fprintf(stderr, "%s'%s'", i ? (i + 1 == k ? " or " : ", ") : "", near[i]);
+	fprintf(stderr, "?\n");
+	return ret;
+}
+
+FILE *cli_open_output(const char *cmd, const char *path, int force)
+{
+	FILE *f;
+	int fd;
+
+	if (!path || !strcmp(path, "-"))
+		return stdout;
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL), 0644);
+	if (fd < 0) {
+		if (errno == EEXIST)
+			cli_error(cmd, "%s exists; not overwriting it (use --force)", path);
+		else
+			cli_error(cmd, "cannot write %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	f = fdopen(fd, "w");
+	if (!f)
+		close(fd);
+	return f;
+}
+
+static void print_help(FILE *f)
+{
+	fprintf(f, "usage: perfscope COMMAND [OPTIONS] [ARGS]\n\ncommands:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\n'perfscope help COMMAND' or 'perfscope COMMAND --help' shows a command's "
+		   "options.\n");
+}
+
+int main(int argc, char **argv)
+{
+	const struct cmd *c;
+	const char *name;
+
+	if (argc < 2) {
+		print_help(stderr);
+		return EXIT_USAGE;
+	}
+	name = argv[1];
+	if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
+		print_help(stdout);
+		return 0;
+	}
+	if (!strcmp(name, "--version") || !strcmp(name, "version")) {
+		printf("perfscope %s\n", PSC_VERSION);
+		return 0;
+	}
+	if (!strcmp(name, "help")) {
+		if (argc < 3) {
+			print_help(stdout);
+			return 0;
+		}
+		c = find_cmd(argv[2]);
+		if (c) {
+			char *help_argv[] = {(char *)c->name, "--help", NULL};
+
+			return c->fn(2, help_argv);
+		}
+		name = argv[2];
+	} else {
+		c = find_cmd(name);
+		if (c)
+			return c->fn(argc - 1, argv + 1);
+	}
+	fprintf(stderr, "perfscope: unknown command '%s'", name);
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
+		size_t score;
+
+		if (strdist_close(name, commands[i].name, &score)) {
+			fprintf(stderr, "; did you mean '%s'?", commands[i].name);
+			break;
+		}
+	}
+	fprintf(stderr, " (see: perfscope --help)\n");
+	return EXIT_USAGE;
+}

@@ -1,0 +1,102 @@
+/* clock.c - clock source choice, pair taking and the ticks-to-ns fit. */
+#include "clock.h"
+
+#include <errno.h>
+#include <string.h>
+
+const char *clock_source_name(enum clock_source source)
+{
+	switch (source) {
+	case CLOCK_SOURCE_TSC:
+		return "tsc";
+	case CLOCK_SOURCE_CNTVCT:
+		return "cntvct";
+	case CLOCK_SOURCE_MONOTONIC:
+		return "monotonic";
+	}
+	return "unknown";
+}
+
+enum clock_source clock_source_parse(const char *name)
+{
+	if (!strcmp(name, "tsc"))
+		return CLOCK_SOURCE_TSC;
+	if (!strcmp(name, "cntvct"))
+		return CLOCK_SOURCE_CNTVCT;
+	if (!strcmp(name, "monotonic"))
+		return CLOCK_SOURCE_MONOTONIC;
+	return 0;
+}
+
+enum clock_source clock_source_choose(int tsc_usable, const char *forced)
+{
+	if (forced && !strcmp(forced, "monotonic"))
+		return CLOCK_SOURCE_MONOTONIC;
+#if defined(__x86_64__) || defined(__i386__)
+	if (tsc_usable || (forced && !strcmp(forced, "tsc")))
+		return CLOCK_SOURCE_TSC;
+#elif defined(__aarch64__)
+	(void)tsc_usable;
+	return CLOCK_SOURCE_CNTVCT;
+#else
+	(void)tsc_usable;
+#endif
+	return CLOCK_SOURCE_MONOTONIC;
+}
+
+struct clock_pair clock_pair_take(enum clock_source source)
+{
+	struct clock_pair best = {0, 0};
+	uint64_t best_width = UINT64_MAX;
+
+	for (int i = 0; i < 8; i++) {
+		uint64_t before = clock_monotonic_ns();
+		uint64_t ticks = clock_ticks(source);
+		uint64_t after = clock_monotonic_ns();
+
+		if (after - before < best_width) {
+			best_width = after - before;
+			best.ticks = ticks;
+			best.ns = before + (after - before) / 2;
+		}
+	}
+	if (source == CLOCK_SOURCE_MONOTONIC)
+		best.ns = best.ticks;
+	return best;
+}
+
+int clock_fit_pairs(const struct clock_pair *pairs, size_t n, enum clock_source source,
+		    struct clock_fit *fit)
+{
+	double mx = 0, my = 0, sxx = 0, sxy = 0;
+
+	if (n == 0)
+		return -EINVAL;
+	fit->ref_ticks = pairs[0].ticks;
+	fit->ref_ns = pairs[0].ns;
+	fit->ns_per_tick = 1.0;
+	if (n == 1 || source == CLOCK_SOURCE_MONOTONIC)
+		return 0;
+	/* Two passes on offsets from the first pair, so doubles keep full precision. */
+	for (size_t i = 0; i < n; i++) {
+		mx += (double)(int64_t)(pairs[i].ticks - fit->ref_ticks);
+		my += (double)(int64_t)(pairs[i].ns - fit->ref_ns);
+	}
+	mx /= (double)n;
+	my /= (double)n;
+	for (size_t i = 0; i < n; i++) {
+		double dx = (double)(int64_t)(pairs[i].ticks - fit->ref_ticks) - mx;
+		double dy = (double)(int64_t)(pairs[i].ns - fit->ref_ns) - my;
+
+		sxx += dx * dx;
+		sxy += dx * dy;
+	}
+	if (!(sxx > 0))
+		return -EINVAL;
+	fit->ns_per_tick = sxy / sxx;
+	/* The fitted line's value at ref_ticks becomes the new reference. */
+	double at_ref = my - fit->ns_per_tick * mx;
+
+	fit->ref_ns = (uint64_t)((int64_t)fit->ref_ns + (int64_t)(at_ref + (at_ref < 0 ? -0.5 : 0.5)));
+	return 0;
+}

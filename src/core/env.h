@@ -1,0 +1,25 @@
+/*
+ * env.h - every environment variable the CLI passes to the runtime, and the few that tests
+ * use to substitute fakes. Nothing else in perfscope reads the environment by name.
+ */
+#ifndef PSC_ENV_H
+#define PSC_ENV_H
+
+/* Experiment directory the runtime writes to; recording is off when unset. */
+#define PSC_ENV_OUT "PERFSCOPE_OUT"
+/* Comma-separated events read at every region boundary. */
+#define PSC_ENV_EVENTS "PERFSCOPE_EVENTS"
+/* Per-thread buffer chunk size in bytes (suffixes k, M accepted). */
+#define PSC_ENV_BUFSIZE "PERFSCOPE_BUFFER_SIZE"
+/* Set by `perfscope record`: the experiment's meta.json already exists. */
+#define PSC_ENV_LAUNCHER "PERFSCOPE_LAUNCHER"
+/* Directories searched for metric group files, colon-separated, before the built-in ones. */
+#define PSC_ENV_METRICS_PATH "PERFSCOPE_METRICS_PATH"
+/* Force the clock source: "tsc" or "monotonic" (testing and odd hardware). */
+#define PSC_ENV_CLOCK "PERFSCOPE_CLOCK"
+
+/* Testing only: roots substituted for /sys and /proc when reading machine state. */
+#define PSC_ENV_SYSFS_ROOT  "PERFSCOPE_SYSFS_ROOT"
+#define PSC_ENV_PROCFS_ROOT "PERFSCOPE_PROCFS_ROOT"
+
+#endif /* PSC_ENV_H */

@@ -1,0 +1,135 @@
+/*
+ * format.h - the experiment directory's binary stream layout, format v1 (docs/format.md).
+ *
+ * A stream file holds one thread's records: a 64-byte header, then chunks. Each chunk is a
+ * 16-byte chunk header followed by whole records; a reader trusts a chunk only when all of its
+ * bytes are present, which is how the valid end of a stream cut by SIGKILL is found.
+ *
+ * Every record is a sequence of little-endian 64-bit words. Word 0 holds the timestamp in
+ * ticks shifted left by 2 and a 2-bit kind. Function enter/exit records are 16 bytes (word 1 is
+ * the function address); extended records carry a type, their length in words and a 32-bit
+ * argument in word 1, then a payload.
+ */
+#ifndef PSC_FORMAT_H
+#define PSC_FORMAT_H
+
+#include <stdint.h>
+
+#define PSC_FORMAT_VERSION 1
+
+#define PSC_STREAM_MAGIC "PSCSTRM1" /* 8 bytes, no NUL */
+#define PSC_CHUNK_MAGIC  0x4b435350u /* "PSCK" little-endian */
+
+/* Stream file header: fixed 64 bytes. */
+struct psc_stream_header {
+	char magic[8];
+	uint32_t version;     /* PSC_FORMAT_VERSION */
+	uint32_t header_size; /* sizeof(struct psc_stream_header) */
+	uint64_t features;    /* PSC_FEAT_* */
+	uint32_t pid;
+	uint32_t tid;
+	int32_t rank;          /* MPI world rank, -1 outside MPI */
+	uint32_t clock_source; /* enum clock_source */
+	uint64_t start_ticks;  /* a clock pair taken when the stream was opened */
+	uint64_t start_ns;
+	uint32_t nevents;      /* configured events, in the order of the process's event list */
+	uint32_t reserved0;
+	uint64_t reserved1;
+};
+
+#define PSC_FEAT_REGIONS   0x1u
+#define PSC_FEAT_FUNCTIONS 0x2u
+#define PSC_FEAT_COUNTERS  0x4u
+
+struct psc_chunk_header {
+	uint32_t magic; /* PSC_CHUNK_MAGIC */
+	uint32_t size;  /* payload bytes that follow, a multiple of 8 */
+	uint64_t seq;   /* 0, 1, 2, ... within the stream */
+};
+
+/* Record kinds, in the low 2 bits of word 0. */
+enum psc_kind {
+	PSC_KIND_FUNC_ENTER = 0,
+	PSC_KIND_FUNC_EXIT = 1,
+	PSC_KIND_EXT = 2,
+	PSC_KIND_RESERVED = 3,
+};
+
+/*
+ * Extended record types (word 1 bits 0-15). Word 1 bits 16-31: total length in 64-bit words
+ * including the two header words; bits 32-63: a type-specific argument.
+ */
+enum psc_rec_type {
+	/* arg = region id; payload: the name, NUL-terminated, zero-padded to 8 bytes. Written
+	 * once per stream before the id's first use in that stream. */
+	PSC_REC_REGION_DEF = 1,
+	/* arg = region id; payload: a counter snapshot (may be empty). */
+	PSC_REC_REGION_ENTER = 2,
+	PSC_REC_REGION_LEAVE = 3,
+	/* word 0 ticks; payload: u64 CLOCK_MONOTONIC ns read at the same instant. */
+	PSC_REC_CLOCK_SYNC = 4,
+	/* arg = number of events; payload: per event one u32 group index (or PSC_NO_GROUP) and
+	 * one i32 status (0 counting, else a negative errno from perf_event_open), padded to 8.
+	 * Written once, when the thread opens its counters; fixes the snapshot layout. */
+	PSC_REC_COUNTERS = 5,
+	/* arg = 0; payload: u64 records lost, u64 bytes lost (buffer or write failures). */
+	PSC_REC_LOST = 6,
+	/* arg = enum psc_end_reason: the stream ended cleanly. */
+	PSC_REC_STREAM_END = 7,
+	/* arg = 0; payload: the thread name, NUL-terminated, padded. */
+	PSC_REC_THREAD_NAME = 8,
+};
+
+#define PSC_NO_GROUP 0xffffffffu
+
+enum psc_end_reason {
+	PSC_END_EXIT = 1,        /* process exit (atexit / destructor) */
+	PSC_END_THREAD_EXIT = 2, /* pthread exit */
+	PSC_END_EXEC = 3,        /* the process called exec */
+	PSC_END_SIGNAL = 4,      /* a fatal signal; arg high bits hold the signal number */
+};
+
+/*
+ * A counter snapshot is, for each counter group in order, the group's PERF_FORMAT_GROUP read
+ * buffer: u64 nr, u64 time_enabled, u64 time_running, then nr u64 values (one per member in
+ * the group's event order). perfscope reads the kernel's buffer directly into the record.
+ */
+
+#define PSC_REC_MAX_WORDS 0xffffu
+
+static inline uint64_t psc_word0(uint64_t ticks, enum psc_kind kind)
+{
+	return (ticks << 2) | (uint64_t)kind;
+}
+
+static inline uint64_t psc_ext_word1(enum psc_rec_type type, uint32_t nwords, uint32_t arg)
+{
+	return (uint64_t)type | ((uint64_t)nwords << 16) | ((uint64_t)arg << 32);
+}
+
+static inline enum psc_kind psc_rec_kind(uint64_t w0)
+{
+	return (enum psc_kind)(w0 & 3u);
+}
+
+static inline uint64_t psc_rec_ticks(uint64_t w0)
+{
+	return w0 >> 2;
+}
+
+static inline enum psc_rec_type psc_rec_type(uint64_t w1)
+{
+	return (enum psc_rec_type)(w1 & 0xffffu);
+}
+
+static inline uint32_t psc_rec_nwords(uint64_t w1)
+{
+	return (uint32_t)((w1 >> 16) & 0xffffu);
+}
+
+static inline uint32_t psc_rec_arg(uint64_t w1)
+{
+	return (uint32_t)(w1 >> 32);
+}
+
+#endif /* PSC_FORMAT_H */

@@ -1,0 +1,244 @@
+/* jsonw.c - JSON writer. */
+#include "jsonw.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void jsonw_init(struct jsonw *w, int pretty)
+{
+	memset(w, 0, sizeof(*w));
+	w->pretty = pretty;
+}
+
+void jsonw_release(struct jsonw *w)
+{
+	free(w->buf);
+	memset(w, 0, sizeof(*w));
+}
+
+static void put(struct jsonw *w, const char *s, size_t n)
+{
+	if (w->failed)
+		return;
+	if (w->len + n + 1 > w->cap) {
+		size_t cap = w->cap ? w->cap : 256;
+		char *p;
+
+		while (w->len + n + 1 > cap)
+			cap *= 2;
+		p = realloc(w->buf, cap);
+		if (!p) {
+			w->failed = 1;
+			return;
+		}
+		w->buf = p;
+		w->cap = cap;
+	}
+	memcpy(w->buf + w->len, s, n);
+	w->len += n;
+	w->buf[w->len] = 0;
+}
+
+static void puts_(struct jsonw *w, const char *s)
+{
+	put(w, s, strlen(s));
+}
+
+static void newline(struct jsonw *w)
+{
+	if (!w->pretty)
+		return;
+	put(w, "\n", 1);
+	for (int i = 0; i < w->depth; i++)
+		put(w, "  ", 2);
+}
+
+/* Separator before a value that is not an object member's value. */
+static void before_value(struct jsonw *w)
+{
+	if (w->need_comma == 2) { /* right after a key */
+		w->need_comma = 1;
+		return;
+	}
+	if (w->need_comma)
+		put(w, ",", 1);
+	if (w->depth)
+		newline(w);
+	w->need_comma = 1;
+}
+
+static void quoted(struct jsonw *w, const char *s)
+{
+	put(w, "\"", 1);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		char esc[8];
+
+		switch (*p) {
+		case '"':
+			puts_(w, "\\\"");
+			break;
+		case '\\':
+			puts_(w, "\\\\");
+			break;
+		case '\n':
+			puts_(w, "\\n");
+			break;
+		case '\r':
+			puts_(w, "\\r");
+			break;
+		case '\t':
+			puts_(w, "\\t");
+			break;
+		default:
+			if (*p < 0x20 || *p == 0x7f) {
+				snprintf(esc, sizeof(esc), "\\u%04x", *p);
+				puts_(w, esc);
+			} else {
+				put(w, (const char *)p, 1);
+			}
+		}
+	}
+	put(w, "\"", 1);
+}
+
+static void open_(struct jsonw *w, const char *c)
+{
+	before_value(w);
+	puts_(w, c);
+	w->depth++;
+	w->need_comma = 0;
+}
+
+static void close_(struct jsonw *w, const char *c)
+{
+	int had = w->need_comma;
+
+	w->depth--;
+	if (had)
+		newline(w);
+	puts_(w, c);
+	w->need_comma = 1;
+}
+
+void jsonw_object_begin(struct jsonw *w)
+{
+	open_(w, "{");
+}
+
+void jsonw_object_end(struct jsonw *w)
+{
+	close_(w, "}");
+}
+
+void jsonw_array_begin(struct jsonw *w)
+{
+	open_(w, "[");
+}
+
+void jsonw_array_end(struct jsonw *w)
+{
+	close_(w, "]");
+}
+
+void jsonw_key(struct jsonw *w, const char *key)
+{
+	before_value(w);
+	quoted(w, key);
+	puts_(w, w->pretty ? ": " : ":");
+	w->need_comma = 2;
+}
+
+void jsonw_string(struct jsonw *w, const char *s)
+{
+	before_value(w);
+	quoted(w, s ? s : "");
+}
+
+void jsonw_u64(struct jsonw *w, uint64_t v)
+{
+	char buf[32];
+
+	before_value(w);
+	snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	puts_(w, buf);
+}
+
+void jsonw_i64(struct jsonw *w, int64_t v)
+{
+	char buf[32];
+
+	before_value(w);
+	snprintf(buf, sizeof(buf), "%" PRId64, v);
+	puts_(w, buf);
+}
+
+void jsonw_double(struct jsonw *w, double v)
+{
+	char buf[40];
+
+	before_value(w);
+	if (!isfinite(v)) {
+		puts_(w, "null");
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%.17g", v);
+	/* shortest form that reads back to the same double */
+	for (int prec = 1; prec < 17; prec++) {
+		char tmp[40];
+
+		snprintf(tmp, sizeof(tmp), "%.*g", prec, v);
+		if (strtod(tmp, NULL) == v) {
+			memcpy(buf, tmp, sizeof(tmp));
+			break;
+		}
+	}
+	puts_(w, buf);
+}
+
+void jsonw_bool(struct jsonw *w, int v)
+{
+	before_value(w);
+	puts_(w, v ? "true" : "false");
+}
+
+void jsonw_null(struct jsonw *w)
+{
+	before_value(w);
+	puts_(w, "null");
+}
+
+void jsonw_kv_string(struct jsonw *w, const char *key, const char *s)
+{
+	jsonw_key(w, key);
+	jsonw_string(w, s);
+}
+
+void jsonw_kv_u64(struct jsonw *w, const char *key, uint64_t v)
+{
+	jsonw_key(w, key);
+	jsonw_u64(w, v);
+}
+
+void jsonw_kv_i64(struct jsonw *w, const char *key, int64_t v)
+{
+	jsonw_key(w, key);
+	jsonw_i64(w, v);
+}
+
+void jsonw_kv_double(struct jsonw *w, const char *key, double v)
+{
+	jsonw_key(w, key);
+	jsonw_double(w, v);
+}
+
+const char *jsonw_text(struct jsonw *w)
+{
+	if (w->failed)
+		return NULL;
+	if (!w->buf)
+		put(w, "", 0);
+	return w->failed ? NULL : w->buf;
+}

@@ -1,0 +1,47 @@
+/*
+ * jsonw.h - a small JSON writer into a growing memory buffer. Used by the runtime (which must
+ * not pull in a JSON library) for per-process files and by the CLI for --json output.
+ * Commas and escaping are handled here; the caller states structure.
+ */
+#ifndef PSC_JSONW_H
+#define PSC_JSONW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct jsonw {
+	char *buf;
+	size_t len, cap;
+	int need_comma; /* a value was written at the current nesting level */
+	int failed;     /* an allocation failed: the output is incomplete */
+	int pretty;
+	int depth;
+};
+
+void jsonw_init(struct jsonw *w, int pretty);
+void jsonw_release(struct jsonw *w);
+
+void jsonw_object_begin(struct jsonw *w);
+void jsonw_object_end(struct jsonw *w);
+void jsonw_array_begin(struct jsonw *w);
+void jsonw_array_end(struct jsonw *w);
+/* An object key; the next call writes its value. */
+void jsonw_key(struct jsonw *w, const char *key);
+void jsonw_string(struct jsonw *w, const char *s);
+void jsonw_u64(struct jsonw *w, uint64_t v);
+void jsonw_i64(struct jsonw *w, int64_t v);
+/* A finite double with up to 17 significant digits; NaN and infinities become null. */
+void jsonw_double(struct jsonw *w, double v);
+void jsonw_bool(struct jsonw *w, int v);
+void jsonw_null(struct jsonw *w);
+
+/* Shorthands for "key": value. */
+void jsonw_kv_string(struct jsonw *w, const char *key, const char *s);
+void jsonw_kv_u64(struct jsonw *w, const char *key, uint64_t v);
+void jsonw_kv_i64(struct jsonw *w, const char *key, int64_t v);
+void jsonw_kv_double(struct jsonw *w, const char *key, double v);
+
+/* The text written so far, NUL-terminated (never NULL), or NULL if an allocation failed. */
+const char *jsonw_text(struct jsonw *w);
+
+#endif /* PSC_JSONW_H */

@@ -1,0 +1,32 @@
+/* region-print.h - the region profile of `perfscope report` as text, CSV or JSON. */
+#ifndef PSC_REGION_PRINT_H
+#define PSC_REGION_PRINT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "../analysis/experiment.h"
+#include "../analysis/regions.h"
+#include "../core/metrics.h"
+
+struct region_report {
+	const struct experiment *e;
+	const struct region_profile *p; /* rows in display order */
+	int per_thread;                 /* rows are per thread (else merged: thread "all") */
+	const struct metric *metrics;
+	size_t nmetrics;
+	size_t top;                     /* rows to show, 0 = all */
+};
+
+/* Table of rows, then every caveat: runs that did not end cleanly, cut streams, lost
+ * records, unmatched ends, unclosed regions, events not counted and why. 0 or -EIO. */
+int region_print_text(const struct region_report *r, FILE *f);
+
+/* CSV: name,thread,calls,incl_ns,excl_ns, one column per event (named as given), one per
+ * metric; empty cells for values not counted. 0 or -EIO. */
+int region_print_csv(const struct region_report *r, FILE *f);
+
+/* JSON object with the rows, events, metrics and caveats. 0, -ENOMEM or -EIO. */
+int region_print_json(const struct region_report *r, FILE *f);
+
+#endif /* PSC_REGION_PRINT_H */

@@ -1,0 +1,181 @@
+/* regions.c - psc_region_begin/end: a timestamp and a counter snapshot per boundary. */
+#include "session.h"
+
+#include "../../include/perfscope.h"
+#include "../core/format.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Open this thread's counters on its first region boundary, and describe their layout. */
+static void counters_open(struct psc_thread *t)
+{
+	size_t n = psc_session.nevents, nwords = 2 + n;
+	uint64_t *r;
+
+	t->counters_state = -1;
+	if (n == 0 || counter_set_init(&t->counters, psc_session.events, n, COUNTER_RDPMC, NULL))
+		return;
+	counter_set_open(&t->counters, 0);
+	r = thread_reserve(t, nwords);
+	if (!r) {
+		counter_set_release(&t->counters);
+		return;
+	}
+	r[0] = psc_word0(clock_ticks(psc_session.clock), PSC_KIND_EXT);
+	r[1] = psc_ext_word1(PSC_REC_COUNTERS, (uint32_t)nwords, (uint32_t)n);
+	for (size_t i = 0; i < n; i++) {
+		const struct counter *c = &t->counters.ev[i];
+
+		r[2 + i] = (uint64_t)c->group | ((uint64_t)(uint32_t)c->status << 32);
+	}
+	thread_commit(t, nwords);
+	t->counters_state = 1;
+}
+
+static inline int region_defined(const struct psc_thread *t, int id)
+{
+	size_t byte = (size_t)id / 8;
+
+	return byte < t->defined_bytes && (t->defined[byte] & (1u << (id % 8)));
+}
+
+static inline void region_record(struct psc_thread *t, int id, enum psc_rec_type type)
+{
+	size_t words = 2;
+	uint64_t *r, ticks = 0;
+
+	if (unlikely(t->counters_state == 0))
+		counters_open(t);
+	if (unlikely(!region_defined(t, id)) && thread_define_region(t, id) < 0)
+		return;
+	if (t->counters_state == 1)
+		words += t->counters.snapshot_words;
+	r = thread_reserve(t, words);
+	if (unlikely(!r))
+		return;
+	/* the interval between the two timestamps excludes the counter reads */
+	if (type == PSC_REC_REGION_LEAVE)
+		ticks = clock_ticks(psc_session.clock);
+	if (words > 2 && unlikely(counter_set_snapshot(&t->counters, r + 2) < 0))
+		words = 2;
+	if (type == PSC_REC_REGION_ENTER)
+		ticks = clock_ticks(psc_session.clock);
+	r[0] = psc_word0(ticks, PSC_KIND_EXT);
+	r[1] = psc_ext_word1(type, (uint32_t)words, (uint32_t)id);
+	thread_commit(t, words);
+}
+
+/* Id of NAME for thread T through its pointer-keyed cache, interning on a miss. */
+static inline int region_lookup(struct psc_thread *t, const char *name, size_t len, int counted)
+{
+	unsigned slot = (unsigned)(((uintptr_t)name >> 3) ^ ((uintptr_t)name >> 11)) %
+			REGION_CACHE_SLOTS;
+	int id;
+
+	/* a hit needs the same pointer and the same text: callers may reuse a buffer */
+	if (likely(t->cache[slot].key == name)) {
+		const char *known = session_region_name(t->cache[slot].id);
+
+		if (counted ? !strncmp(known, name, len) && known[len] == 0
+			    : !strcmp(known, name))
+			return t->cache[slot].id;
+	}
+	id = session_region_intern(name, counted ? len : strlen(name));
+	if (id >= 0) {
+		t->cache[slot].key = name;
+		t->cache[slot].id = id;
+	}
+	return id;
+}
+
+static inline void region_boundary(const char *name, size_t len, int counted,
+				   enum psc_rec_type type)
+{
+	struct psc_thread *t = thread_get();
+	int saved_errno, id;
+
+	if (unlikely(!t) || unlikely(!name) || unlikely(t->guard))
+		return;
+	saved_errno = errno;
+	t->guard = 1;
+	id = region_lookup(t, name, len, counted);
+	if (likely(id >= 0))
+		region_record(t, id, type);
+	t->guard = 0;
+	errno = saved_errno;
+}
+
+static inline void region_boundary_id(int id, enum psc_rec_type type)
+{
+	struct psc_thread *t = thread_get();
+	int saved_errno;
+
+	if (unlikely(!t) || unlikely(t->guard) || unlikely(!session_region_name(id)))
+		return;
+	saved_errno = errno;
+	t->guard = 1;
+	region_record(t, id, type);
+	t->guard = 0;
+	errno = saved_errno;
+}
+
+PSC_EXPORT void psc_region_begin(const char *name)
+{
+	region_boundary(name, 0, 0, PSC_REC_REGION_ENTER);
+}
+
+PSC_EXPORT void psc_region_end(const char *name)
+{
+	region_boundary(name, 0, 0, PSC_REC_REGION_LEAVE);
+}
+
+PSC_EXPORT void psc_region_begin_n(const char *name, int64_t len)
+{
+	if (len >= 0)
+		region_boundary(name, (size_t)len, 1, PSC_REC_REGION_ENTER);
+}
+
+PSC_EXPORT void psc_region_end_n(const char *name, int64_t len)
+{
+	if (len >= 0)
+		region_boundary(name, (size_t)len, 1, PSC_REC_REGION_LEAVE);
+}
+
+PSC_EXPORT int psc_region_id(const char *name)
+{
+	int saved_errno = errno, id;
+
+	if (!name)
+		return -EINVAL;
+	id = session_region_intern(name, strlen(name));
+	errno = saved_errno;
+	return id;
+}
+
+PSC_EXPORT void psc_region_begin_id(int id)
+{
+	region_boundary_id(id, PSC_REC_REGION_ENTER);
+}
+
+PSC_EXPORT void psc_region_end_id(int id)
+{
+	region_boundary_id(id, PSC_REC_REGION_LEAVE);
+}
+
+PSC_EXPORT int psc_flush(void)
+{
+	struct psc_thread *t = thread_get();
+	int saved_errno = errno, ret;
+
+	if (!t)
+		return psc_session.state == SESSION_OFF ? -ENODEV : -EPIPE;
+	if (t->guard)
+		return -EBUSY;
+	t->guard = 1;
+	ret = thread_flush(t);
+	t->guard = 0;
+	errno = saved_errno;
+	return ret;
+}

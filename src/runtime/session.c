@@ -1,0 +1,408 @@
+/* session.c - start, fork and exit of recording inside the measured process. */
+#include "session.h"
+
+#include "../core/cpuinfo.h"
+#include "../core/env.h"
+#include "../core/format.h"
+#include "../core/jsonw.h"
+#include "../core/meta.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+struct psc_session psc_session = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static int write_file(const char *path, const char *text, size_t len, int exclusive)
+{
+	char tmp[PATH_MAX + 32];
+	int fd, ret = 0;
+
+	/* write aside and rename, so a reader never sees half a file */
+	snprintf(tmp, sizeof(tmp), "%s.tmp%d", path, (int)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	while (len) {
+		ssize_t n = write(fd, text, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			ret = n < 0 ? -errno : -EIO;
+			break;
+		}
+		text += n;
+		len -= (size_t)n;
+	}
+	if (close(fd) < 0 && ret == 0)
+		ret = -errno;
+	if (ret == 0 && exclusive) {
+		/* link fails when PATH exists: the first process of the experiment wins */
+		if (link(tmp, path) < 0)
+			ret = -errno;
+	} else if (ret == 0 && rename(tmp, path) < 0) {
+		ret = -errno;
+	}
+	unlink(tmp);
+	return ret;
+}
+
+/* /proc/self/cmdline as a JSON array. */
+static void json_cmdline(struct jsonw *w)
+{
+	char buf[8192];
+	ssize_t n = 0;
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	jsonw_array_begin(w);
+	if (n > 0) {
+		buf[n] = 0;
+		for (char *p = buf; p < buf + n; p += strlen(p) + 1)
+			jsonw_string(w, p);
+	}
+	jsonw_array_end(w);
+}
+
+static void json_events(struct jsonw *w)
+{
+	jsonw_array_begin(w);
+	for (size_t i = 0; i < psc_session.nevents; i++) {
+		const struct event_desc *ev = &psc_session.events[i];
+
+		jsonw_object_begin(w);
+		jsonw_kv_string(w, "name", ev->name);
+		jsonw_kv_string(w, "canonical", ev->canonical);
+		jsonw_kv_u64(w, "type", ev->type);
+		jsonw_kv_u64(w, "config", ev->config);
+		jsonw_object_end(w);
+	}
+	jsonw_array_end(w);
+}
+
+/* A clock pair as two decimal strings: JSON readers would round numbers above 2^53. */
+static void json_pair(struct jsonw *w, const struct clock_pair *p)
+{
+	char buf[24];
+
+	jsonw_array_begin(w);
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)p->ticks);
+	jsonw_string(w, buf);
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)p->ns);
+	jsonw_string(w, buf);
+	jsonw_array_end(w);
+}
+
+/* meta.json for an experiment started by the program itself (no `perfscope record`). */
+static int meta_write(const struct cpu_info *ci)
+{
+	char path[PATH_MAX + 16];
+	struct jsonw w;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/meta.json", psc_session.dir);
+	jsonw_init(&w, 1);
+	jsonw_object_begin(&w);
+	meta_json_common(&w, ci, psc_session.clock, psc_session.start_unix_ns);
+	jsonw_kv_string(&w, "created_by", "runtime");
+	jsonw_key(&w, "command");
+	json_cmdline(&w);
+	jsonw_key(&w, "events");
+	jsonw_array_begin(&w);
+	for (size_t i = 0; i < psc_session.nevents; i++)
+		jsonw_string(&w, psc_session.events[i].name);
+	jsonw_array_end(&w);
+	jsonw_object_end(&w);
+	ret = jsonw_text(&w) ? write_file(path, w.buf, w.len, 1) : -ENOMEM;
+	jsonw_release(&w);
+	return ret == -EEXIST ? 0 : ret;
+}
+
+/* proc.<pid>.json: this process's facts; rewritten at exit with the end calibration. */
+static int proc_write(const char *state, const struct clock_pair *end_pair)
+{
+	char path[PATH_MAX + 32], exe[PATH_MAX] = "";
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	struct jsonw w;
+	int ret;
+
+	if (n > 0)
+		exe[n] = 0;
+	snprintf(path, sizeof(path), "%s/proc.%d.json", psc_session.dir, (int)psc_session.pid);
+	jsonw_init(&w, 1);
+	jsonw_object_begin(&w);
+	jsonw_kv_u64(&w, "version", PSC_FORMAT_VERSION);
+	jsonw_kv_i64(&w, "pid", psc_session.pid);
+	jsonw_kv_i64(&w, "ppid", getppid());
+	jsonw_kv_i64(&w, "rank", -1);
+	jsonw_kv_string(&w, "exe", exe);
+	jsonw_key(&w, "cmdline");
+	json_cmdline(&w);
+	jsonw_kv_string(&w, "state", state);
+	jsonw_kv_string(&w, "clock", clock_source_name(psc_session.clock));
+	jsonw_key(&w, "calibration");
+	jsonw_array_begin(&w);
+	json_pair(&w, &psc_session.start_pair);
+	if (end_pair)
+		json_pair(&w, end_pair);
+	jsonw_array_end(&w);
+	jsonw_kv_u64(&w, "start_unix_ns", psc_session.start_unix_ns);
+	jsonw_kv_u64(&w, "chunk_bytes", psc_session.chunk_bytes);
+	jsonw_key(&w, "events");
+	json_events(&w);
+	jsonw_kv_i64(&w, "paranoid", psc_session.paranoid);
+	jsonw_kv_u64(&w, "lost_records", psc_session.lost_records);
+	jsonw_kv_string(&w, "error", psc_session.error);
+	jsonw_object_end(&w);
+	ret = jsonw_text(&w) ? write_file(path, w.buf, w.len, 0) : -ENOMEM;
+	jsonw_release(&w);
+	return ret;
+}
+
+/* maps.<pid>: the memory map now, so addresses can be symbolised afterwards. */
+static void maps_write(void)
+{
+	char path[PATH_MAX + 32], buf[65536];
+	int in = open("/proc/self/maps", O_RDONLY | O_CLOEXEC), out;
+	ssize_t n;
+
+	if (in < 0)
+		return;
+	snprintf(path, sizeof(path), "%s/maps.%d", psc_session.dir, (int)psc_session.pid);
+	out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (out >= 0) {
+		while ((n = read(in, buf, sizeof(buf))) > 0)
+			if (write(out, buf, (size_t)n) != n)
+				break;
+		close(out);
+	}
+	close(in);
+}
+
+void session_fail(const char *what, int err)
+{
+	pthread_mutex_lock(&psc_session.lock);
+	if (!psc_session.error[0])
+		snprintf(psc_session.error, sizeof(psc_session.error), "%s: %s", what,
+			 strerror(err));
+	pthread_mutex_unlock(&psc_session.lock);
+}
+
+static size_t chunk_bytes_from_env(void)
+{
+	const char *s = getenv(PSC_ENV_BUFSIZE);
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s)
+		return 1u << 20;
+	v = strtoull(s, &end, 10);
+	if (*end == 'k' || *end == 'K')
+		v <<= 10;
+	else if (*end == 'm' || *end == 'M')
+		v <<= 20;
+	if (v < (64u << 10))
+		v = 64u << 10;
+	if (v > (1ull << 30))
+		v = 1ull << 30;
+	return (size_t)v & ~(size_t)7;
+}
+
+static void events_from_env(void)
+{
+	const char *list = getenv(PSC_ENV_EVENTS);
+	char bad[EVENT_NAME_MAX];
+	int ret;
+
+	if (!list || !*list)
+		return;
+	ret = event_list_resolve(list, &psc_session.events, &psc_session.nevents, bad,
+				 sizeof(bad));
+	if (ret) {
+		snprintf(psc_session.error, sizeof(psc_session.error),
+			 "%s: %s event '%s'; regions recorded without counters", PSC_ENV_EVENTS,
+			 ret == -ENOENT ? "unknown" : "invalid", bad);
+		psc_session.events = NULL;
+		psc_session.nevents = 0;
+	}
+}
+
+static void after_fork_child(void)
+{
+	if (psc_session.state != SESSION_RECORDING)
+		return;
+	pthread_mutex_init(&psc_session.lock, NULL);
+	psc_session.pid = getpid();
+	psc_session.threads = NULL;
+	psc_session.lost_records = 0;
+	psc_session.start_pair = clock_pair_take(psc_session.clock);
+	thread_after_fork();
+	proc_write("running", NULL);
+	maps_write();
+}
+
+void session_start(void)
+{
+	const char *dir = getenv(PSC_ENV_OUT), *procfs, *sysfs;
+	struct timespec now;
+	struct cpu_info ci;
+	struct perf_state ps;
+	int saved_errno = errno;
+
+	if (!dir || !*dir || strlen(dir) >= sizeof(psc_session.dir))
+		goto out;
+	snprintf(psc_session.dir, sizeof(psc_session.dir), "%s", dir);
+	psc_machine_roots(&procfs, &sysfs);
+	cpu_info_read(&ci, procfs, sysfs);
+	perf_state_read(&ps, procfs, sysfs);
+	psc_session.paranoid = ps.paranoid;
+	psc_session.clock = clock_source_choose(cpu_info_tsc_usable(&ci), getenv(PSC_ENV_CLOCK));
+	psc_session.pid = getpid();
+	psc_session.chunk_bytes = chunk_bytes_from_env();
+	clock_gettime(CLOCK_REALTIME, &now);
+	psc_session.start_unix_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+	psc_session.start_pair = clock_pair_take(psc_session.clock);
+	events_from_env();
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		goto out;
+	if (!getenv(PSC_ENV_LAUNCHER) && meta_write(&ci) < 0)
+		goto out;
+	if (proc_write("running", NULL) < 0)
+		goto out;
+	maps_write();
+	thread_destructor_init();
+	pthread_atfork(NULL, NULL, after_fork_child);
+	atexit(session_finish);
+	psc_session.state = SESSION_RECORDING;
+out:
+	errno = saved_errno;
+}
+
+void session_finish(void)
+{
+	struct clock_pair end;
+	struct psc_thread *t;
+	int saved_errno = errno;
+
+	if (psc_session.state != SESSION_RECORDING)
+		return;
+	psc_session.state = SESSION_STOPPED;
+	pthread_mutex_lock(&psc_session.lock);
+	for (t = psc_session.threads; t; t = t->next) {
+		t->guard = 1;
+		thread_close(t, PSC_END_EXIT);
+	}
+	pthread_mutex_unlock(&psc_session.lock);
+	end = clock_pair_take(psc_session.clock);
+	proc_write("exited", &end);
+	errno = saved_errno;
+}
+
+static uint64_t name_hash(const char *s, size_t len)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
+}
+
+const char *session_region_name(int id)
+{
+	char **page;
+
+	if (id < 0 || id >= REGION_MAX)
+		return NULL;
+	page = __atomic_load_n(&psc_session.region_pages[id >> REGION_PAGE_SHIFT],
+			       __ATOMIC_ACQUIRE);
+	return page ? __atomic_load_n(&page[id & ((1 << REGION_PAGE_SHIFT) - 1)],
+				      __ATOMIC_ACQUIRE)
+		    : NULL;
+}
+
+static int index_grow(void)
+{
+	size_t cap = psc_session.region_index_cap ? psc_session.region_index_cap * 2 : 256;
+	uint32_t *idx = calloc(cap, sizeof(*idx));
+
+	if (!idx)
+		return -ENOMEM;
+	for (int id = 0; id < psc_session.nregions; id++) {
+		const char *name = session_region_name(id);
+		size_t h = name_hash(name, strlen(name)) & (cap - 1);
+
+		while (idx[h])
+			h = (h + 1) & (cap - 1);
+		idx[h] = (uint32_t)id + 1;
+	}
+	free(psc_session.region_index);
+	psc_session.region_index = idx;
+	psc_session.region_index_cap = cap;
+	return 0;
+}
+
+/* Region names longer than this are cut (they are labels, not data). */
+#define REGION_NAME_MAX 1024
+
+int session_region_intern(const char *name, size_t len)
+{
+	int id = -ENOSPC;
+	size_t h, cap;
+	char *copy, **page;
+
+	if (len > REGION_NAME_MAX)
+		len = REGION_NAME_MAX;
+	pthread_mutex_lock(&psc_session.lock);
+	if ((size_t)psc_session.nregions * 2 >= psc_session.region_index_cap && index_grow()) {
+		id = -ENOMEM;
+		goto out;
+	}
+	cap = psc_session.region_index_cap;
+	for (h = name_hash(name, len) & (cap - 1); psc_session.region_index[h];
+	     h = (h + 1) & (cap - 1)) {
+		const char *known = session_region_name((int)psc_session.region_index[h] - 1);
+
+		if (!strncmp(known, name, len) && known[len] == 0) {
+			id = (int)psc_session.region_index[h] - 1;
+			goto out;
+		}
+	}
+	if (psc_session.nregions >= REGION_MAX)
+		goto out;
+	id = psc_session.nregions;
+	page = psc_session.region_pages[id >> REGION_PAGE_SHIFT];
+	if (!page) {
+		page = calloc(1u << REGION_PAGE_SHIFT, sizeof(*page));
+		if (!page) {
+			id = -ENOMEM;
+			goto out;
+		}
+		__atomic_store_n(&psc_session.region_pages[id >> REGION_PAGE_SHIFT], page,
+				 __ATOMIC_RELEASE);
+	}
+	copy = strndup(name, len);
+	if (!copy) {
+		id = -ENOMEM;
+		goto out;
+	}
+	__atomic_store_n(&page[id & ((1 << REGION_PAGE_SHIFT) - 1)], copy, __ATOMIC_RELEASE);
+	psc_session.region_index[h] = (uint32_t)id + 1;
+	psc_session.nregions++;
+out:
+	pthread_mutex_unlock(&psc_session.lock);
+	return id;
+}
+
+__attribute__((constructor)) static void psc_constructor(void)
+{
+	session_start();
+}

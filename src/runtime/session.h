@@ -1,0 +1,128 @@
+/*
+ * session.h - the runtime's state inside the measured process: one session, and one
+ * psc_thread per thread that records. Only the runtime includes this.
+ */
+#ifndef PSC_RT_SESSION_H
+#define PSC_RT_SESSION_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../core/clock.h"
+#include "../core/compiler.h"
+#include "../core/counters.h"
+#include "../core/events.h"
+
+enum session_state {
+	SESSION_OFF = 0,       /* not recording (no PERFSCOPE_OUT, or given up) */
+	SESSION_RECORDING = 1,
+	SESSION_STOPPED = 2,   /* process is exiting: threads flushed */
+};
+
+#define REGION_CACHE_SLOTS 64
+#define REGION_PAGE_SHIFT  10
+#define REGION_PAGES       64 /* up to 64 Ki region names */
+#define REGION_MAX         (REGION_PAGES << REGION_PAGE_SHIFT)
+
+/* Per-thread recording state, reached through a thread-local pointer without locks. */
+struct psc_thread {
+	uint64_t *buf;  /* chunk: 2 words of chunk header, then records */
+	uint64_t *pos;  /* next free word; published with release stores */
+	uint64_t *end;
+	uint64_t seq;   /* chunks written */
+	pid_t pid, tid;
+	int guard;      /* re-entrancy: set while the runtime works on this thread */
+	int flushing;   /* set (atomically) by whoever writes this thread's chunk */
+	int closed;     /* the stream has its end record; nothing more is written */
+	int header_written;
+	int counters_state; /* 0 not opened yet, 1 open, -1 none */
+	struct counter_set counters;
+	uint8_t *defined;   /* bitmap: region ids defined in this stream */
+	size_t defined_bytes;
+	uint64_t lost_records;
+	struct {
+		const char *key;
+		int id;
+	} cache[REGION_CACHE_SLOTS];
+	struct psc_thread *next; /* session's list, under session.lock */
+};
+
+struct psc_session {
+	int state;
+	pid_t pid;
+	char dir[PATH_MAX];
+	enum clock_source clock;
+	struct clock_pair start_pair;
+	uint64_t start_unix_ns;
+	size_t chunk_bytes;
+	struct event_desc *events; /* configured for region boundaries */
+	size_t nevents;
+	int paranoid;
+	pthread_mutex_t lock; /* region table, thread list, per-process file */
+	pthread_key_t key;
+	struct psc_thread *threads;
+	char **region_pages[REGION_PAGES];
+	int nregions;
+	uint32_t *region_index; /* open-addressing hash: id + 1, 0 = empty */
+	size_t region_index_cap;
+	uint64_t lost_records; /* from threads that could not record at all */
+	char error[256];       /* why recording stopped, "" if it did not */
+};
+
+extern struct psc_session psc_session;
+
+/* Called by the library constructor: reads the environment and starts recording. */
+void session_start(void);
+
+/* Flush every thread and write the per-process file; called at exit. */
+void session_finish(void);
+
+/* Record that recording failed and stop (the program goes on). Takes the lock. */
+void session_fail(const char *what, int err);
+
+/* Interned name of region ID (stable pointer), or NULL. */
+const char *session_region_name(int id);
+
+/* Intern NAME of LEN bytes: its id, or a negative errno. Takes the lock. */
+int session_region_intern(const char *name, size_t len);
+
+/* The calling thread's state, created on first use; NULL when not recording. */
+struct psc_thread *thread_get(void);
+
+/* Slow path of thread_reserve: write the chunk and start the next. 0 or negative errno. */
+int thread_flush(struct psc_thread *t);
+
+/* Write T's pending records and an end record (reason); T writes nothing afterwards. */
+void thread_close(struct psc_thread *t, unsigned reason);
+
+/* In a forked child: forget the parent's thread state (the parent writes its buffer). */
+void thread_after_fork(void);
+
+/* Register the destructor that closes a thread's stream when the thread exits. */
+void thread_destructor_init(void);
+
+/* Make sure region ID is defined in T's stream. 0 or negative errno. */
+int thread_define_region(struct psc_thread *t, int id);
+
+/* Room for WORDS words in T's chunk, or NULL (record lost and counted). */
+static inline uint64_t *thread_reserve(struct psc_thread *t, size_t words)
+{
+	if (unlikely(t->pos + words > t->end)) {
+		if (thread_flush(t) < 0 || t->pos + words > t->end) {
+			t->lost_records++;
+			return NULL;
+		}
+	}
+	return t->pos;
+}
+
+/* Publish the record of WORDS words written at the reserved place. */
+static inline void thread_commit(struct psc_thread *t, size_t words)
+{
+	__atomic_store_n(&t->pos, t->pos + words, __ATOMIC_RELEASE);
+}
+
+#endif /* PSC_RT_SESSION_H */

@@ -1,0 +1,271 @@
+/* thread.c - per-thread buffers and the stream files they are written to, chunk by chunk. */
+#include "session.h"
+
+#include "../core/format.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static __thread struct psc_thread *tls_thread __attribute__((tls_model("initial-exec")));
+
+static int write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void stream_path(const struct psc_thread *t, char *path, size_t len)
+{
+	snprintf(path, len, "%s/stream.%d.%d", psc_session.dir, (int)t->pid, (int)t->tid);
+}
+
+/* Start the chunk: its header words, then a clock pair so every chunk calibrates. */
+static void chunk_begin(struct psc_thread *t)
+{
+	struct clock_pair p = clock_pair_take(psc_session.clock);
+
+	t->pos = t->buf + 2;
+	t->pos[0] = psc_word0(p.ticks, PSC_KIND_EXT);
+	t->pos[1] = psc_ext_word1(PSC_REC_CLOCK_SYNC, 3, 0);
+	t->pos[2] = p.ns;
+	t->pos += 3;
+}
+
+/*
+ * Append the chunk (records up to UPTO, then NTAIL words of TAIL) to the stream file: open,
+ * write, close, so that no descriptor stays open in the program.
+ */
+static int chunk_write(struct psc_thread *t, uint64_t *upto, const uint64_t *tail, size_t ntail)
+{
+	struct psc_chunk_header *ch = (struct psc_chunk_header *)t->buf;
+	size_t body = (size_t)(upto - (t->buf + 2)) * sizeof(uint64_t);
+	size_t payload = body + ntail * sizeof(uint64_t);
+	char path[PATH_MAX + 64];
+	int fd, ret = 0;
+
+	stream_path(t, path, sizeof(path));
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	if (!t->header_written) {
+		struct psc_stream_header h;
+
+		memset(&h, 0, sizeof(h));
+		memcpy(h.magic, PSC_STREAM_MAGIC, 8);
+		h.version = PSC_FORMAT_VERSION;
+		h.header_size = sizeof(h);
+		h.features = PSC_FEAT_REGIONS | (psc_session.nevents ? PSC_FEAT_COUNTERS : 0);
+		h.pid = (uint32_t)t->pid;
+		h.tid = (uint32_t)t->tid;
+		h.rank = -1;
+		h.clock_source = psc_session.clock;
+		h.start_ticks = psc_session.start_pair.ticks;
+		h.start_ns = psc_session.start_pair.ns;
+		h.nevents = (uint32_t)psc_session.nevents;
+		ret = write_all(fd, &h, sizeof(h));
+		if (ret == 0)
+			t->header_written = 1;
+	}
+	ch->magic = PSC_CHUNK_MAGIC;
+	ch->size = (uint32_t)payload;
+	ch->seq = t->seq;
+	if (ret == 0)
+		ret = write_all(fd, t->buf, sizeof(*ch) + body);
+	if (ret == 0 && ntail)
+		ret = write_all(fd, tail, ntail * sizeof(uint64_t));
+	close(fd);
+	if (ret == 0)
+		t->seq++;
+	return ret;
+}
+
+int thread_flush(struct psc_thread *t)
+{
+	int ret;
+
+	if (__atomic_exchange_n(&t->flushing, 1, __ATOMIC_ACQUIRE))
+		return -EBUSY;
+	if (t->closed) {
+		__atomic_store_n(&t->flushing, 0, __ATOMIC_RELEASE);
+		return -EPIPE;
+	}
+	ret = chunk_write(t, t->pos, NULL, 0);
+	if (ret < 0) {
+		/* the program goes on; this thread stops recording and says why */
+		t->closed = 1;
+		session_fail("writing a stream chunk", -ret);
+	} else {
+		chunk_begin(t);
+	}
+	__atomic_store_n(&t->flushing, 0, __ATOMIC_RELEASE);
+	return ret;
+}
+
+void thread_close(struct psc_thread *t, unsigned reason)
+{
+	uint64_t tail[6];
+	size_t n = 0;
+
+	if (__atomic_exchange_n(&t->flushing, 1, __ATOMIC_ACQUIRE))
+		return;
+	if (!t->closed) {
+		/* the tail is built aside: T may still be writing past its committed records */
+		uint64_t *upto = __atomic_load_n(&t->pos, __ATOMIC_ACQUIRE);
+
+		if (t->lost_records) {
+			tail[n++] = psc_word0(clock_ticks(psc_session.clock), PSC_KIND_EXT);
+			tail[n++] = psc_ext_word1(PSC_REC_LOST, 4, 0);
+			tail[n++] = t->lost_records;
+			tail[n++] = 0;
+		}
+		tail[n++] = psc_word0(clock_ticks(psc_session.clock), PSC_KIND_EXT);
+		tail[n++] = psc_ext_word1(PSC_REC_STREAM_END, 2, reason);
+		t->closed = 1;
+		if (chunk_write(t, upto, tail, n) < 0)
+			__atomic_add_fetch(&psc_session.lost_records, t->lost_records + 1,
+					   __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&t->flushing, 0, __ATOMIC_RELEASE);
+}
+
+/* pthread key destructor: the thread is exiting. */
+static void thread_exit_hook(void *arg)
+{
+	struct psc_thread *t = arg;
+
+	t->guard = 1;
+	thread_close(t, PSC_END_THREAD_EXIT);
+	if (t->counters_state == 1)
+		counter_set_release(&t->counters);
+	t->counters_state = -1;
+}
+
+static struct psc_thread *thread_alloc(void)
+{
+	struct psc_thread *t = calloc(1, sizeof(*t));
+	size_t words = psc_session.chunk_bytes / sizeof(uint64_t);
+	char name[17] = "";
+
+	if (!t)
+		return NULL;
+	t->buf = malloc(words * sizeof(uint64_t));
+	if (!t->buf) {
+		free(t);
+		return NULL;
+	}
+	/* touch every page now, so that recording takes no page faults later */
+	memset(t->buf, 0, words * sizeof(uint64_t));
+	t->end = t->buf + words;
+	t->pid = psc_session.pid;
+	t->tid = (pid_t)syscall(SYS_gettid);
+	chunk_begin(t);
+	if (prctl(PR_GET_NAME, name) == 0 && name[0]) {
+		size_t len = strnlen(name, 16), nwords = 2 + (len + 8) / 8;
+
+		memset(t->pos, 0, nwords * sizeof(uint64_t));
+		t->pos[0] = psc_word0(clock_ticks(psc_session.clock), PSC_KIND_EXT);
+		t->pos[1] = psc_ext_word1(PSC_REC_THREAD_NAME, (uint32_t)nwords, 0);
+		memcpy(t->pos + 2, name, len);
+		t->pos += nwords;
+	}
+	return t;
+}
+
+struct psc_thread *thread_get(void)
+{
+	struct psc_thread *t = tls_thread;
+
+	if (likely(t != NULL))
+		return t->closed ? NULL : t;
+	if (psc_session.state != SESSION_RECORDING)
+		return NULL;
+	t = thread_alloc();
+	if (!t) {
+		__atomic_add_fetch(&psc_session.lost_records, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	pthread_mutex_lock(&psc_session.lock);
+	t->next = psc_session.threads;
+	psc_session.threads = t;
+	pthread_mutex_unlock(&psc_session.lock);
+	pthread_setspecific(psc_session.key, t);
+	tls_thread = t;
+	return t;
+}
+
+/* After fork, in the child: the forking thread's state belongs to the parent's stream. */
+void thread_after_fork(void)
+{
+	struct psc_thread *t = tls_thread;
+
+	tls_thread = NULL;
+	if (!t)
+		return;
+	/* the parent writes its own buffer; the child starts a stream of its own */
+	if (t->counters_state == 1)
+		counter_set_release(&t->counters);
+	free(t->defined);
+	free(t->buf);
+	free(t);
+}
+
+void thread_destructor_init(void)
+{
+	pthread_key_create(&psc_session.key, thread_exit_hook);
+}
+
+int thread_define_region(struct psc_thread *t, int id)
+{
+	size_t byte = (size_t)id / 8;
+	const char *name;
+	size_t len, nwords;
+	uint64_t *r;
+
+	if (byte < t->defined_bytes && (t->defined[byte] & (1u << (id % 8))))
+		return 0;
+	if (byte >= t->defined_bytes) {
+		size_t nb = byte + 64;
+		uint8_t *p = realloc(t->defined, nb);
+
+		if (!p)
+			return -ENOMEM;
+		memset(p + t->defined_bytes, 0, nb - t->defined_bytes);
+		t->defined = p;
+		t->defined_bytes = nb;
+	}
+	name = session_region_name(id);
+	if (!name)
+		return -EINVAL;
+	len = strlen(name);
+	nwords = 2 + (len + 8) / 8;
+	r = thread_reserve(t, nwords);
+	if (!r)
+		return -ENOSPC;
+	memset(r, 0, nwords * sizeof(uint64_t));
+	r[0] = psc_word0(clock_ticks(psc_session.clock), PSC_KIND_EXT);
+	r[1] = psc_ext_word1(PSC_REC_REGION_DEF, (uint32_t)nwords, (uint32_t)id);
+	memcpy(r + 2, name, len);
+	thread_commit(t, nwords);
+	t->defined[byte] |= (uint8_t)(1u << (id % 8));
+	return 0;
+}
