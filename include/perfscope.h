@@ -89,11 +89,11 @@ int psc_counters_stop(struct psc_counters *set);
 #ifdef PERFSCOPE
 #define PSC_REGION_BEGIN(name) psc_region_begin(name)
 #define PSC_REGION_END(name)   psc_region_end(name)
-#define PSC_FLUSH()            ((void)psc_flush())
+#define PSC_FLUSH()	       ((void)psc_flush())
 #else
 #define PSC_REGION_BEGIN(name) ((void)0)
 #define PSC_REGION_END(name)   ((void)0)
-#define PSC_FLUSH()            ((void)0)
+#define PSC_FLUSH()	       ((void)0)
 #endif
 
 #ifdef __cplusplus

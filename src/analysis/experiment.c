@@ -271,8 +271,8 @@ int experiment_open(struct experiment *e, const char *dir, char *err, size_t err
 	if (ret)
 		return ret;
 	if (!e->has_meta && e->nprocs == 0) {
-		snprintf(err, errlen, "%s: not a perfscope experiment (no meta.json, no proc.*.json)",
-			 dir);
+		snprintf(err, errlen,
+			 "%s: not a perfscope experiment (no meta.json, no proc.*.json)", dir);
 		return -EINVAL;
 	}
 	qsort(e->streams, e->nstreams, sizeof(*e->streams), cmp_stream);

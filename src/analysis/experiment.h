@@ -19,13 +19,13 @@ struct exp_process {
 	pid_t pid, ppid;
 	int rank;
 	char *exe;
-	char *state;          /* "running" (did not finish cleanly) or "exited" */
-	char *error;          /* why recording stopped or events were dropped, "" if none */
+	char *state; /* "running" (did not finish cleanly) or "exited" */
+	char *error; /* why recording stopped or events were dropped, "" if none */
 	enum clock_source clock;
 	struct clock_pair *pairs;
 	size_t npairs;
 	struct clock_fit fit;
-	char **events;        /* configured event names, in snapshot order */
+	char **events; /* configured event names, in snapshot order */
 	size_t nevents;
 	int paranoid;
 	uint64_t lost_records;
@@ -45,8 +45,8 @@ struct experiment {
 	size_t ncommand;
 	char *host;
 	uint64_t start_unix_ns;
-	int exit_status;       /* of the recorded command; -1 unknown */
-	char *metric_group;    /* name of the metric group given to record, "" if none */
+	int exit_status;    /* of the recorded command; -1 unknown */
+	char *metric_group; /* name of the metric group given to record, "" if none */
 	struct exp_metric *metrics;
 	size_t nmetrics;
 	struct exp_process *procs;

@@ -22,15 +22,15 @@ struct frame {
 struct pass {
 	const struct exp_stream *s;
 	const struct clock_fit *fit;
-	size_t nev;           /* events of this stream's process */
-	size_t *ev_map;       /* stream event index -> profile event index */
+	size_t nev;	/* events of this stream's process */
+	size_t *ev_map; /* stream event index -> profile event index */
 	uint32_t *group_of;
 	int32_t *status;
 	int have_layout;
-	char **names;         /* region id -> name */
+	char **names; /* region id -> name */
 	size_t nnames;
-	size_t *row_of;       /* region id -> row index + 1, 0 = none yet */
-	uint32_t *depth;      /* region id -> open instances (recursion) */
+	size_t *row_of;	 /* region id -> row index + 1, 0 = none yet */
+	uint32_t *depth; /* region id -> open instances (recursion) */
 	struct frame *stack;
 	size_t nstack, stack_cap;
 	struct count *scratch;
@@ -71,8 +71,7 @@ static int profile_event_index(struct region_profile *p, const char *name, size_
 	return 0;
 }
 
-static struct region_row *row_new(struct region_profile *p, const char *name, pid_t pid,
-				  pid_t tid)
+static struct region_row *row_new(struct region_profile *p, const char *name, pid_t pid, pid_t tid)
 {
 	struct region_row *row;
 
@@ -160,8 +159,7 @@ static int snapshot(struct pass *ps, const struct stream_record *r, struct count
 static struct region_row *row_for(struct region_profile *p, struct pass *ps, uint32_t id)
 {
 	if (!ps->row_of[id]) {
-		struct region_row *row =
-		    row_new(p, ps->names[id], ps->s->pid, ps->s->tid);
+		struct region_row *row = row_new(p, ps->names[id], ps->s->pid, ps->s->tid);
 
 		if (!row)
 			return NULL;
@@ -180,7 +178,8 @@ static int frame_close(struct region_profile *p, struct pass *ps, uint64_t ticks
 	struct region_row *row = row_for(p, ps, f->id);
 	uint64_t incl = ticks - f->enter_ticks;
 	double incl_ns = clock_fit_duration(ps->fit, incl);
-	double excl_ns = clock_fit_duration(ps->fit, incl - (f->child_ticks < incl ? f->child_ticks : incl));
+	double excl_ns =
+	    clock_fit_duration(ps->fit, incl - (f->child_ticks < incl ? f->child_ticks : incl));
 
 	if (!row)
 		return -ENOMEM;
@@ -322,8 +321,8 @@ static int stream_pass(struct region_profile *p, struct pass *ps, char *err, siz
 			ps->th->lost_records += r.npayload ? r.payload[0] : 0;
 			break;
 		case PSC_REC_THREAD_NAME:
-			snprintf(ps->th->name, sizeof(ps->th->name), "%.*s",
-				 (int)(r.npayload * 8), (const char *)r.payload);
+			snprintf(ps->th->name, sizeof(ps->th->name), "%.*s", (int)(r.npayload * 8),
+				 (const char *)r.payload);
 			break;
 		default:
 			break;

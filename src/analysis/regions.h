@@ -15,19 +15,19 @@
 
 struct region_row {
 	char *name;
-	pid_t pid, tid;      /* tid 0 in a row merged over threads */
+	pid_t pid, tid; /* tid 0 in a row merged over threads */
 	uint64_t calls;
-	uint64_t unclosed;   /* begins never ended (closed at the stream's last timestamp) */
+	uint64_t unclosed; /* begins never ended (closed at the stream's last timestamp) */
 	double incl_ns, excl_ns, min_ns, max_ns;
-	struct count *counts; /* per event: summed deltas of the inclusive intervals */
-	int32_t *status;      /* per event: 0 counted, else the negative errno of its open */
+	struct count *counts;  /* per event: summed deltas of the inclusive intervals */
+	int32_t *status;       /* per event: 0 counted, else the negative errno of its open */
 	uint64_t counter_gaps; /* boundaries without a counter snapshot */
 };
 
 struct thread_summary {
 	pid_t pid, tid;
 	char name[17];
-	int ended;            /* the stream has its end record */
+	int ended; /* the stream has its end record */
 	unsigned end_reason;
 	uint64_t truncated_at; /* cut-short stream (killed run): offset, else 0 */
 	uint64_t lost_records;
@@ -37,13 +37,13 @@ struct thread_summary {
 
 struct region_profile {
 	size_t nevents;
-	char **events;         /* names, shared layout of every row's counts */
+	char **events; /* names, shared layout of every row's counts */
 	struct region_row *rows;
 	size_t nrows, cap;
 	struct thread_summary *threads;
 	size_t nthreads;
 	uint64_t unmatched_ends, unclosed;
-	double duration_ns;    /* first to last record over all streams */
+	double duration_ns; /* first to last record over all streams */
 };
 
 /* Build the profile of every stream in E. 0, or a negative errno with "file: byte N: ..." */

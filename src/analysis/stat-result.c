@@ -70,8 +70,7 @@ int stat_result_find_metrics(struct stat_result *res, const char *const *dirs, s
 	return metric_group_foreach(dirs, ndirs, consider_group, &c);
 }
 
-void stat_result_summarize(const struct stat_result *res, size_t i,
-			   struct stat_event_summary *out)
+void stat_result_summarize(const struct stat_result *res, size_t i, struct stat_event_summary *out)
 {
 	memset(out, 0, sizeof(*out));
 	stats_init(&out->value);
@@ -145,33 +144,11 @@ int stat_result_metric(const struct stat_result *res, const struct metric *m, do
 	return ret;
 }
 
-int stat_thread_value(const struct stat_result *res, const struct stat_run *r,
-		      const struct stat_thread *t, size_t i, uint64_t *out)
-{
-	struct count c;
-
-	(void)res;
-	if (r->status[i])
-		return -ENODATA;
-	if (t)
-		return count_scale(&t->counts[i], out);
-	c = r->counts[i];
-	for (size_t k = 0; k < r->nthreads; k++) {
-		c.raw -= r->threads[k].counts[i].raw;
-		c.enabled -= r->threads[k].counts[i].enabled;
-		c.running -= r->threads[k].counts[i].running;
-	}
-	return count_scale(&c, out);
-}
-
 void stat_result_release(struct stat_result *res)
 {
 	for (size_t r = 0; r < res->cap; r++) {
 		struct stat_run *run = &res->runs[r];
 
-		for (size_t k = 0; k < run->nthreads; k++)
-			free(run->threads[k].counts);
-		free(run->threads);
 		free(run->counts);
 		free(run->status);
 		free(run->user_only);

@@ -1,7 +1,7 @@
 /*
  * stat-result.h - the counts of `perfscope stat` over one or more runs of a command, and
  * their summary: mean, standard deviation, min and max of the scaled counts, the running
- * ratio of multiplexed events, metrics evaluated on the means, per-thread counts.
+ * ratio of multiplexed events, metrics evaluated on the means.
  */
 #ifndef PSC_STAT_RESULT_H
 #define PSC_STAT_RESULT_H
@@ -15,24 +15,11 @@
 #include "../core/metrics.h"
 #include "stats.h"
 
-/* Counts of one thread of the command, reported by the kernel when it exited. */
-struct stat_thread {
-	uint32_t pid, tid;
-	char comm[17];
-	struct count *counts; /* event order */
-	unsigned groups_seen; /* bit g: group g's counts arrived */
-	int exited;
-};
-
 struct stat_run {
 	struct count *counts; /* event order */
 	int32_t *status;      /* 0 counted, else negative errno of perf_event_open */
 	int *user_only;
 	double wall_ns, user_ns, sys_ns;
-	struct stat_thread *threads; /* --per-thread: exited threads except the first */
-	size_t nthreads;
-	uint64_t lost_threads;
-	pid_t main_pid;
 };
 
 struct stat_result {
@@ -40,8 +27,8 @@ struct stat_result {
 	size_t ncommand;
 	struct event_desc *events;
 	size_t nevents;
-	struct metric_group *group;   /* the group given with -g or the default; may be NULL */
-	struct metric_group *found;   /* other groups whose events were all counted */
+	struct metric_group *group; /* the group given with -g or the default; may be NULL */
+	struct metric_group *found; /* other groups whose events were all counted */
 	size_t nfound;
 	struct stat_run *runs;
 	size_t nruns, cap;
@@ -50,11 +37,11 @@ struct stat_result {
 };
 
 struct stat_event_summary {
-	struct stats value;     /* scaled counts over the runs that counted it */
-	double min_running;     /* smallest running/enabled ratio over the runs */
-	int status;             /* first non-zero open status, 0 when counted */
+	struct stats value; /* scaled counts over the runs that counted it */
+	double min_running; /* smallest running/enabled ratio over the runs */
+	int status;	    /* first non-zero open status, 0 when counted */
 	int user_only;
-	int not_counted_runs;   /* runs where the event never ran (multiplexed out) */
+	int not_counted_runs; /* runs where the event never ran (multiplexed out) */
 };
 
 /* Room for RUNS runs of res->nevents events. 0 or -ENOMEM. */
@@ -64,18 +51,12 @@ int stat_result_alloc(struct stat_result *res, size_t runs);
 int stat_result_find_metrics(struct stat_result *res, const char *const *dirs, size_t ndirs);
 
 /* Summary of event I over the runs. */
-void stat_result_summarize(const struct stat_result *res, size_t i,
-			   struct stat_event_summary *out);
+void stat_result_summarize(const struct stat_result *res, size_t i, struct stat_event_summary *out);
 
 /* Evaluate M on the mean values and the mean wall time: 0, -ENODATA (MISSING lists the
  * inputs not counted) or -EDOM. */
 int stat_result_metric(const struct stat_result *res, const struct metric *m, double *value,
 		       char *missing, size_t len);
-
-/* Scaled count of event I for thread T of run R; -ENODATA when not counted. For the main
- * thread (T == NULL) it is the total minus the exited threads. */
-int stat_thread_value(const struct stat_result *res, const struct stat_run *r,
-		      const struct stat_thread *t, size_t i, uint64_t *out);
 
 void stat_result_release(struct stat_result *res);
 

@@ -78,13 +78,15 @@ int stream_open(struct stream_reader *r, const char *path, char *err, size_t err
 	}
 	if (r->hdr.version != PSC_FORMAT_VERSION) {
 		stream_close(r);
-		return fail(err, errlen, -EINVAL, path, 8, "format version %u, this perfscope reads %d",
-			    r->hdr.version, PSC_FORMAT_VERSION);
+		return fail(err, errlen, -EINVAL, path, 8,
+			    "format version %u, this perfscope reads %d", r->hdr.version,
+			    PSC_FORMAT_VERSION);
 	}
 	if (r->hdr.header_size < sizeof(r->hdr) || r->hdr.header_size % 8 ||
 	    r->hdr.header_size > r->file_size) {
 		stream_close(r);
-		return fail(err, errlen, -EINVAL, path, 12, "bad header size %u", r->hdr.header_size);
+		return fail(err, errlen, -EINVAL, path, 12, "bad header size %u",
+			    r->hdr.header_size);
 	}
 	r->offset = r->hdr.header_size;
 	r->last_ticks = 0;
@@ -213,7 +215,8 @@ int stream_scan_clock(const char *path, void (*fn)(void *ctx, uint64_t ticks, ui
 		if (read_at(r.fd, &ch, sizeof(ch), at) <= 0 || ch.magic != PSC_CHUNK_MAGIC ||
 		    ch.size % 8 || at + sizeof(ch) + ch.size > r.file_size)
 			break; /* the full pass reports defects precisely */
-		if (ch.size >= sizeof(rec) && read_at(r.fd, rec, sizeof(rec), at + sizeof(ch)) > 0 &&
+		if (ch.size >= sizeof(rec) &&
+		    read_at(r.fd, rec, sizeof(rec), at + sizeof(ch)) > 0 &&
 		    psc_rec_kind(rec[0]) == PSC_KIND_EXT &&
 		    psc_rec_type(rec[1]) == PSC_REC_CLOCK_SYNC && psc_rec_nwords(rec[1]) == 3)
 			fn(ctx, psc_rec_ticks(rec[0]), rec[2]);

@@ -17,12 +17,12 @@
 struct stream_record {
 	enum psc_kind kind;
 	uint64_t ticks;
-	uint64_t offset;          /* byte offset of the record in the file */
-	uint64_t addr;            /* function records */
-	enum psc_rec_type type;   /* extended records */
+	uint64_t offset;	/* byte offset of the record in the file */
+	uint64_t addr;		/* function records */
+	enum psc_rec_type type; /* extended records */
 	uint32_t arg;
-	const uint64_t *payload;  /* valid until the next stream_next() */
-	size_t npayload;          /* words */
+	const uint64_t *payload; /* valid until the next stream_next() */
+	size_t npayload;	 /* words */
 };
 
 struct stream_reader {
@@ -30,13 +30,13 @@ struct stream_reader {
 	int fd;
 	struct psc_stream_header hdr;
 	uint64_t file_size;
-	uint64_t offset;      /* file offset of the current chunk's payload */
+	uint64_t offset; /* file offset of the current chunk's payload */
 	uint64_t *chunk;
 	size_t chunk_words, chunk_cap, pos;
 	uint64_t next_seq;
 	uint64_t last_ticks;
 	uint64_t truncated_at; /* offset where a cut-short chunk starts; 0 when complete */
-	int ended;             /* a PSC_REC_STREAM_END record was read */
+	int ended;	       /* a PSC_REC_STREAM_END record was read */
 	unsigned end_reason;
 };
 

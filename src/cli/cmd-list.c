@@ -191,7 +191,9 @@ static void print_machine(const struct cpu_info *ci, const struct perf_state *ps
 		printf("perf     kernel.perf_event_paranoid=%d, %s, core PMU: %s, rdpmc: %s\n",
 		       ps->paranoid, ps->privileged ? "privileged (CAP_PERFMON)" : "unprivileged",
 		       ps->have_core_pmu ? ps->core_pmu : "none (hardware events not supported)",
-		       ps->rdpmc < 0 ? "n/a" : ps->rdpmc == 0 ? "off" : "allowed");
+		       ps->rdpmc < 0	? "n/a"
+		       : ps->rdpmc == 0 ? "off"
+					: "allowed");
 	printf("         PMUs: %s\n", ps->pmus);
 	hint = perf_state_fix(ps, PERF_NEED_KERNEL, fix, sizeof(fix));
 	if (hint)
@@ -226,9 +228,10 @@ static void json_machine(struct jsonw *w, const struct cpu_info *ci, const struc
 
 		jsonw_object_begin(w);
 		jsonw_kv_i64(w, "level", c->level);
-		jsonw_kv_string(w, "type", c->type == CACHE_DATA		? "data"
-					   : c->type == CACHE_INSTRUCTION ? "instruction"
-									  : "unified");
+		jsonw_kv_string(w, "type",
+				c->type == CACHE_DATA	       ? "data"
+				: c->type == CACHE_INSTRUCTION ? "instruction"
+							       : "unified");
 		jsonw_kv_u64(w, "size", c->size);
 		jsonw_kv_u64(w, "line_size", c->line_size);
 		jsonw_kv_u64(w, "ways", c->ways);

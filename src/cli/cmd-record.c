@@ -44,7 +44,8 @@ static int prepare_dir(const char *dir, int force)
 		return -errno;
 	}
 	if (!force) {
-		cli_error("record", "%s exists; not overwriting it (use --force, or -o NEWDIR)", dir);
+		cli_error("record", "%s exists; not overwriting it (use --force, or -o NEWDIR)",
+			  dir);
 		return -EEXIST;
 	}
 	d = opendir(dir);
@@ -74,7 +75,8 @@ static int write_meta(const char *dir, char **cmd, int ncmd, const struct event_
 	cpu_info_read(&ci, procfs, sysfs);
 	jsonw_init(&w, 1);
 	jsonw_object_begin(&w);
-	meta_json_common(&w, &ci, clock_source_choose(cpu_info_tsc_usable(&ci), getenv(PSC_ENV_CLOCK)),
+	meta_json_common(&w, &ci,
+			 clock_source_choose(cpu_info_tsc_usable(&ci), getenv(PSC_ENV_CLOCK)),
 			 start_unix_ns);
 	jsonw_kv_string(&w, "created_by", "perfscope record");
 	jsonw_key(&w, "command");
@@ -136,8 +138,8 @@ int cmd_record(int argc, char **argv)
 	    {'o', "output", OPT_STRING, &dir, "DIR", "experiment directory (perfscope.out)", 0,
 	     NULL},
 	    {0, "force", OPT_FLAG, &force, NULL, "replace an existing experiment in DIR", 0, NULL},
-	    {'e', "event", OPT_LIST, &events, "EV,..", "events read at every region boundary",
-	     0, NULL},
+	    {'e', "event", OPT_LIST, &events, "EV,..", "events read at every region boundary", 0,
+	     NULL},
 	    {'g', "group", OPT_STRING, &group, "GROUP",
 	     "metric group: its events, and its formulas in the report", 0, NULL},
 	    {'h', "help", OPT_FLAG, &help, NULL, "show this help", 0, NULL},

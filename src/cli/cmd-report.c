@@ -56,7 +56,8 @@ static int load_metrics(const struct experiment *e, struct metric **out, size_t 
 		if (metric_expr_parse(e->metrics[i].formula, &ms[*n].expr, err, sizeof(err)) == 0)
 			(*n)++;
 		else
-			cli_error("report", "metric '%s' in meta.json: %s", e->metrics[i].name, err);
+			cli_error("report", "metric '%s' in meta.json: %s", e->metrics[i].name,
+				  err);
 	}
 	*out = ms;
 	return 0;
@@ -71,8 +72,8 @@ int cmd_report(int argc, char **argv)
 	const struct option_spec specs[] = {
 	    {0, "by", OPT_LIST, &by, "region|thread",
 	     "what to show: region (merged over threads), thread (split per thread)", 0, NULL},
-	    {0, "sort", OPT_STRING, &sort_key, "KEY", "incl (default), excl, calls, mean, max, name",
-	     0, NULL},
+	    {0, "sort", OPT_STRING, &sort_key, "KEY",
+	     "incl (default), excl, calls, mean, max, name", 0, NULL},
 	    {0, "top", OPT_INT, &top, "N", "show the first N rows", 0, NULL},
 	    {0, "csv", OPT_FLAG, &csv, NULL, "CSV output", 0, NULL},
 	    {0, "json", OPT_FLAG, &json, NULL, "JSON output", 0, NULL},
@@ -118,8 +119,9 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	if (top < 0 || (csv && json)) {
-		cli_error("report", top < 0 ? "--top must be positive" : "--csv and --json exclude "
-									 "each other");
+		cli_error("report", top < 0 ? "--top must be positive"
+					    : "--csv and --json exclude "
+					      "each other");
 		goto out;
 	}
 	if (experiment_open(&e, dir, err, sizeof(err))) {
@@ -149,11 +151,14 @@ int cmd_report(int argc, char **argv)
 	if (!out)
 		goto out;
 	if (rr.p->nrows == 0 && !csv && !json)
-		fprintf(out, "%s: no regions were recorded (does the program call psc_region_begin/end, "
-			     "built with -DPERFSCOPE and linked with -lperfscope?)\n",
+		fprintf(out,
+			"%s: no regions were recorded (does the program call psc_region_begin/end, "
+			"built with -DPERFSCOPE and linked with -lperfscope?)\n",
 			dir);
-	ret = csv ? region_print_csv(&rr, out) : json ? region_print_json(&rr, out)
-						      : rr.p->nrows ? region_print_text(&rr, out) : 0;
+	ret = csv	    ? region_print_csv(&rr, out)
+	      : json	    ? region_print_json(&rr, out)
+	      : rr.p->nrows ? region_print_text(&rr, out)
+			    : 0;
 	ret = ret ? 1 : 0;
 	if (out != stdout && fclose(out) != 0)
 		ret = 1;

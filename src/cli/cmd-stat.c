@@ -8,7 +8,6 @@
 #include "../core/counts.h"
 #include "../core/cpuinfo.h"
 #include "../core/metrics.h"
-#include "../core/ring.h"
 #include "../output/stat-print.h"
 
 #include <errno.h>
@@ -16,87 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-/* Ring buffer for per-thread counts: one small record per exiting thread. */
-#define PER_THREAD_RING_PAGES 256
-
-struct thread_collect {
-	struct stat_thread *threads;
-	size_t n, cap;
-	const struct counter_set *set;
-	uint64_t lost;
-};
-
-static struct stat_thread *thread_slot(struct thread_collect *tc, uint32_t pid, uint32_t tid)
-{
-	for (size_t i = 0; i < tc->n; i++)
-		if (tc->threads[i].tid == tid)
-			return &tc->threads[i];
-	if (tc->n == tc->cap) {
-		size_t cap = tc->cap ? tc->cap * 2 : 16;
-		struct stat_thread *p = realloc(tc->threads, cap * sizeof(*p));
-
-		if (!p)
-			return NULL;
-		tc->threads = p;
-		tc->cap = cap;
-	}
-	memset(&tc->threads[tc->n], 0, sizeof(tc->threads[0]));
-	tc->threads[tc->n].pid = pid;
-	tc->threads[tc->n].tid = tid;
-	tc->threads[tc->n].counts = calloc(tc->set->nev + 1, sizeof(struct count));
-	if (!tc->threads[tc->n].counts)
-		return NULL;
-	return &tc->threads[tc->n++];
-}
-
-/* PERF_RECORD_READ of an exiting thread (group format), COMM for names, LOST. */
-static int on_ring_record(void *ctx, const struct perf_event_header *h)
-{
-	struct thread_collect *tc = ctx;
-	const uint32_t *ids = (const void *)(h + 1);
-	struct stat_thread *t;
-
-	if (h->type == PERF_RECORD_LOST) {
-		tc->lost += ((const uint64_t *)(h + 1))[1];
-		return 0;
-	}
-	if (h->type != PERF_RECORD_READ && h->type != PERF_RECORD_COMM)
-		return 0;
-	t = thread_slot(tc, ids[0], ids[1]);
-	if (!t)
-		return -ENOMEM;
-	if (h->type == PERF_RECORD_COMM) {
-		snprintf(t->comm, sizeof(t->comm), "%s", (const char *)(ids + 2));
-		return 0;
-	}
-	/* each group leader reports its group once: {nr, enabled, running, values} */
-	const uint64_t *v = (const uint64_t *)(ids + 2);
-	size_t words = (h->size - sizeof(*h) - 8) / 8;
-	const struct counter_set *set = tc->set;
-
-	for (uint32_t g = 0; g < set->ngroups; g++) {
-		const struct counter_group *grp = &set->groups[g];
-
-		if (words < 3 + grp->nmembers || v[0] != grp->nmembers)
-			continue;
-		/* a thread's records arrive in group order (the kernel walks its events in
-		 * creation order): each fills the next group not yet seen */
-		if (g >= 32 || (t->groups_seen & (1u << g)))
-			continue;
-		t->groups_seen |= 1u << g;
-		for (uint32_t k = 0; k < grp->nmembers; k++) {
-			struct count *c = &t->counts[set->order[grp->first + k]];
-
-			c->raw = v[3 + k];
-			c->enabled = v[1];
-			c->running = v[2];
-		}
-		t->exited = 1;
-		break;
-	}
-	return 0;
-}
+#include <unistd.h>
 
 static uint64_t now_ns(void)
 {
@@ -108,63 +27,47 @@ static uint64_t now_ns(void)
 
 /* One run of CMD: counts into OUT (event order). Returns CMD's status, or -errno. */
 static int run_once(const char *cmdname, char **cmd, const struct event_desc *evs, size_t nev,
-		    int per_thread, struct stat_run *out)
+		    struct stat_run *out)
 {
-	unsigned flags = COUNTER_INHERIT | COUNTER_ENABLE_ON_EXEC |
-			 (per_thread ? COUNTER_PER_TASK : 0);
-	struct thread_collect tc;
+	uint32_t *group_of = calloc(nev + 1, sizeof(*group_of));
+	int32_t *status = calloc(nev + 1, sizeof(*status));
+	uint64_t *words = NULL, t0, t1;
 	struct counter_set set;
 	struct launch l;
-	struct ring ring;
 	struct rusage ru;
-	uint64_t *words = NULL, t0, t1;
-	uint32_t *group_of = NULL;
-	int32_t *status = NULL;
-	int ret, exit_status = 0, have_ring = 0;
+	int ret, exit_status = 0;
 
-	memset(&tc, 0, sizeof(tc));
-	ret = counter_set_init(&set, evs, nev, flags, NULL);
-	if (ret)
-		return ret;
+	ret = counter_set_init(&set, evs, nev, COUNTER_INHERIT | COUNTER_ENABLE_ON_EXEC, NULL);
+	if (ret || !group_of || !status) {
+		free(group_of);
+		free(status);
+		return ret ? ret : -ENOMEM;
+	}
 	ret = launch_prepare(&l, cmd);
 	if (ret) {
 		cli_error(cmdname, "cannot start %s: %s", cmd[0], strerror(-ret));
-		counter_set_release(&set);
-		return ret;
+		goto out;
 	}
 	counter_set_open(&set, l.pid);
-	if (per_thread && set.ngroups && counter_set_redirect_output(&set) == 0 &&
-	    ring_map(&ring, set.groups[0].leader_fd, PER_THREAD_RING_PAGES) == 0)
-		have_ring = 1;
 	t0 = now_ns();
 	ret = launch_go(&l);
-	if (ret == 0)
-		ret = launch_wait(&l, &exit_status, &ru);
-	else
-		launch_wait(&l, &exit_status, &ru);
+	launch_wait(&l, &exit_status, &ru);
 	t1 = now_ns();
 	if (ret < 0) {
-		if (ret != -ENOENT && ret != -EACCES && ret != -ENOTDIR)
-			cli_error(cmdname, "cannot run %s: %s", cmd[0], strerror(-ret));
-		else
-			cli_error(cmdname, "%s: %s", cmd[0],
-				  ret == -EACCES ? "permission denied" : "command not found");
-		exit_status = -ret == EACCES ? 126 : 127;
-		ret = -ECHILD;
+		cli_error(cmdname, "%s: %s", cmd[0],
+			  ret == -EACCES ? "permission denied" : "command not found");
+		ret = -launch_exec_status(-ret);
 		goto out;
 	}
 	words = calloc(set.snapshot_words + 1, sizeof(*words));
-	group_of = calloc(nev + 1, sizeof(*group_of));
-	status = calloc(nev + 1, sizeof(*status));
-	ret = -ENOMEM;
-	if (!words || !group_of || !status)
-		goto out;
+	ret = words ? counter_set_snapshot(&set, words) : -ENOMEM;
 	counter_set_layout(&set, group_of, status);
-	ret = counter_set_snapshot(&set, words);
 	if (ret == 0)
 		ret = count_snapshot_decode(words, set.snapshot_words, group_of, nev, out->counts);
-	if (ret)
+	if (ret) {
+		cli_error(cmdname, "reading the counters failed: %s", strerror(-ret));
 		goto out;
+	}
 	for (size_t i = 0; i < nev; i++) {
 		out->status[i] = status[i];
 		out->user_only[i] = set.ev[i].user_only;
@@ -172,28 +75,8 @@ static int run_once(const char *cmdname, char **cmd, const struct event_desc *ev
 	out->wall_ns = (double)(t1 - t0);
 	out->user_ns = (double)ru.ru_utime.tv_sec * 1e9 + (double)ru.ru_utime.tv_usec * 1e3;
 	out->sys_ns = (double)ru.ru_stime.tv_sec * 1e9 + (double)ru.ru_stime.tv_usec * 1e3;
-	if (have_ring) {
-		tc.set = &set;
-		ret = ring_drain(&ring, on_ring_record, &tc);
-		if (ret)
-			goto out;
-		out->threads = tc.threads;
-		out->nthreads = tc.n;
-		out->lost_threads = tc.lost;
-		tc.threads = NULL;
-		out->main_pid = l.pid;
-	}
 	ret = exit_status;
 out:
-	if (ret < 0 && ret != -ECHILD)
-		cli_error(cmdname, "reading the counters failed: %s", strerror(-ret));
-	if (ret == -ECHILD)
-		ret = -exit_status;
-	if (have_ring)
-		ring_unmap(&ring);
-	for (size_t i = 0; i < tc.n; i++)
-		free(tc.threads[i].counts);
-	free(tc.threads);
 	free(words);
 	free(group_of);
 	free(status);
@@ -202,8 +85,8 @@ out:
 }
 
 /* Add the events of group G not already in the list. */
-static int add_group_events(const char *cmd, const struct metric_group *g,
-			    struct event_desc **evs, size_t *n)
+static int add_group_events(const char *cmd, const struct metric_group *g, struct event_desc **evs,
+			    size_t *n)
 {
 	for (size_t i = 0; i < g->nevents; i++) {
 		struct event_desc *one;
@@ -233,15 +116,12 @@ int cmd_stat(int argc, char **argv)
 	struct opt_list events = {0};
 	const char *group = NULL, *output = NULL, *procfs, *sysfs;
 	long repeat = 1;
-	int per_thread = 0, csv = 0, json = 0, force = 0, help = 0, first, ret;
+	int csv = 0, json = 0, force = 0, help = 0, first, ret;
 	const struct option_spec specs[] = {
 	    {'e', "event", OPT_LIST, &events, "EV,..", "events to count (repeatable)", 0, NULL},
-	    {'g', "group", OPT_STRING, &group, "GROUP", "metric group: its events and formulas",
-	     0, NULL},
-	    {'r', "repeat", OPT_INT, &repeat, "N", "run N times: mean, stddev, min, max", 0,
+	    {'g', "group", OPT_STRING, &group, "GROUP", "metric group: its events and formulas", 0,
 	     NULL},
-	    {0, "per-thread", OPT_FLAG, &per_thread, NULL, "also show counts per thread", 0,
-	     NULL},
+	    {'r', "repeat", OPT_INT, &repeat, "N", "run N times: mean, stddev, min, max", 0, NULL},
 	    {0, "csv", OPT_FLAG, &csv, NULL, "CSV output", 0, NULL},
 	    {0, "json", OPT_FLAG, &json, NULL, "JSON output", 0, NULL},
 	    {'o', "output", OPT_STRING, &output, "FILE", "write the results to FILE", 0, NULL},
@@ -324,14 +204,10 @@ int cmd_stat(int argc, char **argv)
 	if (!out)
 		goto out;
 	for (long r = 0; r < repeat; r++) {
-		int st = run_once("stat", cmd, res.events, res.nevents, per_thread, &res.runs[r]);
+		int st = run_once("stat", cmd, res.events, res.nevents, &res.runs[r]);
 
-		if (st < 0 && -st >= 126) { /* the command could not be run at all */
-			ret = -st;
-			goto close;
-		}
-		if (st < 0) {
-			ret = 1;
+		if (st < 0) { /* the command could not be run, or not be counted */
+			ret = -st >= 126 && -st <= 127 ? -st : 1;
 			goto close;
 		}
 		res.nruns++;
@@ -341,8 +217,9 @@ int cmd_stat(int argc, char **argv)
 	res.ncommand = (size_t)ncmd;
 	res.paranoid = ps.paranoid;
 	res.have_core_pmu = ps.have_core_pmu;
-	ret = csv ? stat_print_csv(&res, out) : json ? stat_print_json(&res, out)
-						     : stat_print_text(&res, out);
+	ret = csv    ? stat_print_csv(&res, out)
+	      : json ? stat_print_json(&res, out)
+		     : stat_print_text(&res, out);
 	ret = ret ? 1 : res.exit_status;
 close:
 	if (out != stdout && fclose(out) != 0) {

@@ -16,15 +16,15 @@
 #include <unistd.h>
 
 static const struct cmd commands[] = {
-	{"list", cmd_list, "CPU, caches, perf state, events and metric groups of this machine",
-	 "perfscope list [--json] [--all]"},
-	{"stat", cmd_stat, "count events over a whole run, with derived metrics",
-	 "perfscope stat [-e EV,..] [-g GROUP] [-r N] [--per-thread] [--csv|--json] [-o FILE] -- "
-	 "CMD [ARGS..]"},
-	{"record", cmd_record, "run a command under the runtime and fill an experiment directory",
-	 "perfscope record [-o DIR] [--force] [-e EV,..] [-g GROUP] -- CMD [ARGS..]"},
-	{"report", cmd_report, "regions of an experiment: calls, time, counters, metrics",
-	 "perfscope report [DIR] [--by region|thread] [--sort KEY] [--top N] [--csv|--json]"},
+    {"list", cmd_list, "CPU, caches, perf state, events and metric groups of this machine",
+     "perfscope list [--json] [--all]"},
+    {"stat", cmd_stat, "count events over a whole run, with derived metrics",
+     "perfscope stat [-e EV,..] [-g GROUP] [-r N] [--csv|--json] [-o FILE] -- "
+     "CMD [ARGS..]"},
+    {"record", cmd_record, "run a command under the runtime and fill an experiment directory",
+     "perfscope record [-o DIR] [--force] [-e EV,..] [-g GROUP] -- CMD [ARGS..]"},
+    {"report", cmd_report, "regions of an experiment: calls, time, counters, metrics",
+     "perfscope report [DIR] [--by region|thread] [--sort KEY] [--top N] [--csv|--json]"},
 };
 
 void cli_error(const char *cmd, const char *fmt, ...)

@@ -97,6 +97,7 @@ int clock_fit_pairs(const struct clock_pair *pairs, size_t n, enum clock_source 
 	/* The fitted line's value at ref_ticks becomes the new reference. */
 	double at_ref = my - fit->ns_per_tick * mx;
 
-	fit->ref_ns = (uint64_t)((int64_t)fit->ref_ns + (int64_t)(at_ref + (at_ref < 0 ? -0.5 : 0.5)));
+	fit->ref_ns =
+	    (uint64_t)((int64_t)fit->ref_ns + (int64_t)(at_ref + (at_ref < 0 ? -0.5 : 0.5)));
 	return 0;
 }

@@ -19,7 +19,7 @@
 
 enum clock_source {
 	CLOCK_SOURCE_MONOTONIC = 1, /* ticks are CLOCK_MONOTONIC nanoseconds */
-	CLOCK_SOURCE_TSC = 2,       /* x86 time-stamp counter */
+	CLOCK_SOURCE_TSC = 2,	    /* x86 time-stamp counter */
 	CLOCK_SOURCE_CNTVCT = 3,    /* aarch64 generic timer */
 };
 

@@ -44,16 +44,13 @@ void counter_attr_build(const struct event_desc *ev, unsigned flags, int leader,
 	attr->exclude_kernel = ev->exclude_kernel;
 	attr->exclude_hv = ev->exclude_hv;
 	attr->precise_ip = ev->precise_ip;
-	attr->read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
-			    PERF_FORMAT_TOTAL_TIME_RUNNING;
+	attr->read_format =
+	    PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	attr->inherit = !!(flags & COUNTER_INHERIT);
 	/* members follow their leader: only the leader starts disabled */
 	if (leader) {
 		attr->disabled = !!(flags & (COUNTER_ENABLE_ON_EXEC | COUNTER_DISABLED));
 		attr->enable_on_exec = !!(flags & COUNTER_ENABLE_ON_EXEC);
-		/* exiting threads report their own counts; thread names come as COMM records */
-		attr->inherit_stat = !!(flags & COUNTER_PER_TASK);
-		attr->comm = !!(flags & COUNTER_PER_TASK);
 	}
 }
 
@@ -84,18 +81,18 @@ int counter_set_init(struct counter_set *set, const struct event_desc *evs, size
 }
 
 /* Open one event, retrying user-only when kernel counting is not permitted. */
-static int open_one(struct counter_set *set, struct counter *c, pid_t pid, int leader,
+static int open_one(struct counter_set *set, struct counter *c, pid_t pid, int cpu, int leader,
 		    int group_fd)
 {
 	struct perf_event_attr attr;
 	int fd;
 
 	counter_attr_build(&c->desc, set->flags, leader, &attr);
-	fd = set->sys->open(set->sys->ctx, &attr, pid, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
+	fd = set->sys->open(set->sys->ctx, &attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0 && (errno == EACCES || errno == EPERM) && !attr.exclude_kernel) {
 		attr.exclude_kernel = 1;
 		attr.exclude_hv = 1;
-		fd = set->sys->open(set->sys->ctx, &attr, pid, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
+		fd = set->sys->open(set->sys->ctx, &attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
 		if (fd >= 0)
 			c->user_only = 1;
 	}
@@ -126,6 +123,11 @@ static void map_page(struct counter_set *set, struct counter *c)
 
 int counter_set_open(struct counter_set *set, pid_t pid)
 {
+	return counter_set_open_cpu(set, pid, -1);
+}
+
+int counter_set_open_cpu(struct counter_set *set, pid_t pid, int cpu)
+{
 	struct counter_group *cur = NULL;
 	uint32_t pos = 0;
 	int counting = 0;
@@ -136,11 +138,11 @@ int counter_set_open(struct counter_set *set, pid_t pid)
 
 		if (cur && !(set->flags & COUNTER_NO_GROUP) &&
 		    (!event_is_hardware(&c->desc) || hw_members(set, cur) < set->max_hw_per_group))
-			fd = open_one(set, c, pid, 0, cur->leader_fd);
+			fd = open_one(set, c, pid, cpu, 0, cur->leader_fd);
 		if (fd >= 0) {
 			cur->nmembers++;
 		} else {
-			fd = open_one(set, c, pid, 1, -1);
+			fd = open_one(set, c, pid, cpu, 1, -1);
 			if (fd < 0) {
 				c->status = fd;
 				continue;
@@ -170,15 +172,6 @@ int counter_set_open(struct counter_set *set, pid_t pid)
 		}
 	}
 	return counting;
-}
-
-int counter_set_redirect_output(struct counter_set *set)
-{
-	for (uint32_t g = 1; g < set->ngroups; g++)
-		if (ioctl(set->groups[g].leader_fd, PERF_EVENT_IOC_SET_OUTPUT,
-			  set->groups[0].leader_fd) < 0)
-			return -errno;
-	return 0;
 }
 
 static int for_each_group(struct counter_set *set, unsigned long request)
@@ -352,8 +345,9 @@ const char *counter_status_reason(int status, const struct event_desc *ev, int p
 	case EOPNOTSUPP:
 	case ENODEV:
 		if (event_is_hardware(ev) && !have_core_pmu)
-			snprintf(buf, len, "not supported: no hardware PMU on this machine "
-					   "(a VM without PMU passthrough?)");
+			snprintf(buf, len,
+				 "not supported: no hardware PMU on this machine "
+				 "(a VM without PMU passthrough?)");
 		else
 			snprintf(buf, len, "not supported by this machine's PMU or kernel");
 		break;

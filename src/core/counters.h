@@ -18,13 +18,11 @@
 #include "events.h"
 
 enum counter_flags {
-	COUNTER_INHERIT = 0x1,        /* count the target's future threads and children */
+	COUNTER_INHERIT = 0x1,	      /* count the target's future threads and children */
 	COUNTER_ENABLE_ON_EXEC = 0x2, /* start disabled; the kernel enables at exec (launcher) */
-	COUNTER_DISABLED = 0x4,       /* start disabled; counter_set_enable() starts */
-	COUNTER_NO_GROUP = 0x8,       /* every event in a group of its own */
-	COUNTER_RDPMC = 0x10,         /* map each hardware event's page for rdpmc reads */
-	COUNTER_PER_TASK = 0x20,      /* with INHERIT: each exiting thread reports its counts as
-				       * a PERF_RECORD_READ in the first leader's ring buffer */
+	COUNTER_DISABLED = 0x4,	      /* start disabled; counter_set_enable() starts */
+	COUNTER_NO_GROUP = 0x8,	      /* every event in a group of its own */
+	COUNTER_RDPMC = 0x10,	      /* map each hardware event's page for rdpmc reads */
 };
 
 /* System calls used by a counter set; tests substitute fakes to capture the attributes. */
@@ -41,16 +39,16 @@ extern const struct counter_sys counter_sys_linux;
 struct counter {
 	struct event_desc desc;
 	int fd;
-	uint32_t group;  /* index in counter_set.groups, PSC_NO_GROUP when not counting */
-	int status;      /* 0 counting, else a negative errno from perf_event_open */
-	int user_only;   /* kernel counting was refused, so only user space is counted */
+	uint32_t group; /* index in counter_set.groups, PSC_NO_GROUP when not counting */
+	int status;	/* 0 counting, else a negative errno from perf_event_open */
+	int user_only;	/* kernel counting was refused, so only user space is counted */
 	struct perf_event_mmap_page *page; /* for rdpmc, or NULL */
 };
 
 struct counter_group {
 	int leader_fd;
 	uint32_t first, nmembers; /* members: counter_set.order[first .. first + nmembers) */
-	int rdpmc;                /* all members are hardware events with a mapped page */
+	int rdpmc;		  /* all members are hardware events with a mapped page */
 };
 
 struct counter_set {
@@ -58,7 +56,7 @@ struct counter_set {
 	size_t nev;
 	struct counter_group *groups;
 	uint32_t ngroups;
-	uint32_t *order;      /* event indices grouped by group, in group order */
+	uint32_t *order;       /* event indices grouped by group, in group order */
 	size_t snapshot_words; /* words counter_set_snapshot() writes */
 	unsigned flags;
 	unsigned max_hw_per_group; /* split hardware groups beyond this many members */
@@ -81,9 +79,8 @@ int counter_set_init(struct counter_set *set, const struct event_desc *evs, size
  */
 int counter_set_open(struct counter_set *set, pid_t pid);
 
-/* Route every group's records (COUNTER_PER_TASK) into the ring buffer of the first group's
- * leader, which the caller maps with ring_map(). 0 or a negative errno. */
-int counter_set_redirect_output(struct counter_set *set);
+/* Same as counter_set_open, counting PID only while it runs on CPU (-1: any CPU). */
+int counter_set_open_cpu(struct counter_set *set, pid_t pid, int cpu);
 
 /* Enable / disable / zero every group. 0 or a negative errno. */
 int counter_set_enable(struct counter_set *set);

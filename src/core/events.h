@@ -17,9 +17,9 @@
 
 /* A resolved event: what perf_event_open needs, and how to name it. */
 struct event_desc {
-	char name[EVENT_NAME_MAX];      /* as the user wrote it */
+	char name[EVENT_NAME_MAX];	/* as the user wrote it */
 	char canonical[EVENT_NAME_MAX]; /* libpfm4's fully qualified name */
-	uint32_t type;                  /* perf_event_attr.type */
+	uint32_t type;			/* perf_event_attr.type */
 	uint64_t config, config1, config2;
 	unsigned exclude_user : 1, exclude_kernel : 1, exclude_hv : 1;
 	unsigned precise_ip : 2;
@@ -46,9 +46,9 @@ size_t event_suggest(const char *name, char (*out)[EVENT_NAME_MAX], size_t max);
 /* Categories listed by `perfscope list`. */
 enum event_category {
 	EVENT_CAT_HARDWARE = 1, /* generic hardware: cycles, instructions, ... */
-	EVENT_CAT_CACHE,        /* generic cache: L1-dcache-load-misses, ... */
-	EVENT_CAT_SOFTWARE,     /* kernel software events */
-	EVENT_CAT_NATIVE,       /* native events of a PMU present here, from libpfm4 */
+	EVENT_CAT_CACHE,	/* generic cache: L1-dcache-load-misses, ... */
+	EVENT_CAT_SOFTWARE,	/* kernel software events */
+	EVENT_CAT_NATIVE,	/* native events of a PMU present here, from libpfm4 */
 };
 
 struct event_info {

@@ -17,8 +17,8 @@
 
 #define PSC_FORMAT_VERSION 1
 
-#define PSC_STREAM_MAGIC "PSCSTRM1" /* 8 bytes, no NUL */
-#define PSC_CHUNK_MAGIC  0x4b435350u /* "PSCK" little-endian */
+#define PSC_STREAM_MAGIC "PSCSTRM1"  /* 8 bytes, no NUL */
+#define PSC_CHUNK_MAGIC	 0x4b435350u /* "PSCK" little-endian */
 
 /* Stream file header: fixed 64 bytes. */
 struct psc_stream_header {
@@ -28,11 +28,11 @@ struct psc_stream_header {
 	uint64_t features;    /* PSC_FEAT_* */
 	uint32_t pid;
 	uint32_t tid;
-	int32_t rank;          /* MPI world rank, -1 outside MPI */
+	int32_t rank;	       /* MPI world rank, -1 outside MPI */
 	uint32_t clock_source; /* enum clock_source */
 	uint64_t start_ticks;  /* a clock pair taken when the stream was opened */
 	uint64_t start_ns;
-	uint32_t nevents;      /* configured events, in the order of the process's event list */
+	uint32_t nevents; /* configured events, in the order of the process's event list */
 	uint32_t reserved0;
 	uint64_t reserved1;
 };
@@ -43,8 +43,8 @@ struct psc_stream_header {
 
 struct psc_chunk_header {
 	uint32_t magic; /* PSC_CHUNK_MAGIC */
-	uint32_t size;  /* payload bytes that follow, a multiple of 8 */
-	uint64_t seq;   /* 0, 1, 2, ... within the stream */
+	uint32_t size;	/* payload bytes that follow, a multiple of 8 */
+	uint64_t seq;	/* 0, 1, 2, ... within the stream */
 };
 
 /* Record kinds, in the low 2 bits of word 0. */
@@ -83,10 +83,10 @@ enum psc_rec_type {
 #define PSC_NO_GROUP 0xffffffffu
 
 enum psc_end_reason {
-	PSC_END_EXIT = 1,        /* process exit (atexit / destructor) */
+	PSC_END_EXIT = 1,	 /* process exit (atexit / destructor) */
 	PSC_END_THREAD_EXIT = 2, /* pthread exit */
-	PSC_END_EXEC = 3,        /* the process called exec */
-	PSC_END_SIGNAL = 4,      /* a fatal signal; arg high bits hold the signal number */
+	PSC_END_EXEC = 3,	 /* the process called exec */
+	PSC_END_SIGNAL = 4,	 /* a fatal signal; arg high bits hold the signal number */
 };
 
 /*

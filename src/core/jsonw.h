@@ -13,7 +13,7 @@ struct jsonw {
 	char *buf;
 	size_t len, cap;
 	int need_comma; /* a value was written at the current nesting level */
-	int failed;     /* an allocation failed: the output is incomplete */
+	int failed;	/* an allocation failed: the output is incomplete */
 	int pretty;
 	int depth;
 };

@@ -18,8 +18,8 @@ size_t edit_distance(const char *a, const char *b)
 	for (size_t i = 1; i <= la; i++) {
 		row[0] = i;
 		for (size_t j = 1; j <= lb; j++) {
-			size_t cost = tolower((unsigned char)a[i - 1]) !=
-				      tolower((unsigned char)b[j - 1]);
+			size_t cost =
+			    tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
 			size_t best = prev[j - 1] + cost;
 
 			if (prev[j] + 1 < best)

@@ -26,8 +26,7 @@ static void thread_label(const struct region_report *r, const struct region_row 
 }
 
 /* Why event I is not counted somewhere, for the caveats. */
-static void event_reason(const struct region_report *r, size_t i, int status, char *buf,
-			 size_t len)
+static void event_reason(const struct region_report *r, size_t i, int status, char *buf, size_t len)
 {
 	struct event_desc ev;
 	int paranoid = r->e->nprocs ? r->e->procs[0].paranoid : 2;
@@ -50,10 +49,11 @@ static void caveats(const struct region_report *r, void (*fn)(void *ctx, const c
 		const struct exp_process *pr = &r->e->procs[i];
 
 		if (strcmp(pr->state, "exited")) {
-			snprintf(line, sizeof(line),
-				 "process %d did not end cleanly (killed or crashed): its data ends at "
-				 "the last written chunk",
-				 (int)pr->pid);
+			snprintf(
+			    line, sizeof(line),
+			    "process %d did not end cleanly (killed or crashed): its data ends at "
+			    "the last written chunk",
+			    (int)pr->pid);
 			fn(ctx, line);
 		}
 		if (pr->error[0]) {
@@ -71,18 +71,20 @@ static void caveats(const struct region_report *r, void (*fn)(void *ctx, const c
 
 		if (t->truncated_at) {
 			snprintf(line, sizeof(line),
-				 "thread %d: stream cut at byte %" PRIu64 " (run killed while writing)",
+				 "thread %d: stream cut at byte %" PRIu64
+				 " (run killed while writing)",
 				 (int)t->tid, t->truncated_at);
 			fn(ctx, line);
 		}
 		if (t->lost_records) {
-			snprintf(line, sizeof(line), "thread %d: %" PRIu64 " records lost", (int)t->tid,
-				 t->lost_records);
+			snprintf(line, sizeof(line), "thread %d: %" PRIu64 " records lost",
+				 (int)t->tid, t->lost_records);
 			fn(ctx, line);
 		}
 		if (t->unmatched_ends) {
 			snprintf(line, sizeof(line),
-				 "thread %d: %" PRIu64 " psc_region_end without a matching begin (ignored)",
+				 "thread %d: %" PRIu64
+				 " psc_region_end without a matching begin (ignored)",
 				 (int)t->tid, t->unmatched_ends);
 			fn(ctx, line);
 		}
@@ -188,7 +190,8 @@ int region_print_text(const struct region_report *r, FILE *f)
 		for (size_t k = 0; k < p->nevents; k++)
 			scaled |= count_is_scaled(&p->rows[i].counts[k]);
 		if (scaled) {
-			fprintf(f, "  * scaled: the event was multiplexed; the value is an estimate\n");
+			fprintf(
+			    f, "  * scaled: the event was multiplexed; the value is an estimate\n");
 			break;
 		}
 	}
@@ -217,7 +220,8 @@ int region_print_csv(const struct region_report *r, FILE *f)
 
 		csv_field(f, row->name);
 		thread_label(r, row, buf, sizeof(buf));
-		fprintf(f, ",%s,%" PRIu64 ",%.0f,%.0f", buf, row->calls, row->incl_ns, row->excl_ns);
+		fprintf(f, ",%s,%" PRIu64 ",%.0f,%.0f", buf, row->calls, row->incl_ns,
+			row->excl_ns);
 		for (size_t i = 0; i < p->nevents; i++) {
 			uint64_t v;
 

@@ -12,10 +12,10 @@
 struct region_report {
 	const struct experiment *e;
 	const struct region_profile *p; /* rows in display order */
-	int per_thread;                 /* rows are per thread (else merged: thread "all") */
+	int per_thread;			/* rows are per thread (else merged: thread "all") */
 	const struct metric *metrics;
 	size_t nmetrics;
-	size_t top;                     /* rows to show, 0 = all */
+	size_t top; /* rows to show, 0 = all */
 };
 
 /* Table of rows, then every caveat: runs that did not end cleanly, cut streams, lost

@@ -30,7 +30,8 @@ static size_t metrics_of(const struct stat_result *res, const struct metric **ou
 		for (size_t i = 0; i < res->found[g].nmetrics && n < max; i++) {
 			size_t k;
 
-			for (k = 0; k < n && strcmp(out[k]->name, res->found[g].metrics[i].name); k++)
+			for (k = 0; k < n && strcmp(out[k]->name, res->found[g].metrics[i].name);
+			     k++)
 				;
 			if (k == n)
 				out[n++] = &res->found[g].metrics[i];
@@ -56,44 +57,6 @@ static double rel_stddev(const struct stats *s)
 	return s->mean != 0 ? 100.0 * stats_stddev(s) / fabs(s->mean) : 0.0;
 }
 
-static void print_threads(const struct stat_result *res, FILE *f)
-{
-	const struct stat_run *r = &res->runs[res->nruns - 1];
-	struct table *t = table_new();
-	char buf[64];
-
-	table_add_column(t, "pid", TABLE_RIGHT);
-	table_add_column(t, "tid", TABLE_RIGHT);
-	table_add_column(t, "thread", TABLE_LEFT);
-	for (size_t i = 0; i < res->nevents; i++)
-		table_add_column(t, res->events[i].name, TABLE_RIGHT);
-	for (size_t k = 0; k <= r->nthreads; k++) {
-		const struct stat_thread *th = k ? &r->threads[k - 1] : NULL;
-
-		table_add_row(t);
-		table_set(t, 0, "%d", th ? (int)th->pid : (int)r->main_pid);
-		table_set(t, 1, "%d", th ? (int)th->tid : (int)r->main_pid);
-		table_set(t, 2, "%s", th ? th->comm : "(main)");
-		for (size_t i = 0; i < res->nevents; i++) {
-			uint64_t v;
-
-			if (stat_thread_value(res, r, th, i, &v) < 0)
-				snprintf(buf, sizeof(buf), "-");
-			else
-				fmt_count(buf, sizeof(buf), v);
-			table_set(t, 3 + i, "%s", buf);
-		}
-	}
-	fprintf(f, "\nPer thread%s (threads that exited while the command ran; (main) is the "
-		   "rest)\n",
-		res->nruns > 1 ? ", last run" : "");
-	table_print(t, f, "  ");
-	if (r->lost_threads)
-		fprintf(f, "  %llu thread reports were lost (ring buffer full)\n",
-			(unsigned long long)r->lost_threads);
-	table_free(t);
-}
-
 int stat_print_text(const struct stat_result *res, FILE *f)
 {
 	const struct metric *ms[64];
@@ -109,10 +72,14 @@ int stat_print_text(const struct stat_result *res, FILE *f)
 	for (size_t i = 0; i < res->ncommand; i++)
 		fprintf(f, "%s%s", i ? " " : "", res->command[i]);
 	fprintf(f, "' (%zu run%s):\n\n", res->nruns, res->nruns == 1 ? "" : "s");
+	size_t note = multi ? 4 : 2;
+
 	table_add_column(t, "value", TABLE_RIGHT);
 	table_add_column(t, "event", TABLE_LEFT);
-	table_add_column(t, multi ? "± stddev" : "", TABLE_RIGHT);
-	table_add_column(t, multi ? "min .. max" : "", TABLE_LEFT);
+	if (multi) {
+		table_add_column(t, "± stddev", TABLE_RIGHT);
+		table_add_column(t, "min .. max", TABLE_LEFT);
+	}
 	table_add_column(t, "note", TABLE_LEFT);
 	for (size_t i = 0; i < res->nevents; i++) {
 		struct stat_event_summary s;
@@ -122,7 +89,7 @@ int stat_print_text(const struct stat_result *res, FILE *f)
 		table_set(t, 1, "%s", res->events[i].name);
 		if (s.value.n == 0) {
 			table_set(t, 0, "%s", s.status ? "not supported" : "not counted");
-			table_set(t, 4, "%s",
+			table_set(t, note, "%s",
 				  s.status ? reason(res, i, s.status, why, sizeof(why))
 					   : "never scheduled on the PMU (group did not fit)");
 			continue;
@@ -137,10 +104,10 @@ int stat_print_text(const struct stat_result *res, FILE *f)
 		}
 		if (s.min_running < 1.0) {
 			any_scaled = 1;
-			table_set(t, 4, "scaled: counted %.1f%% of the time%s", 100 * s.min_running,
-				  s.user_only ? ", user space only" : "");
+			table_set(t, note, "scaled: counted %.1f%% of the time%s",
+				  100 * s.min_running, s.user_only ? ", user space only" : "");
 		} else if (s.user_only) {
-			table_set(t, 4, "user space only (kernel counting not permitted)");
+			table_set(t, note, "user space only (kernel counting not permitted)");
 		}
 	}
 	table_print(t, f, "  ");
@@ -185,8 +152,6 @@ int stat_print_text(const struct stat_result *res, FILE *f)
 	fprintf(f, ", %s user, %s system CPU\n", b, c);
 	if (res->exit_status)
 		fprintf(f, "  the command exited with status %d\n", res->exit_status);
-	if (res->runs[res->nruns - 1].nthreads || res->runs[res->nruns - 1].main_pid)
-		print_threads(res, f);
 	return ferror(f) ? -EIO : 0;
 }
 
@@ -238,7 +203,10 @@ int stat_print_csv(const struct stat_result *res, FILE *f)
 		snprintf(v, sizeof(v), "%.6g", d);
 		snprintf(why, sizeof(why), "unavailable (missing: %s)", missing);
 		csv_row(f, "metric", ms[k]->name, ret ? "" : v, ms[k]->unit, "", "", "", res->nruns,
-			"", ret == 0 ? "ok" : ret == -ENODATA ? why : "undefined");
+			"",
+			ret == 0	  ? "ok"
+			: ret == -ENODATA ? why
+					  : "undefined");
 	}
 	time_stats(res, &wall, &user, &sys);
 	struct stats *ts[] = {&wall, &user, &sys};
@@ -250,22 +218,6 @@ int stat_print_csv(const struct stat_result *res, FILE *f)
 		snprintf(mn, sizeof(mn), "%.0f", ts[k]->min);
 		snprintf(mx, sizeof(mx), "%.0f", ts[k]->max);
 		csv_row(f, "time", tn[k], v, "ns", sd, mn, mx, res->nruns, "", "ok");
-	}
-	const struct stat_run *r = &res->runs[res->nruns - 1];
-
-	for (size_t k = 0; r->main_pid && k <= r->nthreads; k++) {
-		const struct stat_thread *th = k ? &r->threads[k - 1] : NULL;
-		char kind[32];
-
-		snprintf(kind, sizeof(kind), "thread:%d", th ? (int)th->tid : (int)r->main_pid);
-		for (size_t i = 0; i < res->nevents; i++) {
-			uint64_t x;
-			int ret = stat_thread_value(res, r, th, i, &x);
-
-			snprintf(v, sizeof(v), "%llu", (unsigned long long)x);
-			csv_row(f, kind, res->events[i].name, ret ? "" : v, "", "", "", "", 1, "",
-				ret ? "not counted" : "counted");
-		}
 	}
 	return ferror(f) ? -EIO : 0;
 }

@@ -7,12 +7,12 @@
 #include "../analysis/stat-result.h"
 
 /* Human table: counts (mean ± relative stddev over runs, min..max), what could not be
- * counted and why, running ratios of multiplexed events, metrics, times, per-thread counts.
+ * counted and why, running ratios of multiplexed events, metrics and times.
  * 0 or -EIO. */
 int stat_print_text(const struct stat_result *res, FILE *f);
 
 /* CSV with the columns kind,name,value,unit,stddev,min,max,runs,running_pct,status
- * (kind: event, metric, time, thread:<tid>). 0 or -EIO. */
+ * (kind: event, metric or time). 0 or -EIO. */
 int stat_print_csv(const struct stat_result *res, FILE *f);
 
 /* One JSON object. 0, -ENOMEM or -EIO. */

@@ -15,8 +15,8 @@
 struct psc_counters {
 	struct counter_set set;
 	uint64_t start_ns;
-	uint64_t *start;  /* snapshot at start */
-	uint64_t *now;    /* scratch snapshot */
+	uint64_t *start; /* snapshot at start */
+	uint64_t *now;	 /* scratch snapshot */
 	uint32_t *group_of;
 	int32_t *status;
 	struct count *c0, *c1;

@@ -70,16 +70,15 @@ static inline void region_record(struct psc_thread *t, int id, enum psc_rec_type
 /* Id of NAME for thread T through its pointer-keyed cache, interning on a miss. */
 static inline int region_lookup(struct psc_thread *t, const char *name, size_t len, int counted)
 {
-	unsigned slot = (unsigned)(((uintptr_t)name >> 3) ^ ((uintptr_t)name >> 11)) %
-			REGION_CACHE_SLOTS;
+	unsigned slot =
+	    (unsigned)(((uintptr_t)name >> 3) ^ ((uintptr_t)name >> 11)) % REGION_CACHE_SLOTS;
 	int id;
 
 	/* a hit needs the same pointer and the same text: callers may reuse a buffer */
 	if (likely(t->cache[slot].key == name)) {
 		const char *known = session_region_name(t->cache[slot].id);
 
-		if (counted ? !strncmp(known, name, len) && known[len] == 0
-			    : !strcmp(known, name))
+		if (counted ? !strncmp(known, name, len) && known[len] == 0 : !strcmp(known, name))
 			return t->cache[slot].id;
 	}
 	id = session_region_intern(name, counted ? len : strlen(name));

@@ -225,8 +225,7 @@ static void events_from_env(void)
 
 	if (!list || !*list)
 		return;
-	ret = event_list_resolve(list, &psc_session.events, &psc_session.nevents, bad,
-				 sizeof(bad));
+	ret = event_list_resolve(list, &psc_session.events, &psc_session.nevents, bad, sizeof(bad));
 	if (ret) {
 		snprintf(psc_session.error, sizeof(psc_session.error),
 			 "%s: %s event '%s'; regions recorded without counters", PSC_ENV_EVENTS,
@@ -322,10 +321,9 @@ const char *session_region_name(int id)
 
 	if (id < 0 || id >= REGION_MAX)
 		return NULL;
-	page = __atomic_load_n(&psc_session.region_pages[id >> REGION_PAGE_SHIFT],
-			       __ATOMIC_ACQUIRE);
-	return page ? __atomic_load_n(&page[id & ((1 << REGION_PAGE_SHIFT) - 1)],
-				      __ATOMIC_ACQUIRE)
+	page =
+	    __atomic_load_n(&psc_session.region_pages[id >> REGION_PAGE_SHIFT], __ATOMIC_ACQUIRE);
+	return page ? __atomic_load_n(&page[id & ((1 << REGION_PAGE_SHIFT) - 1)], __ATOMIC_ACQUIRE)
 		    : NULL;
 }
 

@@ -17,30 +17,30 @@
 #include "../core/events.h"
 
 enum session_state {
-	SESSION_OFF = 0,       /* not recording (no PERFSCOPE_OUT, or given up) */
+	SESSION_OFF = 0, /* not recording (no PERFSCOPE_OUT, or given up) */
 	SESSION_RECORDING = 1,
-	SESSION_STOPPED = 2,   /* process is exiting: threads flushed */
+	SESSION_STOPPED = 2, /* process is exiting: threads flushed */
 };
 
 #define REGION_CACHE_SLOTS 64
 #define REGION_PAGE_SHIFT  10
-#define REGION_PAGES       64 /* up to 64 Ki region names */
-#define REGION_MAX         (REGION_PAGES << REGION_PAGE_SHIFT)
+#define REGION_PAGES	   64 /* up to 64 Ki region names */
+#define REGION_MAX	   (REGION_PAGES << REGION_PAGE_SHIFT)
 
 /* Per-thread recording state, reached through a thread-local pointer without locks. */
 struct psc_thread {
-	uint64_t *buf;  /* chunk: 2 words of chunk header, then records */
-	uint64_t *pos;  /* next free word; published with release stores */
+	uint64_t *buf; /* chunk: 2 words of chunk header, then records */
+	uint64_t *pos; /* next free word; published with release stores */
 	uint64_t *end;
-	uint64_t seq;   /* chunks written */
+	uint64_t seq; /* chunks written */
 	pid_t pid, tid;
-	int guard;      /* re-entrancy: set while the runtime works on this thread */
-	int flushing;   /* set (atomically) by whoever writes this thread's chunk */
-	int closed;     /* the stream has its end record; nothing more is written */
+	int guard;    /* re-entrancy: set while the runtime works on this thread */
+	int flushing; /* set (atomically) by whoever writes this thread's chunk */
+	int closed;   /* the stream has its end record; nothing more is written */
 	int header_written;
 	int counters_state; /* 0 not opened yet, 1 open, -1 none */
 	struct counter_set counters;
-	uint8_t *defined;   /* bitmap: region ids defined in this stream */
+	uint8_t *defined; /* bitmap: region ids defined in this stream */
 	size_t defined_bytes;
 	uint64_t lost_records;
 	struct {
