@@ -169,6 +169,7 @@ static int proc_load(struct experiment *e, const char *name, char *err, size_t e
 	p->state = dup_str(j, "state");
 	p->error = dup_str(j, "error");
 	p->paranoid = (int)get_num(j, "paranoid", 2);
+	p->have_core_pmu = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "have_core_pmu"));
 	p->lost_records = (uint64_t)get_num(j, "lost_records", 0);
 	{
 		char *clock = dup_str(j, "clock");

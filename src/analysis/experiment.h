@@ -28,6 +28,7 @@ struct exp_process {
 	char **events; /* configured event names, in snapshot order */
 	size_t nevents;
 	int paranoid;
+	int have_core_pmu;
 	uint64_t lost_records;
 };
 

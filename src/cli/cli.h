@@ -56,7 +56,4 @@ int cli_resolve_events(const char *cmd, const char *list, struct event_desc **ev
  * stdout. Prints the cause and returns NULL on failure. */
 FILE *cli_open_output(const char *cmd, const char *path, int force);
 
-/* Path of libperfscope.so to preload: next to the executable's lib dir, install, or build. */
-const char *cli_runtime_library(void);
-
 #endif /* PSC_CLI_H */

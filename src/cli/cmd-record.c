@@ -119,16 +119,6 @@ static int write_meta(const char *dir, char **cmd, int ncmd, const struct event_
 	return ret;
 }
 
-/* LD_PRELOAD with the runtime first, keeping what the user preloads. */
-static int set_preload(void)
-{
-	const char *lib = cli_runtime_library(), *old = getenv("LD_PRELOAD");
-	char buf[8192];
-
-	snprintf(buf, sizeof(buf), "%s%s%s", lib, old && *old ? ":" : "", old ? old : "");
-	return setenv("LD_PRELOAD", buf, 1);
-}
-
 int cmd_record(int argc, char **argv)
 {
 	struct opt_list events = {0};
@@ -200,7 +190,7 @@ int cmd_record(int argc, char **argv)
 		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", i ? "," : "",
 					evs[i].name);
 	if (setenv(PSC_ENV_OUT, absdir, 1) || setenv(PSC_ENV_LAUNCHER, "1", 1) ||
-	    (nev ? setenv(PSC_ENV_EVENTS, list, 1) : unsetenv(PSC_ENV_EVENTS)) || set_preload()) {
+	    (nev ? setenv(PSC_ENV_EVENTS, list, 1) : unsetenv(PSC_ENV_EVENTS))) {
 		cli_error("record", "cannot set the environment: %s", strerror(errno));
 		goto out;
 	}

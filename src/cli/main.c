@@ -109,19 +109,6 @@ size_t cli_metric_dirs(const char **dirs, size_t max)
 	return n;
 }
 
-const char *cli_runtime_library(void)
-{
-	static char path[PATH_MAX + 64];
-	char exe[PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s/../lib/libperfscope.so.0", exe_dir(exe, sizeof(exe)));
-	if (access(path, R_OK) == 0)
-		return path;
-	if (access(PSC_LIB_INSTALL_PATH, R_OK) == 0)
-		return PSC_LIB_INSTALL_PATH;
-	return PSC_LIB_BUILD_PATH;
-}
-
 const char *cli_default_group(const struct perf_state *ps)
 {
 	return ps->have_core_pmu ? "default" : "sw";

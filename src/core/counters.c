@@ -47,9 +47,13 @@ void counter_attr_build(const struct event_desc *ev, unsigned flags, int leader,
 	attr->read_format =
 	    PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	attr->inherit = !!(flags & COUNTER_INHERIT);
-	/* members follow their leader: only the leader starts disabled */
+	/*
+	 * Leaders start disabled: a member added to a group that is already counting stays
+	 * off the PMU until the next context switch, so counter_set_open enables the groups
+	 * once they are complete. Members follow their leader.
+	 */
 	if (leader) {
-		attr->disabled = !!(flags & (COUNTER_ENABLE_ON_EXEC | COUNTER_DISABLED));
+		attr->disabled = 1;
 		attr->enable_on_exec = !!(flags & COUNTER_ENABLE_ON_EXEC);
 	}
 }
@@ -159,6 +163,9 @@ int counter_set_open_cpu(struct counter_set *set, pid_t pid, int cpu)
 		map_page(set, c);
 		counting++;
 	}
+	if (!(set->flags & (COUNTER_DISABLED | COUNTER_ENABLE_ON_EXEC)) &&
+	    set->sys == &counter_sys_linux)
+		counter_set_enable(set);
 	set->snapshot_words = 0;
 	for (uint32_t g = 0; g < set->ngroups; g++) {
 		struct counter_group *grp = &set->groups[g];

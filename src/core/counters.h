@@ -19,8 +19,8 @@
 
 enum counter_flags {
 	COUNTER_INHERIT = 0x1,	      /* count the target's future threads and children */
-	COUNTER_ENABLE_ON_EXEC = 0x2, /* start disabled; the kernel enables at exec (launcher) */
-	COUNTER_DISABLED = 0x4,	      /* start disabled; counter_set_enable() starts */
+	COUNTER_ENABLE_ON_EXEC = 0x2, /* the kernel enables the groups at exec (launcher) */
+	COUNTER_DISABLED = 0x4,	      /* stay disabled until counter_set_enable() */
 	COUNTER_NO_GROUP = 0x8,	      /* every event in a group of its own */
 	COUNTER_RDPMC = 0x10,	      /* map each hardware event's page for rdpmc reads */
 };
@@ -73,9 +73,9 @@ int counter_set_init(struct counter_set *set, const struct event_desc *evs, size
 		     unsigned flags, const struct counter_sys *sys);
 
 /*
- * Open the events on task PID (0 = calling thread) on any CPU. Returns the number of events
- * counting (the others carry their status), or a negative errno when even the first could not
- * be tried.
+ * Open the events on task PID (0 = calling thread) on any CPU, and start them unless the set
+ * was made with COUNTER_DISABLED or COUNTER_ENABLE_ON_EXEC. Returns the number of events
+ * counting (the others carry their status).
  */
 int counter_set_open(struct counter_set *set, pid_t pid);
 

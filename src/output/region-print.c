@@ -28,14 +28,13 @@ static void thread_label(const struct region_report *r, const struct region_row 
 /* Why event I is not counted somewhere, for the caveats. */
 static void event_reason(const struct region_report *r, size_t i, int status, char *buf, size_t len)
 {
+	const struct exp_process *pr = r->e->nprocs ? &r->e->procs[0] : NULL;
 	struct event_desc ev;
-	int paranoid = r->e->nprocs ? r->e->procs[0].paranoid : 2;
 
 	if (event_resolve(r->p->events[i], &ev))
 		snprintf(ev.name, sizeof(ev.name), "%s", r->p->events[i]);
-	/* the experiment does not record whether the machine had a core PMU: ENOENT on a
-	 * hardware event is explained as a missing PMU, which is what it means in practice */
-	counter_status_reason(status, &ev, paranoid, 0, buf, len);
+	counter_status_reason(status, &ev, pr ? pr->paranoid : 2, pr ? pr->have_core_pmu : 0, buf,
+			      len);
 }
 
 /* Call FN with one line per caveat. */

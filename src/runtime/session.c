@@ -160,6 +160,8 @@ static int proc_write(const char *state, const struct clock_pair *end_pair)
 	jsonw_key(&w, "events");
 	json_events(&w);
 	jsonw_kv_i64(&w, "paranoid", psc_session.paranoid);
+	jsonw_key(&w, "have_core_pmu");
+	jsonw_bool(&w, psc_session.have_core_pmu);
 	jsonw_kv_u64(&w, "lost_records", psc_session.lost_records);
 	jsonw_kv_string(&w, "error", psc_session.error);
 	jsonw_object_end(&w);
@@ -264,6 +266,7 @@ void session_start(void)
 	cpu_info_read(&ci, procfs, sysfs);
 	perf_state_read(&ps, procfs, sysfs);
 	psc_session.paranoid = ps.paranoid;
+	psc_session.have_core_pmu = ps.have_core_pmu;
 	psc_session.clock = clock_source_choose(cpu_info_tsc_usable(&ci), getenv(PSC_ENV_CLOCK));
 	psc_session.pid = getpid();
 	psc_session.chunk_bytes = chunk_bytes_from_env();

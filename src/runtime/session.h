@@ -61,6 +61,7 @@ struct psc_session {
 	struct event_desc *events; /* configured for region boundaries */
 	size_t nevents;
 	int paranoid;
+	int have_core_pmu;
 	pthread_mutex_t lock; /* region table, thread list, per-process file */
 	pthread_key_t key;
 	struct psc_thread *threads;

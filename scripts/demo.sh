@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The README's first command: install what is missing, build, and run perfscope's main job
+# on the bundled examples: counts for a whole run, then regions recorded and reported.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/install-deps.sh
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j"$(nproc)" >/dev/null
+echo "built: build/perfscope, build/libperfscope.so"
+
+run() {
+	echo
+	echo "\$ $*"
+	"$@"
+}
+
+run build/perfscope stat -r 3 -- build/examples/pagewalk -n 10000
+run build/perfscope record --force -o build/demo.out -g sw -- build/examples/loop_order 2048
+run build/perfscope report build/demo.out
+run build/perfscope record --force -o build/demo-threads.out -e page-faults,task-clock -- \
+	build/examples/threads
+run build/perfscope report build/demo-threads.out --by thread

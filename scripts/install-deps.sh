@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Install every Debian package perfscope needs to build, test and run its examples.
+# Idempotent and non-interactive; the single place that lists packages.
+set -euo pipefail
+
+packages=(
+	gcc g++ gfortran make cmake pkg-config   # build (Fortran for the Fortran module and tests)
+	libpfm4-dev                              # event names and encodings
+	libcjson-dev                             # JSON reading in the CLI
+	libcmocka-dev                            # unit tests
+	linux-perf                               # perf stat: the reference the tests compare with
+	hyperfine                                # benchmarks (bench/)
+	python3                                  # tests parse JSON output with it
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "install-deps: all packages present"
+	exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
