@@ -21,3 +21,5 @@ run build/perfscope report build/demo.out
 run build/perfscope record --force -o build/demo-threads.out -e page-faults,task-clock -- \
 	build/examples/threads
 run build/perfscope report build/demo-threads.out --by thread
+run build/perfscope html --force build/demo-threads.out -o build/demo-report.html
+echo "open build/demo-report.html in a browser: it needs no network"

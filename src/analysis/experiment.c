@@ -128,6 +128,9 @@ static int meta_load(struct experiment *e, char *err, size_t errlen)
 	}
 	e->created_by = dup_str(j, "created_by");
 	e->host = dup_str(j, "host");
+	e->clock = dup_str(j, "clock");
+	v = cJSON_GetObjectItemCaseSensitive(j, "cpu");
+	e->cpu_brand = cJSON_IsObject(v) ? dup_str(v, "brand") : strdup("");
 	e->start_unix_ns = (uint64_t)get_num(j, "start_unix_ns", 0);
 	e->exit_status = (int)get_num(j, "exit_status", -1);
 	e->command = dup_str_array(cJSON_GetObjectItemCaseSensitive(j, "command"), &e->ncommand);
@@ -334,6 +337,8 @@ void experiment_release(struct experiment *e)
 	free_str_array(e->command, e->ncommand);
 	free(e->created_by);
 	free(e->host);
+	free(e->clock);
+	free(e->cpu_brand);
 	free(e->dir);
 	memset(e, 0, sizeof(*e));
 }

@@ -45,6 +45,8 @@ struct experiment {
 	char **command;
 	size_t ncommand;
 	char *host;
+	char *cpu_brand; /* "" when unknown */
+	char *clock;	 /* clock source name */
 	uint64_t start_unix_ns;
 	int exit_status;    /* of the recorded command; -1 unknown */
 	char *metric_group; /* name of the metric group given to record, "" if none */

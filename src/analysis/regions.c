@@ -449,24 +449,6 @@ int region_profile_merge_threads(const struct region_profile *in, struct region_
 	return 0;
 }
 
-static int row_cmp(const void *a, const void *b)
-{
-	const struct region_row *x = a, *y = b;
-	int c;
-
-	if (x->incl_ns != y->incl_ns)
-		return x->incl_ns < y->incl_ns ? 1 : -1;
-	c = strcmp(x->name, y->name);
-	if (c)
-		return c;
-	return x->tid < y->tid ? -1 : x->tid > y->tid;
-}
-
-void region_profile_sort(struct region_profile *p)
-{
-	qsort(p->rows, p->nrows, sizeof(*p->rows), row_cmp);
-}
-
 void region_profile_release(struct region_profile *p)
 {
 	for (size_t r = 0; r < p->nrows; r++) {

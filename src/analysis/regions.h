@@ -53,9 +53,6 @@ int region_profile_build(struct region_profile *p, const struct experiment *e, c
 /* Rows merged over threads (same region name): a new profile in OUT. 0 or -ENOMEM. */
 int region_profile_merge_threads(const struct region_profile *in, struct region_profile *out);
 
-/* Sort rows by inclusive time, largest first, then by name and thread. */
-void region_profile_sort(struct region_profile *p);
-
 /* Scaled value of event I in ROW: 0 and *OUT, or -ENODATA when it was not counted. */
 int region_row_value(const struct region_row *row, size_t i, uint64_t *out);
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "../core/events.h"
+#include "../output/region-print.h"
 #include "options.h"
 
 /* Exit statuses of the CLI contract (DESIGN.md). */
@@ -22,6 +23,7 @@ int cmd_list(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_html(int argc, char **argv);
 
 /* Print "perfscope CMD: MESSAGE" on stderr. */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -55,5 +57,23 @@ int cli_resolve_events(const char *cmd, const char *list, struct event_desc **ev
 /* Open PATH for writing without replacing an existing file unless FORCE. NULL or "-" is
  * stdout. Prints the cause and returns NULL on failure. */
 FILE *cli_open_output(const char *cmd, const char *path, int force);
+
+/* An experiment with its region profile, ready to print (shared by report and html). */
+struct report {
+	struct experiment e;
+	struct region_profile prof, merged;
+	struct metric *metrics;
+	size_t nmetrics;
+	struct region_report rr;
+};
+
+/* Open DIR and build its profile (per thread or merged), sorted by SORT_KEY; prints the cause
+ * on failure. report_close() releases it either way. */
+int report_open(struct report *rep, const char *cmd, const char *dir, int per_thread,
+		const char *sort_key, size_t top);
+void report_close(struct report *rep);
+
+/* True for a key --sort accepts. */
+int report_sort_key_valid(const char *key);
 
 #endif /* PSC_CLI_H */

@@ -41,6 +41,16 @@ static int row_cmp(const void *a, const void *b, void *key)
 	return strcmp(x->name, y->name);
 }
 
+int report_sort_key_valid(const char *key)
+{
+	static const char *const keys[] = {"incl", "excl", "calls", "mean", "max", "name"};
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!strcmp(key, keys[i]))
+			return 1;
+	return 0;
+}
+
 /* Parse the metrics stored in the experiment (the group given to record). */
 static int load_metrics(const struct experiment *e, struct metric **out, size_t *n)
 {
@@ -63,6 +73,45 @@ static int load_metrics(const struct experiment *e, struct metric **out, size_t 
 	return 0;
 }
 
+int report_open(struct report *rep, const char *cmd, const char *dir, int per_thread,
+		const char *sort_key, size_t top)
+{
+	char err[512];
+
+	memset(rep, 0, sizeof(*rep));
+	if (experiment_open(&rep->e, dir, err, sizeof(err)) ||
+	    region_profile_build(&rep->prof, &rep->e, err, sizeof(err))) {
+		cli_error(cmd, "%s", err);
+		return -EINVAL;
+	}
+	if (!per_thread && region_profile_merge_threads(&rep->prof, &rep->merged)) {
+		cli_error(cmd, "out of memory");
+		return -ENOMEM;
+	}
+	if (load_metrics(&rep->e, &rep->metrics, &rep->nmetrics))
+		return -ENOMEM;
+	rep->rr.e = &rep->e;
+	rep->rr.p = per_thread ? &rep->prof : &rep->merged;
+	rep->rr.per_thread = per_thread;
+	rep->rr.metrics = rep->metrics;
+	rep->rr.nmetrics = rep->nmetrics;
+	rep->rr.top = top;
+	if (rep->rr.p->nrows)
+		qsort_r(rep->rr.p->rows, rep->rr.p->nrows, sizeof(*rep->rr.p->rows), row_cmp,
+			(void *)sort_key);
+	return 0;
+}
+
+void report_close(struct report *rep)
+{
+	for (size_t i = 0; i < rep->nmetrics; i++)
+		metric_expr_free(rep->metrics[i].expr);
+	free(rep->metrics);
+	region_profile_release(&rep->prof);
+	region_profile_release(&rep->merged);
+	experiment_release(&rep->e);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct opt_list by = {0};
@@ -82,15 +131,11 @@ int cmd_report(int argc, char **argv)
 	    {'h', "help", OPT_FLAG, &help, NULL, "show this help", 0, NULL},
 	    {0},
 	};
-	struct region_profile prof = {0}, merged = {0};
-	struct experiment e = {0};
-	struct metric *metrics = NULL;
-	size_t nmetrics = 0;
-	struct region_report rr;
+	struct report rep;
 	const char *dir = "perfscope.out";
-	char err[512];
 	FILE *out = NULL;
 
+	memset(&rep, 0, sizeof(rep));
 	ret = cli_parse("report", specs, 0, argc - 1, argv + 1, &first, &help);
 	if (ret) {
 		opt_list_release(&by);
@@ -112,63 +157,35 @@ int cmd_report(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (strcmp(sort_key, "incl") && strcmp(sort_key, "excl") && strcmp(sort_key, "calls") &&
-	    strcmp(sort_key, "mean") && strcmp(sort_key, "max") && strcmp(sort_key, "name")) {
+	if (!report_sort_key_valid(sort_key)) {
 		cli_error("report", "--sort %s: expected incl, excl, calls, mean, max or name",
 			  sort_key);
 		goto out;
 	}
 	if (top < 0 || (csv && json)) {
 		cli_error("report", top < 0 ? "--top must be positive"
-					    : "--csv and --json exclude "
-					      "each other");
+					    : "--csv and --json exclude each other");
 		goto out;
 	}
-	if (experiment_open(&e, dir, err, sizeof(err))) {
-		cli_error("report", "%s", err);
+	if (report_open(&rep, "report", dir, per_thread, sort_key, (size_t)top))
 		goto out;
-	}
-	if (region_profile_build(&prof, &e, err, sizeof(err))) {
-		cli_error("report", "%s", err);
-		goto out;
-	}
-	if (!per_thread && region_profile_merge_threads(&prof, &merged)) {
-		cli_error("report", "out of memory");
-		goto out;
-	}
-	if (load_metrics(&e, &metrics, &nmetrics)) {
-		ret = 1;
-		goto out;
-	}
-	rr.e = &e;
-	rr.p = per_thread ? &prof : &merged;
-	rr.per_thread = per_thread;
-	rr.metrics = metrics;
-	rr.nmetrics = nmetrics;
-	rr.top = (size_t)top;
-	qsort_r(rr.p->rows, rr.p->nrows, sizeof(*rr.p->rows), row_cmp, (void *)sort_key);
 	out = cli_open_output("report", output, force);
 	if (!out)
 		goto out;
-	if (rr.p->nrows == 0 && !csv && !json)
+	if (rep.rr.p->nrows == 0 && !csv && !json)
 		fprintf(out,
 			"%s: no regions were recorded (does the program call psc_region_begin/end, "
 			"built with -DPERFSCOPE and linked with -lperfscope?)\n",
 			dir);
-	ret = csv	    ? region_print_csv(&rr, out)
-	      : json	    ? region_print_json(&rr, out)
-	      : rr.p->nrows ? region_print_text(&rr, out)
-			    : 0;
+	ret = csv		? region_print_csv(&rep.rr, out)
+	      : json		? region_print_json(&rep.rr, out)
+	      : rep.rr.p->nrows ? region_print_text(&rep.rr, out)
+				: 0;
 	ret = ret ? 1 : 0;
 	if (out != stdout && fclose(out) != 0)
 		ret = 1;
 out:
-	for (size_t i = 0; i < nmetrics; i++)
-		metric_expr_free(metrics[i].expr);
-	free(metrics);
-	region_profile_release(&prof);
-	region_profile_release(&merged);
-	experiment_release(&e);
+	report_close(&rep);
 	opt_list_release(&by);
 	return ret;
 }

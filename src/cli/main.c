@@ -17,12 +17,14 @@
 
 static const struct cmd commands[] = {
     {"list", cmd_list, "CPU, caches, perf state, events and metric groups of this machine",
-     "perfscope list [--json] [--all]"},
+     "perfscope list [--json]"},
     {"stat", cmd_stat, "count events over a whole run, with derived metrics",
      "perfscope stat [-e EV,..] [-g GROUP] [-r N] [--csv|--json] [-o FILE] -- "
      "CMD [ARGS..]"},
     {"record", cmd_record, "run a command under the runtime and fill an experiment directory",
      "perfscope record [-o DIR] [--force] [-e EV,..] [-g GROUP] -- CMD [ARGS..]"},
+    {"html", cmd_html, "the self-contained HTML report of an experiment",
+     "perfscope html [DIR] [-o FILE] [--force]"},
     {"report", cmd_report, "regions of an experiment: calls, time, counters, metrics",
      "perfscope report [DIR] [--by region|thread] [--sort KEY] [--top N] [--csv|--json]"},
 };

@@ -26,7 +26,12 @@ int region_print_text(const struct region_report *r, FILE *f);
  * metric; empty cells for values not counted. 0 or -EIO. */
 int region_print_csv(const struct region_report *r, FILE *f);
 
-/* JSON object with the rows, events, metrics and caveats. 0, -ENOMEM or -EIO. */
+struct jsonw;
+
+/* The rows, events, metrics and caveats as one JSON object written into W. */
+void region_json(struct jsonw *w, const struct region_report *r);
+
+/* region_json printed to F. 0, -ENOMEM or -EIO. */
 int region_print_json(const struct region_report *r, FILE *f);
 
 #endif /* PSC_REGION_PRINT_H */

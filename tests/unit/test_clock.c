@@ -1,0 +1,242 @@
+/*
+ * test_clock.c - the ticks-to-ns fit (clock_fit_pairs / clock_fit_ns), clock source names and
+ * the choice of the clock source. Every expected value is worked out by hand in the comments.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <string.h>
+
+#include "clock.h"
+
+/* An exact line ns = 5000 + 0.5 * (ticks - 1000): the fit returns it unchanged. */
+static void test_fit_exact_half(void **state)
+{
+	const struct clock_pair pairs[] = {{1000, 5000}, {3000, 6000}, {5000, 7000}};
+	struct clock_fit fit;
+
+	(void)state;
+	assert_int_equal(clock_fit_pairs(pairs, 3, CLOCK_SOURCE_TSC, &fit), 0);
+	assert_true(fit.ns_per_tick == 0.5);
+	assert_int_equal(fit.ref_ticks, 1000);
+	assert_int_equal(fit.ref_ns, 5000);
+	/* on the pairs themselves */
+	assert_int_equal(clock_fit_ns(&fit, 1000), 5000);
+	assert_int_equal(clock_fit_ns(&fit, 3000), 6000);
+	assert_int_equal(clock_fit_ns(&fit, 5000), 7000);
+	/* beyond the last pair: 5000 + 0.5 * 9000 = 9500 */
+	assert_int_equal(clock_fit_ns(&fit, 10000), 9500);
+	/* before the reference: 5000 + 0.5 * (-1000) = 4500 */
+	assert_int_equal(clock_fit_ns(&fit, 0), 4500);
+	/* durations: 1000 ticks are 500 ns */
+	assert_true(clock_fit_duration(&fit, 1000) == 500.0);
+	assert_true(clock_fit_duration(&fit, 0) == 0.0);
+}
+
+/* Two pairs are enough for the least-squares path. */
+static void test_fit_two_pairs(void **state)
+{
+	/* slope (1300 - 100) / (2600 - 200) = 0.5 */
+	const struct clock_pair pairs[] = {{200, 100}, {2600, 1300}};
+	struct clock_fit fit;
+
+	(void)state;
+	assert_int_equal(clock_fit_pairs(pairs, 2, CLOCK_SOURCE_TSC, &fit), 0);
+	assert_true(fit.ns_per_tick == 0.5);
+	assert_int_equal(fit.ref_ticks, 200);
+	assert_int_equal(fit.ref_ns, 100);
+	assert_int_equal(clock_fit_ns(&fit, 1400), 700);
+}
+
+/*
+ * Noisy points around ns = 1000 + 2 * (ticks - 1000000), with noise +3, -3, 0, -3, +3 at tick
+ * offsets 0, 100, 200, 300, 400. Offsets from the mean are -200, -100, 0, 100, 200, so the
+ * noise has zero mean and zero covariance with the ticks: least squares gives the exact line.
+ *   dy from the first pair (1003): 0, 194, 397, 594, 800; mean 397 -> -397 -203 0 197 403
+ *   sxy = 200*397 + 100*203 + 0 + 100*197 + 200*403 = 200000, sxx = 100000 -> slope 2
+ *   line at the first ticks: 397 - 2 * 200 = -3 -> ref_ns = 1003 - 3 = 1000
+ */
+static void test_fit_noisy_symmetric(void **state)
+{
+	const struct clock_pair pairs[] = {
+	    {1000000, 1003}, {1000100, 1197}, {1000200, 1400}, {1000300, 1597}, {1000400, 1803},
+	};
+	struct clock_fit fit;
+
+	(void)state;
+	assert_int_equal(clock_fit_pairs(pairs, 5, CLOCK_SOURCE_TSC, &fit), 0);
+	assert_true(fit.ns_per_tick == 2.0);
+	assert_int_equal(fit.ref_ticks, 1000000);
+	assert_int_equal(fit.ref_ns, 1000);
+	assert_int_equal(clock_fit_ns(&fit, 1000000), 1000);
+	assert_int_equal(clock_fit_ns(&fit, 1000250), 1500);
+	assert_int_equal(clock_fit_ns(&fit, 1000400), 1800);
+	/* the pairs are not in tick order: same line */
+	const struct clock_pair shuffled[] = {
+	    {1000200, 1400}, {1000000, 1003}, {1000400, 1803}, {1000100, 1197}, {1000300, 1597},
+	};
+
+	assert_int_equal(clock_fit_pairs(shuffled, 5, CLOCK_SOURCE_TSC, &fit), 0);
+	assert_true(fit.ns_per_tick == 2.0);
+	assert_int_equal(fit.ref_ticks, 1000200);
+	/* the line at 1000200 is 1000 + 2 * 200 = 1400 */
+	assert_int_equal(fit.ref_ns, 1400);
+	assert_int_equal(clock_fit_ns(&fit, 1000000), 1000);
+}
+
+/*
+ * Ticks near 1e16 (above 2^53, where a double cannot hold every integer) and ns near 5e15:
+ * the relative form keeps precision. Pairs every 1e9 ticks, 5e8 ns apart: slope 0.5, the line
+ * passes through the first pair.
+ */
+static void test_fit_large_values(void **state)
+{
+	const uint64_t t0 = 10000000000012345ull; /* 1e16 + 12345, odd: not a double */
+	const uint64_t n0 = 5000000000000007ull;
+	const struct clock_pair pairs[] = {
+	    {t0, n0}, {t0 + 1000000000ull, n0 + 500000000ull}, {t0 + 2000000000ull, n0 + 1000000000ull}};
+	struct clock_fit fit;
+
+	(void)state;
+	assert_int_equal(clock_fit_pairs(pairs, 3, CLOCK_SOURCE_TSC, &fit), 0);
+	assert_true(fit.ns_per_tick == 0.5);
+	assert_int_equal(fit.ref_ticks, t0);
+	assert_int_equal(fit.ref_ns, n0);
+	/* ref + 1e9 ticks: exactly n0 + 5e8 */
+	assert_int_equal(clock_fit_ns(&fit, t0 + 1000000000ull), (int64_t)(n0 + 500000000ull));
+	/* ref + 1e9 + 1 ticks: 500000000.5 ns rounds half away from zero -> n0 + 500000001 */
+	assert_int_equal(clock_fit_ns(&fit, t0 + 1000000001ull), (int64_t)(n0 + 500000001ull));
+	/* ref + 3 ticks: 1.5 -> 2 */
+	assert_int_equal(clock_fit_ns(&fit, t0 + 3), (int64_t)(n0 + 2));
+	/* ref - 1e9 ticks: n0 - 5e8 */
+	assert_int_equal(clock_fit_ns(&fit, t0 - 1000000000ull), (int64_t)(n0 - 500000000ull));
+}
+
+/* One pair, or the MONOTONIC source: slope 1 through the first pair. */
+static void test_fit_unit_slope(void **state)
+{
+	const struct clock_pair one[] = {{7000, 123}};
+	const struct clock_pair three[] = {{1000, 5000}, {3000, 6000}, {5000, 7000}};
+	struct clock_fit fit;
+
+	(void)state;
+	assert_int_equal(clock_fit_pairs(one, 1, CLOCK_SOURCE_TSC, &fit), 0);
+	assert_true(fit.ns_per_tick == 1.0);
+	assert_int_equal(fit.ref_ticks, 7000);
+	assert_int_equal(fit.ref_ns, 123);
+	assert_int_equal(clock_fit_ns(&fit, 7100), 223);
+	assert_int_equal(clock_fit_ns(&fit, 6900), 23);
+
+	/* MONOTONIC ticks are ns: the pairs' slope (0.5) is not used */
+	assert_int_equal(clock_fit_pairs(three, 3, CLOCK_SOURCE_MONOTONIC, &fit), 0);
+	assert_true(fit.ns_per_tick == 1.0);
+	assert_int_equal(fit.ref_ticks, 1000);
+	assert_int_equal(fit.ref_ns, 5000);
+	assert_int_equal(clock_fit_ns(&fit, 1500), 5500);
+}
+
+static void test_fit_errors(void **state)
+{
+	const struct clock_pair same[] = {{500, 10}, {500, 20}, {500, 30}};
+	struct clock_fit fit;
+
+	(void)state;
+	assert_int_equal(clock_fit_pairs(same, 0, CLOCK_SOURCE_TSC, &fit), -EINVAL);
+	assert_int_equal(clock_fit_pairs(same, 3, CLOCK_SOURCE_TSC, &fit), -EINVAL);
+	assert_int_equal(clock_fit_pairs(same, 2, CLOCK_SOURCE_CNTVCT, &fit), -EINVAL);
+}
+
+/* clock_fit_ns rounds to the nearest ns, halves away from zero. */
+static void test_fit_ns_rounding(void **state)
+{
+	struct clock_fit fit = {1000, 5000, 0.5};
+	struct clock_fit third = {0, 100, 1.0 / 3.0};
+	struct clock_fit quarter = {100, 0, 0.25};
+
+	(void)state;
+	assert_int_equal(clock_fit_ns(&fit, 1001), 5001); /* 0.5 -> 1 */
+	assert_int_equal(clock_fit_ns(&fit, 2001), 5501); /* 500.5 -> 501 */
+	assert_int_equal(clock_fit_ns(&fit, 999), 4999);  /* -0.5 -> -1 */
+	assert_int_equal(clock_fit_ns(&fit, 997), 4998);  /* -1.5 -> -2 */
+	assert_int_equal(clock_fit_ns(&third, 1), 100);	  /* 0.333 -> 0 */
+	assert_int_equal(clock_fit_ns(&third, 2), 101);	  /* 0.667 -> 1 */
+	assert_int_equal(clock_fit_ns(&third, 3), 101);	  /* 1 */
+	assert_int_equal(clock_fit_ns(&quarter, 101), 0); /* 0.25 -> 0 */
+	assert_int_equal(clock_fit_ns(&quarter, 103), 1); /* 0.75 -> 1 */
+	assert_int_equal(clock_fit_ns(&quarter, 99), 0);  /* -0.25 -> 0 */
+	assert_int_equal(clock_fit_ns(&quarter, 97), -1); /* -0.75 -> -1 */
+}
+
+static void test_source_names(void **state)
+{
+	const enum clock_source all[] = {CLOCK_SOURCE_MONOTONIC, CLOCK_SOURCE_TSC,
+					 CLOCK_SOURCE_CNTVCT};
+
+	(void)state;
+	assert_string_equal(clock_source_name(CLOCK_SOURCE_TSC), "tsc");
+	assert_string_equal(clock_source_name(CLOCK_SOURCE_MONOTONIC), "monotonic");
+	assert_string_equal(clock_source_name(CLOCK_SOURCE_CNTVCT), "cntvct");
+	assert_string_equal(clock_source_name((enum clock_source)0), "unknown");
+	assert_string_equal(clock_source_name((enum clock_source)99), "unknown");
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		assert_int_equal(clock_source_parse(clock_source_name(all[i])), all[i]);
+	assert_int_equal(clock_source_parse("tsc"), CLOCK_SOURCE_TSC);
+	assert_int_equal(clock_source_parse("monotonic"), CLOCK_SOURCE_MONOTONIC);
+	assert_int_equal(clock_source_parse("cntvct"), CLOCK_SOURCE_CNTVCT);
+	assert_int_equal(clock_source_parse(""), 0);
+	assert_int_equal(clock_source_parse("TSC"), 0);
+	assert_int_equal(clock_source_parse("unknown"), 0);
+	assert_int_equal(clock_source_parse("monotonic "), 0);
+}
+
+static void test_source_choose(void **state)
+{
+	(void)state;
+	/* a forced "monotonic" wins everywhere */
+	assert_int_equal(clock_source_choose(1, "monotonic"), CLOCK_SOURCE_MONOTONIC);
+	assert_int_equal(clock_source_choose(0, "monotonic"), CLOCK_SOURCE_MONOTONIC);
+#if defined(__x86_64__) || defined(__i386__)
+	assert_int_equal(clock_source_choose(1, NULL), CLOCK_SOURCE_TSC);
+	assert_int_equal(clock_source_choose(1, "tsc"), CLOCK_SOURCE_TSC);
+	assert_int_equal(clock_source_choose(0, NULL), CLOCK_SOURCE_MONOTONIC);
+	assert_int_equal(clock_source_choose(0, "tsc"), CLOCK_SOURCE_TSC);
+#elif defined(__aarch64__)
+	assert_int_equal(clock_source_choose(0, NULL), CLOCK_SOURCE_CNTVCT);
+	assert_int_equal(clock_source_choose(1, NULL), CLOCK_SOURCE_CNTVCT);
+#else
+	assert_int_equal(clock_source_choose(1, NULL), CLOCK_SOURCE_MONOTONIC);
+	assert_int_equal(clock_source_choose(0, NULL), CLOCK_SOURCE_MONOTONIC);
+#endif
+}
+
+/* MONOTONIC pairs are taken with ns == ticks (the ticks are CLOCK_MONOTONIC ns). */
+static void test_pair_monotonic(void **state)
+{
+	struct clock_pair p = clock_pair_take(CLOCK_SOURCE_MONOTONIC);
+
+	(void)state;
+	assert_true(p.ticks > 0);
+	assert_int_equal(p.ns, p.ticks);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_fit_exact_half),
+	    cmocka_unit_test(test_fit_two_pairs),
+	    cmocka_unit_test(test_fit_noisy_symmetric),
+	    cmocka_unit_test(test_fit_large_values),
+	    cmocka_unit_test(test_fit_unit_slope),
+	    cmocka_unit_test(test_fit_errors),
+	    cmocka_unit_test(test_fit_ns_rounding),
+	    cmocka_unit_test(test_source_names),
+	    cmocka_unit_test(test_source_choose),
+	    cmocka_unit_test(test_pair_monotonic),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
