@@ -417,6 +417,12 @@ int region_profile_merge_threads(const struct region_profile *in, struct region_
 	out->unmatched_ends = in->unmatched_ends;
 	out->unclosed = in->unclosed;
 	out->duration_ns = in->duration_ns;
+	/* the threads' summaries carry the caveats: keep them */
+	out->threads = calloc(in->nthreads + 1, sizeof(*out->threads));
+	if (!out->threads)
+		return -ENOMEM;
+	memcpy(out->threads, in->threads, in->nthreads * sizeof(*in->threads));
+	out->nthreads = in->nthreads;
 	for (size_t r = 0; r < in->nrows; r++) {
 		const struct region_row *src = &in->rows[r];
 		struct region_row *dst = NULL;

@@ -206,6 +206,7 @@ int cmd_record(int argc, char **argv)
 		cli_error("record", "%s: %s", cmd[0],
 			  ret == -EACCES ? "permission denied" : "command not found");
 		ret = launch_exec_status(-ret);
+		write_meta(absdir, cmd, ncmd, evs, nev, group ? &mg : NULL, ret, start);
 		goto out;
 	}
 	write_meta(absdir, cmd, ncmd, evs, nev, group ? &mg : NULL, status, start);

@@ -172,15 +172,9 @@ int cmd_report(int argc, char **argv)
 	out = cli_open_output("report", output, force);
 	if (!out)
 		goto out;
-	if (rep.rr.p->nrows == 0 && !csv && !json)
-		fprintf(out,
-			"%s: no regions were recorded (does the program call psc_region_begin/end, "
-			"built with -DPERFSCOPE and linked with -lperfscope?)\n",
-			dir);
-	ret = csv		? region_print_csv(&rep.rr, out)
-	      : json		? region_print_json(&rep.rr, out)
-	      : rep.rr.p->nrows ? region_print_text(&rep.rr, out)
-				: 0;
+	ret = csv    ? region_print_csv(&rep.rr, out)
+	      : json ? region_print_json(&rep.rr, out)
+		     : region_print_text(&rep.rr, out);
 	ret = ret ? 1 : 0;
 	if (out != stdout && fclose(out) != 0)
 		ret = 1;

@@ -44,6 +44,14 @@ static void caveats(const struct region_report *r, void (*fn)(void *ctx, const c
 	const struct region_profile *p = r->p;
 	char line[512];
 
+	if (r->e->exit_status > 0) {
+		snprintf(line, sizeof(line), "the recorded command exited with status %d%s",
+			 r->e->exit_status,
+			 r->e->exit_status == 127  ? " (command not found)"
+			 : r->e->exit_status > 128 ? " (killed by a signal)"
+						   : "");
+		fn(ctx, line);
+	}
 	for (size_t i = 0; i < r->e->nprocs; i++) {
 		const struct exp_process *pr = &r->e->procs[i];
 
@@ -124,6 +132,16 @@ int region_print_text(const struct region_report *r, FILE *f)
 
 	if (!t)
 		return -ENOMEM;
+	if (p->nrows == 0) {
+		fprintf(f,
+			"%s: no regions were recorded (does the program call "
+			"psc_region_begin/end, built with -DPERFSCOPE and linked with "
+			"-lperfscope?)\n",
+			r->e->dir);
+		table_free(t);
+		caveats(r, print_line, f);
+		return ferror(f) ? -EIO : 0;
+	}
 	table_add_column(t, "region", TABLE_LEFT);
 	table_add_column(t, "thread", TABLE_RIGHT);
 	table_add_column(t, "calls", TABLE_RIGHT);
@@ -198,6 +216,11 @@ int region_print_text(const struct region_report *r, FILE *f)
 	return ferror(f) ? -EIO : 0;
 }
 
+static void warn_line(void *ctx, const char *line)
+{
+	fprintf((FILE *)ctx, "perfscope: warning: %s\n", line);
+}
+
 int region_print_csv(const struct region_report *r, FILE *f)
 {
 	const struct region_profile *p = r->p;
@@ -239,6 +262,7 @@ int region_print_csv(const struct region_report *r, FILE *f)
 		}
 		fputc('\n', f);
 	}
+	caveats(r, warn_line, stderr);
 	return ferror(f) ? -EIO : 0;
 }
 

@@ -23,7 +23,8 @@ struct region_report {
 int region_print_text(const struct region_report *r, FILE *f);
 
 /* CSV: name,thread,calls,incl_ns,excl_ns, one column per event (named as given), one per
- * metric; empty cells for values not counted. 0 or -EIO. */
+ * metric; empty cells for values not counted. The caveats go to stderr, one
+ * "perfscope: warning:" line each. 0 or -EIO. */
 int region_print_csv(const struct region_report *r, FILE *f);
 
 struct jsonw;

@@ -50,12 +50,13 @@ psc_init() {
 	: "${PSC_SOURCE:?PSC_SOURCE is not set (run the test through ctest)}"
 	PSC_FORTRAN=${PSC_FORTRAN:-OFF}
 	[ -x "$PERFSCOPE" ] || die "PERFSCOPE=$PERFSCOPE is not an executable"
+	# shellcheck disable=SC2034 # used by the tests
 	EX=$PSC_BUILD/examples
 	T=$(mktemp -d "${TMPDIR:-/tmp}/psc-e2e.XXXXXX")
 	# a missing measurement must never look like a passing one: no inherited settings
 	unset PERFSCOPE_OUT PERFSCOPE_EVENTS
 	export LC_ALL=C
-	cd "$T"
+	cd "$T" || die "cannot enter $T"
 }
 
 fail() {
@@ -175,7 +176,7 @@ expect_cmp() {
 			else if (op == ">") r = a > b; else if (op == ">=") r = a >= b;
 			else if (op == "==") r = a == b; else if (op == "!=") r = a != b;
 			else exit 2; exit !r }'; then
-		fail "${4:-values}: expected $1 $2 $3"
+		fail "${4:-values}: $1 $2 $3 does not hold"
 	fi
 }
 
