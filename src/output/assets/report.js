@@ -40,7 +40,7 @@
     const p = data.profile;
     const s = el("section", { id: "view-profile" });
     const cols = [
-      ["region", (r) => r.name], ["thread", (r) => r.thread], ["calls", (r) => r.calls],
+      ["region", (r) => r.name], ["thread", (r) => String(r.thread)], ["calls", (r) => r.calls],
       ["inclusive", (r) => r.incl_ns, fmtNs], ["exclusive", (r) => r.excl_ns, fmtNs],
     ];
     p.events.forEach((ev) => cols.push([ev, (r) => (r.counters[ev] ? r.counters[ev].value : null)]));
