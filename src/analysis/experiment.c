@@ -231,11 +231,16 @@ int experiment_open(struct experiment *e, const char *dir, char *err, size_t err
 
 	memset(e, 0, sizeof(*e));
 	e->exit_status = -1;
-	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+	if (stat(dir, &st) < 0) {
+		int e = errno;
+
 		snprintf(err, errlen, "%s: %s", dir,
-			 errno == ENOENT || S_ISDIR(st.st_mode) ? "no such experiment directory"
-								: "not a directory");
-		return -ENOENT;
+			 e == ENOENT ? "no such experiment directory" : strerror(e));
+		return -e;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a directory (an experiment is a directory)", dir);
+		return -ENOTDIR;
 	}
 	e->dir = strdup(dir);
 	ret = meta_load(e, err, errlen);

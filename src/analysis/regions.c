@@ -344,10 +344,14 @@ static int stream_pass(struct region_profile *p, struct pass *ps, char *err, siz
 	ps->th->end_reason = rd.end_reason;
 	ps->th->truncated_at = rd.truncated_at;
 	if (ps->th->records) {
-		double d = clock_fit_duration(ps->fit, last - first);
+		int64_t a = clock_fit_ns(ps->fit, first), b = clock_fit_ns(ps->fit, last);
 
-		if (d > p->duration_ns)
-			p->duration_ns = d;
+		if (!p->span_known || a < p->first_ns)
+			p->first_ns = a;
+		if (!p->span_known || b > p->last_ns)
+			p->last_ns = b;
+		p->span_known = 1;
+		p->duration_ns = (double)(p->last_ns - p->first_ns);
 	}
 	stream_close(&rd);
 	return ret < 0 ? ret : 0;

@@ -43,7 +43,9 @@ struct region_profile {
 	struct thread_summary *threads;
 	size_t nthreads;
 	uint64_t unmatched_ends, unclosed;
-	double duration_ns; /* first to last record over all streams */
+	double duration_ns;	   /* first to last record over all streams */
+	int64_t first_ns, last_ns; /* that span on the CLOCK_MONOTONIC time base */
+	int span_known;
 };
 
 /* Build the profile of every stream in E. 0, or a negative errno with "file: byte N: ..." */

@@ -77,16 +77,19 @@ int stream_open(struct stream_reader *r, const char *path, char *err, size_t err
 		return fail(err, errlen, -EINVAL, path, 0, "not a perfscope stream (bad magic)");
 	}
 	if (r->hdr.version != PSC_FORMAT_VERSION) {
+		uint32_t version = r->hdr.version;
+
 		stream_close(r);
 		return fail(err, errlen, -EINVAL, path, 8,
-			    "format version %u, this perfscope reads %d", r->hdr.version,
+			    "format version %u, this perfscope reads %d", version,
 			    PSC_FORMAT_VERSION);
 	}
 	if (r->hdr.header_size < sizeof(r->hdr) || r->hdr.header_size % 8 ||
 	    r->hdr.header_size > r->file_size) {
+		uint32_t size = r->hdr.header_size;
+
 		stream_close(r);
-		return fail(err, errlen, -EINVAL, path, 12, "bad header size %u",
-			    r->hdr.header_size);
+		return fail(err, errlen, -EINVAL, path, 12, "bad header size %u", size);
 	}
 	r->offset = r->hdr.header_size;
 	r->last_ticks = 0;
@@ -150,6 +153,9 @@ int stream_next(struct stream_reader *r, struct stream_record *rec, char *err, s
 	int ret;
 
 	while (r->pos >= r->chunk_words) {
+		if (r->ended && r->offset < r->file_size)
+			return fail(err, errlen, -EINVAL, r->path, r->offset,
+				    "data after the end record");
 		if (r->ended)
 			return 0;
 		ret = load_chunk(r, err, errlen);

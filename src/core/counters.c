@@ -93,7 +93,9 @@ static int open_one(struct counter_set *set, struct counter *c, pid_t pid, int c
 
 	counter_attr_build(&c->desc, set->flags, leader, &attr);
 	fd = set->sys->open(set->sys->ctx, &attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0 && (errno == EACCES || errno == EPERM) && !attr.exclude_kernel) {
+	/* user space only is a fallback for events that count it (not for :k events) */
+	if (fd < 0 && (errno == EACCES || errno == EPERM) && !attr.exclude_kernel &&
+	    !attr.exclude_user) {
 		attr.exclude_kernel = 1;
 		attr.exclude_hv = 1;
 		fd = set->sys->open(set->sys->ctx, &attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);

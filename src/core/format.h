@@ -30,12 +30,13 @@ struct psc_stream_header {
 	uint32_t tid;
 	int32_t rank;	       /* MPI world rank, -1 outside MPI */
 	uint32_t clock_source; /* enum clock_source */
-	uint64_t start_ticks;  /* a clock pair taken when the stream was opened */
+	uint64_t start_ticks;  /* the process's start clock pair */
 	uint64_t start_ns;
 	uint32_t nevents; /* configured events, in the order of the process's event list */
 	uint32_t reserved0;
-	uint64_t reserved1;
 };
+
+_Static_assert(sizeof(struct psc_stream_header) == 64, "stream header is 64 bytes");
 
 #define PSC_FEAT_REGIONS   0x1u
 #define PSC_FEAT_FUNCTIONS 0x2u

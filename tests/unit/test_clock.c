@@ -97,8 +97,9 @@ static void test_fit_large_values(void **state)
 {
 	const uint64_t t0 = 10000000000012345ull; /* 1e16 + 12345, odd: not a double */
 	const uint64_t n0 = 5000000000000007ull;
-	const struct clock_pair pairs[] = {
-	    {t0, n0}, {t0 + 1000000000ull, n0 + 500000000ull}, {t0 + 2000000000ull, n0 + 1000000000ull}};
+	const struct clock_pair pairs[] = {{t0, n0},
+					   {t0 + 1000000000ull, n0 + 500000000ull},
+					   {t0 + 2000000000ull, n0 + 1000000000ull}};
 	struct clock_fit fit;
 
 	(void)state;
@@ -226,16 +227,11 @@ static void test_pair_monotonic(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_fit_exact_half),
-	    cmocka_unit_test(test_fit_two_pairs),
-	    cmocka_unit_test(test_fit_noisy_symmetric),
-	    cmocka_unit_test(test_fit_large_values),
-	    cmocka_unit_test(test_fit_unit_slope),
-	    cmocka_unit_test(test_fit_errors),
-	    cmocka_unit_test(test_fit_ns_rounding),
-	    cmocka_unit_test(test_source_names),
-	    cmocka_unit_test(test_source_choose),
-	    cmocka_unit_test(test_pair_monotonic),
+	    cmocka_unit_test(test_fit_exact_half),	cmocka_unit_test(test_fit_two_pairs),
+	    cmocka_unit_test(test_fit_noisy_symmetric), cmocka_unit_test(test_fit_large_values),
+	    cmocka_unit_test(test_fit_unit_slope),	cmocka_unit_test(test_fit_errors),
+	    cmocka_unit_test(test_fit_ns_rounding),	cmocka_unit_test(test_source_names),
+	    cmocka_unit_test(test_source_choose),	cmocka_unit_test(test_pair_monotonic),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -64,8 +64,8 @@ static void test_attr_encoding(void **state)
 		uint32_t type;
 		uint64_t config;
 	} cases[] = {
-	    {"cycles", ABI_TYPE_HARDWARE, 0},	       /* PERF_COUNT_HW_CPU_CYCLES */
-	    {"instructions", ABI_TYPE_HARDWARE, 1},    /* PERF_COUNT_HW_INSTRUCTIONS */
+	    {"cycles", ABI_TYPE_HARDWARE, 0},			   /* PERF_COUNT_HW_CPU_CYCLES */
+	    {"instructions", ABI_TYPE_HARDWARE, 1},		   /* PERF_COUNT_HW_INSTRUCTIONS */
 	    {"L1-dcache-load-misses", ABI_TYPE_HW_CACHE, 0x10000}, /* L1D 0 | READ 0 | MISS 1 */
 	    {"dTLB-load-misses", ABI_TYPE_HW_CACHE, 0x10003},	   /* DTLB 3 | READ 0 | MISS 1 */
 	    {"r01c2", ABI_TYPE_RAW, 0x1c2},
@@ -87,10 +87,20 @@ static void test_attr_encoding(void **state)
 		/* no modifier: user and kernel both counted */
 		assert_int_equal(a.exclude_user, 0);
 		assert_int_equal(a.exclude_kernel, 0);
-		/* no flags: a plain, enabled, non-inherited leader */
-		assert_int_equal(a.disabled, 0);
+		/*
+		 * no flags: a non-inherited leader that starts disabled (counter_set_open
+		 * enables complete groups), nothing at exec
+		 */
+		assert_int_equal(a.disabled, 1);
 		assert_int_equal(a.enable_on_exec, 0);
 		assert_int_equal(a.inherit, 0);
+		/* as a member: never disabled, it follows its leader */
+		counter_attr_build(&ev, 0, 0, &a);
+		assert_int_equal(a.type, cases[i].type);
+		assert_int_equal(a.config, cases[i].config);
+		check_plain(&a, &ev);
+		assert_int_equal(a.disabled, 0);
+		assert_int_equal(a.enable_on_exec, 0);
 	}
 }
 
@@ -134,7 +144,8 @@ static void test_attr_flags(void **state)
 	/* inherit: leader and members */
 	counter_attr_build(&ev, COUNTER_INHERIT, 1, &a);
 	assert_int_equal(a.inherit, 1);
-	assert_int_equal(a.disabled, 0);
+	assert_int_equal(a.disabled, 1);
+	assert_int_equal(a.enable_on_exec, 0);
 	counter_attr_build(&ev, COUNTER_INHERIT | COUNTER_ENABLE_ON_EXEC, 0, &a);
 	assert_int_equal(a.inherit, 1);
 	assert_int_equal(a.disabled, 0);
@@ -162,7 +173,7 @@ struct fake {
 	int ncalls;
 	int next_fd;
 	/* failure rules */
-	uint32_t fail_type; /* fail events of this type ... */
+	uint32_t fail_type;  /* fail events of this type ... */
 	int fail_type_errno; /* ... with this errno (0: rule off) */
 	int max_hw;	     /* EINVAL when a group would get more hardware members (0: off) */
 	int eacces_kernel;   /* EACCES unless exclude_kernel is set */
@@ -291,9 +302,8 @@ static void test_group_all_fit(void **state)
 	(void)state;
 	fake_init(&f, &sys);
 	resolve_all(names, 3, evs);
-	assert_int_equal(counter_set_init(&set, evs, 3, COUNTER_ENABLE_ON_EXEC | COUNTER_INHERIT,
-					  &sys),
-			 0);
+	assert_int_equal(
+	    counter_set_init(&set, evs, 3, COUNTER_ENABLE_ON_EXEC | COUNTER_INHERIT, &sys), 0);
 	/* before opening: nothing counts */
 	for (size_t i = 0; i < 3; i++) {
 		assert_int_equal(set.ev[i].fd, -1);
@@ -404,9 +414,9 @@ static void test_group_split_on_failure(void **state)
 /* max_hw_per_group splits without asking the kernel; software events join any group. */
 static void test_group_max_hw(void **state)
 {
-	static const char *const names[] = {"cycles",	   "instructions",	    "page-faults",
-					    "r01c2",	   "L1-dcache-load-misses", "dTLB-load-misses",
-					    "task-clock"};
+	static const char *const names[] = {
+	    "cycles",		"instructions", "page-faults", "r01c2", "L1-dcache-load-misses",
+	    "dTLB-load-misses", "task-clock"};
 	static const uint32_t groups[] = {0, 0, 0, 1, 1, 2, 2};
 	static const int32_t status[] = {0, 0, 0, 0, 0, 0, 0};
 	struct event_desc evs[7];
@@ -548,6 +558,7 @@ static void test_kernel_only_refused(void **state)
 	static const uint32_t groups[] = {PSC_NO_GROUP, 0};
 	static const int32_t status[] = {-EACCES, 0};
 	struct event_desc evs[2];
+	int counting;
 	struct counter_sys sys;
 	struct counter_set set;
 	struct fake f;
@@ -558,11 +569,12 @@ static void test_kernel_only_refused(void **state)
 	resolve_all(names, 2, evs);
 	assert_int_equal(evs[0].exclude_user, 1);
 	assert_int_equal(counter_set_init(&set, evs, 2, 0, &sys), 0);
-	assert_int_equal(counter_set_open(&set, 0), 1);
+	counting = counter_set_open(&set, 0);
 	/* never an open that excludes both user and kernel */
 	for (int i = 0; i < f.ncalls; i++)
 		if (f.calls[i].attr.exclude_user && f.calls[i].attr.exclude_kernel)
 			fail_msg("open %d counts neither user nor kernel space", i);
+	assert_int_equal(counting, 1);
 	assert_int_equal(set.ev[0].user_only, 0);
 	assert_int_equal(set.ev[0].fd, -1);
 	check_layout(&set, groups, status);
@@ -872,16 +884,16 @@ static void test_status_reason(void **state)
 
 	(void)state;
 	assert_string_equal(counter_status_reason(0, &hw, 2, 1, buf, sizeof(buf)), "counting");
-	assert_non_null(strstr(counter_status_reason(-ENOENT, &hw, 2, 0, buf, sizeof(buf)),
-			       "no hardware PMU"));
+	assert_non_null(
+	    strstr(counter_status_reason(-ENOENT, &hw, 2, 0, buf, sizeof(buf)), "no hardware PMU"));
 	assert_non_null(strstr(counter_status_reason(-EOPNOTSUPP, &hw, 2, 0, buf, sizeof(buf)),
 			       "no hardware PMU"));
 	/* with a PMU, or for a software event, the PMU is not said to be missing */
-	assert_null(strstr(counter_status_reason(-ENOENT, &hw, 2, 1, buf, sizeof(buf)),
-			   "no hardware PMU"));
+	assert_null(
+	    strstr(counter_status_reason(-ENOENT, &hw, 2, 1, buf, sizeof(buf)), "no hardware PMU"));
 	assert_non_null(strstr(buf, "not supported"));
-	assert_null(strstr(counter_status_reason(-ENOENT, &sw, 2, 0, buf, sizeof(buf)),
-			   "no hardware PMU"));
+	assert_null(
+	    strstr(counter_status_reason(-ENOENT, &sw, 2, 0, buf, sizeof(buf)), "no hardware PMU"));
 
 	/* permission: names the sysctl, the current level, and the level that helps */
 	counter_status_reason(-EACCES, &hw, 2, 1, buf, sizeof(buf));

@@ -221,16 +221,11 @@ static void test_snapshot_words(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_scale_exact),
-	    cmocka_unit_test(test_scale_rounding),
-	    cmocka_unit_test(test_scale_wide),
-	    cmocka_unit_test(test_scale_special),
-	    cmocka_unit_test(test_running_ratio),
-	    cmocka_unit_test(test_delta_add),
-	    cmocka_unit_test(test_snapshot_decode),
-	    cmocka_unit_test(test_snapshot_interleaved),
-	    cmocka_unit_test(test_snapshot_malformed),
-	    cmocka_unit_test(test_snapshot_words),
+	    cmocka_unit_test(test_scale_exact),	       cmocka_unit_test(test_scale_rounding),
+	    cmocka_unit_test(test_scale_wide),	       cmocka_unit_test(test_scale_special),
+	    cmocka_unit_test(test_running_ratio),      cmocka_unit_test(test_delta_add),
+	    cmocka_unit_test(test_snapshot_decode),    cmocka_unit_test(test_snapshot_interleaved),
+	    cmocka_unit_test(test_snapshot_malformed), cmocka_unit_test(test_snapshot_words),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,210 @@
+/*
+ * test_jsonw.c - the JSON writer: exact text for structures, escaping and numbers, compact
+ * and pretty.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "jsonw.h"
+
+static void test_nested_compact(void **state)
+{
+	struct jsonw w;
+
+	(void)state;
+	jsonw_init(&w, 0);
+	jsonw_object_begin(&w);
+	jsonw_kv_string(&w, "a", "x");
+	jsonw_key(&w, "b");
+	jsonw_array_begin(&w);
+	jsonw_u64(&w, 1);
+	jsonw_i64(&w, -2);
+	jsonw_double(&w, 0.5);
+	jsonw_bool(&w, 1);
+	jsonw_bool(&w, 0);
+	jsonw_null(&w);
+	jsonw_object_begin(&w);
+	jsonw_object_end(&w);
+	jsonw_array_begin(&w);
+	jsonw_array_end(&w);
+	jsonw_object_begin(&w);
+	jsonw_kv_u64(&w, "k", 7);
+	jsonw_key(&w, "arr");
+	jsonw_array_begin(&w);
+	jsonw_array_begin(&w);
+	jsonw_string(&w, "deep");
+	jsonw_array_end(&w);
+	jsonw_array_end(&w);
+	jsonw_object_end(&w);
+	jsonw_array_end(&w);
+	jsonw_kv_i64(&w, "c", -9223372036854775807LL - 1);
+	jsonw_kv_u64(&w, "d", UINT64_MAX);
+	jsonw_kv_double(&w, "e", 2.0);
+	jsonw_key(&w, "f");
+	jsonw_object_begin(&w);
+	jsonw_key(&w, "g");
+	jsonw_object_begin(&w);
+	jsonw_object_end(&w);
+	jsonw_object_end(&w);
+	jsonw_object_end(&w);
+	assert_string_equal(jsonw_text(&w),
+			    "{\"a\":\"x\",\"b\":[1,-2,0.5,true,false,null,{},[],{\"k\":7,\"arr\":[["
+			    "\"deep\"]]}],\"c\":-9223372036854775808,\"d\":18446744073709551615,"
+			    "\"e\":2,\"f\":{\"g\":{}}}");
+	assert_int_equal(w.len, strlen(jsonw_text(&w)));
+	jsonw_release(&w);
+}
+
+static void test_pretty(void **state)
+{
+	struct jsonw w;
+
+	(void)state;
+	jsonw_init(&w, 1);
+	jsonw_object_begin(&w);
+	jsonw_kv_u64(&w, "a", 1);
+	jsonw_key(&w, "b");
+	jsonw_array_begin(&w);
+	jsonw_u64(&w, 2);
+	jsonw_string(&w, "s");
+	jsonw_array_end(&w);
+	jsonw_key(&w, "c");
+	jsonw_array_begin(&w);
+	jsonw_array_end(&w);
+	jsonw_key(&w, "d");
+	jsonw_object_begin(&w);
+	jsonw_kv_string(&w, "e", "f");
+	jsonw_object_end(&w);
+	jsonw_object_end(&w);
+	assert_string_equal(jsonw_text(&w), "{\n"
+					    "  \"a\": 1,\n"
+					    "  \"b\": [\n"
+					    "    2,\n"
+					    "    \"s\"\n"
+					    "  ],\n"
+					    "  \"c\": [],\n"
+					    "  \"d\": {\n"
+					    "    \"e\": \"f\"\n"
+					    "  }\n"
+					    "}");
+	jsonw_release(&w);
+}
+
+static void test_escaping(void **state)
+{
+	struct jsonw w;
+
+	(void)state;
+	jsonw_init(&w, 0);
+	jsonw_array_begin(&w);
+	jsonw_string(&w, "say \"hi\"");
+	jsonw_string(&w, "C:\\dir\\");
+	jsonw_string(&w, "a\nb\rc\td");
+	jsonw_string(&w, "\x01\x1f\x7f");
+	jsonw_string(&w, "\b\f");
+	jsonw_string(&w, "caf\xc3\xa9 /"); /* UTF-8 and '/' pass through */
+	jsonw_string(&w, "");
+	jsonw_string(&w, NULL);
+	jsonw_array_end(&w);
+	assert_string_equal(jsonw_text(&w), "[\"say \\\"hi\\\"\",\"C:\\\\dir\\\\\","
+					    "\"a\\nb\\rc\\td\",\"\\u0001\\u001f\\u007f\","
+					    "\"\\u0008\\u000c\",\"caf\xc3\xa9 /\",\"\",\"\"]");
+	jsonw_release(&w);
+
+	/* keys are escaped too */
+	jsonw_init(&w, 0);
+	jsonw_object_begin(&w);
+	jsonw_kv_string(&w, "k\"\\\x02", "v");
+	jsonw_object_end(&w);
+	assert_string_equal(jsonw_text(&w), "{\"k\\\"\\\\\\u0002\":\"v\"}");
+	jsonw_release(&w);
+}
+
+static const char *one_double(struct jsonw *w, double v)
+{
+	jsonw_release(w);
+	jsonw_init(w, 0);
+	jsonw_double(w, v);
+	return jsonw_text(w);
+}
+
+static void test_doubles(void **state)
+{
+	struct jsonw w;
+
+	(void)state;
+	jsonw_init(&w, 0);
+	/* the shortest text that reads back to the same double */
+	assert_string_equal(one_double(&w, 0.1), "0.1");
+	assert_string_equal(one_double(&w, 0.5), "0.5");
+	assert_string_equal(one_double(&w, 1.0), "1");
+	assert_string_equal(one_double(&w, 0.0), "0");
+	assert_string_equal(one_double(&w, -2.25), "-2.25");
+	assert_string_equal(one_double(&w, 123456.0), "123456");
+	assert_string_equal(one_double(&w, 1e300), "1e+300");
+	assert_string_equal(one_double(&w, -1e-300), "-1e-300");
+	assert_string_equal(one_double(&w, 0.1 + 0.2), "0.30000000000000004");
+	assert_string_equal(one_double(&w, 1.0 / 3.0), "0.3333333333333333");
+	/* 123456789012345678 is stored as 123456789012345680: 17 digits are needed */
+	assert_string_equal(one_double(&w, 123456789012345678.0), "1.2345678901234568e+17");
+	/* not numbers in JSON */
+	assert_string_equal(one_double(&w, NAN), "null");
+	assert_string_equal(one_double(&w, INFINITY), "null");
+	assert_string_equal(one_double(&w, -INFINITY), "null");
+	jsonw_release(&w);
+
+	/* in context: commas stay right around null */
+	jsonw_init(&w, 0);
+	jsonw_object_begin(&w);
+	jsonw_kv_double(&w, "x", NAN);
+	jsonw_kv_double(&w, "y", 0.25);
+	jsonw_object_end(&w);
+	assert_string_equal(jsonw_text(&w), "{\"x\":null,\"y\":0.25}");
+	jsonw_release(&w);
+}
+
+static void test_empty_and_growth(void **state)
+{
+	struct jsonw w;
+	char expect[8192];
+	size_t n = 0;
+
+	(void)state;
+	jsonw_init(&w, 0);
+	assert_string_equal(jsonw_text(&w), "");
+	jsonw_release(&w);
+
+	/* well past the first buffer: 1000 numbers */
+	jsonw_init(&w, 0);
+	jsonw_array_begin(&w);
+	expect[n++] = '[';
+	for (int i = 0; i < 1000; i++) {
+		jsonw_u64(&w, (uint64_t)i);
+		n += (size_t)snprintf(expect + n, sizeof(expect) - n, i ? ",%d" : "%d", i);
+	}
+	jsonw_array_end(&w);
+	expect[n++] = ']';
+	expect[n] = 0;
+	assert_false(w.failed);
+	assert_string_equal(jsonw_text(&w), expect);
+	assert_int_equal(w.len, n);
+	jsonw_release(&w);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_nested_compact),   cmocka_unit_test(test_pretty),
+	    cmocka_unit_test(test_escaping),	     cmocka_unit_test(test_doubles),
+	    cmocka_unit_test(test_empty_and_growth),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

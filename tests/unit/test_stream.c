@@ -1,0 +1,701 @@
+/*
+ * test_stream.c - the validating stream reader (stream.h) on synthetic stream files built with
+ * the record layout of format.h: every record kind, cut-short streams, and every defect class
+ * with the exact byte offset in the message.
+ *
+ * Layout used throughout: the header is H bytes (sizeof(struct psc_stream_header), documented
+ * as 64: see test_header_size), so chunk 0's header is at byte H and its first record at
+ * H + 16; a record at word k of a chunk whose payload starts at P is at byte P + 8 * k.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "format.h"
+#include "stream.h"
+
+/* The stream header's size: every offset below is relative to it. */
+#define H ((uint64_t)sizeof(struct psc_stream_header))
+
+/* ---- building stream files ------------------------------------------------------------------ */
+
+struct buf {
+	unsigned char *p;
+	size_t len, cap;
+};
+
+static void put(struct buf *b, const void *data, size_t n)
+{
+	if (n == 0)
+		return;
+	if (b->len + n > b->cap) {
+		b->cap = (b->len + n) * 2 + 256;
+		b->p = realloc(b->p, b->cap);
+		assert_non_null(b->p);
+	}
+	memcpy(b->p + b->len, data, n);
+	b->len += n;
+}
+
+static void put_header(struct buf *b, uint32_t version, const char *magic)
+{
+	struct psc_stream_header h;
+
+	assert_int_equal(sizeof(h), H);
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, magic, 8);
+	h.version = version;
+	h.header_size = sizeof(h);
+	h.features = PSC_FEAT_REGIONS;
+	h.pid = 4242;
+	h.tid = 4243;
+	h.rank = -1;
+	h.clock_source = 2;
+	h.start_ticks = 100;
+	h.start_ns = 5000;
+	put(b, &h, sizeof(h));
+}
+
+static void put_chunk(struct buf *b, uint64_t seq, const uint64_t *words, size_t n)
+{
+	struct psc_chunk_header ch = {PSC_CHUNK_MAGIC, (uint32_t)(n * 8), seq};
+
+	put(b, &ch, sizeof(ch));
+	put(b, words, n * 8);
+}
+
+/* Word builders. */
+#define EXT(ticks, type, nwords, arg)                                                              \
+	psc_word0((ticks), PSC_KIND_EXT), psc_ext_word1((type), (nwords), (arg))
+
+static char tmpdir[64];
+
+static int make_tmpdir(void **state)
+{
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/psc-unit-stream-XXXXXX");
+	assert_non_null(mkdtemp(tmpdir));
+	return 0;
+}
+
+static int remove_tmpdir(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	assert_int_equal(system(cmd), 0);
+	return 0;
+}
+
+/* Write B to a new file named NAME in the test directory; PATH receives its path. */
+static void write_file(struct buf *b, const char *name, char *path, size_t len)
+{
+	FILE *f;
+
+	snprintf(path, len, "%s/%s", tmpdir, name);
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	if (b->len)
+		assert_int_equal(fwrite(b->p, 1, b->len, f), b->len);
+	assert_int_equal(fclose(f), 0);
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+}
+
+/* Read every record; returns the last stream_next result. */
+static int read_all(struct stream_reader *r, char *err, size_t errlen, int *nrec)
+{
+	struct stream_record rec;
+	int ret;
+
+	*nrec = 0;
+	while ((ret = stream_next(r, &rec, err, errlen)) > 0)
+		(*nrec)++;
+	return ret;
+}
+
+/* ERR must be exactly "PATH: byte N: " followed by WHAT (a substring of the rest). */
+static void check_error(const char *err, const char *path, unsigned long long byte,
+			const char *what)
+{
+	char prefix[512];
+
+	snprintf(prefix, sizeof(prefix), "%s: byte %llu: ", path, byte);
+	if (strncmp(err, prefix, strlen(prefix)))
+		fail_msg("error '%s' does not start with '%s'", err, prefix);
+	if (what && !strstr(err + strlen(prefix), what))
+		fail_msg("error '%s' does not say '%s'", err, what);
+}
+
+/* Open PATH (must succeed), read to the end, expect an error at BYTE. */
+static void expect_read_error(const char *path, int nrec_expected, unsigned long long byte,
+			      const char *what)
+{
+	struct stream_reader r;
+	char err[512] = "";
+	int nrec;
+
+	assert_int_equal(stream_open(&r, path, err, sizeof(err)), 0);
+	assert_int_equal(read_all(&r, err, sizeof(err), &nrec), -EINVAL);
+	assert_int_equal(nrec, nrec_expected);
+	check_error(err, path, byte, what);
+	stream_close(&r);
+}
+
+/*
+ * format.h ("fixed 64 bytes", "a 64-byte header") and docs/format.md (the field table ends
+ * with the reserved u32 at offset 60) document a 64-byte stream header.
+ */
+static void test_header_size(void **state)
+{
+	(void)state;
+	assert_int_equal(sizeof(struct psc_stream_header), 64);
+	assert_int_equal(sizeof(struct psc_chunk_header), 16);
+}
+
+/* ---- every record kind ---------------------------------------------------------------------- */
+
+static void test_all_records(void **state)
+{
+	/* chunk 0: payload at H + 16 */
+	const uint64_t c0[] = {
+	    EXT(100, PSC_REC_CLOCK_SYNC, 3, 0),
+	    5000, /* @H+16, 3 words */
+	    EXT(100, PSC_REC_THREAD_NAME, 3, 0),
+	    0x72656b726f77ull, /* @H+40 "worker" */
+	    EXT(101, PSC_REC_REGION_DEF, 3, 7),
+	    0x6e69616dull, /* @H+64 "main" */
+	    EXT(102, PSC_REC_COUNTERS, 4, 2),
+	    0, /* @H+88 */
+	    0xffffffffull | ((uint64_t)(uint32_t)-ENOENT << 32),
+	    psc_word0(103, PSC_KIND_FUNC_ENTER),
+	    0x401000, /* @H+120 */
+	    EXT(104, PSC_REC_REGION_ENTER, 6, 7),
+	    1,
+	    10,
+	    9,
+	    77, /* @H+136 */
+	    psc_word0(105, PSC_KIND_FUNC_EXIT),
+	    0x401000, /* @H+184 */
+	};
+	/* chunk 1: header at H + 16 + 23 * 8 = H + 200, payload at H + 216 */
+	const uint64_t c1[] = {
+	    EXT(200, PSC_REC_CLOCK_SYNC, 3, 0),
+	    9000,				  /* @H+216 */
+	    EXT(201, PSC_REC_REGION_LEAVE, 2, 7), /* @H+240 */
+	    EXT(202, PSC_REC_LOST, 4, 0),
+	    5,
+	    40,							  /* @H+256 */
+	    EXT(203, PSC_REC_STREAM_END, 2, PSC_END_THREAD_EXIT), /* @H+288 */
+	};
+	struct buf b = {0};
+	struct stream_reader r;
+	struct stream_record rec;
+	char path[256], err[512] = "";
+
+	(void)state;
+	assert_int_equal(sizeof(c0) / 8, 23);
+	put_header(&b, PSC_FORMAT_VERSION, PSC_STREAM_MAGIC);
+	put_chunk(&b, 0, c0, sizeof(c0) / 8);
+	put_chunk(&b, 1, c1, sizeof(c1) / 8);
+	assert_int_equal(b.len, H + 304);
+	write_file(&b, "stream.all", path, sizeof(path));
+
+	assert_int_equal(stream_open(&r, path, err, sizeof(err)), 0);
+	assert_int_equal(r.hdr.pid, 4242);
+	assert_int_equal(r.hdr.tid, 4243);
+	assert_int_equal(r.hdr.rank, -1);
+	assert_int_equal(r.hdr.start_ns, 5000);
+	assert_int_equal(r.file_size, H + 304);
+
+	assert_int_equal(stream_next(&r, &rec, err, sizeof(err)), 1);
+	assert_int_equal(rec.kind, PSC_KIND_EXT);
+	assert_int_equal(rec.type, PSC_REC_CLOCK_SYNC);
+	assert_int_equal(rec.ticks, 100);
+	assert_int_equal(rec.offset, H + 16);
+	assert_int_equal(rec.arg, 0);
+	assert_int_equal(rec.npayload, 1);
+	assert_int_equal(rec.payload[0], 5000);
+
+	assert_int_equal(stream_next(&r, &rec, err, sizeof(err)), 1);
+	assert_int_equal(rec.type, PSC_REC_THREAD_NAME);
+	assert_int_equal(rec.offset, H + 40);
+	assert_int_equal(rec.npayload, 1);
+	assert_string_equal((const char *)rec.payload, "worker");
+
+	assert_int_equal(stream_next(&r, &rec, err, sizeof(err)), 1);
+	assert_int_equal(rec.type, PSC_REC_REGION_DEF);
+	assert_int_equal(rec.ticks, 101);
+	assert_int_equal(rec.offset, H + 64);
+	assert_int_equal(rec.arg, 7);
+	assert_int_equal(rec.npayload, 1);
+	assert_string_equal((const char *)rec.payload, "main");
+
+	assert_int_equal(stream_next(&r, &rec, err, sizeof(err)), 1);
+	assert_int_equal(rec.type, PSC_REC_COUNTERS);
+	assert_int_equal(rec.offset, H + 88);
+	assert_int_equal(rec.arg, 2);
+	assert_int_equal(rec.npayload, 2);
+	assert_int_equal(rec.payload[0], 0);
+	assert_int_equal((uint32_t)rec.payload[1], PSC_NO_GROUP);
+	assert_int_equal((int32_t)(rec.payload[1] >> 32), -ENOENT);
+
+	assert_int_equal(stream_next(&r, &rec, err, sizeof(err)), 1);
+	assert_int_equal(rec.kind, PSC_KIND_FUNC_ENTER);
+	assert_int_equal(rec.ticks, 103);
+	assert_int_equal(rec.offset, H + 120);
+	assert_int_equal(rec.addr, 0x401000);
+	assert_int_equal(rec.npayload, 0);
+
+	assert_int_equal(stream_next(&r, &rec, err, sizeof(err)), 1);
+	assert_int_equal(rec.kind, PSC_KIND_EXT);
+	assert_int_equal(rec.type, PSC_REC_REGION_ENTER);
+	assert_int_equal(rec.ticks, 104);
+	assert_int_equal(rec.offset, H + 136);
+	assert_int_equal(rec.arg, 7);
+	assert_int_equal(rec.npayload, 4);
+	assert_int_equal(rec.payload[0], 1);
+	assert_int_equal(rec.payload[1], 10);
+	assert_int_equal(rec.payload[2], 9);
+	assert_int_equal(rec.payload[3], 77);
+
+	assert_int_equal(stream_next(&r, &rec, err, sizeof(err)), 1);
+	assert_int_equal(rec.kind, PSC_KIND_FUNC_EXIT);
+	assert_int_equal(rec.ticks, 105);
+	assert_int_equal(rec.offset, H + 184);
+	assert_int_equal(rec.addr, 0x401000);
+
+	assert_int_equal(stream_next(&r, &rec, err, sizeof(err)), 1);
+	assert_int_equal(rec.type, PSC_REC_CLOCK_SYNC);
+	assert_int_equal(rec.ticks, 200);
+	assert_int_equal(rec.offset, H + 216);
+	assert_int_equal(rec.payload[0], 9000);
+
+	assert_int_equal(stream_next(&r, &rec, err, sizeof(err)), 1);
+	assert_int_equal(rec.type, PSC_REC_REGION_LEAVE);
+	assert_int_equal(rec.ticks, 201);
+	assert_int_equal(rec.offset, H + 240);
+	assert_int_equal(rec.arg, 7);
+	assert_int_equal(rec.npayload, 0);
+
+	assert_int_equal(stream_next(&r, &rec, err, sizeof(err)), 1);
+	assert_int_equal(rec.type, PSC_REC_LOST);
+	assert_int_equal(rec.offset, H + 256);
+	assert_int_equal(rec.npayload, 2);
+	assert_int_equal(rec.payload[0], 5);
+	assert_int_equal(rec.payload[1], 40);
+	assert_false(r.ended);
+
+	assert_int_equal(stream_next(&r, &rec, err, sizeof(err)), 1);
+	assert_int_equal(rec.type, PSC_REC_STREAM_END);
+	assert_int_equal(rec.ticks, 203);
+	assert_int_equal(rec.offset, H + 288);
+	assert_int_equal(rec.arg, PSC_END_THREAD_EXIT);
+	assert_true(r.ended);
+	assert_int_equal(r.end_reason, PSC_END_THREAD_EXIT);
+
+	assert_int_equal(stream_next(&r, &rec, err, sizeof(err)), 0);
+	assert_int_equal(stream_next(&r, &rec, err, sizeof(err)), 0);
+	assert_int_equal(r.truncated_at, 0);
+	stream_close(&r);
+}
+
+/* Empty chunks and a stream without chunks are valid. */
+static void test_empty(void **state)
+{
+	const uint64_t c1[] = {psc_word0(1, PSC_KIND_FUNC_ENTER), 0x10};
+	struct buf b = {0};
+	struct stream_reader r;
+	struct stream_record rec;
+	char path[256], err[512] = "";
+	int n;
+
+	(void)state;
+	put_header(&b, PSC_FORMAT_VERSION, PSC_STREAM_MAGIC);
+	write_file(&b, "stream.nochunk", path, sizeof(path));
+	assert_int_equal(stream_open(&r, path, err, sizeof(err)), 0);
+	assert_int_equal(read_all(&r, err, sizeof(err), &n), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(r.truncated_at, 0);
+	assert_false(r.ended);
+	stream_close(&r);
+
+	put_header(&b, PSC_FORMAT_VERSION, PSC_STREAM_MAGIC);
+	put_chunk(&b, 0, NULL, 0);
+	put_chunk(&b, 1, c1, 2); /* header at H + 16, record at H + 32 */
+	write_file(&b, "stream.emptychunk", path, sizeof(path));
+	assert_int_equal(stream_open(&r, path, err, sizeof(err)), 0);
+	assert_int_equal(stream_next(&r, &rec, err, sizeof(err)), 1);
+	assert_int_equal(rec.offset, H + 32);
+	assert_int_equal(rec.addr, 0x10);
+	assert_int_equal(stream_next(&r, &rec, err, sizeof(err)), 0);
+	stream_close(&r);
+}
+
+/* ---- cut-short streams ---------------------------------------------------------------------- */
+
+static void test_truncated_chunk(void **state)
+{
+	const uint64_t c0[] = {EXT(10, PSC_REC_CLOCK_SYNC, 3, 0), 1000,
+			       psc_word0(11, PSC_KIND_FUNC_ENTER), 0x1234}; /* 40 bytes */
+	const uint64_t c1[] = {EXT(20, PSC_REC_CLOCK_SYNC, 3, 0), 2000,
+			       psc_word0(21, PSC_KIND_FUNC_EXIT), 0x1234};
+	struct buf b = {0};
+	struct stream_reader r;
+	struct stream_record rec;
+	char path[256], err[512] = "";
+	int n;
+
+	(void)state;
+	/* chunk 1 (header at H + 16 + 40 = H + 56) loses its last 8 bytes */
+	put_header(&b, PSC_FORMAT_VERSION, PSC_STREAM_MAGIC);
+	put_chunk(&b, 0, c0, 5);
+	put_chunk(&b, 1, c1, 5);
+	assert_int_equal(b.len, H + 112);
+	b.len -= 8;
+	write_file(&b, "stream.cut-payload", path, sizeof(path));
+	assert_int_equal(stream_open(&r, path, err, sizeof(err)), 0);
+	assert_int_equal(stream_next(&r, &rec, err, sizeof(err)), 1);
+	assert_int_equal(rec.offset, H + 16);
+	assert_int_equal(stream_next(&r, &rec, err, sizeof(err)), 1);
+	assert_int_equal(rec.offset, H + 40);
+	assert_int_equal(rec.kind, PSC_KIND_FUNC_ENTER);
+	assert_int_equal(stream_next(&r, &rec, err, sizeof(err)), 0);
+	assert_int_equal(r.truncated_at, H + 56);
+	assert_false(r.ended);
+	stream_close(&r);
+
+	/* only 10 bytes of chunk 1's header were written */
+	put_header(&b, PSC_FORMAT_VERSION, PSC_STREAM_MAGIC);
+	put_chunk(&b, 0, c0, 5);
+	put_chunk(&b, 1, c1, 5);
+	b.len = H + 56 + 10;
+	write_file(&b, "stream.cut-header", path, sizeof(path));
+	assert_int_equal(stream_open(&r, path, err, sizeof(err)), 0);
+	assert_int_equal(read_all(&r, err, sizeof(err), &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(r.truncated_at, H + 56);
+	stream_close(&r);
+
+	/* the first chunk itself is cut: no records, truncated at H */
+	put_header(&b, PSC_FORMAT_VERSION, PSC_STREAM_MAGIC);
+	put_chunk(&b, 0, c0, 5);
+	b.len -= 1;
+	write_file(&b, "stream.cut-first", path, sizeof(path));
+	assert_int_equal(stream_open(&r, path, err, sizeof(err)), 0);
+	assert_int_equal(read_all(&r, err, sizeof(err), &n), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(r.truncated_at, H);
+	stream_close(&r);
+}
+
+/* ---- defects -------------------------------------------------------------------------------- */
+
+static void test_bad_header(void **state)
+{
+	struct buf b = {0};
+	struct stream_reader r;
+	char path[256], err[512] = "";
+
+	(void)state;
+	put_header(&b, PSC_FORMAT_VERSION, "PSCSTRM2");
+	write_file(&b, "stream.badmagic", path, sizeof(path));
+	assert_int_equal(stream_open(&r, path, err, sizeof(err)), -EINVAL);
+	check_error(err, path, 0, "magic");
+
+	put_header(&b, PSC_FORMAT_VERSION, PSC_STREAM_MAGIC);
+	b.len = H - 1;
+	write_file(&b, "stream.short", path, sizeof(path));
+	assert_int_equal(stream_open(&r, path, err, sizeof(err)), -EINVAL);
+	check_error(err, path, 0, "shorter");
+
+	snprintf(path, sizeof(path), "%s/does-not-exist", tmpdir);
+	assert_int_equal(stream_open(&r, path, err, sizeof(err)), -ENOENT);
+	assert_true(!strncmp(err, path, strlen(path)));
+}
+
+/* The message names the version found in the file. */
+static void test_bad_version(void **state)
+{
+	struct buf b = {0};
+	struct stream_reader r;
+	char path[256], err[512] = "";
+
+	(void)state;
+	put_header(&b, 2, PSC_STREAM_MAGIC);
+	write_file(&b, "stream.version", path, sizeof(path));
+	assert_int_equal(stream_open(&r, path, err, sizeof(err)), -EINVAL);
+	check_error(err, path, 8, "format version 2, this perfscope reads 1");
+}
+
+/* The message names the header size found in the file. */
+static void test_bad_header_size(void **state)
+{
+	struct buf b = {0};
+	struct stream_reader r;
+	char path[256], err[512] = "";
+	struct psc_stream_header *h;
+
+	(void)state;
+	put_header(&b, PSC_FORMAT_VERSION, PSC_STREAM_MAGIC);
+	h = (struct psc_stream_header *)b.p;
+	h->header_size = 60;
+	write_file(&b, "stream.hsize", path, sizeof(path));
+	assert_int_equal(stream_open(&r, path, err, sizeof(err)), -EINVAL);
+	check_error(err, path, 12, "bad header size 60");
+
+	/* not a multiple of 8 */
+	put_header(&b, PSC_FORMAT_VERSION, PSC_STREAM_MAGIC);
+	h = (struct psc_stream_header *)b.p;
+	h->header_size = (uint32_t)H + 4;
+	put(&b, "\0\0\0\0\0\0\0\0", 8);
+	write_file(&b, "stream.hsize8", path, sizeof(path));
+	assert_int_equal(stream_open(&r, path, err, sizeof(err)), -EINVAL);
+	check_error(err, path, 12, NULL);
+}
+
+/* Two good chunks of 2 records each, then a third chunk built by the caller. */
+static void two_good_chunks(struct buf *b)
+{
+	const uint64_t c0[] = {EXT(10, PSC_REC_CLOCK_SYNC, 3, 0), 1000,
+			       psc_word0(11, PSC_KIND_FUNC_ENTER), 0x1234};
+	const uint64_t c1[] = {EXT(20, PSC_REC_CLOCK_SYNC, 3, 0), 2000,
+			       psc_word0(21, PSC_KIND_FUNC_EXIT), 0x1234};
+
+	/* chunk 0 at H, chunk 1 at H + 56, chunk 2 at H + 112 (payload at H + 128) */
+	put_header(b, PSC_FORMAT_VERSION, PSC_STREAM_MAGIC);
+	put_chunk(b, 0, c0, 5);
+	put_chunk(b, 1, c1, 5);
+	assert_int_equal(b->len, H + 112);
+}
+
+static void test_bad_chunks(void **state)
+{
+	const uint64_t c2[] = {EXT(30, PSC_REC_CLOCK_SYNC, 3, 0), 3000};
+	struct psc_chunk_header ch;
+	struct buf b = {0};
+	char path[256];
+
+	(void)state;
+	/* bad chunk magic at H + 112 */
+	two_good_chunks(&b);
+	ch = (struct psc_chunk_header){0x4b435351u, 24, 2};
+	put(&b, &ch, sizeof(ch));
+	put(&b, c2, sizeof(c2));
+	write_file(&b, "stream.chunkmagic", path, sizeof(path));
+	expect_read_error(path, 4, H + 112, "chunk magic");
+
+	/* a gap in the chunk sequence: 2 expected, 3 found; the seq field is at H + 112 + 8 */
+	two_good_chunks(&b);
+	put_chunk(&b, 3, c2, 3);
+	write_file(&b, "stream.seqgap", path, sizeof(path));
+	expect_read_error(path, 4, H + 120, "sequence 3, expected 2");
+
+	/* a repeated chunk: sequence 1 again */
+	two_good_chunks(&b);
+	put_chunk(&b, 1, c2, 3);
+	write_file(&b, "stream.seqrepeat", path, sizeof(path));
+	expect_read_error(path, 4, H + 120, "sequence 1, expected 2");
+
+	/* a chunk size that is not a multiple of 8: the size field at H + 112 + 4 */
+	two_good_chunks(&b);
+	ch = (struct psc_chunk_header){PSC_CHUNK_MAGIC, 20, 2};
+	put(&b, &ch, sizeof(ch));
+	put(&b, c2, sizeof(c2));
+	write_file(&b, "stream.chunksize", path, sizeof(path));
+	expect_read_error(path, 4, H + 116, "chunk size 20");
+}
+
+static void test_bad_records(void **state)
+{
+	struct buf b = {0};
+	char path[256];
+
+	(void)state;
+	/* an extended record of 5 words with 3 words left in its chunk: the length is in word 1 */
+	{
+		const uint64_t c2[] = {EXT(30, PSC_REC_CLOCK_SYNC, 3, 0), 3000,
+				       EXT(31, PSC_REC_REGION_ENTER, 5, 1), 0};
+		two_good_chunks(&b);
+		put_chunk(&b, 2, c2, 6); /* second record at H + 128 + 24 = H + 152 */
+		write_file(&b, "stream.overrun", path, sizeof(path));
+		expect_read_error(path, 5, H + 160, "overruns");
+	}
+	/* a length below the two header words */
+	{
+		const uint64_t c2[] = {EXT(30, PSC_REC_CLOCK_SYNC, 3, 0), 3000,
+				       EXT(31, PSC_REC_REGION_LEAVE, 1, 1)};
+		two_good_chunks(&b);
+		put_chunk(&b, 2, c2, 5);
+		write_file(&b, "stream.len1", path, sizeof(path));
+		expect_read_error(path, 5, H + 160, NULL);
+	}
+	/* a function record cut by the end of its chunk (one word left) */
+	{
+		const uint64_t c2[] = {EXT(30, PSC_REC_CLOCK_SYNC, 3, 0), 3000,
+				       psc_word0(31, PSC_KIND_FUNC_ENTER)};
+		two_good_chunks(&b);
+		put_chunk(&b, 2, c2, 4);
+		write_file(&b, "stream.halfrec", path, sizeof(path));
+		expect_read_error(path, 5, H + 152, "overruns");
+	}
+	/* an unknown record type (9): the type is in word 1 */
+	{
+		const uint64_t c2[] = {EXT(30, PSC_REC_CLOCK_SYNC, 3, 0), 3000,
+				       psc_word0(31, PSC_KIND_EXT), psc_ext_word1(9, 2, 0)};
+		two_good_chunks(&b);
+		put_chunk(&b, 2, c2, 5);
+		write_file(&b, "stream.type9", path, sizeof(path));
+		expect_read_error(path, 5, H + 160, "unknown record type 9");
+	}
+	/* type 0 is not a record type either */
+	{
+		const uint64_t c2[] = {EXT(30, PSC_REC_CLOCK_SYNC, 3, 0), 3000,
+				       psc_word0(31, PSC_KIND_EXT), psc_ext_word1(0, 2, 0)};
+		two_good_chunks(&b);
+		put_chunk(&b, 2, c2, 5);
+		write_file(&b, "stream.type0", path, sizeof(path));
+		expect_read_error(path, 5, H + 160, "unknown record type 0");
+	}
+	/* the reserved kind 3 */
+	{
+		const uint64_t c2[] = {EXT(30, PSC_REC_CLOCK_SYNC, 3, 0), 3000,
+				       psc_word0(31, PSC_KIND_RESERVED), 0};
+		two_good_chunks(&b);
+		put_chunk(&b, 2, c2, 5);
+		write_file(&b, "stream.kind3", path, sizeof(path));
+		expect_read_error(path, 5, H + 152, "reserved record kind 3");
+	}
+	/* time going backwards within a chunk: 31 after 32 */
+	{
+		const uint64_t c2[] = {EXT(30, PSC_REC_CLOCK_SYNC, 3, 0),  3000,
+				       psc_word0(32, PSC_KIND_FUNC_ENTER), 1,
+				       psc_word0(31, PSC_KIND_FUNC_EXIT),  1};
+		two_good_chunks(&b);
+		put_chunk(&b, 2, c2, 7);
+		write_file(&b, "stream.backwards", path, sizeof(path));
+		expect_read_error(path, 6, H + 168, "backwards");
+	}
+	/* time going backwards across chunks: chunk 2 starts at 19 after 21 */
+	{
+		const uint64_t c2[] = {EXT(19, PSC_REC_CLOCK_SYNC, 3, 0), 3000};
+		two_good_chunks(&b);
+		put_chunk(&b, 2, c2, 3);
+		write_file(&b, "stream.backwards2", path, sizeof(path));
+		expect_read_error(path, 4, H + 128, "backwards");
+	}
+	/* records after the end record */
+	{
+		const uint64_t c2[] = {EXT(30, PSC_REC_CLOCK_SYNC, 3, 0), 3000,
+				       EXT(31, PSC_REC_STREAM_END, 2, PSC_END_EXIT),
+				       psc_word0(32, PSC_KIND_FUNC_ENTER), 1};
+		two_good_chunks(&b);
+		put_chunk(&b, 2, c2, 7);
+		write_file(&b, "stream.afterend", path, sizeof(path));
+		expect_read_error(path, 6, H + 168, "after the end record");
+	}
+}
+
+/*
+ * A chunk after the chunk that holds the end record: the end record has "nothing following
+ * it" (docs/format.md), so this is corruption, reported at the start of that chunk.
+ */
+static void test_chunk_after_end(void **state)
+{
+	const uint64_t c2[] = {EXT(30, PSC_REC_CLOCK_SYNC, 3, 0), 3000,
+			       EXT(31, PSC_REC_STREAM_END, 2, PSC_END_EXIT)};
+	const uint64_t c3[] = {EXT(40, PSC_REC_CLOCK_SYNC, 3, 0), 4000};
+	struct buf b = {0};
+	char path[256];
+
+	(void)state;
+	two_good_chunks(&b);
+	put_chunk(&b, 2, c2, 5); /* H + 112 .. H + 168 */
+	put_chunk(&b, 3, c3, 3); /* chunk 3 at H + 168 */
+	write_file(&b, "stream.chunkafterend", path, sizeof(path));
+	expect_read_error(path, 6, H + 168, NULL);
+}
+
+/* ---- clock scan ----------------------------------------------------------------------------- */
+
+struct pairs {
+	uint64_t ticks[8], ns[8];
+	int n;
+};
+
+static void collect(void *ctx, uint64_t ticks, uint64_t ns)
+{
+	struct pairs *p = ctx;
+
+	assert_true(p->n < 8);
+	p->ticks[p->n] = ticks;
+	p->ns[p->n] = ns;
+	p->n++;
+}
+
+static void test_scan_clock(void **state)
+{
+	const uint64_t c0[] = {
+	    EXT(10, PSC_REC_CLOCK_SYNC, 3, 0),	1000,
+	    EXT(15, PSC_REC_CLOCK_SYNC, 3, 0),	1500, /* not the first: skipped */
+	    psc_word0(16, PSC_KIND_FUNC_ENTER), 0x1234};
+	const uint64_t c1[] = {psc_word0(20, PSC_KIND_FUNC_EXIT), 0x1234}; /* no clock record */
+	const uint64_t c2[] = {EXT(30, PSC_REC_CLOCK_SYNC, 3, 0), 3000};
+	const uint64_t c3[] = {EXT(40, PSC_REC_CLOCK_SYNC, 3, 0), 4000,
+			       EXT(41, PSC_REC_STREAM_END, 2, PSC_END_EXIT)};
+	const uint64_t c4[] = {EXT(50, PSC_REC_CLOCK_SYNC, 3, 0), 5000};
+	struct pairs p;
+	struct buf b = {0};
+	char path[256], err[512] = "";
+
+	(void)state;
+	put_header(&b, PSC_FORMAT_VERSION, PSC_STREAM_MAGIC);
+	put_chunk(&b, 0, c0, 8);
+	put_chunk(&b, 1, c1, 2);
+	put_chunk(&b, 2, c2, 3);
+	put_chunk(&b, 3, c3, 5);
+	put_chunk(&b, 4, c4, 3);
+	b.len -= 8; /* the last chunk is cut short: not used */
+	write_file(&b, "stream.scan", path, sizeof(path));
+
+	memset(&p, 0, sizeof(p));
+	assert_int_equal(stream_scan_clock(path, collect, &p, err, sizeof(err)), 0);
+	assert_int_equal(p.n, 3);
+	assert_int_equal(p.ticks[0], 10);
+	assert_int_equal(p.ns[0], 1000);
+	assert_int_equal(p.ticks[1], 30);
+	assert_int_equal(p.ns[1], 3000);
+	assert_int_equal(p.ticks[2], 40);
+	assert_int_equal(p.ns[2], 4000);
+
+	/* a file that is not a stream: the open error */
+	put_header(&b, 2, PSC_STREAM_MAGIC);
+	write_file(&b, "stream.scanbad", path, sizeof(path));
+	memset(&p, 0, sizeof(p));
+	assert_int_equal(stream_scan_clock(path, collect, &p, err, sizeof(err)), -EINVAL);
+	assert_int_equal(p.n, 0);
+	check_error(err, path, 8, "version");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_header_size),	    cmocka_unit_test(test_all_records),
+	    cmocka_unit_test(test_empty),	    cmocka_unit_test(test_truncated_chunk),
+	    cmocka_unit_test(test_bad_header),	    cmocka_unit_test(test_bad_version),
+	    cmocka_unit_test(test_bad_header_size), cmocka_unit_test(test_bad_chunks),
+	    cmocka_unit_test(test_bad_records),	    cmocka_unit_test(test_chunk_after_end),
+	    cmocka_unit_test(test_scan_clock),
+	};
+
+	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
+}
