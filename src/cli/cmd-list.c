@@ -189,7 +189,9 @@ static void print_machine(const struct cpu_info *ci, const struct perf_state *ps
 		printf("perf     perf_event_open is not available in this kernel\n");
 	else
 		printf("perf     kernel.perf_event_paranoid=%d, %s, core PMU: %s, rdpmc: %s\n",
-		       ps->paranoid, ps->privileged ? "privileged (CAP_PERFMON)" : "unprivileged",
+		       ps->paranoid,
+		       ps->privileged ? "privileged (root, CAP_PERFMON or CAP_SYS_ADMIN)"
+				      : "unprivileged",
 		       ps->have_core_pmu ? ps->core_pmu : "none (hardware events not supported)",
 		       ps->rdpmc < 0	? "n/a"
 		       : ps->rdpmc == 0 ? "off"
@@ -292,7 +294,7 @@ int cmd_list(int argc, char **argv)
 		jsonw_init(&w, 1);
 		jsonw_object_begin(&w);
 		json_machine(&w, &ci, &ps);
-		jsonw_kv_string(&w, "libpfm4", event_library_version(ver, sizeof(ver)));
+		jsonw_kv_string(&w, "libpfm4_api", event_library_version(ver, sizeof(ver)));
 		jsonw_key(&w, "events");
 		jsonw_array_begin(&w);
 		lc.w = gc.w = &w;
@@ -311,7 +313,7 @@ int cmd_list(int argc, char **argv)
 		return ret ? 1 : 0;
 	}
 	print_machine(&ci, &ps);
-	printf("libpfm4  %s\n\n", event_library_version(ver, sizeof(ver)));
+	printf("libpfm4  API %s\n\n", event_library_version(ver, sizeof(ver)));
 	lc.t = table_new();
 	table_add_column(lc.t, "event", TABLE_LEFT);
 	table_add_column(lc.t, "kind", TABLE_LEFT);

@@ -31,14 +31,26 @@ static int is_experiment_file(const char *name)
 	return 0;
 }
 
-/* Make DIR ready: create it, or with FORCE empty an old experiment in it. */
-static int prepare_dir(const char *dir, int force)
+/* Remove the experiment files in DIR, leaving anything else. */
+static void clear_dir(DIR *d)
 {
 	struct dirent *de;
+
+	while ((de = readdir(d)))
+		if (is_experiment_file(de->d_name))
+			unlinkat(dirfd(d), de->d_name, 0);
+}
+
+/* Make DIR ready: create it (*CREATED set), or with FORCE empty an old experiment in it. */
+static int prepare_dir(const char *dir, int force, int *created)
+{
 	DIR *d;
 
-	if (mkdir(dir, 0755) == 0)
+	*created = 0;
+	if (mkdir(dir, 0755) == 0) {
+		*created = 1;
 		return 0;
+	}
 	if (errno != EEXIST) {
 		cli_error("record", "cannot create %s: %s", dir, strerror(errno));
 		return -errno;
@@ -53,11 +65,21 @@ static int prepare_dir(const char *dir, int force)
 		cli_error("record", "%s: %s", dir, strerror(errno));
 		return -errno;
 	}
-	while ((de = readdir(d)))
-		if (is_experiment_file(de->d_name))
-			unlinkat(dirfd(d), de->d_name, 0);
+	clear_dir(d);
 	closedir(d);
 	return 0;
+}
+
+/* The command never ran: remove a directory this run created, so a retry needs no --force. */
+static void discard_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return;
+	clear_dir(d);
+	closedir(d);
+	rmdir(dir);
 }
 
 static int write_meta(const char *dir, char **cmd, int ncmd, const struct event_desc *evs,
@@ -123,7 +145,7 @@ int cmd_record(int argc, char **argv)
 {
 	struct opt_list events = {0};
 	const char *dir = "perfscope.out", *group = NULL;
-	int force = 0, help = 0, first, ret, status = 0;
+	int force = 0, help = 0, first, ret, status = 0, created = 0;
 	const struct option_spec specs[] = {
 	    {'o', "output", OPT_STRING, &dir, "DIR", "experiment directory (perfscope.out)", 0,
 	     NULL},
@@ -172,7 +194,7 @@ int cmd_record(int argc, char **argv)
 	}
 	if (off && cli_resolve_events("record", list, &evs, &nev))
 		goto out;
-	if (prepare_dir(dir, force))
+	if (prepare_dir(dir, force, &created))
 		goto out;
 	if (!realpath(dir, absdir)) {
 		cli_error("record", "%s: %s", dir, strerror(errno));
@@ -206,7 +228,10 @@ int cmd_record(int argc, char **argv)
 		cli_error("record", "%s: %s", cmd[0],
 			  ret == -EACCES ? "permission denied" : "command not found");
 		ret = launch_exec_status(-ret);
-		write_meta(absdir, cmd, ncmd, evs, nev, group ? &mg : NULL, ret, start);
+		if (created)
+			discard_dir(absdir);
+		else
+			write_meta(absdir, cmd, ncmd, evs, nev, group ? &mg : NULL, ret, start);
 		goto out;
 	}
 	write_meta(absdir, cmd, ncmd, evs, nev, group ? &mg : NULL, status, start);

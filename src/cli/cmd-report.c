@@ -51,6 +51,17 @@ int report_sort_key_valid(const char *key)
 	return 0;
 }
 
+/* The heading's words for a --sort key. */
+static const char *report_sort_label(const char *key)
+{
+	return !strcmp(key, "excl")    ? "exclusive time"
+	       : !strcmp(key, "calls") ? "calls"
+	       : !strcmp(key, "mean")  ? "mean time per call"
+	       : !strcmp(key, "max")   ? "longest call"
+	       : !strcmp(key, "name")  ? "name"
+				       : "inclusive time";
+}
+
 /* Parse the metrics stored in the experiment (the group given to record). */
 static int load_metrics(const struct experiment *e, struct metric **out, size_t *n)
 {
@@ -96,6 +107,7 @@ int report_open(struct report *rep, const char *cmd, const char *dir, int per_th
 	rep->rr.metrics = rep->metrics;
 	rep->rr.nmetrics = rep->nmetrics;
 	rep->rr.top = top;
+	rep->rr.sort_label = report_sort_label(sort_key);
 	if (rep->rr.p->nrows)
 		qsort_r(rep->rr.p->rows, rep->rr.p->nrows, sizeof(*rep->rr.p->rows), row_cmp,
 			(void *)sort_key);
@@ -163,7 +175,7 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	if (top < 0 || (csv && json)) {
-		cli_error("report", top < 0 ? "--top must be positive"
+		cli_error("report", top < 0 ? "--top N: N must be 0 (all rows) or more"
 					    : "--csv and --json exclude each other");
 		goto out;
 	}

@@ -200,19 +200,24 @@ int cmd_stat(int argc, char **argv)
 
 		stat_result_find_metrics(&res, dirs, ndirs);
 	}
-	out = cli_open_output("stat", output, force);
-	if (!out)
+	/* refuse an existing file before running, create it only once there are results */
+	if (output && strcmp(output, "-") && !force && access(output, F_OK) == 0) {
+		cli_error("stat", "%s exists; not overwriting it (use --force)", output);
 		goto out;
+	}
 	for (long r = 0; r < repeat; r++) {
 		int st = run_once("stat", cmd, res.events, res.nevents, &res.runs[r]);
 
 		if (st < 0) { /* the command could not be run, or not be counted */
 			ret = -st >= 126 && -st <= 127 ? -st : 1;
-			goto close;
+			goto out;
 		}
 		res.nruns++;
 		res.exit_status = st ? st : res.exit_status;
 	}
+	out = cli_open_output("stat", output, force);
+	if (!out)
+		goto out;
 	res.command = cmd;
 	res.ncommand = (size_t)ncmd;
 	res.paranoid = ps.paranoid;
@@ -221,7 +226,6 @@ int cmd_stat(int argc, char **argv)
 	      : json ? stat_print_json(&res, out)
 		     : stat_print_text(&res, out);
 	ret = ret ? 1 : res.exit_status;
-close:
 	if (out != stdout && fclose(out) != 0) {
 		cli_error("stat", "writing %s failed", output);
 		ret = ret ? ret : 1;

@@ -195,7 +195,8 @@ int region_print_text(const struct region_report *r, FILE *f)
 			table_set(t, col, "%s", buf);
 		}
 	}
-	fprintf(f, "\nRegions%s, by inclusive time", r->per_thread ? " per thread" : "");
+	fprintf(f, "\nRegions%s, by %s", r->per_thread ? " per thread" : "",
+		r->sort_label ? r->sort_label : "inclusive time");
 	if (n < p->nrows)
 		fprintf(f, " (top %zu of %zu)", n, p->nrows);
 	fprintf(f, ":\n");

@@ -15,7 +15,8 @@ struct region_report {
 	int per_thread;			/* rows are per thread (else merged: thread "all") */
 	const struct metric *metrics;
 	size_t nmetrics;
-	size_t top; /* rows to show, 0 = all */
+	size_t top;		/* rows to show, 0 = all */
+	const char *sort_label; /* "inclusive time", ... for the heading */
 };
 
 /* Table of rows, then every caveat: runs that did not end cleanly, cut streams, lost

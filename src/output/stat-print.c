@@ -69,8 +69,12 @@ int stat_print_text(const struct stat_result *res, FILE *f)
 	if (!t)
 		return -ENOMEM;
 	fprintf(f, "\nPerformance counters for '");
-	for (size_t i = 0; i < res->ncommand; i++)
-		fprintf(f, "%s%s", i ? " " : "", res->command[i]);
+	for (size_t i = 0; i < res->ncommand; i++) {
+		const char *a = res->command[i];
+		int quote = !*a || strpbrk(a, " \t'\"$;&|<>*?") != NULL;
+
+		fprintf(f, quote ? "%s\"%s\"" : "%s%s", i ? " " : "", a);
+	}
 	fprintf(f, "' (%zu run%s):\n\n", res->nruns, res->nruns == 1 ? "" : "s");
 	size_t note = multi ? 4 : 2;
 
@@ -151,7 +155,12 @@ int stat_print_text(const struct stat_result *res, FILE *f)
 		fprintf(f, " (± %.2f%%)", rel_stddev(&wall));
 	fprintf(f, ", %s user, %s system CPU\n", b, c);
 	if (res->exit_status)
-		fprintf(f, "  the command exited with status %d\n", res->exit_status);
+		fprintf(f,
+			res->exit_status > 128
+			    ? "  the command was killed by signal %d (status %d)\n"
+			    : "  the command exited with status %d\n",
+			res->exit_status > 128 ? res->exit_status - 128 : res->exit_status,
+			res->exit_status);
 	return ferror(f) ? -EIO : 0;
 }
 

@@ -212,6 +212,8 @@ static size_t chunk_bytes_from_env(void)
 		v <<= 10;
 	else if (*end == 'm' || *end == 'M')
 		v <<= 20;
+	else if (*end == 'g' || *end == 'G')
+		v <<= 30;
 	if (v < (64u << 10))
 		v = 64u << 10;
 	if (v > (1ull << 30))
@@ -254,6 +256,7 @@ static void after_fork_child(void)
 void session_start(void)
 {
 	const char *dir = getenv(PSC_ENV_OUT), *procfs, *sysfs;
+	char abs[PATH_MAX];
 	struct timespec now;
 	struct cpu_info ci;
 	struct perf_state ps;
@@ -276,6 +279,10 @@ void session_start(void)
 	events_from_env();
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 		goto out;
+	/* absolute, so that a chdir() of the program does not lose the experiment */
+	if (!realpath(dir, abs))
+		goto out;
+	snprintf(psc_session.dir, sizeof(psc_session.dir), "%s", abs);
 	if (!getenv(PSC_ENV_LAUNCHER) && meta_write(&ci) < 0)
 		goto out;
 	if (proc_write("running", NULL) < 0)
