@@ -297,8 +297,11 @@ EOF
 build_c() {
 	local cc=${CC:-cc}
 	command -v "$cc" >/dev/null 2>&1 || skip "no C compiler ($cc) to build the test program"
+	local san=()
+	# a sanitized libperfscope needs the sanitizer runtimes first in the program
+	[ "${PSC_SANITIZE:-OFF}" = ON ] && san=(-fsanitize=address,undefined)
 	"$cc" -O1 -DPERFSCOPE -I"$PSC_SOURCE/include" "$2" -o "$T/$1" -L"$PSC_BUILD" -lperfscope \
-		-Wl,-rpath,"$PSC_BUILD" -pthread >"$T/$1.cc.log" 2>&1 ||
+		-Wl,-rpath,"$PSC_BUILD" -pthread "${san[@]}" >"$T/$1.cc.log" 2>&1 ||
 		die "cannot build $2: $(cat "$T/$1.cc.log")"
 }
 
