@@ -236,8 +236,8 @@ static int perf_open(struct perf_event_attr *attr, int group_fd)
 
 /*
  * Open the events of LIST as one group on this thread, with the attributes the runtime uses
- * (counters.c counter_attr_build/open_one). Returns the leader's fd or -1; *BYTES is the size
- * of one group read.
+ * (counters.c counter_attr_build/open_one: leader disabled, members added, then the group
+ * enabled). Returns the leader's fd or -1; *BYTES is the size of one group read.
  */
 static int group_open(const char *list, size_t *bytes, size_t *nev)
 {
@@ -270,8 +270,11 @@ static int group_open(const char *list, size_t *bytes, size_t *nev)
 		attr.exclude_hv = evs[i].exclude_hv;
 		attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
 				   PERF_FORMAT_TOTAL_TIME_RUNNING;
+		/* the leader starts disabled; the complete group is enabled below */
+		attr.disabled = leader < 0;
 		fd = perf_open(&attr, leader);
-		if (fd < 0 && (errno == EACCES || errno == EPERM) && !attr.exclude_kernel) {
+		if (fd < 0 && (errno == EACCES || errno == EPERM) && !attr.exclude_kernel &&
+		    !attr.exclude_user) {
 			attr.exclude_kernel = 1;
 			attr.exclude_hv = 1;
 			fd = perf_open(&attr, leader);
@@ -286,6 +289,10 @@ static int group_open(const char *list, size_t *bytes, size_t *nev)
 			leader = fd;
 	}
 	free(evs);
+	if (ioctl(leader, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) < 0) {
+		perror("bench_region: enabling the group");
+		return -1;
+	}
 	*nev = n;
 	*bytes = (3 + n) * sizeof(uint64_t);
 	return leader;
@@ -295,6 +302,10 @@ static void report(const struct series *s)
 {
 	printf("%-10s median %9.2f ns/pair  (min %9.2f, max %9.2f, %d runs)  %s\n", s->name,
 	       median(s->ns, s->n), min_of(s->ns, s->n), max_of(s->ns, s->n), s->n, s->what);
+	printf("%-10s runs  ", "");
+	for (int i = 0; i < s->n; i++)
+		printf(" %.1f", s->ns[i]);
+	printf("\n");
 }
 
 static void add(struct series *s, double ns)
@@ -445,8 +456,17 @@ int main(int argc, char **argv)
 		perror("bench_region: read");
 		return 1;
 	}
-	if (mode == MODE_COUNTERS)
+	if (gfd >= 0) {
+		/* the baseline group must really count: nr, enabled, running, then the values */
+		uint64_t w[3 + MAX_EVENTS];
+
+		if (read(gfd, w, gbytes) != (ssize_t)gbytes || w[0] != nev || w[2] == 0 ||
+		    w[3] == 0) {
+			fprintf(stderr, "bench_region: the baseline group does not count\n");
+			return 1;
+		}
 		add(&read2, time_read2(gfd, gbytes, iters));
+	}
 
 	for (int r = 0; r < reps; r++) {
 		long long bytes;

@@ -8,6 +8,9 @@
 #   REPS       runs of each measurement, interleaved (default 9)
 #   CPU        CPU to pin to (default: the last online CPU; -1: no pinning)
 #   EVENTS     events of the counter configurations (default task-clock,page-faults,context-switches)
+#   OUT_BASE   where the temporary experiment directories go (default: /dev/shm when it is a
+#              writable directory, else $TMPDIR or /tmp; on a disk file system the flushes
+#              inside the timed runs add file-system noise: see README.md)
 #
 # Every configuration is one process (the runtime reads its environment once), recording into
 # its own directory under a temporary directory that is removed at the end. Detailed output
@@ -30,7 +33,11 @@ fi
 bin=$build/bench/bench_region
 [[ -x $bin ]] || { echo "run_region.sh: $bin not built" >&2; exit 1; }
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/psc-bench-region.XXXXXX")
+if [[ -z ${OUT_BASE:-} ]]; then
+	OUT_BASE=${TMPDIR:-/tmp}
+	[[ -d /dev/shm && -w /dev/shm ]] && OUT_BASE=/dev/shm
+fi
+tmp=$(mktemp -d "$OUT_BASE/psc-bench-region.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
 results=()
@@ -66,6 +73,7 @@ field() { # field KEY LINE
 }
 
 echo
+echo "bench_region: experiments in $OUT_BASE"
 echo "bench_region: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs, pinned to CPU $cpu, $reps runs each, medians"
 printf '%-17s %-8s %-9s %10s %11s %13s %7s %8s %7s %4s\n' config buffer baseline \
 	"base ns" "region ns" "region_id ns" "B/pair" ratio target met

@@ -41,25 +41,61 @@ static inline int region_defined(const struct psc_thread *t, int id)
 	return byte < t->defined_bytes && (t->defined[byte] & (1u << (id % 8)));
 }
 
+/* First boundary of the thread, or first use of ID in its stream. 0, or -1 to drop. */
+__attribute__((noinline, cold)) static int record_prepare(struct psc_thread *t, int id)
+{
+	int saved_errno = errno, ret = 0;
+
+	if (t->counters_state == 0) {
+		counters_open(t);
+		t->record_words = 2 + (t->counters_state == 1 ? t->counters.snapshot_words : 0);
+	}
+	if (!region_defined(t, id) && thread_define_region(t, id) < 0)
+		ret = -1;
+	errno = saved_errno;
+	return ret;
+}
+
+/* Chunk full: write it and reserve again (errno kept). */
+__attribute__((noinline, cold)) static uint64_t *record_reserve_slow(struct psc_thread *t,
+								     size_t words)
+{
+	int saved_errno = errno;
+	uint64_t *r = thread_reserve(t, words);
+
+	errno = saved_errno;
+	return r;
+}
+
+/* The counter read; errno kept, the snapshot dropped when the read fails. */
+__attribute__((noinline)) static size_t record_snapshot(struct psc_thread *t, uint64_t *words)
+{
+	int saved_errno = errno;
+	int ret = counter_set_snapshot(&t->counters, words);
+
+	errno = saved_errno;
+	return ret < 0 ? 0 : t->counters.snapshot_words;
+}
+
 static inline void region_record(struct psc_thread *t, int id, enum psc_rec_type type)
 {
-	size_t words = 2;
+	size_t words;
 	uint64_t *r, ticks = 0;
 
-	if (unlikely(t->counters_state == 0))
-		counters_open(t);
-	if (unlikely(!region_defined(t, id)) && thread_define_region(t, id) < 0)
+	if (unlikely(t->counters_state == 0 || !region_defined(t, id)) && record_prepare(t, id))
 		return;
-	if (t->counters_state == 1)
-		words += t->counters.snapshot_words;
-	r = thread_reserve(t, words);
-	if (unlikely(!r))
-		return;
+	words = t->record_words;
+	r = t->pos;
+	if (unlikely(r + words > t->end)) {
+		r = record_reserve_slow(t, words);
+		if (unlikely(!r))
+			return;
+	}
 	/* the interval between the two timestamps excludes the counter reads */
 	if (type == PSC_REC_REGION_LEAVE)
 		ticks = clock_ticks(psc_session.clock);
-	if (words > 2 && unlikely(counter_set_snapshot(&t->counters, r + 2) < 0))
-		words = 2;
+	if (words > 2)
+		words = 2 + record_snapshot(t, r + 2);
 	if (type == PSC_REC_REGION_ENTER)
 		ticks = clock_ticks(psc_session.clock);
 	r[0] = psc_word0(ticks, PSC_KIND_EXT);
@@ -67,25 +103,38 @@ static inline void region_record(struct psc_thread *t, int id, enum psc_rec_type
 	thread_commit(t, words);
 }
 
-/* Id of NAME for thread T through its pointer-keyed cache, interning on a miss. */
-static inline int region_lookup(struct psc_thread *t, const char *name, size_t len, int counted)
+static inline unsigned cache_slot(const char *name)
 {
-	unsigned slot =
-	    (unsigned)(((uintptr_t)name >> 3) ^ ((uintptr_t)name >> 11)) % REGION_CACHE_SLOTS;
-	int id;
+	return (unsigned)(((uintptr_t)name >> 3) ^ ((uintptr_t)name >> 11)) % REGION_CACHE_SLOTS;
+}
 
-	/* a hit needs the same pointer and the same text: callers may reuse a buffer */
-	if (likely(t->cache[slot].key == name)) {
-		const char *known = session_region_name(t->cache[slot].id);
-
-		if (counted ? !strncmp(known, name, len) && known[len] == 0 : !strcmp(known, name))
-			return t->cache[slot].id;
+/* Same text: NAME of LEN bytes (COUNTED) or NUL-terminated, against the interned TEXT. */
+static inline int same_text(const char *text, const char *name, size_t len, int counted)
+{
+	if (counted) {
+		for (size_t i = 0; i < len; i++)
+			if (text[i] != name[i])
+				return 0;
+		return text[len] == 0;
 	}
-	id = session_region_intern(name, counted ? len : strlen(name));
+	while (*text && *text == *name)
+		text++, name++;
+	return *text == *name;
+}
+
+/* Cache miss: intern NAME and remember it in SLOT (errno kept). */
+__attribute__((noinline, cold)) static int
+region_lookup_slow(struct psc_thread *t, const char *name, size_t len, int counted, unsigned slot)
+{
+	int saved_errno = errno;
+	int id = session_region_intern(name, counted ? len : strlen(name));
+
 	if (id >= 0) {
 		t->cache[slot].key = name;
+		t->cache[slot].text = session_region_name(id);
 		t->cache[slot].id = id;
 	}
+	errno = saved_errno;
 	return id;
 }
 
@@ -93,31 +142,36 @@ static inline void region_boundary(const char *name, size_t len, int counted,
 				   enum psc_rec_type type)
 {
 	struct psc_thread *t = thread_get();
-	int saved_errno, id;
+	unsigned slot;
+	int id;
 
 	if (unlikely(!t) || unlikely(!name) || unlikely(t->guard))
 		return;
-	saved_errno = errno;
 	t->guard = 1;
-	id = region_lookup(t, name, len, counted);
+	/* a hit needs the same pointer and the same text: callers may reuse a buffer */
+	slot = cache_slot(name);
+	if (likely(t->cache[slot].key == name) &&
+	    likely(same_text(t->cache[slot].text, name, len, counted)))
+		id = t->cache[slot].id;
+	else
+		id = region_lookup_slow(t, name, len, counted, slot);
 	if (likely(id >= 0))
 		region_record(t, id, type);
 	t->guard = 0;
-	errno = saved_errno;
 }
 
 static inline void region_boundary_id(int id, enum psc_rec_type type)
 {
 	struct psc_thread *t = thread_get();
-	int saved_errno;
 
-	if (unlikely(!t) || unlikely(t->guard) || unlikely(!session_region_name(id)))
+	if (unlikely(!t) || unlikely(t->guard))
 		return;
-	saved_errno = errno;
+	/* an id defined in this stream is known; others must name an interned region */
+	if (unlikely(!region_defined(t, id)) && !session_region_name(id))
+		return;
 	t->guard = 1;
 	region_record(t, id, type);
 	t->guard = 0;
-	errno = saved_errno;
 }
 
 PSC_EXPORT void psc_region_begin(const char *name)

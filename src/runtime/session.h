@@ -38,13 +38,15 @@ struct psc_thread {
 	int flushing; /* set (atomically) by whoever writes this thread's chunk */
 	int closed;   /* the stream has its end record; nothing more is written */
 	int header_written;
-	int counters_state; /* 0 not opened yet, 1 open, -1 none */
+	int counters_state;  /* 0 not opened yet, 1 open, -1 none */
+	size_t record_words; /* words of a region record: 2 + the counter snapshot */
 	struct counter_set counters;
 	uint8_t *defined; /* bitmap: region ids defined in this stream */
 	size_t defined_bytes;
 	uint64_t lost_records;
 	struct {
-		const char *key;
+		const char *key;  /* the caller's pointer */
+		const char *text; /* the interned name, compared with the caller's text */
 		int id;
 	} cache[REGION_CACHE_SLOTS];
 	struct psc_thread *next; /* session's list, under session.lock */
@@ -90,8 +92,23 @@ const char *session_region_name(int id);
 /* Intern NAME of LEN bytes: its id, or a negative errno. Takes the lock. */
 int session_region_intern(const char *name, size_t len);
 
+/* The calling thread's state; NULL until it first records. Hidden, initial-exec TLS: one
+ * load from the thread pointer. */
+extern __thread struct psc_thread *psc_tls_thread
+    __attribute__((tls_model("initial-exec"), visibility("hidden")));
+
+/* Slow path of thread_get: create the calling thread's state. NULL when not recording. */
+struct psc_thread *thread_get_slow(void);
+
 /* The calling thread's state, created on first use; NULL when not recording. */
-struct psc_thread *thread_get(void);
+static inline struct psc_thread *thread_get(void)
+{
+	struct psc_thread *t = psc_tls_thread;
+
+	if (likely(t != NULL))
+		return likely(!t->closed) ? t : NULL;
+	return thread_get_slow();
+}
 
 /* Slow path of thread_reserve: write the chunk and start the next. 0 or negative errno. */
 int thread_flush(struct psc_thread *t);

@@ -12,7 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-static __thread struct psc_thread *tls_thread __attribute__((tls_model("initial-exec")));
+__thread struct psc_thread *psc_tls_thread;
 
 static int write_all(int fd, const void *data, size_t len)
 {
@@ -191,17 +191,17 @@ static struct psc_thread *thread_alloc(void)
 	return t;
 }
 
-struct psc_thread *thread_get(void)
+__attribute__((noinline, cold)) struct psc_thread *thread_get_slow(void)
 {
-	struct psc_thread *t = tls_thread;
+	struct psc_thread *t;
+	int saved_errno = errno;
 
-	if (likely(t != NULL))
-		return t->closed ? NULL : t;
 	if (psc_session.state != SESSION_RECORDING)
 		return NULL;
 	t = thread_alloc();
 	if (!t) {
 		__atomic_add_fetch(&psc_session.lost_records, 1, __ATOMIC_RELAXED);
+		errno = saved_errno;
 		return NULL;
 	}
 	pthread_mutex_lock(&psc_session.lock);
@@ -209,16 +209,17 @@ struct psc_thread *thread_get(void)
 	psc_session.threads = t;
 	pthread_mutex_unlock(&psc_session.lock);
 	pthread_setspecific(psc_session.key, t);
-	tls_thread = t;
+	psc_tls_thread = t;
+	errno = saved_errno;
 	return t;
 }
 
 /* After fork, in the child: the forking thread's state belongs to the parent's stream. */
 void thread_after_fork(void)
 {
-	struct psc_thread *t = tls_thread;
+	struct psc_thread *t = psc_tls_thread;
 
-	tls_thread = NULL;
+	psc_tls_thread = NULL;
 	if (!t)
 		return;
 	/* the parent writes its own buffer; the child starts a stream of its own */
