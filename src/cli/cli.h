@@ -54,6 +54,12 @@ int cli_load_group(const char *cmd, const char *name, struct metric_group *g);
  * a negative errno. */
 int cli_resolve_events(const char *cmd, const char *list, struct event_desc **evs, size_t *n);
 
+/* Resolve the -e lists EVENTS followed by the events of group G (may be NULL), duplicates
+ * dropped, into *EVS and *N (0 and NULL when there are none). Prints the cause and
+ * returns a negative errno on failure. */
+int cli_resolve_event_options(const char *cmd, const struct opt_list *events,
+			      const struct metric_group *g, struct event_desc **evs, size_t *n);
+
 /* Open PATH for writing without replacing an existing file unless FORCE. NULL or "-" is
  * stdout. Prints the cause and returns NULL on failure. */
 FILE *cli_open_output(const char *cmd, const char *path, int force);

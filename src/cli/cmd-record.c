@@ -163,7 +163,7 @@ int cmd_record(int argc, char **argv)
 	char list[4096] = "", absdir[PATH_MAX];
 	struct timespec now;
 	struct launch l;
-	size_t off = 0;
+	size_t off;
 
 	ret = cli_parse("record", specs, OPT_STOP_AT_OPERAND, argc - 1, argv + 1, &first, &help);
 	if (ret) {
@@ -178,21 +178,9 @@ int cmd_record(int argc, char **argv)
 		cli_error("record", "no command given (usage: perfscope record [OPTIONS] -- CMD)");
 		goto out;
 	}
-	for (size_t i = 0; i < events.n; i++)
-		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", off ? "," : "",
-					events.items[i]);
-	if (group) {
-		if (cli_load_group("record", group, &mg))
-			goto out;
-		for (size_t i = 0; i < mg.nevents; i++)
-			off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
-						off ? "," : "", mg.events[i]);
-	}
-	if (off >= sizeof(list)) {
-		cli_error("record", "event list too long");
+	if (group && cli_load_group("record", group, &mg))
 		goto out;
-	}
-	if (off && cli_resolve_events("record", list, &evs, &nev))
+	if (cli_resolve_event_options("record", &events, group ? &mg : NULL, &evs, &nev))
 		goto out;
 	if (prepare_dir(dir, force, &created))
 		goto out;
@@ -206,7 +194,7 @@ int cmd_record(int argc, char **argv)
 	if (write_meta(absdir, cmd, ncmd, evs, nev, group ? &mg : NULL, -1, start))
 		goto out;
 	/* the environment reaches the command and every process it starts */
-	list[0] = 0;
+
 	off = 0;
 	for (size_t i = 0; i < nev; i++)
 		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", i ? "," : "",

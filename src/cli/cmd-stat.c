@@ -84,33 +84,6 @@ out:
 	return ret;
 }
 
-/* Add the events of group G not already in the list. */
-static int add_group_events(const char *cmd, const struct metric_group *g, struct event_desc **evs,
-			    size_t *n)
-{
-	for (size_t i = 0; i < g->nevents; i++) {
-		struct event_desc *one;
-		size_t k, dup = 0;
-
-		for (k = 0; k < *n; k++)
-			dup |= !strcmp((*evs)[k].name, g->events[i]);
-		if (dup)
-			continue;
-		if (cli_resolve_events(cmd, g->events[i], &one, &k))
-			return -ENOENT;
-		struct event_desc *p = realloc(*evs, (*n + 1) * sizeof(*p));
-
-		if (!p) {
-			free(one);
-			return -ENOMEM;
-		}
-		*evs = p;
-		(*evs)[(*n)++] = one[0];
-		free(one);
-	}
-	return 0;
-}
-
 int cmd_stat(int argc, char **argv)
 {
 	struct opt_list events = {0};
@@ -166,32 +139,13 @@ int cmd_stat(int argc, char **argv)
 				  "CONFIG_PERF_EVENTS");
 		goto out;
 	}
-	for (size_t i = 0; i < events.n; i++) {
-		struct event_desc *evs;
-		size_t n;
-
-		if (cli_resolve_events("stat", events.items[i], &evs, &n))
-			goto out;
-		for (size_t k = 0; k < n; k++) {
-			struct metric_group one = {0};
-			char *names[1] = {evs[k].name};
-
-			one.events = names;
-			one.nevents = 1;
-			if (add_group_events("stat", &one, &res.events, &res.nevents)) {
-				free(evs);
-				goto out;
-			}
-		}
-		free(evs);
-	}
-	if (group || events.n == 0) {
-		if (cli_load_group("stat", group ? group : cli_default_group(&ps), &mg))
-			goto out;
-		if (add_group_events("stat", &mg, &res.events, &res.nevents))
-			goto out;
+	if ((group || events.n == 0) &&
+	    cli_load_group("stat", group ? group : cli_default_group(&ps), &mg))
+		goto out;
+	if (group || events.n == 0)
 		res.group = &mg;
-	}
+	if (cli_resolve_event_options("stat", &events, res.group, &res.events, &res.nevents))
+		goto out;
 	if (stat_result_alloc(&res, (size_t)repeat))
 		goto out;
 	if (!group && events.n) {

@@ -157,6 +157,25 @@ int cli_resolve_events(const char *cmd, const char *list, struct event_desc **ev
 	return ret;
 }
 
+int cli_resolve_event_options(const char *cmd, const struct opt_list *events,
+			      const struct metric_group *g, struct event_desc **evs, size_t *n)
+{
+	size_t ng = g ? g->nevents : 0, off = 0;
+	char list[8192];
+
+	*evs = NULL;
+	*n = 0;
+	for (size_t i = 0; i < events->n + ng && off < sizeof(list); i++)
+		off +=
+		    (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", off ? "," : "",
+				     i < events->n ? events->items[i] : g->events[i - events->n]);
+	if (off >= sizeof(list)) {
+		cli_error(cmd, "event list too long");
+		return -E2BIG;
+	}
+	return off ? cli_resolve_events(cmd, list, evs, n) : 0;
+}
+
 FILE *cli_open_output(const char *cmd, const char *path, int force)
 {
 	FILE *f;

@@ -196,16 +196,6 @@ int counter_set_enable(struct counter_set *set)
 	return for_each_group(set, PERF_EVENT_IOC_ENABLE);
 }
 
-int counter_set_disable(struct counter_set *set)
-{
-	return for_each_group(set, PERF_EVENT_IOC_DISABLE);
-}
-
-int counter_set_reset(struct counter_set *set)
-{
-	return for_each_group(set, PERF_EVENT_IOC_RESET);
-}
-
 #if defined(__x86_64__) || defined(__i386__)
 static uint64_t hw_rdpmc(uint32_t counter)
 {

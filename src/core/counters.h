@@ -82,10 +82,8 @@ int counter_set_open(struct counter_set *set, pid_t pid);
 /* Same as counter_set_open, counting PID only while it runs on CPU (-1: any CPU). */
 int counter_set_open_cpu(struct counter_set *set, pid_t pid, int cpu);
 
-/* Enable / disable / zero every group. 0 or a negative errno. */
+/* Start every group. 0 or a negative errno. */
 int counter_set_enable(struct counter_set *set);
-int counter_set_disable(struct counter_set *set);
-int counter_set_reset(struct counter_set *set);
 
 /*
  * Write a snapshot of every group (format.h layout: nr, enabled, running, values) into
