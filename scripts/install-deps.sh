@@ -7,7 +7,11 @@ packages=(
 	gcc g++ gfortran make cmake pkg-config   # build (Fortran for the Fortran module and tests)
 	libpfm4-dev                              # event names and encodings
 	libcjson-dev                             # JSON reading in the CLI
+	libdw-dev libelf-dev                     # symbols and source lines of traced addresses
 	libcmocka-dev                            # unit tests
+	valgrind                                 # callgrind: the independent oracle of call counts
+	clang libclang-rt-14-dev                 # libFuzzer for the reader's fuzz target
+	uftrace                                  # the anchor tool of the tracing benchmarks
 	linux-perf                               # perf stat: the reference the tests compare with
 	hyperfine                                # benchmarks (bench/)
 	python3                                  # tests parse JSON output with it

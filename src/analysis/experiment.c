@@ -166,6 +166,7 @@ static int proc_load(struct experiment *e, const char *name, char *err, size_t e
 		return ret;
 	p = &e->procs[e->nprocs++];
 	p->pid = (pid_t)get_num(j, "pid", 0);
+	p->image = (unsigned)get_num(j, "image", 0);
 	p->ppid = (pid_t)get_num(j, "ppid", 0);
 	p->rank = (int)get_num(j, "rank", -1);
 	p->exe = dup_str(j, "exe");
@@ -174,6 +175,7 @@ static int proc_load(struct experiment *e, const char *name, char *err, size_t e
 	p->paranoid = (int)get_num(j, "paranoid", 2);
 	p->have_core_pmu = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "have_core_pmu"));
 	p->lost_records = (uint64_t)get_num(j, "lost_records", 0);
+	p->lost_bytes = (uint64_t)get_num(j, "lost_bytes", 0);
 	{
 		char *clock = dup_str(j, "clock");
 
@@ -199,12 +201,29 @@ static int proc_load(struct experiment *e, const char *name, char *err, size_t e
 	return 0;
 }
 
+/* stream.<pid>.<tid> or stream.<pid>.<tid>.<image>: 1 and the numbers, or 0. */
+static int stream_name_parse(const char *name, int *pid, int *tid, unsigned *image)
+{
+	int used = 0, used2 = 0;
+	size_t len = strlen(name);
+
+	*image = 0;
+	if (sscanf(name, "stream.%d.%d%n", pid, tid, &used) != 2 || *pid <= 0 || *tid <= 0)
+		return 0;
+	if ((size_t)used == len)
+		return 1;
+	return name[used] == '.' && sscanf(name + used, ".%u%n", image, &used2) == 1 &&
+	       (size_t)(used + used2) == len && *image > 0;
+}
+
 static int cmp_stream(const void *a, const void *b)
 {
 	const struct exp_stream *x = a, *y = b;
 
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
+	if (x->image != y->image)
+		return x->image < y->image ? -1 : 1;
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
@@ -259,14 +278,15 @@ int experiment_open(struct experiment *e, const char *dir, char *err, size_t err
 	e->streams = calloc(nstream_files + 1, sizeof(*e->streams));
 	rewinddir(d);
 	while ((de = readdir(d)) && ret == 0) {
-		int pid, tid, used;
+		int pid, tid;
+		unsigned image = 0;
 		size_t len = strlen(de->d_name);
 
 		if (!strncmp(de->d_name, "proc.", 5) && len > 10 &&
 		    !strcmp(de->d_name + len - 5, ".json") && e->nprocs < nproc_files) {
 			ret = proc_load(e, de->d_name, err, errlen);
-		} else if (sscanf(de->d_name, "stream.%d.%d%n", &pid, &tid, &used) == 2 &&
-			   (size_t)used == len && e->nstreams < nstream_files) {
+		} else if (stream_name_parse(de->d_name, &pid, &tid, &image) &&
+			   e->nstreams < nstream_files) {
 			struct exp_stream *s = &e->streams[e->nstreams++];
 			char path[4096];
 
@@ -274,6 +294,7 @@ int experiment_open(struct experiment *e, const char *dir, char *err, size_t err
 			s->path = strdup(path);
 			s->pid = pid;
 			s->tid = tid;
+			s->image = image;
 		}
 	}
 	closedir(d);
@@ -288,10 +309,14 @@ int experiment_open(struct experiment *e, const char *dir, char *err, size_t err
 	for (size_t i = 0; i < e->nstreams; i++) {
 		struct exp_stream *s = &e->streams[i];
 
-		s->proc = experiment_process(e, s->pid);
+		s->proc = experiment_process(e, s->pid, s->image);
 		if (!s->proc) {
-			snprintf(err, errlen, "%s: no proc.%d.json for this stream", s->path,
-				 (int)s->pid);
+			if (s->image)
+				snprintf(err, errlen, "%s: no proc.%d.%u.json for this stream",
+					 s->path, (int)s->pid, s->image);
+			else
+				snprintf(err, errlen, "%s: no proc.%d.json for this stream",
+					 s->path, (int)s->pid);
 			return -EINVAL;
 		}
 		stream_scan_clock(s->path, add_pair, s->proc, err, errlen);
@@ -309,10 +334,10 @@ int experiment_open(struct experiment *e, const char *dir, char *err, size_t err
 	return 0;
 }
 
-struct exp_process *experiment_process(struct experiment *e, pid_t pid)
+struct exp_process *experiment_process(struct experiment *e, pid_t pid, unsigned image)
 {
 	for (size_t i = 0; i < e->nprocs; i++)
-		if (e->procs[i].pid == pid)
+		if (e->procs[i].pid == pid && e->procs[i].image == image)
 			return &e->procs[i];
 	return NULL;
 }

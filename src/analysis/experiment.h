@@ -17,9 +17,11 @@ struct exp_metric {
 
 struct exp_process {
 	pid_t pid, ppid;
+	unsigned image; /* 0, or N for the image after the Nth exec of PID */
 	int rank;
 	char *exe;
-	char *state; /* "running" (did not finish cleanly) or "exited" */
+	char *state; /* "exited", "exec" (replaced by exec) or "running" (did not finish: killed,
+		      * or a fatal signal, which its streams' end records tell) */
 	char *error; /* why recording stopped or events were dropped, "" if none */
 	enum clock_source clock;
 	struct clock_pair *pairs;
@@ -30,11 +32,13 @@ struct exp_process {
 	int paranoid;
 	int have_core_pmu;
 	uint64_t lost_records;
+	uint64_t lost_bytes; /* chunks that could not be written */
 };
 
 struct exp_stream {
 	char *path;
 	pid_t pid, tid;
+	unsigned image;
 	struct exp_process *proc;
 };
 
@@ -68,7 +72,7 @@ int experiment_open(struct experiment *e, const char *dir, char *err, size_t err
 
 void experiment_release(struct experiment *e);
 
-/* The process with PID, or NULL. */
-struct exp_process *experiment_process(struct experiment *e, pid_t pid);
+/* The process image IMAGE of PID, or NULL. */
+struct exp_process *experiment_process(struct experiment *e, pid_t pid, unsigned image);
 
 #endif /* PSC_EXPERIMENT_H */

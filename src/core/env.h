@@ -15,6 +15,8 @@
 #define PSC_ENV_LAUNCHER "PERFSCOPE_LAUNCHER"
 /* Directories searched for metric group files, colon-separated, before the built-in ones. */
 #define PSC_ENV_METRICS_PATH "PERFSCOPE_METRICS_PATH"
+/* Filter file of function tracing (written by `perfscope select`): record only its functions. */
+#define PSC_ENV_FILTER "PERFSCOPE_FILTER"
 /* Force the clock source: "tsc" or "monotonic" (testing and odd hardware). */
 #define PSC_ENV_CLOCK "PERFSCOPE_CLOCK"
 

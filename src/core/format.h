@@ -33,7 +33,7 @@ struct psc_stream_header {
 	uint64_t start_ticks;  /* the process's start clock pair */
 	uint64_t start_ns;
 	uint32_t nevents; /* configured events, in the order of the process's event list */
-	uint32_t reserved0;
+	uint32_t image;	  /* program images of this pid before this one (exec count) */
 };
 
 _Static_assert(sizeof(struct psc_stream_header) == 64, "stream header is 64 bytes");

@@ -147,7 +147,7 @@ static inline void region_boundary(const char *name, size_t len, int counted,
 
 	if (unlikely(!t) || unlikely(!name) || unlikely(t->guard))
 		return;
-	t->guard = 1;
+	thread_guard_enter(t);
 	/* a hit needs the same pointer and the same text: callers may reuse a buffer */
 	slot = cache_slot(name);
 	if (likely(t->cache[slot].key == name) &&
@@ -157,7 +157,7 @@ static inline void region_boundary(const char *name, size_t len, int counted,
 		id = region_lookup_slow(t, name, len, counted, slot);
 	if (likely(id >= 0))
 		region_record(t, id, type);
-	t->guard = 0;
+	thread_guard_leave(t);
 }
 
 static inline void region_boundary_id(int id, enum psc_rec_type type)
@@ -169,9 +169,9 @@ static inline void region_boundary_id(int id, enum psc_rec_type type)
 	/* an id defined in this stream is known; others must name an interned region */
 	if (unlikely(!region_defined(t, id)) && !session_region_name(id))
 		return;
-	t->guard = 1;
+	thread_guard_enter(t);
 	region_record(t, id, type);
-	t->guard = 0;
+	thread_guard_leave(t);
 }
 
 PSC_EXPORT void psc_region_begin(const char *name)
@@ -226,9 +226,9 @@ PSC_EXPORT int psc_flush(void)
 		return psc_session.state == SESSION_OFF ? -ENODEV : -EPIPE;
 	if (t->guard)
 		return -EBUSY;
-	t->guard = 1;
-	ret = thread_flush(t);
-	t->guard = 0;
+	thread_guard_enter(t);
+	ret = thread_flush(t, 1);
+	thread_guard_leave(t);
 	errno = saved_errno;
 	return ret;
 }

@@ -2,6 +2,7 @@
 #include "session.h"
 
 #include "../core/cpuinfo.h"
+#include "../core/filter.h"
 #include "../core/env.h"
 #include "../core/format.h"
 #include "../core/jsonw.h"
@@ -9,6 +10,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,21 +130,57 @@ static int meta_write(const struct cpu_info *ci)
 	return ret == -EEXIST ? 0 : ret;
 }
 
-/* proc.<pid>.json: this process's facts; rewritten at exit with the end calibration. */
+/* DIR/PREFIX.<pid>[.<image>]SUFFIX: the name of one of this process image's files. */
+static void proc_file(char *path, size_t len, const char *prefix, const char *suffix)
+{
+	if (psc_session.image)
+		snprintf(path, len, "%s/%s.%d.%u%s", psc_session.dir, prefix, (int)psc_session.pid,
+			 psc_session.image, suffix);
+	else
+		snprintf(path, len, "%s/%s.%d%s", psc_session.dir, prefix, (int)psc_session.pid,
+			 suffix);
+}
+
+/*
+ * Choose this image's number: the first N whose proc file does not exist yet, created empty
+ * so that no other image takes it. A pid seen before in this directory is an exec'd image
+ * (or a recycled pid): either way its files get names of their own. 0 or negative errno.
+ */
+static int proc_claim(void)
+{
+	char path[PATH_MAX + 48];
+
+	for (psc_session.image = 0; psc_session.image < 4096; psc_session.image++) {
+		int fd;
+
+		proc_file(path, sizeof(path), "proc", ".json");
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			close(fd);
+			return 0;
+		}
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+/* proc.<pid>[.<image>].json: this process's facts; rewritten at exit with the end calibration. */
 static int proc_write(const char *state, const struct clock_pair *end_pair)
 {
-	char path[PATH_MAX + 32], exe[PATH_MAX] = "";
+	char path[PATH_MAX + 48], exe[PATH_MAX] = "";
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	struct jsonw w;
 	int ret;
 
 	if (n > 0)
 		exe[n] = 0;
-	snprintf(path, sizeof(path), "%s/proc.%d.json", psc_session.dir, (int)psc_session.pid);
+	proc_file(path, sizeof(path), "proc", ".json");
 	jsonw_init(&w, 1);
 	jsonw_object_begin(&w);
 	jsonw_kv_u64(&w, "version", PSC_FORMAT_VERSION);
 	jsonw_kv_i64(&w, "pid", psc_session.pid);
+	jsonw_kv_u64(&w, "image", psc_session.image);
 	jsonw_kv_i64(&w, "ppid", getppid());
 	jsonw_kv_i64(&w, "rank", -1);
 	jsonw_kv_string(&w, "exe", exe);
@@ -163,6 +202,12 @@ static int proc_write(const char *state, const struct clock_pair *end_pair)
 	jsonw_key(&w, "have_core_pmu");
 	jsonw_bool(&w, psc_session.have_core_pmu);
 	jsonw_kv_u64(&w, "lost_records", psc_session.lost_records);
+	jsonw_kv_u64(&w, "lost_bytes", psc_session.lost_bytes);
+	jsonw_key(&w, "filter");
+	if (psc_session.filter_path[0])
+		jsonw_string(&w, psc_session.filter_path);
+	else
+		jsonw_null(&w);
 	jsonw_kv_string(&w, "error", psc_session.error);
 	jsonw_object_end(&w);
 	ret = jsonw_text(&w) ? write_file(path, w.buf, w.len, 0) : -ENOMEM;
@@ -170,24 +215,78 @@ static int proc_write(const char *state, const struct clock_pair *end_pair)
 	return ret;
 }
 
-/* maps.<pid>: the memory map now, so addresses can be symbolised afterwards. */
-static void maps_write(void)
+/* Objects loaded so far (dlopen/dlclose bump it): the dlpi_adds of the first object. */
+static int adds_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
-	char path[PATH_MAX + 32], buf[65536];
+	if (size >= offsetof(struct dl_phdr_info, dlpi_adds) + sizeof(info->dlpi_adds))
+		*(unsigned long long *)arg = info->dlpi_adds;
+	return 1;
+}
+
+static unsigned long long loaded_objects(void)
+{
+	unsigned long long adds = 0;
+
+	dl_iterate_phdr(adds_cb, &adds);
+	return adds;
+}
+
+/*
+ * maps.<pid>[.<image>]: the memory map, so addresses can be symbolised afterwards. The first
+ * snapshot creates the file; later ones (after a dlopen) are appended after a "# dlopen"
+ * line, and a reader takes the union.
+ */
+static void maps_write(int append)
+{
+	char path[PATH_MAX + 48], buf[65536];
 	int in = open("/proc/self/maps", O_RDONLY | O_CLOEXEC), out;
 	ssize_t n;
 
 	if (in < 0)
 		return;
-	snprintf(path, sizeof(path), "%s/maps.%d", psc_session.dir, (int)psc_session.pid);
-	out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	proc_file(path, sizeof(path), "maps", "");
+	out = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0644);
 	if (out >= 0) {
+		if (append) {
+			n = snprintf(buf, sizeof(buf), "# dlopen %llu\n",
+				     (unsigned long long)clock_ticks(psc_session.clock));
+			if (write(out, buf, (size_t)n) != n)
+				n = -1;
+		}
 		while ((n = read(in, buf, sizeof(buf))) > 0)
 			if (write(out, buf, (size_t)n) != n)
 				break;
 		close(out);
 	}
 	close(in);
+}
+
+void session_check_objects(void)
+{
+	unsigned long long adds = loaded_objects();
+
+	if (adds == psc_session.objects_seen)
+		return;
+	pthread_mutex_lock(&psc_session.lock);
+	if (adds != psc_session.objects_seen) {
+		psc_session.objects_seen = adds;
+		maps_write(1);
+		if (psc_session.filter_spec) {
+			struct psc_filter *f = filter_resolve(psc_session.filter_spec);
+
+			/* the old table stays allocated: a hook may still be probing it */
+			if (f)
+				__atomic_store_n(&psc_session.filter, f, __ATOMIC_RELEASE);
+		}
+	}
+	pthread_mutex_unlock(&psc_session.lock);
+}
+
+void session_write_proc(const char *state)
+{
+	struct clock_pair end = clock_pair_take(psc_session.clock);
+
+	proc_write(state, strcmp(state, "running") ? &end : NULL);
 }
 
 void session_fail(const char *what, int err)
@@ -239,6 +338,34 @@ static void events_from_env(void)
 	}
 }
 
+/* PERFSCOPE_FILTER: record only the functions of a filter file. A file that cannot be read
+ * records no function at all (the CLI checks the file before it runs anything). */
+static void filter_from_env(void)
+{
+	const char *path = getenv(PSC_ENV_FILTER);
+	struct psc_filter *spec = NULL, *table;
+	size_t line;
+	int ret;
+
+	if (!path || !*path)
+		return;
+	snprintf(psc_session.filter_path, sizeof(psc_session.filter_path), "%s", path);
+	ret = filter_load(path, &spec, &line);
+	table = ret == 0 ? filter_resolve(spec) : NULL;
+	if (!table) {
+		static uintptr_t empty[16];
+		static struct psc_filter none = {.slots = empty, .bits = 4};
+
+		snprintf(psc_session.error, sizeof(psc_session.error),
+			 "%s: %s at line %zu; no function recorded", path,
+			 ret ? strerror(-ret) : "out of memory", line);
+		psc_session.filter = &none;
+		return;
+	}
+	psc_session.filter_spec = spec;
+	psc_session.filter = table;
+}
+
 static void after_fork_child(void)
 {
 	if (psc_session.state != SESSION_RECORDING)
@@ -247,10 +374,16 @@ static void after_fork_child(void)
 	psc_session.pid = getpid();
 	psc_session.threads = NULL;
 	psc_session.lost_records = 0;
+	psc_session.lost_bytes = 0;
 	psc_session.start_pair = clock_pair_take(psc_session.clock);
 	thread_after_fork();
+	if (proc_claim() < 0) {
+		psc_session.state = SESSION_OFF;
+		return;
+	}
 	proc_write("running", NULL);
-	maps_write();
+	maps_write(0);
+	writer_kick();
 }
 
 void session_start(void)
@@ -277,6 +410,7 @@ void session_start(void)
 	psc_session.start_unix_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 	psc_session.start_pair = clock_pair_take(psc_session.clock);
 	events_from_env();
+	filter_from_env();
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 		goto out;
 	/* absolute, so that a chdir() of the program does not lose the experiment */
@@ -285,13 +419,17 @@ void session_start(void)
 	snprintf(psc_session.dir, sizeof(psc_session.dir), "%s", abs);
 	if (!getenv(PSC_ENV_LAUNCHER) && meta_write(&ci) < 0)
 		goto out;
-	if (proc_write("running", NULL) < 0)
+	if (proc_claim() < 0 || proc_write("running", NULL) < 0)
 		goto out;
-	maps_write();
+	psc_session.objects_seen = loaded_objects();
+	maps_write(0);
 	thread_destructor_init();
 	pthread_atfork(NULL, NULL, after_fork_child);
 	atexit(session_finish);
+	process_signals_init();
 	psc_session.state = SESSION_RECORDING;
+	/* the writer also notices dlopen'ed objects, so it runs from the start */
+	writer_kick();
 out:
 	errno = saved_errno;
 }
@@ -304,10 +442,11 @@ void session_finish(void)
 
 	if (psc_session.state != SESSION_RECORDING)
 		return;
+	session_check_objects();
 	psc_session.state = SESSION_STOPPED;
 	pthread_mutex_lock(&psc_session.lock);
 	for (t = psc_session.threads; t; t = t->next) {
-		t->guard = 1;
+		thread_guard_enter(t);
 		thread_close(t, PSC_END_EXIT);
 	}
 	pthread_mutex_unlock(&psc_session.lock);

@@ -27,34 +27,54 @@ enum session_state {
 #define REGION_PAGES	   64 /* up to 64 Ki region names */
 #define REGION_MAX	   (REGION_PAGES << REGION_PAGE_SHIFT)
 
-/* Per-thread recording state, reached through a thread-local pointer without locks. */
+/* States of a thread's handed-off chunk (psc_thread.out_state). */
+enum out_state {
+	OUT_NONE = 0,	 /* no chunk out: SPARE is free */
+	OUT_QUEUED = 1,	 /* OUT waits for the writer */
+	OUT_WRITING = 2, /* someone (the writer, or a closing thread) is writing OUT */
+};
+
+/*
+ * Per-thread recording state, reached through a thread-local pointer without locks. Two
+ * chunk buffers: the thread fills BUF while the writer thread writes the previous one
+ * (OUT); the thread waits only when it fills BUF before OUT is written.
+ */
 struct psc_thread {
 	uint64_t *buf; /* chunk: 2 words of chunk header, then records */
 	uint64_t *pos; /* next free word; published with release stores */
-	uint64_t *end;
-	uint64_t seq; /* chunks written */
+	uint64_t *end; /* set to BUF when the stream closes, so every record takes the slow path */
+	uint64_t *spare; /* the other buffer, NULL while it is out */
+	uint64_t *out;	 /* a full chunk handed to the writer */
+	int out_state;	 /* enum out_state, changed atomically */
+	uint64_t seq;	 /* chunks sealed */
 	pid_t pid, tid;
-	int guard;    /* re-entrancy: set while the runtime works on this thread */
-	int flushing; /* set (atomically) by whoever writes this thread's chunk */
-	int closed;   /* the stream has its end record; nothing more is written */
+	volatile int guard; /* re-entrancy: set while the runtime works on this thread */
+	int flushing;	    /* set (atomically) by whoever seals or closes this thread's chunk */
+	int closed;	    /* the stream has its end record; nothing more is written */
 	int header_written;
+	int discard;	     /* writing failed: chunks are dropped and counted, not written */
+	int functions;	     /* function events were recorded (a header feature bit) */
 	int counters_state;  /* 0 not opened yet, 1 open, -1 none */
 	size_t record_words; /* words of a region record: 2 + the counter snapshot */
 	struct counter_set counters;
 	uint8_t *defined; /* bitmap: region ids defined in this stream */
 	size_t defined_bytes;
-	uint64_t lost_records;
+	uint64_t lost_records; /* dropped by this thread: no room, or re-entered */
+	uint64_t lost_bytes;   /* chunks dropped because writing failed */
 	struct {
 		const char *key;  /* the caller's pointer */
 		const char *text; /* the interned name, compared with the caller's text */
 		int id;
 	} cache[REGION_CACHE_SLOTS];
-	struct psc_thread *next; /* session's list, under session.lock */
+	struct psc_thread *next; /* session's list: pushed under session.lock, read lock-free */
 };
+
+struct psc_filter;
 
 struct psc_session {
 	int state;
 	pid_t pid;
+	unsigned image; /* program images of this pid before this one (exec count) */
 	char dir[PATH_MAX];
 	enum clock_source clock;
 	struct clock_pair start_pair;
@@ -71,8 +91,16 @@ struct psc_session {
 	int nregions;
 	uint32_t *region_index; /* open-addressing hash: id + 1, 0 = empty */
 	size_t region_index_cap;
-	uint64_t lost_records; /* from threads that could not record at all */
-	char error[256];       /* why recording stopped, "" if it did not */
+	const struct psc_filter *filter; /* functions to record; NULL records all */
+	struct psc_filter *filter_spec;	 /* the filter file's entries */
+	char filter_path[PATH_MAX];
+	unsigned long long objects_seen; /* dlpi_adds when the maps were last written */
+	unsigned writer_kick;		 /* futex word: bumped at every hand-off */
+	pid_t writer_pid;		 /* process whose writer thread runs; 0 none */
+	int writer_failed;		 /* no writer thread: threads write their own chunks */
+	uint64_t lost_records;		 /* from threads that could not record at all */
+	uint64_t lost_bytes;		 /* from streams whose last chunk could not be written */
+	char error[256];		 /* why recording stopped, "" if it did not */
 };
 
 extern struct psc_session psc_session;
@@ -88,6 +116,16 @@ void session_fail(const char *what, int err);
 
 /* Interned name of region ID (stable pointer), or NULL. */
 const char *session_region_name(int id);
+
+/* Rewrite proc.<pid>.json with STATE ("running", "exec", "exited"). */
+void session_write_proc(const char *state);
+
+/* Append the memory map when objects were loaded since the last look (dlopen), and place the
+ * filter's functions in them. Called by the writer thread and at exit. */
+void session_check_objects(void);
+
+/* Install the handlers of fatal signals that write every stream before the default action. */
+void process_signals_init(void);
 
 /* Intern NAME of LEN bytes: its id, or a negative errno. Takes the lock. */
 int session_region_intern(const char *name, size_t len);
@@ -110,11 +148,37 @@ static inline struct psc_thread *thread_get(void)
 	return thread_get_slow();
 }
 
-/* Slow path of thread_reserve: write the chunk and start the next. 0 or negative errno. */
-int thread_flush(struct psc_thread *t);
+/* Seal the current chunk and hand it to the writer (or write it when there is no writer);
+ * with WAIT, return only once it is in the file. 0 or negative errno. */
+int thread_flush(struct psc_thread *t, int wait);
 
-/* Write T's pending records and an end record (reason); T writes nothing afterwards. */
+/* Write T's pending records and an end record (reason); T writes nothing afterwards. Safe
+ * from another thread and from a signal handler. */
 void thread_close(struct psc_thread *t, unsigned reason);
+
+/* Write T's queued chunk now if nobody is writing it, else wait until it is written. */
+void thread_drain(struct psc_thread *t);
+
+/* Write the chunk OUT of T that the caller claimed (OUT_WRITING), then free the slot. */
+void thread_write_out(struct psc_thread *t);
+
+/* Wake the writer thread, starting it on first use in this process. 0, or -1 when there is
+ * no writer (the caller writes its chunk itself). */
+int writer_kick(void);
+
+/* Mark the start and end of runtime work on T, so a signal handler that lands in between and
+ * runs instrumented code drops its records instead of tearing this one. */
+static inline void thread_guard_enter(struct psc_thread *t)
+{
+	t->guard = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static inline void thread_guard_leave(struct psc_thread *t)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->guard = 0;
+}
 
 /* In a forked child: forget the parent's thread state (the parent writes its buffer). */
 void thread_after_fork(void);
@@ -129,7 +193,7 @@ int thread_define_region(struct psc_thread *t, int id);
 static inline uint64_t *thread_reserve(struct psc_thread *t, size_t words)
 {
 	if (unlikely(t->pos + words > t->end)) {
-		if (thread_flush(t) < 0 || t->pos + words > t->end) {
+		if (thread_flush(t, 0) < 0 || t->pos + words > t->end) {
 			t->lost_records++;
 			return NULL;
 		}

@@ -4,6 +4,8 @@
 #include "../core/format.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,33 +38,52 @@ static int write_all(int fd, const void *data, size_t len)
 
 static void stream_path(const struct psc_thread *t, char *path, size_t len)
 {
-	snprintf(path, len, "%s/stream.%d.%d", psc_session.dir, (int)t->pid, (int)t->tid);
+	if (psc_session.image)
+		snprintf(path, len, "%s/stream.%d.%d.%u", psc_session.dir, (int)t->pid, (int)t->tid,
+			 psc_session.image);
+	else
+		snprintf(path, len, "%s/stream.%d.%d", psc_session.dir, (int)t->pid, (int)t->tid);
 }
 
-/* Start the chunk: its header words, then a clock pair so every chunk calibrates. */
+/* Start the chunk in BUF: its header words, then a clock pair so every chunk calibrates. */
 static void chunk_begin(struct psc_thread *t)
 {
 	struct clock_pair p = clock_pair_take(psc_session.clock);
+	uint64_t *w = t->buf + 2;
 
-	t->pos = t->buf + 2;
-	t->pos[0] = psc_word0(p.ticks, PSC_KIND_EXT);
-	t->pos[1] = psc_ext_word1(PSC_REC_CLOCK_SYNC, 3, 0);
-	t->pos[2] = p.ns;
-	t->pos += 3;
+	w[0] = psc_word0(p.ticks, PSC_KIND_EXT);
+	w[1] = psc_ext_word1(PSC_REC_CLOCK_SYNC, 3, 0);
+	w[2] = p.ns;
+	t->end = t->buf + psc_session.chunk_bytes / sizeof(uint64_t);
+	__atomic_store_n(&t->pos, w + 3, __ATOMIC_RELEASE);
+}
+
+/* Fill in the chunk header of CHUNK, whose records end at UPTO (plus NTAIL words after). */
+static void chunk_seal(struct psc_thread *t, uint64_t *chunk, const uint64_t *upto, size_t ntail)
+{
+	struct psc_chunk_header *ch = (struct psc_chunk_header *)chunk;
+
+	ch->magic = PSC_CHUNK_MAGIC;
+	ch->size = (uint32_t)((size_t)(upto - (chunk + 2)) + ntail) * sizeof(uint64_t);
+	ch->seq = t->seq++;
 }
 
 /*
- * Append the chunk (records up to UPTO, then NTAIL words of TAIL) to the stream file: open,
- * write, close, so that no descriptor stays open in the program.
+ * Append the sealed CHUNK (its header says how long) and NTAIL words of TAIL to the stream
+ * file: open, write, close, so that no descriptor stays open in the program. Async-signal-safe.
  */
-static int chunk_write(struct psc_thread *t, uint64_t *upto, const uint64_t *tail, size_t ntail)
+static int chunk_write(struct psc_thread *t, const uint64_t *chunk, const uint64_t *tail,
+		       size_t ntail)
 {
-	struct psc_chunk_header *ch = (struct psc_chunk_header *)t->buf;
-	size_t body = (size_t)(upto - (t->buf + 2)) * sizeof(uint64_t);
-	size_t payload = body + ntail * sizeof(uint64_t);
+	const struct psc_chunk_header *ch = (const struct psc_chunk_header *)chunk;
+	size_t body = ch->size - ntail * sizeof(uint64_t);
 	char path[PATH_MAX + 64];
 	int fd, ret = 0;
 
+	if (t->discard) {
+		t->lost_bytes += sizeof(*ch) + ch->size;
+		return 0;
+	}
 	stream_path(t, path, sizeof(path));
 	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
@@ -74,7 +95,8 @@ static int chunk_write(struct psc_thread *t, uint64_t *upto, const uint64_t *tai
 		memcpy(h.magic, PSC_STREAM_MAGIC, 8);
 		h.version = PSC_FORMAT_VERSION;
 		h.header_size = sizeof(h);
-		h.features = PSC_FEAT_REGIONS | (psc_session.nevents ? PSC_FEAT_COUNTERS : 0);
+		h.features = PSC_FEAT_REGIONS | (psc_session.nevents ? PSC_FEAT_COUNTERS : 0) |
+			     (t->functions ? PSC_FEAT_FUNCTIONS : 0);
 		h.pid = (uint32_t)t->pid;
 		h.tid = (uint32_t)t->tid;
 		h.rank = -1;
@@ -82,26 +104,69 @@ static int chunk_write(struct psc_thread *t, uint64_t *upto, const uint64_t *tai
 		h.start_ticks = psc_session.start_pair.ticks;
 		h.start_ns = psc_session.start_pair.ns;
 		h.nevents = (uint32_t)psc_session.nevents;
+		h.image = psc_session.image;
 		ret = write_all(fd, &h, sizeof(h));
 		if (ret == 0)
 			t->header_written = 1;
 	}
-	ch->magic = PSC_CHUNK_MAGIC;
-	ch->size = (uint32_t)payload;
-	ch->seq = t->seq;
 	if (ret == 0)
-		ret = write_all(fd, t->buf, sizeof(*ch) + body);
+		ret = write_all(fd, chunk, sizeof(*ch) + body);
 	if (ret == 0 && ntail)
 		ret = write_all(fd, tail, ntail * sizeof(uint64_t));
 	close(fd);
-	if (ret == 0)
-		t->seq++;
 	return ret;
 }
 
-int thread_flush(struct psc_thread *t)
+/* Writing failed (full disk, removed directory): the program goes on, this thread's records
+ * are counted as lost from now on, and the experiment says why. */
+static void chunk_write_failed(struct psc_thread *t, const uint64_t *chunk, int err)
 {
-	int ret;
+	const struct psc_chunk_header *ch = (const struct psc_chunk_header *)chunk;
+
+	t->discard = 1;
+	t->lost_bytes += sizeof(*ch) + ch->size;
+	session_fail("writing a stream chunk", -err);
+}
+
+static void futex_wait(int *addr, int val)
+{
+	syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+}
+
+static void futex_wake(int *addr)
+{
+	syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+void thread_write_out(struct psc_thread *t)
+{
+	int ret = chunk_write(t, t->out, NULL, 0);
+
+	if (ret < 0)
+		chunk_write_failed(t, t->out, ret);
+	t->spare = t->out;
+	t->out = NULL;
+	__atomic_store_n(&t->out_state, OUT_NONE, __ATOMIC_RELEASE);
+	futex_wake(&t->out_state);
+}
+
+void thread_drain(struct psc_thread *t)
+{
+	int state = OUT_QUEUED;
+
+	if (__atomic_compare_exchange_n(&t->out_state, &state, OUT_WRITING, 0, __ATOMIC_ACQUIRE,
+					__ATOMIC_ACQUIRE)) {
+		thread_write_out(t);
+		return;
+	}
+	while ((state = __atomic_load_n(&t->out_state, __ATOMIC_ACQUIRE)) == OUT_WRITING)
+		futex_wait(&t->out_state, OUT_WRITING);
+}
+
+int thread_flush(struct psc_thread *t, int wait)
+{
+	uint64_t *full;
+	int ret = 0;
 
 	if (__atomic_exchange_n(&t->flushing, 1, __ATOMIC_ACQUIRE))
 		return -EBUSY;
@@ -109,14 +174,20 @@ int thread_flush(struct psc_thread *t)
 		__atomic_store_n(&t->flushing, 0, __ATOMIC_RELEASE);
 		return -EPIPE;
 	}
-	ret = chunk_write(t, t->pos, NULL, 0);
-	if (ret < 0) {
-		/* the program goes on; this thread stops recording and says why */
-		t->closed = 1;
-		session_fail("writing a stream chunk", -ret);
-	} else {
-		chunk_begin(t);
-	}
+	/* chunks reach the file in order: the previous one first */
+	if (__atomic_load_n(&t->out_state, __ATOMIC_ACQUIRE) != OUT_NONE)
+		thread_drain(t);
+	full = t->buf;
+	chunk_seal(t, full, t->pos, 0);
+	t->out = full;
+	t->buf = t->spare;
+	t->spare = NULL;
+	__atomic_store_n(&t->out_state, OUT_QUEUED, __ATOMIC_RELEASE);
+	if (wait || writer_kick() < 0)
+		thread_drain(t);
+	if (t->discard && !t->closed)
+		ret = -EIO;
+	chunk_begin(t);
 	__atomic_store_n(&t->flushing, 0, __ATOMIC_RELEASE);
 	return ret;
 }
@@ -132,18 +203,25 @@ void thread_close(struct psc_thread *t, unsigned reason)
 		/* the tail is built aside: T may still be writing past its committed records */
 		uint64_t *upto = __atomic_load_n(&t->pos, __ATOMIC_ACQUIRE);
 
-		if (t->lost_records) {
+		t->closed = 1;
+		t->end = t->buf;
+		if (__atomic_load_n(&t->out_state, __ATOMIC_ACQUIRE) != OUT_NONE)
+			thread_drain(t);
+		if (t->lost_records || t->lost_bytes) {
 			tail[n++] = psc_word0(clock_ticks(psc_session.clock), PSC_KIND_EXT);
 			tail[n++] = psc_ext_word1(PSC_REC_LOST, 4, 0);
 			tail[n++] = t->lost_records;
-			tail[n++] = 0;
+			tail[n++] = t->lost_bytes;
 		}
 		tail[n++] = psc_word0(clock_ticks(psc_session.clock), PSC_KIND_EXT);
 		tail[n++] = psc_ext_word1(PSC_REC_STREAM_END, 2, reason);
-		t->closed = 1;
-		if (chunk_write(t, upto, tail, n) < 0)
+		chunk_seal(t, t->buf, upto, n);
+		if (chunk_write(t, t->buf, tail, n) < 0 || t->discard) {
 			__atomic_add_fetch(&psc_session.lost_records, t->lost_records + 1,
 					   __ATOMIC_RELAXED);
+			__atomic_add_fetch(&psc_session.lost_bytes, t->lost_bytes,
+					   __ATOMIC_RELAXED);
+		}
 	}
 	__atomic_store_n(&t->flushing, 0, __ATOMIC_RELEASE);
 }
@@ -153,7 +231,7 @@ static void thread_exit_hook(void *arg)
 {
 	struct psc_thread *t = arg;
 
-	t->guard = 1;
+	thread_guard_enter(t);
 	thread_close(t, PSC_END_THREAD_EXIT);
 	if (t->counters_state == 1)
 		counter_set_release(&t->counters);
@@ -169,13 +247,16 @@ static struct psc_thread *thread_alloc(void)
 	if (!t)
 		return NULL;
 	t->buf = malloc(words * sizeof(uint64_t));
-	if (!t->buf) {
+	t->spare = malloc(words * sizeof(uint64_t));
+	if (!t->buf || !t->spare) {
+		free(t->buf);
+		free(t->spare);
 		free(t);
 		return NULL;
 	}
 	/* touch every page now, so that recording takes no page faults later */
 	memset(t->buf, 0, words * sizeof(uint64_t));
-	t->end = t->buf + words;
+	memset(t->spare, 0, words * sizeof(uint64_t));
 	t->pid = psc_session.pid;
 	t->tid = (pid_t)syscall(SYS_gettid);
 	chunk_begin(t);
@@ -206,7 +287,8 @@ __attribute__((noinline, cold)) struct psc_thread *thread_get_slow(void)
 	}
 	pthread_mutex_lock(&psc_session.lock);
 	t->next = psc_session.threads;
-	psc_session.threads = t;
+	/* the writer walks the list without the lock */
+	__atomic_store_n(&psc_session.threads, t, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&psc_session.lock);
 	pthread_setspecific(psc_session.key, t);
 	psc_tls_thread = t;
@@ -227,6 +309,8 @@ void thread_after_fork(void)
 		counter_set_release(&t->counters);
 	free(t->defined);
 	free(t->buf);
+	free(t->spare);
+	free(t->out);
 	free(t);
 }
 

@@ -835,8 +835,8 @@ static void test_open_fields(void **state)
 	assert_int_equal(e.streams[0].pid, 1234);
 	assert_int_equal(e.streams[0].tid, 1235);
 	assert_ptr_equal(e.streams[0].proc, &e.procs[0]);
-	assert_ptr_equal(experiment_process(&e, 1234), &e.procs[0]);
-	assert_null(experiment_process(&e, 999));
+	assert_ptr_equal(experiment_process(&e, 1234, 0), &e.procs[0]);
+	assert_null(experiment_process(&e, 999, 0));
 	experiment_release(&e);
 }
 
