@@ -1,6 +1,8 @@
 /* stream.c - validating stream reader. */
 #include "stream.h"
 
+#include "../core/clock.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -13,6 +15,8 @@
 
 /* Chunks above this size are treated as corruption, not allocated. */
 #define CHUNK_MAX_BYTES (1u << 30)
+/* Linux's PID_MAX_LIMIT: no pid or tid is larger. */
+#define PID_LIMIT (1u << 22)
 
 static int fail(char *err, size_t errlen, int code, const char *path, uint64_t offset,
 		const char *fmt, ...) __attribute__((format(printf, 6, 7)));
@@ -30,6 +34,7 @@ static int fail(char *err, size_t errlen, int code, const char *path, uint64_t o
 	return code;
 }
 
+/* 1 when all LEN bytes were read, 0 when the file ends first, or a negative errno. */
 static int read_at(int fd, void *buf, size_t len, uint64_t offset)
 {
 	size_t done = 0;
@@ -48,6 +53,33 @@ static int read_at(int fd, void *buf, size_t len, uint64_t offset)
 	return (int)(done == len);
 }
 
+/* The header's fields, checked in file order: 0 or a message at the field's offset. */
+static int check_header(const struct stream_reader *r, const char *path, char *err, size_t errlen)
+{
+	const struct psc_stream_header *h = &r->hdr;
+
+	if (memcmp(h->magic, PSC_STREAM_MAGIC, 8))
+		return fail(err, errlen, -EINVAL, path, 0, "not a perfscope stream (bad magic)");
+	if (h->version != PSC_FORMAT_VERSION)
+		return fail(err, errlen, -EINVAL, path, 8,
+			    "format version %u, this perfscope reads %d", h->version,
+			    PSC_FORMAT_VERSION);
+	if (h->header_size < sizeof(*h) || h->header_size % 8 || h->header_size > r->file_size)
+		return fail(err, errlen, -EINVAL, path, 12, "bad header size %u", h->header_size);
+	if (h->pid == 0 || h->pid > PID_LIMIT)
+		return fail(err, errlen, -EINVAL, path, 24, "bad pid %u", h->pid);
+	if (h->tid == 0 || h->tid > PID_LIMIT)
+		return fail(err, errlen, -EINVAL, path, 28, "bad tid %u", h->tid);
+	if (h->rank < -1)
+		return fail(err, errlen, -EINVAL, path, 32, "bad rank %d", h->rank);
+	if (h->clock_source < CLOCK_SOURCE_MONOTONIC || h->clock_source > CLOCK_SOURCE_CNTVCT)
+		return fail(err, errlen, -EINVAL, path, 36, "unknown clock source %u",
+			    h->clock_source);
+	if (h->nevents > PSC_REC_MAX_WORDS - 2)
+		return fail(err, errlen, -EINVAL, path, 56, "bad number of events %u", h->nevents);
+	return 0;
+}
+
 int stream_open(struct stream_reader *r, const char *path, char *err, size_t errlen)
 {
 	struct stat st;
@@ -56,8 +88,9 @@ int stream_open(struct stream_reader *r, const char *path, char *err, size_t err
 	memset(r, 0, sizeof(*r));
 	r->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (r->fd < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -errno;
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		return ret;
 	}
 	r->path = strdup(path);
 	if (!r->path || fstat(r->fd, &st) < 0) {
@@ -65,31 +98,29 @@ int stream_open(struct stream_reader *r, const char *path, char *err, size_t err
 		snprintf(err, errlen, "%s: cannot read", path);
 		return -EIO;
 	}
+	if (!S_ISREG(st.st_mode)) {
+		stream_close(r);
+		snprintf(err, errlen, "%s: not a regular file", path);
+		return -EINVAL;
+	}
 	r->file_size = (uint64_t)st.st_size;
 	ret = read_at(r->fd, &r->hdr, sizeof(r->hdr), 0);
-	if (ret <= 0) {
+	if (ret < 0) {
 		stream_close(r);
-		return fail(err, errlen, -EINVAL, path, 0, "file shorter than the %zu-byte header",
-			    sizeof(r->hdr));
+		return fail(err, errlen, ret, path, 0, "read error: %s", strerror(-ret));
 	}
-	if (memcmp(r->hdr.magic, PSC_STREAM_MAGIC, 8)) {
-		stream_close(r);
-		return fail(err, errlen, -EINVAL, path, 0, "not a perfscope stream (bad magic)");
-	}
-	if (r->hdr.version != PSC_FORMAT_VERSION) {
-		uint32_t version = r->hdr.version;
+	if (ret == 0) {
+		uint64_t size = r->file_size;
 
 		stream_close(r);
-		return fail(err, errlen, -EINVAL, path, 8,
-			    "format version %u, this perfscope reads %d", version,
-			    PSC_FORMAT_VERSION);
+		return fail(err, errlen, -EINVAL, path, 0,
+			    "file shorter than the %zu-byte header (%" PRIu64 " bytes)",
+			    sizeof(r->hdr), size);
 	}
-	if (r->hdr.header_size < sizeof(r->hdr) || r->hdr.header_size % 8 ||
-	    r->hdr.header_size > r->file_size) {
-		uint32_t size = r->hdr.header_size;
-
+	ret = check_header(r, path, err, errlen);
+	if (ret) {
 		stream_close(r);
-		return fail(err, errlen, -EINVAL, path, 12, "bad header size %u", size);
+		return ret;
 	}
 	r->offset = r->hdr.header_size;
 	r->last_ticks = 0;
@@ -134,6 +165,7 @@ static int load_chunk(struct stream_reader *r, char *err, size_t errlen)
 	ret = read_at(r->fd, r->chunk, ch.size, at + sizeof(ch));
 	if (ret <= 0)
 		return fail(err, errlen, ret < 0 ? ret : -EIO, r->path, at, "read error");
+	r->chunk_offset = at;
 	r->chunk_words = ch.size / 8;
 	r->pos = 0;
 	r->offset = at + sizeof(ch) + ch.size;
@@ -144,6 +176,196 @@ static int load_chunk(struct stream_reader *r, char *err, size_t errlen)
 static int known_type(enum psc_rec_type t)
 {
 	return t >= PSC_REC_REGION_DEF && t <= PSC_REC_THREAD_NAME;
+}
+
+static const char *type_name(enum psc_rec_type t)
+{
+	static const char *const names[] = {
+	    [PSC_REC_REGION_DEF] = "region definition",
+	    [PSC_REC_REGION_ENTER] = "region enter",
+	    [PSC_REC_REGION_LEAVE] = "region leave",
+	    [PSC_REC_CLOCK_SYNC] = "clock-sync",
+	    [PSC_REC_COUNTERS] = "counters",
+	    [PSC_REC_LOST] = "lost",
+	    [PSC_REC_STREAM_END] = "stream end",
+	    [PSC_REC_THREAD_NAME] = "thread name",
+	};
+
+	return known_type(t) ? names[t] : "unknown";
+}
+
+/* Index where ID is, or where it would be inserted, in the sorted defined ids. */
+static size_t region_slot(const struct stream_reader *r, uint32_t id)
+{
+	size_t lo = 0, hi = r->nregion_ids;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->region_ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int region_defined(const struct stream_reader *r, uint32_t id)
+{
+	size_t k = region_slot(r, id);
+
+	return k < r->nregion_ids && r->region_ids[k] == id;
+}
+
+static int region_define(struct stream_reader *r, uint32_t id)
+{
+	size_t k = region_slot(r, id);
+
+	if (k < r->nregion_ids && r->region_ids[k] == id)
+		return 0;
+	if (r->nregion_ids == r->region_ids_cap) {
+		size_t cap = r->region_ids_cap ? 2 * r->region_ids_cap : 64;
+		uint32_t *p = realloc(r->region_ids, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		r->region_ids = p;
+		r->region_ids_cap = cap;
+	}
+	memmove(r->region_ids + k + 1, r->region_ids + k,
+		(r->nregion_ids - k) * sizeof(*r->region_ids));
+	r->region_ids[k] = id;
+	r->nregion_ids++;
+	return 0;
+}
+
+/* Remember the snapshot layout of a counters record: members per group. */
+static int counters_layout(struct stream_reader *r, const struct stream_record *rec, uint64_t at,
+			   char *err, size_t errlen)
+{
+	size_t ngroups = 0;
+	uint32_t *nr;
+
+	for (size_t i = 0; i < rec->npayload; i++) {
+		uint32_t g = (uint32_t)rec->payload[i];
+
+		if (g == PSC_NO_GROUP)
+			continue;
+		if (g >= rec->npayload)
+			return fail(err, errlen, -EINVAL, r->path, at + 16 + 8 * i,
+				    "event %zu: group %u of %zu events", i, g, rec->npayload);
+		if (g + 1 > ngroups)
+			ngroups = g + 1;
+	}
+	nr = calloc(ngroups + 1, sizeof(*nr));
+	if (!nr)
+		return fail(err, errlen, -ENOMEM, r->path, at, "out of memory");
+	for (size_t i = 0; i < rec->npayload; i++)
+		if ((uint32_t)rec->payload[i] != PSC_NO_GROUP)
+			nr[(uint32_t)rec->payload[i]]++;
+	free(r->group_nr);
+	r->group_nr = nr;
+	r->ngroups = ngroups;
+	r->have_layout = 1;
+	return 0;
+}
+
+/*
+ * A counter snapshot: groups of nr, enabled, running, nr values that fill the payload exactly,
+ * with the members of the counters record's layout once it is known. Empty is allowed.
+ */
+static int check_snapshot(const struct stream_reader *r, const struct stream_record *rec,
+			  uint64_t at, char *err, size_t errlen)
+{
+	size_t pos = 0, g = 0;
+
+	if (rec->npayload == 0)
+		return 0;
+	while (pos < rec->npayload) {
+		uint64_t nr = rec->payload[pos];
+
+		if (r->have_layout && g >= r->ngroups)
+			return fail(err, errlen, -EINVAL, r->path, at + 16 + 8 * pos,
+				    "counter snapshot has more than the %zu groups of the counters "
+				    "record",
+				    r->ngroups);
+		if (r->have_layout && nr != r->group_nr[g])
+			return fail(err, errlen, -EINVAL, r->path, at + 16 + 8 * pos,
+				    "counter group %zu has %" PRIu64
+				    " members, the counters record "
+				    "%u",
+				    g, nr, r->group_nr[g]);
+		if (!r->have_layout && nr == 0)
+			return fail(err, errlen, -EINVAL, r->path, at + 16 + 8 * pos,
+				    "counter group %zu has no members", g);
+		if (nr > rec->npayload - pos || rec->npayload - pos - nr < 3)
+			return fail(err, errlen, -EINVAL, r->path, at + 16 + 8 * pos,
+				    "counter group %zu overruns its record", g);
+		pos += 3 + nr;
+		g++;
+	}
+	if (r->have_layout && g != r->ngroups)
+		return fail(err, errlen, -EINVAL, r->path, at + 8,
+			    "counter snapshot of %zu groups, the counters record has %zu", g,
+			    r->ngroups);
+	return 0;
+}
+
+/* A NUL-terminated text filling the payload (names). */
+static int check_text(const struct stream_reader *r, const struct stream_record *rec, uint64_t at,
+		      char *err, size_t errlen)
+{
+	if (rec->npayload == 0 || !memchr(rec->payload, 0, rec->npayload * 8))
+		return fail(err, errlen, -EINVAL, r->path, rec->npayload ? at + 16 : at + 8,
+			    "%s record without a NUL-terminated name", type_name(rec->type));
+	return 0;
+}
+
+/* The payload of an extended record against its type (docs/format.md, "Records"). */
+static int check_payload(struct stream_reader *r, const struct stream_record *rec, uint64_t at,
+			 char *err, size_t errlen)
+{
+	size_t want = 0;
+
+	switch (rec->type) {
+	case PSC_REC_REGION_DEF:
+		if (check_text(r, rec, at, err, errlen))
+			return -EINVAL;
+		return region_define(r, rec->arg)
+			   ? fail(err, errlen, -ENOMEM, r->path, at, "out of memory")
+			   : 0;
+	case PSC_REC_REGION_ENTER:
+	case PSC_REC_REGION_LEAVE:
+		if (!region_defined(r, rec->arg))
+			return fail(err, errlen, -EINVAL, r->path, at,
+				    "%s of region id %u, never defined before",
+				    type_name(rec->type), rec->arg);
+		return check_snapshot(r, rec, at, err, errlen);
+	case PSC_REC_COUNTERS:
+		if (rec->npayload != rec->arg)
+			return fail(err, errlen, -EINVAL, r->path, at + 8,
+				    "counters record of %zu words for %u events", rec->npayload + 2,
+				    rec->arg);
+		return counters_layout(r, rec, at, err, errlen);
+	case PSC_REC_THREAD_NAME:
+		return check_text(r, rec, at, err, errlen);
+	case PSC_REC_CLOCK_SYNC:
+		want = 1;
+		break;
+	case PSC_REC_LOST:
+		want = 2;
+		break;
+	case PSC_REC_STREAM_END:
+		if ((rec->arg & 0xffu) < PSC_END_EXIT || (rec->arg & 0xffu) > PSC_END_SIGNAL)
+			return fail(err, errlen, -EINVAL, r->path, at + 12, "unknown end reason %u",
+				    rec->arg & 0xffu);
+		break;
+	}
+	if (rec->npayload != want)
+		return fail(err, errlen, -EINVAL, r->path, at + 8,
+			    "%s record of %zu words, expected %zu", type_name(rec->type),
+			    rec->npayload + 2, want + 2);
+	return 0;
 }
 
 int stream_next(struct stream_reader *r, struct stream_record *rec, char *err, size_t errlen)
@@ -197,6 +419,11 @@ int stream_next(struct stream_reader *r, struct stream_record *rec, char *err, s
 	}
 	if (rec->ticks < r->last_ticks)
 		return fail(err, errlen, -EINVAL, r->path, at, "time goes backwards");
+	if (rec->kind == PSC_KIND_EXT) {
+		ret = check_payload(r, rec, at, err, errlen);
+		if (ret)
+			return ret;
+	}
 	r->last_ticks = rec->ticks;
 	if (rec->kind == PSC_KIND_EXT && rec->type == PSC_REC_STREAM_END) {
 		r->ended = 1;
@@ -238,6 +465,8 @@ void stream_close(struct stream_reader *r)
 		close(r->fd);
 	free(r->chunk);
 	free(r->path);
+	free(r->region_ids);
+	free(r->group_nr);
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
 }

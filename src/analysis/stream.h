@@ -2,9 +2,12 @@
  * stream.h - streaming, validating reader of one stream file (format.h, docs/format.md).
  *
  * Reads chunk by chunk with memory bounded by the largest chunk. Every defect (bad magic,
- * unknown version or record type, a length that overruns its chunk, time going backwards)
- * is reported with the file name and byte offset. A last chunk cut short (a run killed with
- * SIGKILL) is not an error: the stream ends there and `truncated_at` says where.
+ * unknown version or record type, a length that overruns its chunk, time going backwards, a
+ * payload that does not fit its record type, a region used before its definition, a counter
+ * snapshot that does not match the counters record) is reported with the file name and byte
+ * offset. A last chunk cut short (a run killed with SIGKILL) is not an error: the stream ends
+ * there and `truncated_at` says where. The reader never trusts a length it has not checked
+ * against the file: fuzzed by tests/fuzz/fuzz_stream.c.
  */
 #ifndef PSC_STREAM_H
 #define PSC_STREAM_H
@@ -38,6 +41,13 @@ struct stream_reader {
 	uint64_t truncated_at; /* offset where a cut-short chunk starts; 0 when complete */
 	int ended;	       /* a PSC_REC_STREAM_END record was read */
 	unsigned end_reason;
+	uint64_t chunk_offset; /* file offset of the current chunk's header */
+	/* validation state */
+	uint32_t *region_ids; /* region ids defined so far, sorted */
+	size_t nregion_ids, region_ids_cap;
+	uint32_t *group_nr; /* members per counter group, from the counters record */
+	size_t ngroups;
+	int have_layout; /* a counters record was read */
 };
 
 /* Open PATH and check its header. 0, or a negative errno with "PATH: ..." in ERR. */
