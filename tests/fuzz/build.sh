@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# build.sh OUTDIR - build the reader's fuzz targets with clang and libFuzzer, ASan and UBSan.
+#
+# The main build uses gcc; libFuzzer needs clang, so the targets are compiled here directly
+# from the few sources they need. Exit status 77 (and the reason on stdout) when clang or
+# libFuzzer is missing (Debian: clang libclang-rt-14-dev, see scripts/install-deps.sh).
+set -euo pipefail
+
+out=${1:?usage: build.sh OUTDIR}
+src=$(cd "$(dirname "$0")/../.." && pwd)
+cc=${PSC_FUZZ_CC:-}
+if [ -z "$cc" ]; then
+	for c in clang clang-16 clang-15 clang-14; do
+		if command -v "$c" >/dev/null 2>&1; then
+			cc=$c
+			break
+		fi
+	done
+fi
+if [ -z "$cc" ]; then
+	echo "no clang compiler (install clang and libclang-rt-14-dev)"
+	exit 77
+fi
+mkdir -p "$out"
+
+# libFuzzer is in clang's runtime library package; try a minimal target first
+probe=$out/probe.c
+printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n);\n%s\n' \
+	'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; (void)n; return 0; }' >"$probe"
+if ! "$cc" -fsanitize=fuzzer "$probe" -o "$out/probe" >"$out/probe.log" 2>&1; then
+	echo "$cc cannot link libFuzzer (install libclang-rt-14-dev): $(head -n 3 "$out/probe.log")"
+	exit 77
+fi
+rm -f "$probe" "$out/probe" "$out/probe.log"
+
+flags=(-g -O1 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -fno-omit-frame-pointer
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -I"$src/src")
+
+"$cc" "${flags[@]}" -o "$out/fuzz_stream" "$src/tests/fuzz/fuzz_stream.c" \
+	"$src/src/analysis/stream.c" "$src/src/core/counts.c"
+echo "built $out/fuzz_stream with $cc"
