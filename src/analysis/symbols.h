@@ -19,13 +19,16 @@
 #include "maps.h"
 
 struct sym_info {
-	/* function name, demangled; when no symbol holds the address: "<module base
-	 * name>+0x<offset>" (offset as below), or "[unknown]+0x<addr>" outside any file mapping */
+	/*
+	 * The function's name, demangled. Where no symbol holds the address:
+	 * "<base name of the module>+0x<offset>", or "[unknown]+0x<addr>" outside file mappings.
+	 */
 	const char *name;
 	const char *module; /* path of the mapped file ("[vdso]" etc. as recorded), "" if none */
-	/* addr - load bias: the ELF virtual address in the module. Where the module could not be
-	 * read (missing, deleted, not ELF) the file offset instead; addr itself outside any
-	 * mapping. */
+	/*
+	 * addr - load bias: the ELF virtual address in the module. The file offset instead where
+	 * the module could not be read (missing, deleted, not ELF); addr outside file mappings.
+	 */
 	uint64_t offset;
 	const char *file;      /* source file of the address (DWARF line table), "" unknown */
 	unsigned line;	       /* its line, 0 unknown */
@@ -36,7 +39,7 @@ struct sym_info {
 };
 
 struct sym_proc;
-struct sym_module;
+struct elf_module;
 struct sym_slot;
 
 /* Symbols of one experiment: processes' maps (read on first use), modules, an address cache. */
@@ -44,7 +47,7 @@ struct symtab {
 	char *dir;
 	struct sym_proc *procs;
 	size_t nprocs, proccap;
-	struct sym_module **mods;
+	struct elf_module **mods;
 	size_t nmods, modcap;
 	struct sym_slot *slots; /* address cache: open addressing, power-of-two size */
 	size_t nslots, nused;
