@@ -313,10 +313,14 @@ static void test_dlopen_cxx(void **state)
 
 /* ---- PIE and position-dependent executables ------------------------------------------------- */
 
-static void check_program(const char *prog, int pie)
+enum prog_kind { PROG_PIE, PROG_NOPIE, PROG_NODEBUG, PROG_DEBUGLINK };
+
+/* Runs prog (tests/data/sym/prog.c) and resolves the addresses it printed in its own maps. */
+static void check_program(const char *prog, enum prog_kind kind)
 {
 	char *dir = make_dir(), cmd[PATH_MAX * 2 + 16], path[PATH_MAX], from[PATH_MAX],
 	     to[PATH_MAX];
+	int dwarf = kind != PROG_NODEBUG;
 	uintmax_t fn, ra, base;
 	unsigned fline, cline;
 	int pid, result;
@@ -339,15 +343,17 @@ static void check_program(const char *prog, int pie)
 	assert_string_equal(si.name, "psc_prog_func");
 	assert_string_equal(si.module, path);
 	assert_int_equal(si.start, fn);
+	assert_int_equal(si.known, 1);
 	/* a position-dependent executable is not moved: ELF address == runtime address */
-	assert_int_equal(si.offset, pie ? fn - base : fn);
-	assert_int_equal(si.func_line, fline);
-	assert_string_equal(strrchr(si.func_file, '/'), "/prog.c");
+	assert_int_equal(si.offset, kind == PROG_NOPIE ? fn : fn - base);
+	assert_int_equal(si.func_line, dwarf ? fline : 0);
+	assert_string_equal(dwarf ? strrchr(si.func_file, '/') : si.func_file,
+			    dwarf ? "/prog.c" : "");
 
 	assert_int_equal(symtab_lookup(&st, pid, 0, ra - 1, &si), 0);
 	assert_string_equal(si.name, "psc_prog_caller");
-	assert_int_equal(si.line, cline);
-	assert_string_equal(strrchr(si.file, '/'), "/prog.c");
+	assert_int_equal(si.line, dwarf ? cline : 0);
+	assert_string_equal(dwarf ? strrchr(si.file, '/') : si.file, dwarf ? "/prog.c" : "");
 	symtab_release(&st);
 
 	/* the same maps as the process's second image (after an exec) */
@@ -365,13 +371,27 @@ static void check_program(const char *prog, int pie)
 static void test_pie(void **state)
 {
 	(void)state;
-	check_program(PSC_SYM_PROG_PIE, 1);
+	check_program(PSC_SYM_PROG_PIE, PROG_PIE);
 }
 
 static void test_nopie(void **state)
 {
 	(void)state;
-	check_program(PSC_SYM_PROG_NOPIE, 0);
+	check_program(PSC_SYM_PROG_NOPIE, PROG_NOPIE);
+}
+
+/* Built without -g: names from .symtab, no lines. */
+static void test_nodebug(void **state)
+{
+	(void)state;
+	check_program(PSC_SYM_PROG_NODEBUG, PROG_NODEBUG);
+}
+
+/* Stripped of every symbol: names and lines from the file its .gnu_debuglink names. */
+static void test_debuglink(void **state)
+{
+	(void)state;
+	check_program(PSC_SYM_PROG_DEBUGLINK, PROG_DEBUGLINK);
 }
 
 /* ---- hand-written maps ---------------------------------------------------------------------- */
@@ -529,7 +549,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_self),	cmocka_unit_test(test_libc),
 	    cmocka_unit_test(test_dlopen_cxx),	cmocka_unit_test(test_pie),
-	    cmocka_unit_test(test_nopie),	cmocka_unit_test(test_snapshots),
+	    cmocka_unit_test(test_nopie),	cmocka_unit_test(test_nodebug),
+	    cmocka_unit_test(test_debuglink),	cmocka_unit_test(test_snapshots),
 	    cmocka_unit_test(test_garbage),	cmocka_unit_test(test_random_text),
 	    cmocka_unit_test(test_init_errors),
 	};
