@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# make-corpus.sh BUILD_DIR - regenerate the seed corpus tests/fuzz/corpus/ (committed).
+#
+# Seeds: the synthetic streams of gen_corpus.py, and the streams of real runs of the examples
+# under `perfscope record` (regions with counters on two threads; function tracing when the
+# build has it). Streams over 16 KiB are skipped so that the corpus stays small.
+set -euo pipefail
+
+build=${1:?usage: make-corpus.sh BUILD_DIR}
+here=$(cd "$(dirname "$0")" && pwd)
+corpus=$here/corpus
+perfscope=$build/perfscope
+tmp=$(mktemp -d)
+trap 'rm -rf -- "$tmp"' EXIT
+
+rm -f -- "$corpus"/*
+mkdir -p "$corpus"
+python3 "$here/gen_corpus.py" "$corpus"
+
+# take NAME DIR: copy DIR's streams into the corpus as real-NAME-1, real-NAME-2, ...
+take() {
+	local name=$1 dir=$2 i=0 s
+	for s in "$dir"/stream.*; do
+		[ -f "$s" ] || continue
+		[ "$(wc -c <"$s")" -le 16384 ] || continue
+		i=$((i + 1))
+		cp -- "$s" "$corpus/real-$name-$i"
+	done
+}
+
+"$perfscope" record -o "$tmp/threads" -e page-faults,task-clock -- \
+	"$build/examples/threads" 10 >/dev/null
+take threads "$tmp/threads"
+"$perfscope" record -o "$tmp/loop" -- "$build/examples/loop_order" 64 >/dev/null
+take loop_order "$tmp/loop"
+if "$perfscope" record --help 2>&1 | grep -q -- --functions && [ -x "$build/examples/fib" ]; then
+	"$perfscope" record --functions -o "$tmp/fib" -- "$build/examples/fib" 5 >/dev/null
+	take fib "$tmp/fib"
+fi
+du -b -s "$corpus"
