@@ -505,7 +505,15 @@ static void test_garbage(void **state)
 	remove_dir(dir);
 }
 
-/* Random lines from the maps alphabet: whatever is kept is sorted and never overlaps. */
+static uint64_t rnd(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* Random text from the maps alphabet: whatever is kept is sorted and never overlaps. */
 static void test_random_text(void **state)
 {
 	static const char alphabet[] = "0123456789abcdef-- ::rwxps/#\n\n  ";
@@ -518,16 +526,82 @@ static void test_random_text(void **state)
 		struct maps m = {0};
 		size_t i;
 
-		for (i = 0; i < sizeof(text); i++) {
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
-			text[i] = alphabet[x % (sizeof(alphabet) - 1)];
-		}
+		for (i = 0; i < sizeof(text); i++)
+			text[i] = alphabet[rnd(&x) % (sizeof(alphabet) - 1)];
 		assert_int_equal(maps_parse(&m, text, sizeof(text)), 0);
 		for (i = 0; i < m.n; i++) {
 			assert_true(m.v[i].start < m.v[i].end);
 			assert_true(i == 0 || m.v[i - 1].end <= m.v[i].start);
+		}
+		maps_release(&m);
+	}
+}
+
+#define RLINES 40
+
+/*
+ * Random overlapping mappings in random order, some lines broken (a 'z' before the path) and
+ * some '#' lines between them. Oracle: an address belongs to the last intact line holding it.
+ */
+static void test_random_overlaps(void **state)
+{
+	uint64_t x = 0x2545f4914f6cdd1dull;
+	int round;
+
+	(void)state;
+	for (round = 0; round < 300; round++) {
+		struct {
+			uint64_t start, end, offset;
+			int broken;
+		} l[RLINES];
+		char text[RLINES * 96], line[96], path[16];
+		size_t len = 0, broken = 0, i, k;
+		struct maps m = {0};
+		uint64_t a;
+
+		for (i = 0; i < RLINES; i++) {
+			size_t n, at;
+
+			l[i].start = (rnd(&x) % 64) * 0x1000;
+			l[i].end = l[i].start + (1 + rnd(&x) % 8) * 0x1000;
+			l[i].offset = (rnd(&x) % 16) * 0x1000;
+			l[i].broken = rnd(&x) % 5 == 0;
+			broken += (size_t)l[i].broken;
+			n = (size_t)snprintf(line, sizeof(line),
+					     "%08" PRIx64 "-%08" PRIx64 " r-xp %08" PRIx64
+					     " 08:01 %zu /m%zu\n",
+					     l[i].start, l[i].end, l[i].offset, i + 1, i);
+			if (l[i].broken) {
+				at = (size_t)(strstr(line, " /m") - line);
+				at = rnd(&x) % (at + 1);
+				memmove(line + at + 1, line + at, n - at + 1);
+				line[at] = 'z';
+				n++;
+			}
+			if (rnd(&x) % 8 == 0)
+				len +=
+				    (size_t)snprintf(text + len, sizeof(text) - len, "# dlopen\n");
+			memcpy(text + len, line, n);
+			len += n;
+		}
+		assert_int_equal(maps_parse(&m, text, len), 0);
+		assert_int_equal(m.lines, RLINES);
+		assert_int_equal(m.skipped, broken);
+		for (a = 0; a < 72 * 0x1000; a += 0x800) {
+			long idx = maps_find(&m, a + 0x10);
+
+			for (k = RLINES; k-- > 0;)
+				if (!l[k].broken && l[k].start <= a && a < l[k].end)
+					break;
+			if (k == (size_t)-1) {
+				assert_int_equal(idx, -1);
+				continue;
+			}
+			assert_true(idx >= 0);
+			snprintf(path, sizeof(path), "/m%zu", k);
+			assert_string_equal(m.v[idx].path, path);
+			assert_int_equal(m.v[idx].offset + (a + 0x10 - m.v[idx].start),
+					 l[k].offset + (a + 0x10 - l[k].start));
 		}
 		maps_release(&m);
 	}
@@ -547,11 +621,17 @@ static void test_init_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_self),	cmocka_unit_test(test_libc),
-	    cmocka_unit_test(test_dlopen_cxx),	cmocka_unit_test(test_pie),
-	    cmocka_unit_test(test_nopie),	cmocka_unit_test(test_nodebug),
-	    cmocka_unit_test(test_debuglink),	cmocka_unit_test(test_snapshots),
-	    cmocka_unit_test(test_garbage),	cmocka_unit_test(test_random_text),
+	    cmocka_unit_test(test_self),
+	    cmocka_unit_test(test_libc),
+	    cmocka_unit_test(test_dlopen_cxx),
+	    cmocka_unit_test(test_pie),
+	    cmocka_unit_test(test_nopie),
+	    cmocka_unit_test(test_nodebug),
+	    cmocka_unit_test(test_debuglink),
+	    cmocka_unit_test(test_snapshots),
+	    cmocka_unit_test(test_garbage),
+	    cmocka_unit_test(test_random_text),
+	    cmocka_unit_test(test_random_overlaps),
 	    cmocka_unit_test(test_init_errors),
 	};
 
