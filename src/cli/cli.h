@@ -6,6 +6,9 @@
 #include <stdio.h>
 
 #include "../core/events.h"
+#include "../analysis/fprofile.h"
+#include "../analysis/symbols.h"
+#include "../output/func-print.h"
 #include "../output/region-print.h"
 #include "options.h"
 
@@ -40,6 +43,10 @@ void cli_usage(FILE *f, const char *cmd, const struct option_spec *specs);
  * the install and build directories. Returns how many were written into DIRS (max 8). */
 size_t cli_metric_dirs(const char **dirs, size_t max);
 
+/* Path of libperfscope.so for LD_PRELOAD: next to the perfscope binary (build tree), in
+ * ../lib, or in the install directory. 0, or -ENOENT when none is readable. */
+int cli_runtime_library(char *path, size_t len);
+
 struct metric_group;
 struct perf_state;
 
@@ -64,19 +71,30 @@ int cli_resolve_event_options(const char *cmd, const struct opt_list *events,
  * stdout. Prints the cause and returns NULL on failure. */
 FILE *cli_open_output(const char *cmd, const char *path, int force);
 
-/* An experiment with its region profile, ready to print (shared by report and html). */
+/* An experiment with its region and function profiles, ready to print (report and html). */
 struct report {
 	struct experiment e;
 	struct region_profile prof, merged;
 	struct metric *metrics;
 	size_t nmetrics;
 	struct region_report rr;
+	struct symtab syms;
+	struct func_profile fprof, fmerged;
+	struct func_report fr;
 };
 
-/* Open DIR and build its profile (per thread or merged), sorted by SORT_KEY; prints the cause
- * on failure. report_close() releases it either way. */
-int report_open(struct report *rep, const char *cmd, const char *dir, int per_thread,
-		const char *sort_key, size_t top);
+/* How report_open shows the profiles. */
+struct report_options {
+	int per_thread;
+	const char *sort_key; /* NULL: excl for functions, incl for regions */
+	size_t top;
+	int64_t min_ns;
+};
+
+/* Open DIR and build its profiles (per thread or merged), sorted; prints the cause on failure.
+ * report_close() releases it either way. */
+int report_open(struct report *rep, const char *cmd, const char *dir,
+		const struct report_options *opt);
 void report_close(struct report *rep);
 
 /* True for a key --sort accepts. */

@@ -36,7 +36,7 @@ int cmd_html(int argc, char **argv)
 		output = path;
 	}
 	ret = EXIT_USAGE;
-	if (report_open(&rep, "html", dir, 1, "incl", 0))
+	if (report_open(&rep, "html", dir, &(struct report_options){.per_thread = 1}))
 		goto out;
 	out = cli_open_output("html", output, force);
 	if (!out)

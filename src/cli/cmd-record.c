@@ -6,6 +6,8 @@
 #include "../core/compiler.h"
 #include "../core/cpuinfo.h"
 #include "../core/env.h"
+#include "../core/filter.h"
+#include "../core/format.h"
 #include "../core/jsonw.h"
 #include "../core/meta.h"
 #include "../core/metrics.h"
@@ -141,11 +143,86 @@ static int write_meta(const char *dir, char **cmd, int ncmd, const struct event_
 	return ret;
 }
 
+/* True when some stream of DIR holds function events (its header's feature bit). */
+static int has_function_events(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int found = 0;
+
+	if (!d)
+		return 0;
+	while (!found && (de = readdir(d))) {
+		struct psc_stream_header h;
+		int fd;
+
+		if (strncmp(de->d_name, "stream.", 7))
+			continue;
+		fd = openat(dirfd(d), de->d_name, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		found = read(fd, &h, sizeof(h)) == (ssize_t)sizeof(h) &&
+			(h.features & PSC_FEAT_FUNCTIONS);
+		close(fd);
+	}
+	closedir(d);
+	return found;
+}
+
+/* LD_PRELOAD the runtime (after the ASan runtime in sanitizer builds), keeping the user's. */
+static int preload_runtime(void)
+{
+	char lib[PATH_MAX], value[3 * PATH_MAX + 8];
+	const char *old = getenv("LD_PRELOAD");
+
+	if (cli_runtime_library(lib, sizeof(lib)) < 0) {
+		cli_error("record",
+			  "libperfscope.so.0 not found next to perfscope or in %s "
+			  "(reinstall perfscope)",
+			  PSC_LIB_INSTALL_DIR);
+		return -ENOENT;
+	}
+#ifdef PSC_ASAN_RUNTIME
+	snprintf(value, sizeof(value), "%s:%s%s%s", PSC_ASAN_RUNTIME, lib, old && *old ? ":" : "",
+		 old && *old ? old : "");
+	if (!getenv("ASAN_OPTIONS"))
+		setenv("ASAN_OPTIONS", "detect_leaks=0:verify_asan_link_order=0", 1);
+#else
+	snprintf(value, sizeof(value), "%s%s%s", lib, old && *old ? ":" : "",
+		 old && *old ? old : "");
+#endif
+	return setenv("LD_PRELOAD", value, 1) ? -errno : 0;
+}
+
+/* Check the filter file before anything runs: the runtime cannot say what is wrong with it. */
+static int check_filter(const char *path, char *abs, size_t len)
+{
+	struct psc_filter *f = NULL;
+	size_t line = 0;
+	int ret = filter_load(path, &f, &line);
+
+	if (ret == -ENOENT || ret == -EACCES) {
+		cli_error("record", "cannot read filter %s: %s", path, strerror(-ret));
+		return ret;
+	}
+	if (ret < 0) {
+		cli_error("record",
+			  "%s:%zu: not a perfscope filter line (write filters with "
+			  "perfscope select)",
+			  path, line);
+		return ret;
+	}
+	filter_free(f);
+	if (!realpath(path, abs))
+		snprintf(abs, len, "%s", path);
+	return 0;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct opt_list events = {0};
-	const char *dir = "perfscope.out", *group = NULL;
-	int force = 0, help = 0, first, ret, status = 0, created = 0;
+	const char *dir = "perfscope.out", *group = NULL, *filter = NULL, *bufsize = NULL;
+	int force = 0, help = 0, functions = 0, first, ret, status = 0, created = 0;
 	const struct option_spec specs[] = {
 	    {'o', "output", OPT_STRING, &dir, "DIR", "experiment directory (perfscope.out)", 0,
 	     NULL},
@@ -154,15 +231,23 @@ int cmd_record(int argc, char **argv)
 	     NULL},
 	    {'g', "group", OPT_STRING, &group, "GROUP",
 	     "metric group: its events, and its formulas in the report", 0, NULL},
+	    {0, "functions", OPT_FLAG, &functions, NULL,
+	     "trace every function of a program built with -finstrument-functions", 0, NULL},
+	    {0, "filter", OPT_STRING, &filter, "FILE",
+	     "trace only the functions in FILE (from perfscope select); implies --functions", 0,
+	     NULL},
+	    {0, "buffer-size", OPT_STRING, &bufsize, "SIZE",
+	     "chunk of the per-thread buffer: 64k..1G (1M; each thread holds two)", 0, NULL},
 	    {'h', "help", OPT_FLAG, &help, NULL, "show this help", 0, NULL},
 	    {0},
 	};
 	struct metric_group mg = {0};
 	struct event_desc *evs = NULL;
 	size_t nev = 0;
-	char list[4096] = "", absdir[PATH_MAX];
+	char list[4096] = "", absdir[PATH_MAX], absfilter[PATH_MAX];
 	struct timespec now;
 	struct launch l;
+	uint64_t bufbytes;
 	size_t off;
 
 	ret = cli_parse("record", specs, OPT_STOP_AT_OPERAND, argc - 1, argv + 1, &first, &help);
@@ -178,6 +263,14 @@ int cmd_record(int argc, char **argv)
 		cli_error("record", "no command given (usage: perfscope record [OPTIONS] -- CMD)");
 		goto out;
 	}
+	if (bufsize &&
+	    (parse_size(bufsize, &bufbytes) || bufbytes < (64u << 10) || bufbytes > (1u << 30))) {
+		cli_error("record", "--buffer-size %s: give 64k to 1G, e.g. 4M", bufsize);
+		goto out;
+	}
+	if (filter && check_filter(filter, absfilter, sizeof(absfilter)))
+		goto out;
+	functions |= filter != NULL;
 	if (group && cli_load_group("record", group, &mg))
 		goto out;
 	if (cli_resolve_event_options("record", &events, group ? &mg : NULL, &evs, &nev))
@@ -200,10 +293,14 @@ int cmd_record(int argc, char **argv)
 		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", i ? "," : "",
 					evs[i].name);
 	if (setenv(PSC_ENV_OUT, absdir, 1) || setenv(PSC_ENV_LAUNCHER, "1", 1) ||
-	    (nev ? setenv(PSC_ENV_EVENTS, list, 1) : unsetenv(PSC_ENV_EVENTS))) {
+	    (nev ? setenv(PSC_ENV_EVENTS, list, 1) : unsetenv(PSC_ENV_EVENTS)) ||
+	    (filter ? setenv(PSC_ENV_FILTER, absfilter, 1) : unsetenv(PSC_ENV_FILTER)) ||
+	    (bufsize ? setenv(PSC_ENV_BUFSIZE, bufsize, 1) : 0)) {
 		cli_error("record", "cannot set the environment: %s", strerror(errno));
 		goto out;
 	}
+	if (functions && preload_runtime())
+		goto out;
 	ret = launch_prepare(&l, cmd);
 	if (ret) {
 		cli_error("record", "cannot start %s: %s", cmd[0], strerror(-ret));
@@ -223,6 +320,11 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	write_meta(absdir, cmd, ncmd, evs, nev, group ? &mg : NULL, status, start);
+	if (functions && !has_function_events(absdir))
+		fprintf(stderr,
+			"perfscope record: no function events were recorded: build %s with "
+			"-finstrument-functions (gcc, g++, gfortran, clang)\n",
+			cmd[0]);
 	fprintf(stderr, "perfscope record: experiment in %s (see: perfscope report %s)\n", dir,
 		dir);
 	ret = status;

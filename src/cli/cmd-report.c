@@ -84,9 +84,72 @@ static int load_metrics(const struct experiment *e, struct metric **out, size_t 
 	return 0;
 }
 
-int report_open(struct report *rep, const char *cmd, const char *dir, int per_thread,
-		const char *sort_key, size_t top)
+static double func_key(const struct func_row *r, const char *sort_key)
 {
+	if (!strcmp(sort_key, "incl"))
+		return (double)r->incl_ns;
+	if (!strcmp(sort_key, "calls"))
+		return (double)r->calls;
+	if (!strcmp(sort_key, "mean"))
+		return r->calls ? (double)r->sum_ns / (double)r->calls : 0;
+	if (!strcmp(sort_key, "max"))
+		return (double)r->max_ns;
+	return (double)r->excl_ns;
+}
+
+static int func_cmp(const void *a, const void *b, void *key)
+{
+	const struct func_row *x = a, *y = b;
+	const char *sort_key = key;
+	double kx, ky;
+
+	if (!strcmp(sort_key, "name")) {
+		int c = strcmp(x->sym.name, y->sym.name);
+
+		return c ? c : (x->tid > y->tid) - (x->tid < y->tid);
+	}
+	kx = func_key(x, sort_key);
+	ky = func_key(y, sort_key);
+	if (kx != ky)
+		return kx < ky ? 1 : -1;
+	return strcmp(x->sym.name, y->sym.name);
+}
+
+/* The function profile of REP's experiment (only when it has function events). */
+static int report_functions(struct report *rep, const char *cmd, const char *dir,
+			    const struct report_options *opt)
+{
+	const char *key = opt->sort_key ? opt->sort_key : "excl";
+	struct func_profile *p;
+	char err[512];
+
+	if (symtab_init(&rep->syms, dir) < 0 ||
+	    func_profile_build(&rep->fprof, &rep->e, &rep->syms, err, sizeof(err))) {
+		cli_error(cmd, "%s", err);
+		return -EINVAL;
+	}
+	if (!opt->per_thread && func_profile_merge(&rep->fprof, &rep->fmerged)) {
+		cli_error(cmd, "out of memory");
+		return -ENOMEM;
+	}
+	p = opt->per_thread ? &rep->fprof : &rep->fmerged;
+	if (func_profile_sort(p, func_cmp, (void *)key)) {
+		cli_error(cmd, "out of memory");
+		return -ENOMEM;
+	}
+	rep->fr.e = &rep->e;
+	rep->fr.p = p;
+	rep->fr.per_thread = opt->per_thread;
+	rep->fr.top = opt->top;
+	rep->fr.min_ns = opt->min_ns;
+	rep->fr.sort_label = report_sort_label(key);
+	return 0;
+}
+
+int report_open(struct report *rep, const char *cmd, const char *dir,
+		const struct report_options *opt)
+{
+	const char *key = opt->sort_key ? opt->sort_key : "incl";
 	char err[512];
 
 	memset(rep, 0, sizeof(*rep));
@@ -95,23 +158,23 @@ int report_open(struct report *rep, const char *cmd, const char *dir, int per_th
 		cli_error(cmd, "%s", err);
 		return -EINVAL;
 	}
-	if (!per_thread && region_profile_merge_threads(&rep->prof, &rep->merged)) {
+	if (!opt->per_thread && region_profile_merge_threads(&rep->prof, &rep->merged)) {
 		cli_error(cmd, "out of memory");
 		return -ENOMEM;
 	}
 	if (load_metrics(&rep->e, &rep->metrics, &rep->nmetrics))
 		return -ENOMEM;
 	rep->rr.e = &rep->e;
-	rep->rr.p = per_thread ? &rep->prof : &rep->merged;
-	rep->rr.per_thread = per_thread;
+	rep->rr.p = opt->per_thread ? &rep->prof : &rep->merged;
+	rep->rr.per_thread = opt->per_thread;
 	rep->rr.metrics = rep->metrics;
 	rep->rr.nmetrics = rep->nmetrics;
-	rep->rr.top = top;
-	rep->rr.sort_label = report_sort_label(sort_key);
+	rep->rr.top = opt->top;
+	rep->rr.sort_label = report_sort_label(key);
 	if (rep->rr.p->nrows)
 		qsort_r(rep->rr.p->rows, rep->rr.p->nrows, sizeof(*rep->rr.p->rows), row_cmp,
-			(void *)sort_key);
-	return 0;
+			(void *)key);
+	return report_functions(rep, cmd, dir, opt);
 }
 
 void report_close(struct report *rep)
@@ -121,21 +184,57 @@ void report_close(struct report *rep)
 	free(rep->metrics);
 	region_profile_release(&rep->prof);
 	region_profile_release(&rep->merged);
+	func_profile_release(&rep->fprof);
+	func_profile_release(&rep->fmerged);
+	if (rep->syms.dir)
+		symtab_release(&rep->syms);
 	experiment_release(&rep->e);
+}
+
+/* What the report shows. */
+enum report_view { VIEW_AUTO, VIEW_FUNCTIONS, VIEW_REGIONS };
+
+static int report_print(const struct report *rep, enum report_view view, int tree, int csv,
+			int json, FILE *out)
+{
+	int has_functions = rep->fprof.function_records > 0;
+	int ret;
+
+	if (view == VIEW_AUTO)
+		view = has_functions || rep->prof.nrows == 0 ? VIEW_FUNCTIONS : VIEW_REGIONS;
+	if (view == VIEW_REGIONS)
+		return csv    ? region_print_csv(&rep->rr, out)
+		       : json ? region_print_json(&rep->rr, out)
+			      : region_print_text(&rep->rr, out);
+	if (csv)
+		return func_print_csv(&rep->fr, out);
+	if (json)
+		return func_print_json(&rep->fr, out);
+	ret = tree ? func_print_tree(&rep->fr, out) : func_print_text(&rep->fr, out);
+	/* the text report also shows the regions of a traced run */
+	if (ret == 0 && !tree && has_functions && rep->prof.nrows)
+		ret = region_print_text(&rep->rr, out);
+	return ret;
 }
 
 int cmd_report(int argc, char **argv)
 {
 	struct opt_list by = {0};
-	const char *output = NULL, *sort_key = "incl";
+	const char *output = NULL, *sort_key = NULL, *min_time = NULL;
 	long top = 0;
-	int csv = 0, json = 0, force = 0, help = 0, first, ret, per_thread = 0;
+	int csv = 0, json = 0, force = 0, help = 0, tree = 0, first, ret;
 	const struct option_spec specs[] = {
-	    {0, "by", OPT_LIST, &by, "region|thread",
-	     "what to show: region (merged over threads), thread (split per thread)", 0, NULL},
+	    {0, "by", OPT_LIST, &by, "function|region|thread",
+	     "what to show: function (default when traced), region, and thread to split per "
+	     "thread",
+	     0, NULL},
+	    {0, "tree", OPT_FLAG, &tree, NULL, "the call tree with inclusive times and calls", 0,
+	     NULL},
 	    {0, "sort", OPT_STRING, &sort_key, "KEY",
-	     "incl (default), excl, calls, mean, max, name", 0, NULL},
+	     "excl (functions' default), incl (regions' default), calls, mean, max, name", 0, NULL},
 	    {0, "top", OPT_INT, &top, "N", "show the first N rows", 0, NULL},
+	    {0, "min-time", OPT_STRING, &min_time, "T",
+	     "leave out functions and call paths under T inclusive (10us, 1ms...)", 0, NULL},
 	    {0, "csv", OPT_FLAG, &csv, NULL, "CSV output", 0, NULL},
 	    {0, "json", OPT_FLAG, &json, NULL, "JSON output", 0, NULL},
 	    {'o', "output", OPT_STRING, &output, "FILE", "write to FILE", 0, NULL},
@@ -143,9 +242,12 @@ int cmd_report(int argc, char **argv)
 	    {'h', "help", OPT_FLAG, &help, NULL, "show this help", 0, NULL},
 	    {0},
 	};
+	struct report_options opt = {0};
+	enum report_view view = VIEW_AUTO;
 	struct report rep;
 	const char *dir = "perfscope.out";
 	FILE *out = NULL;
+	uint64_t min_ns = 0;
 
 	memset(&rep, 0, sizeof(rep));
 	ret = cli_parse("report", specs, 0, argc - 1, argv + 1, &first, &help);
@@ -163,31 +265,43 @@ int cmd_report(int argc, char **argv)
 		dir = argv[1 + first];
 	for (size_t i = 0; i < by.n; i++) {
 		if (!strcmp(by.items[i], "thread")) {
-			per_thread = 1;
-		} else if (strcmp(by.items[i], "region")) {
-			cli_error("report", "--by %s: expected region or thread", by.items[i]);
+			opt.per_thread = 1;
+		} else if (!strcmp(by.items[i], "region")) {
+			view = VIEW_REGIONS;
+		} else if (!strcmp(by.items[i], "function")) {
+			view = VIEW_FUNCTIONS;
+		} else {
+			cli_error("report", "--by %s: expected function, region or thread",
+				  by.items[i]);
 			goto out;
 		}
 	}
-	if (!report_sort_key_valid(sort_key)) {
+	if (sort_key && !report_sort_key_valid(sort_key)) {
 		cli_error("report", "--sort %s: expected incl, excl, calls, mean, max or name",
 			  sort_key);
 		goto out;
 	}
-	if (top < 0 || (csv && json)) {
-		cli_error("report", top < 0 ? "--top N: N must be 0 (all rows) or more"
-					    : "--csv and --json exclude each other");
+	if (min_time && (parse_duration_ns(min_time, &min_ns) || min_ns > INT64_MAX)) {
+		cli_error("report", "--min-time %s: expected a duration such as 10us, 1ms or 2s",
+			  min_time);
 		goto out;
 	}
-	if (report_open(&rep, "report", dir, per_thread, sort_key, (size_t)top))
+	if (top < 0 || (csv && json) || (tree && (csv || json || view == VIEW_REGIONS))) {
+		cli_error("report", top < 0	  ? "--top N: N must be 0 (all rows) or more"
+				    : csv && json ? "--csv and --json exclude each other"
+						  : "--tree is a text view of functions: drop "
+						    "--csv/--json/--by region");
+		goto out;
+	}
+	opt.sort_key = sort_key;
+	opt.top = (size_t)top;
+	opt.min_ns = (int64_t)min_ns;
+	if (report_open(&rep, "report", dir, &opt))
 		goto out;
 	out = cli_open_output("report", output, force);
 	if (!out)
 		goto out;
-	ret = csv    ? region_print_csv(&rep.rr, out)
-	      : json ? region_print_json(&rep.rr, out)
-		     : region_print_text(&rep.rr, out);
-	ret = ret ? 1 : 0;
+	ret = report_print(&rep, view, tree, csv, json, out) ? 1 : 0;
 	if (out != stdout && fclose(out) != 0)
 		ret = 1;
 out:

@@ -111,6 +111,22 @@ size_t cli_metric_dirs(const char **dirs, size_t max)
 	return n;
 }
 
+int cli_runtime_library(char *path, size_t len)
+{
+	char exe[PATH_MAX];
+	const char *dir = exe_dir(exe, sizeof(exe));
+	const char *candidates[] = {"%s/libperfscope.so.0", "%s/../lib/libperfscope.so.0",
+				    "%s/../" PSC_INSTALL_LIBDIR "/libperfscope.so.0"};
+
+	for (size_t i = 0; i < ARRAY_SIZE(candidates); i++) {
+		snprintf(path, len, candidates[i], dir);
+		if (access(path, R_OK) == 0)
+			return 0;
+	}
+	snprintf(path, len, "%s/libperfscope.so.0", PSC_LIB_INSTALL_DIR);
+	return access(path, R_OK) == 0 ? 0 : -ENOENT;
+}
+
 const char *cli_default_group(const struct perf_state *ps)
 {
 	return ps->have_core_pmu ? "default" : "sw";

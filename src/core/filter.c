@@ -11,7 +11,7 @@
 
 #define FILTER_MAGIC "# perfscope filter 1"
 
-static void filter_free(struct psc_filter *f)
+void filter_free(struct psc_filter *f)
 {
 	if (!f)
 		return;

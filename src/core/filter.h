@@ -47,6 +47,9 @@ static inline int filter_match(const struct psc_filter *f, uintptr_t addr)
  * with the line number of a malformed line in *LINE. */
 int filter_load(const char *path, struct psc_filter **out, size_t *line);
 
+/* Free a filter from filter_load (not a table from filter_resolve, which shares its entries). */
+void filter_free(struct psc_filter *f);
+
 /* A new table of F's entries at the addresses where their modules are loaded now (called at
  * start and after every dlopen); NULL when out of memory. F's own table is left alone, since
  * hooks may be reading it. */

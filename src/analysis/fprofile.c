@@ -1,0 +1,351 @@
+/* fprofile.c - building and merging the function profile (fprofile.h). */
+#include "fprofile.h"
+
+#include "u64map.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int grow(void **v, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return 0;
+	size_t ncap = *cap ? *cap * 2 : 64;
+
+	while (ncap < need)
+		ncap *= 2;
+	void *nv = realloc(*v, ncap * size);
+
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = ncap;
+	return 0;
+}
+
+static struct func_row *row_add(struct func_profile *p, size_t *idx)
+{
+	if (grow((void **)&p->rows, &p->rowcap, p->nrows + 1, sizeof(*p->rows)))
+		return NULL;
+	*idx = p->nrows;
+	struct func_row *r = &p->rows[p->nrows++];
+
+	memset(r, 0, sizeof(*r));
+	r->min_ns = INT64_MAX;
+	return r;
+}
+
+static struct func_node *node_add(struct func_profile *p, size_t parent, size_t row, size_t th,
+				  size_t *idx)
+{
+	if (grow((void **)&p->nodes, &p->nodecap, p->nnodes + 1, sizeof(*p->nodes)))
+		return NULL;
+	*idx = p->nnodes;
+	struct func_node *n = &p->nodes[p->nnodes++];
+
+	*n = (struct func_node){.parent = parent, .row = row, .thread = th};
+	return n;
+}
+
+static uint64_t node_key(size_t parent, size_t row)
+{
+	return ((uint64_t)(parent == FUNC_NO_PARENT ? 0 : parent + 1) << 32) ^ (uint64_t)row;
+}
+
+/* Account one call's exit in its row and node. */
+static void row_exit(struct func_row *r, struct func_node *n, const struct call_event *ev)
+{
+	r->calls++;
+	r->sum_ns += ev->incl_ns;
+	r->excl_ns += ev->excl_ns;
+	if (ev->incl_ns < r->min_ns)
+		r->min_ns = ev->incl_ns;
+	if (ev->incl_ns > r->max_ns)
+		r->max_ns = ev->incl_ns;
+	if (r->active && --r->active == 0)
+		r->incl_ns += ev->incl_ns;
+	r->synthetic += (uint64_t)ev->synthetic;
+	n->calls++;
+	n->incl_ns += ev->incl_ns;
+	n->excl_ns += ev->excl_ns;
+}
+
+/* State of one stream's pass. */
+struct pass {
+	struct u64map rows;  /* address -> row */
+	struct u64map nodes; /* node_key(parent, row) -> node */
+	size_t *stack;	     /* open nodes */
+	size_t depth, cap;
+};
+
+static int on_enter(struct func_profile *p, struct pass *ps, const struct exp_stream *s, size_t th,
+		    uint64_t addr)
+{
+	uint64_t v;
+	size_t row, node, parent = ps->depth ? ps->stack[ps->depth - 1] : FUNC_NO_PARENT;
+
+	if (u64map_get(&ps->rows, addr, &v)) {
+		row = (size_t)v;
+	} else {
+		struct func_row *r = row_add(p, &row);
+
+		if (!r || u64map_put(&ps->rows, addr, row))
+			return -ENOMEM;
+		r->pid = s->pid;
+		r->tid = s->tid;
+		r->image = s->image;
+		r->addr = addr;
+	}
+	p->rows[row].active++;
+	if (u64map_get(&ps->nodes, node_key(parent, row), &v)) {
+		node = (size_t)v;
+	} else if (!node_add(p, parent, row, th, &node) ||
+		   u64map_put(&ps->nodes, node_key(parent, row), node)) {
+		return -ENOMEM;
+	}
+	if (grow((void **)&ps->stack, &ps->cap, ps->depth + 1, sizeof(*ps->stack)))
+		return -ENOMEM;
+	ps->stack[ps->depth++] = node;
+	return 0;
+}
+
+static int stream_pass(struct func_profile *p, struct pass *ps, const struct exp_stream *s,
+		       char *err, size_t errlen)
+{
+	struct call_walker w;
+	struct call_event ev;
+	struct func_thread *t;
+	size_t th = p->nthreads;
+	int ret;
+
+	ret = call_walker_open(&w, s, err, errlen);
+	if (ret < 0)
+		return ret;
+	u64map_clear(&ps->rows);
+	u64map_clear(&ps->nodes);
+	ps->depth = 0;
+	while ((ret = call_walker_next(&w, &ev, err, errlen)) > 0) {
+		if (ev.type == CALL_ENTER) {
+			ret = on_enter(p, ps, s, th, ev.addr);
+			if (ret < 0)
+				break;
+		} else if (ev.type == CALL_EXIT && ps->depth) {
+			struct func_node *n = &p->nodes[ps->stack[--ps->depth]];
+
+			row_exit(&p->rows[n->row], n, &ev);
+		}
+	}
+	if (ret == -ENOMEM)
+		snprintf(err, errlen, "%s: out of memory", s->path);
+	t = &p->threads[p->nthreads++];
+	memset(t, 0, sizeof(*t));
+	t->pid = s->pid;
+	t->tid = s->tid;
+	t->image = s->image;
+	t->th = w.th;
+	t->traced_ns = w.th.last_ns >= w.th.first_ns ? w.th.last_ns - w.th.first_ns : 0;
+	p->function_records += w.th.function_records;
+	p->unmatched_exits += w.th.unmatched_exits;
+	p->synthetic_exits += w.th.synthetic_exits;
+	if (w.th.function_records)
+		p->total_ns += t->traced_ns;
+	call_walker_close(&w);
+	return ret;
+}
+
+int func_profile_build(struct func_profile *p, const struct experiment *e, struct symtab *syms,
+		       char *err, size_t errlen)
+{
+	struct pass ps = {0};
+	int ret = 0;
+
+	memset(p, 0, sizeof(*p));
+	p->syms = syms;
+	/* the thread array grows one by one: reserve it whole */
+	p->threads = calloc(e->nstreams + 1, sizeof(*p->threads));
+	if (!p->threads)
+		return -ENOMEM;
+	for (size_t i = 0; i < e->nstreams && ret == 0; i++)
+		ret = stream_pass(p, &ps, &e->streams[i], err, errlen);
+	u64map_release(&ps.rows);
+	u64map_release(&ps.nodes);
+	free(ps.stack);
+	for (size_t i = 0; i < p->nrows && ret == 0; i++) {
+		struct func_row *r = &p->rows[i];
+
+		if (r->min_ns == INT64_MAX)
+			r->min_ns = 0;
+		if (symtab_lookup(syms, r->pid, r->image, r->addr, &r->sym) < 0) {
+			snprintf(err, errlen, "symbols: out of memory");
+			ret = -ENOMEM;
+		}
+	}
+	return ret;
+}
+
+/* The same function in two rows: same module and ELF address (or, unknown, same name). */
+static int same_function(const struct func_row *a, const struct func_row *b)
+{
+	return a->sym.offset == b->sym.offset && !strcmp(a->sym.module, b->sym.module) &&
+	       !strcmp(a->sym.name, b->sym.name);
+}
+
+static uint64_t function_hash(const struct func_row *r)
+{
+	uint64_t h = 1469598103934665603ull ^ r->sym.offset;
+
+	for (const char *c = r->sym.module; *c; c++)
+		h = (h ^ (unsigned char)*c) * 1099511628211ull;
+	for (const char *c = r->sym.name; *c; c++)
+		h = (h ^ (unsigned char)*c) * 1099511628211ull;
+	return h;
+}
+
+/* Merged row of IN's row R: found or added. SIZE_MAX when out of memory. */
+static size_t merged_row(struct func_profile *out, struct u64map *by_hash, const struct func_row *r)
+{
+	uint64_t h = function_hash(r), v;
+	size_t idx;
+
+	if (u64map_get(by_hash, h, &v) && same_function(&out->rows[v], r))
+		return (size_t)v;
+	/* a hash collision (rare): look through the rows */
+	for (idx = 0; idx < out->nrows; idx++)
+		if (same_function(&out->rows[idx], r))
+			return idx;
+	struct func_row *m = row_add(out, &idx);
+
+	if (!m)
+		return SIZE_MAX;
+	*m = *r;
+	m->tid = 0;
+	m->calls = 0;
+	m->incl_ns = m->excl_ns = m->sum_ns = m->max_ns = 0;
+	m->min_ns = INT64_MAX;
+	m->synthetic = 0;
+	if (!u64map_get(by_hash, h, &v) && u64map_put(by_hash, h, idx))
+		return SIZE_MAX;
+	return idx;
+}
+
+int func_profile_merge(const struct func_profile *in, struct func_profile *out)
+{
+	struct u64map by_hash = {0}, nodes = {0};
+	size_t *row_map = calloc(in->nrows + 1, sizeof(*row_map));
+	size_t *node_map = calloc(in->nnodes + 1, sizeof(*node_map));
+	int ret = -ENOMEM;
+
+	memset(out, 0, sizeof(*out));
+	out->syms = in->syms;
+	out->threads = calloc(in->nthreads + 1, sizeof(*out->threads));
+	if (!row_map || !node_map || !out->threads)
+		goto done;
+	memcpy(out->threads, in->threads, in->nthreads * sizeof(*in->threads));
+	out->nthreads = in->nthreads;
+	out->function_records = in->function_records;
+	out->unmatched_exits = in->unmatched_exits;
+	out->synthetic_exits = in->synthetic_exits;
+	out->total_ns = in->total_ns;
+	for (size_t i = 0; i < in->nrows; i++) {
+		const struct func_row *r = &in->rows[i];
+		size_t idx = merged_row(out, &by_hash, r);
+
+		if (idx == SIZE_MAX)
+			goto done;
+		struct func_row *m = &out->rows[idx];
+
+		row_map[i] = idx;
+		m->calls += r->calls;
+		m->incl_ns += r->incl_ns;
+		m->excl_ns += r->excl_ns;
+		m->sum_ns += r->sum_ns;
+		m->synthetic += r->synthetic;
+		if (r->calls && r->min_ns < m->min_ns)
+			m->min_ns = r->min_ns;
+		if (r->max_ns > m->max_ns)
+			m->max_ns = r->max_ns;
+	}
+	for (size_t i = 0; i < out->nrows; i++)
+		if (out->rows[i].min_ns == INT64_MAX)
+			out->rows[i].min_ns = 0;
+	/* nodes come parents first, so every parent is mapped before its children */
+	for (size_t i = 0; i < in->nnodes; i++) {
+		const struct func_node *n = &in->nodes[i];
+		size_t parent = n->parent == FUNC_NO_PARENT ? FUNC_NO_PARENT : node_map[n->parent];
+		uint64_t key = node_key(parent, row_map[n->row]), v;
+		size_t idx;
+
+		if (u64map_get(&nodes, key, &v)) {
+			idx = (size_t)v;
+		} else if (!node_add(out, parent, row_map[n->row], 0, &idx) ||
+			   u64map_put(&nodes, key, idx)) {
+			goto done;
+		}
+		node_map[i] = idx;
+		out->nodes[idx].calls += n->calls;
+		out->nodes[idx].incl_ns += n->incl_ns;
+		out->nodes[idx].excl_ns += n->excl_ns;
+	}
+	ret = 0;
+done:
+	free(row_map);
+	free(node_map);
+	u64map_release(&by_hash);
+	u64map_release(&nodes);
+	return ret;
+}
+
+/* Comparison of row indices through the caller's comparison of rows. */
+struct sort_ctx {
+	const struct func_row *rows;
+	int (*cmp)(const void *, const void *, void *);
+	void *ctx;
+};
+
+static int index_cmp(const void *a, const void *b, void *arg)
+{
+	const struct sort_ctx *c = arg;
+
+	return c->cmp(&c->rows[*(const size_t *)a], &c->rows[*(const size_t *)b], c->ctx);
+}
+
+int func_profile_sort(struct func_profile *p, int (*cmp)(const void *, const void *, void *),
+		      void *ctx)
+{
+	size_t *order = malloc((p->nrows + 1) * sizeof(*order));
+	size_t *where = malloc((p->nrows + 1) * sizeof(*where));
+	struct func_row *rows = malloc((p->nrows + 1) * sizeof(*rows));
+	struct sort_ctx c = {p->rows, cmp, ctx};
+
+	if (!order || !where || !rows) {
+		free(order);
+		free(where);
+		free(rows);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < p->nrows; i++)
+		order[i] = i;
+	qsort_r(order, p->nrows, sizeof(*order), index_cmp, &c);
+	for (size_t i = 0; i < p->nrows; i++) {
+		rows[i] = p->rows[order[i]];
+		where[order[i]] = i;
+	}
+	for (size_t i = 0; i < p->nnodes; i++)
+		p->nodes[i].row = where[p->nodes[i].row];
+	free(p->rows);
+	p->rows = rows;
+	p->rowcap = p->nrows + 1;
+	free(order);
+	free(where);
+	return 0;
+}
+
+void func_profile_release(struct func_profile *p)
+{
+	free(p->rows);
+	free(p->nodes);
+	free(p->threads);
+	memset(p, 0, sizeof(*p));
+}

@@ -1,0 +1,79 @@
+/*
+ * fprofile.h - the function profile of a traced experiment: per function and thread, calls,
+ * inclusive time (recursion not counted twice), exclusive time, shortest and longest call,
+ * and the call tree. One streaming pass per stream: memory grows with functions x threads
+ * (and call paths for the tree), not with events.
+ */
+#ifndef PSC_AN_FPROFILE_H
+#define PSC_AN_FPROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "calls.h"
+#include "experiment.h"
+#include "symbols.h"
+
+struct func_row {
+	pid_t pid, tid; /* tid 0 in a row merged over threads and processes */
+	unsigned image;
+	uint64_t addr;	     /* runtime address in its process image (first one seen when merged) */
+	struct sym_info sym; /* strings owned by the profile's symtab */
+	uint64_t calls;
+	int64_t incl_ns; /* outermost activations only: a recursive call is inside its caller */
+	int64_t excl_ns;
+	int64_t sum_ns; /* every call's duration, recursive ones too: the mean per call */
+	int64_t min_ns, max_ns;
+	uint64_t synthetic; /* calls closed at the end of a cut-short stream, or skipped */
+	unsigned active;    /* activations open during the pass */
+};
+
+#define FUNC_NO_PARENT SIZE_MAX
+
+/* A call path: a function called from its parent's path. */
+struct func_node {
+	size_t parent; /* node index, FUNC_NO_PARENT for a root */
+	size_t row;    /* its function's row */
+	size_t thread; /* index in threads; in a merged profile 0 */
+	uint64_t calls;
+	int64_t incl_ns, excl_ns;
+};
+
+struct func_thread {
+	pid_t pid, tid;
+	unsigned image;
+	struct call_thread th;
+	int64_t traced_ns; /* first to last record of the stream */
+};
+
+struct func_profile {
+	struct symtab *syms; /* not owned */
+	struct func_row *rows;
+	size_t nrows, rowcap;
+	struct func_node *nodes;
+	size_t nnodes, nodecap;
+	struct func_thread *threads;
+	size_t nthreads;
+	uint64_t function_records; /* over all streams */
+	uint64_t unmatched_exits, synthetic_exits;
+	int64_t total_ns; /* traced time summed over threads with function events */
+};
+
+/* Build the profile of every stream of E, naming functions through SYMS. 0, or a negative
+ * errno with "file: byte N: ..." in ERR. */
+int func_profile_build(struct func_profile *p, const struct experiment *e, struct symtab *syms,
+		       char *err, size_t errlen);
+
+/* Rows and call tree merged over threads and processes (the same function: the same module
+ * and address in it), into OUT. 0 or -ENOMEM. */
+int func_profile_merge(const struct func_profile *in, struct func_profile *out);
+
+/* Sort the rows with CMP (qsort_r style), keeping the call tree's references to them. 0 or
+ * -ENOMEM. */
+int func_profile_sort(struct func_profile *p, int (*cmp)(const void *, const void *, void *),
+		      void *ctx);
+
+void func_profile_release(struct func_profile *p);
+
+#endif /* PSC_AN_FPROFILE_H */

@@ -1,0 +1,450 @@
+/* func-print.c - rendering of the function profile, its call tree and its caveats. */
+#include "func-print.h"
+#include "table.h"
+
+#include "../core/format.h"
+#include "../core/jsonw.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int row_shown(const struct func_report *r, const struct func_row *row)
+{
+	return row->incl_ns >= r->min_ns;
+}
+
+static double pct(int64_t part, int64_t whole)
+{
+	return whole > 0 ? 100.0 * (double)part / (double)whole : 0;
+}
+
+/* Where the function is: its declaration, else the line of its first address. */
+static void row_source(const struct func_row *row, const char **file, unsigned *line)
+{
+	*file = row->sym.func_file[0] ? row->sym.func_file : row->sym.file;
+	*line = row->sym.func_file[0] ? row->sym.func_line : row->sym.line;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* How a thread's stream ended, in words. */
+static void end_words(const struct call_thread *th, char *buf, size_t len)
+{
+	unsigned reason = th->end_reason & 0xff, sig = th->end_reason >> 8;
+
+	if (!th->ended)
+		snprintf(buf, len, "no end record: killed (SIGKILL?); data up to the last chunk%s",
+			 th->truncated_at ? ", last chunk cut" : "");
+	else if (reason == PSC_END_SIGNAL)
+		snprintf(buf, len, "signal %u (SIG%s)", sig, sigabbrev_np((int)sig) ?: "?");
+	else if (reason == PSC_END_EXEC)
+		snprintf(buf, len, "exec");
+	else if (reason == PSC_END_THREAD_EXIT)
+		snprintf(buf, len, "thread exit");
+	else
+		snprintf(buf, len, "exit");
+}
+
+static int thread_clean(const struct call_thread *th)
+{
+	unsigned reason = th->end_reason & 0xff;
+
+	return th->ended && reason != PSC_END_SIGNAL;
+}
+
+/* Call FN with one line per caveat. */
+static void caveats(const struct func_report *r, void (*fn)(void *ctx, const char *line), void *ctx)
+{
+	const struct func_profile *p = r->p;
+	char line[512], how[160];
+
+	if (p->function_records == 0) {
+		fn(ctx, "no function events were recorded: build the program with "
+			"-finstrument-functions and record it with perfscope record --functions");
+	}
+	if (r->e->exit_status > 0) {
+		snprintf(line, sizeof(line), "the recorded command exited with status %d",
+			 r->e->exit_status);
+		fn(ctx, line);
+	}
+	for (size_t i = 0; i < r->e->nprocs; i++) {
+		const struct exp_process *pr = &r->e->procs[i];
+
+		if (pr->error[0]) {
+			snprintf(line, sizeof(line), "process %d: %s", (int)pr->pid, pr->error);
+			fn(ctx, line);
+		}
+		if (pr->lost_records || pr->lost_bytes) {
+			snprintf(line, sizeof(line),
+				 "process %d: %" PRIu64 " records and %" PRIu64
+				 " bytes of chunks lost",
+				 (int)pr->pid, pr->lost_records, pr->lost_bytes);
+			fn(ctx, line);
+		}
+	}
+	for (size_t i = 0; i < p->nthreads; i++) {
+		const struct func_thread *t = &p->threads[i];
+
+		if (!thread_clean(&t->th)) {
+			end_words(&t->th, how, sizeof(how));
+			snprintf(line, sizeof(line),
+				 "thread %d of process %d did not end cleanly: %s", (int)t->tid,
+				 (int)t->pid, how);
+			fn(ctx, line);
+		}
+		if (t->th.truncated_at) {
+			snprintf(line, sizeof(line),
+				 "thread %d: stream cut at byte %" PRIu64
+				 " (run killed while writing)",
+				 (int)t->tid, t->th.truncated_at);
+			fn(ctx, line);
+		}
+		if (t->th.lost_records || t->th.lost_bytes) {
+			snprintf(line, sizeof(line),
+				 "thread %d: %" PRIu64 " records lost, %" PRIu64
+				 " bytes of chunks not written",
+				 (int)t->tid, t->th.lost_records, t->th.lost_bytes);
+			fn(ctx, line);
+		}
+	}
+	if (p->synthetic_exits) {
+		snprintf(line, sizeof(line),
+			 "%" PRIu64 " calls had no exit record (killed run, longjmp or exception): "
+			 "closed at the next exit of a caller or at the last timestamp",
+			 p->synthetic_exits);
+		fn(ctx, line);
+	}
+	if (p->unmatched_exits) {
+		snprintf(line, sizeof(line),
+			 "%" PRIu64
+			 " exits without a recorded entry (calls begun before recording) "
+			 "ignored",
+			 p->unmatched_exits);
+		fn(ctx, line);
+	}
+}
+
+static void print_line(void *ctx, const char *line)
+{
+	fprintf((FILE *)ctx, "  ! %s\n", line);
+}
+
+static void warn_line(void *ctx, const char *line)
+{
+	(void)ctx;
+	fprintf(stderr, "perfscope: warning: %s\n", line);
+}
+
+static size_t threads_traced(const struct func_profile *p)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->nthreads; i++)
+		n += p->threads[i].th.function_records > 0;
+	return n;
+}
+
+int func_print_text(const struct func_report *r, FILE *f)
+{
+	const struct func_profile *p = r->p;
+	struct table *t = table_new();
+	size_t shown = 0, eligible = 0;
+	char buf[64];
+
+	if (!t)
+		return -ENOMEM;
+	table_add_column(t, "function", TABLE_LEFT);
+	if (r->per_thread)
+		table_add_column(t, "thread", TABLE_RIGHT);
+	table_add_column(t, "calls", TABLE_RIGHT);
+	table_add_column(t, "inclusive", TABLE_RIGHT);
+	table_add_column(t, "exclusive", TABLE_RIGHT);
+	table_add_column(t, "excl %", TABLE_RIGHT);
+	table_add_column(t, "mean", TABLE_RIGHT);
+	table_add_column(t, "min", TABLE_RIGHT);
+	table_add_column(t, "max", TABLE_RIGHT);
+	table_add_column(t, "source", TABLE_LEFT);
+	for (size_t k = 0; k < p->nrows; k++) {
+		const struct func_row *row = &p->rows[k];
+		const char *file;
+		unsigned line;
+		size_t c = 0;
+
+		if (!row_shown(r, row))
+			continue;
+		eligible++;
+		if (r->top && shown >= r->top)
+			continue;
+		shown++;
+		table_add_row(t);
+		table_set(t, c++, "%s", row->sym.name);
+		if (r->per_thread)
+			table_set(t, c++, "%d", (int)row->tid);
+		fmt_count(buf, sizeof(buf), row->calls);
+		table_set(t, c++, "%s", buf);
+		fmt_duration(buf, sizeof(buf), (double)row->incl_ns);
+		table_set(t, c++, "%s", buf);
+		fmt_duration(buf, sizeof(buf), (double)row->excl_ns);
+		table_set(t, c++, "%s", buf);
+		table_set(t, c++, "%.1f", pct(row->excl_ns, p->total_ns));
+		fmt_duration(buf, sizeof(buf), row->calls ? (double)row->sum_ns / row->calls : 0);
+		table_set(t, c++, "%s", buf);
+		fmt_duration(buf, sizeof(buf), (double)row->min_ns);
+		table_set(t, c++, "%s", buf);
+		fmt_duration(buf, sizeof(buf), (double)row->max_ns);
+		table_set(t, c++, "%s", buf);
+		row_source(row, &file, &line);
+		if (file[0])
+			table_set(t, c, "%s:%u", base_name(file), line);
+		else if (row->sym.module[0])
+			table_set(t, c, "%s", base_name(row->sym.module));
+	}
+	if (p->function_records) {
+		char total[32];
+
+		fmt_count(buf, sizeof(buf), p->function_records / 2);
+		fmt_duration(total, sizeof(total), (double)p->total_ns);
+		fprintf(f, "\nFunctions%s, by %s: %s calls in %zu thread%s, %s traced",
+			r->per_thread ? " per thread" : "",
+			r->sort_label ? r->sort_label : "exclusive time", buf, threads_traced(p),
+			threads_traced(p) == 1 ? "" : "s", total);
+		if (shown < eligible)
+			fprintf(f, " (top %zu of %zu)", shown, eligible);
+		fprintf(f, ":\n");
+		table_print(t, f, "  ");
+	}
+	table_free(t);
+	caveats(r, print_line, f);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* Children of every node, in one array: kids[first[n] .. first[n + 1]). */
+struct tree_index {
+	size_t *first, *kids;
+};
+
+static int kid_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct func_profile *p = ctx;
+	const struct func_node *x = &p->nodes[*(const size_t *)a];
+	const struct func_node *y = &p->nodes[*(const size_t *)b];
+
+	return (x->incl_ns < y->incl_ns) - (x->incl_ns > y->incl_ns);
+}
+
+static int tree_index_build(const struct func_profile *p, struct tree_index *ti)
+{
+	size_t n = p->nnodes, *fill;
+
+	ti->first = calloc(n + 2, sizeof(size_t));
+	ti->kids = calloc(n + 1, sizeof(size_t));
+	fill = calloc(n + 2, sizeof(size_t));
+	if (!ti->first || !ti->kids || !fill) {
+		free(fill);
+		return -ENOMEM;
+	}
+	/* slot n stands for the roots */
+	for (size_t i = 0; i < n; i++) {
+		size_t parent = p->nodes[i].parent == FUNC_NO_PARENT ? n : p->nodes[i].parent;
+
+		ti->first[parent + 1]++;
+	}
+	for (size_t i = 1; i <= n + 1; i++)
+		ti->first[i] += ti->first[i - 1];
+	for (size_t i = 0; i < n; i++) {
+		size_t parent = p->nodes[i].parent == FUNC_NO_PARENT ? n : p->nodes[i].parent;
+
+		ti->kids[ti->first[parent] + fill[parent]++] = i;
+	}
+	free(fill);
+	for (size_t i = 0; i <= n; i++)
+		qsort_r(ti->kids + ti->first[i], ti->first[i + 1] - ti->first[i], sizeof(size_t),
+			kid_cmp, (void *)p);
+	return 0;
+}
+
+/* S right-aligned in WIDTH display columns (µ is one column but two bytes). */
+static void put_right(FILE *f, const char *s, size_t width)
+{
+	for (size_t w = utf8_width(s); w < width; w++)
+		fputc(' ', f);
+	fputs(s, f);
+}
+
+static void tree_print_node(const struct func_report *r, const struct tree_index *ti, size_t node,
+			    unsigned depth, FILE *f)
+{
+	const struct func_profile *p = r->p;
+	const struct func_node *n = &p->nodes[node];
+	char incl[32], excl[32], calls[32];
+
+	if (n->incl_ns < r->min_ns)
+		return;
+	fmt_duration(incl, sizeof(incl), (double)n->incl_ns);
+	fmt_duration(excl, sizeof(excl), (double)n->excl_ns);
+	fmt_count(calls, sizeof(calls), n->calls);
+	fputs("  ", f);
+	put_right(f, incl, 10);
+	fprintf(f, " %5.1f%% ", pct(n->incl_ns, p->total_ns));
+	put_right(f, calls, 12);
+	fputc(' ', f);
+	put_right(f, excl, 10);
+	fprintf(f, "  %*s%s\n", (int)(2 * depth), "", p->rows[n->row].sym.name);
+	for (size_t k = ti->first[node]; k < ti->first[node + 1]; k++)
+		tree_print_node(r, ti, ti->kids[k], depth + 1, f);
+}
+
+int func_print_tree(const struct func_report *r, FILE *f)
+{
+	struct tree_index ti = {0};
+	size_t roots;
+
+	if (tree_index_build(r->p, &ti) < 0) {
+		free(ti.first);
+		free(ti.kids);
+		return -ENOMEM;
+	}
+	roots = r->p->nnodes;
+	fprintf(f, "\nCall tree (children by inclusive time):\n");
+	fprintf(f, "  %10s %6s %12s %10s  %s\n", "inclusive", "%", "calls", "exclusive",
+		"function");
+	for (size_t k = ti.first[roots]; k < ti.first[roots + 1]; k++)
+		tree_print_node(r, &ti, ti.kids[k], 0, f);
+	free(ti.first);
+	free(ti.kids);
+	caveats(r, print_line, f);
+	return ferror(f) ? -EIO : 0;
+}
+
+int func_print_csv(const struct func_report *r, FILE *f)
+{
+	const struct func_profile *p = r->p;
+	size_t shown = 0;
+
+	fprintf(f, "name,thread,calls,incl_ns,excl_ns,min_ns,max_ns,file,line\n");
+	for (size_t k = 0; k < p->nrows; k++) {
+		const struct func_row *row = &p->rows[k];
+		const char *file;
+		unsigned line;
+
+		if (!row_shown(r, row) || (r->top && shown >= r->top))
+			continue;
+		shown++;
+		row_source(row, &file, &line);
+		csv_field(f, row->sym.name);
+		if (r->per_thread)
+			fprintf(f, ",%d", (int)row->tid);
+		else
+			fprintf(f, ",all");
+		fprintf(f, ",%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",",
+			row->calls, row->incl_ns, row->excl_ns, row->min_ns, row->max_ns);
+		csv_field(f, file);
+		if (line)
+			fprintf(f, ",%u\n", line);
+		else
+			fprintf(f, ",\n");
+	}
+	caveats(r, warn_line, NULL);
+	return ferror(f) ? -EIO : 0;
+}
+
+static void json_caveat(void *ctx, const char *line)
+{
+	jsonw_string(ctx, line);
+}
+
+static void json_threads(struct jsonw *w, const struct func_profile *p)
+{
+	char how[160];
+
+	jsonw_key(w, "threads");
+	jsonw_array_begin(w);
+	for (size_t i = 0; i < p->nthreads; i++) {
+		const struct func_thread *t = &p->threads[i];
+
+		jsonw_object_begin(w);
+		jsonw_kv_i64(w, "pid", t->pid);
+		jsonw_kv_i64(w, "tid", t->tid);
+		jsonw_kv_u64(w, "image", t->image);
+		jsonw_kv_string(w, "name", t->th.name);
+		jsonw_kv_i64(w, "traced_ns", t->traced_ns);
+		jsonw_kv_u64(w, "function_records", t->th.function_records);
+		jsonw_key(w, "clean_end");
+		jsonw_bool(w, thread_clean(&t->th));
+		end_words(&t->th, how, sizeof(how));
+		jsonw_kv_string(w, "end", how);
+		jsonw_kv_u64(w, "truncated_at", t->th.truncated_at);
+		jsonw_kv_u64(w, "lost_records", t->th.lost_records);
+		jsonw_kv_u64(w, "unmatched_exits", t->th.unmatched_exits);
+		jsonw_kv_u64(w, "synthetic_exits", t->th.synthetic_exits);
+		jsonw_object_end(w);
+	}
+	jsonw_array_end(w);
+}
+
+int func_print_json(const struct func_report *r, FILE *f)
+{
+	const struct func_profile *p = r->p;
+	struct jsonw w;
+	size_t shown = 0;
+	int ret = 0;
+
+	jsonw_init(&w, 1);
+	jsonw_object_begin(&w);
+	jsonw_kv_string(&w, "experiment", r->e->dir);
+	jsonw_kv_i64(&w, "total_ns", p->total_ns);
+	jsonw_kv_u64(&w, "calls", p->function_records / 2);
+	jsonw_key(&w, "functions");
+	jsonw_array_begin(&w);
+	for (size_t k = 0; k < p->nrows; k++) {
+		const struct func_row *row = &p->rows[k];
+		const char *file;
+		unsigned line;
+
+		if (!row_shown(r, row) || (r->top && shown >= r->top))
+			continue;
+		shown++;
+		row_source(row, &file, &line);
+		jsonw_object_begin(&w);
+		jsonw_kv_string(&w, "name", row->sym.name);
+		if (r->per_thread) {
+			jsonw_kv_i64(&w, "pid", row->pid);
+			jsonw_kv_i64(&w, "thread", row->tid);
+		} else {
+			jsonw_kv_string(&w, "thread", "all");
+		}
+		jsonw_kv_u64(&w, "calls", row->calls);
+		jsonw_kv_i64(&w, "incl_ns", row->incl_ns);
+		jsonw_kv_i64(&w, "excl_ns", row->excl_ns);
+		jsonw_kv_double(&w, "mean_ns", row->calls ? (double)row->sum_ns / row->calls : 0);
+		jsonw_kv_i64(&w, "min_ns", row->min_ns);
+		jsonw_kv_i64(&w, "max_ns", row->max_ns);
+		jsonw_kv_double(&w, "excl_pct", pct(row->excl_ns, p->total_ns));
+		jsonw_kv_string(&w, "file", file);
+		jsonw_kv_u64(&w, "line", line);
+		jsonw_kv_string(&w, "module", row->sym.module);
+		jsonw_kv_u64(&w, "unclosed_calls", row->synthetic);
+		jsonw_object_end(&w);
+	}
+	jsonw_array_end(&w);
+	json_threads(&w, p);
+	jsonw_key(&w, "caveats");
+	jsonw_array_begin(&w);
+	caveats(r, json_caveat, &w);
+	jsonw_array_end(&w);
+	jsonw_object_end(&w);
+	if (!jsonw_text(&w))
+		ret = -ENOMEM;
+	else if (fprintf(f, "%s\n", w.buf) < 0)
+		ret = -EIO;
+	jsonw_release(&w);
+	return ret;
+}

@@ -1,0 +1,37 @@
+/* func-print.h - the function profile of `perfscope report` as text, CSV, JSON or a call tree. */
+#ifndef PSC_FUNC_PRINT_H
+#define PSC_FUNC_PRINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../analysis/experiment.h"
+#include "../analysis/fprofile.h"
+
+struct func_report {
+	const struct experiment *e;
+	const struct func_profile *p; /* rows in display order */
+	int per_thread;		      /* rows are per thread (else merged: thread "all") */
+	size_t top;		      /* rows to show, 0 = all */
+	int64_t min_ns;		      /* rows and tree nodes shorter than this are left out */
+	const char *sort_label;	      /* "exclusive time", ... for the heading */
+};
+
+/* Table of functions (calls, inclusive/exclusive time, share of the run, mean, min, max, source),
+ * then how the run ended and every caveat. 0 or -EIO. */
+int func_print_text(const struct func_report *r, FILE *f);
+
+/* The call tree: one line per call path with inclusive time, share, calls and exclusive time,
+ * children by inclusive time. 0, -ENOMEM or -EIO. */
+int func_print_tree(const struct func_report *r, FILE *f);
+
+/* CSV: name,thread,calls,incl_ns,excl_ns,min_ns,max_ns,file,line; caveats to stderr as
+ * "perfscope: warning:" lines. 0 or -EIO. */
+int func_print_csv(const struct func_report *r, FILE *f);
+
+/* JSON object: functions, threads (with how each stream ended) and caveats. 0, -ENOMEM or
+ * -EIO. */
+int func_print_json(const struct func_report *r, FILE *f);
+
+#endif /* PSC_FUNC_PRINT_H */
