@@ -27,6 +27,8 @@ static const struct cmd commands[] = {
      "perfscope html [DIR] [-o FILE] [--force]"},
     {"report", cmd_report, "regions of an experiment: calls, time, counters, metrics",
      "perfscope report [DIR] [--by region|thread] [--sort KEY] [--top N] [--csv|--json]"},
+    {"export", cmd_export, "an experiment as a trace for Perfetto and chrome://tracing",
+     "perfscope export [DIR] --format chrome [-o FILE|-] [--force]"},
 };
 
 void cli_error(const char *cmd, const char *fmt, ...)

@@ -1,0 +1,57 @@
+/*
+ * chrome.h - an experiment as Chrome Trace Event JSON, the format Perfetto (ui.perfetto.dev)
+ * and chrome://tracing open (docs/cmd-export.md describes what is written).
+ *
+ * One track per thread with its function calls as B/E slices, a second track per thread with
+ * its regions (regions and functions nest independently), process and thread names as "M"
+ * events, and the counters read at region boundaries as "C" counter tracks. Timestamps are
+ * microseconds with three decimals (exact to the nanosecond) from the experiment's earliest
+ * clock pair. The trace is streamed: events are written as the streams are read, so memory is
+ * bounded by the call depth and the names seen, not by the trace's length.
+ */
+#ifndef PSC_CHROME_H
+#define PSC_CHROME_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../analysis/experiment.h"
+#include "../analysis/symbols.h"
+
+/* The numeric tid of a thread's region track: the thread's tid plus this. */
+#define CHROME_REGION_TID_OFFSET 1000000000
+
+/* What was written, for the caller's summary and caveats. */
+struct chrome_stats {
+	uint64_t events;	  /* trace events of every phase */
+	uint64_t calls;		  /* function slices (B events on function tracks) */
+	uint64_t regions;	  /* region slices */
+	uint64_t counter_values;  /* "C" events */
+	uint64_t synthetic_exits; /* call ends made up: killed run, or frames skipped */
+	uint64_t unmatched_exits; /* exits without a recorded enter (dropped) */
+	uint64_t lost_records;	  /* records the runtime could not store */
+	uint64_t threads;	  /* streams written */
+	uint64_t bytes;		  /* bytes written */
+};
+
+/*
+ * Write experiment E as one JSON object to OUT, naming functions through ST. STATS (may be
+ * NULL) receives the totals. 0, or a negative errno with a one-line message in ERR (a stream
+ * that cannot be read: "file: byte N: ..."; a failed write: -EIO or the write's errno).
+ */
+int chrome_write(FILE *out, struct experiment *e, struct symtab *st, struct chrome_stats *stats,
+		 char *err, size_t errlen);
+
+/*
+ * The LEN bytes at S as the inside of a JSON string into DST (room for 6 * LEN bytes needed):
+ * '"' and '\\' escaped, control characters as \u00XX, bytes that are not valid UTF-8 as
+ * \ufffd. Returns the bytes written (no NUL).
+ */
+size_t chrome_json_escape(char *dst, const char *s, size_t len);
+
+/* NS nanoseconds as microseconds with three decimals ("-1.500" for -1500) into DST (room for
+ * 32 bytes needed). Returns the bytes written (no NUL). */
+size_t chrome_format_us(char *dst, int64_t ns);
+
+#endif /* PSC_CHROME_H */
