@@ -53,8 +53,12 @@ static void pop(struct call_walker *w, int64_t ns, int synthetic, struct call_ev
 	struct call_frame *f = &w->stack[--w->depth];
 	int64_t incl = ns - f->start_ns;
 
-	memset(ev, 0, sizeof(*ev));
 	ev->type = CALL_EXIT;
+	ev->region = 0;
+	ev->name = NULL;
+	ev->snapshot = NULL;
+	ev->nsnapshot = 0;
+	ev->offset = 0;
 	ev->addr = f->addr;
 	ev->ns = ns;
 	ev->depth = (unsigned)w->depth;
@@ -180,12 +184,11 @@ int call_walker_next(struct call_walker *w, struct call_event *ev, char *err, si
 				snprintf(err, errlen, "%s: out of memory", w->s->path);
 				return -ENOMEM;
 			}
-			memset(ev, 0, sizeof(*ev));
-			ev->type = CALL_ENTER;
-			ev->addr = rec.addr;
-			ev->ns = ns;
-			ev->depth = (unsigned)w->depth - 1;
-			ev->offset = rec.offset;
+			*ev = (struct call_event){.type = CALL_ENTER,
+						  .addr = rec.addr,
+						  .ns = ns,
+						  .depth = (unsigned)w->depth - 1,
+						  .offset = rec.offset};
 			return 1;
 		case PSC_KIND_FUNC_EXIT:
 			w->th.function_records++;

@@ -72,21 +72,47 @@ static void row_exit(struct func_row *r, struct func_node *n, const struct call_
 	n->excl_ns += ev->excl_ns;
 }
 
+#define PASS_CACHE 1024 /* direct-mapped caches in front of the maps: most lookups repeat */
+
 /* State of one stream's pass. */
 struct pass {
 	struct u64map rows;  /* address -> row */
 	struct u64map nodes; /* node_key(parent, row) -> node */
-	size_t *stack;	     /* open nodes */
+	struct {
+		uint64_t key;
+		size_t val;
+	} row_cache[PASS_CACHE], node_cache[PASS_CACHE];
+	size_t *stack; /* open nodes */
 	size_t depth, cap;
 };
+
+static size_t cache_slot(uint64_t key)
+{
+	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 54) & (PASS_CACHE - 1);
+}
+
+/* Clear the caches (keys that no address or node key can be). */
+static void pass_reset(struct pass *ps)
+{
+	u64map_clear(&ps->rows);
+	u64map_clear(&ps->nodes);
+	for (size_t i = 0; i < PASS_CACHE; i++) {
+		ps->row_cache[i].key = UINT64_MAX;
+		ps->node_cache[i].key = UINT64_MAX;
+	}
+	ps->depth = 0;
+}
 
 static int on_enter(struct func_profile *p, struct pass *ps, const struct exp_stream *s, size_t th,
 		    uint64_t addr)
 {
-	uint64_t v;
+	uint64_t v, key;
 	size_t row, node, parent = ps->depth ? ps->stack[ps->depth - 1] : FUNC_NO_PARENT;
+	size_t rs = cache_slot(addr), ns;
 
-	if (u64map_get(&ps->rows, addr, &v)) {
+	if (ps->row_cache[rs].key == addr) {
+		row = ps->row_cache[rs].val;
+	} else if (u64map_get(&ps->rows, addr, &v)) {
 		row = (size_t)v;
 	} else {
 		struct func_row *r = row_add(p, &row);
@@ -98,13 +124,20 @@ static int on_enter(struct func_profile *p, struct pass *ps, const struct exp_st
 		r->image = s->image;
 		r->addr = addr;
 	}
+	ps->row_cache[rs].key = addr;
+	ps->row_cache[rs].val = row;
 	p->rows[row].active++;
-	if (u64map_get(&ps->nodes, node_key(parent, row), &v)) {
+	key = node_key(parent, row);
+	ns = cache_slot(key);
+	if (ps->node_cache[ns].key == key) {
+		node = ps->node_cache[ns].val;
+	} else if (u64map_get(&ps->nodes, key, &v)) {
 		node = (size_t)v;
-	} else if (!node_add(p, parent, row, th, &node) ||
-		   u64map_put(&ps->nodes, node_key(parent, row), node)) {
+	} else if (!node_add(p, parent, row, th, &node) || u64map_put(&ps->nodes, key, node)) {
 		return -ENOMEM;
 	}
+	ps->node_cache[ns].key = key;
+	ps->node_cache[ns].val = node;
 	if (grow((void **)&ps->stack, &ps->cap, ps->depth + 1, sizeof(*ps->stack)))
 		return -ENOMEM;
 	ps->stack[ps->depth++] = node;
@@ -123,9 +156,7 @@ static int stream_pass(struct func_profile *p, struct pass *ps, const struct exp
 	ret = call_walker_open(&w, s, err, errlen);
 	if (ret < 0)
 		return ret;
-	u64map_clear(&ps->rows);
-	u64map_clear(&ps->nodes);
-	ps->depth = 0;
+	pass_reset(ps);
 	while ((ret = call_walker_next(&w, &ev, err, errlen)) > 0) {
 		if (ev.type == CALL_ENTER) {
 			ret = on_enter(p, ps, s, th, ev.addr);
@@ -158,20 +189,25 @@ static int stream_pass(struct func_profile *p, struct pass *ps, const struct exp
 int func_profile_build(struct func_profile *p, const struct experiment *e, struct symtab *syms,
 		       char *err, size_t errlen)
 {
-	struct pass ps = {0};
+	struct pass *ps = calloc(1, sizeof(*ps));
 	int ret = 0;
 
 	memset(p, 0, sizeof(*p));
+	if (!ps)
+		return -ENOMEM;
 	p->syms = syms;
 	/* the thread array grows one by one: reserve it whole */
 	p->threads = calloc(e->nstreams + 1, sizeof(*p->threads));
-	if (!p->threads)
+	if (!p->threads) {
+		free(ps);
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < e->nstreams && ret == 0; i++)
-		ret = stream_pass(p, &ps, &e->streams[i], err, errlen);
-	u64map_release(&ps.rows);
-	u64map_release(&ps.nodes);
-	free(ps.stack);
+		ret = stream_pass(p, ps, &e->streams[i], err, errlen);
+	u64map_release(&ps->rows);
+	u64map_release(&ps->nodes);
+	free(ps->stack);
+	free(ps);
 	for (size_t i = 0; i < p->nrows && ret == 0; i++) {
 		struct func_row *r = &p->rows[i];
 
