@@ -29,6 +29,8 @@ static const struct cmd commands[] = {
      "perfscope report [DIR] [--by region|thread] [--sort KEY] [--top N] [--csv|--json]"},
     {"export", cmd_export, "an experiment as a trace for Perfetto and chrome://tracing",
      "perfscope export [DIR] --format chrome [-o FILE|-] [--force]"},
+    {"select", cmd_select, "keep long-running functions: a runtime filter and gcc options",
+     "perfscope select [DIR] (--min-time T | --top N) [-o FILE] [--force]"},
 };
 
 void cli_error(const char *cmd, const char *fmt, ...)
