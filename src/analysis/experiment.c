@@ -334,7 +334,7 @@ int experiment_open(struct experiment *e, const char *dir, char *err, size_t err
 	return 0;
 }
 
-struct exp_process *experiment_process(struct experiment *e, pid_t pid, unsigned image)
+struct exp_process *experiment_process(const struct experiment *e, pid_t pid, unsigned image)
 {
 	for (size_t i = 0; i < e->nprocs; i++)
 		if (e->procs[i].pid == pid && e->procs[i].image == image)

@@ -73,6 +73,6 @@ int experiment_open(struct experiment *e, const char *dir, char *err, size_t err
 void experiment_release(struct experiment *e);
 
 /* The process image IMAGE of PID, or NULL. */
-struct exp_process *experiment_process(struct experiment *e, pid_t pid, unsigned image);
+struct exp_process *experiment_process(const struct experiment *e, pid_t pid, unsigned image);
 
 #endif /* PSC_EXPERIMENT_H */

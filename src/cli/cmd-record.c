@@ -84,6 +84,27 @@ static void discard_dir(const char *dir)
 	rmdir(dir);
 }
 
+#define META_ROOM 4096
+
+/* TEXT and a newline into PATH opened with MODE, blank-padded to META_ROOM. 0 or -1 (errno). */
+static int write_padded(const char *path, const char *text, const char *mode)
+{
+	FILE *f = fopen(path, mode);
+	size_t len = strlen(text) + 1;
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fprintf(f, "%s\n", text) >= 0;
+	for (; ok && len < META_ROOM - 1; len++)
+		ok = fputc(' ', f) != EOF;
+	if (ok && len < META_ROOM)
+		ok = fputc('\n', f) != EOF;
+	if (fclose(f) != 0)
+		ok = 0;
+	return ok ? 0 : -1;
+}
+
 static int write_meta(const char *dir, char **cmd, int ncmd, const struct event_desc *evs,
 		      size_t nev, const struct metric_group *g, int exit_status,
 		      uint64_t start_unix_ns)
@@ -92,7 +113,6 @@ static int write_meta(const char *dir, char **cmd, int ncmd, const struct event_
 	char path[PATH_MAX + 32], tmp[PATH_MAX + 32];
 	struct cpu_info ci;
 	struct jsonw w;
-	FILE *f;
 	int ret = 0;
 
 	psc_machine_roots(&procfs, &sysfs);
@@ -134,11 +154,13 @@ static int write_meta(const char *dir, char **cmd, int ncmd, const struct event_
 	jsonw_object_end(&w);
 	snprintf(path, sizeof(path), "%s/meta.json", dir);
 	snprintf(tmp, sizeof(tmp), "%s/.meta.json.tmp", dir);
-	f = jsonw_text(&w) ? fopen(tmp, "we") : NULL;
-	if (!f || fprintf(f, "%s\n", w.buf) < 0 || fclose(f) != 0 || rename(tmp, path) < 0) {
+	/* padded to a block, so that a full disk still lets it be rewritten in place */
+	if (!jsonw_text(&w) || ((write_padded(tmp, w.buf, "we") < 0 || rename(tmp, path) < 0) &&
+				write_padded(path, w.buf, "r+e") < 0)) {
 		cli_error("record", "cannot write %s: %s", path, strerror(errno));
 		ret = -EIO;
 	}
+	unlink(tmp);
 	jsonw_release(&w);
 	return ret;
 }

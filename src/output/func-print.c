@@ -94,7 +94,14 @@ static void caveats(const struct func_report *r, void (*fn)(void *ctx, const cha
 		const struct func_thread *t = &p->threads[i];
 
 		if (!thread_clean(&t->th)) {
+			const struct exp_process *pr = experiment_process(r->e, t->pid, t->image);
+
 			end_words(&t->th, how, sizeof(how));
+			/* the process ended well but could not write the stream's end */
+			if (!t->th.ended && pr && pr->error[0] && strcmp(pr->state, "running"))
+				snprintf(how, sizeof(how),
+					 "its last records could not be written "
+					 "(see the process's error)");
 			snprintf(line, sizeof(line),
 				 "thread %d of process %d did not end cleanly: %s", (int)t->tid,
 				 (int)t->pid, how);
@@ -103,7 +110,7 @@ static void caveats(const struct func_report *r, void (*fn)(void *ctx, const cha
 		if (t->th.truncated_at) {
 			snprintf(line, sizeof(line),
 				 "thread %d: stream cut at byte %" PRIu64
-				 " (run killed while writing)",
+				 " (the run was killed, or the disk filled, while writing)",
 				 (int)t->tid, t->th.truncated_at);
 			fn(ctx, line);
 		}

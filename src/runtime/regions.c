@@ -228,6 +228,8 @@ PSC_EXPORT int psc_flush(void)
 		return -EBUSY;
 	thread_guard_enter(t);
 	ret = thread_flush(t, 1);
+	if (ret == 0 && t->discard)
+		ret = -EIO; /* the chunk could not be written */
 	thread_guard_leave(t);
 	errno = saved_errno;
 	return ret;

@@ -165,6 +165,39 @@ static int proc_claim(void)
 	return -EEXIST;
 }
 
+/* The proc file is padded with blanks to this size (one file system block), so that it can be
+ * rewritten in place when the disk is full. */
+#define PROC_FILE_ROOM 4096
+
+/*
+ * Write TEXT as the proc file: aside and renamed, so a reader never sees half of it; when that
+ * fails (a full disk has no block for the new file), over the old file in place, which needs
+ * no new block as long as the text fits in the room it was given.
+ */
+static int proc_file_write(const char *path, const char *text, size_t len)
+{
+	char padded[PROC_FILE_ROOM];
+	int ret, fd;
+
+	if (len < sizeof(padded)) {
+		memcpy(padded, text, len);
+		memset(padded + len, ' ', sizeof(padded) - len);
+		padded[sizeof(padded) - 1] = '\n';
+		text = padded;
+		len = sizeof(padded);
+	}
+	ret = write_file(path, text, len, 0);
+	if (ret == 0)
+		return 0;
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return ret;
+	if (pwrite(fd, text, len, 0) == (ssize_t)len)
+		ret = 0;
+	close(fd);
+	return ret;
+}
+
 /* proc.<pid>[.<image>].json: this process's facts; rewritten at exit with the end calibration. */
 static int proc_write(const char *state, const struct clock_pair *end_pair)
 {
@@ -210,7 +243,7 @@ static int proc_write(const char *state, const struct clock_pair *end_pair)
 		jsonw_null(&w);
 	jsonw_kv_string(&w, "error", psc_session.error);
 	jsonw_object_end(&w);
-	ret = jsonw_text(&w) ? write_file(path, w.buf, w.len, 0) : -ENOMEM;
+	ret = jsonw_text(&w) ? proc_file_write(path, w.buf, w.len) : -ENOMEM;
 	jsonw_release(&w);
 	return ret;
 }

@@ -149,7 +149,8 @@ static inline struct psc_thread *thread_get(void)
 }
 
 /* Seal the current chunk and hand it to the writer (or write it when there is no writer);
- * with WAIT, return only once it is in the file. 0 or negative errno. */
+ * with WAIT, return only once it is written (or, T->discard set, dropped and counted). 0, or
+ * -EBUSY / -EPIPE when T is being closed or is closed. */
 int thread_flush(struct psc_thread *t, int wait);
 
 /* Write T's pending records and an end record (reason); T writes nothing afterwards. Safe

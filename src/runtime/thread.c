@@ -166,7 +166,6 @@ void thread_drain(struct psc_thread *t)
 int thread_flush(struct psc_thread *t, int wait)
 {
 	uint64_t *full;
-	int ret = 0;
 
 	if (__atomic_exchange_n(&t->flushing, 1, __ATOMIC_ACQUIRE))
 		return -EBUSY;
@@ -185,11 +184,9 @@ int thread_flush(struct psc_thread *t, int wait)
 	__atomic_store_n(&t->out_state, OUT_QUEUED, __ATOMIC_RELEASE);
 	if (wait || writer_kick() < 0)
 		thread_drain(t);
-	if (t->discard && !t->closed)
-		ret = -EIO;
 	chunk_begin(t);
 	__atomic_store_n(&t->flushing, 0, __ATOMIC_RELEASE);
-	return ret;
+	return 0;
 }
 
 void thread_close(struct psc_thread *t, unsigned reason)
