@@ -14,6 +14,8 @@
 
 #define OUT_CAP	 (1u << 20) /* output buffer: written out in blocks of this size */
 #define ROOM_MAX 256	    /* the most one event needs besides its name */
+#define PREFIX	 64	    /* an event's head up to "ts": fits in this, copied whole */
+#define NAME_PAD 48	    /* names up to this long are copied as a whole block */
 
 /* Buffered output: whole blocks go to the FILE, the first write error is kept. */
 struct out {
@@ -24,6 +26,9 @@ struct out {
 	int first; /* no event written yet: the next needs no comma */
 	uint64_t bytes;
 	uint64_t events;
+	uint64_t ts_us; /* the integer microseconds last printed, and their digits */
+	char ts_text[24];
+	size_t ts_len;
 };
 
 /* Rendered name suffixes of one process, by function address. */
@@ -52,7 +57,7 @@ struct open_region {
 /* One thread's tracks while its stream is written. */
 struct track {
 	const struct exp_stream *s;
-	char b[96], e[96], rb[96], re[96], c[96]; /* event prefixes up to "ts": */
+	char b[PREFIX], e[PREFIX], rb[PREFIX], re[PREFIX], c[PREFIX]; /* heads up to "ts": */
 	size_t nb, ne, nrb, nre, nc;
 	int64_t origin;
 	struct open_region *regions;
@@ -260,15 +265,39 @@ static inline char *event_start(struct out *o, char *p)
 	return p;
 }
 
-/* Separator, PREFIX (up to "ts":) and the time: an event's fixed head. */
-static inline void event_head(struct out *o, const char *prefix, size_t n, int64_t rel_ns)
+/* The time at P: consecutive events mostly share their microseconds, whose digits are kept. */
+static inline char *put_ts(struct out *o, char *p, int64_t ns)
+{
+	uint64_t us, r;
+
+	if (ns < 0)
+		return p + chrome_format_us(p, ns);
+	us = (uint64_t)ns / 1000;
+	r = (uint64_t)ns % 1000;
+	if (us != o->ts_us) {
+		o->ts_us = us;
+		o->ts_len = fmt_u64(o->ts_text, us);
+	}
+	memcpy(p, o->ts_text, sizeof(o->ts_text));
+	p += o->ts_len;
+	p[0] = '.';
+	p[1] = (char)('0' + r / 100);
+	memcpy(p + 2, digits2 + (r % 100) * 2, 2);
+	return p + 4;
+}
+
+/* Separator, the head PREFIX (up to "ts":, N bytes, in a PREFIX-sized array) and the time. */
+static inline char *event_head_at(struct out *o, const char *prefix, size_t n, int64_t rel_ns)
 {
 	char *p = event_start(o, out_room(o, ROOM_MAX));
 
-	memcpy(p, prefix, n);
-	p += n;
-	p += chrome_format_us(p, rel_ns);
-	o->len = (size_t)(p - o->buf);
+	memcpy(p, prefix, PREFIX);
+	return put_ts(o, p + n, rel_ns);
+}
+
+static inline void event_head(struct out *o, const char *prefix, size_t n, int64_t rel_ns)
+{
+	o->len = (size_t)(event_head_at(o, prefix, n, rel_ns) - o->buf);
 }
 
 /* A metadata event: {"ph":"M","pid":P[,"tid":T],"name":KIND,"args":{"name":NAME}} without
@@ -385,7 +414,7 @@ static int names_get(struct names *n, struct symtab *st, const struct exp_stream
 		nlen = strlen(info.name);
 		if (nlen > (UINT32_MAX - 16) / 6)
 			nlen = (UINT32_MAX - 16) / 6;
-		need = 6 * nlen + 16;
+		need = 6 * nlen + 16 + NAME_PAD; /* a short name is read as NAME_PAD bytes */
 		if (n->cap - n->len < need) {
 			size_t cap = n->cap ? n->cap : 4096;
 			char *t;
@@ -660,16 +689,27 @@ static int write_stream(struct out *o, struct names *names, struct symtab *st,
 			ret = names_get(names, st, s, ev.addr, &text, &len);
 			if (ret < 0)
 				break;
-			event_head(o, t.b, t.nb, ev.ns - origin);
-			out_put(o, text, len);
+			if (len <= NAME_PAD) {
+				char *p = event_head_at(o, t.b, t.nb, ev.ns - origin);
+
+				memcpy(p, text, NAME_PAD);
+				o->len = (size_t)(p + len - o->buf);
+			} else {
+				event_head(o, t.b, t.nb, ev.ns - origin);
+				out_put(o, text, len);
+			}
 			stats->calls++;
 			break;
 		case CALL_EXIT:
-			event_head(o, t.e, t.ne, ev.ns - origin);
-			if (ev.synthetic)
+			if (ev.synthetic) {
+				event_head(o, t.e, t.ne, ev.ns - origin);
 				out_lit(o, ",\"args\":{\"exit_recorded\":false}}");
-			else
-				out_lit(o, "}");
+			} else {
+				char *p = event_head_at(o, t.e, t.ne, ev.ns - origin);
+
+				*p++ = '}';
+				o->len = (size_t)(p - o->buf);
+			}
 			break;
 		case CALL_REGION_ENTER:
 		case CALL_REGION_EXIT:
@@ -789,7 +829,7 @@ static int64_t time_origin(const struct experiment *e)
 int chrome_write(FILE *f, struct experiment *e, struct symtab *st, struct chrome_stats *stats,
 		 char *err, size_t errlen)
 {
-	struct out o = {.f = f, .first = 1};
+	struct out o = {.f = f, .first = 1, .ts_us = UINT64_MAX};
 	struct names names;
 	struct chrome_stats local;
 	int64_t origin = time_origin(e);
