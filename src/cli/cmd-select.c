@@ -447,7 +447,7 @@ out:
 int cmd_select(int argc, char **argv)
 {
 	const char *output = DEFAULT_OUTPUT, *min_time = NULL;
-	long top = -1;
+	long top = LONG_MIN; /* not given */
 	int force = 0, help = 0, first, ret;
 	const struct option_spec specs[] = {
 	    {0, "min-time", OPT_STRING, &min_time, "T",
@@ -475,7 +475,7 @@ int cmd_select(int argc, char **argv)
 	}
 	if (argc - 1 - first == 1)
 		r.dir = argv[1 + first];
-	if (!min_time == (top < 0)) {
+	if (!min_time == (top == LONG_MIN)) {
 		cli_error("select", min_time ? "--min-time and --top exclude each other: give one"
 					     : "give --min-time T or --top N (see: perfscope "
 					       "help select)");
@@ -488,7 +488,7 @@ int cmd_select(int argc, char **argv)
 			  min_time);
 		return EXIT_USAGE;
 	}
-	if (!min_time && top < 1) {
+	if (top != LONG_MIN && top < 1) {
 		cli_error("select", "--top %ld: N must be 1 or more", top);
 		return EXIT_USAGE;
 	}
