@@ -13,7 +13,9 @@
 #
 # One run measures, in interleaved rounds (round i runs every command of a group once, the
 # order rotated from round to round), each command timed by date +%s%N around
-# /usr/bin/time -f %M (which gives its peak RSS):
+# /usr/bin/time, which gives its peak RSS and CPU time (user + system, for information: it
+# varies less than wall time when other work shares the CPUs; a load average above 1.5 before
+# or after the timed runs is warned about):
 #   fib:           fib_plain (no -finstrument-functions), fib with glibc's empty hooks (stubs),
 #                  + LD_PRELOAD=libbare_hook.so (rdtsc + 16-byte store), + perfscope record
 #                  --functions, + uftrace record
@@ -100,7 +102,8 @@ cmd[export_uftrace]="$uftrace dump --no-pager --chrome -d $tmp/fib_uftrace.keep"
 
 declare -A ok note
 # run_once NAME OUTFILE: run NAME's command once (output of the program in OUTFILE), timed;
-# appends seconds and peak KiB to $tmp/NAME.t and $tmp/NAME.rss; the output path {OUT} is
+# appends wall seconds, peak KiB and CPU seconds (user + system, all threads and children) to
+# $tmp/NAME.t, $tmp/NAME.rss and $tmp/NAME.cpu; the output path {OUT} is
 # $tmp/NAME.trace (removed before the run, kept after it)
 run_once() {
 	local name=$1 outfile=$2 c t0 t1 st=0
@@ -108,14 +111,15 @@ run_once() {
 	rm -rf "$tmp/$name.trace"
 	t0=$(date +%s%N)
 	# shellcheck disable=SC2086 # the command is a word list without quoting
-	"${pin[@]}" /usr/bin/time -f %M -o "$tmp/$name.rss1" $c >"$outfile" 2>"$tmp/$name.err" || st=$?
+	"${pin[@]}" /usr/bin/time -f '%M %U %S' -o "$tmp/$name.rss1" $c >"$outfile" 2>"$tmp/$name.err" || st=$?
 	t1=$(date +%s%N)
 	if ((st != 0)); then
 		echo "run_trace.sh: $name: exit status $st: $c: $(tail -c 300 "$tmp/$name.err")" >&2
 		return 1
 	fi
 	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f\n", (b - a) / 1e9 }' >>"$tmp/$name.t"
-	tail -n 1 "$tmp/$name.rss1" >>"$tmp/$name.rss"
+	tail -n 1 "$tmp/$name.rss1" | awk '{ print $1 }' >>"$tmp/$name.rss"
+	tail -n 1 "$tmp/$name.rss1" | awk '{ print $2 + $3 }' >>"$tmp/$name.cpu"
 }
 
 # sanity check of NAME: one run, then CHECK (a shell snippet given $out) must succeed
@@ -132,6 +136,7 @@ check() {
 	fi
 	: >"$tmp/$name.t"
 	: >"$tmp/$name.rss"
+	: >"$tmp/$name.cpu"
 	if ! eval "$what"; then
 		note[$name]="wrong result: $(head -c 300 "$out") $(tail -c 300 "$tmp/$name.err")"
 		return 0
@@ -236,6 +241,7 @@ net_pair() {
 median() { sort -g "$1" | awk '{ v[NR] = $1 } END { if (NR) print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 med() { if ((ok[$1])); then median "$tmp/$1.t"; else echo -; fi; }
 med_rss() { if ((ok[$1])); then median "$tmp/$1.rss"; else echo -; fi; }
+med_cpu() { if ((ok[$1])); then median "$tmp/$1.cpu"; else echo -; fi; }
 
 # bytes per event of the traces kept (every stream file / every event), before any timing
 stream_bytes=-
@@ -247,24 +253,30 @@ if ((ok[fib_uftrace])); then
 	uftrace_bytes=$(find "$tmp/fib_uftrace.keep" -name '*.dat' ! -name 'perf-cpu*' -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
 fi
 
+load0=$(cut -d' ' -f1 /proc/loadavg)
 rounds fib fib_plain fib_stubs fib_bare fib_perfscope fib_uftrace fib1_stubs fib1_bare \
 	fib1_perfscope fib1_uftrace
 rounds gauss_jordan gj_plain gj_stubs gj_bare gj_perfscope gj_uftrace
 rounds report report_perfscope report_uftrace
 rounds export export_perfscope export_uftrace
 
+load1=$(cut -d' ' -f1 /proc/loadavg)
+
 # ---- table
 # ns/pair = (median - median of the stubs run) / pairs; net (fib only) also subtracts each
 # command's fixed cost, its fib(1) run minus the stubs' fib(1) run: start-up, buffers, exit
 echo
 echo "run_trace: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs, $([[ ${#pin[@]} -gt 0 ]] && echo "pinned to CPU $cpu" || echo "not pinned"), traces in $OUT_BASE, $reps runs each, medians"
+echo "load average (1 min) $load0 before the timed runs, $load1 after them, on $(nproc) CPUs"
+awk -v a="$load0" -v b="$load1" 'BEGIN { exit !(a > 1.5 || b > 1.5) }' &&
+	echo "WARNING: the machine was busy with other work: the times are not reliable"
 echo "fib($fib_n): $fib_pairs call pairs (fib and main); gauss_jordan $gj_n: $gj_pairs call pairs"
-printf '%-18s %10s %10s %10s %9s %9s %9s\n' command "median s" "min s" "max s" "RSS MiB" "ns/pair" "net ns"
+printf '%-18s %10s %10s %10s %8s %9s %9s %9s\n' command "median s" "min s" "max s" "CPU s" "RSS MiB" "ns/pair" "net ns"
 for n in fib_plain fib_stubs fib_bare fib_perfscope fib_uftrace fib1_stubs fib1_bare \
 	fib1_perfscope fib1_uftrace gj_plain gj_stubs gj_bare gj_perfscope gj_uftrace \
 	report_perfscope report_uftrace export_perfscope export_uftrace; do
 	if ! ((ok[$n])); then
-		printf '%-18s %10s %10s %10s %9s %9s %9s\n' "$n" - - - - - -
+		printf '%-18s %10s %10s %10s %8s %9s %9s %9s\n' "$n" - - - - - - -
 		continue
 	fi
 	base=- pairs=0 net=-
@@ -278,10 +290,10 @@ for n in fib_plain fib_stubs fib_bare fib_perfscope fib_uftrace fib1_stubs fib1_
 	gj_*) base=$(med gj_stubs) pairs=$gj_pairs ;;
 	esac
 	awk -v n="$n" -v m="$(med "$n")" -v lo="$(sort -g "$tmp/$n.t" | head -1)" \
-		-v hi="$(sort -g "$tmp/$n.t" | tail -1)" -v rss="$(med_rss "$n")" -v base="$base" \
+		-v hi="$(sort -g "$tmp/$n.t" | tail -1)" -v rss="$(med_rss "$n")" -v cpu="$(med_cpu "$n")" -v base="$base" \
 		-v pairs="$pairs" -v net="$net" 'BEGIN {
 		ns = base == "-" ? "-" : sprintf("%.2f", (m - base) / pairs * 1e9)
-		printf "%-18s %10.4f %10.4f %10.4f %9.1f %9s %9s\n", n, m, lo, hi, rss / 1024, ns, net }'
+		printf "%-18s %10.4f %10.4f %10.4f %8.2f %9.1f %9s %9s\n", n, m, lo, hi, cpu, rss / 1024, ns, net }'
 done
 
 # ---- targets
