@@ -350,6 +350,12 @@ static int check_payload(struct stream_reader *r, const struct stream_record *re
 	case PSC_REC_THREAD_NAME:
 		return check_text(r, rec, at, err, errlen);
 	case PSC_REC_CLOCK_SYNC:
+		if (rec->npayload == 1 && rec->payload[0] < r->last_sync_ns)
+			return fail(err, errlen, -EINVAL, r->path, at + 16,
+				    "clock-sync ns %" PRIu64 " before the previous one's %" PRIu64,
+				    rec->payload[0], r->last_sync_ns);
+		if (rec->npayload == 1)
+			r->last_sync_ns = rec->payload[0];
 		want = 1;
 		break;
 	case PSC_REC_LOST:

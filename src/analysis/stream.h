@@ -47,7 +47,8 @@ struct stream_reader {
 	size_t nregion_ids, region_ids_cap;
 	uint32_t *group_nr; /* members per counter group, from the counters record */
 	size_t ngroups;
-	int have_layout; /* a counters record was read */
+	int have_layout;       /* a counters record was read */
+	uint64_t last_sync_ns; /* CLOCK_MONOTONIC ns of the last clock-sync record */
 };
 
 /* Open PATH and check its header. 0, or a negative errno with "PATH: ..." in ERR. */
