@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The stream reader under libFuzzer for a bounded time (PSC_FUZZ_SECONDS, default 20): no
-# crash, no hang, no sanitizer report, and the reader's contract holds on every input (see
-# tests/fuzz/fuzz_stream.c). The seeds of tests/fuzz/corpus/ run first. A failing input is kept
-# in $PSC_BUILD/fuzz-artifacts/ for `$PSC_BUILD/fuzz/fuzz_stream FILE`. Skips without clang or
-# libFuzzer (scripts/install-deps.sh installs both).
+# The stream reader under libFuzzer for a bounded time (PSC_FUZZ_SECONDS in all, default 20):
+# no crash, no hang, no sanitizer report, and the reader's contract holds on every input (see
+# tests/fuzz/fuzz_stream.c); then the region analysis of `perfscope report` on what the reader
+# accepts (tests/fuzz/fuzz_profile.c). The seeds of tests/fuzz/corpus/ run first. A failing
+# input is kept in $PSC_BUILD/fuzz-artifacts/ for `$PSC_BUILD/fuzz/fuzz_stream FILE`. Skips
+# without clang or libFuzzer (scripts/install-deps.sh installs both).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 psc_init
@@ -17,7 +18,6 @@ rc=0
 bash "$fuzz/build.sh" "$out" >"$T/build.log" 2>&1 || rc=$?
 [ "$rc" -eq 77 ] && skip "$(tail -n 1 "$T/build.log")"
 [ "$rc" -eq 0 ] || die "building the fuzz target failed: $(cat "$T/build.log")"
-bin=$out/fuzz_stream
 
 artifacts=$PSC_BUILD/fuzz-artifacts
 mkdir -p "$artifacts"
@@ -25,24 +25,33 @@ mkdir -p "$artifacts"
 common=(-error_exitcode=1 -timeout_exitcode=1 -timeout=10 -rss_limit_mb=2048
 	-artifact_prefix="$artifacts/")
 
-# every seed once: a regression input must never crash
-run seeds "$bin" "${common[@]}" "$fuzz"/corpus/*
-expect_eq 0 "$RC" "fuzz_stream on the seed corpus: exit status"
-[ "$RC" -eq 0 ] || show seeds
+# fuzz_once TARGET SECONDS: the seeds once (a regression input must never crash), then fuzzing
+# from a copy of them (the repository's corpus stays as committed)
+fuzz_once() {
+	local target=$1 t=$2 bin=$out/$1
+	run "$target-seeds" "$bin" "${common[@]}" "$fuzz"/corpus/*
+	expect_eq 0 "$RC" "$target on the seed corpus: exit status"
+	[ "$RC" -eq 0 ] || show "$target-seeds"
+	mkdir "$T/$target"
+	cp "$fuzz"/corpus/* "$T/$target/"
+	run "$target" "$bin" "${common[@]}" -dict="$fuzz/stream.dict" -max_total_time="$t" \
+		-print_final_stats=1 "$T/$target"
+	expect_eq 0 "$RC" "$target for $t s: exit status"
+	if [ "$RC" -ne 0 ]; then
+		grep -E 'contract broken|fuzz_profile:|ERROR|SUMMARY|runtime error|Test unit written' \
+			"$T/$target.err" >&2 || true
+		echo "failing inputs are kept in $artifacts" >&2
+		return 0
+	fi
+	local execs
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$T/$target.err")
+	note "$target: $execs inputs in $t s, no crash, hang or contract break"
+	expect_cmp "${execs:-0}" '>' 0 "$target: inputs executed"
+}
 
-# then fuzz from a copy of the seeds (the repository's corpus stays as committed)
-mkdir "$T/corpus"
-cp "$fuzz"/corpus/* "$T/corpus/"
-run fuzz "$bin" "${common[@]}" -dict="$fuzz/stream.dict" -max_total_time="$secs" \
-	-print_final_stats=1 "$T/corpus"
-expect_eq 0 "$RC" "fuzz_stream for $secs s: exit status"
-if [ "$RC" -ne 0 ]; then
-	grep -E 'contract broken|ERROR|SUMMARY|runtime error|Test unit written' "$T/fuzz.err" >&2 || true
-	echo "failing inputs are kept in $artifacts" >&2
-else
-	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$T/fuzz.err")
-	note "$execs inputs in $secs s, no crash, hang or contract break"
-	expect_cmp "${execs:-0}" '>' 0 "inputs executed"
-fi
+# two thirds of the time for the reader itself, one third for the region analysis on top
+profile_secs=$((secs / 3 > 0 ? secs / 3 : 1))
+fuzz_once fuzz_stream $((secs - profile_secs > 0 ? secs - profile_secs : 1))
+fuzz_once fuzz_profile "$profile_secs"
 
 finish
