@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define DEFAULT_OUTPUT "perfscope.json"
@@ -43,7 +44,8 @@ static int export_chrome(const char *dir, const char *output, int force)
 	struct symtab st;
 	struct chrome_stats stats;
 	char err[512];
-	int ret, have_st = 0, status = EXIT_USAGE;
+	int ret, have_st = 0, write_failed, regular, status = EXIT_USAGE;
+	struct stat sb;
 	FILE *out = NULL;
 
 	ret = experiment_open(&e, dir, err, sizeof(err));
@@ -60,18 +62,22 @@ static int export_chrome(const char *dir, const char *output, int force)
 	out = cli_open_output("export", output, force);
 	if (!out)
 		goto done;
+	regular = out != stdout && fstat(fileno(out), &sb) == 0 && S_ISREG(sb.st_mode);
 	ret = chrome_write(out, &e, &st, &stats, err, sizeof(err));
+	write_failed = ferror(out) || ret == -ENOMEM;
 	if (out != stdout && fclose(out) != 0 && ret == 0) {
 		ret = -errno;
+		write_failed = 1;
 		snprintf(err, sizeof(err), "write failed: %s", strerror(errno));
 	}
 	if (ret) {
 		cli_error("export", "%s%s%s", out != stdout ? output : "",
 			  out != stdout ? ": " : "", err);
-		/* a partial trace would open as a broken one: remove it */
-		if (out != stdout)
+		/* a partial trace would open as a broken one: remove it (a regular file only:
+		 * never a device or a pipe given as -o) */
+		if (regular)
 			unlink(output);
-		status = ret == -EIO || ret == -ENOSPC || ret == -EPIPE ? 1 : EXIT_USAGE;
+		status = write_failed ? 1 : EXIT_USAGE;
 		goto done;
 	}
 	status = 0;
