@@ -34,7 +34,7 @@ static void caveats(const struct chrome_stats *s)
 	if (s->lost_records)
 		fprintf(stderr,
 			"perfscope export: warning: the runtime lost %" PRIu64
-			" records; the trace has gaps (see: perfscope info)\n",
+			" records; the trace has gaps\n",
 			s->lost_records);
 }
 
