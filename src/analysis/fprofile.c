@@ -1,6 +1,7 @@
 /* fprofile.c - building and merging the function profile (fprofile.h). */
 #include "fprofile.h"
 
+#include "regions.h"
 #include "u64map.h"
 
 #include <errno.h>
@@ -144,9 +145,15 @@ static int on_enter(struct func_profile *p, struct pass *ps, const struct exp_st
 	return 0;
 }
 
-static int stream_pass(struct func_profile *p, struct pass *ps, const struct exp_stream *s,
-		       char *err, size_t errlen)
+static int region_record(void *ctx, const struct stream_record *rec, char *err, size_t errlen)
 {
+	return region_pass_record(ctx, rec, err, errlen);
+}
+
+static int stream_pass(struct func_profile *p, struct pass *ps, const struct exp_stream *s,
+		       struct region_profile *regions, char *err, size_t errlen)
+{
+	struct region_pass *rp = NULL;
 	struct call_walker w;
 	struct call_event ev;
 	struct func_thread *t;
@@ -156,6 +163,16 @@ static int stream_pass(struct func_profile *p, struct pass *ps, const struct exp
 	ret = call_walker_open(&w, s, err, errlen);
 	if (ret < 0)
 		return ret;
+	if (regions) {
+		ret = region_pass_begin(regions, s, &rp);
+		if (ret < 0) {
+			snprintf(err, errlen, "out of memory");
+			call_walker_close(&w);
+			return ret;
+		}
+		w.on_record = region_record;
+		w.record_ctx = rp;
+	}
 	pass_reset(ps);
 	while ((ret = call_walker_next(&w, &ev, err, errlen)) > 0) {
 		if (ev.type == CALL_ENTER) {
@@ -170,6 +187,10 @@ static int stream_pass(struct func_profile *p, struct pass *ps, const struct exp
 	}
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "%s: out of memory", s->path);
+	if (rp && ret == 0)
+		ret = region_pass_end(rp, &w.r, err, errlen);
+	else if (rp)
+		region_pass_abandon(rp);
 	t = &p->threads[p->nthreads++];
 	memset(t, 0, sizeof(*t));
 	t->pid = s->pid;
@@ -187,7 +208,7 @@ static int stream_pass(struct func_profile *p, struct pass *ps, const struct exp
 }
 
 int func_profile_build(struct func_profile *p, const struct experiment *e, struct symtab *syms,
-		       char *err, size_t errlen)
+		       struct region_profile *regions, char *err, size_t errlen)
 {
 	struct pass *ps = calloc(1, sizeof(*ps));
 	int ret = 0;
@@ -202,8 +223,10 @@ int func_profile_build(struct func_profile *p, const struct experiment *e, struc
 		free(ps);
 		return -ENOMEM;
 	}
+	if (regions && region_profile_init(regions, e) < 0)
+		ret = -ENOMEM;
 	for (size_t i = 0; i < e->nstreams && ret == 0; i++)
-		ret = stream_pass(p, ps, &e->streams[i], err, errlen);
+		ret = stream_pass(p, ps, &e->streams[i], regions, err, errlen);
 	u64map_release(&ps->rows);
 	u64map_release(&ps->nodes);
 	free(ps->stack);

@@ -60,10 +60,13 @@ struct func_profile {
 	int64_t total_ns; /* traced time summed over threads with function events */
 };
 
-/* Build the profile of every stream of E, naming functions through SYMS. 0, or a negative
- * errno with "file: byte N: ..." in ERR. */
+struct region_profile;
+
+/* Build the profile of every stream of E, naming functions through SYMS, and with REGIONS
+ * (may be NULL) the region profile in the same read of the streams. 0, or a negative errno
+ * with "file: byte N: ..." in ERR. */
 int func_profile_build(struct func_profile *p, const struct experiment *e, struct symtab *syms,
-		       char *err, size_t errlen);
+		       struct region_profile *regions, char *err, size_t errlen);
 
 /* Rows and call tree merged over threads and processes (the same function: the same module
  * and address in it), into OUT. 0 or -ENOMEM. */

@@ -19,8 +19,10 @@ struct frame {
 };
 
 /* What one stream's pass needs besides the profile. */
-struct pass {
+struct region_pass {
+	struct region_profile *p;
 	const struct exp_stream *s;
+	uint64_t first, last; /* ticks of the stream's first and last records */
 	const struct clock_fit *fit;
 	size_t nev;	/* events of this stream's process */
 	size_t *ev_map; /* stream event index -> profile event index */
@@ -104,7 +106,7 @@ static struct region_row *row_new(struct region_profile *p, const char *name, pi
 	return row;
 }
 
-static int grow_ids(struct pass *ps, uint32_t id)
+static int grow_ids(struct region_pass *ps, uint32_t id)
 {
 	size_t n = (size_t)id + 1;
 
@@ -131,7 +133,8 @@ static int grow_ids(struct pass *ps, uint32_t id)
 	return 0;
 }
 
-static int on_counters(struct region_profile *p, struct pass *ps, const struct stream_record *r)
+static int on_counters(struct region_profile *p, struct region_pass *ps,
+		       const struct stream_record *r)
 {
 	const struct exp_process *proc = ps->s->proc;
 
@@ -147,7 +150,7 @@ static int on_counters(struct region_profile *p, struct pass *ps, const struct s
 }
 
 /* Decode a boundary's counter snapshot into OUT (stream event order); 0 if none. */
-static int snapshot(struct pass *ps, const struct stream_record *r, struct count *out)
+static int snapshot(struct region_pass *ps, const struct stream_record *r, struct count *out)
 {
 	if (!ps->have_layout || r->npayload == 0)
 		return 0;
@@ -156,7 +159,7 @@ static int snapshot(struct pass *ps, const struct stream_record *r, struct count
 	return 1;
 }
 
-static struct region_row *row_for(struct region_profile *p, struct pass *ps, uint32_t id)
+static struct region_row *row_for(struct region_profile *p, struct region_pass *ps, uint32_t id)
 {
 	if (!ps->row_of[id]) {
 		struct region_row *row = row_new(p, ps->names[id], ps->s->pid, ps->s->tid);
@@ -171,7 +174,7 @@ static struct region_row *row_for(struct region_profile *p, struct pass *ps, uin
 }
 
 /* Close the top frame at TICKS; COUNTS_NOW (may be NULL) is the leave snapshot. */
-static int frame_close(struct region_profile *p, struct pass *ps, uint64_t ticks,
+static int frame_close(struct region_profile *p, struct region_pass *ps, uint64_t ticks,
 		       const struct count *counts_now, int unclosed)
 {
 	struct frame *f = &ps->stack[--ps->nstack];
@@ -209,7 +212,7 @@ static int frame_close(struct region_profile *p, struct pass *ps, uint64_t ticks
 	return 0;
 }
 
-static int on_enter(struct region_profile *p, struct pass *ps, const struct stream_record *r)
+static int on_enter(struct region_profile *p, struct region_pass *ps, const struct stream_record *r)
 {
 	struct frame *f;
 	int have;
@@ -246,7 +249,7 @@ static int on_enter(struct region_profile *p, struct pass *ps, const struct stre
 	return row_for(p, ps, r->arg) ? 0 : -ENOMEM;
 }
 
-static int on_leave(struct region_profile *p, struct pass *ps, const struct stream_record *r)
+static int on_leave(struct region_profile *p, struct region_pass *ps, const struct stream_record *r)
 {
 	size_t k;
 	int have, ret;
@@ -273,7 +276,7 @@ static int on_leave(struct region_profile *p, struct pass *ps, const struct stre
 	return frame_close(p, ps, r->ticks, have ? ps->scratch : NULL, 0);
 }
 
-static int on_def(struct pass *ps, const struct stream_record *r)
+static int on_def(struct region_pass *ps, const struct stream_record *r)
 {
 	size_t maxlen = r->npayload * 8;
 	const char *text = (const char *)r->payload;
@@ -288,76 +291,50 @@ static int on_def(struct pass *ps, const struct stream_record *r)
 	return ps->names[r->arg] ? 0 : -ENOMEM;
 }
 
-static int stream_pass(struct region_profile *p, struct pass *ps, char *err, size_t errlen)
+int region_pass_record(struct region_pass *ps, const struct stream_record *r, char *err,
+		       size_t errlen)
 {
-	struct stream_reader rd;
-	struct stream_record r;
-	uint64_t first = 0, last = 0;
-	int ret;
+	struct region_profile *p = ps->p;
+	int ret = 0;
 
-	ret = stream_open(&rd, ps->s->path, err, errlen);
-	if (ret)
+	if (!ps->th->records++)
+		ps->first = r->ticks;
+	ps->last = r->ticks;
+	if (r->kind != PSC_KIND_EXT)
+		return 0;
+	switch (r->type) {
+	case PSC_REC_REGION_DEF:
+		ret = on_def(ps, r);
+		break;
+	case PSC_REC_COUNTERS:
+		ret = on_counters(p, ps, r);
+		break;
+	case PSC_REC_REGION_ENTER:
+		ret = on_enter(p, ps, r);
+		break;
+	case PSC_REC_REGION_LEAVE:
+		ret = on_leave(p, ps, r);
+		break;
+	case PSC_REC_LOST:
+		ps->th->lost_records += r->npayload ? r->payload[0] : 0;
+		break;
+	case PSC_REC_THREAD_NAME:
+		snprintf(ps->th->name, sizeof(ps->th->name), "%.*s", (int)(r->npayload * 8),
+			 (const char *)r->payload);
+		break;
+	default:
+		break;
+	}
+	if (ret < 0) {
+		snprintf(err, errlen, "%s: byte %llu: %s", ps->s->path,
+			 (unsigned long long)r->offset,
+			 ret == -ENOMEM ? "out of memory" : "inconsistent region record");
 		return ret;
-	while ((ret = stream_next(&rd, &r, err, errlen)) > 0) {
-		if (!ps->th->records++)
-			first = r.ticks;
-		last = r.ticks;
-		if (r.kind != PSC_KIND_EXT)
-			continue;
-		switch (r.type) {
-		case PSC_REC_REGION_DEF:
-			ret = on_def(ps, &r);
-			break;
-		case PSC_REC_COUNTERS:
-			ret = on_counters(p, ps, &r);
-			break;
-		case PSC_REC_REGION_ENTER:
-			ret = on_enter(p, ps, &r);
-			break;
-		case PSC_REC_REGION_LEAVE:
-			ret = on_leave(p, ps, &r);
-			break;
-		case PSC_REC_LOST:
-			ps->th->lost_records += r.npayload ? r.payload[0] : 0;
-			break;
-		case PSC_REC_THREAD_NAME:
-			snprintf(ps->th->name, sizeof(ps->th->name), "%.*s", (int)(r.npayload * 8),
-				 (const char *)r.payload);
-			break;
-		default:
-			break;
-		}
-		if (ret < 0) {
-			snprintf(err, errlen, "%s: byte %llu: %s", ps->s->path,
-				 (unsigned long long)r.offset,
-				 ret == -ENOMEM ? "out of memory" : "inconsistent region record");
-			break;
-		}
-		ret = 0;
 	}
-	/* what is still open at the end of a cut-short run closes at its last timestamp */
-	while (ret == 0 && ps->nstack) {
-		ret = frame_close(p, ps, last, NULL, 1);
-		p->unclosed++;
-	}
-	ps->th->ended = rd.ended;
-	ps->th->end_reason = rd.end_reason;
-	ps->th->truncated_at = rd.truncated_at;
-	if (ps->th->records) {
-		int64_t a = clock_fit_ns(ps->fit, first), b = clock_fit_ns(ps->fit, last);
-
-		if (!p->span_known || a < p->first_ns)
-			p->first_ns = a;
-		if (!p->span_known || b > p->last_ns)
-			p->last_ns = b;
-		p->span_known = 1;
-		p->duration_ns = (double)(p->last_ns - p->first_ns);
-	}
-	stream_close(&rd);
-	return ret < 0 ? ret : 0;
+	return 0;
 }
 
-static void pass_release(struct pass *ps)
+void region_pass_abandon(struct region_pass *ps)
 {
 	for (size_t i = 0; i < ps->nnames; i++)
 		free(ps->names[i]);
@@ -371,40 +348,101 @@ static void pass_release(struct pass *ps)
 	free(ps->group_of);
 	free(ps->status);
 	free(ps->scratch);
+	free(ps);
+}
+
+int region_pass_end(struct region_pass *ps, const struct stream_reader *rd, char *err,
+		    size_t errlen)
+{
+	struct region_profile *p = ps->p;
+	int ret = 0;
+
+	/* what is still open at the end of a cut-short run closes at its last timestamp */
+	while (ret == 0 && ps->nstack) {
+		ret = frame_close(p, ps, ps->last, NULL, 1);
+		p->unclosed++;
+	}
+	if (ret < 0)
+		snprintf(err, errlen, "out of memory");
+	ps->th->ended = rd->ended;
+	ps->th->end_reason = rd->end_reason;
+	ps->th->truncated_at = rd->truncated_at;
+	if (ps->th->records) {
+		int64_t a = clock_fit_ns(ps->fit, ps->first), b = clock_fit_ns(ps->fit, ps->last);
+
+		if (!p->span_known || a < p->first_ns)
+			p->first_ns = a;
+		if (!p->span_known || b > p->last_ns)
+			p->last_ns = b;
+		p->span_known = 1;
+		p->duration_ns = (double)(p->last_ns - p->first_ns);
+	}
+	region_pass_abandon(ps);
+	return ret;
+}
+
+int region_profile_init(struct region_profile *p, const struct experiment *e)
+{
+	memset(p, 0, sizeof(*p));
+	p->threads = calloc(e->nstreams + 1, sizeof(*p->threads));
+	return p->threads ? 0 : -ENOMEM;
+}
+
+int region_pass_begin(struct region_profile *p, const struct exp_stream *s,
+		      struct region_pass **out)
+{
+	struct region_pass *ps = calloc(1, sizeof(*ps));
+	int ret;
+
+	*out = NULL;
+	if (!ps)
+		return -ENOMEM;
+	ps->p = p;
+	ps->s = s;
+	ps->fit = &s->proc->fit;
+	ps->nev = s->proc->nevents;
+	ps->th = &p->threads[p->nthreads++];
+	ps->th->pid = s->pid;
+	ps->th->tid = s->tid;
+	ps->ev_map = calloc(ps->nev + 1, sizeof(*ps->ev_map));
+	ps->group_of = calloc(ps->nev + 1, sizeof(*ps->group_of));
+	ps->status = calloc(ps->nev + 1, sizeof(*ps->status));
+	ps->scratch = calloc(ps->nev + 1, sizeof(*ps->scratch));
+	ret = ps->ev_map && ps->group_of && ps->status && ps->scratch ? 0 : -ENOMEM;
+	for (size_t k = 0; k < ps->nev && ret == 0; k++)
+		ret = profile_event_index(p, s->proc->events[k], &ps->ev_map[k]);
+	if (ret) {
+		region_pass_abandon(ps);
+		return ret;
+	}
+	*out = ps;
+	return 0;
 }
 
 int region_profile_build(struct region_profile *p, const struct experiment *e, char *err,
 			 size_t errlen)
 {
-	int ret = 0;
+	int ret = region_profile_init(p, e);
 
-	memset(p, 0, sizeof(*p));
-	p->threads = calloc(e->nstreams + 1, sizeof(*p->threads));
-	if (!p->threads)
-		return -ENOMEM;
 	for (size_t i = 0; i < e->nstreams && ret == 0; i++) {
-		const struct exp_stream *s = &e->streams[i];
-		struct pass ps;
+		struct region_pass *ps;
+		struct stream_reader rd;
+		struct stream_record r;
 
-		memset(&ps, 0, sizeof(ps));
-		ps.s = s;
-		ps.fit = &s->proc->fit;
-		ps.nev = s->proc->nevents;
-		ps.th = &p->threads[p->nthreads++];
-		ps.th->pid = s->pid;
-		ps.th->tid = s->tid;
-		ps.ev_map = calloc(ps.nev + 1, sizeof(*ps.ev_map));
-		ps.group_of = calloc(ps.nev + 1, sizeof(*ps.group_of));
-		ps.status = calloc(ps.nev + 1, sizeof(*ps.status));
-		ps.scratch = calloc(ps.nev + 1, sizeof(*ps.scratch));
-		ret = ps.ev_map && ps.group_of && ps.status && ps.scratch ? 0 : -ENOMEM;
-		for (size_t k = 0; k < ps.nev && ret == 0; k++)
-			ret = profile_event_index(p, s->proc->events[k], &ps.ev_map[k]);
-		if (ret == 0)
-			ret = stream_pass(p, &ps, err, errlen);
-		else
+		ret = region_pass_begin(p, &e->streams[i], &ps);
+		if (ret) {
 			snprintf(err, errlen, "out of memory");
-		pass_release(&ps);
+			break;
+		}
+		ret = stream_open(&rd, e->streams[i].path, err, errlen);
+		while (ret == 0 && (ret = stream_next(&rd, &r, err, errlen)) > 0)
+			ret = region_pass_record(ps, &r, err, errlen);
+		if (ret == 0)
+			ret = region_pass_end(ps, &rd, err, errlen);
+		else
+			region_pass_abandon(ps);
+		if (rd.path)
+			stream_close(&rd);
 	}
 	return ret;
 }

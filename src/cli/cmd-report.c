@@ -116,18 +116,11 @@ static int func_cmp(const void *a, const void *b, void *key)
 }
 
 /* The function profile of REP's experiment (only when it has function events). */
-static int report_functions(struct report *rep, const char *cmd, const char *dir,
-			    const struct report_options *opt)
+static int report_functions(struct report *rep, const char *cmd, const struct report_options *opt)
 {
 	const char *key = opt->sort_key ? opt->sort_key : "excl";
 	struct func_profile *p;
-	char err[512];
 
-	if (symtab_init(&rep->syms, dir) < 0 ||
-	    func_profile_build(&rep->fprof, &rep->e, &rep->syms, err, sizeof(err))) {
-		cli_error(cmd, "%s", err);
-		return -EINVAL;
-	}
 	if (!opt->per_thread && func_profile_merge(&rep->fprof, &rep->fmerged)) {
 		cli_error(cmd, "out of memory");
 		return -ENOMEM;
@@ -153,8 +146,16 @@ int report_open(struct report *rep, const char *cmd, const char *dir,
 	char err[512];
 
 	memset(rep, 0, sizeof(*rep));
-	if (experiment_open(&rep->e, dir, err, sizeof(err)) ||
-	    region_profile_build(&rep->prof, &rep->e, err, sizeof(err))) {
+	if (experiment_open(&rep->e, dir, err, sizeof(err))) {
+		cli_error(cmd, "%s", err);
+		return -EINVAL;
+	}
+	/* one read of every stream builds both profiles */
+	if (symtab_init(&rep->syms, dir) < 0) {
+		cli_error(cmd, "out of memory");
+		return -ENOMEM;
+	}
+	if (func_profile_build(&rep->fprof, &rep->e, &rep->syms, &rep->prof, err, sizeof(err))) {
 		cli_error(cmd, "%s", err);
 		return -EINVAL;
 	}
@@ -174,7 +175,7 @@ int report_open(struct report *rep, const char *cmd, const char *dir,
 	if (rep->rr.p->nrows)
 		qsort_r(rep->rr.p->rows, rep->rr.p->nrows, sizeof(*rep->rr.p->rows), row_cmp,
 			(void *)key);
-	return report_functions(rep, cmd, dir, opt);
+	return report_functions(rep, cmd, opt);
 }
 
 void report_close(struct report *rep)
