@@ -476,3 +476,39 @@ void stream_close(struct stream_reader *r)
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
 }
+
+const char *stream_record_name(const struct stream_record *rec)
+{
+	static const char *const names[] = {
+	    [PSC_REC_REGION_DEF] = "region-def",
+	    [PSC_REC_REGION_ENTER] = "region-enter",
+	    [PSC_REC_REGION_LEAVE] = "region-leave",
+	    [PSC_REC_CLOCK_SYNC] = "clock-sync",
+	    [PSC_REC_COUNTERS] = "counters",
+	    [PSC_REC_LOST] = "lost",
+	    [PSC_REC_STREAM_END] = "end",
+	    [PSC_REC_THREAD_NAME] = "thread-name",
+	};
+
+	if (rec->kind == PSC_KIND_FUNC_ENTER)
+		return "func-enter";
+	if (rec->kind == PSC_KIND_FUNC_EXIT)
+		return "func-exit";
+	return rec->kind == PSC_KIND_EXT && known_type(rec->type) ? names[rec->type] : "unknown";
+}
+
+const char *stream_end_reason_name(unsigned arg)
+{
+	switch (arg & 0xffu) {
+	case PSC_END_EXIT:
+		return "exit";
+	case PSC_END_THREAD_EXIT:
+		return "thread exit";
+	case PSC_END_EXEC:
+		return "exec";
+	case PSC_END_SIGNAL:
+		return "signal";
+	default:
+		return "unknown";
+	}
+}

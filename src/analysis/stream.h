@@ -65,4 +65,13 @@ int stream_scan_clock(const char *path, void (*fn)(void *ctx, uint64_t ticks, ui
 
 void stream_close(struct stream_reader *r);
 
+/* Short name of REC's kind or type, as `perfscope dump` and `info` print it: "func-enter",
+ * "func-exit", "region-def", "region-enter", "region-leave", "clock-sync", "counters",
+ * "lost", "end", "thread-name". */
+const char *stream_record_name(const struct stream_record *rec);
+
+/* Name of an end record's reason (its argument's low 8 bits): "exit", "thread exit", "exec",
+ * "signal", or "unknown". */
+const char *stream_end_reason_name(unsigned arg);
+
 #endif /* PSC_STREAM_H */

@@ -29,6 +29,8 @@ int cmd_report(int argc, char **argv);
 int cmd_html(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_select(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
 
 /* Print "perfscope CMD: MESSAGE" on stderr. */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

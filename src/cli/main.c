@@ -31,6 +31,10 @@ static const struct cmd commands[] = {
      "perfscope export [DIR] --format chrome [-o FILE|-] [--force]"},
     {"select", cmd_select, "keep long-running functions: a runtime filter and gcc options",
      "perfscope select [DIR] (--min-time T | --top N) [-o FILE] [--force]"},
+    {"info", cmd_info, "what an experiment holds: processes, streams, records, how each ended",
+     "perfscope info [DIR] [--json] [-o FILE]"},
+    {"dump", cmd_dump, "the raw records of an experiment's streams, one per line",
+     "perfscope dump [DIR|STREAM-FILE] [--stream FILE|PID.TID] [--limit N] [-o FILE]"},
 };
 
 void cli_error(const char *cmd, const char *fmt, ...)

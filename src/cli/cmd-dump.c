@@ -1,0 +1,423 @@
+/*
+ * cmd-dump.c - `perfscope dump`: the raw records of an experiment's streams, one per line,
+ * as the validating reader returns them: byte offset, ticks, ns since the process started
+ * (through the process's clock fit), record kind and its fields. Chunk headers get a line of
+ * their own. A defect stops the dump with one line naming the file and byte offset (exit 2)
+ * after the records before it were printed; a stream cut short says where it was cut.
+ */
+#include "cli.h"
+
+#include "../analysis/experiment.h"
+#include "../analysis/stream.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+struct dump {
+	FILE *out;
+	uint64_t limit;			/* records shown per stream, 0 = all */
+	const struct exp_process *proc; /* NULL for a lone stream file: no clock fit */
+	/* the counters record's layout: group of each event */
+	uint32_t *group_of;
+	size_t nev;
+};
+
+static void print_feature_bits(FILE *out, uint64_t f)
+{
+	static const char *const names[] = {"regions", "functions", "counters"};
+	int any = 0;
+
+	for (unsigned b = 0; b < 64; b++) {
+		if (!(f & (1ull << b)))
+			continue;
+		if (b < 3)
+			fprintf(out, "%s%s", any ? "," : "", names[b]);
+		else
+			fprintf(out, "%sbit%u", any ? "," : "", b);
+		any = 1;
+	}
+	if (!any)
+		fprintf(out, "none");
+}
+
+/* A name from a record payload, quoted, with non-printable bytes as \xNN. */
+static void print_text(FILE *out, const uint64_t *payload, size_t nwords)
+{
+	const unsigned char *s = (const unsigned char *)payload;
+
+	fputc('"', out);
+	for (size_t i = 0; i < nwords * 8 && s[i]; i++) {
+		if (s[i] == '"' || s[i] == '\\')
+			fprintf(out, "\\%c", s[i]);
+		else if (isprint(s[i]))
+			fputc(s[i], out);
+		else
+			fprintf(out, "\\x%02x", s[i]);
+	}
+	fputc('"', out);
+}
+
+static const char *event_name(const struct dump *d, size_t i, char *buf, size_t len)
+{
+	if (d->proc && d->proc->nevents == d->nev && i < d->proc->nevents)
+		return d->proc->events[i];
+	snprintf(buf, len, "event%zu", i);
+	return buf;
+}
+
+/* A counter snapshot: per group "[enabled=E running=R name=V ...]" (names from the layout). */
+static void print_snapshot(const struct dump *d, const struct stream_record *rec)
+{
+	size_t pos = 0;
+	char buf[32];
+
+	if (rec->npayload == 0) {
+		fprintf(d->out, " counters=none");
+		return;
+	}
+	for (uint32_t g = 0; pos + 3 <= rec->npayload; g++) {
+		uint64_t nr = rec->payload[pos];
+		size_t k = 0;
+
+		fprintf(d->out, " [group=%u enabled=%" PRIu64 " running=%" PRIu64, g,
+			rec->payload[pos + 1], rec->payload[pos + 2]);
+		for (size_t i = 0; i < d->nev && k < nr; i++)
+			if (d->group_of[i] == g)
+				fprintf(d->out, " %s=%" PRIu64, event_name(d, i, buf, sizeof(buf)),
+					rec->payload[pos + 3 + k++]);
+		for (; k < nr; k++) /* no layout: the raw values */
+			fprintf(d->out, " value%zu=%" PRIu64, k, rec->payload[pos + 3 + k]);
+		fputc(']', d->out);
+		pos += 3 + nr;
+	}
+}
+
+static int remember_layout(struct dump *d, const struct stream_record *rec)
+{
+	uint32_t *g = realloc(d->group_of, (rec->npayload + 1) * sizeof(*g));
+
+	if (!g)
+		return -ENOMEM;
+	d->group_of = g;
+	d->nev = rec->npayload;
+	for (size_t i = 0; i < rec->npayload; i++)
+		g[i] = (uint32_t)rec->payload[i];
+	return 0;
+}
+
+static void print_counters(const struct dump *d, const struct stream_record *rec)
+{
+	char buf[32];
+
+	fprintf(d->out, " events=%u", rec->arg);
+	for (size_t i = 0; i < rec->npayload; i++) {
+		uint32_t group = (uint32_t)rec->payload[i];
+		int32_t status = (int32_t)(uint32_t)(rec->payload[i] >> 32);
+
+		fprintf(d->out, " [%s", event_name(d, i, buf, sizeof(buf)));
+		if (group == PSC_NO_GROUP)
+			fprintf(d->out, " not-opened");
+		else
+			fprintf(d->out, " group=%u", group);
+		if (status)
+			fprintf(d->out, " status=%d (%s)", status, strerror(-status));
+		fputc(']', d->out);
+	}
+}
+
+/* The region names defined so far in the stream, to show them at enter and leave. */
+struct names {
+	uint32_t *ids;
+	char **names;
+	size_t n, cap;
+};
+
+static const char *names_get(const struct names *nm, uint32_t id)
+{
+	for (size_t i = nm->n; i > 0; i--)
+		if (nm->ids[i - 1] == id)
+			return nm->names[i - 1];
+	return NULL;
+}
+
+static int names_add(struct names *nm, uint32_t id, const char *text)
+{
+	if (nm->n == nm->cap) {
+		size_t cap = nm->cap ? 2 * nm->cap : 16;
+		uint32_t *ids = realloc(nm->ids, cap * sizeof(*ids));
+		char **names = ids ? realloc(nm->names, cap * sizeof(*names)) : NULL;
+
+		if (ids)
+			nm->ids = ids;
+		if (!names)
+			return -ENOMEM;
+		nm->names = names;
+		nm->cap = cap;
+	}
+	nm->names[nm->n] = strdup(text);
+	if (!nm->names[nm->n])
+		return -ENOMEM;
+	nm->ids[nm->n++] = id;
+	return 0;
+}
+
+static void names_release(struct names *nm)
+{
+	for (size_t i = 0; i < nm->n; i++)
+		free(nm->names[i]);
+	free(nm->ids);
+	free(nm->names);
+	memset(nm, 0, sizeof(*nm));
+}
+
+static int print_record(struct dump *d, struct names *nm, const struct stream_record *rec,
+			int64_t base_ns)
+{
+	const char *name;
+
+	fprintf(d->out, "%10" PRIu64 "  %20" PRIu64, rec->offset, rec->ticks);
+	if (d->proc)
+		fprintf(d->out, "  %14" PRId64, clock_fit_ns(&d->proc->fit, rec->ticks) - base_ns);
+	else
+		fprintf(d->out, "  %14s", "-");
+	fprintf(d->out, "  %-12s", stream_record_name(rec));
+	if (rec->kind != PSC_KIND_EXT) {
+		fprintf(d->out, " addr=0x%" PRIx64 "\n", rec->addr);
+		return 0;
+	}
+	switch (rec->type) {
+	case PSC_REC_REGION_DEF:
+		fprintf(d->out, " id=%u name=", rec->arg);
+		print_text(d->out, rec->payload, rec->npayload);
+		if (names_add(nm, rec->arg, (const char *)rec->payload))
+			return -ENOMEM;
+		break;
+	case PSC_REC_REGION_ENTER:
+	case PSC_REC_REGION_LEAVE:
+		name = names_get(nm, rec->arg);
+		fprintf(d->out, " id=%u (%s)", rec->arg, name ? name : "?");
+		print_snapshot(d, rec);
+		break;
+	case PSC_REC_CLOCK_SYNC:
+		fprintf(d->out, " ns=%" PRIu64, rec->payload[0]);
+		break;
+	case PSC_REC_COUNTERS:
+		if (remember_layout(d, rec))
+			return -ENOMEM;
+		print_counters(d, rec);
+		break;
+	case PSC_REC_LOST:
+		fprintf(d->out, " records=%" PRIu64 " bytes=%" PRIu64, rec->payload[0],
+			rec->payload[1]);
+		break;
+	case PSC_REC_STREAM_END:
+		fprintf(d->out, " reason=%s", stream_end_reason_name(rec->arg));
+		if ((rec->arg & 0xffu) == PSC_END_SIGNAL) {
+			unsigned sig = rec->arg >> 8;
+			const char *abbrev = sig < 65 ? sigabbrev_np((int)sig) : NULL;
+
+			fprintf(d->out, " signal=%u%s%s", sig, abbrev ? " SIG" : "",
+				abbrev ? abbrev : "");
+		}
+		break;
+	case PSC_REC_THREAD_NAME:
+		fprintf(d->out, " name=");
+		print_text(d->out, rec->payload, rec->npayload);
+		break;
+	}
+	fputc('\n', d->out);
+	return 0;
+}
+
+/* Dump one stream file. 0, or a negative errno with the message in ERR. */
+static int dump_stream(struct dump *d, const char *path, const struct exp_stream *s, char *err,
+		       size_t errlen)
+{
+	struct stream_reader r;
+	struct stream_record rec;
+	struct names nm = {0};
+	uint64_t shown = 0, hidden = 0, seq = 0;
+	int64_t base;
+	int ret;
+
+	ret = stream_open(&r, path, err, errlen);
+	if (ret)
+		return ret;
+	d->nev = 0;
+	base = (int64_t)r.hdr.start_ns;
+	fprintf(d->out,
+		"# %s: pid %u tid %u image %u rank %d; format %u, header %u bytes, "
+		"features ",
+		path, r.hdr.pid, r.hdr.tid, r.hdr.image, r.hdr.rank, r.hdr.version,
+		r.hdr.header_size);
+	print_feature_bits(d->out, r.hdr.features);
+	fprintf(d->out,
+		", clock %s, start pair %" PRIu64 " ticks = %" PRIu64 " ns, %u events, %" PRIu64
+		" bytes\n",
+		clock_source_name(r.hdr.clock_source), r.hdr.start_ticks, r.hdr.start_ns,
+		r.hdr.nevents, r.file_size);
+	if (s && (r.hdr.pid != (uint32_t)s->pid || r.hdr.tid != (uint32_t)s->tid)) {
+		snprintf(err, errlen,
+			 "%s: byte %d: the header says pid %u tid %u, the file name %d.%d", path,
+			 r.hdr.pid != (uint32_t)s->pid ? 24 : 28, r.hdr.pid, r.hdr.tid, (int)s->pid,
+			 (int)s->tid);
+		ret = -EINVAL;
+	} else if (s && r.hdr.image != s->image) {
+		snprintf(err, errlen, "%s: byte 60: the header says image %u, the file name %u",
+			 path, r.hdr.image, s->image);
+		ret = -EINVAL;
+	}
+	fprintf(d->out, "%10s  %20s  %14s  %s\n", "offset", "ticks", "ns", "record");
+	while (ret == 0 && (ret = stream_next(&r, &rec, err, errlen)) > 0) {
+		ret = 0;
+		if (r.next_seq != seq) { /* the record opens a new chunk */
+			seq = r.next_seq;
+			if (!d->limit || shown < d->limit)
+				fprintf(
+				    d->out,
+				    "%10" PRIu64 "  %20s  %14s  %-12s seq=%" PRIu64 " size=%zu\n",
+				    r.chunk_offset, "-", "-", "chunk", seq - 1, r.chunk_words * 8);
+		}
+		if (d->limit && shown >= d->limit) {
+			hidden++;
+			if (rec.kind == PSC_KIND_EXT && rec.type == PSC_REC_COUNTERS &&
+			    remember_layout(d, &rec))
+				ret = -ENOMEM;
+			continue;
+		}
+		shown++;
+		if (print_record(d, &nm, &rec, base) < 0) {
+			snprintf(err, errlen, "out of memory");
+			ret = -ENOMEM;
+		}
+	}
+	if (hidden)
+		fprintf(d->out, "# %" PRIu64 " more records not shown (--limit %" PRIu64 ")\n",
+			hidden, d->limit);
+	if (ret == 0 && r.truncated_at)
+		fprintf(
+		    d->out,
+		    "# cut at byte %" PRIu64 ": the last chunk is incomplete (the run was killed "
+		    "while writing, or the disk was full); %" PRIu64 " bytes after it ignored\n",
+		    r.truncated_at, r.file_size - r.truncated_at);
+	else if (ret == 0 && !r.ended)
+		fprintf(d->out,
+			"# no end record: the stream stops after chunk %" PRIu64
+			" (the process did not end cleanly)\n",
+			r.next_seq);
+	names_release(&nm);
+	stream_close(&r);
+	return ret;
+}
+
+/* Does stream S match SEL: a path, a file name, or PID.TID[.IMAGE]? */
+static int stream_matches(const struct exp_stream *s, const char *sel)
+{
+	const char *slash = strrchr(s->path, '/'), *base = slash ? slash + 1 : s->path;
+	int pid, tid, used = 0;
+	unsigned image = 0;
+
+	if (!strcmp(sel, s->path) || !strcmp(sel, base))
+		return 1;
+	if (strchr(sel, '/')) {
+		const char *sel_slash = strrchr(sel, '/');
+
+		return !strcmp(sel_slash + 1, base) &&
+		       !strncmp(sel, s->path, (size_t)(sel_slash - sel)) &&
+		       s->path[sel_slash - sel] == '/';
+	}
+	if (sscanf(sel, "%d.%d%n", &pid, &tid, &used) != 2 || pid != s->pid || tid != s->tid)
+		return 0;
+	if (sel[used] == 0)
+		return 1;
+	return sscanf(sel + used, ".%u", &image) == 1 && image == s->image;
+}
+
+static int dump_experiment(struct dump *d, const char *dir, const char *sel, char *err,
+			   size_t errlen)
+{
+	struct experiment e;
+	size_t matched = 0;
+	int ret = experiment_open(&e, dir, err, errlen);
+
+	for (size_t i = 0; ret == 0 && i < e.nstreams; i++) {
+		const struct exp_stream *s = &e.streams[i];
+
+		if (sel && !stream_matches(s, sel))
+			continue;
+		if (matched++)
+			fputc('\n', d->out);
+		d->proc = s->proc;
+		ret = dump_stream(d, s->path, s, err, errlen);
+	}
+	if (ret == 0 && sel && !matched) {
+		snprintf(err, errlen,
+			 "%s: no stream '%s' (give a file name, a path or PID.TID; see: perfscope "
+			 "info %s)",
+			 dir, sel, dir);
+		ret = -ENOENT;
+	}
+	experiment_release(&e);
+	return ret;
+}
+
+int cmd_dump(int argc, char **argv)
+{
+	const char *dir = "perfscope.out", *sel = NULL, *output = NULL;
+	long limit = 0;
+	int force = 0, help = 0, first, ret;
+	const struct option_spec specs[] = {
+	    {0, "stream", OPT_STRING, &sel, "FILE|PID.TID",
+	     "only this stream: its file name or path, or PID.TID (PID.TID.IMAGE after exec)", 0,
+	     NULL},
+	    {0, "limit", OPT_INT, &limit, "N", "show the first N records of each stream", 0, NULL},
+	    {'o', "output", OPT_STRING, &output, "FILE", "write to FILE", 0, NULL},
+	    {0, "force", OPT_FLAG, &force, NULL, "overwrite the output file", 0, NULL},
+	    {'h', "help", OPT_FLAG, &help, NULL, "show this help", 0, NULL},
+	    {0},
+	};
+	struct dump d;
+	struct stat st;
+	char err[1024];
+
+	memset(&d, 0, sizeof(d));
+	ret = cli_parse("dump", specs, 0, argc - 1, argv + 1, &first, &help);
+	if (ret)
+		return ret < 0 ? EXIT_USAGE : 0;
+	if (argc - 1 - first > 1) {
+		cli_error("dump", "one experiment directory at a time (got '%s' and '%s')",
+			  argv[1 + first], argv[2 + first]);
+		return EXIT_USAGE;
+	}
+	if (argc - 1 - first == 1)
+		dir = argv[1 + first];
+	if (limit < 0) {
+		cli_error("dump", "--limit N: N must be 0 (all records) or more");
+		return EXIT_USAGE;
+	}
+	d.limit = (uint64_t)limit;
+	d.out = cli_open_output("dump", output, force);
+	if (!d.out)
+		return EXIT_USAGE;
+	/* a lone stream file (no experiment around it): no clock fit, ns not shown */
+	if (stat(dir, &st) == 0 && S_ISREG(st.st_mode) && sel) {
+		snprintf(err, sizeof(err), "--stream selects in a directory; %s is a file", dir);
+		ret = -EINVAL;
+	} else if (stat(dir, &st) == 0 && S_ISREG(st.st_mode)) {
+		ret = dump_stream(&d, dir, NULL, err, sizeof(err));
+	} else {
+		ret = dump_experiment(&d, dir, sel, err, sizeof(err));
+	}
+	fflush(d.out);
+	if (ret)
+		cli_error("dump", "%s", err);
+	if (d.out != stdout && fclose(d.out) != 0 && ret == 0)
+		ret = -EIO;
+	free(d.group_of);
+	return ret ? EXIT_USAGE : 0;
+}

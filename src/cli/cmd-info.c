@@ -1,0 +1,538 @@
+/*
+ * cmd-info.c - `perfscope info`: what an experiment holds. The experiment (command, host, CPU,
+ * clock, start, duration), its processes (how each ended, clock calibration, losses) and its
+ * streams (thread, size, chunks, records by kind, time span, how each ended), read through
+ * the validating reader: a defect stops the command with the file and byte offset.
+ */
+#include "cli.h"
+
+#include "../analysis/experiment.h"
+#include "../analysis/stream.h"
+#include "../core/jsonw.h"
+#include "../output/table.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Record kinds in display order: the 2 function kinds, then the extended types. */
+#define NKINDS 10
+
+static const char *const kind_names[NKINDS] = {
+    "func-enter", "func-exit", "region-def", "region-enter", "region-leave",
+    "clock-sync", "counters",  "lost",	     "end",	     "thread-name",
+};
+
+static size_t kind_index(const struct stream_record *rec)
+{
+	if (rec->kind != PSC_KIND_EXT)
+		return rec->kind == PSC_KIND_FUNC_ENTER ? 0 : 1;
+	return (size_t)rec->type + 1; /* PSC_REC_REGION_DEF (1) .. PSC_REC_THREAD_NAME (8) */
+}
+
+struct stream_info {
+	const struct exp_stream *s;
+	struct psc_stream_header hdr;
+	char thread[64];
+	uint64_t bytes, chunks, records;
+	uint64_t by_kind[NKINDS];
+	uint64_t first_ticks, last_ticks;
+	int64_t first_ns, last_ns; /* since the process's start pair */
+	int ended;
+	unsigned end_arg;
+	uint64_t cut_at;
+	uint64_t lost_records, lost_bytes;
+};
+
+/* The stream's header must match its file name: a flipped pid or tid is corruption. */
+static int check_name(const struct stream_info *si, char *err, size_t errlen)
+{
+	const struct exp_stream *s = si->s;
+	const struct psc_stream_header *h = &si->hdr;
+
+	if (h->pid != (uint32_t)s->pid || h->tid != (uint32_t)s->tid)
+		snprintf(err, errlen,
+			 "%s: byte %d: the header says pid %u tid %u, the file name %d.%d", s->path,
+			 h->pid != (uint32_t)s->pid ? 24 : 28, h->pid, h->tid, (int)s->pid,
+			 (int)s->tid);
+	else if (h->image != s->image)
+		snprintf(err, errlen, "%s: byte 60: the header says image %u, the file name %u",
+			 s->path, h->image, s->image);
+	else
+		return 0;
+	return -EINVAL;
+}
+
+/* Read the whole stream of S into SI. 0, or a negative errno with the message in ERR. */
+static int stream_info_read(struct stream_info *si, const struct exp_stream *s, char *err,
+			    size_t errlen)
+{
+	struct stream_reader r;
+	struct stream_record rec;
+	int ret;
+
+	memset(si, 0, sizeof(*si));
+	si->s = s;
+	ret = stream_open(&r, s->path, err, errlen);
+	if (ret)
+		return ret;
+	si->hdr = r.hdr;
+	si->bytes = r.file_size;
+	ret = check_name(si, err, errlen);
+	while (ret == 0 && (ret = stream_next(&r, &rec, err, errlen)) > 0) {
+		if (si->records++ == 0)
+			si->first_ticks = rec.ticks;
+		si->last_ticks = rec.ticks;
+		si->by_kind[kind_index(&rec)]++;
+		if (rec.kind == PSC_KIND_EXT && rec.type == PSC_REC_THREAD_NAME)
+			snprintf(si->thread, sizeof(si->thread), "%s", (const char *)rec.payload);
+		if (rec.kind == PSC_KIND_EXT && rec.type == PSC_REC_LOST) {
+			si->lost_records += rec.payload[0];
+			si->lost_bytes += rec.payload[1];
+		}
+		ret = 0;
+	}
+	si->chunks = r.next_seq;
+	si->ended = r.ended;
+	si->end_arg = r.end_reason;
+	si->cut_at = r.truncated_at;
+	if (si->records && s->proc) {
+		int64_t base = (int64_t)r.hdr.start_ns;
+
+		si->first_ns = clock_fit_ns(&s->proc->fit, si->first_ticks) - base;
+		si->last_ns = clock_fit_ns(&s->proc->fit, si->last_ticks) - base;
+	}
+	stream_close(&r);
+	return ret;
+}
+
+/* "exit", "thread exit", "exec", "signal 9 (KILL)", "cut at byte N", "no end record". */
+static void stream_end_text(const struct stream_info *si, char *buf, size_t len)
+{
+	unsigned sig = si->end_arg >> 8;
+
+	if (si->ended && (si->end_arg & 0xffu) == PSC_END_SIGNAL) {
+		const char *abbrev = sig < 65 ? sigabbrev_np((int)sig) : NULL;
+
+		snprintf(buf, len, "signal %u%s%s%s", sig, abbrev ? " (SIG" : "",
+			 abbrev ? abbrev : "", abbrev ? ")" : "");
+	} else if (si->ended) {
+		snprintf(buf, len, "%s", stream_end_reason_name(si->end_arg));
+	} else if (si->cut_at) {
+		snprintf(buf, len, "cut at byte %" PRIu64, si->cut_at);
+	} else {
+		snprintf(buf, len, "no end record");
+	}
+}
+
+/* How process P ended, from its proc file and its streams' end records. */
+static void process_state_text(const struct exp_process *p, const struct stream_info *si, size_t n,
+			       char *buf, size_t len)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (si[i].s->proc == p && si[i].ended &&
+		    (si[i].end_arg & 0xffu) == PSC_END_SIGNAL) {
+			stream_end_text(&si[i], buf, len);
+			return;
+		}
+	}
+	if (!strcmp(p->state, "running"))
+		snprintf(buf, len, "running (killed: did not end cleanly)");
+	else
+		snprintf(buf, len, "%s", p->state[0] ? p->state : "unknown");
+}
+
+/* Start time as "2026-11-21 17:29:00.977101122 UTC", or "unknown". */
+static void start_text(uint64_t unix_ns, char *buf, size_t len)
+{
+	time_t sec = (time_t)(unix_ns / 1000000000u);
+	struct tm tm;
+	char date[64];
+
+	if (!unix_ns || !gmtime_r(&sec, &tm) || !strftime(date, sizeof(date), "%F %T", &tm)) {
+		snprintf(buf, len, "unknown");
+		return;
+	}
+	snprintf(buf, len, "%s.%09" PRIu64 " UTC", date, unix_ns % 1000000000u);
+}
+
+/* Span from the first to the last record of every stream, in CLOCK_MONOTONIC ns. */
+static int span_ns(const struct stream_info *si, size_t n, double *out)
+{
+	int64_t lo = 0, hi = 0;
+	int known = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		int64_t a, b;
+
+		if (!si[i].records || !si[i].s->proc)
+			continue;
+		a = si[i].first_ns + (int64_t)si[i].hdr.start_ns;
+		b = si[i].last_ns + (int64_t)si[i].hdr.start_ns;
+		if (!known || a < lo)
+			lo = a;
+		if (!known || b > hi)
+			hi = b;
+		known = 1;
+	}
+	*out = (double)(hi - lo);
+	return known;
+}
+
+static const char *basename_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+static size_t streams_of(const struct exp_process *p, const struct stream_info *si, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		k += si[i].s->proc == p;
+	return k;
+}
+
+static void print_list(FILE *out, const char *label, char **items, size_t n)
+{
+	fprintf(out, "%-13s", label);
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "%s%s", i ? (strcmp(label, "command") ? ", " : " ") : "", items[i]);
+	fprintf(out, "%s\n", n ? "" : "-");
+}
+
+static int print_text(FILE *out, const struct experiment *e, const struct stream_info *si)
+{
+	char buf[128], buf2[64];
+	struct table *t;
+	int have_kind[NKINDS] = {0};
+	double span;
+	int ret = 0;
+
+	fprintf(out, "%-13s%s\n", "experiment", e->dir);
+	print_list(out, "command", e->command, e->ncommand);
+	if (e->exit_status >= 0)
+		fprintf(out, "%-13s%d\n", "exit status", e->exit_status);
+	fprintf(out, "%-13s%s\n", "created by", e->created_by ? e->created_by : "-");
+	fprintf(out, "%-13s%s\n", "host", e->host && e->host[0] ? e->host : "-");
+	fprintf(out, "%-13s%s\n", "cpu", e->cpu_brand && e->cpu_brand[0] ? e->cpu_brand : "-");
+	fprintf(out, "%-13s%s\n", "clock", e->clock && e->clock[0] ? e->clock : "-");
+	start_text(e->start_unix_ns, buf, sizeof(buf));
+	fprintf(out, "%-13s%s\n", "start", buf);
+	if (span_ns(si, e->nstreams, &span)) {
+		fmt_duration(buf, sizeof(buf), span);
+		fprintf(out, "%-13s%s (first to last record)\n", "duration", buf);
+	} else {
+		fprintf(out, "%-13s-\n", "duration");
+	}
+	if (e->nprocs)
+		print_list(out, "events", e->procs[0].events, e->procs[0].nevents);
+	if (e->metric_group && e->metric_group[0])
+		fprintf(out, "%-13s%s (%zu metrics)\n", "metric group", e->metric_group,
+			e->nmetrics);
+
+	fprintf(out, "\nprocesses: %zu\n", e->nprocs);
+	t = table_new();
+	if (!t)
+		return -ENOMEM;
+	table_add_column(t, "pid", TABLE_RIGHT);
+	table_add_column(t, "ppid", TABLE_RIGHT);
+	table_add_column(t, "image", TABLE_RIGHT);
+	table_add_column(t, "rank", TABLE_RIGHT);
+	table_add_column(t, "state", TABLE_LEFT);
+	table_add_column(t, "streams", TABLE_RIGHT);
+	table_add_column(t, "clock", TABLE_LEFT);
+	table_add_column(t, "ns/tick", TABLE_RIGHT);
+	table_add_column(t, "pairs", TABLE_RIGHT);
+	table_add_column(t, "lost", TABLE_RIGHT);
+	table_add_column(t, "exe", TABLE_LEFT);
+	for (size_t i = 0; i < e->nprocs; i++) {
+		const struct exp_process *p = &e->procs[i];
+
+		process_state_text(p, si, e->nstreams, buf, sizeof(buf));
+		table_add_row(t);
+		table_set(t, 0, "%d", (int)p->pid);
+		table_set(t, 1, "%d", (int)p->ppid);
+		table_set(t, 2, "%u", p->image);
+		table_set(t, 3, "%d", p->rank);
+		table_set(t, 4, "%s", buf);
+		table_set(t, 5, "%zu", streams_of(p, si, e->nstreams));
+		table_set(t, 6, "%s", clock_source_name(p->clock));
+		table_set(t, 7, "%.6f", p->fit.ns_per_tick);
+		table_set(t, 8, "%zu", p->npairs);
+		fmt_count(buf2, sizeof(buf2), p->lost_records);
+		table_set(t, 9, "%s", buf2);
+		table_set(t, 10, "%s", p->exe);
+	}
+	ret = table_print(t, out, "  ");
+	table_free(t);
+	for (size_t i = 0; i < e->nprocs; i++)
+		if (e->procs[i].error && e->procs[i].error[0])
+			fprintf(out, "  pid %d: %s\n", (int)e->procs[i].pid, e->procs[i].error);
+
+	fprintf(out, "\nstreams: %zu\n", e->nstreams);
+	t = table_new();
+	if (!t)
+		return -ENOMEM;
+	table_add_column(t, "file", TABLE_LEFT);
+	table_add_column(t, "pid", TABLE_RIGHT);
+	table_add_column(t, "tid", TABLE_RIGHT);
+	table_add_column(t, "image", TABLE_RIGHT);
+	table_add_column(t, "thread", TABLE_LEFT);
+	table_add_column(t, "bytes", TABLE_RIGHT);
+	table_add_column(t, "chunks", TABLE_RIGHT);
+	table_add_column(t, "records", TABLE_RIGHT);
+	table_add_column(t, "first", TABLE_RIGHT);
+	table_add_column(t, "last", TABLE_RIGHT);
+	table_add_column(t, "lost", TABLE_RIGHT);
+	table_add_column(t, "end", TABLE_LEFT);
+	for (size_t i = 0; i < e->nstreams; i++) {
+		const struct stream_info *s = &si[i];
+
+		table_add_row(t);
+		table_set(t, 0, "%s", basename_of(s->s->path));
+		table_set(t, 1, "%d", (int)s->s->pid);
+		table_set(t, 2, "%d", (int)s->s->tid);
+		table_set(t, 3, "%u", s->s->image);
+		table_set(t, 4, "%s", s->thread[0] ? s->thread : "-");
+		fmt_count(buf, sizeof(buf), s->bytes);
+		table_set(t, 5, "%s", buf);
+		table_set(t, 6, "%" PRIu64, s->chunks);
+		fmt_count(buf, sizeof(buf), s->records);
+		table_set(t, 7, "%s", buf);
+		fmt_duration(buf, sizeof(buf), (double)s->first_ns);
+		table_set(t, 8, "%s", s->records ? buf : "-");
+		fmt_duration(buf, sizeof(buf), (double)s->last_ns);
+		table_set(t, 9, "%s", s->records ? buf : "-");
+		fmt_count(buf, sizeof(buf), s->lost_records);
+		table_set(t, 10, "%s", buf);
+		stream_end_text(s, buf, sizeof(buf));
+		table_set(t, 11, "%s", buf);
+		for (size_t k = 0; k < NKINDS; k++)
+			have_kind[k] |= s->by_kind[k] != 0;
+	}
+	if (ret == 0)
+		ret = table_print(t, out, "  ");
+	table_free(t);
+	fprintf(out, "  (first, last: time of the first and last record since the process "
+		     "started)\n");
+
+	fprintf(out, "\nrecords by kind:\n");
+	t = table_new();
+	if (!t)
+		return -ENOMEM;
+	table_add_column(t, "file", TABLE_LEFT);
+	for (size_t k = 0; k < NKINDS; k++)
+		if (have_kind[k])
+			table_add_column(t, kind_names[k], TABLE_RIGHT);
+	for (size_t i = 0; i < e->nstreams; i++) {
+		size_t col = 1;
+
+		table_add_row(t);
+		table_set(t, 0, "%s", basename_of(si[i].s->path));
+		for (size_t k = 0; k < NKINDS; k++) {
+			if (!have_kind[k])
+				continue;
+			fmt_count(buf, sizeof(buf), si[i].by_kind[k]);
+			table_set(t, col++, "%s", buf);
+		}
+	}
+	if (ret == 0)
+		ret = table_print(t, out, "  ");
+	table_free(t);
+	return ret;
+}
+
+static void json_strings(struct jsonw *w, const char *key, char **items, size_t n)
+{
+	jsonw_key(w, key);
+	jsonw_array_begin(w);
+	for (size_t i = 0; i < n; i++)
+		jsonw_string(w, items[i]);
+	jsonw_array_end(w);
+}
+
+static void json_process(struct jsonw *w, const struct exp_process *p, const struct stream_info *si,
+			 size_t n)
+{
+	char buf[128];
+
+	process_state_text(p, si, n, buf, sizeof(buf));
+	jsonw_object_begin(w);
+	jsonw_kv_i64(w, "pid", p->pid);
+	jsonw_kv_i64(w, "ppid", p->ppid);
+	jsonw_kv_u64(w, "image", p->image);
+	jsonw_kv_i64(w, "rank", p->rank);
+	jsonw_kv_string(w, "exe", p->exe);
+	jsonw_kv_string(w, "state", p->state);
+	jsonw_kv_string(w, "ended", buf);
+	jsonw_kv_u64(w, "streams", streams_of(p, si, n));
+	jsonw_kv_string(w, "clock", clock_source_name(p->clock));
+	jsonw_kv_double(w, "ns_per_tick", p->fit.ns_per_tick);
+	jsonw_key(w, "clock_pairs");
+	jsonw_array_begin(w);
+	for (size_t i = 0; i < p->npairs; i++) {
+		jsonw_array_begin(w);
+		jsonw_u64(w, p->pairs[i].ticks);
+		jsonw_u64(w, p->pairs[i].ns);
+		jsonw_array_end(w);
+	}
+	jsonw_array_end(w);
+	json_strings(w, "events", p->events, p->nevents);
+	jsonw_kv_u64(w, "lost_records", p->lost_records);
+	jsonw_kv_u64(w, "lost_bytes", p->lost_bytes);
+	jsonw_kv_string(w, "error", p->error);
+	jsonw_object_end(w);
+}
+
+static void json_stream(struct jsonw *w, const struct stream_info *s)
+{
+	char buf[64];
+
+	stream_end_text(s, buf, sizeof(buf));
+	jsonw_object_begin(w);
+	jsonw_kv_string(w, "file", basename_of(s->s->path));
+	jsonw_kv_i64(w, "pid", s->s->pid);
+	jsonw_kv_i64(w, "tid", s->s->tid);
+	jsonw_kv_u64(w, "image", s->s->image);
+	jsonw_kv_i64(w, "rank", s->hdr.rank);
+	jsonw_kv_string(w, "thread", s->thread);
+	jsonw_kv_u64(w, "bytes", s->bytes);
+	jsonw_kv_u64(w, "chunks", s->chunks);
+	jsonw_kv_u64(w, "records", s->records);
+	jsonw_key(w, "by_kind");
+	jsonw_object_begin(w);
+	for (size_t k = 0; k < NKINDS; k++)
+		jsonw_kv_u64(w, kind_names[k], s->by_kind[k]);
+	jsonw_object_end(w);
+	jsonw_key(w, "first_ns");
+	if (s->records)
+		jsonw_i64(w, s->first_ns);
+	else
+		jsonw_null(w);
+	jsonw_key(w, "last_ns");
+	if (s->records)
+		jsonw_i64(w, s->last_ns);
+	else
+		jsonw_null(w);
+	jsonw_key(w, "ended");
+	jsonw_bool(w, s->ended);
+	jsonw_kv_string(w, "end", buf);
+	jsonw_key(w, "end_signal");
+	if (s->ended && (s->end_arg & 0xffu) == PSC_END_SIGNAL)
+		jsonw_u64(w, s->end_arg >> 8);
+	else
+		jsonw_null(w);
+	jsonw_key(w, "cut_at");
+	if (s->cut_at)
+		jsonw_u64(w, s->cut_at);
+	else
+		jsonw_null(w);
+	jsonw_kv_u64(w, "lost_records", s->lost_records);
+	jsonw_kv_u64(w, "lost_bytes", s->lost_bytes);
+	jsonw_object_end(w);
+}
+
+static int print_json(FILE *out, const struct experiment *e, const struct stream_info *si)
+{
+	struct jsonw w;
+	double span;
+	int ret;
+
+	jsonw_init(&w, 1);
+	jsonw_object_begin(&w);
+	jsonw_kv_string(&w, "experiment", e->dir);
+	json_strings(&w, "command", e->command, e->ncommand);
+	jsonw_key(&w, "exit_status");
+	if (e->exit_status >= 0)
+		jsonw_i64(&w, e->exit_status);
+	else
+		jsonw_null(&w);
+	jsonw_kv_string(&w, "created_by", e->created_by ? e->created_by : "");
+	jsonw_kv_string(&w, "host", e->host ? e->host : "");
+	jsonw_kv_string(&w, "cpu", e->cpu_brand ? e->cpu_brand : "");
+	jsonw_kv_string(&w, "clock", e->clock ? e->clock : "");
+	jsonw_kv_u64(&w, "start_unix_ns", e->start_unix_ns);
+	jsonw_key(&w, "duration_ns");
+	if (span_ns(si, e->nstreams, &span))
+		jsonw_double(&w, span);
+	else
+		jsonw_null(&w);
+	jsonw_kv_string(&w, "metric_group", e->metric_group ? e->metric_group : "");
+	jsonw_key(&w, "processes");
+	jsonw_array_begin(&w);
+	for (size_t i = 0; i < e->nprocs; i++)
+		json_process(&w, &e->procs[i], si, e->nstreams);
+	jsonw_array_end(&w);
+	jsonw_key(&w, "streams");
+	jsonw_array_begin(&w);
+	for (size_t i = 0; i < e->nstreams; i++)
+		json_stream(&w, &si[i]);
+	jsonw_array_end(&w);
+	jsonw_object_end(&w);
+	ret = jsonw_text(&w) ? 0 : -ENOMEM;
+	if (ret == 0 && fprintf(out, "%s\n", jsonw_text(&w)) < 0)
+		ret = -EIO;
+	jsonw_release(&w);
+	return ret;
+}
+
+int cmd_info(int argc, char **argv)
+{
+	const char *dir = "perfscope.out", *output = NULL;
+	int json = 0, force = 0, help = 0, first, ret;
+	const struct option_spec specs[] = {
+	    {0, "json", OPT_FLAG, &json, NULL, "JSON output", 0, NULL},
+	    {'o', "output", OPT_STRING, &output, "FILE", "write to FILE", 0, NULL},
+	    {0, "force", OPT_FLAG, &force, NULL, "overwrite the output file", 0, NULL},
+	    {'h', "help", OPT_FLAG, &help, NULL, "show this help", 0, NULL},
+	    {0},
+	};
+	struct stream_info *si = NULL;
+	struct experiment e;
+	char err[1024];
+	FILE *out;
+
+	memset(&e, 0, sizeof(e));
+	ret = cli_parse("info", specs, 0, argc - 1, argv + 1, &first, &help);
+	if (ret)
+		return ret < 0 ? EXIT_USAGE : 0;
+	if (argc - 1 - first > 1) {
+		cli_error("info", "one experiment directory at a time (got '%s' and '%s')",
+			  argv[1 + first], argv[2 + first]);
+		return EXIT_USAGE;
+	}
+	if (argc - 1 - first == 1)
+		dir = argv[1 + first];
+	ret = EXIT_USAGE;
+	if (experiment_open(&e, dir, err, sizeof(err))) {
+		cli_error("info", "%s", err);
+		goto out;
+	}
+	si = calloc(e.nstreams + 1, sizeof(*si));
+	if (!si) {
+		cli_error("info", "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < e.nstreams; i++) {
+		if (stream_info_read(&si[i], &e.streams[i], err, sizeof(err))) {
+			cli_error("info", "%s", err);
+			goto out;
+		}
+	}
+	out = cli_open_output("info", output, force);
+	if (!out)
+		goto out;
+	ret = (json ? print_json(out, &e, si) : print_text(out, &e, si)) ? 1 : 0;
+	if (out != stdout && fclose(out) != 0)
+		ret = 1;
+out:
+	free(si);
+	experiment_release(&e);
+	return ret;
+}
