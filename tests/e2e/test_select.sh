@@ -7,7 +7,8 @@
 #      functions (objdump), and a recorded run of it reports only them with their exact counts;
 #  (2) the first build recorded with `record --filter FILE` reports only them, exact counts;
 #  (3) the filter file names each function by its module and ELF address (nm is the oracle).
-# Also --top N, a substring conflict gcc cannot express (step / step_slow), C++ names, and bad
+# Also --top N, a substring conflict gcc cannot express (step / step_slow), C++ and Fortran
+# names, and bad
 # input (exit 2 with one line).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -272,6 +273,58 @@ EOF
 	expect_eq "calc::spin(long):10,main:1" "$(profile xf "$T/cxx-f")" "C++ filter: only the selected functions"
 else
 	note "no C++ compiler ($CXX): C++ names not tested"
+fi
+
+# ---------------------------------------------------------------- Fortran names
+FC=${FC:-gfortran}
+if [ "${PSC_FORTRAN:-OFF}" = ON ] && command -v "$FC" >/dev/null 2>&1; then
+	cat >"$T/f.f90" <<'EOF'
+module mm
+contains
+  subroutine work(n)
+    integer :: n
+    n = n + 1
+  end subroutine
+  subroutine spin()
+    integer(8) :: c0, c1, rate
+    call system_clock(c0, rate)
+    do
+      call system_clock(c1)
+      if ((c1 - c0) * 1000 / rate >= 2) exit
+    end do
+  end subroutine
+end module
+subroutine ext(n)
+  integer :: n
+  n = n * 2
+end subroutine
+program prog
+  use mm
+  integer :: k, i
+  k = 1
+  do i = 1, 10
+    call spin()
+  end do
+  do i = 1, 1000
+    call work(k)
+    call ext(k)
+  end do
+  if (k == 0) print *, k
+end program
+EOF
+	CC=$FC build f1 "-finstrument-functions" "$T/f.f90"
+	record_or_die recf "$T/fortran" --functions -- "$T/f1"
+	run self "$PERFSCOPE" select "$T/fortran" --min-time 1ms -o "$T/f.filter"
+	expect_eq 0 "$RC" "Fortran: select exit status"
+	# gcc knows __mm_MOD_work as work and ext_ as ext
+	expect_eq "-finstrument-functions -finstrument-functions-exclude-function-list=ext,work" \
+		"$(cat "$T/f.filter.cflags")" "Fortran: procedure names as gcc matches them"
+	CC=$FC build f2 "$(cat "$T/f.filter.cflags")" "$T/f.f90"
+	expect_eq "MAIN__,__mm_MOD_spin,main" "$(hooked "$T/f2")" "Fortran rebuild: hooks only in the selected procedures"
+	record_or_die recf2 "$T/fortran-f" --filter "$T/f.filter" -- "$T/f1"
+	expect_eq "MAIN__:1,__mm_MOD_spin:10,main:1" "$(profile ff "$T/fortran-f")" "Fortran filter: only the selected procedures"
+else
+	note "no Fortran compiler: Fortran names not tested"
 fi
 
 # ---------------------------------------------------------------- bad input: exit 2, one line
