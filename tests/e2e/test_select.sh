@@ -8,8 +8,7 @@
 #  (2) the first build recorded with `record --filter FILE` reports only them, exact counts;
 #  (3) the filter file names each function by its module and ELF address (nm is the oracle).
 # Also --top N, a substring conflict gcc cannot express (step / step_slow), C++ and Fortran
-# names, and bad
-# input (exit 2 with one line).
+# names, and bad input (exit 2 with one line).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 psc_init
