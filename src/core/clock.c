@@ -101,3 +101,8 @@ int clock_fit_pairs(const struct clock_pair *pairs, size_t n, enum clock_source 
 	    (uint64_t)((int64_t)fit->ref_ns + (int64_t)(at_ref + (at_ref < 0 ? -0.5 : 0.5)));
 	return 0;
 }
+
+__attribute__((noinline)) uint64_t clock_monotonic_ns_call(void)
+{
+	return clock_monotonic_ns();
+}

@@ -1,23 +1,34 @@
 /*
  * functions.c - the -finstrument-functions hooks: a 16-byte record per function entry and
- * exit (timestamp with the kind bits, function address) in the calling thread's chunk. No
- * lock, no system call and no string work on the fast path.
+ * exit (timestamp with the kind bits, function address) in the calling thread's chunk. The
+ * fast path is a few loads, the counter read and two stores: no lock, no system call, no
+ * string work, no stack frame; everything else (first event of a thread, full chunk, a filter,
+ * a clock other than the cycle counter, a re-entered hook) takes the slow path.
  */
 #include "session.h"
 
-#include "../core/format.h"
 #include "../core/filter.h"
+#include "../core/format.h"
 
 #include <errno.h>
 
-/* Slow path: first event of the thread, full chunk, closed stream or a re-entered hook.
- * Returns where to write 2 words, or NULL to drop the event. Keeps errno. */
-__attribute__((noinline, cold)) static uint64_t *func_reserve_slow(void)
+/* The clock the fast path reads inline: the cycle counter of the architecture. */
+#if defined(__aarch64__)
+#define FAST_CLOCK CLOCK_SOURCE_CNTVCT
+#else
+#define FAST_CLOCK CLOCK_SOURCE_TSC
+#endif
+
+/* Everything the fast path does not handle. Keeps errno. */
+__attribute__((noinline, cold)) static void func_record_slow(void *fn, enum psc_kind kind)
 {
 	int saved_errno = errno;
+	const struct psc_filter *f = __atomic_load_n(&psc_session.filter, __ATOMIC_ACQUIRE);
 	struct psc_thread *t = psc_tls_thread;
-	uint64_t *r = NULL;
+	uint64_t *r;
 
+	if (f && !filter_match(f, (uintptr_t)fn))
+		goto out;
 	if (!t) {
 		t = thread_get_slow();
 		if (!t)
@@ -30,31 +41,30 @@ __attribute__((noinline, cold)) static uint64_t *func_reserve_slow(void)
 	}
 	thread_guard_enter(t);
 	t->functions = 1;
-	if (!t->closed)
-		r = thread_reserve(t, 2);
+	r = t->closed ? NULL : thread_reserve(t, 2);
+	if (r) {
+		r[0] = psc_word0(clock_ticks(psc_session.clock), kind);
+		r[1] = (uintptr_t)fn;
+		thread_commit(t, 2);
+	}
 	thread_guard_leave(t);
 out:
 	errno = saved_errno;
-	return r;
 }
 
 static inline void func_record(void *fn, enum psc_kind kind)
 {
 	struct psc_thread *t = psc_tls_thread;
-	const struct psc_filter *f = psc_session.filter;
 	uint64_t *r;
 
-	if (unlikely(f != NULL) && !filter_match(f, (uintptr_t)fn))
+	if (unlikely(psc_session.filter != NULL) || unlikely(psc_session.clock != FAST_CLOCK) ||
+	    unlikely(!t) || unlikely(t->guard) || unlikely(t->pos + 2 > t->end)) {
+		func_record_slow(fn, kind);
 		return;
-	if (unlikely(!t) || unlikely(t->guard) || unlikely(t->pos + 2 > t->end)) {
-		r = func_reserve_slow();
-		if (!r)
-			return;
-		t = psc_tls_thread;
 	}
 	thread_guard_enter(t);
 	r = t->pos;
-	r[0] = psc_word0(clock_ticks(psc_session.clock), kind);
+	r[0] = psc_word0(clock_ticks(FAST_CLOCK), kind);
 	r[1] = (uintptr_t)fn;
 	thread_commit(t, 2);
 	thread_guard_leave(t);
