@@ -305,6 +305,17 @@ build_c() {
 		die "cannot build $2: $(cat "$T/$1.cc.log")"
 }
 
+# build_traced NAME SOURCE [COMPILER]: SOURCE compiled with -g -finstrument-functions into
+# $T/NAME, not linked with libperfscope (record --functions preloads it); with the sanitizer
+# runtimes in sanitizer builds
+build_traced() {
+	local cc=${3:-${CC:-cc}} san=()
+	command -v "$cc" >/dev/null 2>&1 || skip "no compiler ($cc) to build the test program"
+	[ "${PSC_SANITIZE:-OFF}" = ON ] && san=(-fsanitize=address,undefined)
+	"$cc" -O1 -g -finstrument-functions "$2" -o "$T/$1" -pthread "${san[@]}" \
+		>"$T/$1.cc.log" 2>&1 || die "cannot build $2: $(cat "$T/$1.cc.log")"
+}
+
 # record_or_die NAME DIR ARGS.. : perfscope record -o DIR ARGS.., which must succeed
 record_or_die() {
 	local name=$1 dir=$2
