@@ -124,7 +124,8 @@ static void caveats(const struct func_report *r, void (*fn)(void *ctx, const cha
 	}
 	if (p->synthetic_exits) {
 		snprintf(line, sizeof(line),
-			 "%" PRIu64 " calls had no exit record (killed run, longjmp or exception): "
+			 "%" PRIu64 " calls had no exit record (the run was killed or called exec, "
+				    "or longjmp or an exception skipped them): "
 			 "closed at the next exit of a caller or at the last timestamp",
 			 p->synthetic_exits);
 		fn(ctx, line);
