@@ -376,10 +376,12 @@ static void json_process(struct jsonw *w, const struct exp_process *p, const str
 	jsonw_kv_double(w, "ns_per_tick", p->fit.ns_per_tick);
 	jsonw_key(w, "clock_pairs");
 	jsonw_array_begin(w);
-	for (size_t i = 0; i < p->npairs; i++) {
+	for (size_t i = 0; i < p->npairs; i++) { /* strings, as in proc.<pid>.json: above 2^53 */
 		jsonw_array_begin(w);
-		jsonw_u64(w, p->pairs[i].ticks);
-		jsonw_u64(w, p->pairs[i].ns);
+		snprintf(buf, sizeof(buf), "%" PRIu64, p->pairs[i].ticks);
+		jsonw_string(w, buf);
+		snprintf(buf, sizeof(buf), "%" PRIu64, p->pairs[i].ns);
+		jsonw_string(w, buf);
 		jsonw_array_end(w);
 	}
 	jsonw_array_end(w);
