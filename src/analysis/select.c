@@ -339,17 +339,104 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
+/*
+ * A substring index: every suffix of a set of texts, sorted, so that the texts containing a
+ * pattern are the owners of the suffixes that start with it (a contiguous range). Building is
+ * O(L log L) for L characters; one query is O(|pattern| log L) plus the matches.
+ */
+struct sfx {
+	uint32_t owner, off; /* text index, offset of the suffix in it */
+};
+
+struct sfx_index {
+	const char *const *texts; /* NULL entries have no suffixes */
+	struct sfx *v;
+	size_t n;
+};
+
+static const char *sfx_str(const struct sfx_index *x, const struct sfx *s)
+{
+	return x->texts[s->owner] + s->off;
+}
+
+static int sfx_cmp(const void *a, const void *b, void *arg)
+{
+	const struct sfx *p = a, *q = b;
+	int c = strcmp(sfx_str(arg, p), sfx_str(arg, q));
+
+	if (c)
+		return c;
+	return p->owner != q->owner ? (p->owner < q->owner ? -1 : 1) : (p->off < q->off ? -1 : 1);
+}
+
+static int sfx_build(struct sfx_index *x, const char *const *texts, size_t n)
+{
+	size_t total = 0;
+
+	x->texts = texts;
+	x->n = 0;
+	if (n > UINT32_MAX)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		total += texts[i] ? strlen(texts[i]) : 0;
+	x->v = malloc((total + 1) * sizeof(*x->v));
+	if (!x->v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		for (size_t o = 0; texts[i] && texts[i][o]; o++)
+			x->v[x->n++] = (struct sfx){.owner = (uint32_t)i, .off = (uint32_t)o};
+	qsort_r(x->v, x->n, sizeof(*x->v), sfx_cmp, x);
+	return 0;
+}
+
+/* The range [*lo, return) of the suffixes that start with PAT. */
+static size_t sfx_range(const struct sfx_index *x, const char *pat, size_t *lo)
+{
+	size_t a = 0, b = x->n, len = strlen(pat);
+
+	while (a < b) {
+		size_t mid = a + (b - a) / 2;
+
+		if (strcmp(sfx_str(x, &x->v[mid]), pat) < 0)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	*lo = a;
+	while (b < x->n && strncmp(sfx_str(x, &x->v[b]), pat, len) == 0)
+		b++;
+	return b > a ? b : a;
+}
+
+/* MARK[i] = 1 for every text that contains one of PATS (SELF: texts and patterns are the same
+ * list, and a pattern does not mark its own text). 0 or -ENOMEM. */
+static int mark_containing(const char *const *texts, size_t n, char *const *pats, size_t npats,
+			   int self, char *mark)
+{
+	struct sfx_index x;
+
+	if (npats == 0)
+		return 0;
+	if (sfx_build(&x, texts, n))
+		return -ENOMEM;
+	for (size_t j = 0; j < npats; j++) {
+		size_t lo, hi = sfx_range(&x, pats[j], &lo);
+
+		for (size_t k = lo; k < hi; k++)
+			if (!self || x.v[k].owner != j)
+				mark[x.v[k].owner] = 1;
+	}
+	free(x.v);
+	return 0;
+}
+
 struct strv {
 	char **v;
 	size_t n, cap;
 };
 
-/* Append a copy of S unless it is there already. 0 or -ENOMEM. */
 static int strv_add(struct strv *sv, const char *s)
 {
-	for (size_t i = 0; i < sv->n; i++)
-		if (!strcmp(sv->v[i], s))
-			return 0;
 	if (sv->n == sv->cap) {
 		size_t cap = sv->cap ? sv->cap * 2 : 16;
 		char **v = realloc(sv->v, cap * sizeof(*v));
@@ -371,28 +458,37 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Sort and drop every entry that contains another one (the shorter already matches). The
- * entries are distinct, so of two that contain each other only the longer goes. */
+/* Sort, drop duplicates, and drop every entry that contains another one (the shorter already
+ * matches whatever the longer does). 0 or -ENOMEM. */
 static int strv_minimize(struct strv *sv)
 {
-	char *drop = calloc(sv->n + 1, 1);
+	char *drop;
 	size_t k = 0;
 
-	if (!drop)
+	if (sv->n == 0)
+		return 0;
+	qsort(sv->v, sv->n, sizeof(*sv->v), cmp_str);
+	for (size_t i = 0; i < sv->n; i++) {
+		if (k && !strcmp(sv->v[k - 1], sv->v[i]))
+			free(sv->v[i]);
+		else
+			sv->v[k++] = sv->v[i];
+	}
+	sv->n = k;
+	drop = calloc(sv->n, 1);
+	if (!drop || mark_containing((const char *const *)sv->v, sv->n, sv->v, sv->n, 1, drop)) {
+		free(drop);
 		return -ENOMEM;
-	for (size_t i = 0; i < sv->n; i++)
-		for (size_t j = 0; j < sv->n && !drop[i]; j++)
-			drop[i] = j != i && strstr(sv->v[i], sv->v[j]) != NULL;
+	}
+	k = 0;
 	for (size_t i = 0; i < sv->n; i++) {
 		if (drop[i])
 			free(sv->v[i]);
 		else
 			sv->v[k++] = sv->v[i];
 	}
-	free(drop);
 	sv->n = k;
-	if (sv->n)
-		qsort(sv->v, sv->n, sizeof(*sv->v), cmp_str);
+	free(drop);
 	return 0;
 }
 
@@ -405,31 +501,53 @@ static int expressible(const char *s)
 }
 
 /* The base names of files that hold no selected function and that no selected function's file
- * contains, into FILES; marks the functions they exclude in COVERED. */
+ * contains, into FILES; marks the functions of those files in COVERED. 0 or -ENOMEM. */
 static int exclude_files(const struct sel_func *f, size_t n, struct strv *files, char *covered)
 {
-	for (size_t i = 0; i < n; i++)
-		if (f[i].selected && (!f[i].file || !f[i].file[0]))
-			return 0; /* a file entry might exclude it: no file entries at all */
-	for (size_t i = 0; i < n; i++) {
-		const char *b;
-		int usable = 1;
+	const char **sel = calloc(n + 1, sizeof(*sel)), **uns = calloc(n + 1, sizeof(*uns));
+	size_t nsel = 0, nuns = 0;
+	int ret = -ENOMEM;
 
-		if (f[i].selected || covered[i] || !f[i].file || !f[i].file[0])
-			continue;
-		b = base_name(f[i].file);
-		for (size_t j = 0; j < n && usable; j++)
-			if (f[j].selected && strstr(f[j].file, b))
-				usable = 0;
-		if (!usable || !expressible(b))
-			continue;
-		if (strv_add(files, b))
-			return -ENOMEM;
-		for (size_t j = 0; j < n; j++)
-			if (!f[j].selected && f[j].file && strstr(base_name(f[j].file), b))
-				covered[j] = 1;
+	if (!sel || !uns)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		const char *file = f[i].file ? f[i].file : "";
+
+		if (f[i].selected && !file[0]) {
+			ret = 0; /* a file entry might exclude it: no file entries at all */
+			goto out;
+		}
+		if (file[0])
+			*(f[i].selected ? &sel[nsel++] : &uns[nuns++]) = file;
 	}
-	return 0;
+	qsort(sel, nsel, sizeof(*sel), cmp_str);
+	qsort(uns, nuns, sizeof(*uns), cmp_str);
+	for (size_t i = 0; i < nuns; i++) {
+		const char *b = base_name(uns[i]);
+		int usable = expressible(b);
+
+		if (i > 0 && !strcmp(uns[i - 1], uns[i]))
+			continue;
+		for (size_t j = 0; j < nsel && usable; j++)
+			usable = !strstr(sel[j], b);
+		if (usable && strv_add(files, b))
+			goto out;
+	}
+	if (strv_minimize(files))
+		goto out;
+	/* the functions whose file's base name is an entry (any other a file entry matches is
+	 * excluded twice, which is harmless) */
+	for (size_t i = 0; i < n; i++) {
+		const char *b = f[i].file && f[i].file[0] ? base_name(f[i].file) : NULL;
+
+		covered[i] = !f[i].selected && b &&
+			     bsearch(&b, files->v, files->n, sizeof(*files->v), cmp_str);
+	}
+	ret = 0;
+out:
+	free(sel);
+	free(uns);
+	return ret;
 }
 
 static int add_kept(struct sel_plan *p, size_t func, size_t sel, enum sel_keep_reason why)
@@ -443,14 +561,44 @@ static int add_kept(struct sel_plan *p, size_t func, size_t sel, enum sel_keep_r
 	return 0;
 }
 
-/* The first selected function whose gcc name contains KEY, or N. */
-static size_t first_conflict(const struct sel_plan *p, const struct sel_func *f, size_t n,
-			     const char *key)
+/* Name entries for the unselected functions not COVERED by a file entry; the ones whose key is
+ * inside a selected function's gcc name are kept instead. 0 or -ENOMEM. */
+static int exclude_names(struct sel_plan *p, const struct sel_func *f, size_t n,
+			 const char *covered, struct strv *funcs)
 {
-	for (size_t j = 0; j < n; j++)
-		if (f[j].selected && p->gcc_names[j] && strstr(p->gcc_names[j], key))
-			return j;
-	return n;
+	const char **sel = calloc(n + 1, sizeof(*sel));
+	struct sfx_index x = {0};
+	int ret = -ENOMEM;
+
+	if (!sel)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		sel[i] = f[i].selected ? p->gcc_names[i] : NULL;
+	if (sfx_build(&x, sel, n))
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		size_t lo, hi;
+
+		if (f[i].selected || covered[i])
+			continue;
+		if (!p->keys[i] || !expressible(p->keys[i])) {
+			if (add_kept(p, i, n, SEL_KEEP_UNNAMED))
+				goto out;
+			continue;
+		}
+		hi = sfx_range(&x, p->keys[i], &lo);
+		if (hi > lo) {
+			if (add_kept(p, i, x.v[lo].owner, SEL_KEEP_CONFLICT))
+				goto out;
+		} else if (strv_add(funcs, p->keys[i])) {
+			goto out;
+		}
+	}
+	ret = strv_minimize(funcs);
+out:
+	free(x.v);
+	free(sel);
+	return ret;
 }
 
 int sel_plan_build(struct sel_plan *p, const struct sel_func *f, size_t n)
@@ -472,27 +620,7 @@ int sel_plan_build(struct sel_plan *p, const struct sel_func *f, size_t n)
 		    exclude_key_dup(f[i].name, &p->keys[i]) == -ENOMEM)
 			goto out;
 	}
-	if (exclude_files(f, n, &files, covered))
-		goto out;
-	for (size_t i = 0; i < n; i++) {
-		size_t s;
-
-		if (f[i].selected || covered[i])
-			continue;
-		if (!p->keys[i] || !expressible(p->keys[i])) {
-			if (add_kept(p, i, n, SEL_KEEP_UNNAMED))
-				goto out;
-			continue;
-		}
-		s = first_conflict(p, f, n, p->keys[i]);
-		if (s < n) {
-			if (add_kept(p, i, s, SEL_KEEP_CONFLICT))
-				goto out;
-		} else if (strv_add(&funcs, p->keys[i])) {
-			goto out;
-		}
-	}
-	if (strv_minimize(&funcs) || strv_minimize(&files))
+	if (exclude_files(f, n, &files, covered) || exclude_names(p, f, n, covered, &funcs))
 		goto out;
 	ret = 0;
 out:
@@ -524,34 +652,44 @@ void sel_plan_release(struct sel_plan *p)
 	memset(p, 0, sizeof(*p));
 }
 
-/* An entry of LIST is a substring of S. */
-static int any_in(char *const *list, size_t n, const char *s)
+int sel_plan_check(const struct sel_plan *p, const struct sel_func *f, size_t n, size_t *lost,
+		   size_t *uncovered)
 {
-	for (size_t i = 0; i < n; i++)
-		if (strstr(s, list[i]))
-			return 1;
-	return 0;
-}
+	const char **names = calloc(n + 1, sizeof(*names)), **files = calloc(n + 1, sizeof(*files));
+	char *by_name = calloc(n + 1, 1), *by_file = calloc(n + 1, 1);
+	int ret = -ENOMEM;
 
-void sel_plan_check(const struct sel_plan *p, const struct sel_func *f, size_t n, size_t *lost,
-		    size_t *uncovered)
-{
 	*lost = *uncovered = 0;
+	if (!names || !files || !by_name || !by_file)
+		goto out;
 	for (size_t i = 0; i < n; i++) {
-		const char *gname = i < p->n ? p->gcc_names[i] : NULL;
 		const char *file = f[i].file ? f[i].file : "";
-		int excluded;
 
-		if (f[i].selected) {
-			excluded = (gname && any_in(p->funcs, p->nfuncs, gname)) ||
-				   (p->nfiles && (!file[0] || any_in(p->files, p->nfiles, file)));
-			*lost += (size_t)excluded;
-		} else {
-			excluded = (gname && any_in(p->funcs, p->nfuncs, gname)) ||
-				   (file[0] && any_in(p->files, p->nfiles, base_name(file)));
-			*uncovered += (size_t)!excluded;
-		}
+		names[i] = i < p->n ? p->gcc_names[i] : NULL;
+		/* gcc sees a path that ends like the DWARF one: a selected function's whole path
+		 * holds everything gcc could match, an unselected one's base name is sure to match
+		 */
+		files[i] = !file[0] ? NULL : f[i].selected ? file : base_name(file);
 	}
+	if (mark_containing(names, n, p->funcs, p->nfuncs, 0, by_name) ||
+	    mark_containing(files, n, p->files, p->nfiles, 0, by_file))
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		int excluded =
+		    by_name[i] || by_file[i] || (f[i].selected && !files[i] && p->nfiles);
+
+		if (f[i].selected)
+			*lost += (size_t)excluded;
+		else
+			*uncovered += (size_t)!excluded;
+	}
+	ret = 0;
+out:
+	free(names);
+	free(files);
+	free(by_name);
+	free(by_file);
+	return ret;
 }
 
 /* ---- options ----------------------------------------------------------------------------------

@@ -91,10 +91,10 @@ void sel_plan_release(struct sel_plan *p);
  * (a function entry inside its gcc name, a file entry inside its file, or any file entry when its
  * file is unknown); *UNCOVERED the unselected functions no entry excludes (a function entry inside
  * its gcc name, a file entry inside its file's base name). A correct plan has *LOST == 0 and
- * *UNCOVERED == P->nkept.
+ * *UNCOVERED == P->nkept. 0 or -ENOMEM.
  */
-void sel_plan_check(const struct sel_plan *p, const struct sel_func *f, size_t n, size_t *lost,
-		    size_t *uncovered);
+int sel_plan_check(const struct sel_plan *p, const struct sel_func *f, size_t n, size_t *lost,
+		   size_t *uncovered);
 
 /* The gcc options of P as one shell-ready line ("-finstrument-functions" and the exclude
  * lists, each word single-quoted when it needs it), malloc'd; NULL when out of memory. */

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #define DEFAULT_OUTPUT "perfscope.filter"
+#define MAX_WARNINGS   10 /* functions named on stderr; the filter file lists all */
 
 struct select_run {
 	const char *dir;
@@ -289,11 +290,12 @@ out:
 }
 
 /* Warnings, one line each: unselected functions the rebuild still instruments, and why. */
-static void plan_warnings(const struct select_run *r)
+static void plan_warnings(const struct select_run *r, const char *output)
 {
 	const struct sel_plan *p = &r->plan;
+	size_t shown = p->nkept < MAX_WARNINGS ? p->nkept : MAX_WARNINGS;
 
-	for (size_t k = 0; k < p->nkept; k++) {
+	for (size_t k = 0; k < shown; k++) {
 		const struct sel_kept *kept = &p->kept[k];
 		const char *name = r->funcs[kept->func].name;
 
@@ -317,6 +319,12 @@ static void plan_warnings(const struct select_run *r)
 				fprintf(stderr, "%s '%s'", m++ ? "," : "", r->funcs[i].name);
 		fprintf(stderr, "; the filter file leaves it out of the record\n");
 	}
+	if (p->nkept > shown)
+		fprintf(
+		    stderr,
+		    "perfscope select: warning: %zu more unselected functions stay instrumented "
+		    "in the rebuild (all are listed in %s)\n",
+		    p->nkept - shown, output);
 	for (size_t i = 0; i < r->nfuncs; i++)
 		if (r->funcs[i].selected && !p->gcc_names[i])
 			fprintf(
@@ -325,6 +333,26 @@ static void plan_warnings(const struct select_run *r)
 			    "matches; the rebuild instruments it only if no exclude entry is part "
 			    "of its name\n",
 			    r->funcs[i].name);
+}
+
+/* Comments naming every unselected function that the rebuild still instruments. */
+static void write_kept(const struct select_run *r, FILE *f)
+{
+	const struct sel_plan *p = &r->plan;
+
+	if (p->nkept)
+		fprintf(f, "# not selected, but instrumented in a rebuild with FILE.cflags (gcc "
+			   "cannot exclude them):\n");
+	for (size_t k = 0; k < p->nkept; k++) {
+		const struct sel_kept *kept = &p->kept[k];
+
+		if (kept->reason == SEL_KEEP_UNNAMED)
+			fprintf(f, "#   %s (no name gcc knows)\n", r->funcs[kept->func].name);
+		else
+			fprintf(f, "#   %s (excluding '%s' would lose '%s')\n",
+				r->funcs[kept->func].name, p->keys[kept->func],
+				r->funcs[kept->selected].name);
+	}
 }
 
 /* The filter file: header, comments on where it comes from, one line per function. Returns the
@@ -346,6 +374,7 @@ static long write_filter(const struct select_run *r, const size_t *idx, size_t n
 		fputc('\n', f);
 	}
 	fprintf(f, "# criterion: %s; %zu of %zu functions selected\n", how, n, r->nrecorded);
+	write_kept(r, f);
 	fprintf(f, "# module\tELF address\tfunction\n");
 	for (size_t k = 0; k < n; k++) {
 		const struct func_row *row = &r->merged.rows[idx[k]];
@@ -422,7 +451,11 @@ static int run_select(struct select_run *r, const char *output, int force)
 		ret = 1;
 		goto out;
 	}
-	sel_plan_check(&r->plan, r->funcs, r->nfuncs, &lost, &uncovered);
+	if (sel_plan_check(&r->plan, r->funcs, r->nfuncs, &lost, &uncovered)) {
+		cli_error("select", "out of memory");
+		ret = 1;
+		goto out;
+	}
 	if (lost || uncovered != r->plan.nkept) {
 		cli_error("select",
 			  "internal error: the exclude lists would lose %zu selected functions "
@@ -433,7 +466,7 @@ static int run_select(struct select_run *r, const char *output, int force)
 	}
 	if (write_outputs(r, idx, nsel, output, opts, force))
 		goto out;
-	plan_warnings(r);
+	plan_warnings(r, output);
 	ret = print_table(r, idx, nsel, stdout) ? 1 : 0;
 	printf("gcc options (also in %s.cflags):\n%s\n", output, opts);
 	if (fflush(stdout) != 0)

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -152,7 +153,7 @@ static char *plan(struct sel_plan *p, struct sel_func *f, size_t n)
 	char *opts;
 
 	assert_int_equal(sel_plan_build(p, f, n), 0);
-	sel_plan_check(p, f, n, &lost, &uncovered);
+	assert_int_equal(sel_plan_check(p, f, n, &lost, &uncovered), 0);
 	assert_int_equal(lost, 0);
 	assert_int_equal(uncovered, p->nkept);
 	opts = sel_plan_gcc_options(p);
@@ -314,6 +315,45 @@ static void test_plan_cxx(void **state)
 	sel_plan_release(&p);
 }
 
+/* Many numbered names (f7 is inside f17 and f170): the kept functions are exactly those whose
+ * name is inside a selected one, found here by brute force. */
+static void test_plan_many(void **state)
+{
+	enum { NF = 3000 };
+	struct sel_func *f = calloc(NF, sizeof(*f));
+	char(*names)[16] = calloc(NF, sizeof(*names));
+	size_t want_kept = 0;
+	struct sel_plan p;
+	char *opts;
+
+	(void)state;
+	assert_non_null(f);
+	assert_non_null(names);
+	for (size_t i = 0; i < NF; i++) {
+		snprintf(names[i], sizeof(names[i]), "f%zu", i);
+		f[i] = (struct sel_func){.name = names[i], .file = "/t/m.c", .named = 1};
+		f[i].selected = i % 97 == 5;
+	}
+	for (size_t i = 0; i < NF; i++) {
+		int inside = 0;
+
+		for (size_t j = 0; j < NF && !inside && !f[i].selected; j++)
+			inside = f[j].selected && strstr(names[j], names[i]) != NULL;
+		want_kept += (size_t)inside;
+	}
+	opts = plan(&p, f, NF);
+	assert_int_equal(p.nkept, want_kept);
+	for (size_t k = 0; k < p.nkept; k++) {
+		assert_int_equal(p.kept[k].reason, SEL_KEEP_CONFLICT);
+		assert_true(f[p.kept[k].selected].selected);
+		assert_non_null(strstr(names[p.kept[k].selected], names[p.kept[k].func]));
+	}
+	free(opts);
+	sel_plan_release(&p);
+	free(names);
+	free(f);
+}
+
 /* A broken plan is caught by the check: an entry inside a selected name, a function missed. */
 static void test_check_catches(void **state)
 {
@@ -328,7 +368,7 @@ static void test_check_catches(void **state)
 	size_t lost, uncovered;
 
 	(void)state;
-	sel_plan_check(&p, f, N(f), &lost, &uncovered);
+	assert_int_equal(sel_plan_check(&p, f, N(f), &lost, &uncovered), 0);
 	assert_int_equal(lost, 1);
 	assert_int_equal(uncovered, 1);
 }
@@ -341,7 +381,7 @@ int main(void)
 	    cmocka_unit_test(test_plan_one_file),	cmocka_unit_test(test_plan_conflict),
 	    cmocka_unit_test(test_plan_no_conflict),	cmocka_unit_test(test_plan_files),
 	    cmocka_unit_test(test_plan_files_unusable), cmocka_unit_test(test_plan_cxx),
-	    cmocka_unit_test(test_check_catches),
+	    cmocka_unit_test(test_plan_many),		cmocka_unit_test(test_check_catches),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
