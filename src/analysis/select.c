@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- selection ------------------------------------------------------------------------------ */
+/* ---- selection ------------------------------------------------------------------------------- */
 
 size_t select_min_time(struct sel_func *f, size_t n, uint64_t min_ns)
 {
@@ -55,8 +55,7 @@ size_t select_top(struct sel_func *f, size_t n, size_t top)
 	return k;
 }
 
-/* ---- gcc names --------------------------------------------------------------------------------
- */
+/* ---- gcc names ------------------------------------------------------------------------------- */
 
 static int starts_with(const char *s, const char *prefix)
 {
@@ -329,8 +328,7 @@ int sel_exclude_key(const char *name, char *out, size_t len)
 	return ret;
 }
 
-/* ---- exclude lists ----------------------------------------------------------------------------
- */
+/* ---- exclude lists --------------------------------------------------------------------------- */
 
 static const char *base_name(const char *path)
 {
@@ -540,7 +538,7 @@ static int exclude_files(const struct sel_func *f, size_t n, struct strv *files,
 	for (size_t i = 0; i < n; i++) {
 		const char *b = f[i].file && f[i].file[0] ? base_name(f[i].file) : NULL;
 
-		covered[i] = !f[i].selected && b &&
+		covered[i] = !f[i].selected && b && files->n &&
 			     bsearch(&b, files->v, files->n, sizeof(*files->v), cmp_str);
 	}
 	ret = 0;
@@ -692,8 +690,10 @@ out:
 	return ret;
 }
 
-/* ---- options ----------------------------------------------------------------------------------
- */
+/* ---- options --------------------------------------------------------------------------------- */
+
+/* Longest list word: the kernel refuses a single argument over 128 KiB (MAX_ARG_STRLEN). */
+#define SEL_WORD_MAX 65536
 
 /* A character the shell takes literally in a word. */
 static int shell_plain(char c)
@@ -704,7 +704,7 @@ static int shell_plain(char c)
 
 /* Append " OPT=E1,E2.." to F (a ',' inside an entry escaped as '\,'), single-quoted when the
  * shell would otherwise change it. 0 or -ENOMEM. */
-static int print_list(FILE *f, const char *opt, char *const *list, size_t n)
+static int print_word(FILE *f, const char *opt, char *const *list, size_t n)
 {
 	char *word = NULL;
 	size_t len = 0;
@@ -742,6 +742,29 @@ static int print_list(FILE *f, const char *opt, char *const *list, size_t n)
 		fputc('\'', f);
 	free(word);
 	return 0;
+}
+
+/* OPT with LIST, in as many words as it takes to keep each under SEL_WORD_MAX bytes (gcc adds
+ * up repeated exclude options). 0 or -ENOMEM. */
+static int print_list(FILE *f, const char *opt, char *const *list, size_t n)
+{
+	size_t start = 0, len = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t add = strlen(list[i]) + 1; /* and the ',' after it */
+
+		for (const char *c = list[i]; *c; c++)
+			add += *c == ','; /* escaped */
+
+		if (i > start && len + add > SEL_WORD_MAX) {
+			if (print_word(f, opt, list + start, i - start))
+				return -ENOMEM;
+			start = i;
+			len = 0;
+		}
+		len += add;
+	}
+	return print_word(f, opt, list + start, n - start);
 }
 
 char *sel_plan_gcc_options(const struct sel_plan *p)

@@ -354,6 +354,43 @@ static void test_plan_many(void **state)
 	free(f);
 }
 
+/* A list too long for one argument (the kernel's limit is 128 KiB) is split over several
+ * options, which gcc adds up; every entry is in exactly one. */
+static void test_options_split(void **state)
+{
+	enum { NE = 4000 };
+	char **funcs = calloc(NE, sizeof(*funcs));
+	struct sel_plan p = {.funcs = funcs, .nfuncs = NE};
+	const char *opt = "-finstrument-functions-exclude-function-list=";
+	size_t words = 0, entries = 0;
+	char *opts, *save = NULL;
+
+	(void)state;
+	assert_non_null(funcs);
+	for (size_t i = 0; i < NE; i++) {
+		funcs[i] = malloc(48);
+		assert_non_null(funcs[i]);
+		snprintf(funcs[i], 48, "function_with_a_rather_long_name_%05zu", i);
+	}
+	opts = sel_plan_gcc_options(&p);
+	assert_non_null(opts);
+	for (char *w = strtok_r(opts, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		assert_true(strlen(w) < 131072);
+		if (strncmp(w, opt, strlen(opt)))
+			continue;
+		words++;
+		entries++;
+		for (const char *c = w; *c; c++)
+			entries += *c == ',';
+	}
+	assert_int_equal(entries, NE);
+	assert_int_equal(words, 3); /* 4000 x 39 bytes in words of at most 64 KiB */
+	free(opts);
+	for (size_t i = 0; i < NE; i++)
+		free(funcs[i]);
+	free(funcs);
+}
+
 /* A broken plan is caught by the check: an entry inside a selected name, a function missed. */
 static void test_check_catches(void **state)
 {
@@ -381,7 +418,8 @@ int main(void)
 	    cmocka_unit_test(test_plan_one_file),	cmocka_unit_test(test_plan_conflict),
 	    cmocka_unit_test(test_plan_no_conflict),	cmocka_unit_test(test_plan_files),
 	    cmocka_unit_test(test_plan_files_unusable), cmocka_unit_test(test_plan_cxx),
-	    cmocka_unit_test(test_plan_many),		cmocka_unit_test(test_check_catches),
+	    cmocka_unit_test(test_plan_many),		cmocka_unit_test(test_options_split),
+	    cmocka_unit_test(test_check_catches),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
