@@ -632,7 +632,8 @@ static void track_init(struct track *t, const struct exp_stream *s, int64_t orig
 static void thread_meta(struct out *o, const struct track *t, const struct call_thread *th)
 {
 	const struct exp_stream *s = t->s;
-	const char *name = th->name[0] ? th->name : s->tid == s->pid ? base_name(s->proc->exe) : "";
+	const char *exe = s->proc->exe ? base_name(s->proc->exe) : "";
+	const char *name = th->name[0] ? th->name : s->tid == s->pid ? exe : "";
 	char label[64];
 
 	meta_event(o, s->pid, s->tid, "thread_name", name[0] ? name : "thread", 1);
