@@ -73,124 +73,6 @@ struct track {
 	size_t *ncnames;
 };
 
-static const char digits2[] = "00010203040506070809"
-			      "10111213141516171819"
-			      "20212223242526272829"
-			      "30313233343536373839"
-			      "40414243444546474849"
-			      "50515253545556575859"
-			      "60616263646566676869"
-			      "70717273747576777879"
-			      "80818283848586878889"
-			      "90919293949596979899";
-
-static size_t fmt_u64(char *dst, uint64_t v)
-{
-	char tmp[24], *p = tmp + sizeof(tmp);
-	size_t n;
-
-	while (v >= 100) {
-		p -= 2;
-		memcpy(p, digits2 + (v % 100) * 2, 2);
-		v /= 100;
-	}
-	if (v >= 10) {
-		p -= 2;
-		memcpy(p, digits2 + v * 2, 2);
-	} else {
-		*--p = (char)('0' + v);
-	}
-	n = (size_t)(tmp + sizeof(tmp) - p);
-	memcpy(dst, p, n);
-	return n;
-}
-
-size_t chrome_format_us(char *dst, int64_t ns)
-{
-	uint64_t v = ns < 0 ? -(uint64_t)ns : (uint64_t)ns, r = v % 1000;
-	size_t n = 0;
-
-	if (ns < 0)
-		dst[n++] = '-';
-	n += fmt_u64(dst + n, v / 1000);
-	dst[n++] = '.';
-	dst[n++] = (char)('0' + r / 100);
-	memcpy(dst + n, digits2 + (r % 100) * 2, 2);
-	return n + 2;
-}
-
-/* Length of the valid UTF-8 sequence at S (N bytes left), 0 if none starts there. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
-	size_t len;
-
-	if (c >= 0xc2 && c <= 0xdf)
-		len = 2;
-	else if (c >= 0xe0 && c <= 0xef)
-		len = 3;
-	else if (c >= 0xf0 && c <= 0xf4)
-		len = 4;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	/* no overlong forms, no surrogates, nothing above U+10FFFF */
-	if (c == 0xe0)
-		lo = 0xa0;
-	else if (c == 0xed)
-		hi = 0x9f;
-	else if (c == 0xf0)
-		lo = 0x90;
-	else if (c == 0xf4)
-		hi = 0x8f;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return len;
-}
-
-size_t chrome_json_escape(char *dst, const char *s, size_t len)
-{
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *u = (const unsigned char *)s;
-	size_t n = 0;
-
-	for (size_t i = 0; i < len;) {
-		unsigned char c = u[i];
-
-		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-			dst[n++] = (char)c;
-			i++;
-		} else if (c == '"' || c == '\\') {
-			dst[n++] = '\\';
-			dst[n++] = (char)c;
-			i++;
-		} else if (c < 0x20) {
-			memcpy(dst + n, "\\u00", 4);
-			dst[n + 4] = hex[c >> 4];
-			dst[n + 5] = hex[c & 15];
-			n += 6;
-			i++;
-		} else {
-			size_t k = utf8_len(u + i, len - i);
-
-			if (k) {
-				memcpy(dst + n, u + i, k);
-				n += k;
-				i += k;
-			} else {
-				memcpy(dst + n, "\\ufffd", 6);
-				n += 6;
-				i++;
-			}
-		}
-	}
-	return n;
-}
-
 static void out_flush(struct out *o)
 {
 	if (o->len && !o->error && fwrite(o->buf, 1, o->len, o->f) != o->len)
@@ -248,7 +130,7 @@ static void out_string(struct out *o, const char *s)
 
 static void out_u64(struct out *o, uint64_t v)
 {
-	o->len += fmt_u64(out_room(o, 24), v);
+	o->len += chrome_format_u64(out_room(o, 24), v);
 }
 
 /* The separator before an event. */
@@ -276,13 +158,14 @@ static inline char *put_ts(struct out *o, char *p, int64_t ns)
 	r = (uint64_t)ns % 1000;
 	if (us != o->ts_us) {
 		o->ts_us = us;
-		o->ts_len = fmt_u64(o->ts_text, us);
+		o->ts_len = chrome_format_u64(o->ts_text, us);
 	}
 	memcpy(p, o->ts_text, sizeof(o->ts_text));
 	p += o->ts_len;
 	p[0] = '.';
 	p[1] = (char)('0' + r / 100);
-	memcpy(p + 2, digits2 + (r % 100) * 2, 2);
+	p[2] = (char)('0' + r / 10 % 10);
+	p[3] = (char)('0' + r % 10);
 	return p + 4;
 }
 
@@ -505,7 +388,7 @@ static int track_layout(struct track *t)
 		n = 0;
 		memcpy(c, ",\"name\":\"", 9);
 		n = 9 + chrome_json_escape(c + 9, ev, elen);
-		tid[fmt_u64(tid, (uint64_t)t->s->tid)] = 0;
+		tid[chrome_format_u64(tid, (uint64_t)t->s->tid)] = 0;
 		n += (size_t)sprintf(c + n, " tid %s\",\"args\":{\"value\":", tid);
 		t->cnames[i] = c;
 		t->ncnames[i] = n;
@@ -606,10 +489,10 @@ static size_t prefix(char *dst, char ph, pid_t pid, uint64_t tid)
 {
 	size_t n = (size_t)sprintf(dst, "{\"ph\":\"%c\",\"pid\":", ph);
 
-	n += fmt_u64(dst + n, (uint64_t)pid);
+	n += chrome_format_u64(dst + n, (uint64_t)pid);
 	memcpy(dst + n, ",\"tid\":", 7);
 	n += 7;
-	n += fmt_u64(dst + n, tid);
+	n += chrome_format_u64(dst + n, tid);
 	memcpy(dst + n, ",\"ts\":", 6);
 	return n + 6;
 }
@@ -804,11 +687,11 @@ static void header(struct out *o, const struct experiment *e, int64_t origin)
 		out_string(o, e->clock);
 	}
 	/* as strings: JavaScript numbers are not exact beyond 2^53 */
-	num[fmt_u64(num, (uint64_t)origin)] = 0;
+	num[chrome_format_u64(num, (uint64_t)origin)] = 0;
 	out_lit(o, ",\"ts_origin_monotonic_ns\":");
 	out_string(o, num);
 	if (e->start_unix_ns) {
-		num[fmt_u64(num, e->start_unix_ns)] = 0;
+		num[chrome_format_u64(num, e->start_unix_ns)] = 0;
 		out_lit(o, ",\"start_unix_ns\":");
 		out_string(o, num);
 	}

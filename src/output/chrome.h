@@ -50,6 +50,9 @@ int chrome_write(FILE *out, struct experiment *e, struct symtab *st, struct chro
  */
 size_t chrome_json_escape(char *dst, const char *s, size_t len);
 
+/* V in decimal into DST (room for 20 bytes needed). Returns the bytes written (no NUL). */
+size_t chrome_format_u64(char *dst, uint64_t v);
+
 /* NS nanoseconds as microseconds with three decimals ("-1.500" for -1500) into DST (room for
  * 32 bytes needed). Returns the bytes written (no NUL). */
 size_t chrome_format_us(char *dst, int64_t ns);

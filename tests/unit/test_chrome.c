@@ -1,7 +1,7 @@
 /*
  * test_chrome.c - the Chrome trace writer's string escaping and timestamps: exact text for
  * quotes, backslashes, control characters, valid and invalid UTF-8, and nanoseconds printed
- * as microseconds with three decimals.
+ * as microseconds with three decimals, and decimal integers.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -103,13 +103,37 @@ static void test_format_us(void **state)
 	assert_string_equal(us(INT64_MIN), "-9223372036854775.808");
 }
 
+static void test_format_u64(void **state)
+{
+	const struct {
+		uint64_t v;
+		const char *text;
+	} cases[] = {
+	    {0, "0"},
+	    {9, "9"},
+	    {10, "10"},
+	    {99, "99"},
+	    {100, "100"},
+	    {1001, "1001"},
+	    {4194304, "4194304"},
+	    {UINT64_MAX, "18446744073709551615"},
+	};
+	char out[32];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(out, 'X', sizeof(out));
+		out[chrome_format_u64(out, cases[i].v)] = 0;
+		assert_string_equal(out, cases[i].text);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_escape_ascii),
-	    cmocka_unit_test(test_escape_control),
-	    cmocka_unit_test(test_escape_utf8),
-	    cmocka_unit_test(test_format_us),
+	    cmocka_unit_test(test_escape_ascii), cmocka_unit_test(test_escape_control),
+	    cmocka_unit_test(test_escape_utf8),	 cmocka_unit_test(test_format_us),
+	    cmocka_unit_test(test_format_u64),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
