@@ -275,8 +275,12 @@ static int print_table(const struct select_run *r, const size_t *idx, size_t n, 
 		fmt_duration(v, sizeof(v), (double)f->excl_ns);
 		if (table_set(t, 3, "%s", v))
 			goto out;
-		if (row->sym.func_file && row->sym.func_file[0] &&
-		    table_set(t, 4, "%s:%u", base_name(row->sym.func_file), row->sym.func_line))
+		int decl = row->sym.func_file && row->sym.func_file[0];
+		const char *src = decl ? row->sym.func_file : row->sym.file;
+
+		if (src && src[0] &&
+		    table_set(t, 4, "%s:%u", base_name(src),
+			      decl ? row->sym.func_line : row->sym.line))
 			goto out;
 	}
 	criterion(r, how, sizeof(how));
