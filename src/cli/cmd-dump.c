@@ -130,23 +130,50 @@ static void print_counters(const struct dump *d, const struct stream_record *rec
 	}
 }
 
-/* The region names defined so far in the stream, to show them at enter and leave. */
+/* The region names defined so far in the stream, sorted by id, to show them at enter and
+ * leave. */
 struct names {
 	uint32_t *ids;
 	char **names;
 	size_t n, cap;
 };
 
-static const char *names_get(const struct names *nm, uint32_t id)
+/* Index of ID, or where it would be inserted. */
+static size_t names_slot(const struct names *nm, uint32_t id)
 {
-	for (size_t i = nm->n; i > 0; i--)
-		if (nm->ids[i - 1] == id)
-			return nm->names[i - 1];
-	return NULL;
+	size_t lo = 0, hi = nm->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (nm->ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
+static const char *names_get(const struct names *nm, uint32_t id)
+{
+	size_t k = names_slot(nm, id);
+
+	return k < nm->n && nm->ids[k] == id ? nm->names[k] : NULL;
+}
+
+/* Define (or redefine) ID as TEXT. 0 or -ENOMEM. */
 static int names_add(struct names *nm, uint32_t id, const char *text)
 {
+	size_t k = names_slot(nm, id);
+	char *copy = strdup(text);
+
+	if (!copy)
+		return -ENOMEM;
+	if (k < nm->n && nm->ids[k] == id) {
+		free(nm->names[k]);
+		nm->names[k] = copy;
+		return 0;
+	}
 	if (nm->n == nm->cap) {
 		size_t cap = nm->cap ? 2 * nm->cap : 16;
 		uint32_t *ids = realloc(nm->ids, cap * sizeof(*ids));
@@ -154,15 +181,18 @@ static int names_add(struct names *nm, uint32_t id, const char *text)
 
 		if (ids)
 			nm->ids = ids;
-		if (!names)
+		if (!names) {
+			free(copy);
 			return -ENOMEM;
+		}
 		nm->names = names;
 		nm->cap = cap;
 	}
-	nm->names[nm->n] = strdup(text);
-	if (!nm->names[nm->n])
-		return -ENOMEM;
-	nm->ids[nm->n++] = id;
+	memmove(nm->ids + k + 1, nm->ids + k, (nm->n - k) * sizeof(*nm->ids));
+	memmove(nm->names + k + 1, nm->names + k, (nm->n - k) * sizeof(*nm->names));
+	nm->ids[k] = id;
+	nm->names[k] = copy;
+	nm->n++;
 	return 0;
 }
 

@@ -46,5 +46,7 @@ flags=(-g -O1 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -fno-omit-frame-poi
 	-o "$out/fuzz_profile" "$src/tests/fuzz/fuzz_profile.c" \
 	"$src/src/analysis/stream.c" "$src/src/analysis/experiment.c" \
 	"$src/src/analysis/regions.c" "$src/src/core/counts.c" "$src/src/core/clock.c" \
-	"$src/src/core/metrics.c" $(pkg-config --cflags --libs libcjson) -lm
+	"$src/src/core/metrics.c" "$src/src/core/jsonw.c" "$src/src/core/strdist.c" \
+	"$src/src/output/table.c" "$src/src/cli/options.c" "$src/src/cli/cmd-info.c" \
+	"$src/src/cli/cmd-dump.c" $(pkg-config --cflags --libs libcjson) -lm
 echo "built $out/fuzz_stream and $out/fuzz_profile with $cc"

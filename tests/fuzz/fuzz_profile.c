@@ -1,17 +1,20 @@
 /*
- * fuzz_profile.c - libFuzzer target for what `perfscope report` does with a stream: the input
- * is the stream file of a fixed one-process experiment (proc.1000.json with two events), read
- * by experiment_open (which scans every chunk's clock record) and region_profile_build (region
- * matching, counter snapshots), then merged over threads. The reader rejects malformed
- * streams; this target checks that what it accepts never crashes the analysis, and that an
- * error is a one-line message naming the stream file.
+ * fuzz_profile.c - libFuzzer target for what the commands do with a stream: the input is the
+ * stream file of a fixed one-process experiment (proc.1000.json with two events), read by
+ * experiment_open (which scans every chunk's clock record) and region_profile_build (region
+ * matching, counter snapshots), then merged over threads; then `perfscope info` (text and
+ * JSON) and `perfscope dump` run on it, writing to /dev/null. The reader rejects malformed
+ * streams; this target checks that what it accepts never crashes the analysis or the
+ * commands, and that every error is one line naming the stream file (exit status 2).
  *
  * Build and run: tests/fuzz/build.sh OUTDIR, then OUTDIR/fuzz_profile CORPUS_DIR.
  */
 #include "analysis/experiment.h"
 #include "analysis/regions.h"
 #include "analysis/stream.h"
+#include "cli/cli.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +31,8 @@
 struct target {
 	char dir[64];
 	char stream[128];
+	char cli_err[1024]; /* the last cli_error message */
+	int ncli_err;
 };
 
 static struct target *target_get(void);
@@ -46,7 +51,7 @@ static void target_remove(void)
 
 static struct target *target_get(void)
 {
-	static struct target t = {"", ""};
+	static struct target t = {"", "", "", 0};
 	static const char proc[] =
 	    "{\"version\":1,\"pid\":1000,\"ppid\":1,\"rank\":-1,\"exe\":\"/bin/fuzz\","
 	    "\"state\":\"exited\",\"clock\":\"tsc\",\"calibration\":[[\"1000\",\"500\"],"
@@ -87,6 +92,57 @@ static int has_huge_region_id(const char *path)
 	return huge;
 }
 
+/* The helpers of src/cli/main.c the commands use (main.c itself has main()). */
+void cli_error(const char *cmd, const char *fmt, ...)
+{
+	struct target *t = target_get();
+	va_list ap;
+
+	(void)cmd;
+	va_start(ap, fmt);
+	vsnprintf(t->cli_err, sizeof(t->cli_err), fmt, ap);
+	va_end(ap);
+	t->ncli_err++;
+}
+
+int cli_parse(const char *cmd, const struct option_spec *specs, unsigned flags, int argc,
+	      char **argv, int *optind_out, const int *help)
+{
+	char err[256];
+
+	(void)cmd;
+	(void)help;
+	if (options_parse(specs, flags, argc, argv, optind_out, err, sizeof(err)) < 0)
+		abort(); /* the arguments are fixed */
+	return 0;
+}
+
+FILE *cli_open_output(const char *cmd, const char *path, int force)
+{
+	(void)cmd;
+	(void)force;
+	return fopen(path, "w");
+}
+
+/* Run a command on the experiment: it must succeed, or fail with exit 2 and one message
+ * naming the stream. */
+static void run_command(struct target *t, int (*fn)(int, char **), const char *name,
+			const char *flag)
+{
+	char *argv[] = {(char *)name, t->dir, "-o", "/dev/null", "--force", (char *)flag, NULL};
+	int argc = flag ? 6 : 5, ret;
+
+	t->ncli_err = 0;
+	ret = fn(argc, argv);
+	if (ret == 0 && t->ncli_err == 0)
+		return;
+	if (ret != 2 || t->ncli_err != 1 || strncmp(t->cli_err, t->stream, strlen(t->stream))) {
+		fprintf(stderr, "fuzz_profile: perfscope %s exited %d after %d errors: '%s'\n",
+			name, ret, t->ncli_err, t->cli_err);
+		abort();
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -125,5 +181,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	region_profile_release(&p);
 	experiment_release(&e);
+	run_command(t, cmd_info, "info", NULL);
+	run_command(t, cmd_info, "info", "--json");
+	run_command(t, cmd_dump, "dump", NULL);
 	return 0;
 }
