@@ -297,6 +297,9 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	if (cli_resolve_event_options("record", &events, group ? &mg : NULL, &evs, &nev))
 		goto out;
+	/* before the directory exists: nothing is left behind when the runtime is missing */
+	if (functions && preload_runtime())
+		goto out;
 	if (prepare_dir(dir, force, &created))
 		goto out;
 	if (!realpath(dir, absdir)) {
@@ -321,8 +324,7 @@ int cmd_record(int argc, char **argv)
 		cli_error("record", "cannot set the environment: %s", strerror(errno));
 		goto out;
 	}
-	if (functions && preload_runtime())
-		goto out;
+
 	ret = launch_prepare(&l, cmd);
 	if (ret) {
 		cli_error("record", "cannot start %s: %s", cmd[0], strerror(-ret));

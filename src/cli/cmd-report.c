@@ -202,7 +202,7 @@ static int report_print(const struct report *rep, enum report_view view, int tre
 	int ret;
 
 	if (view == VIEW_AUTO)
-		view = has_functions || rep->prof.nrows == 0 ? VIEW_FUNCTIONS : VIEW_REGIONS;
+		view = has_functions ? VIEW_FUNCTIONS : VIEW_REGIONS;
 	if (view == VIEW_REGIONS)
 		return csv    ? region_print_csv(&rep->rr, out)
 		       : json ? region_print_json(&rep->rr, out)
@@ -212,9 +212,13 @@ static int report_print(const struct report *rep, enum report_view view, int tre
 	if (json)
 		return func_print_json(&rep->fr, out);
 	ret = tree ? func_print_tree(&rep->fr, out) : func_print_text(&rep->fr, out);
-	/* the text report also shows the regions of a traced run */
-	if (ret == 0 && !tree && has_functions && rep->prof.nrows)
-		ret = region_print_text(&rep->rr, out);
+	/* the text report also shows the regions of a traced run (its caveats are said) */
+	if (ret == 0 && !tree && has_functions && rep->prof.nrows) {
+		struct region_report rr = rep->rr;
+
+		rr.no_caveats = 1;
+		ret = region_print_text(&rr, out);
+	}
 	return ret;
 }
 

@@ -22,11 +22,13 @@ static const struct cmd commands[] = {
      "perfscope stat [-e EV,..] [-g GROUP] [-r N] [--csv|--json] [-o FILE] -- "
      "CMD [ARGS..]"},
     {"record", cmd_record, "run a command under the runtime and fill an experiment directory",
-     "perfscope record [-o DIR] [--force] [-e EV,..] [-g GROUP] -- CMD [ARGS..]"},
+     "perfscope record [-o DIR] [--force] [--functions] [--filter FILE] [-e EV,..] [-g GROUP] "
+     "[--buffer-size SIZE] -- CMD [ARGS..]"},
     {"html", cmd_html, "the self-contained HTML report of an experiment",
      "perfscope html [DIR] [-o FILE] [--force]"},
-    {"report", cmd_report, "regions of an experiment: calls, time, counters, metrics",
-     "perfscope report [DIR] [--by region|thread] [--sort KEY] [--top N] [--csv|--json]"},
+    {"report", cmd_report, "functions and regions of an experiment: calls, time, counters",
+     "perfscope report [DIR] [--by function|region|thread] [--tree] [--sort KEY] [--top N] "
+     "[--min-time T] [--csv|--json]"},
     {"export", cmd_export, "an experiment as a trace for Perfetto and chrome://tracing",
      "perfscope export [DIR] --format chrome [-o FILE|-] [--force]"},
     {"select", cmd_select, "keep long-running functions: a runtime filter and gcc options",

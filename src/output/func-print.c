@@ -125,7 +125,7 @@ static void caveats(const struct func_report *r, void (*fn)(void *ctx, const cha
 	if (p->synthetic_exits) {
 		snprintf(line, sizeof(line),
 			 "%" PRIu64 " calls had no exit record (the run was killed or called exec, "
-				    "or longjmp or an exception skipped them): "
+			 "or longjmp or an exception skipped them): "
 			 "closed at the next exit of a caller or at the last timestamp",
 			 p->synthetic_exits);
 		fn(ctx, line);
@@ -218,12 +218,17 @@ int func_print_text(const struct func_report *r, FILE *f)
 	if (p->function_records) {
 		char total[32];
 
-		fmt_count(buf, sizeof(buf), p->function_records / 2);
+		uint64_t calls = 0;
+
+		for (size_t k = 0; k < p->nrows; k++)
+			calls += p->rows[k].calls;
+		fmt_count(buf, sizeof(buf), calls);
 		fmt_duration(total, sizeof(total), (double)p->total_ns);
-		fprintf(f, "\nFunctions%s, by %s: %s calls in %zu thread%s, %s traced",
+		fprintf(f, "\nFunctions%s, by %s: %s call%s in %zu thread%s, %s traced",
 			r->per_thread ? " per thread" : "",
-			r->sort_label ? r->sort_label : "exclusive time", buf, threads_traced(p),
-			threads_traced(p) == 1 ? "" : "s", total);
+			r->sort_label ? r->sort_label : "exclusive time", buf,
+			calls == 1 ? "" : "s", threads_traced(p), threads_traced(p) == 1 ? "" : "s",
+			total);
 		if (shown < eligible)
 			fprintf(f, " (top %zu of %zu)", shown, eligible);
 		fprintf(f, ":\n");
@@ -324,8 +329,27 @@ int func_print_tree(const struct func_report *r, FILE *f)
 	fprintf(f, "\nCall tree (children by inclusive time):\n");
 	fprintf(f, "  %10s %6s %12s %10s  %s\n", "inclusive", "%", "calls", "exclusive",
 		"function");
-	for (size_t k = ti.first[roots]; k < ti.first[roots + 1]; k++)
-		tree_print_node(r, &ti, ti.kids[k], 0, f);
+	if (!r->per_thread) {
+		for (size_t k = ti.first[roots]; k < ti.first[roots + 1]; k++)
+			tree_print_node(r, &ti, ti.kids[k], 0, f);
+	}
+	/* per thread: each thread's call paths under its name */
+	for (size_t th = 0; r->per_thread && th < r->p->nthreads; th++) {
+		const struct func_thread *t = &r->p->threads[th];
+		int named = 0;
+
+		for (size_t k = ti.first[roots]; k < ti.first[roots + 1]; k++) {
+			const struct func_node *n = &r->p->nodes[ti.kids[k]];
+
+			if (n->thread != th || n->incl_ns < r->min_ns)
+				continue;
+			if (!named++)
+				fprintf(f, "  thread %d%s%s%s of process %d:\n", (int)t->tid,
+					t->th.name[0] ? " \"" : "", t->th.name,
+					t->th.name[0] ? "\"" : "", (int)t->pid);
+			tree_print_node(r, &ti, ti.kids[k], 0, f);
+		}
+	}
 	free(ti.first);
 	free(ti.kids);
 	caveats(r, print_line, f);

@@ -55,7 +55,8 @@ static void caveats(const struct region_report *r, void (*fn)(void *ctx, const c
 	for (size_t i = 0; i < r->e->nprocs; i++) {
 		const struct exp_process *pr = &r->e->procs[i];
 
-		if (strcmp(pr->state, "exited")) {
+		/* exec ends an image cleanly: its streams were written before it went */
+		if (strcmp(pr->state, "exited") && strcmp(pr->state, "exec")) {
 			snprintf(
 			    line, sizeof(line),
 			    "process %d did not end cleanly (killed or crashed): its data ends at "
@@ -67,9 +68,11 @@ static void caveats(const struct region_report *r, void (*fn)(void *ctx, const c
 			snprintf(line, sizeof(line), "process %d: %s", (int)pr->pid, pr->error);
 			fn(ctx, line);
 		}
-		if (pr->lost_records) {
-			snprintf(line, sizeof(line), "process %d: %" PRIu64 " records lost",
-				 (int)pr->pid, pr->lost_records);
+		if (pr->lost_records || pr->lost_bytes) {
+			snprintf(line, sizeof(line),
+				 "process %d: %" PRIu64 " records and %" PRIu64
+				 " bytes of chunks lost",
+				 (int)pr->pid, pr->lost_records, pr->lost_bytes);
 			fn(ctx, line);
 		}
 	}
@@ -134,9 +137,10 @@ int region_print_text(const struct region_report *r, FILE *f)
 		return -ENOMEM;
 	if (p->nrows == 0) {
 		fprintf(f,
-			"%s: no regions were recorded (does the program call "
-			"psc_region_begin/end, built with -DPERFSCOPE and linked with "
-			"-lperfscope?)\n",
+			"%s: no regions and no function calls were recorded (regions: does the "
+			"program call psc_region_begin/end, built with -DPERFSCOPE and linked with "
+			"-lperfscope? functions: build it with -finstrument-functions and record "
+			"with --functions)\n",
 			r->e->dir);
 		table_free(t);
 		caveats(r, print_line, f);
@@ -213,7 +217,8 @@ int region_print_text(const struct region_report *r, FILE *f)
 			break;
 		}
 	}
-	caveats(r, print_line, f);
+	if (!r->no_caveats)
+		caveats(r, print_line, f);
 	return ferror(f) ? -EIO : 0;
 }
 

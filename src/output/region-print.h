@@ -17,6 +17,7 @@ struct region_report {
 	size_t nmetrics;
 	size_t top;		/* rows to show, 0 = all */
 	const char *sort_label; /* "inclusive time", ... for the heading */
+	int no_caveats;		/* the caveats were printed already (with the functions) */
 };
 
 /* Table of rows, then every caveat: runs that did not end cleanly, cut streams, lost

@@ -58,12 +58,18 @@ static inline void func_record(void *fn, enum psc_kind kind)
 	uint64_t *r;
 
 	if (unlikely(psc_session.filter != NULL) || unlikely(psc_session.clock != FAST_CLOCK) ||
-	    unlikely(!t) || unlikely(t->guard) || unlikely(t->pos + 2 > t->end)) {
+	    unlikely(!t) || unlikely(t->guard)) {
 		func_record_slow(fn, kind);
 		return;
 	}
 	thread_guard_enter(t);
+	/* the room is checked under the guard: a handler may have filled it just before */
 	r = t->pos;
+	if (unlikely(r + 2 > t->end)) {
+		thread_guard_leave(t);
+		func_record_slow(fn, kind);
+		return;
+	}
 	r[0] = psc_word0(clock_ticks(FAST_CLOCK), kind);
 	r[1] = (uintptr_t)fn;
 	thread_commit(t, 2);

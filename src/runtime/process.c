@@ -30,7 +30,7 @@ static void close_all(unsigned reason)
 
 	for (; t; t = t->next) {
 		thread_guard_enter(t);
-		thread_close(t, reason);
+		thread_close_wait(t, reason);
 	}
 }
 
@@ -82,6 +82,8 @@ static void after_failed_exec(int err)
 	if (psc_session.state != SESSION_STOPPED || getpid() != psc_session.pid)
 		return;
 	session_fail("exec failed, recording stopped", err);
+	/* the streams stay closed; the exit still writes the process's end */
+	psc_session.state = SESSION_RECORDING;
 	session_write_proc("running");
 }
 

@@ -271,7 +271,7 @@ static unsigned long long loaded_objects(void)
  */
 static void maps_write(int append)
 {
-	char path[PATH_MAX + 48], buf[65536];
+	char path[PATH_MAX + 48], buf[8192]; /* the writer thread runs this on a small stack */
 	int in = open("/proc/self/maps", O_RDONLY | O_CLOEXEC), out;
 	ssize_t n;
 
@@ -480,7 +480,7 @@ void session_finish(void)
 	pthread_mutex_lock(&psc_session.lock);
 	for (t = psc_session.threads; t; t = t->next) {
 		thread_guard_enter(t);
-		thread_close(t, PSC_END_EXIT);
+		thread_close_wait(t, PSC_END_EXIT);
 	}
 	pthread_mutex_unlock(&psc_session.lock);
 	end = clock_pair_take(psc_session.clock);

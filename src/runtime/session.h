@@ -154,8 +154,12 @@ static inline struct psc_thread *thread_get(void)
 int thread_flush(struct psc_thread *t, int wait);
 
 /* Write T's pending records and an end record (reason); T writes nothing afterwards. Safe
- * from another thread and from a signal handler. */
-void thread_close(struct psc_thread *t, unsigned reason);
+ * from another thread and from a signal handler. 0, or -EBUSY when someone is sealing or
+ * closing T's chunk right now. */
+int thread_close(struct psc_thread *t, unsigned reason);
+
+/* thread_close(), waiting (up to a second) while another thread seals T's chunk. */
+void thread_close_wait(struct psc_thread *t, unsigned reason);
 
 /* Write T's queued chunk now if nobody is writing it, else wait until it is written. */
 void thread_drain(struct psc_thread *t);

@@ -4,6 +4,8 @@
 #include "../core/format.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <time.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <fcntl.h>
@@ -163,9 +165,27 @@ void thread_drain(struct psc_thread *t)
 		futex_wait(&t->out_state, OUT_WRITING);
 }
 
+/*
+ * Signals that end the process and that a thread may receive while it seals a chunk. They wait
+ * until the chunk is handed over, so that the handler that writes every stream (process.c)
+ * never finds this thread's buffers half swapped.
+ */
+static void async_signals_block(sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGQUIT);
+	pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
 int thread_flush(struct psc_thread *t, int wait)
 {
 	uint64_t *full;
+	sigset_t old;
 
 	if (__atomic_exchange_n(&t->flushing, 1, __ATOMIC_ACQUIRE))
 		return -EBUSY;
@@ -173,6 +193,7 @@ int thread_flush(struct psc_thread *t, int wait)
 		__atomic_store_n(&t->flushing, 0, __ATOMIC_RELEASE);
 		return -EPIPE;
 	}
+	async_signals_block(&old);
 	/* chunks reach the file in order: the previous one first */
 	if (__atomic_load_n(&t->out_state, __ATOMIC_ACQUIRE) != OUT_NONE)
 		thread_drain(t);
@@ -186,16 +207,17 @@ int thread_flush(struct psc_thread *t, int wait)
 		thread_drain(t);
 	chunk_begin(t);
 	__atomic_store_n(&t->flushing, 0, __ATOMIC_RELEASE);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return 0;
 }
 
-void thread_close(struct psc_thread *t, unsigned reason)
+int thread_close(struct psc_thread *t, unsigned reason)
 {
 	uint64_t tail[6];
 	size_t n = 0;
 
 	if (__atomic_exchange_n(&t->flushing, 1, __ATOMIC_ACQUIRE))
-		return;
+		return -EBUSY;
 	if (!t->closed) {
 		/* the tail is built aside: T may still be writing past its committed records */
 		uint64_t *upto = __atomic_load_n(&t->pos, __ATOMIC_ACQUIRE);
@@ -221,6 +243,17 @@ void thread_close(struct psc_thread *t, unsigned reason)
 		}
 	}
 	__atomic_store_n(&t->flushing, 0, __ATOMIC_RELEASE);
+	return 0;
+}
+
+void thread_close_wait(struct psc_thread *t, unsigned reason)
+{
+	const struct timespec pause = {0, 50 * 1000};
+
+	/* another thread sealing its chunk finishes within a disk write: wait up to a second */
+	for (int tries = 0;
+	     thread_close(t, reason) == -EBUSY && t != psc_tls_thread && tries < 20000; tries++)
+		nanosleep(&pause, NULL);
 }
 
 /* pthread key destructor: the thread is exiting. */
@@ -233,6 +266,18 @@ static void thread_exit_hook(void *arg)
 	if (t->counters_state == 1)
 		counter_set_release(&t->counters);
 	t->counters_state = -1;
+}
+
+/* Write every page of P (LEN bytes): through a volatile pointer, so that the compiler cannot
+ * turn malloc + memset into calloc, whose pages fault on their first use. */
+static void pages_touch(void *p, size_t len)
+{
+	volatile char *c = p;
+
+	for (size_t i = 0; i < len; i += 4096)
+		c[i] = 0;
+	if (len)
+		c[len - 1] = 0;
 }
 
 static struct psc_thread *thread_alloc(void)
@@ -252,8 +297,8 @@ static struct psc_thread *thread_alloc(void)
 		return NULL;
 	}
 	/* touch every page now, so that recording takes no page faults later */
-	memset(t->buf, 0, words * sizeof(uint64_t));
-	memset(t->spare, 0, words * sizeof(uint64_t));
+	pages_touch(t->buf, words * sizeof(uint64_t));
+	pages_touch(t->spare, words * sizeof(uint64_t));
 	t->pid = psc_session.pid;
 	t->tid = (pid_t)syscall(SYS_gettid);
 	chunk_begin(t);

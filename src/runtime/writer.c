@@ -52,7 +52,7 @@ static int writer_start(void)
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&attr, 64 << 10);
+	pthread_attr_setstacksize(&attr, 256 << 10);
 	ret = pthread_create(&tid, &attr, writer_main, NULL);
 	pthread_attr_destroy(&attr);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);

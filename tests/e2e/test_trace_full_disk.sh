@@ -12,7 +12,7 @@ mkdir -p "$T/small"
 mount -t tmpfs -o size=1m tmpfs "$T/small" 2>/dev/null || skip "cannot mount a tmpfs here"
 trap 'umount "$T/small" 2>/dev/null || true; _psc_on_exit' EXIT
 
-# fib(27): 317,811 calls, about 10 MB of records: ten times the room
+# fib(27): 635,621 calls, about 20 MB of records: twenty times the room
 d=$T/small/exp
 run rec "$PERFSCOPE" record --functions -o "$d" -- "$EX/fib" 27
 expect_eq 0 "$RC" "record on a full disk: exit status of fib"

@@ -55,9 +55,11 @@ expect_eq "$handled" "$((h + lost / 4))" "handled signals = recorded handler cal
 expect_eq 0 "$(json_eval "$T/json.out" 'sum(t["synthetic_exits"] + t["unmatched_exits"] for t in d["threads"])')" \
 	"no call without its exit, no exit without its call"
 
-# exit() from a second thread while the main thread is still calling functions
+# exit() from a second thread while the main thread is still calling functions; with an
+# argument the program instead says it is ready (after its first calls) and loops until killed
 cat >"$T/texit.c" <<'C'
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -65,11 +67,17 @@ static volatile unsigned long sink;
 __attribute__((noinline)) void spin_call(void) { sink++; }
 __attribute__((noinline)) void *quitter(void *arg) { (void)arg; usleep(50000); exit(3); }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	pthread_t t;
 
-	pthread_create(&t, NULL, quitter, NULL);
+	if (argc > 1) {
+		for (int i = 0; i < 1000; i++)
+			spin_call();
+		fclose(fopen(argv[1], "w"));
+	} else {
+		pthread_create(&t, NULL, quitter, NULL);
+	}
 	for (;;)
 		spin_call();
 }
@@ -86,20 +94,21 @@ expect_eq 1 "$(json_eval "$T/rep.out" 'len([f for f in d["functions"] if f["name
 expect_cmp "$(json_eval "$T/rep.out" '[f["calls"] for f in d["functions"] if f["name"] == "spin_call"][0]')" \
 	">" 1000 "calls of spin_call recorded until exit"
 
-# SIGTERM: the runtime writes every stream before the default action
+# SIGTERM once the program is recording: the runtime writes every stream before the default
+# action
 d=$T/term.exp
-"$PERFSCOPE" record --functions -o "$d" -- "$T/texit" >/dev/null 2>&1 &
+"$PERFSCOPE" record --functions -o "$d" -- "$T/texit" "$T/ready" >/dev/null 2>&1 &
 pid=$!
-sleep 0.02
-# the recorded program is the record process's child
-child=$(pgrep -P "$pid" texit || true)
-[ -n "$child" ] && kill -TERM "$child"
+for _ in $(seq 500); do
+	[ -e "$T/ready" ] && break
+	sleep 0.01
+done
+expect_file "$T/ready" "the program started recording"
+kill -TERM "$(pgrep -P "$pid" texit)"
 wait "$pid" || true
-if [ -n "$child" ]; then
-	run rep "$PERFSCOPE" report "$d" --json
-	expect_eq 0 "$RC" "report after SIGTERM"
-	expect_grep "signal 15 (SIGTERM)" "$T/rep.out" "report says the run ended by SIGTERM"
-else
-	note "the program exited before SIGTERM could be sent: SIGTERM case not checked"
-fi
+run rep "$PERFSCOPE" report "$d" --json
+expect_eq 0 "$RC" "report after SIGTERM"
+expect_grep "signal 15 (SIGTERM)" "$T/rep.out" "report says the run ended by SIGTERM"
+expect_cmp "$(json_eval "$T/rep.out" '[f["calls"] for f in d["functions"] if f["name"] == "spin_call"][0]')" \
+	">=" 1000 "calls of spin_call recorded before SIGTERM"
 finish
