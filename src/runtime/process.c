@@ -3,7 +3,8 @@
  * image's streams are written before the image goes) and fatal signals (every thread's
  * records reach the files before the default action runs). dlopen is not wrapped (a
  * wrapper would become the caller whose RUNPATH glibc searches): the writer thread notices
- * new objects instead (writer.c).
+ * new objects instead (writer.c), and dlclose, wrapped, records the maps while an object
+ * that came and goes between two looks is still mapped.
  */
 #include "session.h"
 
@@ -177,4 +178,21 @@ PSC_EXPORT int execle(const char *path, const char *arg0, ...)
 
 	EXECL_ARGV(arg0, ap, argv, 1, envp);
 	return execve(path, argv, envp);
+}
+
+typedef int (*dlclose_fn)(void *);
+
+PSC_EXPORT int dlclose(void *handle)
+{
+	dlclose_fn real = (dlclose_fn)next_symbol("dlclose");
+
+	if (!real)
+		return -1;
+	if (psc_session.state == SESSION_RECORDING) {
+		int saved_errno = errno;
+
+		session_check_objects();
+		errno = saved_errno;
+	}
+	return real(handle);
 }
