@@ -206,7 +206,8 @@ static void print_list(FILE *out, const char *label, char **items, size_t n)
 	fprintf(out, "%s\n", n ? "" : "-");
 }
 
-static int print_text(FILE *out, const struct experiment *e, const struct stream_info *si)
+static int print_text(FILE *out, const struct experiment *e, const struct stream_info *si,
+		      const struct exp_process *const *procs)
 {
 	char buf[128], buf2[64];
 	struct table *t;
@@ -252,7 +253,7 @@ static int print_text(FILE *out, const struct experiment *e, const struct stream
 	table_add_column(t, "lost", TABLE_RIGHT);
 	table_add_column(t, "exe", TABLE_LEFT);
 	for (size_t i = 0; i < e->nprocs; i++) {
-		const struct exp_process *p = &e->procs[i];
+		const struct exp_process *p = procs[i];
 
 		process_state_text(p, si, e->nstreams, buf, sizeof(buf));
 		table_add_row(t);
@@ -272,8 +273,9 @@ static int print_text(FILE *out, const struct experiment *e, const struct stream
 	ret = table_print(t, out, "  ");
 	table_free(t);
 	for (size_t i = 0; i < e->nprocs; i++)
-		if (e->procs[i].error && e->procs[i].error[0])
-			fprintf(out, "  pid %d: %s\n", (int)e->procs[i].pid, e->procs[i].error);
+		if (procs[i]->error && procs[i]->error[0])
+			fprintf(out, "  pid %d image %u: %s\n", (int)procs[i]->pid, procs[i]->image,
+				procs[i]->error);
 
 	fprintf(out, "\nstreams: %zu\n", e->nstreams);
 	t = table_new();
@@ -440,7 +442,8 @@ static void json_stream(struct jsonw *w, const struct stream_info *s)
 	jsonw_object_end(w);
 }
 
-static int print_json(FILE *out, const struct experiment *e, const struct stream_info *si)
+static int print_json(FILE *out, const struct experiment *e, const struct stream_info *si,
+		      const struct exp_process *const *procs)
 {
 	struct jsonw w;
 	double span;
@@ -469,7 +472,7 @@ static int print_json(FILE *out, const struct experiment *e, const struct stream
 	jsonw_key(&w, "processes");
 	jsonw_array_begin(&w);
 	for (size_t i = 0; i < e->nprocs; i++)
-		json_process(&w, &e->procs[i], si, e->nstreams);
+		json_process(&w, procs[i], si, e->nstreams);
 	jsonw_array_end(&w);
 	jsonw_key(&w, "streams");
 	jsonw_array_begin(&w);
@@ -484,6 +487,17 @@ static int print_json(FILE *out, const struct experiment *e, const struct stream
 	return ret;
 }
 
+/* Processes in pid order, then image order. */
+static int proc_cmp(const void *a, const void *b)
+{
+	const struct exp_process *x = *(const struct exp_process *const *)a;
+	const struct exp_process *y = *(const struct exp_process *const *)b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return (x->image > y->image) - (x->image < y->image);
+}
+
 int cmd_info(int argc, char **argv)
 {
 	const char *dir = "perfscope.out", *output = NULL;
@@ -496,6 +510,7 @@ int cmd_info(int argc, char **argv)
 	    {0},
 	};
 	struct stream_info *si = NULL;
+	const struct exp_process **procs = NULL;
 	struct experiment e;
 	char err[1024];
 	FILE *out;
@@ -517,10 +532,14 @@ int cmd_info(int argc, char **argv)
 		goto out;
 	}
 	si = calloc(e.nstreams + 1, sizeof(*si));
-	if (!si) {
+	procs = calloc(e.nprocs + 1, sizeof(*procs));
+	if (!si || !procs) {
 		cli_error("info", "out of memory");
 		goto out;
 	}
+	for (size_t i = 0; i < e.nprocs; i++)
+		procs[i] = &e.procs[i];
+	qsort(procs, e.nprocs, sizeof(*procs), proc_cmp);
 	for (size_t i = 0; i < e.nstreams; i++) {
 		if (stream_info_read(&si[i], &e.streams[i], err, sizeof(err))) {
 			cli_error("info", "%s", err);
@@ -530,11 +549,12 @@ int cmd_info(int argc, char **argv)
 	out = cli_open_output("info", output, force);
 	if (!out)
 		goto out;
-	ret = (json ? print_json(out, &e, si) : print_text(out, &e, si)) ? 1 : 0;
+	ret = (json ? print_json(out, &e, si, procs) : print_text(out, &e, si, procs)) ? 1 : 0;
 	if (out != stdout && fclose(out) != 0)
 		ret = 1;
 out:
 	free(si);
+	free(procs);
 	experiment_release(&e);
 	return ret;
 }

@@ -3,7 +3,7 @@
 # (two threads; regions main-work 1 call and outer 1 call with 10 calls of inner on the main
 # thread, thread-work 1 call on the second) and, when function tracing is built, the calls
 # example (main 1, leaf 1000, rec 11 on the main thread; worker 1 + work 500 on each of two
-# more threads). Every stream starts with its 64-byte header, then chunk 0's header at byte 64,
+# more threads), and a program that execs itself (two images of one pid). Every stream starts with its 64-byte header, then chunk 0's header at byte 64,
 # then the clock-sync record at 80 (docs/format.md).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -88,6 +88,36 @@ expect_eq 2 "$RC" "dump --limit -1: exit status"
 run nodir "$PERFSCOPE" info "$T/none"
 expect_eq 2 "$RC" "info of a missing directory: exit status"
 expect_eq 1 "$(wc -l <"$T/nodir.err")" "info of a missing directory: one line"
+
+# --- exec: a second image of the same pid, with its own process entry and stream
+cat >"$T/reexec.c" <<'C'
+#include <perfscope.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+	psc_region_begin(argc > 1 ? "after" : "before");
+	psc_region_end(argc > 1 ? "after" : "before");
+	if (argc == 1)
+		execl(argv[0], argv[0], "again", (char *)0);
+	return 0;
+}
+C
+build_c reexec "$T/reexec.c"
+d=$T/reexec.exp
+record_or_die rec-reexec "$d" -- "$T/reexec"
+run reexec-info "$PERFSCOPE" info "$d" --json
+expect_eq 0 "$RC" "info of a program that execs itself: exit status"
+j=$T/reexec-info.out
+expect_eq "0 exec exec, 1 exited exited" \
+	"$(json_eval "$j" '", ".join("%d %s %s" % (p["image"], p["state"], p["ended"]) for p in d["processes"])')" \
+	"info: the first image was replaced by exec, the second exited"
+expect_eq "0 exec, 1 exit" "$(json_eval "$j" '", ".join("%d %s" % (s["image"], s["end"]) for s in d["streams"])')" \
+	"info: how the stream of each image ended"
+run reexec-dump "$PERFSCOPE" dump "$d" --stream "$(json_eval "$j" 'd["processes"][0]["pid"]').$(json_eval "$j" 'd["processes"][0]["pid"]').1"
+expect_eq 0 "$RC" "dump --stream PID.TID.IMAGE: exit status"
+expect_eq 1 "$(grep -c ' region-enter id=[0-9]* (after) ' "$T/reexec-dump.out")" "dump --stream PID.TID.1: the region of the second image"
+expect_no_grep "(before)" "$T/reexec-dump.out" "dump --stream PID.TID.1: nothing of the first image"
 
 # --- function records: 16 bytes, address in hex
 calls=$EX/calls
