@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # perfscope info and dump on experiments whose content is known in advance: the threads example
 # (two threads; regions main-work 1 call and outer 1 call with 10 calls of inner on the main
-# thread, thread-work 1 call on the second) and, when function tracing is built, the calls
-# example (main 1, leaf 1000, rec 11 on the main thread; worker 1 + work 500 on each of two
-# more threads), and a program that execs itself (two images of one pid). Every stream starts with its 64-byte header, then chunk 0's header at byte 64,
-# then the clock-sync record at 80 (docs/format.md).
+# thread, thread-work 1 call on the second), a program that execs itself (two images of one
+# pid) and, when function tracing is built, the calls example (main 1, leaf 1000, rec 11 on the
+# main thread; worker 1 + work 500 on each of two more threads). Every stream starts with its
+# 64-byte header, then chunk 0's header at byte 64, then the clock-sync record at 80
+# (docs/format.md).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 psc_init
