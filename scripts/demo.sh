@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's first command: install what is missing, build, and run perfscope's main job
-# on the bundled examples: counts for a whole run, then regions recorded and reported.
+# on the bundled examples: counts for a whole run, regions recorded and reported, and every
+# function call of a program built with -finstrument-functions traced, reported and exported.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,5 +22,10 @@ run build/perfscope report build/demo.out
 run build/perfscope record --force -o build/demo-threads.out -e page-faults,task-clock -- \
 	build/examples/threads
 run build/perfscope report build/demo-threads.out --by thread
+run build/perfscope record --force -o build/demo-trace.out --functions -- build/examples/calls
+run build/perfscope report build/demo-trace.out
+run build/perfscope report build/demo-trace.out --tree --min-time 1us
+run build/perfscope export --force build/demo-trace.out --format chrome -o build/demo-trace.json
 run build/perfscope html --force build/demo-threads.out -o build/demo-report.html
-echo "open build/demo-report.html in a browser: it needs no network"
+echo "open build/demo-report.html in a browser: it needs no network;"
+echo "open build/demo-trace.json in https://ui.perfetto.dev or chrome://tracing"
