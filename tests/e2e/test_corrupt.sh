@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Damaged experiments. A stream truncated inside its header, a bit flipped in the header or in
-# a chunk header, a flipped record type, time going backwards, or a foreign file in place of a
-# stream: `perfscope report`, `dump` and `info` exit 2 with one line naming the file and the
-# byte offset. The offsets follow from the layout (docs/format.md): the header is bytes 0-63,
+# a chunk header, a flipped record type, time going backwards, a foreign file in place of a
+# stream, or a record whose payload does not fit its type (length, name, region id, end
+# reason, counter layout): `perfscope report`, `dump` and `info` exit 2 with one line naming
+# the file and the byte offset. The offsets follow from the layout (docs/format.md): the header is bytes 0-63,
 # chunk 0's header is at 64 (magic 64, size 68, sequence 72), its first record (the clock-sync
 # record every chunk starts with) at 80, with its type in word 1 at 88; the tid is at 28.
 # A stream cut inside its last chunk or at a chunk boundary (as SIGKILL leaves it) is no error:
@@ -54,15 +55,16 @@ damaged() {
 	echo "$T/$1"
 }
 
-# expect_defect NAME DIR OFFSET CAUSE: report, dump and info of DIR exit 2 with exactly one
-# line on stderr naming the main stream, the byte OFFSET and CAUSE
+# expect_defect NAME DIR OFFSET CAUSE [STREAM]: report, dump and info of DIR exit 2 with
+# exactly one line on stderr naming STREAM (default: the main thread's), the byte OFFSET and
+# CAUSE
 expect_defect() {
-	local name=$1 dir=$2 off=$3 cause=$4 cmd
+	local name=$1 dir=$2 off=$3 cause=$4 stream=${5:-$main} cmd
 	for cmd in report dump info; do
 		run "$name-$cmd" "$PERFSCOPE" "$cmd" "$dir"
 		expect_eq 2 "$RC" "$name: $cmd exit status"
 		expect_eq 1 "$(wc -l <"$T/$name-$cmd.err")" "$name: $cmd prints one line on stderr"
-		expect_grep "perfscope $cmd: $dir/$main: byte $off: $cause" "$T/$name-$cmd.err" \
+		expect_grep "perfscope $cmd: $dir/$stream: byte $off: $cause" "$T/$name-$cmd.err" \
 			"$name: $cmd names the file, the offset and the cause"
 	done
 }
@@ -143,6 +145,7 @@ run two-dump "$PERFSCOPE" dump "$d"
 expect_eq 0 "$RC" "dump of twochunks: exit status"
 expect_eq "256 chunk seq=1" "$(awk '$4 == "chunk" && $5 == "seq=1" { print $1, $4, $5 }' "$T/two-dump.out")" \
 	"chunk 1 of twochunks starts at byte 256"
+cp -r "$d" "$T/two-good"
 head -c 256 "${streams[0]}" >"$T/two.tmp" && mv "$T/two.tmp" "${streams[0]}"
 report_csv_or_die two-report "$d"
 expect_eq 3 "$(csv_get "$T/two-report.out" calls name=a)" "cut at a chunk boundary: the 3 calls of a"
@@ -154,6 +157,38 @@ expect_grep "# no end record: the stream stops after chunk 1" "$T/two-dump-cut.o
 run two-info "$PERFSCOPE" info "$d" --json
 expect_eq "no end record" "$(json_eval "$T/two-info.out" "d['streams'][0]['end']")" \
 	"info: a stream cut at a chunk boundary has no end record"
+
+# --- records whose payload does not fit their type. twochunks' stream: clock-sync at 80
+# (length in bytes 90-91), thread name at 104 (name at 120), definition of "a" at 136, the first
+# enter at 160 (id in bytes 172-175), the end record at 384 (reason at 396). The good
+# experiment's main stream (one event, thread name "threads"): counters record at 128 (the
+# first event's group at 144), definition at 152, the first enter at 184 with its snapshot's
+# member count at 200.
+two=$(basename "${streams[0]}")
+dmg2() {
+	rm -rf -- "${T:?}/$1"
+	cp -r "$T/two-good" "$T/$1"
+	echo "$T/$1"
+}
+d=$(dmg2 clock-length)
+flip_byte "$d/$two" 90 0x01 # 3 words become 2
+expect_defect clock-length "$d" 88 "clock-sync record of 2 words, expected 3" "$two"
+d=$(dmg2 name-nul)
+put_u64 "$d/$two" 120 0x7878787878787878
+put_u64 "$d/$two" 128 0x7878787878787878
+expect_defect name-nul "$d" 120 "thread name record without a NUL-terminated name" "$two"
+d=$(dmg2 undefined-id)
+flip_byte "$d/$two" 172 0x4d # region id 0 becomes 77
+expect_defect undefined-id "$d" 160 "region enter of region id 77, never defined before" "$two"
+d=$(dmg2 end-reason)
+flip_byte "$d/$two" 396 0x08 # exit (1) becomes 9
+expect_defect end-reason "$d" 396 "unknown end reason 9" "$two"
+d=$(damaged counters-group)
+flip_byte "$d/$main" 144 0x05
+expect_defect counters-group "$d" 144 "event 0: group 5 of 1 events"
+d=$(damaged snapshot)
+flip_byte "$d/$main" 200 0x03 # 1 member becomes 2
+expect_defect snapshot "$d" 200 "counter group 0 has 2 members, the counters record 1"
 
 # --- the real thing: SIGKILL after a flush leaves chunk 0 and no end record
 cat >"$T/killed.c" <<'C'
