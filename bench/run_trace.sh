@@ -320,10 +320,15 @@ r_uft=$(ratio "$ns_psc" "$ns_uft")
 net_psc=$(net_pair perfscope)
 net_bare=$(net_pair bare)
 net_uft=$(net_pair uftrace)
-gj_slow=-
-if ((ok[gj_perfscope])); then
-	gj_slow=$(awk -v a="$(med gj_perfscope)" -v b="$(med gj_stubs)" 'BEGIN { printf "%.2f\n", (a / b - 1) * 100 }')
-fi
+# slowdown TOOL: gauss_jordan's time with TOOL over its time with the stubs, in % (or -)
+slowdown() {
+	if [[ ${ok[gj_$1]} != 1 || ${ok[gj_stubs]} != 1 ]]; then
+		echo -
+		return
+	fi
+	awk -v a="$(med "gj_$1")" -v b="$(med gj_stubs)" 'BEGIN { printf "%.2f\n", (a / b - 1) * 100 }'
+}
+gj_slow=$(slowdown perfscope)
 bpe=$(awk -v s="$stream_bytes" -v p="$fib_pairs" 'BEGIN { if (s == "-") print "-"; else printf "%.4f\n", s / (2 * p) }')
 ubpe=$(awk -v s="$uftrace_bytes" -v p="$fib_pairs" 'BEGIN { if (s == "-") print "-"; else printf "%.4f\n", s / (2 * p) }')
 r_report=$(ratio "$(med report_uftrace)" "$(med report_perfscope)")
@@ -339,6 +344,7 @@ target "export: uftrace dump --chrome / perfscope time" "$r_export" ">=" 5
 echo "ns per call pair: bare $ns_bare, perfscope $ns_psc, uftrace $ns_uft; without fixed costs: bare" \
 	"$net_bare, perfscope $net_psc, uftrace $net_uft (ratios perfscope/bare $(ratio "$net_psc" "$net_bare")," \
 	"perfscope/uftrace $(ratio "$net_psc" "$net_uft"))"
+echo "gauss_jordan slowdown over the stubs, %: bare $(slowdown bare), perfscope $gj_slow, uftrace $(slowdown uftrace)"
 echo "uftrace bytes per event: $ubpe"
 echo "RESULT ns_bare=$ns_bare ns_perfscope=$ns_psc ns_uftrace=$ns_uft ratio_bare=$r_bare ratio_uftrace=$r_uft" \
 	"gj_slowdown_pct=$gj_slow bytes_per_event=$bpe report_speedup=$r_report report_rss_mib=$rss_report" \
