@@ -96,14 +96,16 @@ static void *next_symbol(const char *name)
 #define EXEC_CALL(name, type, ...)                                                                 \
 	do {                                                                                       \
 		type real = (type)next_symbol(name);                                               \
-		int ret;                                                                           \
+		int ret, err;                                                                      \
 		if (!real) {                                                                       \
 			errno = ENOSYS;                                                            \
 			return -1;                                                                 \
 		}                                                                                  \
 		before_exec();                                                                     \
 		ret = real(__VA_ARGS__);                                                           \
-		after_failed_exec(errno);                                                          \
+		err = errno;                                                                       \
+		after_failed_exec(err);                                                            \
+		errno = err; /* the caller's reason for the failure */                             \
 		return ret;                                                                        \
 	} while (0)
 
