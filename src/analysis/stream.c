@@ -331,6 +331,10 @@ static int check_payload(struct stream_reader *r, const struct stream_record *re
 	case PSC_REC_REGION_DEF:
 		if (check_text(r, rec, at, err, errlen))
 			return -EINVAL;
+		if (rec->arg >= PSC_REGION_ID_MAX)
+			return fail(err, errlen, -EINVAL, r->path, at + 8,
+				    "region id %u out of range (ids are below %u)", rec->arg,
+				    PSC_REGION_ID_MAX);
 		return region_define(r, rec->arg)
 			   ? fail(err, errlen, -ENOMEM, r->path, at, "out of memory")
 			   : 0;

@@ -95,8 +95,17 @@ int clock_fit_pairs(const struct clock_pair *pairs, size_t n, enum clock_source 
 static inline int64_t clock_fit_ns(const struct clock_fit *fit, uint64_t ticks)
 {
 	double d = (double)(int64_t)(ticks - fit->ref_ticks) * fit->ns_per_tick;
+	int64_t delta, out;
 
-	return (int64_t)fit->ref_ns + (int64_t)(d < 0 ? d - 0.5 : d + 0.5);
+	/* saturate: a fit from a damaged file must not overflow (9.2e18 ns is 292 years) */
+	if (!(d < 9.2e18))
+		return INT64_MAX;
+	if (!(d > -9.2e18))
+		return INT64_MIN;
+	delta = (int64_t)(d < 0 ? d - 0.5 : d + 0.5);
+	if (__builtin_add_overflow((int64_t)fit->ref_ns, delta, &out))
+		return delta < 0 ? INT64_MIN : INT64_MAX;
+	return out;
 }
 
 /* Duration in ns of a tick interval under FIT. */

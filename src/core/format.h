@@ -83,6 +83,10 @@ enum psc_rec_type {
 
 #define PSC_NO_GROUP 0xffffffffu
 
+/* Region ids are below this (the runtime interns at most this many names); a reader rejects
+ * larger ones, so that a corrupt id cannot make it size tables by it. */
+#define PSC_REGION_ID_MAX 65536u
+
 enum psc_end_reason {
 	PSC_END_EXIT = 1,	 /* process exit (atexit / destructor) */
 	PSC_END_THREAD_EXIT = 2, /* pthread exit */

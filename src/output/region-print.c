@@ -79,6 +79,14 @@ static void caveats(const struct region_report *r, void (*fn)(void *ctx, const c
 	for (size_t i = 0; i < p->nthreads; i++) {
 		const struct thread_summary *t = &p->threads[i];
 
+		if (!t->ended && !t->truncated_at && t->records) {
+			snprintf(
+			    line, sizeof(line),
+			    "thread %d: no end record: the records after its last written chunk "
+			    "are missing (killed, or the end could not be written)",
+			    (int)t->tid);
+			fn(ctx, line);
+		}
 		if (t->truncated_at) {
 			snprintf(line, sizeof(line),
 				 "thread %d: stream cut at byte %" PRIu64

@@ -15,6 +15,7 @@
 #include "../core/compiler.h"
 #include "../core/counters.h"
 #include "../core/events.h"
+#include "../core/format.h"
 
 enum session_state {
 	SESSION_OFF = 0, /* not recording (no PERFSCOPE_OUT, or given up) */
@@ -26,6 +27,7 @@ enum session_state {
 #define REGION_PAGE_SHIFT  10
 #define REGION_PAGES	   64 /* up to 64 Ki region names */
 #define REGION_MAX	   (REGION_PAGES << REGION_PAGE_SHIFT)
+_Static_assert(REGION_MAX <= PSC_REGION_ID_MAX, "region ids fit the format's bound");
 
 /* States of a thread's handed-off chunk (psc_thread.out_state). */
 enum out_state {
