@@ -14,8 +14,9 @@
 # One run measures, in interleaved rounds (round i runs every command of a group once, the
 # order rotated from round to round), each command timed by date +%s%N around
 # /usr/bin/time, which gives its peak RSS and CPU time (user + system, for information: it
-# varies less than wall time when other work shares the CPUs; a load average above 1.5 before
-# or after the timed runs is warned about):
+# varies less than wall time when other work shares the CPUs). The CPU time the whole machine
+# spent during the timed runs (/proc/stat) minus what this script and its commands spent
+# (bash's times) is the other processes' share: above 5 % of one CPU it is warned about. The commands:
 #   fib:           fib_plain (no -finstrument-functions), fib with glibc's empty hooks (stubs),
 #                  + LD_PRELOAD=libbare_hook.so (rdtsc + 16-byte store), + perfscope record
 #                  --functions, + uftrace record
@@ -253,22 +254,32 @@ if ((ok[fib_uftrace])); then
 	uftrace_bytes=$(find "$tmp/fib_uftrace.keep" -name '*.dat' ! -name 'perf-cpu*' -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
 fi
 
-load0=$(cut -d' ' -f1 /proc/loadavg)
+# busy CPU seconds of the machine / of this shell and its children so far
+machine_cpu() { awk -v hz="$(getconf CLK_TCK)" '/^cpu / { printf "%.2f\n", ($2 + $3 + $4 + $7 + $8 + $9) / hz }' /proc/stat; }
+own_cpu() { # own_cpu FILE: the output of bash's times (run in this shell, not a subshell)
+	awk '{ for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); s += a[1] * 60 + a[2] } } END { printf "%.2f\n", s }' "$1"
+}
+times >"$tmp/times.0"
+mach0=$(machine_cpu) own0=$(own_cpu "$tmp/times.0") wall0=$(date +%s.%N)
 rounds fib fib_plain fib_stubs fib_bare fib_perfscope fib_uftrace fib1_stubs fib1_bare \
 	fib1_perfscope fib1_uftrace
 rounds gauss_jordan gj_plain gj_stubs gj_bare gj_perfscope gj_uftrace
 rounds report report_perfscope report_uftrace
 rounds export export_perfscope export_uftrace
 
-load1=$(cut -d' ' -f1 /proc/loadavg)
+times >"$tmp/times.1"
+mach1=$(machine_cpu) own1=$(own_cpu "$tmp/times.1") wall1=$(date +%s.%N)
+others=$(awk -v m0="$mach0" -v m1="$mach1" -v o0="$own0" -v o1="$own1" -v w0="$wall0" -v w1="$wall1" \
+	'BEGIN { o = (m1 - m0) - (o1 - o0); if (o < 0) o = 0; printf "%.1f %.0f %.1f\n", o, w1 - w0, 100 * o / (w1 - w0) }')
 
 # ---- table
 # ns/pair = (median - median of the stubs run) / pairs; net (fib only) also subtracts each
 # command's fixed cost, its fib(1) run minus the stubs' fib(1) run: start-up, buffers, exit
 echo
 echo "run_trace: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs, $([[ ${#pin[@]} -gt 0 ]] && echo "pinned to CPU $cpu" || echo "not pinned"), traces in $OUT_BASE, $reps runs each, medians"
-echo "load average (1 min) $load0 before the timed runs, $load1 after them, on $(nproc) CPUs"
-awk -v a="$load0" -v b="$load1" 'BEGIN { exit !(a > 1.5 || b > 1.5) }' &&
+read -r o_s w_s o_pct <<<"$others"
+echo "other processes used $o_s CPU-seconds during the $w_s s of timed runs ($o_pct % of one CPU)"
+awk -v p="$o_pct" 'BEGIN { exit !(p > 5) }' &&
 	echo "WARNING: the machine was busy with other work: the times are not reliable"
 echo "fib($fib_n): $fib_pairs call pairs (fib and main); gauss_jordan $gj_n: $gj_pairs call pairs"
 printf '%-18s %10s %10s %10s %8s %9s %9s %9s\n' command "median s" "min s" "max s" "CPU s" "RSS MiB" "ns/pair" "net ns"
