@@ -14,6 +14,7 @@ packages=(
 	uftrace                                  # the anchor tool of the tracing benchmarks
 	linux-perf                               # perf stat: the reference the tests compare with
 	hyperfine                                # benchmarks (bench/)
+	time                                     # GNU time: peak RSS and CPU time in bench/run_trace.sh
 	python3                                  # tests parse JSON output with it
 )
 
