@@ -1,5 +1,6 @@
 /* func-print.c - rendering of the function profile, its call tree and its caveats. */
 #include "func-print.h"
+#include "caveats.h"
 #include "table.h"
 
 #include "../core/format.h"
@@ -70,26 +71,7 @@ static void caveats(const struct func_report *r, void (*fn)(void *ctx, const cha
 		fn(ctx, "no function events were recorded: build the program with "
 			"-finstrument-functions and record it with perfscope record --functions");
 	}
-	if (r->e->exit_status > 0) {
-		snprintf(line, sizeof(line), "the recorded command exited with status %d",
-			 r->e->exit_status);
-		fn(ctx, line);
-	}
-	for (size_t i = 0; i < r->e->nprocs; i++) {
-		const struct exp_process *pr = &r->e->procs[i];
-
-		if (pr->error[0]) {
-			snprintf(line, sizeof(line), "process %d: %s", (int)pr->pid, pr->error);
-			fn(ctx, line);
-		}
-		if (pr->lost_records || pr->lost_bytes) {
-			snprintf(line, sizeof(line),
-				 "process %d: %" PRIu64 " records and %" PRIu64
-				 " bytes of chunks lost",
-				 (int)pr->pid, pr->lost_records, pr->lost_bytes);
-			fn(ctx, line);
-		}
-	}
+	experiment_caveats(r->e, 0, fn, ctx);
 	for (size_t i = 0; i < p->nthreads; i++) {
 		const struct func_thread *t = &p->threads[i];
 

@@ -1,5 +1,6 @@
 /* region-print.c - rendering of the region profile and its caveats. */
 #include "region-print.h"
+#include "caveats.h"
 #include "table.h"
 
 #include "../core/counters.h"
@@ -44,38 +45,7 @@ static void caveats(const struct region_report *r, void (*fn)(void *ctx, const c
 	const struct region_profile *p = r->p;
 	char line[512];
 
-	if (r->e->exit_status > 0) {
-		snprintf(line, sizeof(line), "the recorded command exited with status %d%s",
-			 r->e->exit_status,
-			 r->e->exit_status == 127  ? " (command not found)"
-			 : r->e->exit_status > 128 ? " (killed by a signal)"
-						   : "");
-		fn(ctx, line);
-	}
-	for (size_t i = 0; i < r->e->nprocs; i++) {
-		const struct exp_process *pr = &r->e->procs[i];
-
-		/* exec ends an image cleanly: its streams were written before it went */
-		if (strcmp(pr->state, "exited") && strcmp(pr->state, "exec")) {
-			snprintf(
-			    line, sizeof(line),
-			    "process %d did not end cleanly (killed or crashed): its data ends at "
-			    "the last written chunk",
-			    (int)pr->pid);
-			fn(ctx, line);
-		}
-		if (pr->error[0]) {
-			snprintf(line, sizeof(line), "process %d: %s", (int)pr->pid, pr->error);
-			fn(ctx, line);
-		}
-		if (pr->lost_records || pr->lost_bytes) {
-			snprintf(line, sizeof(line),
-				 "process %d: %" PRIu64 " records and %" PRIu64
-				 " bytes of chunks lost",
-				 (int)pr->pid, pr->lost_records, pr->lost_bytes);
-			fn(ctx, line);
-		}
-	}
+	experiment_caveats(r->e, 1, fn, ctx);
 	for (size_t i = 0; i < p->nthreads; i++) {
 		const struct thread_summary *t = &p->threads[i];
 

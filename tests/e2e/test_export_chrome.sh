@@ -137,15 +137,6 @@ check_well_formed() {
 	expect_eq 0 "$(fact "$1" order_errors)" "$2: timestamps never go back on a track"
 }
 
-# build_traced NAME SOURCE [COMPILER]: SOURCE compiled with -finstrument-functions into $T/NAME
-# (record --functions preloads the runtime); the sanitizer runtimes in sanitizer builds
-build_traced() {
-	local cc=${3:-${CC:-cc}} san=()
-	[ "${PSC_SANITIZE:-OFF}" = ON ] && san=(-fsanitize=address,undefined)
-	"$cc" -O1 -g -finstrument-functions "$2" -o "$T/$1" -pthread "${san[@]}" \
-		>"$T/$1.cc.log" 2>&1 || die "cannot build $2: $(cat "$T/$1.cc.log")"
-}
-
 # ---------------------------------------------------------------- examples/calls
 prog=$EX/calls
 [ -x "$prog" ] || die "$prog was not built"

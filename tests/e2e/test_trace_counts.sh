@@ -28,16 +28,6 @@ rows() {
 	echo $(($(wc -l <"$1") - 1))
 }
 
-# build_traced NAME SOURCE: compile SOURCE with -finstrument-functions into $T/NAME (not linked
-# with libperfscope: record --functions preloads it); the sanitizer runtimes in sanitizer builds
-build_traced() {
-	local cc=${CC:-cc} san=()
-	command -v "$cc" >/dev/null 2>&1 || skip "no C compiler ($cc) to build the test program"
-	[ "${PSC_SANITIZE:-OFF}" = ON ] && san=(-fsanitize=address,undefined)
-	"$cc" -O1 -g -finstrument-functions "$2" -o "$T/$1" -pthread "${san[@]}" \
-		>"$T/$1.cc.log" 2>&1 || die "cannot build $2: $(cat "$T/$1.cc.log")"
-}
-
 # ---------------------------------------------------------------- calls: exact counts
 d=$T/calls.exp
 record_or_die rec "$d" --functions -- "$prog"

@@ -1,0 +1,13 @@
+/* caveats.h - the caveats of a whole experiment that every profile's output states. */
+#ifndef PSC_CAVEATS_H
+#define PSC_CAVEATS_H
+
+#include "../analysis/experiment.h"
+
+/* Call FN with one line for each: the recorded command's failing exit status, and per process
+ * its recording error and its lost records and bytes. With PROCESS_ENDS also one line per
+ * process that did not end cleanly (for views that do not say it per thread). */
+void experiment_caveats(const struct experiment *e, int process_ends,
+			void (*fn)(void *ctx, const char *line), void *ctx);
+
+#endif /* PSC_CAVEATS_H */
