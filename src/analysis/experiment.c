@@ -108,6 +108,29 @@ static uint64_t json_u64(const cJSON *v)
 	return cJSON_IsNumber(v) ? (uint64_t)v->valuedouble : 0;
 }
 
+static void sampling_load(struct experiment *e, const cJSON *v)
+{
+	struct exp_sampling *sm = &e->sampling;
+	const cJSON *evs = cJSON_GetObjectItemCaseSensitive(v, "events"), *it;
+	size_t i = 0;
+
+	e->has_sampling = 1;
+	sm->events = dup_str_array(evs, &sm->nevents);
+	sm->states = calloc(sm->nevents + 1, sizeof(*sm->states));
+	cJSON_ArrayForEach(it, evs)
+	{
+		if (sm->states && i < sm->nevents)
+			sm->states[i++] = dup_str(it, "state");
+	}
+	sm->frequency = json_u64(cJSON_GetObjectItemCaseSensitive(v, "frequency"));
+	sm->period = json_u64(cJSON_GetObjectItemCaseSensitive(v, "period"));
+	sm->callgraph = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(v, "callgraph"));
+	sm->user_only = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(v, "user_only"));
+	sm->samples = json_u64(cJSON_GetObjectItemCaseSensitive(v, "samples"));
+	sm->lost = json_u64(cJSON_GetObjectItemCaseSensitive(v, "lost"));
+	sm->throttled = json_u64(cJSON_GetObjectItemCaseSensitive(v, "throttled"));
+}
+
 static int meta_load(struct experiment *e, char *err, size_t errlen)
 {
 	char path[4096];
@@ -149,6 +172,9 @@ static int meta_load(struct experiment *e, char *err, size_t errlen)
 			em->formula = dup_str(m, "formula");
 		}
 	}
+	v = cJSON_GetObjectItemCaseSensitive(j, "sampling");
+	if (cJSON_IsObject(v))
+		sampling_load(e, v);
 	cJSON_Delete(j);
 	return 0;
 }
@@ -243,7 +269,7 @@ static void add_pair(void *ctx, uint64_t ticks, uint64_t ns)
 int experiment_open(struct experiment *e, const char *dir, char *err, size_t errlen)
 {
 	struct dirent *de;
-	size_t nproc_files = 0, nstream_files = 0;
+	size_t nproc_files = 0, nstream_files = 0, nsample_files = 0;
 	struct stat st;
 	DIR *d;
 	int ret;
@@ -273,12 +299,14 @@ int experiment_open(struct experiment *e, const char *dir, char *err, size_t err
 	while ((de = readdir(d))) {
 		nproc_files += !strncmp(de->d_name, "proc.", 5);
 		nstream_files += !strncmp(de->d_name, "stream.", 7);
+		nsample_files += !strncmp(de->d_name, "samples.", 8);
 	}
+	e->samples = calloc(nsample_files + 1, sizeof(*e->samples));
 	e->procs = calloc(nproc_files + 1, sizeof(*e->procs));
 	e->streams = calloc(nstream_files + 1, sizeof(*e->streams));
 	rewinddir(d);
 	while ((de = readdir(d)) && ret == 0) {
-		int pid, tid;
+		int pid, tid, used = 0;
 		unsigned image = 0;
 		size_t len = strlen(de->d_name);
 
@@ -295,11 +323,23 @@ int experiment_open(struct experiment *e, const char *dir, char *err, size_t err
 			s->pid = pid;
 			s->tid = tid;
 			s->image = image;
+		} else if (sscanf(de->d_name, "samples.%d%n", &pid, &used) == 1 &&
+			   (size_t)used == len && pid > 0 && e->nsamples < nsample_files) {
+			struct exp_samples *s = &e->samples[e->nsamples++];
+			char path[4096];
+
+			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+			s->path = strdup(path);
+			s->pid = pid;
 		}
 	}
 	closedir(d);
 	if (ret)
 		return ret;
+	if (!e->procs || !e->streams || !e->samples) {
+		snprintf(err, errlen, "%s: out of memory", dir);
+		return -ENOMEM;
+	}
 	if (!e->has_meta && e->nprocs == 0) {
 		snprintf(err, errlen,
 			 "%s: not a perfscope experiment (no meta.json, no proc.*.json)", dir);
@@ -355,6 +395,11 @@ void experiment_release(struct experiment *e)
 	}
 	for (size_t i = 0; i < e->nstreams; i++)
 		free(e->streams[i].path);
+	for (size_t i = 0; i < e->nsamples; i++)
+		free(e->samples[i].path);
+	free(e->samples);
+	free_str_array(e->sampling.events, e->sampling.nevents);
+	free_str_array(e->sampling.states, e->sampling.nevents);
 	for (size_t i = 0; i < e->nmetrics; i++) {
 		free(e->metrics[i].name);
 		free(e->metrics[i].unit);

@@ -42,6 +42,22 @@ struct exp_stream {
 	struct exp_process *proc;
 };
 
+/* A samples file written by the launcher (`samples.<pid>`, pid of the command it started). */
+struct exp_samples {
+	char *path;
+	pid_t pid;
+};
+
+/* meta.json's "sampling": how `record --sample` sampled, in the samples files' event order. */
+struct exp_sampling {
+	char **events; /* leader first */
+	size_t nevents;
+	char **states; /* per event: "group", "own group" or "not supported" */
+	uint64_t frequency, period; /* one of them is 0 */
+	int callgraph, user_only;
+	uint64_t samples, lost, throttled;
+};
+
 struct experiment {
 	char *dir;
 	int has_meta;
@@ -60,6 +76,10 @@ struct experiment {
 	size_t nprocs;
 	struct exp_stream *streams;
 	size_t nstreams;
+	struct exp_samples *samples;
+	size_t nsamples;
+	int has_sampling; /* meta.json has a "sampling" object */
+	struct exp_sampling sampling;
 };
 
 /*

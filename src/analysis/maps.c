@@ -278,49 +278,78 @@ int maps_parse(struct maps *m, const char *text, size_t len)
 	return ret;
 }
 
-int maps_load(struct maps *m, const char *path)
+/* Append the contents of PATH to *BUF (LEN used of CAP bytes). 0 or -errno. */
+static int read_append(const char *path, char **buf, size_t *len, size_t *cap)
 {
-	size_t len = 0, cap = 65536;
-	char *buf = malloc(cap);
-	int fd, ret;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0;
 
-	if (!buf)
-		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		free(buf);
-		return ret;
-	}
+	if (fd < 0)
+		return -errno;
 	for (;;) {
 		ssize_t n;
 
-		if (len == cap) {
-			char *nb = realloc(buf, cap * 2);
+		if (*len == *cap) {
+			char *nb = realloc(*buf, *cap * 2);
 
 			if (!nb) {
-				close(fd);
-				free(buf);
-				return -ENOMEM;
+				ret = -ENOMEM;
+				break;
 			}
-			buf = nb;
-			cap *= 2;
+			*buf = nb;
+			*cap *= 2;
 		}
-		n = read(fd, buf + len, cap - len);
+		n = read(fd, *buf + *len, *cap - *len);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0) {
-			ret = -errno;
-			close(fd);
-			free(buf);
-			return ret;
-		}
-		if (n == 0)
+		if (n <= 0) {
+			ret = n < 0 ? -errno : 0;
 			break;
-		len += (size_t)n;
+		}
+		*len += (size_t)n;
 	}
 	close(fd);
-	ret = maps_parse(m, buf, len);
+	return ret;
+}
+
+int maps_load(struct maps *m, const char *const *paths, size_t npaths)
+{
+	size_t len = 0, cap = 65536, found = 0;
+	char *buf = malloc(cap);
+	int ret = -ENOENT;
+
+	if (!buf)
+		return -ENOMEM;
+	for (size_t i = 0; i < npaths; i++) {
+		size_t before = len;
+		int r = read_append(paths[i], &buf, &len, &cap);
+
+		if (r == -ENOMEM) {
+			free(buf);
+			return r;
+		}
+		if (r == 0) {
+			found++;
+			/* a file without a final newline must not join the next one's first line */
+			if (len > before && buf[len - 1] != '\n') {
+				char nl[] = "\n# next file\n";
+
+				while (len + sizeof(nl) > cap) {
+					char *nb = realloc(buf, cap *= 2);
+
+					if (!nb) {
+						free(buf);
+						return -ENOMEM;
+					}
+					buf = nb;
+				}
+				memcpy(buf + len, nl, sizeof(nl) - 1);
+				len += sizeof(nl) - 1;
+			}
+		} else if (ret == -ENOENT) {
+			ret = r;
+		}
+	}
+	ret = found ? maps_parse(m, buf, len) : ret;
 	free(buf);
 	return ret;
 }

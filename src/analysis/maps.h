@@ -48,8 +48,11 @@ struct maps {
 
 /* Parses maps text (one or more snapshots) into m, which must be zeroed. 0 or -ENOMEM. */
 int maps_parse(struct maps *m, const char *text, size_t len);
-/* Reads and parses the file at path into m (zeroed). 0, -errno of the read, or -ENOMEM. */
-int maps_load(struct maps *m, const char *path);
+/*
+ * Reads and parses the files at PATHS into m (zeroed), in order, as one text: later lines win.
+ * 0 when at least one could be read, else the -errno of the first failure, or -ENOMEM.
+ */
+int maps_load(struct maps *m, const char *const *paths, size_t npaths);
 /* Index of the mapping holding addr, or -1 if none does. */
 long maps_find(const struct maps *m, uint64_t addr);
 void maps_release(struct maps *m);

@@ -68,7 +68,7 @@ static int check_header(const struct stream_reader *r, const char *path, char *e
 		return fail(err, errlen, -EINVAL, path, 12, "bad header size %u", h->header_size);
 	if (h->pid == 0 || h->pid > PID_LIMIT)
 		return fail(err, errlen, -EINVAL, path, 24, "bad pid %u", h->pid);
-	if (h->tid == 0 || h->tid > PID_LIMIT)
+	if ((h->tid == 0 && !(h->features & PSC_FEAT_SAMPLES)) || h->tid > PID_LIMIT)
 		return fail(err, errlen, -EINVAL, path, 28, "bad tid %u", h->tid);
 	if (h->rank < -1)
 		return fail(err, errlen, -EINVAL, path, 32, "bad rank %d", h->rank);
@@ -175,7 +175,7 @@ static int load_chunk(struct stream_reader *r, char *err, size_t errlen)
 
 static int known_type(enum psc_rec_type t)
 {
-	return t >= PSC_REC_REGION_DEF && t <= PSC_REC_THREAD_NAME;
+	return t >= PSC_REC_REGION_DEF && t <= PSC_REC_SAMPLE_TOTALS;
 }
 
 static const char *type_name(enum psc_rec_type t)
@@ -189,6 +189,11 @@ static const char *type_name(enum psc_rec_type t)
 	    [PSC_REC_LOST] = "lost",
 	    [PSC_REC_STREAM_END] = "stream end",
 	    [PSC_REC_THREAD_NAME] = "thread name",
+	    [PSC_REC_SAMPLE_GROUP] = "sample group",
+	    [PSC_REC_SAMPLE] = "sample",
+	    [PSC_REC_TASK] = "task",
+	    [PSC_REC_THROTTLE] = "throttle",
+	    [PSC_REC_SAMPLE_TOTALS] = "sample totals",
 	};
 
 	return known_type(t) ? names[t] : "unknown";
@@ -321,6 +326,87 @@ static int check_text(const struct stream_reader *r, const struct stream_record 
 	return 0;
 }
 
+/* A sample group definition: its members are events of the file, its index is new. */
+static int sample_group_define(struct stream_reader *r, const struct stream_record *rec,
+			       uint64_t at, char *err, size_t errlen)
+{
+	uint32_t *n;
+
+	if (rec->arg >= r->hdr.nevents || rec->npayload == 0 || rec->npayload > r->hdr.nevents)
+		return fail(err, errlen, -EINVAL, r->path, at + 8,
+			    "sample group %u of %zu members in a file of %u events", rec->arg,
+			    rec->npayload, r->hdr.nevents);
+	for (size_t i = 0; i < rec->npayload; i++)
+		if (rec->payload[i] >= r->hdr.nevents)
+			return fail(err, errlen, -EINVAL, r->path, at + 16 + 8 * i,
+				    "sample group member %" PRIu64 " of %u events",
+				    rec->payload[i], r->hdr.nevents);
+	if (!r->sample_group_n) {
+		r->sample_group_n = calloc(r->hdr.nevents, sizeof(*n));
+		if (!r->sample_group_n)
+			return fail(err, errlen, -ENOMEM, r->path, at, "out of memory");
+	}
+	if (r->sample_group_n[rec->arg])
+		return fail(err, errlen, -EINVAL, r->path, at + 12, "sample group %u defined twice",
+			    rec->arg);
+	r->sample_group_n[rec->arg] = (uint32_t)rec->npayload;
+	return 0;
+}
+
+/* The records only a samples file holds (format.h, PSC_REC_SAMPLE_GROUP and after). */
+static int check_sample_payload(struct stream_reader *r, const struct stream_record *rec,
+				uint64_t at, char *err, size_t errlen)
+{
+	const uint64_t *p = rec->payload;
+	uint64_t nr, nchain;
+
+	if (!(r->hdr.features & PSC_FEAT_SAMPLES))
+		return fail(err, errlen, -EINVAL, r->path, at + 8, "%s record outside a samples file",
+			    type_name(rec->type));
+	switch (rec->type) {
+	case PSC_REC_SAMPLE_GROUP:
+		return sample_group_define(r, rec, at, err, errlen);
+	case PSC_REC_SAMPLE:
+		if (rec->arg >= r->hdr.nevents || !r->sample_group_n || !r->sample_group_n[rec->arg])
+			return fail(err, errlen, -EINVAL, r->path, at + 12,
+				    "sample of group %u, never defined before", rec->arg);
+		if (rec->npayload < 6 || p[3] != r->sample_group_n[rec->arg])
+			return fail(err, errlen, -EINVAL, r->path, at + 8,
+				    "sample of group %u does not hold its %u values", rec->arg,
+				    r->sample_group_n[rec->arg]);
+		nr = p[3];
+		nchain = p[2] >> 32;
+		if (rec->npayload != 6 + nr + nchain)
+			return fail(err, errlen, -EINVAL, r->path, at + 8,
+				    "sample of %zu words, its values and call chain need %" PRIu64,
+				    rec->npayload + 2, 8 + nr + nchain);
+		return 0;
+	case PSC_REC_TASK:
+		if (rec->arg == PSC_TASK_FORK || rec->arg == PSC_TASK_EXIT) {
+			if (rec->npayload == 2)
+				return 0;
+		} else if (rec->arg == PSC_TASK_COMM || rec->arg == PSC_TASK_EXEC) {
+			if (rec->npayload >= 2 && memchr(p + 1, 0, (rec->npayload - 1) * 8))
+				return 0;
+		} else {
+			return fail(err, errlen, -EINVAL, r->path, at + 12, "unknown task event %u",
+				    rec->arg);
+		}
+		return fail(err, errlen, -EINVAL, r->path, at + 8, "malformed task record");
+	case PSC_REC_THROTTLE:
+		if (rec->arg > 1 || rec->npayload != 1)
+			return fail(err, errlen, -EINVAL, r->path, at + 8,
+				    "malformed throttle record");
+		return 0;
+	default: /* PSC_REC_SAMPLE_TOTALS */
+		if (rec->arg != r->hdr.nevents || rec->npayload != 3 * (size_t)rec->arg)
+			return fail(err, errlen, -EINVAL, r->path, at + 8,
+				    "totals of %u events in %zu words for a file of %u events",
+				    rec->arg, rec->npayload, r->hdr.nevents);
+		return 0;
+	}
+}
+
 /* The payload of an extended record against its type (docs/format.md, "Records"). */
 static int check_payload(struct stream_reader *r, const struct stream_record *rec, uint64_t at,
 			 char *err, size_t errlen)
@@ -365,6 +451,12 @@ static int check_payload(struct stream_reader *r, const struct stream_record *re
 	case PSC_REC_LOST:
 		want = 2;
 		break;
+	case PSC_REC_SAMPLE_GROUP:
+	case PSC_REC_SAMPLE:
+	case PSC_REC_TASK:
+	case PSC_REC_THROTTLE:
+	case PSC_REC_SAMPLE_TOTALS:
+		return check_sample_payload(r, rec, at, err, errlen);
 	case PSC_REC_STREAM_END:
 		if ((rec->arg & 0xffu) < PSC_END_EXIT || (rec->arg & 0xffu) > PSC_END_SIGNAL)
 			return fail(err, errlen, -EINVAL, r->path, at + 12, "unknown end reason %u",
@@ -476,6 +568,7 @@ void stream_close(struct stream_reader *r)
 	free(r->chunk);
 	free(r->path);
 	free(r->region_ids);
+	free(r->sample_group_n);
 	free(r->group_nr);
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
@@ -492,6 +585,11 @@ const char *stream_record_name(const struct stream_record *rec)
 	    [PSC_REC_LOST] = "lost",
 	    [PSC_REC_STREAM_END] = "end",
 	    [PSC_REC_THREAD_NAME] = "thread-name",
+	    [PSC_REC_SAMPLE_GROUP] = "sample-group",
+	    [PSC_REC_SAMPLE] = "sample",
+	    [PSC_REC_TASK] = "task",
+	    [PSC_REC_THROTTLE] = "throttle",
+	    [PSC_REC_SAMPLE_TOTALS] = "totals",
 	};
 
 	if (rec->kind == PSC_KIND_FUNC_ENTER)

@@ -49,6 +49,7 @@ struct stream_reader {
 	size_t ngroups;
 	int have_layout;       /* a counters record was read */
 	uint64_t last_sync_ns; /* CLOCK_MONOTONIC ns of the last clock-sync record */
+	uint32_t *sample_group_n; /* samples files: members per sample group, 0 undefined */
 };
 
 /* Open PATH and check its header. 0, or a negative errno with "PATH: ..." in ERR. */
@@ -67,7 +68,8 @@ void stream_close(struct stream_reader *r);
 
 /* Short name of REC's kind or type, as `perfscope dump` and `info` print it: "func-enter",
  * "func-exit", "region-def", "region-enter", "region-leave", "clock-sync", "counters",
- * "lost", "end", "thread-name". */
+ * "lost", "end", "thread-name", and in samples files "sample-group", "sample", "task",
+ * "throttle", "totals". */
 const char *stream_record_name(const struct stream_record *rec);
 
 /* Name of an end record's reason (its argument's low 8 bits): "exit", "thread exit", "exec",

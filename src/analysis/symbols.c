@@ -82,7 +82,8 @@ static struct elf_module *module_get(struct symtab *st, const char *path)
 static struct sym_proc *proc_get(struct symtab *st, pid_t pid, unsigned image)
 {
 	struct sym_proc *p;
-	char path[PATH_MAX];
+	char path[PATH_MAX], ppath[PATH_MAX];
+	const char *const paths[] = {path, ppath};
 	size_t i;
 
 	for (i = 0; i < st->nprocs; i++)
@@ -101,11 +102,16 @@ static struct sym_proc *proc_get(struct symtab *st, pid_t pid, unsigned image)
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
 	p->image = image;
-	if (image)
+	/* the runtime's copies of /proc/PID/maps, then the mappings the sampler's kernel
+	 * records reported (pmaps), which also cover programs run without the runtime */
+	if (image) {
 		snprintf(path, sizeof(path), "%s/maps.%d.%u", st->dir, (int)pid, image);
-	else
+		snprintf(ppath, sizeof(ppath), "%s/pmaps.%d.%u", st->dir, (int)pid, image);
+	} else {
 		snprintf(path, sizeof(path), "%s/maps.%d", st->dir, (int)pid);
-	p->err = maps_load(&p->maps, path);
+		snprintf(ppath, sizeof(ppath), "%s/pmaps.%d", st->dir, (int)pid);
+	}
+	p->err = maps_load(&p->maps, paths, 2);
 	if (p->err == -ENOMEM) {
 		maps_release(&p->maps);
 		return NULL;

@@ -205,6 +205,57 @@ static void names_release(struct names *nm)
 	memset(nm, 0, sizeof(*nm));
 }
 
+/* The records of a samples file (format.h, PSC_REC_SAMPLE_GROUP and after). */
+static void print_sample_record(FILE *out, const struct stream_record *rec)
+{
+	static const char *const tasks[] = {"?", "fork", "exit", "comm", "exec"};
+	const uint64_t *p = rec->payload;
+
+	switch (rec->type) {
+	case PSC_REC_SAMPLE_GROUP:
+		fprintf(out, " group=%u events=", rec->arg);
+		for (size_t i = 0; i < rec->npayload; i++)
+			fprintf(out, "%s%" PRIu64, i ? "," : "", p[i]);
+		break;
+	case PSC_REC_SAMPLE:
+		fprintf(out, " group=%u pid=%u tid=%u ip=0x%" PRIx64 " cpu=%u%s enabled=%" PRIu64
+			     " running=%" PRIu64 " values=",
+			rec->arg, (uint32_t)p[0], (uint32_t)(p[0] >> 32), p[1], (unsigned)(p[2] & 0xffff),
+			(p[2] >> 16) & PSC_SAMPLE_KERNEL ? " kernel" : "", p[4], p[5]);
+		for (uint64_t k = 0; k < p[3]; k++)
+			fprintf(out, "%s%" PRIu64, k ? "," : "", p[6 + k]);
+		for (uint64_t k = 0; k < p[2] >> 32; k++)
+			fprintf(out, "%s0x%" PRIx64, k ? "," : " chain=", p[6 + p[3] + k]);
+		break;
+	case PSC_REC_TASK:
+		fprintf(out, " %s pid=%u tid=%u", tasks[rec->arg < 5 ? rec->arg : 0], (uint32_t)p[0],
+			(uint32_t)(p[0] >> 32));
+		if (rec->arg == PSC_TASK_FORK || rec->arg == PSC_TASK_EXIT) {
+			fprintf(out, " ppid=%u ptid=%u", (uint32_t)p[1], (uint32_t)(p[1] >> 32));
+		} else {
+			fprintf(out, " name=");
+			print_text(out, p + 1, rec->npayload - 1);
+		}
+		break;
+	case PSC_REC_THROTTLE:
+		fprintf(out, " %s pid=%u tid=%u", rec->arg ? "on" : "off", (uint32_t)p[0],
+			(uint32_t)(p[0] >> 32));
+		break;
+	case PSC_REC_SAMPLE_TOTALS:
+		for (uint32_t i = 0; i < rec->arg; i++) {
+			fprintf(out, " [%u]=", i);
+			if (p[3 * i] == UINT64_MAX)
+				fprintf(out, "not-counted");
+			else
+				fprintf(out, "%" PRIu64 "/%" PRIu64 "/%" PRIu64, p[3 * i],
+					p[3 * i + 1], p[3 * i + 2]);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
 static int print_record(struct dump *d, struct names *nm, const struct stream_record *rec,
 			int64_t base_ns)
 {
@@ -258,6 +309,9 @@ static int print_record(struct dump *d, struct names *nm, const struct stream_re
 	case PSC_REC_THREAD_NAME:
 		fprintf(d->out, " name=");
 		print_text(d->out, rec->payload, rec->npayload);
+		break;
+	default:
+		print_sample_record(d->out, rec);
 		break;
 	}
 	fputc('\n', d->out);
@@ -384,6 +438,16 @@ static int dump_experiment(struct dump *d, const char *dir, const char *sel, cha
 			fputc('\n', d->out);
 		d->proc = s->proc;
 		ret = dump_stream(d, s->path, s, err, errlen);
+	}
+	for (size_t i = 0; ret == 0 && i < e.nsamples; i++) {
+		const char *path = e.samples[i].path, *slash = strrchr(path, '/');
+
+		if (sel && strcmp(sel, path) && strcmp(sel, slash ? slash + 1 : path))
+			continue;
+		if (matched++)
+			fputc('\n', d->out);
+		d->proc = NULL;
+		ret = dump_stream(d, path, NULL, err, errlen);
 	}
 	if (ret == 0 && sel && !matched) {
 		snprintf(err, errlen,

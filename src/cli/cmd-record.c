@@ -1,8 +1,10 @@
 /* cmd-record.c - `perfscope record`: run a command under the runtime into an experiment. */
 #include "cli.h"
 #include "launch.h"
+#include "sampler.h"
 
 #include "../core/clock.h"
+#include "../core/counters.h"
 #include "../core/compiler.h"
 #include "../core/cpuinfo.h"
 #include "../core/env.h"
@@ -25,7 +27,8 @@
 /* Files an experiment directory holds; --force removes only these. */
 static int is_experiment_file(const char *name)
 {
-	static const char *const prefixes[] = {"meta.json", "proc.", "stream.", "maps."};
+	static const char *const prefixes[] = {"meta.json", "proc.",	"stream.",
+					       "maps.",	    "pmaps.", "samples."};
 
 	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
 		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
@@ -105,9 +108,36 @@ static int write_padded(const char *path, const char *text, const char *mode)
 	return ok ? 0 : -1;
 }
 
+/* meta.json's "sampling" object: the sampled events in samples-file order and their fate. */
+static void write_sampling(struct jsonw *w, const struct sampler *smp)
+{
+	jsonw_key(w, "sampling");
+	jsonw_object_begin(w);
+	jsonw_kv_u64(w, "frequency", smp->cfg.freq);
+	jsonw_kv_u64(w, "period", smp->cfg.period);
+	jsonw_kv_bool(w, "callgraph", smp->cfg.callgraph);
+	jsonw_kv_bool(w, "user_only", smp->cfg.exclude_kernel);
+	jsonw_key(w, "events");
+	jsonw_array_begin(w);
+	for (size_t i = 0; i < smp->nev; i++) {
+		static const char *const states[] = {"group", "own group", "not supported"};
+
+		jsonw_object_begin(w);
+		jsonw_kv_string(w, "name", smp->ev[i].desc.name);
+		jsonw_kv_string(w, "state", states[smp->ev[i].state]);
+		jsonw_kv_i64(w, "status", smp->ev[i].status);
+		jsonw_object_end(w);
+	}
+	jsonw_array_end(w);
+	jsonw_kv_u64(w, "samples", smp->samples);
+	jsonw_kv_u64(w, "lost", smp->lost);
+	jsonw_kv_u64(w, "throttled", smp->throttled);
+	jsonw_object_end(w);
+}
+
 static int write_meta(const char *dir, char **cmd, int ncmd, const struct event_desc *evs,
-		      size_t nev, const struct metric_group *g, int exit_status,
-		      uint64_t start_unix_ns)
+		      size_t nev, const struct metric_group *g, const struct sampler *smp,
+		      int exit_status, uint64_t start_unix_ns)
 {
 	const char *procfs, *sysfs;
 	char path[PATH_MAX + 32], tmp[PATH_MAX + 32];
@@ -149,6 +179,8 @@ static int write_meta(const char *dir, char **cmd, int ncmd, const struct event_
 		jsonw_array_end(&w);
 		jsonw_object_end(&w);
 	}
+	if (smp)
+		write_sampling(&w, smp);
 	if (exit_status >= 0)
 		jsonw_kv_i64(&w, "exit_status", exit_status);
 	jsonw_object_end(&w);
@@ -240,11 +272,93 @@ static int check_filter(const char *path, char *abs, size_t len)
 	return 0;
 }
 
+/* Parse --sample=HZ / --period N into CFG, clamping HZ to the kernel's limit. 0 or -EINVAL. */
+static int sample_config(const char *hz, uint64_t period, int callgraph,
+			 struct sampler_config *cfg)
+{
+	const char *procfs, *sysfs;
+	uint64_t max;
+	char *end;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->callgraph = callgraph;
+	if (period) {
+		cfg->period = period;
+		return 0;
+	}
+	errno = 0;
+	cfg->freq = strtoull(hz, &end, 10);
+	if (errno || *end || !cfg->freq || *hz == '-') {
+		cli_error("record", "--sample=%s: give a frequency in Hz, e.g. --sample=1000", hz);
+		return -EINVAL;
+	}
+	psc_machine_roots(&procfs, &sysfs);
+	max = sampler_max_rate(procfs);
+	if (max && cfg->freq > max) {
+		fprintf(stderr,
+			"perfscope record: warning: %llu Hz is above kernel.perf_event_max_sample_rate="
+			"%llu; sampling at %llu Hz (raise it with: sysctl -w "
+			"kernel.perf_event_max_sample_rate=%llu)\n",
+			(unsigned long long)cfg->freq, (unsigned long long)max,
+			(unsigned long long)max, (unsigned long long)cfg->freq);
+		cfg->freq = max;
+	}
+	return 0;
+}
+
+/* Open the sampler on the held child PID and say what became of each event. 0 or -errno. */
+static int sample_open(struct sampler *smp, const struct sampler_config *cfg,
+		       const struct event_desc *evs, size_t nev, pid_t pid, const char *dir)
+{
+	const char *procfs, *sysfs;
+	struct perf_state ps;
+	char why[256];
+	int ret = sampler_open(smp, cfg, evs, nev, pid);
+
+	psc_machine_roots(&procfs, &sysfs);
+	perf_state_read(&ps, procfs, sysfs);
+	if (ret == -EACCES || ret == -EPERM) {
+		const char *fix = perf_state_fix(&ps, PERF_NEED_USER, why, sizeof(why));
+
+		cli_error("record", "sampling not permitted (kernel.perf_event_paranoid=%d): %s",
+			  ps.paranoid,
+			  fix ? fix : "run as root or grant CAP_PERFMON (a seccomp or LSM policy "
+				      "forbids perf_event_open)");
+		return ret;
+	}
+	if (ret < 0) {
+		cli_error("record", "cannot open the sampling events: %s", strerror(-ret));
+		return ret;
+	}
+	for (size_t i = 1; i < smp->nev; i++) {
+		const struct sampler_event *e = &smp->ev[i];
+
+		if (e->state == SAMPLER_FAILED)
+			fprintf(stderr, "perfscope record: %s: %s; sampling goes on without it\n",
+				e->desc.name,
+				counter_status_reason(e->status, &e->desc, ps.paranoid,
+						      ps.have_core_pmu, why, sizeof(why)));
+		else if (e->state == SAMPLER_OWN_GROUP)
+			fprintf(stderr,
+				"perfscope record: %s cannot join the sampling group (%s): sampled "
+				"in a group of its own\n",
+				e->desc.name,
+				counter_status_reason(e->join_error, &e->desc, ps.paranoid,
+						      ps.have_core_pmu, why, sizeof(why)));
+	}
+	ret = sampler_start(smp, dir);
+	if (ret)
+		cli_error("record", "cannot start sampling into %s: %s", dir, strerror(-ret));
+	return ret;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct opt_list events = {0};
 	const char *dir = "perfscope.out", *group = NULL, *filter = NULL, *bufsize = NULL;
-	int force = 0, help = 0, functions = 0, first, ret, status = 0, created = 0;
+	const char *sample = NULL;
+	uint64_t period = 0;
+	int force = 0, help = 0, functions = 0, callgraph = 0, first, ret, status = 0, created = 0;
 	const struct option_spec specs[] = {
 	    {'o', "output", OPT_STRING, &dir, "DIR", "experiment directory (perfscope.out)", 0,
 	     NULL},
@@ -258,12 +372,22 @@ int cmd_record(int argc, char **argv)
 	    {0, "filter", OPT_STRING, &filter, "FILE",
 	     "trace only the functions in FILE (from perfscope select); implies --functions", 0,
 	     NULL},
+	    {0, "sample", OPT_STRING, &sample, "HZ",
+	     "sample the command HZ times a second per thread (1000), with all events", OPT_ARG_OPTIONAL,
+	     "1000"},
+	    {0, "period", OPT_UINT64, &period, "N",
+	     "sample every N events of the leader instead of a frequency (implies --sample)", 0, NULL},
+	    {0, "callgraph", OPT_FLAG, &callgraph, NULL,
+	     "with --sample: record call chains (frame pointers)", 0, NULL},
 	    {0, "buffer-size", OPT_STRING, &bufsize, "SIZE",
 	     "chunk of the per-thread buffer: 64k..1G (1M; each thread holds two)", 0, NULL},
 	    {'h', "help", OPT_FLAG, &help, NULL, "show this help", 0, NULL},
 	    {0},
 	};
 	struct metric_group mg = {0};
+	struct sampler_config scfg;
+	struct sampler smp = {.stop_fd = -1};
+	int sampling;
 	struct event_desc *evs = NULL;
 	size_t nev = 0;
 	char list[4096] = "", absdir[PATH_MAX], absfilter[PATH_MAX];
@@ -292,6 +416,13 @@ int cmd_record(int argc, char **argv)
 	}
 	if (filter && check_filter(filter, absfilter, sizeof(absfilter)))
 		goto out;
+	sampling = sample || period;
+	if (callgraph && !sampling) {
+		cli_error("record", "--callgraph needs --sample or --period");
+		goto out;
+	}
+	if (sampling && sample_config(sample ? sample : "1000", period, callgraph, &scfg))
+		goto out;
 	functions |= filter != NULL;
 	if (group && cli_load_group("record", group, &mg))
 		goto out;
@@ -309,7 +440,7 @@ int cmd_record(int argc, char **argv)
 	clock_gettime(CLOCK_REALTIME, &now);
 	uint64_t start = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 
-	if (write_meta(absdir, cmd, ncmd, evs, nev, group ? &mg : NULL, -1, start))
+	if (write_meta(absdir, cmd, ncmd, evs, nev, group ? &mg : NULL, NULL, -1, start))
 		goto out;
 	/* the environment reaches the command and every process it starts */
 
@@ -318,7 +449,8 @@ int cmd_record(int argc, char **argv)
 		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", i ? "," : "",
 					evs[i].name);
 	if (setenv(PSC_ENV_OUT, absdir, 1) || setenv(PSC_ENV_LAUNCHER, "1", 1) ||
-	    (nev ? setenv(PSC_ENV_EVENTS, list, 1) : unsetenv(PSC_ENV_EVENTS)) ||
+	    /* sampled events are counted by the sampler, not again at every region */
+	    (nev && !sampling ? setenv(PSC_ENV_EVENTS, list, 1) : unsetenv(PSC_ENV_EVENTS)) ||
 	    (filter ? setenv(PSC_ENV_FILTER, absfilter, 1) : unsetenv(PSC_ENV_FILTER)) ||
 	    (bufsize ? setenv(PSC_ENV_BUFSIZE, bufsize, 1) : 0)) {
 		cli_error("record", "cannot set the environment: %s", strerror(errno));
@@ -331,8 +463,29 @@ int cmd_record(int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
+	if (sampling && sample_open(&smp, &scfg, evs, nev, l.pid, absdir)) {
+		launch_abort(&l);
+		sampler_release(&smp);
+		if (created)
+			discard_dir(absdir);
+		ret = EXIT_USAGE;
+		goto out;
+	}
 	ret = launch_go(&l);
 	launch_wait(&l, &status, NULL);
+	if (sampling) {
+		int err = sampler_finish(&smp);
+
+		if (err)
+			cli_error("record", "samples could not all be written: %s", strerror(-err));
+		fprintf(stderr, "perfscope record: %llu samples", (unsigned long long)smp.samples);
+		if (smp.lost || smp.throttled)
+			fprintf(stderr,
+				", %llu lost, throttled %llu times (a lower --sample frequency "
+				"avoids it)",
+				(unsigned long long)smp.lost, (unsigned long long)smp.throttled);
+		fputc('\n', stderr);
+	}
 	if (ret < 0) {
 		cli_error("record", "%s: %s", cmd[0],
 			  ret == -EACCES ? "permission denied" : "command not found");
@@ -340,10 +493,11 @@ int cmd_record(int argc, char **argv)
 		if (created)
 			discard_dir(absdir);
 		else
-			write_meta(absdir, cmd, ncmd, evs, nev, group ? &mg : NULL, ret, start);
+			write_meta(absdir, cmd, ncmd, evs, nev, group ? &mg : NULL, NULL, ret, start);
 		goto out;
 	}
-	write_meta(absdir, cmd, ncmd, evs, nev, group ? &mg : NULL, status, start);
+	write_meta(absdir, cmd, ncmd, evs, nev, group ? &mg : NULL, sampling ? &smp : NULL, status,
+		   start);
 	if (functions && !has_function_events(absdir))
 		fprintf(stderr,
 			"perfscope record: no function events were recorded: build %s with "
@@ -353,6 +507,7 @@ int cmd_record(int argc, char **argv)
 		dir);
 	ret = status;
 out:
+	sampler_release(&smp);
 	free(evs);
 	metric_group_release(&mg);
 	opt_list_release(&events);

@@ -73,6 +73,17 @@ int launch_go(struct launch *l)
 	return n == (ssize_t)sizeof(e) ? -e : 0;
 }
 
+void launch_abort(struct launch *l)
+{
+	int st;
+
+	close(l->go_fd);
+	close(l->err_fd);
+	l->go_fd = l->err_fd = -1;
+	while (waitpid(l->pid, &st, 0) < 0 && errno == EINTR)
+		;
+}
+
 int launch_wait(struct launch *l, int *status, struct rusage *ru)
 {
 	struct sigaction ign, old_int, old_quit;

@@ -21,6 +21,9 @@ int launch_prepare(struct launch *l, char *const argv[]);
  * exited with 127 or 126 then). */
 int launch_go(struct launch *l);
 
+/* Give up before releasing the child: it exits without running anything; reaped here. */
+void launch_abort(struct launch *l);
+
 /* Wait for the child; *STATUS gets the shell convention: exit code, or 128 + signal. RU (may
  * be NULL) gets the child's resource usage. 0 or a negative errno. */
 int launch_wait(struct launch *l, int *status, struct rusage *ru);

@@ -41,6 +41,7 @@ _Static_assert(sizeof(struct psc_stream_header) == 64, "stream header is 64 byte
 #define PSC_FEAT_REGIONS   0x1u
 #define PSC_FEAT_FUNCTIONS 0x2u
 #define PSC_FEAT_COUNTERS  0x4u
+#define PSC_FEAT_SAMPLES   0x8u /* a samples file written by the launcher (samples.<pid>) */
 
 struct psc_chunk_header {
 	uint32_t magic; /* PSC_CHUNK_MAGIC */
@@ -79,6 +80,40 @@ enum psc_rec_type {
 	PSC_REC_STREAM_END = 7,
 	/* arg = 0; payload: the thread name, NUL-terminated, padded. */
 	PSC_REC_THREAD_NAME = 8,
+	/*
+	 * Samples files only. arg = group index; payload: one word per member, the index of its
+	 * event in meta.json's sampling.events (the leader first). Precedes the group's samples.
+	 */
+	PSC_REC_SAMPLE_GROUP = 9,
+	/*
+	 * arg = group index; payload: pid | tid << 32; the instruction pointer; cpu (bits 0-15) |
+	 * PSC_SAMPLE_* flags (bits 16-31) | call chain length << 32; the group's values as the
+	 * kernel counts them for this thread on this cpu since it started (nr, time_enabled,
+	 * time_running, nr values); then the call chain's return addresses, innermost first.
+	 */
+	PSC_REC_SAMPLE = 10,
+	/*
+	 * arg = enum psc_task_event; payload: pid | tid << 32, then for FORK and EXIT the parent's
+	 * ppid | ptid << 32, for COMM and EXEC the thread's new name, NUL-terminated, padded.
+	 */
+	PSC_REC_TASK = 11,
+	/* arg = 1 throttled, 0 unthrottled; payload: pid | tid << 32 of the sampled thread. */
+	PSC_REC_THROTTLE = 12,
+	/*
+	 * arg = number of sampled events; payload: per event its exact count over the whole run
+	 * (all threads and processes), time_enabled and time_running; a count of all ones for an
+	 * event that was not counted. Written once, after the command ended.
+	 */
+	PSC_REC_SAMPLE_TOTALS = 13,
+};
+
+#define PSC_SAMPLE_KERNEL 0x1u /* the sample's IP is in the kernel */
+
+enum psc_task_event {
+	PSC_TASK_FORK = 1, /* a new thread (tid != pid) or process (tid == pid) */
+	PSC_TASK_EXIT = 2,
+	PSC_TASK_COMM = 3, /* the thread renamed itself */
+	PSC_TASK_EXEC = 4, /* the process replaced its image; later samples of pid are image + 1 */
 };
 
 #define PSC_NO_GROUP 0xffffffffu

@@ -234,6 +234,12 @@ void jsonw_kv_double(struct jsonw *w, const char *key, double v)
 	jsonw_double(w, v);
 }
 
+void jsonw_kv_bool(struct jsonw *w, const char *key, int v)
+{
+	jsonw_key(w, key);
+	jsonw_bool(w, v);
+}
+
 const char *jsonw_text(struct jsonw *w)
 {
 	if (w->failed)

@@ -40,6 +40,7 @@ void jsonw_kv_string(struct jsonw *w, const char *key, const char *s);
 void jsonw_kv_u64(struct jsonw *w, const char *key, uint64_t v);
 void jsonw_kv_i64(struct jsonw *w, const char *key, int64_t v);
 void jsonw_kv_double(struct jsonw *w, const char *key, double v);
+void jsonw_kv_bool(struct jsonw *w, const char *key, int v);
 
 /* The text written so far, NUL-terminated (never NULL), or NULL if an allocation failed. */
 const char *jsonw_text(struct jsonw *w);

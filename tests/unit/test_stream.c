@@ -548,14 +548,23 @@ static void test_bad_records(void **state)
 		write_file(&b, "stream.halfrec", path, sizeof(path));
 		expect_read_error(path, 5, H + 152, "overruns");
 	}
-	/* an unknown record type (9): the type is in word 1 */
+	/* an unknown record type (14): the type is in word 1 */
 	{
 		const uint64_t c2[] = {EXT(30, PSC_REC_CLOCK_SYNC, 3, 0), 3000,
-				       psc_word0(31, PSC_KIND_EXT), psc_ext_word1(9, 2, 0)};
+				       psc_word0(31, PSC_KIND_EXT), psc_ext_word1(14, 2, 0)};
 		two_good_chunks(&b);
 		put_chunk(&b, 2, c2, 5);
+		write_file(&b, "stream.type14", path, sizeof(path));
+		expect_read_error(path, 5, H + 160, "unknown record type 14");
+	}
+	/* a samples-file record (9, sample group) in a thread's stream */
+	{
+		const uint64_t c2[] = {EXT(30, PSC_REC_CLOCK_SYNC, 3, 0), 3000,
+				       psc_word0(31, PSC_KIND_EXT), psc_ext_word1(9, 3, 0), 0};
+		two_good_chunks(&b);
+		put_chunk(&b, 2, c2, 6);
 		write_file(&b, "stream.type9", path, sizeof(path));
-		expect_read_error(path, 5, H + 160, "unknown record type 9");
+		expect_read_error(path, 5, H + 160, "outside a samples file");
 	}
 	/* type 0 is not a record type either */
 	{

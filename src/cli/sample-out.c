@@ -1,0 +1,342 @@
+/* sample-out.c - samples file writer with time ordering, and the pmaps files. */
+#include "sample-out.h"
+
+#include "../core/clock.h"
+#include "../core/format.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define CHUNK_WORDS (128u << 10) /* 1 MiB chunks */
+
+/* A queued record: its words live in the arena at `at`. */
+struct pending {
+	uint64_t ns;
+	uint64_t seq; /* arrival order, for a stable sort */
+	size_t at, n;
+	int is_mmap; /* words: pid, start, len, pgoff, prot | flags << 32, path */
+};
+
+/* Program images seen per process: exec records advance them. */
+struct proc_image {
+	pid_t pid;
+	unsigned image;
+};
+
+struct sample_out {
+	int fd;
+	char dir[PATH_MAX];
+	pid_t root;
+	uint64_t *chunk;
+	size_t nchunk;
+	uint64_t seq;
+	int error;
+	uint64_t written;
+	struct pending *pend;
+	size_t npend, pendcap;
+	uint64_t *arena, *spare;
+	size_t narena, arenacap, sparecap;
+	uint64_t arrivals;
+	struct proc_image *images;
+	size_t nimages, imagecap;
+};
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+static void chunk_begin(struct sample_out *o, uint64_t ns)
+{
+	o->chunk[0] = psc_word0(ns, PSC_KIND_EXT);
+	o->chunk[1] = psc_ext_word1(PSC_REC_CLOCK_SYNC, 3, 0);
+	o->chunk[2] = ns;
+	o->nchunk = 3;
+}
+
+static int chunk_write(struct sample_out *o)
+{
+	struct psc_chunk_header h = {PSC_CHUNK_MAGIC, (uint32_t)(o->nchunk * 8), o->seq};
+	int ret;
+
+	if (o->nchunk <= 3)
+		return 0;
+	ret = write_all(o->fd, &h, sizeof(h));
+	if (!ret)
+		ret = write_all(o->fd, o->chunk, o->nchunk * 8);
+	o->seq++;
+	o->nchunk = 0;
+	if (ret && !o->error)
+		o->error = ret;
+	return ret;
+}
+
+static unsigned *image_of(struct sample_out *o, pid_t pid);
+
+int sample_out_open(struct sample_out **out, const char *dir, pid_t pid, uint32_t nevents)
+{
+	struct psc_stream_header h;
+	struct sample_out *o = calloc(1, sizeof(*o));
+	char path[PATH_MAX + 32];
+	uint64_t now = clock_monotonic_ns();
+	int ret;
+
+	if (!o)
+		return -ENOMEM;
+	o->chunk = malloc(CHUNK_WORDS * sizeof(uint64_t));
+	if (!o->chunk) {
+		free(o);
+		return -ENOMEM;
+	}
+	snprintf(o->dir, sizeof(o->dir), "%s", dir);
+	o->root = pid;
+	snprintf(path, sizeof(path), "%s/samples.%d", dir, (int)pid);
+	o->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (o->fd < 0) {
+		ret = -errno;
+		free(o->chunk);
+		free(o);
+		return ret;
+	}
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, PSC_STREAM_MAGIC, sizeof(h.magic));
+	h.version = PSC_FORMAT_VERSION;
+	h.header_size = sizeof(h);
+	h.features = PSC_FEAT_SAMPLES;
+	h.pid = (uint32_t)pid;
+	h.rank = -1;
+	h.clock_source = CLOCK_SOURCE_MONOTONIC;
+	h.start_ticks = now;
+	h.start_ns = now;
+	h.nevents = nevents;
+	ret = write_all(o->fd, &h, sizeof(h));
+	if (ret) {
+		close(o->fd);
+		free(o->chunk);
+		free(o);
+		return ret;
+	}
+	/* the exec that starts the command is the root's first record: it begins image 0 */
+	if (!image_of(o, pid)) {
+		sample_out_close(o);
+		return -ENOMEM;
+	}
+	o->images[0].image = UINT_MAX;
+	*out = o;
+	return 0;
+}
+
+static int queue(struct sample_out *o, uint64_t ns, const uint64_t *w, size_t n, int is_mmap)
+{
+	if (o->npend == o->pendcap) {
+		size_t cap = o->pendcap ? 2 * o->pendcap : 4096;
+		struct pending *p = realloc(o->pend, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		o->pend = p;
+		o->pendcap = cap;
+	}
+	if (o->narena + n > o->arenacap) {
+		size_t cap = o->arenacap ? 2 * o->arenacap : 65536;
+		uint64_t *a;
+
+		while (cap < o->narena + n)
+			cap *= 2;
+		a = realloc(o->arena, cap * sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		o->arena = a;
+		o->arenacap = cap;
+	}
+	memcpy(o->arena + o->narena, w, n * sizeof(*w));
+	o->pend[o->npend++] = (struct pending){ns, o->arrivals++, o->narena, n, is_mmap};
+	o->narena += n;
+	return 0;
+}
+
+int sample_out_add(struct sample_out *o, uint64_t ns, uint32_t type, uint32_t arg,
+		   const uint64_t *payload, size_t n)
+{
+	uint64_t w[2 + 512];
+
+	if (n + 2 > PSC_REC_MAX_WORDS || n + 2 > sizeof(w) / sizeof(w[0]))
+		return -E2BIG;
+	/* samples carry CLOCK_MONOTONIC ns, which fits the 62 bits of word 0 for 146 years */
+	w[0] = psc_word0(ns, PSC_KIND_EXT);
+	w[1] = psc_ext_word1((enum psc_rec_type)type, (uint32_t)(n + 2), arg);
+	memcpy(w + 2, payload, n * sizeof(*payload));
+	return queue(o, ns, w, n + 2, 0);
+}
+
+int sample_out_add_mmap(struct sample_out *o, uint64_t ns, pid_t pid, uint64_t start,
+			uint64_t len, uint64_t pgoff, uint32_t prot, uint32_t flags,
+			const char *path)
+{
+	uint64_t w[5 + PATH_MAX / 8 + 1] = {(uint64_t)(uint32_t)pid, start, len, pgoff,
+					    prot | (uint64_t)flags << 32};
+	size_t plen = strnlen(path, PATH_MAX - 1);
+
+	memcpy(w + 5, path, plen);
+	return queue(o, ns, w, 5 + plen / 8 + 1, 1);
+}
+
+static unsigned *image_of(struct sample_out *o, pid_t pid)
+{
+	for (size_t i = 0; i < o->nimages; i++)
+		if (o->images[i].pid == pid)
+			return &o->images[i].image;
+	if (o->nimages == o->imagecap) {
+		size_t cap = o->imagecap ? 2 * o->imagecap : 16;
+		struct proc_image *p = realloc(o->images, cap * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		o->images = p;
+		o->imagecap = cap;
+	}
+	o->images[o->nimages] = (struct proc_image){pid, 0};
+	return &o->images[o->nimages++].image;
+}
+
+/* Append the mapping to pmaps.<pid>[.<image>] in /proc/<pid>/maps syntax. */
+static void write_mmap(struct sample_out *o, const uint64_t *w)
+{
+	pid_t pid = (pid_t)w[0];
+	unsigned *image = image_of(o, pid);
+	uint32_t prot = (uint32_t)w[4], flags = (uint32_t)(w[4] >> 32);
+	char path[PATH_MAX + 64];
+	FILE *f;
+
+	if (!image)
+		return;
+	if (*image)
+		snprintf(path, sizeof(path), "%s/pmaps.%d.%u", o->dir, (int)pid, *image);
+	else
+		snprintf(path, sizeof(path), "%s/pmaps.%d", o->dir, (int)pid);
+	f = fopen(path, "ae");
+	if (!f)
+		return;
+	fprintf(f, "%llx-%llx %c%c%c%c %08llx 00:00 0 %s\n", (unsigned long long)w[1],
+		(unsigned long long)(w[1] + w[2]), prot & PROT_READ ? 'r' : '-',
+		prot & PROT_WRITE ? 'w' : '-', prot & PROT_EXEC ? 'x' : '-',
+		flags & MAP_SHARED ? 's' : 'p', (unsigned long long)w[3], (const char *)(w + 5));
+	fclose(f);
+}
+
+static int pending_cmp(const void *a, const void *b)
+{
+	const struct pending *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int emit(struct sample_out *o, const struct pending *p)
+{
+	const uint64_t *w = o->arena + p->at;
+
+	if (p->is_mmap) {
+		write_mmap(o, w);
+		return 0;
+	}
+	if (psc_rec_type(w[1]) == PSC_REC_TASK && psc_rec_arg(w[1]) == PSC_TASK_EXEC) {
+		unsigned *image = image_of(o, (pid_t)(uint32_t)w[2]);
+
+		if (image)
+			++*image;
+	}
+	if (o->nchunk && o->nchunk + p->n > CHUNK_WORDS && chunk_write(o))
+		return o->error;
+	if (!o->nchunk)
+		chunk_begin(o, p->ns);
+	memcpy(o->chunk + o->nchunk, w, p->n * sizeof(*w));
+	o->nchunk += p->n;
+	o->written++;
+	return 0;
+}
+
+int sample_out_flush(struct sample_out *o, uint64_t watermark)
+{
+	size_t i, keep = 0, narena = 0;
+
+	qsort(o->pend, o->npend, sizeof(*o->pend), pending_cmp);
+	for (i = 0; i < o->npend && o->pend[i].ns <= watermark; i++)
+		emit(o, &o->pend[i]);
+	if (i == o->npend) {
+		o->npend = o->narena = 0;
+		return o->error;
+	}
+	/*
+	 * What waits for a later flush moves to the spare arena in its new order (sorting broke
+	 * the arena order, so compacting in place could overwrite a record not yet moved).
+	 */
+	if (o->sparecap < o->narena) {
+		uint64_t *a = realloc(o->spare, o->arenacap * sizeof(*a));
+
+		if (!a)
+			return -ENOMEM;
+		o->spare = a;
+		o->sparecap = o->arenacap;
+	}
+	for (; i < o->npend; i++) {
+		struct pending p = o->pend[i];
+
+		memcpy(o->spare + narena, o->arena + p.at, p.n * sizeof(uint64_t));
+		p.at = narena;
+		narena += p.n;
+		o->pend[keep++] = p;
+	}
+	uint64_t *a = o->arena;
+	size_t cap = o->arenacap;
+
+	o->arena = o->spare;
+	o->arenacap = o->sparecap;
+	o->spare = a;
+	o->sparecap = cap;
+	o->npend = keep;
+	o->narena = narena;
+	return o->error;
+}
+
+int sample_out_close(struct sample_out *o)
+{
+	int ret;
+
+	sample_out_flush(o, UINT64_MAX);
+	chunk_write(o);
+	if (close(o->fd) < 0 && !o->error)
+		o->error = -errno;
+	ret = o->error;
+	free(o->chunk);
+	free(o->pend);
+	free(o->arena);
+	free(o->spare);
+	free(o->images);
+	free(o);
+	return ret;
+}
+
+uint64_t sample_out_written(const struct sample_out *o)
+{
+	return o->written;
+}

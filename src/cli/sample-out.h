@@ -1,0 +1,44 @@
+/*
+ * sample-out.h - writing a samples file (docs/format.md) from records that arrive out of
+ * order: the per-CPU ring buffers are drained one after the other, so a thread that migrated
+ * can have a later sample read before an earlier one. Records wait in a pending list and are
+ * written in time order once the drain has passed their time (the watermark).
+ */
+#ifndef PSC_SAMPLE_OUT_H
+#define PSC_SAMPLE_OUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct sample_out;
+
+/* Create DIR/samples.<PID> (never replacing a file) with NEVENTS sampled events. 0 or -errno. */
+int sample_out_open(struct sample_out **out, const char *dir, pid_t pid, uint32_t nevents);
+
+/*
+ * Queue the extended record of TYPE and ARG at time NS (CLOCK_MONOTONIC) with N payload words.
+ * 0 or -ENOMEM.
+ */
+int sample_out_add(struct sample_out *o, uint64_t ns, uint32_t type, uint32_t arg,
+		   const uint64_t *payload, size_t n);
+
+/*
+ * Queue an executable mapping of PID: when its turn comes it is appended, as a
+ * /proc/PID/maps line, to DIR/pmaps.<PID>[.<image>] of the image PID runs then (an exec record
+ * of PID queued before it starts the next image). 0 or -ENOMEM.
+ */
+int sample_out_add_mmap(struct sample_out *o, uint64_t ns, pid_t pid, uint64_t start,
+			uint64_t len, uint64_t pgoff, uint32_t prot, uint32_t flags,
+			const char *path);
+
+/* Write, in time order, every queued record not later than WATERMARK. 0 or -errno. */
+int sample_out_flush(struct sample_out *o, uint64_t watermark);
+
+/* Flush everything, write the last chunk and close. 0 or the first write error. */
+int sample_out_close(struct sample_out *o);
+
+/* Records written and records still queued (for tests and statistics). */
+uint64_t sample_out_written(const struct sample_out *o);
+
+#endif /* PSC_SAMPLE_OUT_H */
