@@ -10,6 +10,7 @@
 #include "../analysis/symbols.h"
 #include "../output/func-print.h"
 #include "../output/region-print.h"
+#include "../output/sample-print.h"
 #include "options.h"
 
 /* Exit statuses of the CLI contract (DESIGN.md). */
@@ -85,6 +86,8 @@ struct report {
 	struct symtab syms;
 	struct func_profile fprof, fmerged;
 	struct func_report fr;
+	struct sample_profile sprof; /* built when the experiment has samples files */
+	struct sample_report sr;
 };
 
 /* How report_open shows the profiles. */
@@ -93,6 +96,8 @@ struct report_options {
 	const char *sort_key; /* NULL: excl for functions, incl for regions */
 	size_t top;
 	int64_t min_ns;
+	int lines;    /* samples: the hottest source lines */
+	int accuracy; /* samples: estimated against exact totals */
 };
 
 /* Open DIR and build its profiles (per thread or merged), sorted; prints the cause on failure.

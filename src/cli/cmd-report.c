@@ -175,6 +175,19 @@ int report_open(struct report *rep, const char *cmd, const char *dir,
 	if (rep->rr.p->nrows)
 		qsort_r(rep->rr.p->rows, rep->rr.p->nrows, sizeof(*rep->rr.p->rows), row_cmp,
 			(void *)key);
+	if (rep->e.nsamples) {
+		if (sample_profile_build(&rep->sprof, &rep->e, &rep->syms, opt->per_thread,
+					 opt->lines, err, sizeof(err))) {
+			cli_error(cmd, "%s", err);
+			return -EINVAL;
+		}
+		sample_profile_sort(&rep->sprof);
+		rep->sr.e = &rep->e;
+		rep->sr.p = &rep->sprof;
+		rep->sr.top = opt->top;
+		rep->sr.lines = opt->lines;
+		rep->sr.accuracy = opt->accuracy;
+	}
 	return report_functions(rep, cmd, opt);
 }
 
@@ -187,13 +200,14 @@ void report_close(struct report *rep)
 	region_profile_release(&rep->merged);
 	func_profile_release(&rep->fprof);
 	func_profile_release(&rep->fmerged);
+	sample_profile_release(&rep->sprof);
 	if (rep->syms.dir)
 		symtab_release(&rep->syms);
 	experiment_release(&rep->e);
 }
 
 /* What the report shows. */
-enum report_view { VIEW_AUTO, VIEW_FUNCTIONS, VIEW_REGIONS };
+enum report_view { VIEW_AUTO, VIEW_FUNCTIONS, VIEW_REGIONS, VIEW_SAMPLES };
 
 static int report_print(const struct report *rep, enum report_view view, int tree, int csv,
 			int json, FILE *out)
@@ -202,7 +216,18 @@ static int report_print(const struct report *rep, enum report_view view, int tre
 	int ret;
 
 	if (view == VIEW_AUTO)
-		view = has_functions ? VIEW_FUNCTIONS : VIEW_REGIONS;
+		view = has_functions	 ? VIEW_FUNCTIONS
+		       : rep->e.nsamples ? VIEW_SAMPLES
+					 : VIEW_REGIONS;
+	if (view == VIEW_SAMPLES && !rep->e.nsamples) {
+		cli_error("report", "%s has no samples (record with perfscope record --sample)",
+			  rep->e.dir);
+		return -EINVAL;
+	}
+	if (view == VIEW_SAMPLES)
+		return csv    ? sample_print_csv(&rep->sr, out)
+		       : json ? sample_print_json(&rep->sr, out)
+			      : sample_print_text(&rep->sr, out);
 	if (view == VIEW_REGIONS)
 		return csv    ? region_print_csv(&rep->rr, out)
 		       : json ? region_print_json(&rep->rr, out)
@@ -227,12 +252,16 @@ int cmd_report(int argc, char **argv)
 	struct opt_list by = {0};
 	const char *output = NULL, *sort_key = NULL, *min_time = NULL;
 	long top = 0;
-	int csv = 0, json = 0, force = 0, help = 0, tree = 0, first, ret;
+	int csv = 0, json = 0, force = 0, help = 0, tree = 0, lines = 0, accuracy = 0, first, ret;
 	const struct option_spec specs[] = {
-	    {0, "by", OPT_LIST, &by, "function|region|thread",
-	     "what to show: function (default when traced), region, and thread to split per "
-	     "thread",
+	    {0, "by", OPT_LIST, &by, "function|region|sample|thread",
+	     "what to show: function (default when traced), sample (default when sampled), "
+	     "region, and thread to split per thread",
 	     0, NULL},
+	    {0, "lines", OPT_FLAG, &lines, NULL, "sampled: the hottest source lines (file:line)", 0,
+	     NULL},
+	    {0, "accuracy", OPT_FLAG, &accuracy, NULL,
+	     "sampled: totals estimated from the samples against exact counts", 0, NULL},
 	    {0, "tree", OPT_FLAG, &tree, NULL, "the call tree with inclusive times and calls", 0,
 	     NULL},
 	    {0, "sort", OPT_STRING, &sort_key, "KEY",
@@ -275,8 +304,10 @@ int cmd_report(int argc, char **argv)
 			view = VIEW_REGIONS;
 		} else if (!strcmp(by.items[i], "function")) {
 			view = VIEW_FUNCTIONS;
+		} else if (!strcmp(by.items[i], "sample")) {
+			view = VIEW_SAMPLES;
 		} else {
-			cli_error("report", "--by %s: expected function, region or thread",
+			cli_error("report", "--by %s: expected function, region, sample or thread",
 				  by.items[i]);
 			goto out;
 		}
@@ -298,6 +329,16 @@ int cmd_report(int argc, char **argv)
 						    "--csv/--json/--by region");
 		goto out;
 	}
+	if (lines || accuracy) {
+		if (view != VIEW_AUTO && view != VIEW_SAMPLES) {
+			cli_error("report",
+				  "--lines and --accuracy are views of samples: drop --by");
+			goto out;
+		}
+		view = VIEW_SAMPLES;
+	}
+	opt.lines = lines;
+	opt.accuracy = accuracy;
 	opt.sort_key = sort_key;
 	opt.top = (size_t)top;
 	opt.min_ns = (int64_t)min_ns;

@@ -1,0 +1,274 @@
+/* samples.c - samples files as samples with counter deltas, threads and markers. */
+#include "samples.h"
+#include "stream.h"
+#include "u64map.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct sample_thread *thread_get(struct sample_walk *w, pid_t pid, pid_t tid, size_t *idx)
+{
+	for (size_t i = w->nthreads; i-- > 0;)
+		if (w->threads[i].tid == tid && w->threads[i].pid == pid) {
+			*idx = i;
+			return &w->threads[i];
+		}
+	if (w->nthreads == w->threadcap) {
+		size_t cap = w->threadcap ? 2 * w->threadcap : 16;
+		struct sample_thread *t = realloc(w->threads, cap * sizeof(*t));
+
+		if (!t)
+			return NULL;
+		w->threads = t;
+		w->threadcap = cap;
+	}
+	memset(&w->threads[w->nthreads], 0, sizeof(w->threads[0]));
+	w->threads[w->nthreads].pid = pid;
+	w->threads[w->nthreads].tid = tid;
+	*idx = w->nthreads;
+	return &w->threads[w->nthreads++];
+}
+
+static int mark(struct sample_walk *w, uint64_t ns, uint64_t pidtid, int kind)
+{
+	if (w->nmarkers == w->markercap) {
+		size_t cap = w->markercap ? 2 * w->markercap : 16;
+		struct sample_marker *m = realloc(w->markers, cap * sizeof(*m));
+
+		if (!m)
+			return -ENOMEM;
+		w->markers = m;
+		w->markercap = cap;
+	}
+	w->markers[w->nmarkers++] =
+	    (struct sample_marker){ns, (pid_t)(uint32_t)pidtid, (pid_t)(pidtid >> 32), kind};
+	return 0;
+}
+
+/* The previous values of (tid, cpu, group): a state of 2 + nevents words, zero when new. */
+static uint64_t *prev_state(struct sample_walk *w, uint64_t tid, uint64_t cpu, uint64_t group)
+{
+	uint64_t key = tid << 32 | (cpu & 0xffff) << 16 | (group & 0xffff), idx;
+	size_t words = 2 + (size_t)w->nevents;
+
+	if (u64map_get(w->prev, key, &idx))
+		return w->prev_vals + idx * words;
+	if (w->nprev == w->prevcap) {
+		size_t cap = w->prevcap ? 2 * w->prevcap : 64;
+		uint64_t *v = realloc(w->prev_vals, cap * words * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		w->prev_vals = v;
+		w->prevcap = cap;
+	}
+	if (u64map_put(w->prev, key, w->nprev))
+		return NULL;
+	memset(w->prev_vals + w->nprev * words, 0, words * sizeof(uint64_t));
+	return w->prev_vals + w->nprev++ * words;
+}
+
+static unsigned image_get(struct sample_walk *w, pid_t pid)
+{
+	uint64_t v = 1;
+
+	u64map_get(w->images, (uint64_t)(uint32_t)pid, &v);
+	return v ? (unsigned)(v - 1) : 0;
+}
+
+/* A task record: thread names, and exec, which starts the next image of its process. */
+static int on_task(struct sample_walk *w, const struct stream_record *rec, pid_t root)
+{
+	const uint64_t *p = rec->payload;
+	pid_t pid = (pid_t)(uint32_t)p[0], tid = (pid_t)(p[0] >> 32);
+	struct sample_thread *t;
+	size_t idx;
+
+	if (rec->arg == PSC_TASK_EXEC) {
+		uint64_t v = pid == root ? 0 : 1;
+
+		/* the root's first exec is the launch itself: image 0 begins there */
+		u64map_get(w->images, (uint64_t)(uint32_t)pid, &v);
+		if (u64map_put(w->images, (uint64_t)(uint32_t)pid, v + 1) ||
+		    mark(w, rec->ticks, p[0], MARK_EXEC))
+			return -ENOMEM;
+	}
+	if (rec->arg == PSC_TASK_EXIT)
+		return mark(w, rec->ticks, p[0], MARK_EXIT);
+	if (rec->arg == PSC_TASK_COMM || rec->arg == PSC_TASK_EXEC) {
+		t = thread_get(w, pid, tid, &idx);
+		if (!t)
+			return -ENOMEM;
+		snprintf(t->name, sizeof(t->name), "%.*s", (int)sizeof(t->name) - 1,
+			 (const char *)(p + 1));
+	}
+	return 0;
+}
+
+static int on_sample(struct sample_walk *w, const struct stream_record *rec, const uint64_t *groups,
+		     int (*fn)(void *, const struct sample *), void *ctx)
+{
+	const uint64_t *p = rec->payload, *val = p + 6;
+	uint64_t nr = p[3], *prev, running = p[5];
+	struct sample s = {0};
+	struct sample_thread *t;
+
+	s.ns = rec->ticks;
+	s.pid = (pid_t)(uint32_t)p[0];
+	s.tid = (pid_t)(p[0] >> 32);
+	s.ip = p[1];
+	s.cpu = (unsigned)(p[2] & 0xffff);
+	s.kernel = !!((p[2] >> 16) & PSC_SAMPLE_KERNEL);
+	s.group = rec->arg;
+	s.nchain = (size_t)(p[2] >> 32);
+	s.chain = val + nr;
+	s.image = image_get(w, s.pid);
+	t = thread_get(w, s.pid, s.tid, &s.thread);
+	prev = prev_state(w, (uint64_t)(uint32_t)s.tid, s.cpu, s.group);
+	if (!t || !prev)
+		return -ENOMEM;
+	memset(w->delta, 0, w->nevents * sizeof(uint64_t));
+	for (uint64_t k = 0; k < nr; k++) {
+		uint64_t ev = groups[rec->arg * w->nevents + k];
+
+		/* counts only grow; a smaller value is a new thread with a recycled tid */
+		w->delta[ev] = val[k] >= prev[2 + ev] ? val[k] - prev[2 + ev] : val[k];
+		prev[2 + ev] = val[k];
+	}
+	s.weight_ns = running >= prev[1] ? running - prev[1] : running;
+	s.from_ns = s.ns > s.weight_ns ? s.ns - s.weight_ns : 0;
+	if (s.from_ns < prev[0])
+		s.from_ns = prev[0];
+	if (s.from_ns < w->start_ns)
+		s.from_ns = w->start_ns;
+	prev[0] = s.ns;
+	prev[1] = running;
+	s.delta = w->delta;
+	if (!t->samples)
+		t->first_ns = s.ns;
+	t->samples++;
+	t->last_ns = s.ns;
+	t->weight_ns += s.weight_ns;
+	w->samples++;
+	return fn ? fn(ctx, &s) : 0;
+}
+
+/* One samples file. GROUPS: per group, its members' event indices. */
+static int walk_file(struct sample_walk *w, const struct exp_samples *f,
+		     int (*fn)(void *, const struct sample *), void *ctx, char *err, size_t errlen)
+{
+	struct stream_reader r;
+	struct stream_record rec;
+	uint64_t *groups;
+	int ret = stream_open(&r, f->path, err, errlen);
+
+	if (ret)
+		return ret;
+	if (!(r.hdr.features & PSC_FEAT_SAMPLES) || r.hdr.nevents != w->nevents) {
+		snprintf(err, errlen, "%s: byte 56: %u sampled events, meta.json lists %u", f->path,
+			 r.hdr.nevents, w->nevents);
+		stream_close(&r);
+		return -EINVAL;
+	}
+	groups = calloc((size_t)w->nevents * w->nevents + 1, sizeof(*groups));
+	if (!groups) {
+		stream_close(&r);
+		return -ENOMEM;
+	}
+	if (!w->start_ns || r.hdr.start_ns < w->start_ns)
+		w->start_ns = r.hdr.start_ns;
+	while ((ret = stream_next(&r, &rec, err, errlen)) > 0) {
+		ret = 0;
+		if (rec.ticks > w->end_ns)
+			w->end_ns = rec.ticks;
+		if (rec.kind != PSC_KIND_EXT)
+			continue;
+		switch (rec.type) {
+		case PSC_REC_SAMPLE_GROUP:
+			for (size_t k = 0; k < rec.npayload; k++)
+				groups[rec.arg * w->nevents + k] = rec.payload[k];
+			break;
+		case PSC_REC_SAMPLE:
+			ret = on_sample(w, &rec, groups, fn, ctx);
+			break;
+		case PSC_REC_TASK:
+			ret = on_task(w, &rec, f->pid);
+			break;
+		case PSC_REC_THROTTLE:
+			ret = mark(w, rec.ticks, rec.payload[0],
+				   rec.arg ? MARK_THROTTLE : MARK_UNTHROTTLE);
+			w->throttled += rec.arg;
+			break;
+		case PSC_REC_LOST:
+			w->lost += rec.payload[0];
+			break;
+		case PSC_REC_SAMPLE_TOTALS:
+			if (!w->totals)
+				w->totals = calloc(3 * (size_t)w->nevents + 1, sizeof(uint64_t));
+			if (!w->totals) {
+				ret = -ENOMEM;
+				break;
+			}
+			for (size_t k = 0; k < 3 * (size_t)w->nevents; k++)
+				w->totals[k] =
+				    rec.payload[k] == UINT64_MAX || w->totals[k] == UINT64_MAX
+					? UINT64_MAX
+					: w->totals[k] + rec.payload[k];
+			break;
+		default:
+			break;
+		}
+		if (ret)
+			break;
+	}
+	if (ret > 0)
+		ret = 0;
+	if (ret == -ENOMEM)
+		snprintf(err, errlen, "%s: out of memory", f->path);
+	w->ended &= r.ended;
+	free(groups);
+	stream_close(&r);
+	return ret;
+}
+
+int samples_walk(const struct experiment *e, struct sample_walk *w,
+		 int (*fn)(void *ctx, const struct sample *s), void *ctx, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	memset(w, 0, sizeof(*w));
+	w->nevents = (uint32_t)e->sampling.nevents;
+	w->ended = 1;
+	w->prev = calloc(1, sizeof(*w->prev));
+	w->images = calloc(1, sizeof(*w->images));
+	w->delta = calloc(w->nevents + 1, sizeof(uint64_t));
+	if (!w->prev || !w->images || !w->delta) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < e->nsamples && !ret; i++) {
+		u64map_clear(w->prev);
+		w->nprev = 0;
+		u64map_clear(w->images);
+		ret = walk_file(w, &e->samples[i], fn, ctx, err, errlen);
+	}
+	return ret;
+}
+
+void sample_walk_release(struct sample_walk *w)
+{
+	if (w->prev)
+		u64map_release(w->prev);
+	if (w->images)
+		u64map_release(w->images);
+	free(w->prev);
+	free(w->images);
+	free(w->prev_vals);
+	free(w->delta);
+	free(w->threads);
+	free(w->markers);
+	free(w->totals);
+	memset(w, 0, sizeof(*w));
+}

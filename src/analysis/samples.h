@@ -1,0 +1,83 @@
+/*
+ * samples.h - reading the samples files of an experiment (`record --sample`) as a sequence of
+ * samples with counter deltas.
+ *
+ * The kernel gives each sample the values its thread counted on that CPU since the thread
+ * started (inherited per-CPU events), so the walker keeps the previous sample's values per
+ * thread, CPU and group and hands out differences: what the thread counted since its previous
+ * sample there. The on-CPU time a sample stands for is the difference of the group's
+ * time_running. Task records give thread names and exec boundaries (program images).
+ */
+#ifndef PSC_AN_SAMPLES_H
+#define PSC_AN_SAMPLES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "experiment.h"
+
+struct sample {
+	uint64_t ns; /* CLOCK_MONOTONIC */
+	pid_t pid, tid;
+	unsigned image; /* program image of pid at the sample (exec count) */
+	size_t thread;	/* index in sample_walk.threads */
+	uint64_t ip;
+	unsigned cpu;
+	int kernel;	/* the IP is in the kernel */
+	uint32_t group; /* sample group; 0 is the leader's */
+	/*
+	 * Per event of the file (sample_walk.nevents): what the thread counted on this CPU since
+	 * its previous sample of this group there; 0 for events of other groups.
+	 */
+	const uint64_t *delta;
+	uint64_t from_ns;   /* start of the span the deltas cover (estimated, >= previous sample) */
+	uint64_t weight_ns; /* on-CPU time the sample stands for: its group's time_running delta */
+	const uint64_t *chain; /* caller return addresses, innermost first */
+	size_t nchain;
+};
+
+struct sample_thread {
+	pid_t pid, tid;
+	char name[24]; /* from the last comm/exec record, "" unknown */
+	uint64_t samples;
+	uint64_t first_ns, last_ns;
+	uint64_t weight_ns;
+};
+
+/* A point of interest on the time axis, for timelines. */
+struct sample_marker {
+	uint64_t ns;
+	pid_t pid, tid;
+	enum { MARK_EXEC, MARK_EXIT, MARK_THROTTLE, MARK_UNTHROTTLE } kind;
+};
+
+struct sample_walk {
+	uint32_t nevents;	   /* sampled events (meta.json sampling.events) */
+	uint64_t start_ns, end_ns; /* launch and last record of the files */
+	struct sample_thread *threads;
+	size_t nthreads, threadcap;
+	struct sample_marker *markers;
+	size_t nmarkers, markercap;
+	uint64_t *totals; /* 3 per event: exact count, time_enabled, time_running; or NULL */
+	uint64_t samples, lost, throttled;
+	int ended; /* every file ended with its end record */
+	/* internal */
+	struct u64map *prev; /* (tid, cpu, group) -> index in prev_vals */
+	uint64_t *prev_vals; /* per state: ns, time_running, then nevents values */
+	size_t nprev, prevcap;
+	uint64_t *delta;
+	struct u64map *images; /* pid -> image + 1 (0: the root's launch exec not seen yet) */
+};
+
+/*
+ * Read every samples file of E in time order, calling FN for each sample (a nonzero return
+ * stops the walk and is returned). W is filled with threads, markers and totals. 0, the
+ * return of FN, or a negative errno with "file: byte N: ..." in ERR.
+ */
+int samples_walk(const struct experiment *e, struct sample_walk *w,
+		 int (*fn)(void *ctx, const struct sample *s), void *ctx, char *err, size_t errlen);
+
+void sample_walk_release(struct sample_walk *w);
+
+#endif /* PSC_AN_SAMPLES_H */

@@ -1,0 +1,235 @@
+/* sprofile.c - functions and lines of a sampled experiment. */
+#include "sprofile.h"
+#include "u64map.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct build {
+	struct sample_profile *p;
+	int lines;
+	struct str_arena names; /* "module (no symbols)" labels */
+};
+
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+/* The function's ELF address in its module: the same in every process that maps it. */
+static uint64_t function_offset(const struct sym_info *sym, uint64_t addr)
+{
+	return sym->known && sym->start && sym->start <= addr ? sym->offset - (addr - sym->start)
+							      : 0;
+}
+
+static int same_row(const struct sprof_row *r, const struct sym_info *sym, uint64_t foff, pid_t tid,
+		    pid_t pid)
+{
+	return r->tid == tid && r->pid == pid && r->sym.known == sym->known &&
+	       function_offset(&r->sym, r->addr) == foff && !strcmp(r->sym.module, sym->module) &&
+	       (!sym->known || !strcmp(r->sym.name, sym->name));
+}
+
+static struct sprof_row *row_get(struct build *b, const struct sample *s,
+				 const struct sym_info *sym)
+{
+	struct sample_profile *p = b->p;
+	pid_t tid = p->per_thread ? s->tid : 0, pid = p->per_thread ? s->pid : 0;
+	uint64_t foff = function_offset(sym, s->ip), v;
+	uint64_t h = hash_str(hash_str(1469598103934665603ull ^ foff, sym->module),
+			      sym->known ? sym->name : "") ^
+		     ((uint64_t)(uint32_t)tid << 20) ^ (uint64_t)(uint32_t)pid;
+	struct sprof_row *r;
+
+	if (u64map_get(p->index, h, &v) && same_row(&p->rows[v], sym, foff, tid, pid))
+		return &p->rows[v];
+	for (size_t i = 0; i < p->nrows; i++) /* a hash collision (rare) */
+		if (same_row(&p->rows[i], sym, foff, tid, pid))
+			return &p->rows[i];
+	if (p->nrows == p->rowcap) {
+		size_t cap = p->rowcap ? 2 * p->rowcap : 256;
+		struct sprof_row *nr = realloc(p->rows, cap * sizeof(*nr));
+		uint64_t *nc = realloc(p->counts, cap * (p->nevents + 1) * sizeof(*nc));
+
+		if (nr)
+			p->rows = nr;
+		if (nc)
+			p->counts = nc;
+		if (!nr || !nc)
+			return NULL;
+		p->rowcap = cap;
+	}
+	r = &p->rows[p->nrows];
+	memset(r, 0, sizeof(*r));
+	r->pid = pid;
+	r->tid = tid;
+	r->image = s->image;
+	r->addr = s->ip;
+	r->sym = *sym;
+	if (!sym->known) {
+		/* addresses without a symbol count for their module as a whole */
+		const char *slash = strrchr(sym->module, '/');
+
+		r->sym.name = !*sym->module	    ? "[unknown]"
+			      : *sym->module == '[' ? sym->module /* [vdso], [kernel]... */
+						    : arena_printf(&b->names, "%s (no symbols)",
+								   slash ? slash + 1 : sym->module);
+		if (!r->sym.name)
+			return NULL;
+		r->sym.file = "";
+		r->sym.line = 0;
+		r->sym.func_file = "";
+		r->sym.func_line = 0;
+	}
+	r->counts = p->nrows;
+	memset(p->counts + r->counts * p->nevents, 0, p->nevents * sizeof(uint64_t));
+	if (!u64map_get(p->index, h, &v) && u64map_put(p->index, h, p->nrows))
+		return NULL;
+	p->nrows++;
+	return r;
+}
+
+static int line_add(struct build *b, const struct sample *s, const struct sym_info *sym,
+		    const char *func)
+{
+	struct sample_profile *p = b->p;
+	uint64_t h = hash_str(hash_str(1469598103934665603ull ^ sym->line, sym->file), func), v;
+	struct sprof_line *l = NULL;
+
+	if (u64map_get(p->line_index, h, &v)) {
+		l = &p->lines[v];
+		if (l->line != sym->line || strcmp(l->file, sym->file) || strcmp(l->func, func))
+			l = NULL;
+	}
+	for (size_t i = 0; !l && i < p->nlines; i++)
+		if (p->lines[i].line == sym->line && !strcmp(p->lines[i].file, sym->file) &&
+		    !strcmp(p->lines[i].func, func))
+			l = &p->lines[i];
+	if (!l) {
+		if (p->nlines == p->linecap) {
+			size_t cap = p->linecap ? 2 * p->linecap : 256;
+			struct sprof_line *nl = realloc(p->lines, cap * sizeof(*nl));
+
+			if (!nl)
+				return -ENOMEM;
+			p->lines = nl;
+			p->linecap = cap;
+		}
+		if (!u64map_get(p->line_index, h, &v) && u64map_put(p->line_index, h, p->nlines))
+			return -ENOMEM;
+		l = &p->lines[p->nlines++];
+		*l = (struct sprof_line){sym->file, sym->line, func, sym->module, 0, 0};
+	}
+	l->samples++;
+	l->time_ns += s->weight_ns;
+	return 0;
+}
+
+static int on_sample(void *ctx, const struct sample *s)
+{
+	struct build *b = ctx;
+	struct sample_profile *p = b->p;
+	struct sym_info sym;
+	struct sprof_row *r;
+	uint64_t *c;
+
+	if (s->kernel) {
+		sym = (struct sym_info){
+		    .name = "[kernel]", .module = "[kernel]", .file = "", .func_file = ""};
+	} else if (symtab_lookup(p->syms, s->pid, s->image, s->ip, &sym)) {
+		return -ENOMEM;
+	}
+	r = row_get(b, s, &sym);
+	if (!r)
+		return -ENOMEM;
+	c = p->counts + r->counts * p->nevents;
+	for (uint32_t k = 0; k < p->nevents; k++) {
+		c[k] += s->delta[k];
+		p->estimated[k] += s->delta[k];
+	}
+	if (s->group != 0)
+		return 0;
+	r->samples++;
+	r->time_ns += s->weight_ns;
+	p->samples++;
+	p->time_ns += s->weight_ns;
+	return b->lines && !s->kernel ? line_add(b, s, &sym, r->sym.name) : 0;
+}
+
+int sample_profile_build(struct sample_profile *p, const struct experiment *e, struct symtab *syms,
+			 int per_thread, int lines, char *err, size_t errlen)
+{
+	struct build b = {p, lines, {0}};
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	p->syms = syms;
+	p->per_thread = per_thread;
+	p->nevents = (uint32_t)e->sampling.nevents;
+	p->estimated = calloc(p->nevents + 1, sizeof(uint64_t));
+	p->index = calloc(1, sizeof(*p->index));
+	p->line_index = calloc(1, sizeof(*p->line_index));
+	if (!p->estimated || !p->index || !p->line_index) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	ret = samples_walk(e, &p->walk, on_sample, &b, err, errlen);
+	if (ret == -ENOMEM && !*err)
+		snprintf(err, errlen, "out of memory");
+	/* the labels live as long as the profile: hand the arena to the symtab's lifetime */
+	p->names = b.names;
+	return ret;
+}
+
+static int cmp_row(const void *a, const void *b)
+{
+	const struct sprof_row *x = a, *y = b;
+
+	if (x->time_ns != y->time_ns)
+		return x->time_ns < y->time_ns ? 1 : -1;
+	if (x->samples != y->samples)
+		return x->samples < y->samples ? 1 : -1;
+	return strcmp(x->sym.name, y->sym.name);
+}
+
+static int cmp_line(const void *a, const void *b)
+{
+	const struct sprof_line *x = a, *y = b;
+
+	if (x->samples != y->samples)
+		return x->samples < y->samples ? 1 : -1;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return strcmp(x->file, y->file);
+}
+
+void sample_profile_sort(struct sample_profile *p)
+{
+	qsort(p->rows, p->nrows, sizeof(*p->rows), cmp_row);
+	qsort(p->lines, p->nlines, sizeof(*p->lines), cmp_line);
+	/* the indexes point at the old order: a sorted profile is for reading only */
+	u64map_clear(p->index);
+	u64map_clear(p->line_index);
+}
+
+void sample_profile_release(struct sample_profile *p)
+{
+	sample_walk_release(&p->walk);
+	if (p->index)
+		u64map_release(p->index);
+	if (p->line_index)
+		u64map_release(p->line_index);
+	free(p->index);
+	free(p->line_index);
+	free(p->rows);
+	free(p->counts);
+	free(p->lines);
+	free(p->estimated);
+	arena_release(&p->names);
+	memset(p, 0, sizeof(*p));
+}

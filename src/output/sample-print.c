@@ -1,0 +1,436 @@
+/* sample-print.c - rendering of a sampled experiment's profile, lines and accuracy. */
+#include "sample-print.h"
+#include "caveats.h"
+#include "table.h"
+
+#include "../core/jsonw.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double share(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+static size_t shown(size_t n, size_t top)
+{
+	return top && top < n ? top : n;
+}
+
+/* Where the function is: its declaration, else the line of the first sampled address. */
+static void row_source(const struct sprof_row *row, const char **file, unsigned *line)
+{
+	*file = row->sym.func_file[0] ? row->sym.func_file : row->sym.file;
+	*line = row->sym.func_file[0] ? row->sym.func_line : row->sym.line;
+}
+
+/* Call FN with one line per caveat of the sampling. */
+static void caveats(const struct sample_report *r, void (*fn)(void *ctx, const char *line),
+		    void *ctx)
+{
+	const struct exp_sampling *sm = &r->e->sampling;
+	const struct sample_walk *w = &r->p->walk;
+	char line[512];
+
+	if (w->samples == 0)
+		fn(ctx, "no samples: the command ran too briefly, or sampling was not possible");
+	if (w->lost) {
+		snprintf(line, sizeof(line),
+			 "%" PRIu64 " samples were lost (the ring buffer overflowed): sample at a "
+			 "lower frequency",
+			 w->lost);
+		fn(ctx, line);
+	}
+	if (w->throttled) {
+		snprintf(line, sizeof(line),
+			 "the kernel throttled sampling %" PRIu64
+			 " times (kernel.perf_event_max_sample_rate or perf_cpu_time_max_percent): "
+			 "gaps in the time series",
+			 w->throttled);
+		fn(ctx, line);
+	}
+	if (sm->user_only)
+		fn(ctx,
+		   "kernel code was not sampled (kernel.perf_event_paranoid): user space only");
+	for (size_t i = 0; i < sm->nevents; i++) {
+		if (!strcmp(sm->states[i], "group"))
+			continue;
+		snprintf(line, sizeof(line), "%s: %s", sm->events[i],
+			 strcmp(sm->states[i], "own group")
+			     ? "not supported here, not sampled"
+			     : "sampled in a group of its own: its values are not from the "
+			       "same instants as the others'");
+		fn(ctx, line);
+	}
+	if (!w->ended)
+		fn(ctx, "the samples file has no end record: perfscope record did not finish "
+			"(killed?); samples up to its last chunk");
+	experiment_caveats(r->e, 0, fn, ctx);
+}
+
+static void print_caveat(void *ctx, const char *line)
+{
+	fprintf(ctx, "  ! %s\n", line);
+}
+
+static void warn_caveat(void *ctx, const char *line)
+{
+	(void)ctx;
+	fprintf(stderr, "perfscope: warning: %s\n", line);
+}
+
+static void heading(const struct sample_report *r, FILE *f)
+{
+	const struct exp_sampling *sm = &r->e->sampling;
+	const struct sample_profile *p = r->p;
+	char t[32], n[32];
+
+	fmt_duration(t, sizeof(t), (double)p->time_ns);
+	fmt_count(n, sizeof(n), p->samples);
+	fprintf(f, "Sampled with %s ", sm->nevents ? sm->events[0] : "?");
+	if (sm->frequency)
+		fprintf(f, "at %" PRIu64 " Hz per thread", sm->frequency);
+	else
+		fprintf(f, "every %" PRIu64 " events", sm->period);
+	fprintf(f, "%s: %s samples standing for %s on CPU",
+		sm->callgraph ? ", with call chains" : "", n, t);
+	if (sm->nevents > 1) {
+		fprintf(f, "; each carries ");
+		for (size_t i = 1; i < sm->nevents; i++)
+			fprintf(f, "%s%s", i > 1 ? ", " : "", sm->events[i]);
+	}
+	fprintf(f, "\n\n");
+}
+
+static int print_functions(const struct sample_report *r, FILE *f)
+{
+	const struct sample_profile *p = r->p;
+	struct table *t = table_new();
+	char buf[64];
+	int ret;
+
+	if (!t)
+		return -ENOMEM;
+	table_add_column(t, "function", TABLE_LEFT);
+	if (p->per_thread)
+		table_add_column(t, "thread", TABLE_RIGHT);
+	table_add_column(t, "samples", TABLE_RIGHT);
+	table_add_column(t, "share", TABLE_RIGHT);
+	table_add_column(t, "est. time", TABLE_RIGHT);
+	for (uint32_t k = 1; k < p->nevents; k++)
+		table_add_column(t, r->e->sampling.events[k], TABLE_RIGHT);
+	table_add_column(t, "where", TABLE_LEFT);
+	for (size_t i = 0; i < shown(p->nrows, r->top); i++) {
+		const struct sprof_row *row = &p->rows[i];
+		const uint64_t *c = sprof_counts(p, row);
+		const char *file;
+		unsigned line;
+		size_t col = 0;
+
+		table_add_row(t);
+		table_set(t, col++, "%s", row->sym.name);
+		if (p->per_thread)
+			table_set(t, col++, "%d", (int)row->tid);
+		fmt_count(buf, sizeof(buf), row->samples);
+		table_set(t, col++, "%s", buf);
+		table_set(t, col++, "%.1f %%", share(row->samples, p->samples));
+		fmt_duration(buf, sizeof(buf), (double)row->time_ns);
+		table_set(t, col++, "%s", buf);
+		for (uint32_t k = 1; k < p->nevents; k++) {
+			fmt_count(buf, sizeof(buf), c[k]);
+			table_set(t, col++, "%s", buf);
+		}
+		row_source(row, &file, &line);
+		if (*file)
+			table_set(t, col, "%s:%u", base_name(file), line);
+		else
+			table_set(t, col, "%s", base_name(row->sym.module));
+	}
+	ret = table_print(t, f, "  ");
+	table_free(t);
+	return ret;
+}
+
+static int print_lines(const struct sample_report *r, FILE *f)
+{
+	const struct sample_profile *p = r->p;
+	struct table *t = table_new();
+	char buf[64];
+	int ret;
+
+	if (!t)
+		return -ENOMEM;
+	fprintf(f, "\nHottest source lines\n");
+	table_add_column(t, "line", TABLE_LEFT);
+	table_add_column(t, "function", TABLE_LEFT);
+	table_add_column(t, "samples", TABLE_RIGHT);
+	table_add_column(t, "share", TABLE_RIGHT);
+	table_add_column(t, "est. time", TABLE_RIGHT);
+	for (size_t i = 0; i < shown(p->nlines, r->top ? r->top : 20); i++) {
+		const struct sprof_line *l = &p->lines[i];
+
+		table_add_row(t);
+		if (*l->file)
+			table_set(t, 0, "%s:%u", base_name(l->file), l->line);
+		else
+			table_set(t, 0, "%s (no line information)", base_name(l->module));
+		table_set(t, 1, "%s", l->func);
+		fmt_count(buf, sizeof(buf), l->samples);
+		table_set(t, 2, "%s", buf);
+		table_set(t, 3, "%.1f %%", share(l->samples, p->samples));
+		fmt_duration(buf, sizeof(buf), (double)l->time_ns);
+		table_set(t, 4, "%s", buf);
+	}
+	ret = table_print(t, f, "  ");
+	table_free(t);
+	return ret;
+}
+
+int sample_print_text(const struct sample_report *r, FILE *f)
+{
+	int ret;
+
+	if (r->accuracy)
+		return sample_print_accuracy(r, f, 0);
+	heading(r, f);
+	ret = print_functions(r, f);
+	if (!ret && r->lines)
+		ret = print_lines(r, f);
+	fputc('\n', f);
+	caveats(r, print_caveat, f);
+	return ret ? ret : (ferror(f) ? -EIO : 0);
+}
+
+int sample_print_csv(const struct sample_report *r, FILE *f)
+{
+	const struct sample_profile *p = r->p;
+
+	if (r->accuracy)
+		return sample_print_accuracy(r, f, 1);
+	caveats(r, warn_caveat, NULL);
+	if (r->lines) {
+		fprintf(f, "file,line,function,samples,share,time_ns\n");
+		for (size_t i = 0; i < shown(p->nlines, r->top); i++) {
+			const struct sprof_line *l = &p->lines[i];
+
+			csv_field(f, l->file);
+			fprintf(f, ",%u,", l->line);
+			csv_field(f, l->func);
+			fprintf(f, ",%" PRIu64 ",%.4f,%" PRIu64 "\n", l->samples,
+				share(l->samples, p->samples), l->time_ns);
+		}
+		return ferror(f) ? -EIO : 0;
+	}
+	fprintf(f, "name,thread,samples,share,time_ns");
+	for (uint32_t k = 1; k < p->nevents; k++) {
+		fputc(',', f);
+		csv_field(f, r->e->sampling.events[k]);
+	}
+	fprintf(f, ",file,line\n");
+	for (size_t i = 0; i < shown(p->nrows, r->top); i++) {
+		const struct sprof_row *row = &p->rows[i];
+		const uint64_t *c = sprof_counts(p, row);
+		const char *file;
+		unsigned line;
+
+		row_source(row, &file, &line);
+		csv_field(f, row->sym.name);
+		if (p->per_thread)
+			fprintf(f, ",%d", (int)row->tid);
+		else
+			fprintf(f, ",all");
+		fprintf(f, ",%" PRIu64 ",%.4f,%" PRIu64, row->samples,
+			share(row->samples, p->samples), row->time_ns);
+		for (uint32_t k = 1; k < p->nevents; k++)
+			fprintf(f, ",%" PRIu64, c[k]);
+		fputc(',', f);
+		csv_field(f, file);
+		fprintf(f, ",%u\n", line);
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
+/* Estimated and exact total of event K; 0 when the exact count is missing. */
+static int accuracy_of(const struct sample_report *r, uint32_t k, uint64_t *est, uint64_t *exact)
+{
+	const uint64_t *t = r->p->walk.totals;
+
+	*est = r->p->estimated[k];
+	*exact = t ? t[3 * k] : UINT64_MAX;
+	return *exact != UINT64_MAX;
+}
+
+static void json_caveat(void *ctx, const char *line)
+{
+	jsonw_string(ctx, line);
+}
+
+int sample_print_json(const struct sample_report *r, FILE *f)
+{
+	const struct sample_profile *p = r->p;
+	const struct exp_sampling *sm = &r->e->sampling;
+	struct jsonw w;
+	int ret = 0;
+
+	jsonw_init(&w, 1);
+	jsonw_object_begin(&w);
+	jsonw_key(&w, "sampling");
+	jsonw_object_begin(&w);
+	jsonw_kv_string(&w, "leader", sm->nevents ? sm->events[0] : "");
+	jsonw_kv_u64(&w, "frequency", sm->frequency);
+	jsonw_kv_u64(&w, "period", sm->period);
+	jsonw_key(&w, "events");
+	jsonw_array_begin(&w);
+	for (size_t i = 0; i < sm->nevents; i++)
+		jsonw_string(&w, sm->events[i]);
+	jsonw_array_end(&w);
+	jsonw_kv_u64(&w, "samples", p->samples);
+	jsonw_kv_u64(&w, "time_ns", p->time_ns);
+	jsonw_kv_u64(&w, "lost", p->walk.lost);
+	jsonw_kv_u64(&w, "throttled", p->walk.throttled);
+	jsonw_object_end(&w);
+	jsonw_key(&w, "functions");
+	jsonw_array_begin(&w);
+	for (size_t i = 0; i < shown(p->nrows, r->top); i++) {
+		const struct sprof_row *row = &p->rows[i];
+		const uint64_t *c = sprof_counts(p, row);
+		const char *file;
+		unsigned line;
+
+		row_source(row, &file, &line);
+		jsonw_object_begin(&w);
+		jsonw_kv_string(&w, "name", row->sym.name);
+		jsonw_kv_string(&w, "module", row->sym.module);
+		if (p->per_thread) {
+			jsonw_kv_i64(&w, "pid", row->pid);
+			jsonw_kv_i64(&w, "tid", row->tid);
+		}
+		jsonw_kv_u64(&w, "samples", row->samples);
+		jsonw_kv_double(&w, "share", share(row->samples, p->samples));
+		jsonw_kv_u64(&w, "time_ns", row->time_ns);
+		jsonw_key(&w, "counts");
+		jsonw_object_begin(&w);
+		for (uint32_t k = 0; k < p->nevents; k++)
+			jsonw_kv_u64(&w, sm->events[k], c[k]);
+		jsonw_object_end(&w);
+		jsonw_kv_string(&w, "file", file);
+		jsonw_kv_u64(&w, "line", line);
+		jsonw_object_end(&w);
+	}
+	jsonw_array_end(&w);
+	jsonw_key(&w, "lines");
+	jsonw_array_begin(&w);
+	for (size_t i = 0; r->lines && i < shown(p->nlines, r->top); i++) {
+		const struct sprof_line *l = &p->lines[i];
+
+		jsonw_object_begin(&w);
+		jsonw_kv_string(&w, "file", l->file);
+		jsonw_kv_u64(&w, "line", l->line);
+		jsonw_kv_string(&w, "function", l->func);
+		jsonw_kv_u64(&w, "samples", l->samples);
+		jsonw_kv_u64(&w, "time_ns", l->time_ns);
+		jsonw_object_end(&w);
+	}
+	jsonw_array_end(&w);
+	jsonw_key(&w, "accuracy");
+	jsonw_array_begin(&w);
+	for (uint32_t k = 0; k < p->nevents; k++) {
+		uint64_t est, exact;
+		int have = accuracy_of(r, k, &est, &exact);
+
+		jsonw_object_begin(&w);
+		jsonw_kv_string(&w, "event", sm->events[k]);
+		jsonw_kv_u64(&w, "estimated", est);
+		jsonw_key(&w, "exact");
+		have ? jsonw_u64(&w, exact) : jsonw_null(&w);
+		jsonw_key(&w, "diff_pct");
+		have &&exact
+		    ? jsonw_double(&w, 100.0 * ((double)est - (double)exact) / (double)exact)
+		    : jsonw_null(&w);
+		jsonw_object_end(&w);
+	}
+	jsonw_array_end(&w);
+	jsonw_key(&w, "threads");
+	jsonw_array_begin(&w);
+	for (size_t i = 0; i < p->walk.nthreads; i++) {
+		const struct sample_thread *t = &p->walk.threads[i];
+
+		jsonw_object_begin(&w);
+		jsonw_kv_i64(&w, "pid", t->pid);
+		jsonw_kv_i64(&w, "tid", t->tid);
+		jsonw_kv_string(&w, "name", t->name);
+		jsonw_kv_u64(&w, "samples", t->samples);
+		jsonw_kv_u64(&w, "time_ns", t->weight_ns);
+		jsonw_object_end(&w);
+	}
+	jsonw_array_end(&w);
+	jsonw_key(&w, "caveats");
+	jsonw_array_begin(&w);
+	caveats(r, json_caveat, &w);
+	jsonw_array_end(&w);
+	jsonw_object_end(&w);
+	if (!jsonw_text(&w))
+		ret = -ENOMEM;
+	else if (fprintf(f, "%s\n", w.buf) < 0)
+		ret = -EIO;
+	jsonw_release(&w);
+	return ret;
+}
+
+int sample_print_accuracy(const struct sample_report *r, FILE *f, int csv)
+{
+	const struct sample_profile *p = r->p;
+	struct table *t = table_new();
+	char a[64], b[64];
+	int ret;
+
+	if (!t)
+		return -ENOMEM;
+	table_add_column(t, "event", TABLE_LEFT);
+	table_add_column(t, "estimated", TABLE_RIGHT);
+	table_add_column(t, "exact", TABLE_RIGHT);
+	table_add_column(t, "diff_pct", TABLE_RIGHT);
+	for (uint32_t k = 0; k < p->nevents; k++) {
+		uint64_t est, exact;
+		int have = accuracy_of(r, k, &est, &exact);
+
+		table_add_row(t);
+		table_set(t, 0, "%s", r->e->sampling.events[k]);
+		if (csv) {
+			table_set(t, 1, "%" PRIu64, est);
+			if (have)
+				table_set(t, 2, "%" PRIu64, exact);
+		} else {
+			fmt_count(a, sizeof(a), est);
+			fmt_count(b, sizeof(b), exact);
+			table_set(t, 1, "%s", a);
+			table_set(t, 2, "%s", have ? b : "not counted");
+		}
+		if (have && exact)
+			table_set(t, 3, csv ? "%.3f" : "%+.2f %%",
+				  100.0 * ((double)est - (double)exact) / (double)exact);
+	}
+	if (csv) {
+		caveats(r, warn_caveat, NULL);
+		ret = table_print_csv(t, f);
+	} else {
+		fprintf(f, "Totals estimated from the samples (sum of their deltas) against the "
+			   "exact counts of the same events over the run\n\n");
+		ret = table_print(t, f, "  ");
+		fputc('\n', f);
+		caveats(r, print_caveat, f);
+	}
+	table_free(t);
+	return ret;
+}
