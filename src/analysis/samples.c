@@ -1,6 +1,7 @@
 /* samples.c - samples files as samples with counter deltas, threads and markers. */
 #include "samples.h"
 #include "stream.h"
+#include "symbols.h"
 #include "u64map.h"
 
 #include <errno.h>
@@ -271,4 +272,18 @@ void sample_walk_release(struct sample_walk *w)
 	free(w->markers);
 	free(w->totals);
 	memset(w, 0, sizeof(*w));
+}
+
+const char *sample_function_name(const struct sym_info *sym, char *buf, size_t len)
+{
+	const char *slash = strrchr(sym->module, '/');
+
+	if (sym->known)
+		return sym->name;
+	if (!*sym->module)
+		return "[unknown]";
+	if (*sym->module == '[')
+		return sym->module;
+	snprintf(buf, len, "%s (no symbols)", slash ? slash + 1 : sym->module);
+	return buf;
 }

@@ -80,4 +80,13 @@ int samples_walk(const struct experiment *e, struct sample_walk *w,
 
 void sample_walk_release(struct sample_walk *w);
 
+struct sym_info;
+
+/*
+ * The name samples of SYM count under: the function's name; for addresses without a symbol,
+ * their module as a whole: "[vdso]" as recorded, else "<file name> (no symbols)" formatted
+ * into BUF.
+ */
+const char *sample_function_name(const struct sym_info *sym, char *buf, size_t len);
+
 #endif /* PSC_AN_SAMPLES_H */

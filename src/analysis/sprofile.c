@@ -73,12 +73,10 @@ static struct sprof_row *row_get(struct build *b, const struct sample *s,
 	r->sym = *sym;
 	if (!sym->known) {
 		/* addresses without a symbol count for their module as a whole */
-		const char *slash = strrchr(sym->module, '/');
+		char label[256];
+		const char *name = sample_function_name(sym, label, sizeof(label));
 
-		r->sym.name = !*sym->module	    ? "[unknown]"
-			      : *sym->module == '[' ? sym->module /* [vdso], [kernel]... */
-						    : arena_printf(&b->names, "%s (no symbols)",
-								   slash ? slash + 1 : sym->module);
+		r->sym.name = name == label ? arena_strndup(&b->names, label, strlen(label)) : name;
 		if (!r->sym.name)
 			return NULL;
 		r->sym.file = "";

@@ -339,8 +339,8 @@ static int sample_group_define(struct stream_reader *r, const struct stream_reco
 	for (size_t i = 0; i < rec->npayload; i++)
 		if (rec->payload[i] >= r->hdr.nevents)
 			return fail(err, errlen, -EINVAL, r->path, at + 16 + 8 * i,
-				    "sample group member %" PRIu64 " of %u events",
-				    rec->payload[i], r->hdr.nevents);
+				    "sample group member %" PRIu64 " of %u events", rec->payload[i],
+				    r->hdr.nevents);
 	if (!r->sample_group_n) {
 		r->sample_group_n = calloc(r->hdr.nevents, sizeof(*n));
 		if (!r->sample_group_n)
@@ -361,13 +361,14 @@ static int check_sample_payload(struct stream_reader *r, const struct stream_rec
 	uint64_t nr, nchain;
 
 	if (!(r->hdr.features & PSC_FEAT_SAMPLES))
-		return fail(err, errlen, -EINVAL, r->path, at + 8, "%s record outside a samples file",
-			    type_name(rec->type));
+		return fail(err, errlen, -EINVAL, r->path, at + 8,
+			    "%s record outside a samples file", type_name(rec->type));
 	switch (rec->type) {
 	case PSC_REC_SAMPLE_GROUP:
 		return sample_group_define(r, rec, at, err, errlen);
 	case PSC_REC_SAMPLE:
-		if (rec->arg >= r->hdr.nevents || !r->sample_group_n || !r->sample_group_n[rec->arg])
+		if (rec->arg >= r->hdr.nevents || !r->sample_group_n ||
+		    !r->sample_group_n[rec->arg])
 			return fail(err, errlen, -EINVAL, r->path, at + 12,
 				    "sample of group %u, never defined before", rec->arg);
 		if (rec->npayload < 6 || p[3] != r->sample_group_n[rec->arg])

@@ -218,9 +218,11 @@ static void print_sample_record(FILE *out, const struct stream_record *rec)
 			fprintf(out, "%s%" PRIu64, i ? "," : "", p[i]);
 		break;
 	case PSC_REC_SAMPLE:
-		fprintf(out, " group=%u pid=%u tid=%u ip=0x%" PRIx64 " cpu=%u%s enabled=%" PRIu64
-			     " running=%" PRIu64 " values=",
-			rec->arg, (uint32_t)p[0], (uint32_t)(p[0] >> 32), p[1], (unsigned)(p[2] & 0xffff),
+		fprintf(out,
+			" group=%u pid=%u tid=%u ip=0x%" PRIx64 " cpu=%u%s enabled=%" PRIu64
+			" running=%" PRIu64 " values=",
+			rec->arg, (uint32_t)p[0], (uint32_t)(p[0] >> 32), p[1],
+			(unsigned)(p[2] & 0xffff),
 			(p[2] >> 16) & PSC_SAMPLE_KERNEL ? " kernel" : "", p[4], p[5]);
 		for (uint64_t k = 0; k < p[3]; k++)
 			fprintf(out, "%s%" PRIu64, k ? "," : "", p[6 + k]);
@@ -228,8 +230,8 @@ static void print_sample_record(FILE *out, const struct stream_record *rec)
 			fprintf(out, "%s0x%" PRIx64, k ? "," : " chain=", p[6 + p[3] + k]);
 		break;
 	case PSC_REC_TASK:
-		fprintf(out, " %s pid=%u tid=%u", tasks[rec->arg < 5 ? rec->arg : 0], (uint32_t)p[0],
-			(uint32_t)(p[0] >> 32));
+		fprintf(out, " %s pid=%u tid=%u", tasks[rec->arg < 5 ? rec->arg : 0],
+			(uint32_t)p[0], (uint32_t)(p[0] >> 32));
 		if (rec->arg == PSC_TASK_FORK || rec->arg == PSC_TASK_EXIT) {
 			fprintf(out, " ppid=%u ptid=%u", (uint32_t)p[1], (uint32_t)(p[1] >> 32));
 		} else {

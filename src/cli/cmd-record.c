@@ -27,7 +27,7 @@
 /* Files an experiment directory holds; --force removes only these. */
 static int is_experiment_file(const char *name)
 {
-	static const char *const prefixes[] = {"meta.json", "proc.",	"stream.",
+	static const char *const prefixes[] = {"meta.json", "proc.",  "stream.",
 					       "maps.",	    "pmaps.", "samples."};
 
 	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
@@ -273,8 +273,7 @@ static int check_filter(const char *path, char *abs, size_t len)
 }
 
 /* Parse --sample=HZ / --period N into CFG, clamping HZ to the kernel's limit. 0 or -EINVAL. */
-static int sample_config(const char *hz, uint64_t period, int callgraph,
-			 struct sampler_config *cfg)
+static int sample_config(const char *hz, uint64_t period, int callgraph, struct sampler_config *cfg)
 {
 	const char *procfs, *sysfs;
 	uint64_t max;
@@ -295,12 +294,13 @@ static int sample_config(const char *hz, uint64_t period, int callgraph,
 	psc_machine_roots(&procfs, &sysfs);
 	max = sampler_max_rate(procfs);
 	if (max && cfg->freq > max) {
-		fprintf(stderr,
-			"perfscope record: warning: %llu Hz is above kernel.perf_event_max_sample_rate="
-			"%llu; sampling at %llu Hz (raise it with: sysctl -w "
-			"kernel.perf_event_max_sample_rate=%llu)\n",
-			(unsigned long long)cfg->freq, (unsigned long long)max,
-			(unsigned long long)max, (unsigned long long)cfg->freq);
+		fprintf(
+		    stderr,
+		    "perfscope record: warning: %llu Hz is above kernel.perf_event_max_sample_rate="
+		    "%llu; sampling at %llu Hz (raise it with: sysctl -w "
+		    "kernel.perf_event_max_sample_rate=%llu)\n",
+		    (unsigned long long)cfg->freq, (unsigned long long)max, (unsigned long long)max,
+		    (unsigned long long)cfg->freq);
 		cfg->freq = max;
 	}
 	return 0;
@@ -322,8 +322,9 @@ static int sample_open(struct sampler *smp, const struct sampler_config *cfg,
 
 		cli_error("record", "sampling not permitted (kernel.perf_event_paranoid=%d): %s",
 			  ps.paranoid,
-			  fix ? fix : "run as root or grant CAP_PERFMON (a seccomp or LSM policy "
-				      "forbids perf_event_open)");
+			  fix ? fix
+			      : "run as root or grant CAP_PERFMON (a seccomp or LSM policy "
+				"forbids perf_event_open)");
 		return ret;
 	}
 	if (ret < 0) {
@@ -373,10 +374,11 @@ int cmd_record(int argc, char **argv)
 	     "trace only the functions in FILE (from perfscope select); implies --functions", 0,
 	     NULL},
 	    {0, "sample", OPT_STRING, &sample, "HZ",
-	     "sample the command HZ times a second per thread (1000), with all events", OPT_ARG_OPTIONAL,
-	     "1000"},
+	     "sample the command HZ times a second per thread (1000), with all events",
+	     OPT_ARG_OPTIONAL, "1000"},
 	    {0, "period", OPT_UINT64, &period, "N",
-	     "sample every N events of the leader instead of a frequency (implies --sample)", 0, NULL},
+	     "sample every N events of the leader instead of a frequency (implies --sample)", 0,
+	     NULL},
 	    {0, "callgraph", OPT_FLAG, &callgraph, NULL,
 	     "with --sample: record call chains (frame pointers)", 0, NULL},
 	    {0, "buffer-size", OPT_STRING, &bufsize, "SIZE",
@@ -493,7 +495,8 @@ int cmd_record(int argc, char **argv)
 		if (created)
 			discard_dir(absdir);
 		else
-			write_meta(absdir, cmd, ncmd, evs, nev, group ? &mg : NULL, NULL, ret, start);
+			write_meta(absdir, cmd, ncmd, evs, nev, group ? &mg : NULL, NULL, ret,
+				   start);
 		goto out;
 	}
 	write_meta(absdir, cmd, ncmd, evs, nev, group ? &mg : NULL, sampling ? &smp : NULL, status,

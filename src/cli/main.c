@@ -22,13 +22,15 @@ static const struct cmd commands[] = {
      "perfscope stat [-e EV,..] [-g GROUP] [-r N] [--csv|--json] [-o FILE] -- "
      "CMD [ARGS..]"},
     {"record", cmd_record, "run a command under the runtime and fill an experiment directory",
-     "perfscope record [-o DIR] [--force] [--functions] [--filter FILE] [-e EV,..] [-g GROUP] "
-     "[--buffer-size SIZE] -- CMD [ARGS..]"},
+     "perfscope record [-o DIR] [--force] [--functions] [--filter FILE] [--sample[=HZ]] "
+     "[--period N] [--callgraph] [-e EV,..] [-g GROUP] [--buffer-size SIZE] -- CMD [ARGS..]"},
     {"html", cmd_html, "the self-contained HTML report of an experiment",
      "perfscope html [DIR] [-o FILE] [--force]"},
     {"report", cmd_report, "functions and regions of an experiment: calls, time, counters",
-     "perfscope report [DIR] [--by function|region|thread] [--tree] [--sort KEY] [--top N] "
-     "[--min-time T] [--csv|--json]"},
+     "perfscope report [DIR] [--by function|region|sample|thread] [--tree] [--lines] "
+     "[--accuracy] [--sort KEY] [--top N] [--min-time T] [--csv|--json]"},
+    {"timeline", cmd_timeline, "counters and function shares over time, from samples",
+     "perfscope timeline [DIR] [--interval T] [--top N] [--csv|--json] [-o FILE]"},
     {"export", cmd_export, "an experiment as a trace for Perfetto and chrome://tracing",
      "perfscope export [DIR] --format chrome [-o FILE|-] [--force]"},
     {"select", cmd_select, "keep long-running functions: a runtime filter and gcc options",

@@ -187,9 +187,8 @@ int sample_out_add(struct sample_out *o, uint64_t ns, uint32_t type, uint32_t ar
 	return queue(o, ns, w, n + 2, 0);
 }
 
-int sample_out_add_mmap(struct sample_out *o, uint64_t ns, pid_t pid, uint64_t start,
-			uint64_t len, uint64_t pgoff, uint32_t prot, uint32_t flags,
-			const char *path)
+int sample_out_add_mmap(struct sample_out *o, uint64_t ns, pid_t pid, uint64_t start, uint64_t len,
+			uint64_t pgoff, uint32_t prot, uint32_t flags, const char *path)
 {
 	uint64_t w[5 + PATH_MAX / 8 + 1] = {(uint64_t)(uint32_t)pid, start, len, pgoff,
 					    prot | (uint64_t)flags << 32};

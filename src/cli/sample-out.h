@@ -28,9 +28,8 @@ int sample_out_add(struct sample_out *o, uint64_t ns, uint32_t type, uint32_t ar
  * /proc/PID/maps line, to DIR/pmaps.<PID>[.<image>] of the image PID runs then (an exec record
  * of PID queued before it starts the next image). 0 or -ENOMEM.
  */
-int sample_out_add_mmap(struct sample_out *o, uint64_t ns, pid_t pid, uint64_t start,
-			uint64_t len, uint64_t pgoff, uint32_t prot, uint32_t flags,
-			const char *path);
+int sample_out_add_mmap(struct sample_out *o, uint64_t ns, pid_t pid, uint64_t start, uint64_t len,
+			uint64_t pgoff, uint32_t prot, uint32_t flags, const char *path);
 
 /* Write, in time order, every queued record not later than WATERMARK. 0 or -errno. */
 int sample_out_flush(struct sample_out *o, uint64_t watermark);

@@ -24,11 +24,11 @@
 /* a record may be published a little after the time it carries: wait this long for it */
 #define ORDER_SLACK_NS 2000000u
 
-#define SAMPLE_TYPE                                                                            \
-	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |        \
+#define SAMPLE_TYPE                                                                                \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
 	 PERF_SAMPLE_CPU | PERF_SAMPLE_READ)
-#define READ_FORMAT                                                                            \
-	(PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED |                 \
+#define READ_FORMAT                                                                                \
+	(PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED |                     \
 	 PERF_FORMAT_TOTAL_TIME_RUNNING)
 /* sample_id_all trailer of non-sample records: pid/tid, time, cpu, identifier */
 #define TRAILER_BYTES 32u
@@ -108,8 +108,8 @@ uint64_t sampler_max_rate(const char *procfs)
 	return v;
 }
 
-static void attr_build(const struct sampler *s, const struct event_desc *ev, int leader,
-		       int tracks, struct perf_event_attr *a)
+static void attr_build(const struct sampler *s, const struct event_desc *ev, int leader, int tracks,
+		       struct perf_event_attr *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
@@ -301,8 +301,8 @@ static int plan(struct sampler *s, const struct event_desc *leader, const struct
 	return plan_groups(s);
 }
 
-int sampler_open(struct sampler *s, const struct sampler_config *cfg,
-		 const struct event_desc *evs, size_t n, pid_t pid)
+int sampler_open(struct sampler *s, const struct sampler_config *cfg, const struct event_desc *evs,
+		 size_t n, pid_t pid)
 {
 	struct event_desc leader;
 	int *cpus = NULL, ncpus, ret = 0;
@@ -390,9 +390,11 @@ static int group_of_id(const struct sampler *s, const struct sampler_cpu *cpu, u
 	return -1;
 }
 
-static int take_sample(struct sampler *s, struct sampler_cpu *cpu, const struct perf_event_header *h)
+static int take_sample(struct sampler *s, struct sampler_cpu *cpu,
+		       const struct perf_event_header *h)
 {
-	const uint64_t *w = (const uint64_t *)(h + 1), *end = (const uint64_t *)((const uint8_t *)h + h->size);
+	const uint64_t *w = (const uint64_t *)(h + 1),
+		       *end = (const uint64_t *)((const uint8_t *)h + h->size);
 	uint64_t p[3 + 3 + 64 + 128];
 	uint64_t id, ip, pidtid, ns, cpuw, nr, nchain = 0;
 	size_t np = 0;
@@ -411,8 +413,9 @@ static int take_sample(struct sampler *s, struct sampler_cpu *cpu, const struct 
 		return 0;
 	p[np++] = pidtid;
 	p[np++] = ip;
-	p[np++] = cpuw |
-		  ((h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL ? (uint64_t)PSC_SAMPLE_KERNEL << 16 : 0);
+	p[np++] = cpuw | ((h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL
+			      ? (uint64_t)PSC_SAMPLE_KERNEL << 16
+			      : 0);
 	p[np++] = nr;
 	p[np++] = w[1];
 	p[np++] = w[2];
@@ -450,7 +453,8 @@ static void trailer(const struct perf_event_header *h, uint64_t *pidtid, uint64_
 	*ns = t[1];
 }
 
-static int take_record(struct sampler *s, struct sampler_cpu *cpu, const struct perf_event_header *h)
+static int take_record(struct sampler *s, struct sampler_cpu *cpu,
+		       const struct perf_event_header *h)
 {
 	const uint32_t *u = (const uint32_t *)(h + 1);
 	uint64_t pidtid, ns, p[2 + 8] = {0};
@@ -508,8 +512,8 @@ static int take_record(struct sampler *s, struct sampler_cpu *cpu, const struct 
 	case PERF_RECORD_UNTHROTTLE:
 		s->throttled += h->type == PERF_RECORD_THROTTLE;
 		p[0] = pidtid;
-		return sample_out_add(s->out, ns, PSC_REC_THROTTLE,
-				      h->type == PERF_RECORD_THROTTLE, p, 1);
+		return sample_out_add(s->out, ns, PSC_REC_THROTTLE, h->type == PERF_RECORD_THROTTLE,
+				      p, 1);
 	default:
 		return 0;
 	}
@@ -523,7 +527,8 @@ static int drain_cpu(struct sampler *s, struct sampler_cpu *cpu)
 	int ret = 0;
 
 	while (tail < head) {
-		const struct perf_event_header *h = (const void *)ring_record(cpu, tail, sizeof(*h));
+		const struct perf_event_header *h =
+		    (const void *)ring_record(cpu, tail, sizeof(*h));
 		size_t size = h->size;
 
 		if (size < sizeof(*h) || size > head - tail)

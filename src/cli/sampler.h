@@ -74,8 +74,8 @@ struct sampler {
  * every online CPU. Returns the number of events sampled, or a negative errno when the
  * leader cannot be opened (-EACCES/-EPERM: not permitted; see sampler_permission_hint).
  */
-int sampler_open(struct sampler *s, const struct sampler_config *cfg,
-		 const struct event_desc *evs, size_t n, pid_t pid);
+int sampler_open(struct sampler *s, const struct sampler_config *cfg, const struct event_desc *evs,
+		 size_t n, pid_t pid);
 
 /* Create DIR/samples.<pid> and start the drain thread. 0 or a negative errno. */
 int sampler_start(struct sampler *s, const char *dir);
