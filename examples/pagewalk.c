@@ -5,7 +5,9 @@
  * for them (MADV_NOHUGEPAGE), then writes one byte in each page inside region "walk" and
  * unmaps them. Every first write to a page is one minor page fault, so the region "walk"
  * takes exactly PAGES x REPS page faults. With -t the walk runs in a second thread, whose
- * tid is printed, so the faults belong to that thread.
+ * tid is printed, so the faults belong to that thread. With -s MS the main thread spins MS
+ * milliseconds in region "spin" before the walks and again after them, touching no new page:
+ * a quiet background for time series (perfscope record --sample, perfscope timeline).
  *
  * Build: cc -O2 -DPERFSCOPE -Iinclude examples/pagewalk.c -o pagewalk -lperfscope -pthread
  * Run:   perfscope record -e page-faults -o out -- ./pagewalk -n 10000
@@ -22,6 +24,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "perfscope.h"
@@ -39,7 +42,7 @@ struct walk {
 
 static void usage(const char *prog)
 {
-	fprintf(stderr, "usage: %s [-n PAGES] [-r REPS] [-t]\n", prog);
+	fprintf(stderr, "usage: %s [-n PAGES] [-r REPS] [-t] [-s MS]\n", prog);
 }
 
 /* Parse a positive long in [1, max]; return -1 when S is not one. */
@@ -78,6 +81,22 @@ static int walk_once(long pages, size_t page_size)
 	return 0;
 }
 
+/* Busy for MS milliseconds in region "spin": CPU time without page faults. */
+static void spin(long ms)
+{
+	struct timespec t0, t;
+	volatile unsigned long x = 0;
+
+	PSC_REGION_BEGIN("spin");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (int i = 0; i < 10000; i++)
+			x += (unsigned long)i;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000L + (t.tv_nsec - t0.tv_nsec) / 1000000L < ms);
+	PSC_REGION_END("spin");
+}
+
 static void *walker(void *arg)
 {
 	struct walk *w = arg;
@@ -93,7 +112,7 @@ int main(int argc, char **argv)
 {
 	struct walk w = {DEFAULT_PAGES, DEFAULT_REPS, 0, 0};
 	int in_thread = 0;
-	long max;
+	long max, spin_ms = 0;
 	int opt;
 
 	w.page_size = (size_t)sysconf(_SC_PAGESIZE);
@@ -101,7 +120,7 @@ int main(int argc, char **argv)
 	if (max > MAX_PAGES)
 		max = MAX_PAGES;
 
-	while ((opt = getopt(argc, argv, ":n:r:th")) != -1) {
+	while ((opt = getopt(argc, argv, ":n:r:ts:h")) != -1) {
 		switch (opt) {
 		case 'n':
 			w.pages = parse_count(optarg, max);
@@ -124,8 +143,17 @@ int main(int argc, char **argv)
 		case 't':
 			in_thread = 1;
 			break;
+		case 's':
+			spin_ms = parse_count(optarg, 3600000L);
+			if (spin_ms < 0) {
+				fprintf(stderr, "%s: -s needs milliseconds from 1 to 3600000\n",
+					argv[0]);
+				usage(argv[0]);
+				return 2;
+			}
+			break;
 		case 'h':
-			printf("usage: %s [-n PAGES] [-r REPS] [-t]\n", argv[0]);
+			printf("usage: %s [-n PAGES] [-r REPS] [-t] [-s MS]\n", argv[0]);
 			return 0;
 		default:
 			usage(argv[0]);
@@ -141,6 +169,8 @@ int main(int argc, char **argv)
 	       "one write per page, in %s\n",
 	       w.reps, w.pages, w.page_size, in_thread ? "a second thread" : "the main thread");
 	fflush(stdout);
+	if (spin_ms)
+		spin(spin_ms);
 
 	if (in_thread) {
 		pthread_t t;
@@ -161,6 +191,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: mmap of %ld pages: %s\n", argv[0], w.pages, strerror(w.err));
 		return 1;
 	}
+	if (spin_ms)
+		spin(spin_ms);
 
 	printf("expected page faults in region walk: %lld\n", (long long)w.pages * w.reps);
 	return 0;

@@ -219,11 +219,6 @@ static int report_print(const struct report *rep, enum report_view view, int tre
 		view = has_functions	 ? VIEW_FUNCTIONS
 		       : rep->e.nsamples ? VIEW_SAMPLES
 					 : VIEW_REGIONS;
-	if (view == VIEW_SAMPLES && !rep->e.nsamples) {
-		cli_error("report", "%s has no samples (record with perfscope record --sample)",
-			  rep->e.dir);
-		return -EINVAL;
-	}
 	if (view == VIEW_SAMPLES)
 		return csv    ? sample_print_csv(&rep->sr, out)
 		       : json ? sample_print_json(&rep->sr, out)
@@ -344,6 +339,12 @@ int cmd_report(int argc, char **argv)
 	opt.min_ns = (int64_t)min_ns;
 	if (report_open(&rep, "report", dir, &opt))
 		goto out;
+	if (view == VIEW_SAMPLES && !rep.e.nsamples) {
+		cli_error("report",
+			  "%s has no samples: record with perfscope record --sample -o %s -- CMD",
+			  dir, dir);
+		goto out;
+	}
 	out = cli_open_output("report", output, force);
 	if (!out)
 		goto out;

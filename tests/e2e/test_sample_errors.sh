@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Bad input to sampling: each gets one line naming the cause and the fix, and exit status 2;
+# a frequency above the kernel's limit is clamped with a warning naming the limit.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+psc_init
+
+run bad "$PERFSCOPE" record --sample=fast -o "$T/x" -- true
+expect_eq 2 "$RC" "--sample=fast exits 2"
+expect_grep "give a frequency in Hz" "$T/bad.err" "--sample=fast says what to give"
+expect_no_file "$T/x" "nothing is created for a usage error"
+
+run cg "$PERFSCOPE" record --callgraph -o "$T/x" -- true
+expect_eq 2 "$RC" "--callgraph alone exits 2"
+expect_grep "needs --sample" "$T/cg.err" "--callgraph says what it needs"
+
+# a fake procfs whose kernel.perf_event_max_sample_rate is 500: 2000 Hz is clamped to 500
+mkdir -p "$T/proc/sys/kernel"
+echo 500 >"$T/proc/sys/kernel/perf_event_max_sample_rate"
+cp /proc/sys/kernel/perf_event_paranoid "$T/proc/sys/kernel/" 2>/dev/null || echo 2 >"$T/proc/sys/kernel/perf_event_paranoid"
+PERFSCOPE_PROCFS_ROOT=$T/proc run clamp "$PERFSCOPE" record --sample=2000 -o "$T/c.exp" -- "$EX/phases" -a 100 -b 100
+expect_eq 0 "$RC" "a clamped frequency still records"
+expect_grep "kernel.perf_event_max_sample_rate=500" "$T/clamp.err" "the warning names the limit"
+expect_eq 1 "$(grep -c "sampling at 500 Hz" "$T/clamp.err")" "one warning, with the frequency used"
+expect_eq 500 "$(json_eval "$T/c.exp/meta.json" 'd["sampling"]["frequency"]')" "meta.json has the frequency used"
+
+# an unsupported member event is said and sampling goes on without it
+run hw "$PERFSCOPE" record --sample -e page-faults,r0000 -o "$T/hw.exp" -- "$EX/phases" -a 50 -b 50
+if [ "$RC" -eq 0 ] && grep -q "r0000" "$T/hw.err"; then
+	said=$(grep -cE "sampling goes on without it|sampled in a group of its own" "$T/hw.err" || true)
+	expect_eq 1 "$said" "the raw event's fate is said"
+	expect_eq "page-faults" "$(json_eval "$T/hw.exp/meta.json" 'd["sampling"]["events"][1]["name"]')" "page-faults still sampled"
+else
+	note "r0000 opened here: nothing to say about it"
+fi
+
+# views of samples on an experiment without them
+record_or_die plain "$T/p.exp" -- true
+run tl "$PERFSCOPE" timeline "$T/p.exp"
+expect_eq 2 "$RC" "timeline without samples exits 2"
+expect_grep "has no samples: record with perfscope record --sample" "$T/tl.err" "timeline says how to get samples"
+run ln "$PERFSCOPE" report "$T/p.exp" --lines
+expect_eq 2 "$RC" "report --lines without samples exits 2"
+expect_grep "has no samples" "$T/ln.err" "report --lines says there are no samples"
+run iv "$PERFSCOPE" timeline "$T/c.exp" --interval 0
+expect_eq 2 "$RC" "--interval 0 exits 2"
+expect_grep "expected a duration" "$T/iv.err" "--interval says what it expects"
+finish
