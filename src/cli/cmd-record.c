@@ -117,6 +117,8 @@ static void write_sampling(struct jsonw *w, const struct sampler *smp)
 	jsonw_kv_u64(w, "period", smp->cfg.period);
 	jsonw_kv_bool(w, "callgraph", smp->cfg.callgraph);
 	jsonw_kv_bool(w, "user_only", smp->cfg.exclude_kernel);
+	jsonw_kv_bool(w, "inherit", smp->inherit);
+	jsonw_kv_i64(w, "cpus", smp->ncpus);
 	jsonw_key(w, "events");
 	jsonw_array_begin(w);
 	for (size_t i = 0; i < smp->nev; i++) {
@@ -331,6 +333,11 @@ static int sample_open(struct sampler *smp, const struct sampler_config *cfg,
 		cli_error("record", "cannot open the sampling events: %s", strerror(-ret));
 		return ret;
 	}
+	if (!smp->inherit)
+		fprintf(stderr,
+			"perfscope record: warning: this kernel cannot sample the values of "
+			"events inherited by new threads and processes (Linux 6.12 can): only "
+			"the command's first thread is sampled\n");
 	for (size_t i = 1; i < smp->nev; i++) {
 		const struct sampler_event *e = &smp->ev[i];
 

@@ -123,7 +123,7 @@ static void attr_build(const struct sampler *s, const struct event_desc *ev, int
 	a->precise_ip = ev->precise_ip;
 	a->sample_type = SAMPLE_TYPE | (s->cfg.callgraph ? PERF_SAMPLE_CALLCHAIN : 0);
 	a->read_format = READ_FORMAT;
-	a->inherit = 1;
+	a->inherit = s->inherit;
 	a->sample_id_all = 1;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
@@ -301,10 +301,26 @@ static int plan(struct sampler *s, const struct event_desc *leader, const struct
 	return plan_groups(s);
 }
 
+/* Plan with cycles as the leader, else with cpu-clock. */
+static int plan_leader(struct sampler *s, const struct event_desc *evs, size_t n)
+{
+	struct event_desc leader;
+	int ret = event_resolve("cycles", &leader);
+
+	if (ret == 0)
+		ret = plan(s, &leader, evs, n);
+	if (ret < 0 && ret != -EACCES && ret != -EPERM) {
+		reset_plan(s);
+		if (event_resolve("cpu-clock", &leader))
+			return -ENOENT;
+		ret = plan(s, &leader, evs, n);
+	}
+	return ret;
+}
+
 int sampler_open(struct sampler *s, const struct sampler_config *cfg, const struct event_desc *evs,
 		 size_t n, pid_t pid)
 {
-	struct event_desc leader;
 	int *cpus = NULL, ncpus, ret = 0;
 	size_t pages;
 
@@ -345,14 +361,22 @@ int sampler_open(struct sampler *s, const struct sampler_config *cfg, const stru
 	if (ret)
 		return ret;
 	/* the leader: cycles where the PMU has it, else the cpu-clock timer */
-	ret = event_resolve("cycles", &leader);
-	if (ret == 0)
-		ret = plan(s, &leader, evs, n);
-	if (ret < 0 && ret != -EACCES && ret != -EPERM) {
+	s->inherit = 1;
+	ret = plan_leader(s, evs, n);
+	if (ret == -EINVAL) {
+		/*
+		 * Kernels before 6.12 refuse PERF_SAMPLE_READ in inherited events: sample the
+		 * command's first thread alone, with one ring buffer following it on any CPU.
+		 */
 		reset_plan(s);
-		if (event_resolve("cpu-clock", &leader))
-			return -ENOENT;
-		ret = plan(s, &leader, evs, n);
+		s->inherit = 0;
+		for (int c = 1; c < s->ncpus; c++) {
+			free(s->cpus[c].fd);
+			free(s->cpus[c].id);
+		}
+		s->ncpus = ncpus = 1;
+		s->cpus[0].cpu = -1;
+		ret = plan_leader(s, evs, n);
 	}
 	if (ret < 0)
 		return ret;

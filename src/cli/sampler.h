@@ -60,6 +60,7 @@ struct sampler {
 	struct sampler_cpu *cpus;
 	int ncpus;
 	pid_t pid;
+	int inherit; /* 0: the kernel (before 6.12) samples only the command's first thread */
 	struct sample_out *out;
 	pthread_t thread;
 	int thread_started;
