@@ -7,6 +7,7 @@
 #include "cli.h"
 
 #include "../analysis/experiment.h"
+#include "../analysis/samples.h"
 #include "../analysis/stream.h"
 #include "../core/jsonw.h"
 #include "../output/table.h"
@@ -204,6 +205,43 @@ static void print_list(FILE *out, const char *label, char **items, size_t n)
 	for (size_t i = 0; i < n; i++)
 		fprintf(out, "%s%s", i ? (strcmp(label, "command") ? ", " : " ") : "", items[i]);
 	fprintf(out, "%s\n", n ? "" : "-");
+}
+
+/* Threads that were sampled at least once. */
+static size_t sampled_threads(const struct sample_walk *w)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < w->nthreads; i++)
+		n += w->threads[i].samples > 0;
+	return n;
+}
+
+static void print_sampling(FILE *out, const struct experiment *e, const struct sample_walk *w)
+{
+	const struct exp_sampling *sm = &e->sampling;
+	char buf[64];
+
+	fprintf(out, "\nsampling: %zu file%s, ", e->nsamples, e->nsamples == 1 ? "" : "s");
+	if (sm->frequency)
+		fprintf(out, "%" PRIu64 " Hz per thread", sm->frequency);
+	else
+		fprintf(out, "every %" PRIu64 " events of the leader", sm->period);
+	fprintf(out, "%s%s\n", sm->callgraph ? ", call chains" : "",
+		sm->user_only ? ", user space only" : "");
+	fprintf(out, "  events   ");
+	for (size_t i = 0; i < sm->nevents; i++)
+		fprintf(
+		    out, "%s%s%s%s", i ? ", " : "", sm->events[i], i ? "" : " (leader)",
+		    strcmp(sm->states[i], "group")
+			? (strcmp(sm->states[i], "own group") ? " (not supported)" : " (own group)")
+			: "");
+	fmt_count(buf, sizeof(buf), w->samples);
+	fprintf(out,
+		"\n  samples  %s in %zu thread%s; %" PRIu64 " lost, throttled %" PRIu64
+		" times; %s\n",
+		buf, sampled_threads(w), sampled_threads(w) == 1 ? "" : "s", w->lost, w->throttled,
+		w->ended ? "ended cleanly" : "no end record (record did not finish)");
 }
 
 static int print_text(FILE *out, const struct experiment *e, const struct stream_info *si,
@@ -442,8 +480,36 @@ static void json_stream(struct jsonw *w, const struct stream_info *s)
 	jsonw_object_end(w);
 }
 
+static void json_sampling(struct jsonw *w, const struct experiment *e, const struct sample_walk *sw)
+{
+	const struct exp_sampling *sm = &e->sampling;
+
+	jsonw_key(w, "sampling");
+	jsonw_object_begin(w);
+	jsonw_kv_u64(w, "files", e->nsamples);
+	jsonw_kv_u64(w, "frequency", sm->frequency);
+	jsonw_kv_u64(w, "period", sm->period);
+	jsonw_kv_bool(w, "callgraph", sm->callgraph);
+	jsonw_kv_bool(w, "user_only", sm->user_only);
+	jsonw_key(w, "events");
+	jsonw_array_begin(w);
+	for (size_t i = 0; i < sm->nevents; i++) {
+		jsonw_object_begin(w);
+		jsonw_kv_string(w, "name", sm->events[i]);
+		jsonw_kv_string(w, "state", sm->states[i]);
+		jsonw_object_end(w);
+	}
+	jsonw_array_end(w);
+	jsonw_kv_u64(w, "samples", sw->samples);
+	jsonw_kv_u64(w, "threads", sampled_threads(sw));
+	jsonw_kv_u64(w, "lost", sw->lost);
+	jsonw_kv_u64(w, "throttled", sw->throttled);
+	jsonw_kv_bool(w, "clean_end", sw->ended);
+	jsonw_object_end(w);
+}
+
 static int print_json(FILE *out, const struct experiment *e, const struct stream_info *si,
-		      const struct exp_process *const *procs)
+		      const struct exp_process *const *procs, const struct sample_walk *sw)
 {
 	struct jsonw w;
 	double span;
@@ -479,6 +545,8 @@ static int print_json(FILE *out, const struct experiment *e, const struct stream
 	for (size_t i = 0; i < e->nstreams; i++)
 		json_stream(&w, &si[i]);
 	jsonw_array_end(&w);
+	if (sw)
+		json_sampling(&w, e, sw);
 	jsonw_object_end(&w);
 	ret = jsonw_text(&w) ? 0 : -ENOMEM;
 	if (ret == 0 && fprintf(out, "%s\n", jsonw_text(&w)) < 0)
@@ -511,6 +579,7 @@ int cmd_info(int argc, char **argv)
 	};
 	struct stream_info *si = NULL;
 	const struct exp_process **procs = NULL;
+	struct sample_walk sw = {0};
 	struct experiment e;
 	char err[1024];
 	FILE *out;
@@ -546,13 +615,23 @@ int cmd_info(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (e.nsamples && samples_walk(&e, &sw, NULL, NULL, err, sizeof(err))) {
+		cli_error("info", "%s", err);
+		goto out;
+	}
 	out = cli_open_output("info", output, force);
 	if (!out)
 		goto out;
-	ret = (json ? print_json(out, &e, si, procs) : print_text(out, &e, si, procs)) ? 1 : 0;
+	ret = (json ? print_json(out, &e, si, procs, e.nsamples ? &sw : NULL)
+		    : print_text(out, &e, si, procs))
+		  ? 1
+		  : 0;
+	if (!json && !ret && e.nsamples)
+		print_sampling(out, &e, &sw);
 	if (out != stdout && fclose(out) != 0)
 		ret = 1;
 out:
+	sample_walk_release(&sw);
 	free(si);
 	free(procs);
 	experiment_release(&e);
