@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's first command: install what is missing, build, and run perfscope's main job
 # on the bundled examples: counts for a whole run, regions recorded and reported, and every
-# function call of a program built with -finstrument-functions traced, reported and exported.
+# function call of a program built with -finstrument-functions traced, reported and exported,
+# and an unmodified program sampled, with its counters over time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,6 +27,10 @@ run build/perfscope record --force -o build/demo-trace.out --functions -- build/
 run build/perfscope report build/demo-trace.out
 run build/perfscope report build/demo-trace.out --tree --min-time 1us
 run build/perfscope export --force build/demo-trace.out --format chrome -o build/demo-trace.json
+run build/perfscope record --force -o build/demo-sample.out --sample -e page-faults -- \
+	build/examples/pagewalk -n 20000 -s 150
+run build/perfscope report build/demo-sample.out --lines --top 5
+run build/perfscope timeline build/demo-sample.out --interval 50ms
 run build/perfscope html --force build/demo-threads.out -o build/demo-report.html
 echo "open build/demo-report.html in a browser: it needs no network;"
 echo "open build/demo-trace.json in https://ui.perfetto.dev or chrome://tracing"

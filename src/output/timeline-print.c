@@ -34,6 +34,14 @@ static size_t top_function(const struct timeline *t, size_t i, double *share)
 	return total ? best : SIZE_MAX;
 }
 
+/* Blanks that right-align TEXT in 10 columns ("µs" is one column, two bytes). */
+static int pad(const char *text)
+{
+	size_t w = utf8_width(text);
+
+	return w < 10 ? (int)(10 - w) : 0;
+}
+
 static const char *marker_name(int kind)
 {
 	static const char *const names[] = {"exec", "exit", "throttled", "unthrottled"};
@@ -90,14 +98,14 @@ int timeline_print_text(const struct experiment *e, const struct timeline *t, FI
 		const struct sample_marker *mk = &t->walk.markers[m];
 
 		fmt_duration(buf, sizeof(buf), (double)(mk->ns - t->start_ns));
-		fprintf(f, "  %10s  %s pid %d tid %d\n", buf, marker_name((int)mk->kind),
-			(int)mk->pid, (int)mk->tid);
+		fprintf(f, "  %*s%s  %s pid %d tid %d\n", pad(buf), "", buf,
+			marker_name((int)mk->kind), (int)mk->pid, (int)mk->tid);
 	}
 	for (size_t r = 0; r < t->nregions; r++) {
 		const struct timeline_region *g = &t->regions[r];
 
 		fmt_duration(buf, sizeof(buf), (double)((int64_t)(g->ns - t->start_ns)));
-		fprintf(f, "  %10s  region %s %s (tid %d)\n", buf, g->name,
+		fprintf(f, "  %*s%s  region %s %s (tid %d)\n", pad(buf), "", buf, g->name,
 			g->enter ? "begins" : "ends", (int)g->tid);
 	}
 	return ret ? ret : (ferror(f) ? -EIO : 0);
