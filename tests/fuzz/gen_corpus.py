@@ -13,6 +13,9 @@ KIND_ENTER, KIND_EXIT, KIND_EXT = 0, 1, 2
 (REGION_DEF, REGION_ENTER, REGION_LEAVE, CLOCK_SYNC, COUNTERS, LOST, STREAM_END,
  THREAD_NAME) = range(1, 9)
 END_EXIT, END_THREAD_EXIT, END_EXEC, END_SIGNAL = 1, 2, 3, 4
+SAMPLE_GROUP, SAMPLE, TASK, THROTTLE, SAMPLE_TOTALS = range(9, 14)  # samples files only
+TASK_FORK, TASK_EXIT, TASK_COMM, TASK_EXEC = 1, 2, 3, 4
+FEAT_SAMPLES, SAMPLE_KERNEL = 8, 1
 NO_GROUP = 0xFFFFFFFF
 CHUNK_MAGIC = 0x4B435350
 
@@ -90,6 +93,29 @@ def big_header():
     return header(400, 400, size=72, image=1, rank=3, clock=3) + chunk(0, clock(9))
 
 
+def samples():
+    """A samples file (samples.<pid>): groups {0, 1} and {2} of three events, samples with their
+    values (one in the kernel, one with a call chain), every task event, throttling, a loss and
+    the totals (the third event's count all ones: not counted), over two chunks. Ticks are
+    CLOCK_MONOTONIC ns (clock source 1), as the launcher writes them."""
+    me, pt = 700 | (700 << 32), 700 | (701 << 32)
+    c0 = (ext(100, CLOCK_SYNC, 0, [100]) + ext(100, SAMPLE_GROUP, 0, [0, 1]) +
+          ext(100, SAMPLE_GROUP, 1, [2]) + ext(101, TASK, TASK_EXEC, [me] + text("prog")) +
+          ext(102, TASK, TASK_FORK, [pt, me]) +
+          ext(103, SAMPLE, 0, [pt, 0x401000, 1, 2, 50, 50, 1000, 7]) +
+          ext(104, SAMPLE, 1, [pt, 0x401100, 1 | (2 << 32), 1, 60, 60, 3, 0x401200, 0x401300]))
+    kernel_ip = 0xFFFFFFFF81000000
+    c1 = (ext(200, CLOCK_SYNC, 0, [200]) + ext(201, THROTTLE, 1, [pt]) +
+          ext(202, THROTTLE, 0, [pt]) + ext(203, TASK, TASK_COMM, [pt] + text("worker")) +
+          ext(204, LOST, 0, [2, 0]) +
+          ext(205, SAMPLE, 0, [pt, kernel_ip, SAMPLE_KERNEL << 16, 2, 90, 80, 2000, 9]) +
+          ext(206, TASK, TASK_EXIT, [pt, me]) +
+          ext(207, SAMPLE_TOTALS, 3, [2100, 100, 90, 10, 100, 90, (1 << 64) - 1, 100, 90]) +
+          ext(208, STREAM_END, END_EXIT))
+    h = header(700, 0, nevents=3, clock=1, features=FEAT_SAMPLES)
+    return h + chunk(0, c0) + chunk(1, c1)
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -101,6 +127,7 @@ def main():
         "gen-cut": cut(),
         "gen-big-header": big_header(),
         "gen-no-chunks": header(600, 601),
+        "gen-samples": samples(),
     }
     for name, data in seeds.items():
         with open(os.path.join(out, name), "wb") as f:

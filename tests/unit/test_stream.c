@@ -634,6 +634,92 @@ static void test_chunk_after_end(void **state)
 	expect_read_error(path, 6, H + 168, NULL);
 }
 
+/* ---- samples files (the launcher's samples.<pid>) ------------------------------------------- */
+
+/* A samples file of 3 events with WORDS as its only chunk (records from H + 16). */
+static void samples_file(const char *name, const uint64_t *words, size_t n, char *path)
+{
+	struct buf b = {0};
+	struct psc_stream_header *h;
+
+	put_header(&b, PSC_FORMAT_VERSION, PSC_STREAM_MAGIC);
+	h = (struct psc_stream_header *)b.p;
+	h->features = PSC_FEAT_SAMPLES;
+	h->tid = 0; /* a samples file is per process */
+	h->nevents = 3;
+	put_chunk(&b, 0, words, n);
+	write_file(&b, name, path, 256);
+}
+
+#define SAMPLE_HEAD(t, g, nw) EXT(t, PSC_REC_SAMPLE, nw, g), 7 | 8ull << 32, 0x401000
+
+static void test_samples_file(void **state)
+{
+	/* groups {0, 1} and {2}; a sample of each (the second with a call chain of 2) */
+	const uint64_t ok1[] = {
+	    EXT(10, PSC_REC_CLOCK_SYNC, 3, 0),	 1000, EXT(11, PSC_REC_SAMPLE_GROUP, 4, 0), 0, 1,
+	    EXT(11, PSC_REC_SAMPLE_GROUP, 3, 1), 2};
+	const uint64_t ok2[] = {SAMPLE_HEAD(12, 0, 10), 1, 2, 5, 5, 100, 200};
+	const uint64_t ok3[] = {
+	    SAMPLE_HEAD(13, 1, 11), 2ull << 32, 1, 6, 6, 300, 0x401234, 0x401567};
+	/* fork, exec of "prog", throttle, lost, totals, end */
+	const uint64_t ok4[] = {
+	    EXT(14, PSC_REC_TASK, 4, PSC_TASK_FORK), 7 | 8ull << 32, 7 | 7ull << 32,
+	    EXT(15, PSC_REC_TASK, 4, PSC_TASK_EXEC), 7 | 7ull << 32, 0x676f7270};
+	const uint64_t ok5[] = {EXT(16, PSC_REC_THROTTLE, 3, 1), 7 | 8ull << 32,
+				EXT(17, PSC_REC_LOST, 4, 0), 3, 0};
+	const uint64_t ok6[] = {
+	    EXT(18, PSC_REC_SAMPLE_TOTALS, 11, 3),	 1, 2, 2, 3, 2, 2, 4, 2, 2,
+	    EXT(19, PSC_REC_STREAM_END, 2, PSC_END_EXIT)};
+	static const char *const names[] = {
+	    "clock-sync", "sample-group", "sample-group", "sample", "sample", "task",
+	    "task",	  "throttle",	  "lost",	  "totals", "end"};
+	const uint64_t sync[] = {EXT(10, PSC_REC_CLOCK_SYNC, 3, 0), 1000}; /* H + 16 .. H + 40 */
+	uint64_t w[64];
+	struct stream_reader r;
+	struct stream_record rec;
+	char path[256], err[512] = "";
+	int n = 0, ret;
+
+	(void)state;
+	memcpy(w, ok1, sizeof(ok1));
+	memcpy(w + 10, ok2, sizeof(ok2));
+	memcpy(w + 20, ok3, sizeof(ok3));
+	memcpy(w + 31, ok4, sizeof(ok4));
+	memcpy(w + 39, ok5, sizeof(ok5));
+	memcpy(w + 46, ok6, sizeof(ok6));
+	samples_file("samples.ok", w, 59, path);
+	assert_int_equal(stream_open(&r, path, err, sizeof(err)), 0);
+	while ((ret = stream_next(&r, &rec, err, sizeof(err))) > 0)
+		assert_string_equal(stream_record_name(&rec), names[n++]);
+	assert_int_equal(ret, 0);
+	assert_int_equal(n, 11);
+	assert_int_equal(r.end_reason, PSC_END_EXIT);
+	stream_close(&r);
+	/* a sample of group 0 before any group definition: the group is word 1's argument */
+	memcpy(w, sync, sizeof(sync));
+	memcpy(w + 3, (const uint64_t[]){SAMPLE_HEAD(11, 0, 9), 0, 1, 5, 5, 100}, 9 * 8);
+	samples_file("samples.nogroup", w, 12, path);
+	expect_read_error(path, 1, H + 52, "group 0, never defined");
+	/* a sample of one value where its group (at H + 40) has two: the sample is at H + 72 */
+	memcpy(w + 3,
+	       (const uint64_t[]){EXT(11, PSC_REC_SAMPLE_GROUP, 4, 0), 0, 1, SAMPLE_HEAD(12, 0, 9),
+				  0, 1, 5, 5, 100},
+	       13 * 8);
+	samples_file("samples.nr", w, 16, path);
+	expect_read_error(path, 2, H + 80, "does not hold its 2 values");
+	/* totals of 3 events in 8 words instead of 9 */
+	memcpy(w + 3,
+	       (const uint64_t[]){EXT(11, PSC_REC_SAMPLE_TOTALS, 10, 3), 0, 0, 0, 0, 0, 0, 0, 0},
+	       10 * 8);
+	samples_file("samples.totals", w, 13, path);
+	expect_read_error(path, 1, H + 48, "totals of 3 events in 8 words");
+	/* a task record of an unknown event (9) */
+	memcpy(w + 3, (const uint64_t[]){EXT(11, PSC_REC_TASK, 4, 9), 7 | 7ull << 32, 0}, 4 * 8);
+	samples_file("samples.task", w, 7, path);
+	expect_read_error(path, 1, H + 52, "unknown task event 9");
+}
+
 /* ---- clock scan ----------------------------------------------------------------------------- */
 
 struct pairs {
@@ -703,7 +789,7 @@ int main(void)
 	    cmocka_unit_test(test_bad_header),	    cmocka_unit_test(test_bad_version),
 	    cmocka_unit_test(test_bad_header_size), cmocka_unit_test(test_bad_chunks),
 	    cmocka_unit_test(test_bad_records),	    cmocka_unit_test(test_chunk_after_end),
-	    cmocka_unit_test(test_scan_clock),
+	    cmocka_unit_test(test_scan_clock),	    cmocka_unit_test(test_samples_file),
 	};
 
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
