@@ -577,10 +577,10 @@ static void run_end_to_end(const struct counter_sys *sys, uint32_t own_groups)
 
 	if (max && cfg.freq > max)
 		cfg.freq = max;
-	assert_non_null(mkdtemp(dir));
 	hold_child(&l);
 	assert_int_equal(sampler_open(&s, &cfg, evs, 3, l.pid), 3);
 	assert_int_equal(s.ngroups, own_groups);
+	assert_non_null(mkdtemp(dir));
 	assert_int_equal(sampler_start(&s, dir), 0);
 	assert_int_equal(launch_go(&l), 0);
 	assert_int_equal(launch_wait(&l, &status, NULL), 0);
