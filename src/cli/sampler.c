@@ -244,13 +244,28 @@ static int open_cpu(struct sampler *s, int c)
 	return 0;
 }
 
-/* Map CPU slot C's ring on its first leader; the other leaders write into it. */
+/*
+ * Map CPU slot C's ring on its first leader, then point the other leaders at it (the kernel
+ * redirects output only into an event that has its buffer). Where the locked-memory limit
+ * (kernel.perf_event_mlock_kb, RLIMIT_MEMLOCK) refuses the ring, try smaller ones.
+ */
 static int map_ring(struct sampler *s, int c)
 {
 	struct sampler_cpu *cpu = &s->cpus[c];
+	size_t page = (size_t)page_size();
 	int fd0 = cpu->fd[0];
 	void *p;
 
+	for (;;) {
+		p = mmap(NULL, cpu->map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd0, 0);
+		if (p != MAP_FAILED)
+			break;
+		if (errno != EPERM || cpu->data_bytes <= 8 * page)
+			return -errno;
+		cpu->data_bytes /= 2;
+		cpu->map_bytes = cpu->data_bytes + page;
+	}
+	cpu->ring = p;
 	for (uint32_t g = 0; g < s->ngroups; g++) {
 		int fd = cpu->fd[s->groups[g].members[0]];
 
@@ -259,10 +274,6 @@ static int map_ring(struct sampler *s, int c)
 		if (g && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, fd0) < 0)
 			return -errno;
 	}
-	p = mmap(NULL, cpu->map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd0, 0);
-	if (p == MAP_FAILED)
-		return -errno;
-	cpu->ring = p;
 	return 0;
 }
 
@@ -703,6 +714,7 @@ int sampler_finish(struct sampler *s)
 	if (!ret)
 		ret = sample_out_add(s->out, clock_monotonic_ns(), PSC_REC_STREAM_END, PSC_END_EXIT,
 				     end, 0);
+	s->late = sample_out_late(s->out);
 	int r = sample_out_close(s->out);
 
 	s->out = NULL;
