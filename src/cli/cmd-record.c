@@ -134,6 +134,7 @@ static void write_sampling(struct jsonw *w, const struct sampler *smp)
 	jsonw_kv_u64(w, "samples", smp->samples);
 	jsonw_kv_u64(w, "lost", smp->lost);
 	jsonw_kv_u64(w, "throttled", smp->throttled);
+	jsonw_kv_u64(w, "late", smp->late);
 	jsonw_object_end(w);
 }
 

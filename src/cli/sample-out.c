@@ -37,7 +37,8 @@ struct sample_out {
 	size_t nchunk;
 	uint64_t seq;
 	int error;
-	uint64_t written;
+	uint64_t written, late;
+	uint64_t last_ns; /* time of the last record written */
 	struct pending *pend;
 	size_t npend, pendcap;
 	uint64_t *arena, *spare;
@@ -216,6 +217,15 @@ static unsigned *image_of(struct sample_out *o, pid_t pid)
 	return &o->images[o->nimages++].image;
 }
 
+static void pmaps_path(const struct sample_out *o, pid_t pid, unsigned image, char *path,
+		       size_t len)
+{
+	if (image)
+		snprintf(path, len, "%s/pmaps.%d.%u", o->dir, (int)pid, image);
+	else
+		snprintf(path, len, "%s/pmaps.%d", o->dir, (int)pid);
+}
+
 /* Append the mapping to pmaps.<pid>[.<image>] in /proc/<pid>/maps syntax. */
 static void write_mmap(struct sample_out *o, const uint64_t *w)
 {
@@ -227,10 +237,7 @@ static void write_mmap(struct sample_out *o, const uint64_t *w)
 
 	if (!image)
 		return;
-	if (*image)
-		snprintf(path, sizeof(path), "%s/pmaps.%d.%u", o->dir, (int)pid, *image);
-	else
-		snprintf(path, sizeof(path), "%s/pmaps.%d", o->dir, (int)pid);
+	pmaps_path(o, pid, *image, path, sizeof(path));
 	f = fopen(path, "ae");
 	if (!f)
 		return;
@@ -239,6 +246,35 @@ static void write_mmap(struct sample_out *o, const uint64_t *w)
 		prot & PROT_WRITE ? 'w' : '-', prot & PROT_EXEC ? 'x' : '-',
 		flags & MAP_SHARED ? 's' : 'p', (unsigned long long)w[3], (const char *)(w + 5));
 	fclose(f);
+}
+
+/*
+ * A process forked by PARENT starts with its parent's mappings, which the kernel does not
+ * report again: copy the parent's current pmaps file as the child's first.
+ */
+static void copy_maps(struct sample_out *o, pid_t parent, pid_t child)
+{
+	unsigned *pimage = image_of(o, parent), *cimage;
+	char from[PATH_MAX + 64], to[PATH_MAX + 64], buf[65536];
+	FILE *in, *out;
+	size_t n;
+
+	if (!pimage || *pimage == UINT_MAX)
+		return;
+	pmaps_path(o, parent, *pimage, from, sizeof(from));
+	cimage = image_of(o, child);
+	if (!cimage)
+		return;
+	pmaps_path(o, child, *cimage, to, sizeof(to));
+	in = fopen(from, "re");
+	if (!in)
+		return;
+	out = fopen(to, "ae");
+	while (out && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+		fwrite(buf, 1, n, out);
+	if (out)
+		fclose(out);
+	fclose(in);
 }
 
 static int pending_cmp(const void *a, const void *b)
@@ -252,22 +288,36 @@ static int pending_cmp(const void *a, const void *b)
 
 static int emit(struct sample_out *o, const struct pending *p)
 {
-	const uint64_t *w = o->arena + p->at;
+	uint64_t *w = o->arena + p->at;
+	uint64_t ns = p->ns;
 
 	if (p->is_mmap) {
 		write_mmap(o, w);
 		return 0;
 	}
+	/*
+	 * A record published later than the watermark allowed for (a preempted CPU) would put
+	 * time backwards in the file: it keeps its place but takes the last time written.
+	 */
+	if (ns < o->last_ns) {
+		ns = o->last_ns;
+		w[0] = psc_word0(ns, PSC_KIND_EXT);
+		o->late++;
+	}
+	o->last_ns = ns;
 	if (psc_rec_type(w[1]) == PSC_REC_TASK && psc_rec_arg(w[1]) == PSC_TASK_EXEC) {
 		unsigned *image = image_of(o, (pid_t)(uint32_t)w[2]);
 
 		if (image)
 			++*image;
 	}
+	if (psc_rec_type(w[1]) == PSC_REC_TASK && psc_rec_arg(w[1]) == PSC_TASK_FORK &&
+	    (uint32_t)w[2] == (uint32_t)(w[2] >> 32) && (uint32_t)w[3] != (uint32_t)w[2])
+		copy_maps(o, (pid_t)(uint32_t)w[3], (pid_t)(uint32_t)w[2]);
 	if (o->nchunk && o->nchunk + p->n > CHUNK_WORDS && chunk_write(o))
 		return o->error;
 	if (!o->nchunk)
-		chunk_begin(o, p->ns);
+		chunk_begin(o, ns);
 	memcpy(o->chunk + o->nchunk, w, p->n * sizeof(*w));
 	o->nchunk += p->n;
 	o->written++;
@@ -338,4 +388,9 @@ int sample_out_close(struct sample_out *o)
 uint64_t sample_out_written(const struct sample_out *o)
 {
 	return o->written;
+}
+
+uint64_t sample_out_late(const struct sample_out *o)
+{
+	return o->late;
 }

@@ -37,7 +37,13 @@ int sample_out_flush(struct sample_out *o, uint64_t watermark);
 /* Flush everything, write the last chunk and close. 0 or the first write error. */
 int sample_out_close(struct sample_out *o);
 
-/* Records written and records still queued (for tests and statistics). */
+/* Records written so far (for tests and statistics). */
 uint64_t sample_out_written(const struct sample_out *o);
+
+/*
+ * Records that arrived after later ones had been written (published long after their time):
+ * written in place with the last time written, so that time never goes backwards.
+ */
+uint64_t sample_out_late(const struct sample_out *o);
 
 #endif /* PSC_SAMPLE_OUT_H */

@@ -67,6 +67,7 @@ struct sampler {
 	int stop_fd;
 	int error; /* first write error of the drain thread, negative errno */
 	uint64_t samples, lost, throttled;
+	uint64_t late; /* records published after later ones were written: given their time */
 };
 
 /*
