@@ -375,7 +375,8 @@ int region_pass_end(struct region_pass *ps, const struct stream_reader *rd, char
 		if (!p->span_known || b > p->last_ns)
 			p->last_ns = b;
 		p->span_known = 1;
-		p->duration_ns = (double)(p->last_ns - p->first_ns);
+		/* in double: clock fits of corrupt pairs saturate at the ends of int64 */
+		p->duration_ns = (double)p->last_ns - (double)p->first_ns;
 	}
 	region_pass_abandon(ps);
 	return ret;
