@@ -183,7 +183,7 @@ int stat_print_csv(const struct stat_result *res, FILE *f)
 	const struct metric *ms[64];
 	size_t nm = metrics_of(res, ms, 64);
 	struct stats wall, user, sys;
-	char v[40], sd[40], mn[40], mx[40], run[40], why[256];
+	char v[40], sd[40], mn[40], mx[40], run[40], why[300];
 
 	fprintf(f, "kind,name,value,unit,stddev,min,max,runs,running_pct,status\n");
 	for (size_t i = 0; i < res->nevents; i++) {

@@ -17,7 +17,7 @@ report_csv_or_die smp "$d" --by sample
 expect_eq "name,thread,samples,share,time_ns,file,line" "$(csv_header "$T/smp.out")" "--by sample: the samples' view"
 sum=$(awk -F, 'NR > 1 {s += $3} END {print s + 0}' "$T/smp.out")
 expect_eq "$(json_eval "$d/meta.json" 'd["sampling"]["samples"]')" "$sum" "the sample view's rows add up to the samples taken"
-expect_cmp "$sum" ">" 50 "samples over the traced run (about 0.3 s at 1 kHz)"
+expect_cmp "$sum" ">=" 20 "samples over the traced run (at least 20 ms on CPU at 1 kHz)"
 
 run dump "$PERFSCOPE" dump "$d"
 expect_eq 0 "$RC" "dump exits 0"
