@@ -62,4 +62,37 @@ expect_eq "$T/liblinked.so" "$(json_eval "$T/js.out" '[f["module"] for f in d["f
 run lines "$PERFSCOPE" report "$d" --lines --csv
 expect_eq "file,line,function,samples,share,time_ns" "$(csv_header "$T/lines.out")" "--lines CSV header"
 expect_grep "spinlib.c" "$T/lines.out" "the hottest lines are in spinlib.c"
+
+# a child forked without exec runs its parent's code: its samples are named from a copy of the
+# parent's mappings (the kernel reports no mapping for it)
+cat >"$T/fork.c" <<'C'
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+__attribute__((noinline)) double child_spin(double s)
+{
+	struct timespec t0, t;
+	double x = 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (int i = 0; i < 2000; i++)
+			x += i * 0.25;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) * 1e-9 < s);
+	return x;
+}
+int main(void)
+{
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(child_spin(0.3) < 0);
+	waitpid(pid, NULL, 0);
+	return 0;
+}
+C
+"$cc" -O1 -g "$T/fork.c" -o "$T/fork" || die "cannot build fork"
+record_or_die frec "$T/fork.exp" --sample=1000 -- "$T/fork"
+report_csv_or_die frep "$T/fork.exp" --by thread
+expect_cmp "$(csv_get "$T/frep.out" samples name=child_spin || echo 0)" ">=" 150 "samples of the forked child in child_spin"
+expect_eq "" "$(csv_get "$T/frep.out" samples name=[unknown] 2>/dev/null)" "no unknown samples"
 finish
