@@ -129,6 +129,8 @@ static void sampling_load(struct experiment *e, const cJSON *v)
 	sm->samples = json_u64(cJSON_GetObjectItemCaseSensitive(v, "samples"));
 	sm->lost = json_u64(cJSON_GetObjectItemCaseSensitive(v, "lost"));
 	sm->throttled = json_u64(cJSON_GetObjectItemCaseSensitive(v, "throttled"));
+	sm->late = json_u64(cJSON_GetObjectItemCaseSensitive(v, "late"));
+	sm->inherit = !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(v, "inherit"));
 }
 
 static int meta_load(struct experiment *e, char *err, size_t errlen)

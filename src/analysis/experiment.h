@@ -52,10 +52,11 @@ struct exp_samples {
 struct exp_sampling {
 	char **events; /* leader first */
 	size_t nevents;
-	char **states; /* per event: "group", "own group" or "not supported" */
+	char **states;		    /* per event: "group", "own group" or "not supported" */
 	uint64_t frequency, period; /* one of them is 0 */
 	int callgraph, user_only;
-	uint64_t samples, lost, throttled;
+	int inherit; /* 0: a kernel before 6.12 sampled the first thread alone, on any CPU */
+	uint64_t samples, lost, throttled, late;
 };
 
 struct experiment {

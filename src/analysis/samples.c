@@ -127,7 +127,8 @@ static int on_sample(struct sample_walk *w, const struct stream_record *rec, con
 	s.chain = val + nr;
 	s.image = image_get(w, s.pid);
 	t = thread_get(w, s.pid, s.tid, &s.thread);
-	prev = prev_state(w, (uint64_t)(uint32_t)s.tid, s.cpu, s.group);
+	/* per-CPU events count a thread per CPU; a per-task event (before Linux 6.12) follows it */
+	prev = prev_state(w, (uint64_t)(uint32_t)s.tid, w->per_cpu ? s.cpu : 0, s.group);
 	if (!t || !prev)
 		return -ENOMEM;
 	memset(w->delta, 0, w->nevents * sizeof(uint64_t));
@@ -241,6 +242,7 @@ int samples_walk(const struct experiment *e, struct sample_walk *w,
 
 	memset(w, 0, sizeof(*w));
 	w->nevents = (uint32_t)e->sampling.nevents;
+	w->per_cpu = !e->has_sampling || e->sampling.inherit;
 	w->ended = 1;
 	w->prev = calloc(1, sizeof(*w->prev));
 	w->images = calloc(1, sizeof(*w->images));

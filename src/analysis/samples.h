@@ -54,6 +54,7 @@ struct sample_marker {
 
 struct sample_walk {
 	uint32_t nevents;	   /* sampled events (meta.json sampling.events) */
+	int per_cpu;		   /* values count per CPU (inherited per-CPU events) */
 	uint64_t start_ns, end_ns; /* launch and last record of the files */
 	struct sample_thread *threads;
 	size_t nthreads, threadcap;

@@ -334,6 +334,11 @@ static int sample_open(struct sampler *smp, const struct sampler_config *cfg,
 		cli_error("record", "cannot open the sampling events: %s", strerror(-ret));
 		return ret;
 	}
+	if (smp->cfg.exclude_kernel)
+		fprintf(stderr,
+			"perfscope record: kernel code is not sampled "
+			"(kernel.perf_event_paranoid=%d): user space only\n",
+			ps.paranoid);
 	if (!smp->inherit)
 		fprintf(stderr,
 			"perfscope record: warning: this kernel cannot sample the values of "
@@ -366,13 +371,14 @@ int cmd_record(int argc, char **argv)
 	struct opt_list events = {0};
 	const char *dir = "perfscope.out", *group = NULL, *filter = NULL, *bufsize = NULL;
 	const char *sample = NULL;
-	uint64_t period = 0;
+	uint64_t period = UINT64_MAX; /* not given */
 	int force = 0, help = 0, functions = 0, callgraph = 0, first, ret, status = 0, created = 0;
 	const struct option_spec specs[] = {
 	    {'o', "output", OPT_STRING, &dir, "DIR", "experiment directory (perfscope.out)", 0,
 	     NULL},
 	    {0, "force", OPT_FLAG, &force, NULL, "replace an existing experiment in DIR", 0, NULL},
-	    {'e', "event", OPT_LIST, &events, "EV,..", "events read at every region boundary", 0,
+	    {'e', "event", OPT_LIST, &events, "EV,..",
+	     "events read at every region boundary; with --sample, carried by every sample", 0,
 	     NULL},
 	    {'g', "group", OPT_STRING, &group, "GROUP",
 	     "metric group: its events, and its formulas in the report", 0, NULL},
@@ -426,6 +432,13 @@ int cmd_record(int argc, char **argv)
 	}
 	if (filter && check_filter(filter, absfilter, sizeof(absfilter)))
 		goto out;
+	if (period == 0) {
+		cli_error("record", "--period 0: give the number of leader events between samples, "
+				    "e.g. --period 1000000");
+		goto out;
+	}
+	if (period == UINT64_MAX)
+		period = 0;
 	sampling = sample || period;
 	if (callgraph && !sampling) {
 		cli_error("record", "--callgraph needs --sample or --period");

@@ -23,6 +23,14 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
+/* Event K was not sampled (not supported here): its counts are unknown, not zero. */
+static int missing(const struct sample_report *r, uint32_t k)
+{
+	const struct exp_sampling *sm = &r->e->sampling;
+
+	return k < sm->nevents && !strcmp(sm->states[k], "not supported");
+}
+
 static size_t shown(size_t n, size_t top)
 {
 	return top && top < n ? top : n;
@@ -63,6 +71,15 @@ static void caveats(const struct sample_report *r, void (*fn)(void *ctx, const c
 	if (sm->user_only)
 		fn(ctx,
 		   "kernel code was not sampled (kernel.perf_event_paranoid): user space only");
+	if (!sm->inherit)
+		fn(ctx, "this kernel (before Linux 6.12) sampled only the command's first thread");
+	if (sm->late) {
+		snprintf(line, sizeof(line),
+			 "%" PRIu64 " records reached the launcher late and carry a later time "
+			 "than they happened (a preempted CPU)",
+			 sm->late);
+		fn(ctx, line);
+	}
 	for (size_t i = 0; i < sm->nevents; i++) {
 		if (!strcmp(sm->states[i], "group"))
 			continue;
@@ -149,7 +166,7 @@ static int print_functions(const struct sample_report *r, FILE *f)
 		table_set(t, col++, "%s", buf);
 		for (uint32_t k = 1; k < p->nevents; k++) {
 			fmt_count(buf, sizeof(buf), c[k]);
-			table_set(t, col++, "%s", buf);
+			table_set(t, col++, "%s", missing(r, k) ? "n/a" : buf);
 		}
 		row_source(row, &file, &line);
 		if (*file)
@@ -253,7 +270,10 @@ int sample_print_csv(const struct sample_report *r, FILE *f)
 		fprintf(f, ",%" PRIu64 ",%.4f,%" PRIu64, row->samples,
 			share(row->samples, p->samples), row->time_ns);
 		for (uint32_t k = 1; k < p->nevents; k++)
-			fprintf(f, ",%" PRIu64, c[k]);
+			if (missing(r, k))
+				fputc(',', f);
+			else
+				fprintf(f, ",%" PRIu64, c[k]);
 		fputc(',', f);
 		csv_field(f, file);
 		fprintf(f, ",%u\n", line);
@@ -268,7 +288,7 @@ static int accuracy_of(const struct sample_report *r, uint32_t k, uint64_t *est,
 
 	*est = r->p->estimated[k];
 	*exact = t ? t[3 * k] : UINT64_MAX;
-	return *exact != UINT64_MAX;
+	return *exact != UINT64_MAX && !missing(r, k);
 }
 
 static void json_caveat(void *ctx, const char *line)
@@ -321,8 +341,10 @@ int sample_print_json(const struct sample_report *r, FILE *f)
 		jsonw_kv_u64(&w, "time_ns", row->time_ns);
 		jsonw_key(&w, "counts");
 		jsonw_object_begin(&w);
-		for (uint32_t k = 0; k < p->nevents; k++)
-			jsonw_kv_u64(&w, sm->events[k], c[k]);
+		for (uint32_t k = 0; k < p->nevents; k++) {
+			jsonw_key(&w, sm->events[k]);
+			missing(r, k) ? jsonw_null(&w) : jsonw_u64(&w, c[k]);
+		}
 		jsonw_object_end(&w);
 		jsonw_kv_string(&w, "file", file);
 		jsonw_kv_u64(&w, "line", line);
@@ -351,7 +373,8 @@ int sample_print_json(const struct sample_report *r, FILE *f)
 
 		jsonw_object_begin(&w);
 		jsonw_kv_string(&w, "event", sm->events[k]);
-		jsonw_kv_u64(&w, "estimated", est);
+		jsonw_key(&w, "estimated");
+		missing(r, k) ? jsonw_null(&w) : jsonw_u64(&w, est);
 		jsonw_key(&w, "exact");
 		have ? jsonw_u64(&w, exact) : jsonw_null(&w);
 		jsonw_key(&w, "diff_pct");
@@ -407,7 +430,9 @@ int sample_print_accuracy(const struct sample_report *r, FILE *f, int csv)
 
 		table_add_row(t);
 		table_set(t, 0, "%s", r->e->sampling.events[k]);
-		if (csv) {
+		if (missing(r, k)) {
+			table_set(t, 1, "%s", csv ? "" : "not supported");
+		} else if (csv) {
 			table_set(t, 1, "%" PRIu64, est);
 			if (have)
 				table_set(t, 2, "%" PRIu64, exact);

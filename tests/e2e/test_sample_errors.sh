@@ -10,6 +10,10 @@ expect_eq 2 "$RC" "--sample=fast exits 2"
 expect_grep "give a frequency in Hz" "$T/bad.err" "--sample=fast says what to give"
 expect_no_file "$T/x" "nothing is created for a usage error"
 
+run p0 "$PERFSCOPE" record --period 0 -o "$T/x" -- true
+expect_eq 2 "$RC" "--period 0 exits 2"
+expect_grep "give the number of leader events" "$T/p0.err" "--period 0 says what to give"
+
 run cg "$PERFSCOPE" record --callgraph -o "$T/x" -- true
 expect_eq 2 "$RC" "--callgraph alone exits 2"
 expect_grep "needs --sample" "$T/cg.err" "--callgraph says what it needs"
@@ -39,6 +43,10 @@ if [ "$RC" -eq 0 ] && grep -q "r0000" "$T/hw.err"; then
 	said=$(grep -cE "sampling goes on without it|sampled in a group of its own" "$T/hw.err" || true)
 	expect_eq 1 "$said" "the raw event's fate is said"
 	expect_eq "page-faults" "$(json_eval "$T/hw.exp/meta.json" 'd["sampling"]["events"][1]["name"]')" "page-faults still sampled"
+	if [ "$(json_eval "$T/hw.exp/meta.json" 'd["sampling"]["events"][2]["state"]')" = "not supported" ]; then
+		report_csv_or_die hwrep "$T/hw.exp"
+		expect_eq "" "$(csv_get "$T/hwrep.out" r0000 name=phase_a)" "an event not sampled has no count, not 0"
+	fi
 else
 	note "r0000 opened here: nothing to say about it"
 fi
