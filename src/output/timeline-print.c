@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 static double rate(double value, uint64_t from, uint64_t to)
 {
@@ -32,6 +33,12 @@ static size_t top_function(const struct timeline *t, size_t i, double *share)
 	}
 	*share = total ? 100.0 * (double)best_n / (double)total : 0;
 	return total ? best : SIZE_MAX;
+}
+
+/* Event K was not sampled (not supported here): unknown, never 0. */
+static int missing(const struct experiment *e, uint32_t k)
+{
+	return k < e->sampling.nevents && !strcmp(e->sampling.states[k], "not supported");
 }
 
 /* Blanks that right-align TEXT in 10 columns ("µs" is one column, two bytes). */
@@ -80,7 +87,7 @@ int timeline_print_text(const struct experiment *e, const struct timeline *t, FI
 			for (size_t th = 0; th < t->walk.nthreads; th++)
 				v += timeline_value(t, th, i, k);
 			fmt_double(buf, sizeof(buf), rate(v, from, to));
-			table_set(tb, 1 + k, "%s", buf);
+			table_set(tb, 1 + k, "%s", missing(e, k) ? "n/a" : buf);
 		}
 		for (size_t th = 0; th < t->walk.nthreads; th++)
 			n += t->samples[th * t->nintervals + i];
@@ -127,7 +134,10 @@ int timeline_print_csv(const struct experiment *e, const struct timeline *t, FIL
 				fprintf(f, "%" PRIu64 ",%" PRIu64 ",%d,", from, to,
 					(int)t->walk.threads[th].tid);
 				csv_field(f, e->sampling.events[k]);
-				fprintf(f, ",%.3f,%.3f\n", v, rate(v, from, to));
+				if (missing(e, k))
+					fprintf(f, ",,\n");
+				else
+					fprintf(f, ",%.3f,%.3f\n", v, rate(v, from, to));
 			}
 	}
 	fprintf(f, "\nt_start_ns,t_end_ns,thread,function,samples,share\n");
@@ -203,7 +213,10 @@ int timeline_print_json(const struct experiment *e, const struct timeline *t, FI
 			jsonw_key(&w, "values");
 			jsonw_array_begin(&w);
 			for (uint32_t k = 0; k < t->nevents; k++)
-				jsonw_double(&w, timeline_value(t, th, i, k));
+				if (missing(e, k))
+					jsonw_null(&w);
+				else
+					jsonw_double(&w, timeline_value(t, th, i, k));
 			jsonw_array_end(&w);
 			jsonw_kv_u64(&w, "samples", t->samples[th * t->nintervals + i]);
 			jsonw_key(&w, "function_samples");
