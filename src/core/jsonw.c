@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,4 +248,14 @@ const char *jsonw_text(struct jsonw *w)
 	if (!w->buf)
 		put(w, "", 0);
 	return w->failed ? NULL : w->buf;
+}
+
+int jsonw_print(struct jsonw *w, FILE *f)
+{
+	int ret = jsonw_text(w) ? 0 : -ENOMEM;
+
+	if (ret == 0 && (fprintf(f, "%s\n", w->buf) < 0 || ferror(f)))
+		ret = -EIO;
+	jsonw_release(w);
+	return ret;
 }

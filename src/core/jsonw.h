@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct jsonw {
 	char *buf;
@@ -41,6 +42,10 @@ void jsonw_kv_u64(struct jsonw *w, const char *key, uint64_t v);
 void jsonw_kv_i64(struct jsonw *w, const char *key, int64_t v);
 void jsonw_kv_double(struct jsonw *w, const char *key, double v);
 void jsonw_kv_bool(struct jsonw *w, const char *key, int v);
+
+/* Write the document and a newline to F, then release W: the end of every --json output.
+ * 0, -ENOMEM (an allocation failed while writing) or -EIO. */
+int jsonw_print(struct jsonw *w, FILE *f);
 
 /* The text written so far, NUL-terminated (never NULL), or NULL if an allocation failed. */
 const char *jsonw_text(struct jsonw *w);

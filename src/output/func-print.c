@@ -409,7 +409,6 @@ int func_print_json(const struct func_report *r, FILE *f)
 	const struct func_profile *p = r->p;
 	struct jsonw w;
 	size_t shown = 0;
-	int ret = 0;
 
 	jsonw_init(&w, 1);
 	jsonw_object_begin(&w);
@@ -455,10 +454,5 @@ int func_print_json(const struct func_report *r, FILE *f)
 	caveats(r, json_caveat, &w);
 	jsonw_array_end(&w);
 	jsonw_object_end(&w);
-	if (!jsonw_text(&w))
-		ret = -ENOMEM;
-	else if (fprintf(f, "%s\n", w.buf) < 0)
-		ret = -EIO;
-	jsonw_release(&w);
-	return ret;
+	return jsonw_print(&w, f);
 }

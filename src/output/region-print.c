@@ -327,13 +327,8 @@ void region_json(struct jsonw *w, const struct region_report *r)
 int region_print_json(const struct region_report *r, FILE *f)
 {
 	struct jsonw w;
-	int ret;
 
 	jsonw_init(&w, 1);
 	region_json(&w, r);
-	ret = jsonw_text(&w) ? 0 : -ENOMEM;
-	if (ret == 0)
-		fprintf(f, "%s\n", w.buf);
-	jsonw_release(&w);
-	return ret ? ret : ferror(f) ? -EIO : 0;
+	return jsonw_print(&w, f);
 }

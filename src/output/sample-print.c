@@ -301,7 +301,6 @@ int sample_print_json(const struct sample_report *r, FILE *f)
 	const struct sample_profile *p = r->p;
 	const struct exp_sampling *sm = &r->e->sampling;
 	struct jsonw w;
-	int ret = 0;
 
 	jsonw_init(&w, 1);
 	jsonw_object_begin(&w);
@@ -403,12 +402,7 @@ int sample_print_json(const struct sample_report *r, FILE *f)
 	caveats(r, json_caveat, &w);
 	jsonw_array_end(&w);
 	jsonw_object_end(&w);
-	if (!jsonw_text(&w))
-		ret = -ENOMEM;
-	else if (fprintf(f, "%s\n", w.buf) < 0)
-		ret = -EIO;
-	jsonw_release(&w);
-	return ret;
+	return jsonw_print(&w, f);
 }
 
 int sample_print_accuracy(const struct sample_report *r, FILE *f, int csv)

@@ -249,7 +249,6 @@ int stat_print_json(const struct stat_result *res, FILE *f)
 	struct stats wall, user, sys;
 	struct jsonw w;
 	char why[256];
-	int ret;
 
 	jsonw_init(&w, 1);
 	jsonw_object_begin(&w);
@@ -310,9 +309,5 @@ int stat_print_json(const struct stat_result *res, FILE *f)
 	}
 	jsonw_array_end(&w);
 	jsonw_object_end(&w);
-	ret = jsonw_text(&w) ? 0 : -ENOMEM;
-	if (ret == 0)
-		fprintf(f, "%s\n", w.buf);
-	jsonw_release(&w);
-	return ret ? ret : ferror(f) ? -EIO : 0;
+	return jsonw_print(&w, f);
 }

@@ -168,7 +168,6 @@ int timeline_print_json(const struct experiment *e, const struct timeline *t, FI
 {
 	size_t nf = t->nfuncs + 1;
 	struct jsonw w;
-	int ret = 0;
 
 	jsonw_init(&w, 0);
 	jsonw_object_begin(&w);
@@ -257,10 +256,5 @@ int timeline_print_json(const struct experiment *e, const struct timeline *t, FI
 	}
 	jsonw_array_end(&w);
 	jsonw_object_end(&w);
-	if (!jsonw_text(&w))
-		ret = -ENOMEM;
-	else if (fprintf(f, "%s\n", w.buf) < 0)
-		ret = -EIO;
-	jsonw_release(&w);
-	return ret;
+	return jsonw_print(&w, f);
 }

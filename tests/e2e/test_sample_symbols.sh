@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Samples in a shared library the program links and in one it opens with dlopen get their
 # functions' names, modules and source lines, from the mappings the kernel reported (the
-# program runs without the runtime: it is not recompiled, nor preloaded).
+# program runs without the runtime: it is not recompiled, nor preloaded). The programs spin
+# on CPU time, so that a busy machine does not take samples away.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 psc_init
@@ -11,7 +12,7 @@ cat >"$T/spinlib.c" <<'C'
 static double now(void)
 {
 	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
 	return t.tv_sec + t.tv_nsec * 1e-9;
 }
 double NAME(double s)
@@ -73,11 +74,11 @@ __attribute__((noinline)) double child_spin(double s)
 {
 	struct timespec t0, t;
 	double x = 0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
 	do {
 		for (int i = 0; i < 2000; i++)
 			x += i * 0.25;
-		clock_gettime(CLOCK_MONOTONIC, &t);
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
 	} while ((t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) * 1e-9 < s);
 	return x;
 }
