@@ -208,8 +208,10 @@ static int cmp_line(const void *a, const void *b)
 
 void sample_profile_sort(struct sample_profile *p)
 {
-	qsort(p->rows, p->nrows, sizeof(*p->rows), cmp_row);
-	qsort(p->lines, p->nlines, sizeof(*p->lines), cmp_line);
+	if (p->nrows)
+		qsort(p->rows, p->nrows, sizeof(*p->rows), cmp_row);
+	if (p->nlines)
+		qsort(p->lines, p->nlines, sizeof(*p->lines), cmp_line);
 	/* the indexes point at the old order: a sorted profile is for reading only */
 	u64map_clear(p->index);
 	u64map_clear(p->line_index);

@@ -328,7 +328,8 @@ int sample_out_flush(struct sample_out *o, uint64_t watermark)
 {
 	size_t i, keep = 0, narena = 0;
 
-	qsort(o->pend, o->npend, sizeof(*o->pend), pending_cmp);
+	if (o->npend)
+		qsort(o->pend, o->npend, sizeof(*o->pend), pending_cmp);
 	for (i = 0; i < o->npend && o->pend[i].ns <= watermark; i++)
 		emit(o, &o->pend[i]);
 	if (i == o->npend) {

@@ -9,6 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Threads without samples (named by a task record only) get no rows. */
+static int sampled(const struct timeline *t, size_t th)
+{
+	return t->walk.threads[th].samples > 0;
+}
+
 static double rate(double value, uint64_t from, uint64_t to)
 {
 	return to > from ? value * 1e9 / (double)(to - from) : 0;
@@ -128,7 +134,7 @@ int timeline_print_csv(const struct experiment *e, const struct timeline *t, FIL
 
 		timeline_interval(t, i, &from, &to);
 		for (size_t th = 0; th < t->walk.nthreads; th++)
-			for (uint32_t k = 0; k < t->nevents; k++) {
+			for (uint32_t k = 0; sampled(t, th) && k < t->nevents; k++) {
 				double v = timeline_value(t, th, i, k);
 
 				fprintf(f, "%" PRIu64 ",%" PRIu64 ",%d,", from, to,
@@ -182,6 +188,8 @@ int timeline_print_json(const struct experiment *e, const struct timeline *t, FI
 	jsonw_key(&w, "threads");
 	jsonw_array_begin(&w);
 	for (size_t th = 0; th < t->walk.nthreads; th++) {
+		if (!sampled(t, th))
+			continue;
 		jsonw_object_begin(&w);
 		jsonw_kv_i64(&w, "pid", t->walk.threads[th].pid);
 		jsonw_kv_i64(&w, "tid", t->walk.threads[th].tid);
@@ -208,6 +216,8 @@ int timeline_print_json(const struct experiment *e, const struct timeline *t, FI
 		jsonw_key(&w, "threads");
 		jsonw_array_begin(&w);
 		for (size_t th = 0; th < t->walk.nthreads; th++) {
+			if (!sampled(t, th))
+				continue;
 			jsonw_object_begin(&w);
 			jsonw_key(&w, "values");
 			jsonw_array_begin(&w);
