@@ -15,7 +15,7 @@ expect_eq "name,thread,calls,incl_ns,excl_ns,min_ns,max_ns,file,line" "$(csv_hea
 expect_eq 1 "$(csv_get "$T/fn.out" calls name=main)" "main traced once"
 report_csv_or_die smp "$d" --by sample
 expect_eq "name,thread,samples,share,time_ns,file,line" "$(csv_header "$T/smp.out")" "--by sample: the samples' view"
-sum=$(awk -F, 'NR > 1 {s += $3} END {print s + 0}' "$T/smp.out")
+sum=$(python3 -c 'import csv, sys; print(sum(int(r["samples"]) for r in csv.DictReader(open(sys.argv[1]))))' "$T/smp.out")
 expect_eq "$(json_eval "$d/meta.json" 'd["sampling"]["samples"]')" "$sum" "the sample view's rows add up to the samples taken"
 expect_cmp "$sum" ">=" 20 "samples over the traced run (at least 20 ms on CPU at 1 kHz)"
 
@@ -49,5 +49,6 @@ print(len(samples), inside)
 PY
 read -r total inside <"$T/span.txt"
 expect_cmp "$total" ">" 0 "samples in the dump"
-expect_cmp "$inside" ">=" "$((total * 9 / 10))" "samples inside the span of the function records ($inside of $total)"
+# (before main, the loader and a sanitizer runtime's start-up run untraced but sampled)
+expect_cmp "$inside" ">=" "$((total * 3 / 4))" "samples inside the span of the function records ($inside of $total)"
 finish
