@@ -504,9 +504,10 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "perfscope record: %llu samples", (unsigned long long)smp.samples);
 		if (smp.lost || smp.throttled)
 			fprintf(stderr,
-				", %llu lost, throttled %llu times (a lower --sample frequency "
+				", %llu lost, throttled %llu time%s (a lower --sample frequency "
 				"avoids it)",
-				(unsigned long long)smp.lost, (unsigned long long)smp.throttled);
+				(unsigned long long)smp.lost, (unsigned long long)smp.throttled,
+				smp.throttled == 1 ? "" : "s");
 		fputc('\n', stderr);
 	}
 	if (ret < 0) {
