@@ -145,14 +145,18 @@ int sample_out_open(struct sample_out **out, const char *dir, pid_t pid, uint32_
 	return 0;
 }
 
-static int queue(struct sample_out *o, uint64_t ns, const uint64_t *w, size_t n, int is_mmap)
+/* Room for a record of N words at time NS at the end of the queue: where to write it, or NULL
+ * when out of memory. */
+static uint64_t *queue(struct sample_out *o, uint64_t ns, size_t n, int is_mmap)
 {
+	uint64_t *w;
+
 	if (o->npend == o->pendcap) {
 		size_t cap = o->pendcap ? 2 * o->pendcap : 4096;
 		struct pending *p = realloc(o->pend, cap * sizeof(*p));
 
 		if (!p)
-			return -ENOMEM;
+			return NULL;
 		o->pend = p;
 		o->pendcap = cap;
 	}
@@ -164,39 +168,49 @@ static int queue(struct sample_out *o, uint64_t ns, const uint64_t *w, size_t n,
 			cap *= 2;
 		a = realloc(o->arena, cap * sizeof(*a));
 		if (!a)
-			return -ENOMEM;
+			return NULL;
 		o->arena = a;
 		o->arenacap = cap;
 	}
-	memcpy(o->arena + o->narena, w, n * sizeof(*w));
+	w = o->arena + o->narena;
 	o->pend[o->npend++] = (struct pending){ns, o->arrivals++, o->narena, n, is_mmap};
 	o->narena += n;
-	return 0;
+	return w;
 }
 
 int sample_out_add(struct sample_out *o, uint64_t ns, uint32_t type, uint32_t arg,
 		   const uint64_t *payload, size_t n)
 {
-	uint64_t w[2 + 512];
+	uint64_t *w;
 
-	if (n + 2 > PSC_REC_MAX_WORDS || n + 2 > sizeof(w) / sizeof(w[0]))
+	if (n > SAMPLE_OUT_MAX_PAYLOAD)
 		return -E2BIG;
+	w = queue(o, ns, n + 2, 0);
+	if (!w)
+		return -ENOMEM;
 	/* samples carry CLOCK_MONOTONIC ns, which fits the 62 bits of word 0 for 146 years */
 	w[0] = psc_word0(ns, PSC_KIND_EXT);
 	w[1] = psc_ext_word1((enum psc_rec_type)type, (uint32_t)(n + 2), arg);
 	memcpy(w + 2, payload, n * sizeof(*payload));
-	return queue(o, ns, w, n + 2, 0);
+	return 0;
 }
 
 int sample_out_add_mmap(struct sample_out *o, uint64_t ns, pid_t pid, uint64_t start, uint64_t len,
 			uint64_t pgoff, uint32_t prot, uint32_t flags, const char *path)
 {
-	uint64_t w[5 + PATH_MAX / 8 + 1] = {(uint64_t)(uint32_t)pid, start, len, pgoff,
-					    prot | (uint64_t)flags << 32};
-	size_t plen = strnlen(path, PATH_MAX - 1);
+	size_t plen = strnlen(path, PATH_MAX - 1), n = 5 + plen / 8 + 1;
+	uint64_t *w = queue(o, ns, n, 1);
 
+	if (!w)
+		return -ENOMEM;
+	memset(w, 0, n * sizeof(*w));
+	w[0] = (uint64_t)(uint32_t)pid;
+	w[1] = start;
+	w[2] = len;
+	w[3] = pgoff;
+	w[4] = prot | (uint64_t)flags << 32;
 	memcpy(w + 5, path, plen);
-	return queue(o, ns, w, 5 + plen / 8 + 1, 1);
+	return 0;
 }
 
 static unsigned *image_of(struct sample_out *o, pid_t pid)

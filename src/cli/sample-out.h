@@ -16,9 +16,13 @@ struct sample_out;
 /* Create DIR/samples.<PID> (never replacing a file) with NEVENTS sampled events. 0 or -errno. */
 int sample_out_open(struct sample_out **out, const char *dir, pid_t pid, uint32_t nevents);
 
+/* Payload words of the largest record sample_out_add takes (a sample of 64 values and a long
+ * call chain fits). */
+#define SAMPLE_OUT_MAX_PAYLOAD 512
+
 /*
  * Queue the extended record of TYPE and ARG at time NS (CLOCK_MONOTONIC) with N payload words.
- * 0 or -ENOMEM.
+ * 0, -E2BIG above SAMPLE_OUT_MAX_PAYLOAD, or -ENOMEM.
  */
 int sample_out_add(struct sample_out *o, uint64_t ns, uint32_t type, uint32_t arg,
 		   const uint64_t *payload, size_t n);

@@ -1,6 +1,8 @@
 /* caveats.c - caveats of a whole experiment (caveats.h). */
 #include "caveats.h"
 
+#include "../core/jsonw.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -42,4 +44,19 @@ void experiment_caveats(const struct experiment *e, int process_ends,
 			fn(ctx, line);
 		}
 	}
+}
+
+void caveat_text(void *ctx, const char *line)
+{
+	fprintf((FILE *)ctx, "  ! %s\n", line);
+}
+
+void caveat_warning(void *ctx, const char *line)
+{
+	fprintf((FILE *)ctx, "perfscope: warning: %s\n", line);
+}
+
+void caveat_json(void *ctx, const char *line)
+{
+	jsonw_string((struct jsonw *)ctx, line);
 }

@@ -10,4 +10,12 @@
 void experiment_caveats(const struct experiment *e, int process_ends,
 			void (*fn)(void *ctx, const char *line), void *ctx);
 
+/* Ways to state caveat lines, as FN for the functions above and the profiles' own lists. */
+/* CTX is a FILE: "  ! LINE", under a text report. */
+void caveat_text(void *ctx, const char *line);
+/* CTX is a FILE (stderr): "perfscope: warning: LINE", next to CSV output. */
+void caveat_warning(void *ctx, const char *line);
+/* CTX is a struct jsonw inside an array: LINE as a string. */
+void caveat_json(void *ctx, const char *line);
+
 #endif /* PSC_CAVEATS_H */

@@ -122,17 +122,6 @@ static void caveats(const struct func_report *r, void (*fn)(void *ctx, const cha
 	}
 }
 
-static void print_line(void *ctx, const char *line)
-{
-	fprintf((FILE *)ctx, "  ! %s\n", line);
-}
-
-static void warn_line(void *ctx, const char *line)
-{
-	(void)ctx;
-	fprintf(stderr, "perfscope: warning: %s\n", line);
-}
-
 static size_t threads_traced(const struct func_profile *p)
 {
 	size_t n = 0;
@@ -217,7 +206,7 @@ int func_print_text(const struct func_report *r, FILE *f)
 		table_print(t, f, "  ");
 	}
 	table_free(t);
-	caveats(r, print_line, f);
+	caveats(r, caveat_text, f);
 	return ferror(f) ? -EIO : 0;
 }
 
@@ -334,7 +323,7 @@ int func_print_tree(const struct func_report *r, FILE *f)
 	}
 	free(ti.first);
 	free(ti.kids);
-	caveats(r, print_line, f);
+	caveats(r, caveat_text, f);
 	return ferror(f) ? -EIO : 0;
 }
 
@@ -366,13 +355,8 @@ int func_print_csv(const struct func_report *r, FILE *f)
 		else
 			fprintf(f, ",\n");
 	}
-	caveats(r, warn_line, NULL);
+	caveats(r, caveat_warning, stderr);
 	return ferror(f) ? -EIO : 0;
-}
-
-static void json_caveat(void *ctx, const char *line)
-{
-	jsonw_string(ctx, line);
 }
 
 static void json_threads(struct jsonw *w, const struct func_profile *p)
@@ -451,7 +435,7 @@ int func_print_json(const struct func_report *r, FILE *f)
 	json_threads(&w, p);
 	jsonw_key(&w, "caveats");
 	jsonw_array_begin(&w);
-	caveats(r, json_caveat, &w);
+	caveats(r, caveat_json, &w);
 	jsonw_array_end(&w);
 	jsonw_object_end(&w);
 	return jsonw_print(&w, f);

@@ -99,11 +99,6 @@ static void caveats(const struct region_report *r, void (*fn)(void *ctx, const c
 	}
 }
 
-static void print_line(void *ctx, const char *line)
-{
-	fprintf((FILE *)ctx, "  ! %s\n", line);
-}
-
 int region_print_text(const struct region_report *r, FILE *f)
 {
 	const struct region_profile *p = r->p;
@@ -121,7 +116,7 @@ int region_print_text(const struct region_report *r, FILE *f)
 			"with --functions)\n",
 			r->e->dir);
 		table_free(t);
-		caveats(r, print_line, f);
+		caveats(r, caveat_text, f);
 		return ferror(f) ? -EIO : 0;
 	}
 	table_add_column(t, "region", TABLE_LEFT);
@@ -196,13 +191,8 @@ int region_print_text(const struct region_report *r, FILE *f)
 		}
 	}
 	if (!r->no_caveats)
-		caveats(r, print_line, f);
+		caveats(r, caveat_text, f);
 	return ferror(f) ? -EIO : 0;
-}
-
-static void warn_line(void *ctx, const char *line)
-{
-	fprintf((FILE *)ctx, "perfscope: warning: %s\n", line);
 }
 
 int region_print_csv(const struct region_report *r, FILE *f)
@@ -246,13 +236,8 @@ int region_print_csv(const struct region_report *r, FILE *f)
 		}
 		fputc('\n', f);
 	}
-	caveats(r, warn_line, stderr);
+	caveats(r, caveat_warning, stderr);
 	return ferror(f) ? -EIO : 0;
-}
-
-static void json_caveat(void *ctx, const char *line)
-{
-	jsonw_string((struct jsonw *)ctx, line);
 }
 
 void region_json(struct jsonw *w, const struct region_report *r)
@@ -319,7 +304,7 @@ void region_json(struct jsonw *w, const struct region_report *r)
 	jsonw_array_end(w);
 	jsonw_key(w, "caveats");
 	jsonw_array_begin(w);
-	caveats(r, json_caveat, w);
+	caveats(r, caveat_json, w);
 	jsonw_array_end(w);
 	jsonw_object_end(w);
 }

@@ -96,17 +96,6 @@ static void caveats(const struct sample_report *r, void (*fn)(void *ctx, const c
 	experiment_caveats(r->e, 0, fn, ctx);
 }
 
-static void print_caveat(void *ctx, const char *line)
-{
-	fprintf(ctx, "  ! %s\n", line);
-}
-
-static void warn_caveat(void *ctx, const char *line)
-{
-	(void)ctx;
-	fprintf(stderr, "perfscope: warning: %s\n", line);
-}
-
 static void heading(const struct sample_report *r, FILE *f)
 {
 	const struct exp_sampling *sm = &r->e->sampling;
@@ -225,7 +214,7 @@ int sample_print_text(const struct sample_report *r, FILE *f)
 	if (!ret && r->lines)
 		ret = print_lines(r, f);
 	fputc('\n', f);
-	caveats(r, print_caveat, f);
+	caveats(r, caveat_text, f);
 	return ret ? ret : (ferror(f) ? -EIO : 0);
 }
 
@@ -235,7 +224,7 @@ int sample_print_csv(const struct sample_report *r, FILE *f)
 
 	if (r->accuracy)
 		return sample_print_accuracy(r, f, 1);
-	caveats(r, warn_caveat, NULL);
+	caveats(r, caveat_warning, stderr);
 	if (r->lines) {
 		fprintf(f, "file,line,function,samples,share,time_ns\n");
 		for (size_t i = 0; i < shown(p->nlines, r->top); i++) {
@@ -281,19 +270,21 @@ int sample_print_csv(const struct sample_report *r, FILE *f)
 	return ferror(f) ? -EIO : 0;
 }
 
-/* Estimated and exact total of event K; 0 when the exact count is missing. */
-static int accuracy_of(const struct sample_report *r, uint32_t k, uint64_t *est, uint64_t *exact)
+/*
+ * Estimated and exact total of event K, and the estimate's difference in % (NaN when the exact
+ * count is 0); returns 0 when the exact count is missing.
+ */
+static int accuracy_of(const struct sample_report *r, uint32_t k, uint64_t *est, uint64_t *exact,
+		       double *diff_pct)
 {
 	const uint64_t *t = r->p->walk.totals;
 
 	*est = r->p->estimated[k];
 	*exact = t ? t[3 * k] : UINT64_MAX;
+	*diff_pct = *exact && *exact != UINT64_MAX
+			? 100.0 * ((double)*est - (double)*exact) / (double)*exact
+			: NAN;
 	return *exact != UINT64_MAX && !missing(r, k);
-}
-
-static void json_caveat(void *ctx, const char *line)
-{
-	jsonw_string(ctx, line);
 }
 
 int sample_print_json(const struct sample_report *r, FILE *f)
@@ -368,7 +359,8 @@ int sample_print_json(const struct sample_report *r, FILE *f)
 	jsonw_array_begin(&w);
 	for (uint32_t k = 0; k < p->nevents; k++) {
 		uint64_t est, exact;
-		int have = accuracy_of(r, k, &est, &exact);
+		double diff;
+		int have = accuracy_of(r, k, &est, &exact, &diff);
 
 		jsonw_object_begin(&w);
 		jsonw_kv_string(&w, "event", sm->events[k]);
@@ -377,9 +369,7 @@ int sample_print_json(const struct sample_report *r, FILE *f)
 		jsonw_key(&w, "exact");
 		have ? jsonw_u64(&w, exact) : jsonw_null(&w);
 		jsonw_key(&w, "diff_pct");
-		have &&exact
-		    ? jsonw_double(&w, 100.0 * ((double)est - (double)exact) / (double)exact)
-		    : jsonw_null(&w);
+		have && !isnan(diff) ? jsonw_double(&w, diff) : jsonw_null(&w);
 		jsonw_object_end(&w);
 	}
 	jsonw_array_end(&w);
@@ -399,7 +389,7 @@ int sample_print_json(const struct sample_report *r, FILE *f)
 	jsonw_array_end(&w);
 	jsonw_key(&w, "caveats");
 	jsonw_array_begin(&w);
-	caveats(r, json_caveat, &w);
+	caveats(r, caveat_json, &w);
 	jsonw_array_end(&w);
 	jsonw_object_end(&w);
 	return jsonw_print(&w, f);
@@ -420,7 +410,8 @@ int sample_print_accuracy(const struct sample_report *r, FILE *f, int csv)
 	table_add_column(t, "diff_pct", TABLE_RIGHT);
 	for (uint32_t k = 0; k < p->nevents; k++) {
 		uint64_t est, exact;
-		int have = accuracy_of(r, k, &est, &exact);
+		double diff;
+		int have = accuracy_of(r, k, &est, &exact, &diff);
 
 		table_add_row(t);
 		table_set(t, 0, "%s", r->e->sampling.events[k]);
@@ -436,19 +427,18 @@ int sample_print_accuracy(const struct sample_report *r, FILE *f, int csv)
 			table_set(t, 1, "%s", a);
 			table_set(t, 2, "%s", have ? b : "not counted");
 		}
-		if (have && exact)
-			table_set(t, 3, csv ? "%.3f" : "%+.2f %%",
-				  100.0 * ((double)est - (double)exact) / (double)exact);
+		if (have && !isnan(diff))
+			table_set(t, 3, csv ? "%.3f" : "%+.2f %%", diff);
 	}
 	if (csv) {
-		caveats(r, warn_caveat, NULL);
+		caveats(r, caveat_warning, stderr);
 		ret = table_print_csv(t, f);
 	} else {
 		fprintf(f, "Totals estimated from the samples (sum of their deltas) against the "
 			   "exact counts of the same events over the run\n\n");
 		ret = table_print(t, f, "  ");
 		fputc('\n', f);
-		caveats(r, print_caveat, f);
+		caveats(r, caveat_text, f);
 	}
 	table_free(t);
 	return ret;
