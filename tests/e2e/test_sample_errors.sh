@@ -28,14 +28,16 @@ expect_grep "kernel.perf_event_max_sample_rate=500" "$T/clamp.err" "the warning 
 expect_eq 1 "$(grep -c "sampling at 500 Hz" "$T/clamp.err")" "one warning, with the frequency used"
 expect_eq 500 "$(json_eval "$T/c.exp/meta.json" 'd["sampling"]["frequency"]')" "meta.json has the frequency used"
 
-# --period: every 500000 ns of cpu-clock, so at most 0.2 s / 0.5 ms = 400 samples (and a few
-# for the start) on a program that runs 0.2 s
+# --period: a sample every 500000 ns of cpu-clock, so the samples are the run's exact cpu-clock
+# count divided by the period (each thread's remainder short of a period gives none)
 record_or_die per "$T/per.exp" --period 500000 -- "$EX/phases" -a 100 -b 100
 expect_eq 500000 "$(json_eval "$T/per.exp/meta.json" 'd["sampling"]["period"]')" "meta.json has the period"
 expect_eq 0 "$(json_eval "$T/per.exp/meta.json" 'd["sampling"]["frequency"]')" "no frequency with --period"
 nper=$(json_eval "$T/per.exp/meta.json" 'd["sampling"]["samples"]')
-expect_cmp "$nper" "<=" 410 "samples at one per 0.5 ms of CPU time"
-expect_cmp "$nper" ">=" 100 "samples at one per 0.5 ms of CPU time"
+run peracc "$PERFSCOPE" report "$T/per.exp" --accuracy --csv
+cpu=$(csv_get "$T/peracc.out" exact event=cpu-clock)
+expect_cmp "$nper" "<=" "$((cpu / 500000))" "samples at most one per 0.5 ms of CPU time ($cpu ns)"
+expect_cmp "$nper" ">=" "$((cpu / 500000 - 3))" "samples one per 0.5 ms of CPU time ($cpu ns)"
 
 # an unsupported member event is said and sampling goes on without it
 run hw "$PERFSCOPE" record --sample -e page-faults,r0000 -o "$T/hw.exp" -- "$EX/phases" -a 50 -b 50
