@@ -211,9 +211,27 @@ int thread_flush(struct psc_thread *t, int wait)
 	return 0;
 }
 
+/*
+ * The time of the last record of CHUNK before UPTO. A stream closed by another thread ends
+ * no earlier: that thread's CPU may read the TSC a little behind the owner's.
+ */
+static uint64_t chunk_last_ticks(const uint64_t *chunk, const uint64_t *upto)
+{
+	uint64_t last = 0;
+	size_t n;
+
+	for (const uint64_t *w = chunk + 2; w + 2 <= upto; w += n) {
+		n = psc_rec_kind(w[0]) == PSC_KIND_EXT ? psc_rec_nwords(w[1]) : 2;
+		last = psc_rec_ticks(w[0]);
+		if (n < 2)
+			break;
+	}
+	return last;
+}
+
 int thread_close(struct psc_thread *t, unsigned reason)
 {
-	uint64_t tail[6];
+	uint64_t tail[6], now, last;
 	size_t n = 0;
 
 	if (__atomic_exchange_n(&t->flushing, 1, __ATOMIC_ACQUIRE))
@@ -226,13 +244,17 @@ int thread_close(struct psc_thread *t, unsigned reason)
 		t->end = t->buf;
 		if (__atomic_load_n(&t->out_state, __ATOMIC_ACQUIRE) != OUT_NONE)
 			thread_drain(t);
+		last = chunk_last_ticks(t->buf, upto);
+		now = clock_ticks(psc_session.clock);
+		if (now < last)
+			now = last;
 		if (t->lost_records || t->lost_bytes) {
-			tail[n++] = psc_word0(clock_ticks(psc_session.clock), PSC_KIND_EXT);
+			tail[n++] = psc_word0(now, PSC_KIND_EXT);
 			tail[n++] = psc_ext_word1(PSC_REC_LOST, 4, 0);
 			tail[n++] = t->lost_records;
 			tail[n++] = t->lost_bytes;
 		}
-		tail[n++] = psc_word0(clock_ticks(psc_session.clock), PSC_KIND_EXT);
+		tail[n++] = psc_word0(now, PSC_KIND_EXT);
 		tail[n++] = psc_ext_word1(PSC_REC_STREAM_END, 2, reason);
 		chunk_seal(t, t->buf, upto, n);
 		if (chunk_write(t, t->buf, tail, n) < 0 || t->discard) {
