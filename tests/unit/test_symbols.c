@@ -554,7 +554,7 @@ static void test_random_overlaps(void **state)
 			uint64_t start, end, offset;
 			int broken;
 		} l[RLINES];
-		char text[RLINES * 96], line[96], path[16];
+		char text[RLINES * 96], line[96], path[32];
 		size_t len = 0, broken = 0, i, k;
 		struct maps m = {0};
 		uint64_t a;
