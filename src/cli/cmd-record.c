@@ -140,7 +140,7 @@ static void write_sampling(struct jsonw *w, const struct sampler *smp)
 
 static int write_meta(const char *dir, char **cmd, int ncmd, const struct event_desc *evs,
 		      size_t nev, const struct metric_group *g, const struct sampler *smp,
-		      int exit_status, uint64_t start_unix_ns)
+		      int exit_status, uint64_t start_unix_ns, const int64_t run_ns[2])
 {
 	const char *procfs, *sysfs;
 	char path[PATH_MAX + 32], tmp[PATH_MAX + 32];
@@ -186,6 +186,10 @@ static int write_meta(const char *dir, char **cmd, int ncmd, const struct event_
 		write_sampling(&w, smp);
 	if (exit_status >= 0)
 		jsonw_kv_i64(&w, "exit_status", exit_status);
+	if (run_ns && run_ns[0]) {
+		jsonw_kv_i64(&w, "start_ns", run_ns[0]);
+		jsonw_kv_i64(&w, "end_ns", run_ns[1]);
+	}
 	jsonw_object_end(&w);
 	snprintf(path, sizeof(path), "%s/meta.json", dir);
 	snprintf(tmp, sizeof(tmp), "%s/.meta.json.tmp", dir);
@@ -408,6 +412,7 @@ int cmd_record(int argc, char **argv)
 	size_t nev = 0;
 	char list[4096] = "", absdir[PATH_MAX], absfilter[PATH_MAX];
 	struct timespec now;
+	int64_t run_ns[2];
 	struct launch l;
 	uint64_t bufbytes;
 	size_t off;
@@ -463,7 +468,7 @@ int cmd_record(int argc, char **argv)
 	clock_gettime(CLOCK_REALTIME, &now);
 	uint64_t start = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 
-	if (write_meta(absdir, cmd, ncmd, evs, nev, group ? &mg : NULL, NULL, -1, start))
+	if (write_meta(absdir, cmd, ncmd, evs, nev, group ? &mg : NULL, NULL, -1, start, NULL))
 		goto out;
 	/* the environment reaches the command and every process it starts */
 
@@ -494,8 +499,10 @@ int cmd_record(int argc, char **argv)
 		ret = EXIT_USAGE;
 		goto out;
 	}
+	run_ns[0] = (int64_t)clock_monotonic_ns();
 	ret = launch_go(&l);
 	launch_wait(&l, &status, NULL);
+	run_ns[1] = (int64_t)clock_monotonic_ns();
 	if (sampling) {
 		int err = sampler_finish(&smp);
 
@@ -518,11 +525,11 @@ int cmd_record(int argc, char **argv)
 			discard_dir(absdir);
 		else
 			write_meta(absdir, cmd, ncmd, evs, nev, group ? &mg : NULL, NULL, ret,
-				   start);
+				   start, NULL);
 		goto out;
 	}
 	write_meta(absdir, cmd, ncmd, evs, nev, group ? &mg : NULL, sampling ? &smp : NULL, status,
-		   start);
+		   start, run_ns);
 	if (functions && !has_function_events(absdir))
 		fprintf(stderr,
 			"perfscope record: no function events were recorded: build %s with "

@@ -23,5 +23,7 @@
 /* Testing only: roots substituted for /sys and /proc when reading machine state. */
 #define PSC_ENV_SYSFS_ROOT  "PERFSCOPE_SYSFS_ROOT"
 #define PSC_ENV_PROCFS_ROOT "PERFSCOPE_PROCFS_ROOT"
+/* Testing only: the powercap tree read by `record --power rapl` (/sys/class/powercap). */
+#define PSC_ENV_POWERCAP_ROOT "PERFSCOPE_POWERCAP_ROOT"
 
 #endif /* PSC_ENV_H */
