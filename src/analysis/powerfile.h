@@ -39,11 +39,16 @@ void power_file_spec_init(struct power_file_spec *spec);
 int power_file_spec_parse(struct power_file_spec *spec, const char *format, const char *scale,
 			  char *err, size_t errlen);
 
-/* Read PATH into PS (channel "power", kind POWER_WATTS; columns for statistics: each value
- * column scaled, and "power" when it is computed from volts and amps). Sample times are
- * START_NS + offset + (time column, or i / rate). 0, or a negative errno with "PATH: line N:
- * ..." (what was found and what was expected) in ERR: a bad number, a missing column, a
- * negative or NaN value, a time not after the previous one, an empty file. */
+/* Read PATH into PS (overwritten; left empty on error): one channel "power", kind POWER_WATTS,
+ * advancing, each value scaled (volts x amps for a volts/amps file). Columns for statistics:
+ * "volts" (V) and "amps" (A), scaled, for a volts/amps file; none for a watts file, whose only
+ * column is the channel itself (its statistics are the caller's, from a copy). Sample times
+ * are START_NS + offset + (time column x 1e9, in PS->t; or i / rate: PS->t is NULL, PS->t0
+ * and PS->dt), strictly increasing on that clock (time values may be negative). 0; -errno
+ * with "PATH: strerror" when PATH cannot be read; -EINVAL for a bad SPEC, or with "PATH: line
+ * N: ..." (what was found and what was expected) in ERR: a bad number, a missing, empty or
+ * extra column, a negative, NaN or infinite value, a time not after the previous one; "PATH:
+ * no samples" for a file without data lines; -ENOMEM. */
 int power_file_read(struct power_series *ps, const char *path, const struct power_file_spec *spec,
 		    double start_ns, char *err, size_t errlen);
 

@@ -2,7 +2,9 @@
 # The stream reader under libFuzzer for a bounded time (PSC_FUZZ_SECONDS in all, default 20):
 # no crash, no hang, no sanitizer report, and the reader's contract holds on every input (see
 # tests/fuzz/fuzz_stream.c); then the region analysis of `perfscope report` on what the reader
-# accepts (tests/fuzz/fuzz_profile.c). The seeds of tests/fuzz/corpus/ run first. A failing
+# accepts (tests/fuzz/fuzz_profile.c); and the power meter file reader
+# (tests/fuzz/fuzz_powerfile.c, seeds in tests/fuzz/corpus-powerfile/). The seeds of
+# tests/fuzz/corpus/ run first. A failing
 # input is kept in $PSC_BUILD/fuzz-artifacts/ for `$PSC_BUILD/fuzz/fuzz_stream FILE`. Skips
 # without clang or libFuzzer (scripts/install-deps.sh installs both).
 set -euo pipefail
@@ -25,20 +27,21 @@ mkdir -p "$artifacts"
 common=(-error_exitcode=1 -timeout_exitcode=1 -timeout=10 -rss_limit_mb=2048
 	-artifact_prefix="$artifacts/")
 
-# fuzz_once TARGET SECONDS: the seeds once (a regression input must never crash), then fuzzing
-# from a copy of them (the repository's corpus stays as committed)
+# fuzz_once TARGET SECONDS [CORPUS DICT]: the seeds once (a regression input must never crash),
+# then fuzzing from a copy of them (the repository's corpus stays as committed)
 fuzz_once() {
-	local target=$1 t=$2 bin=$out/$1
-	run "$target-seeds" "$bin" "${common[@]}" "$fuzz"/corpus/*
+	local target=$1 t=$2 bin=$out/$1 corpus=${3:-$fuzz/corpus} dict=${4:-$fuzz/stream.dict}
+	run "$target-seeds" "$bin" "${common[@]}" "$corpus"/*
 	expect_eq 0 "$RC" "$target on the seed corpus: exit status"
 	[ "$RC" -eq 0 ] || show "$target-seeds"
 	mkdir "$T/$target"
-	cp "$fuzz"/corpus/* "$T/$target/"
-	run "$target" "$bin" "${common[@]}" -dict="$fuzz/stream.dict" -max_total_time="$t" \
+	cp "$corpus"/* "$T/$target/"
+	run "$target" "$bin" "${common[@]}" -dict="$dict" -max_total_time="$t" \
 		-print_final_stats=1 "$T/$target"
 	expect_eq 0 "$RC" "$target for $t s: exit status"
 	if [ "$RC" -ne 0 ]; then
-		grep -E 'contract broken|fuzz_profile:|ERROR|SUMMARY|runtime error|Test unit written' \
+		grep -E -e 'contract broken|fuzz_profile:|fuzz_powerfile:|ERROR|SUMMARY|runtime error' \
+			-e 'Test unit written' \
 			"$T/$target.err" >&2 || true
 		echo "failing inputs are kept in $artifacts" >&2
 		return 0
@@ -49,9 +52,13 @@ fuzz_once() {
 	expect_cmp "${execs:-0}" '>' 0 "$target: inputs executed"
 }
 
-# two thirds of the time for the reader itself, one third for the region analysis on top
+# a third of the time for the region analysis on top of the stream reader, a quarter for the
+# power meter file reader, the rest for the stream reader itself
 profile_secs=$((secs / 3 > 0 ? secs / 3 : 1))
-fuzz_once fuzz_stream $((secs - profile_secs > 0 ? secs - profile_secs : 1))
+power_secs=$((secs / 4 > 0 ? secs / 4 : 1))
+stream_secs=$((secs - profile_secs - power_secs))
+fuzz_once fuzz_stream $((stream_secs > 0 ? stream_secs : 1))
 fuzz_once fuzz_profile "$profile_secs"
+fuzz_once fuzz_powerfile "$power_secs" "$fuzz/corpus-powerfile" "$fuzz/powerfile.dict"
 
 finish

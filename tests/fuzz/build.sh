@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# build.sh OUTDIR - build the reader's fuzz targets (fuzz_stream.c, fuzz_profile.c) with clang and libFuzzer, ASan and UBSan.
+# build.sh OUTDIR - build the readers' fuzz targets (fuzz_stream.c, fuzz_profile.c,
+# fuzz_powerfile.c) with clang and libFuzzer, ASan and UBSan.
 #
 # The main build uses gcc; libFuzzer needs clang, so the targets are compiled here directly
 # from the few sources they need. Exit status 77 (and the reason on stdout) when clang or
@@ -46,4 +47,7 @@ flags=(-g -O1 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -fno-omit-frame-poi
 	"$src/src/core/metrics.c" "$src/src/core/jsonw.c" "$src/src/core/strdist.c" \
 	"$src/src/output/table.c" "$src/src/cli/options.c" "$src/src/cli/cmd-info.c" \
 	"$src/src/cli/cmd-dump.c" $(pkg-config --cflags --libs libcjson) -lm
-echo "built $out/fuzz_stream and $out/fuzz_profile with $cc"
+
+"$cc" "${flags[@]}" -o "$out/fuzz_powerfile" "$src/tests/fuzz/fuzz_powerfile.c" \
+	"$src/src/analysis/powerfile.c" "$src/src/analysis/power.c" -lm
+echo "built $out/fuzz_stream, $out/fuzz_profile and $out/fuzz_powerfile with $cc"
