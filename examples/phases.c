@@ -5,12 +5,16 @@
  *
  * Build: cc -O1 -g -fno-omit-frame-pointer examples/phases.c -o phases
  * Run:   perfscope record --sample -o out -- ./phases && perfscope timeline out
+ *
+ * Built with -finstrument-functions it is also the traced program of the energy example:
+ * perfscope record --functions --power rapl -o out -- ./phases && perfscope energy out
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
-static unsigned long long now_ns(void)
+/* not traced: the phases call it every few microseconds */
+__attribute__((no_instrument_function)) static unsigned long long now_ns(void)
 {
 	struct timespec t;
 

@@ -158,6 +158,10 @@ static int meta_load(struct experiment *e, char *err, size_t errlen)
 	e->cpu_brand = cJSON_IsObject(v) ? dup_str(v, "brand") : strdup("");
 	e->start_unix_ns = (uint64_t)get_num(j, "start_unix_ns", 0);
 	e->exit_status = (int)get_num(j, "exit_status", -1);
+	e->start_ns = (int64_t)get_num(j, "start_ns", 0);
+	e->end_ns = (int64_t)get_num(j, "end_ns", 0);
+	if (e->end_ns < e->start_ns)
+		e->start_ns = e->end_ns = 0;
 	e->command = dup_str_array(cJSON_GetObjectItemCaseSensitive(j, "command"), &e->ncommand);
 	v = cJSON_GetObjectItemCaseSensitive(j, "metric_group");
 	e->metric_group = cJSON_IsObject(v) ? dup_str(v, "name") : strdup("");
@@ -177,6 +181,20 @@ static int meta_load(struct experiment *e, char *err, size_t errlen)
 	v = cJSON_GetObjectItemCaseSensitive(j, "sampling");
 	if (cJSON_IsObject(v))
 		sampling_load(e, v);
+	v = cJSON_GetObjectItemCaseSensitive(j, "power");
+	if (cJSON_IsObject(v)) {
+		struct exp_power *pw = &e->power;
+
+		e->has_power = 1;
+		pw->source = dup_str(v, "source");
+		pw->file = dup_str(v, "file");
+		pw->period_ns = (int64_t)get_num(v, "period_ns", 0);
+		pw->path = dup_str(v, "path");
+		pw->format = dup_str(v, "format");
+		pw->scale = dup_str(v, "scale");
+		pw->rate_hz = get_num(v, "rate_hz", 0);
+		pw->offset_ns = get_num(v, "offset_ns", 0);
+	}
 	cJSON_Delete(j);
 	return 0;
 }
@@ -409,6 +427,11 @@ void experiment_release(struct experiment *e)
 	}
 	free(e->metrics);
 	free(e->metric_group);
+	free(e->power.source);
+	free(e->power.file);
+	free(e->power.path);
+	free(e->power.format);
+	free(e->power.scale);
 	free(e->procs);
 	free(e->streams);
 	free_str_array(e->command, e->ncommand);

@@ -59,6 +59,18 @@ struct exp_sampling {
 	uint64_t samples, lost, throttled, late;
 };
 
+/* meta.json's "power": where `record --power` put the power samples (docs/format.md). */
+struct exp_power {
+	char *source;	   /* "rapl", "perf" or "file" */
+	char *file;	   /* the file in the directory, e.g. "power.rapl" */
+	int64_t period_ns; /* rapl and perf */
+	char *path;	   /* file: the meter file given to record */
+	char *format;	   /* file: --power-format, "" for the default */
+	char *scale;	   /* file: --power-scale, "" for none */
+	double rate_hz;	   /* file: --power-rate, 0 for the default */
+	double offset_ns;  /* file: --power-offset */
+};
+
 struct experiment {
 	char *dir;
 	int has_meta;
@@ -69,8 +81,9 @@ struct experiment {
 	char *cpu_brand; /* "" when unknown */
 	char *clock;	 /* clock source name */
 	uint64_t start_unix_ns;
-	int exit_status;    /* of the recorded command; -1 unknown */
-	char *metric_group; /* name of the metric group given to record, "" if none */
+	int exit_status;	  /* of the recorded command; -1 unknown */
+	int64_t start_ns, end_ns; /* the run on CLOCK_MONOTONIC (launcher's view); 0 unknown */
+	char *metric_group;	  /* name of the metric group given to record, "" if none */
 	struct exp_metric *metrics;
 	size_t nmetrics;
 	struct exp_process *procs;
@@ -81,6 +94,8 @@ struct experiment {
 	size_t nsamples;
 	int has_sampling; /* meta.json has a "sampling" object */
 	struct exp_sampling sampling;
+	int has_power; /* meta.json has a "power" object */
+	struct exp_power power;
 };
 
 /*

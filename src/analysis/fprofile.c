@@ -85,6 +85,12 @@ struct pass {
 	} row_cache[PASS_CACHE], node_cache[PASS_CACHE];
 	size_t *stack; /* open nodes */
 	size_t depth, cap;
+	/* with energy: charge at each open node's enter, and the last event's time and charge */
+	const struct func_energy *en;
+	double *wstack;
+	size_t wcap, hint, slice;
+	int64_t last_ns;
+	double last_w;
 };
 
 static size_t cache_slot(uint64_t key)
@@ -102,6 +108,9 @@ static void pass_reset(struct pass *ps)
 		ps->node_cache[i].key = UINT64_MAX;
 	}
 	ps->depth = 0;
+	ps->hint = ps->slice = 0;
+	ps->last_ns = 0;
+	ps->last_w = 0;
 }
 
 static int on_enter(struct func_profile *p, struct pass *ps, const struct exp_stream *s, size_t th,
@@ -145,6 +154,85 @@ static int on_enter(struct func_profile *p, struct pass *ps, const struct exp_st
 	return 0;
 }
 
+static int64_t overlap(int64_t a, int64_t b, int64_t lo, int64_t hi)
+{
+	a = a > lo ? a : lo;
+	b = b < hi ? b : hi;
+	return b > a ? b - a : 0;
+}
+
+/* Charge the exclusive segment [ps->last_ns, NS] to row R: its energy, covered time and
+ * interval slices. The charge at NS, at(NS), is returned in *W. */
+static int charge_segment(struct func_profile *p, struct pass *ps, size_t r, int64_t ns, double *w)
+{
+	const struct func_energy *en = ps->en;
+	struct func_row *row = &p->rows[r];
+	int64_t t = ps->last_ns;
+	double wt = ps->last_w;
+
+	if (en->nintervals && !row->slices) {
+		row->slices = calloc(en->nintervals, sizeof(*row->slices));
+		if (!row->slices)
+			return -ENOMEM;
+	}
+	/* the slices in time order, so that at() only moves forward */
+	while (en->nintervals && ps->slice < en->nintervals && t < ns) {
+		int64_t edge = en->edges[ps->slice + 1];
+
+		if (t < en->edges[ps->slice]) {
+			t = en->edges[ps->slice] < ns ? en->edges[ps->slice] : ns;
+			wt = en->at(en->ctx, t, &ps->hint);
+			continue;
+		}
+		int64_t e = edge < ns ? edge : ns;
+		double we = en->at(en->ctx, e, &ps->hint);
+
+		row->slices[ps->slice].ns += e - t;
+		row->slices[ps->slice].j += we - wt;
+		t = e;
+		wt = we;
+		if (e == edge)
+			ps->slice++;
+	}
+	*w = t == ns ? wt : en->at(en->ctx, ns, &ps->hint);
+	row->excl_j += *w - ps->last_w;
+	row->covered_ns += overlap(ps->last_ns, ns, en->cover_start, en->cover_end);
+	return 0;
+}
+
+/* Energy bookkeeping at an event of time NS: the segment since the last event goes to the
+ * function on top; an enter remembers the charge, an exit charges its call. */
+static int energy_event(struct func_profile *p, struct pass *ps, const struct call_event *ev)
+{
+	double w;
+	int ret;
+
+	if (ps->depth) {
+		ret = charge_segment(p, ps, p->nodes[ps->stack[ps->depth - 1]].row, ev->ns, &w);
+		if (ret < 0)
+			return ret;
+	} else {
+		w = ps->en->at(ps->en->ctx, ev->ns, &ps->hint);
+		while (ps->en->nintervals && ps->slice < ps->en->nintervals &&
+		       ps->en->edges[ps->slice + 1] <= ev->ns)
+			ps->slice++;
+	}
+	ps->last_ns = ev->ns;
+	ps->last_w = w;
+	if (ev->type == CALL_ENTER) {
+		if (grow((void **)&ps->wstack, &ps->wcap, ps->depth + 1, sizeof(*ps->wstack)))
+			return -ENOMEM;
+		ps->wstack[ps->depth] = w;
+	} else if (ev->type == CALL_EXIT && ps->depth) {
+		struct func_row *r = &p->rows[p->nodes[ps->stack[ps->depth - 1]].row];
+
+		/* the outermost activation of a recursive function carries the inclusive charge */
+		if (r->active == 1)
+			r->incl_j += w - ps->wstack[ps->depth - 1];
+	}
+	return 0;
+}
+
 static int region_record(void *ctx, const struct stream_record *rec, char *err, size_t errlen)
 {
 	return region_pass_record(ctx, rec, err, errlen);
@@ -175,6 +263,11 @@ static int stream_pass(struct func_profile *p, struct pass *ps, const struct exp
 	}
 	pass_reset(ps);
 	while ((ret = call_walker_next(&w, &ev, err, errlen)) > 0) {
+		if (ps->en && (ev.type == CALL_ENTER || ev.type == CALL_EXIT)) {
+			ret = energy_event(p, ps, &ev);
+			if (ret < 0)
+				break;
+		}
 		if (ev.type == CALL_ENTER) {
 			ret = on_enter(p, ps, s, th, ev.addr);
 			if (ret < 0)
@@ -208,7 +301,8 @@ static int stream_pass(struct func_profile *p, struct pass *ps, const struct exp
 }
 
 int func_profile_build(struct func_profile *p, const struct experiment *e, struct symtab *syms,
-		       struct region_profile *regions, char *err, size_t errlen)
+		       struct region_profile *regions, const struct func_energy *energy, char *err,
+		       size_t errlen)
 {
 	struct pass *ps = calloc(1, sizeof(*ps));
 	int ret = 0;
@@ -217,6 +311,8 @@ int func_profile_build(struct func_profile *p, const struct experiment *e, struc
 	if (!ps)
 		return -ENOMEM;
 	p->syms = syms;
+	ps->en = energy;
+	p->nintervals = energy ? energy->nintervals : 0;
 	/* the thread array grows one by one: reserve it whole */
 	p->threads = calloc(e->nstreams + 1, sizeof(*p->threads));
 	if (!p->threads) {
@@ -230,6 +326,7 @@ int func_profile_build(struct func_profile *p, const struct experiment *e, struc
 	u64map_release(&ps->rows);
 	u64map_release(&ps->nodes);
 	free(ps->stack);
+	free(ps->wstack);
 	free(ps);
 	for (size_t i = 0; i < p->nrows && ret == 0; i++) {
 		struct func_row *r = &p->rows[i];
@@ -284,6 +381,9 @@ static size_t merged_row(struct func_profile *out, struct u64map *by_hash, const
 	m->incl_ns = m->excl_ns = m->sum_ns = m->max_ns = 0;
 	m->min_ns = INT64_MAX;
 	m->synthetic = 0;
+	m->incl_j = m->excl_j = 0;
+	m->covered_ns = 0;
+	m->slices = NULL;
 	if (!u64map_get(by_hash, h, &v) && u64map_put(by_hash, h, idx))
 		return SIZE_MAX;
 	return idx;
@@ -307,6 +407,7 @@ int func_profile_merge(const struct func_profile *in, struct func_profile *out)
 	out->unmatched_exits = in->unmatched_exits;
 	out->synthetic_exits = in->synthetic_exits;
 	out->total_ns = in->total_ns;
+	out->nintervals = in->nintervals;
 	for (size_t i = 0; i < in->nrows; i++) {
 		const struct func_row *r = &in->rows[i];
 		size_t idx = merged_row(out, &by_hash, r);
@@ -321,6 +422,16 @@ int func_profile_merge(const struct func_profile *in, struct func_profile *out)
 		m->excl_ns += r->excl_ns;
 		m->sum_ns += r->sum_ns;
 		m->synthetic += r->synthetic;
+		m->incl_j += r->incl_j;
+		m->excl_j += r->excl_j;
+		m->covered_ns += r->covered_ns;
+		if (r->slices && !m->slices &&
+		    !(m->slices = calloc(in->nintervals, sizeof(*m->slices))))
+			goto done;
+		for (size_t k = 0; r->slices && k < in->nintervals; k++) {
+			m->slices[k].ns += r->slices[k].ns;
+			m->slices[k].j += r->slices[k].j;
+		}
 		if (r->calls && r->min_ns < m->min_ns)
 			m->min_ns = r->min_ns;
 		if (r->max_ns > m->max_ns)
@@ -403,6 +514,8 @@ int func_profile_sort(struct func_profile *p, int (*cmp)(const void *, const voi
 
 void func_profile_release(struct func_profile *p)
 {
+	for (size_t i = 0; i < p->nrows; i++)
+		free(p->rows[i].slices);
 	free(p->rows);
 	free(p->nodes);
 	free(p->threads);

@@ -27,6 +27,31 @@ struct func_row {
 	int64_t min_ns, max_ns;
 	uint64_t synthetic; /* calls closed at the end of a cut-short stream, or skipped */
 	unsigned active;    /* activations open during the pass */
+	/* with a struct func_energy: */
+	double incl_j, excl_j;	   /* energy charged, as incl_ns and excl_ns */
+	int64_t covered_ns;	   /* exclusive time within the power samples' span */
+	struct func_slice *slices; /* exclusive time and energy per interval, or NULL */
+};
+
+/* A row's share of one time interval. */
+struct func_slice {
+	int64_t ns;
+	double j;
+};
+
+/*
+ * Energy charged to the calls as the profile is built (energy.h prepares it). A thread's
+ * call from a to b is charged at(b) - at(a), and its exclusive segments likewise, so the
+ * energy of a run cut at function boundaries adds up exactly.
+ */
+struct func_energy {
+	/* Energy in J charged to a thread that is inside traced code, from the start up to NS;
+	 * non-decreasing. *HINT: the caller's cursor, 0 at the start of each stream. */
+	double (*at)(const void *ctx, int64_t ns, size_t *hint);
+	const void *ctx;
+	int64_t cover_start, cover_end; /* span of the power samples */
+	const int64_t *edges;		/* nintervals + 1 increasing times, or NULL */
+	size_t nintervals;
 };
 
 #define FUNC_NO_PARENT SIZE_MAX
@@ -57,16 +82,18 @@ struct func_profile {
 	size_t nthreads;
 	uint64_t function_records; /* over all streams */
 	uint64_t unmatched_exits, synthetic_exits;
-	int64_t total_ns; /* traced time summed over threads with function events */
+	int64_t total_ns;  /* traced time summed over threads with function events */
+	size_t nintervals; /* of every row's slices */
 };
 
 struct region_profile;
 
-/* Build the profile of every stream of E, naming functions through SYMS, and with REGIONS
- * (may be NULL) the region profile in the same read of the streams. 0, or a negative errno
- * with "file: byte N: ..." in ERR. */
+/* Build the profile of every stream of E, naming functions through SYMS, with REGIONS (may be
+ * NULL) the region profile in the same read of the streams, and with ENERGY (may be NULL) the
+ * energy of every call. 0, or a negative errno with "file: byte N: ..." in ERR. */
 int func_profile_build(struct func_profile *p, const struct experiment *e, struct symtab *syms,
-		       struct region_profile *regions, char *err, size_t errlen);
+		       struct region_profile *regions, const struct func_energy *energy, char *err,
+		       size_t errlen);
 
 /* Rows and call tree merged over threads and processes (the same function: the same module
  * and address in it), into OUT. 0 or -ENOMEM. */

@@ -155,7 +155,8 @@ int report_open(struct report *rep, const char *cmd, const char *dir,
 		cli_error(cmd, "out of memory");
 		return -ENOMEM;
 	}
-	if (func_profile_build(&rep->fprof, &rep->e, &rep->syms, &rep->prof, err, sizeof(err))) {
+	if (func_profile_build(&rep->fprof, &rep->e, &rep->syms, &rep->prof, NULL, err,
+			       sizeof(err))) {
 		cli_error(cmd, "%s", err);
 		return -EINVAL;
 	}

@@ -143,7 +143,7 @@ static int load(struct select_run *r)
 		cli_error("select", "%s: cannot read symbols: %s", r->dir, strerror(-ret));
 		return -1;
 	}
-	if (func_profile_build(&r->prof, &r->e, &r->syms, NULL, err, sizeof(err))) {
+	if (func_profile_build(&r->prof, &r->e, &r->syms, NULL, NULL, err, sizeof(err))) {
 		cli_error("select", "%s", err);
 		return -1;
 	}

@@ -1,0 +1,307 @@
+/*
+ * test_energy.c - charging power to functions (energy.h) on synthetic experiments whose
+ * energies are known exactly: nested calls under a ramp, two threads sharing the power, and
+ * intervals that add up to the totals.
+ */
+#include "synth-exp.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "energy.h"
+#include "experiment.h"
+#include "symbols.h"
+
+static char top[64];
+static int ndirs;
+
+static int make_top(void **state)
+{
+	(void)state;
+	snprintf(top, sizeof(top), "/tmp/psc-unit-energy-XXXXXX");
+	assert_non_null(mkdtemp(top));
+	return 0;
+}
+
+static int remove_top(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
+	assert_int_equal(system(cmd), 0);
+	return 0;
+}
+
+static void new_dir(char *dir, size_t len)
+{
+	snprintf(dir, len, "%s/exp%d", top, ndirs++);
+	assert_int_equal(mkdir(dir, 0755), 0);
+}
+
+/* A run from 1000 to 2000 ns (meta.json's start_ns and end_ns). */
+static void write_meta(const char *dir)
+{
+	write_text(dir, "meta.json",
+		   "{\"version\":1,\"created_by\":\"test\",\"command\":[\"x\"],"
+		   "\"start_ns\":1000,\"end_ns\":2000}");
+}
+
+/* Power P(t) = a + b (t - 1000 ns) in W, sampled every 10 ns from 1000 to 2000 ns. */
+static void ramp(struct power_series *ps, double *v, double a, double b)
+{
+	static char name[] = "power", source[] = "test";
+
+	memset(ps, 0, sizeof(*ps));
+	for (size_t i = 0; i <= 100; i++)
+		v[i] = a + b * (double)(i * 10);
+	ps->source = source;
+	ps->n = 101;
+	ps->t0 = 1000;
+	ps->dt = 10;
+	ps->nch = 1;
+	ps->ch = calloc(1, sizeof(*ps->ch));
+	assert_non_null(ps->ch);
+	ps->ch[0] = (struct power_channel){name, POWER_WATTS, v, 1};
+}
+
+/* Integral of the ramp from T1 to T2 (ns), in J. */
+static double ramp_j(double a, double b, double t1, double t2)
+{
+	t1 -= 1000;
+	t2 -= 1000;
+	return (a * (t2 - t1) + b * (t2 * t2 - t1 * t1) / 2) * 1e-9;
+}
+
+static const struct func_row *row_of(const struct func_profile *p, uint64_t addr)
+{
+	for (size_t i = 0; i < p->nrows; i++)
+		if (p->rows[i].addr == addr)
+			return &p->rows[i];
+	fail_msg("no row for 0x%llx", (unsigned long long)addr);
+	return NULL;
+}
+
+static void build(const char *dir, struct experiment *e, struct symtab *syms,
+		  struct energy_profile *ep, const struct power_series *ps,
+		  const struct energy_options *opt)
+{
+	char err[512] = "";
+
+	if (experiment_open(e, dir, err, sizeof(err)))
+		fail_msg("experiment_open: %s", err);
+	assert_int_equal(symtab_init(syms, dir), 0);
+	if (energy_profile_build(ep, e, syms, ps, opt, err, sizeof(err)))
+		fail_msg("energy_profile_build: %s", err);
+}
+
+#define F 0x1000u
+#define G 0x2000u
+#define H 0x3000u
+
+static void assert_rel(double want, double got)
+{
+	double d = want - got;
+
+	if ((d < 0 ? -d : d) > 1e-9 * (want < 0 ? -want : want) + 1e-18)
+		fail_msg("expected %.17g, got %.17g", want, got);
+}
+
+/* f 1100..1500 calls h at 1200..1250 and at 1300..1320, under a ramp 1 + 0.01 t W: the
+ * exclusive and inclusive energies are the ramp's integrals over the pieces, and 4 intervals
+ * add up to every row's exclusive energy. */
+static void test_nested_ramp(void **state)
+{
+	struct words s = {{0}, 0};
+	struct experiment e;
+	struct symtab syms;
+	struct energy_profile ep;
+	struct power_series ps;
+	struct energy_options opt = {.method = INTEG_TRAPEZOID, .nintervals = 4};
+	double v[101], a = 1, b = 0.01;
+	const struct func_row *f, *h;
+	char dir[128];
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	write_meta(dir);
+	write_proc(dir, 100, "[]");
+	w_clock(&s, 1000);
+	w_call(&s, 1100, 1, F);
+	w_call(&s, 1200, 1, H);
+	w_call(&s, 1250, 0, H);
+	w_call(&s, 1300, 1, H);
+	w_call(&s, 1320, 0, H);
+	w_call(&s, 1500, 0, F);
+	w_end(&s, 1600);
+	write_stream(dir, 100, 100, &s, NULL, 0);
+	ramp(&ps, v, a, b);
+	build(dir, &e, &syms, &ep, &ps, &opt);
+
+	f = row_of(&ep.merged, F);
+	h = row_of(&ep.merged, H);
+	assert_rel(ramp_j(a, b, 1100, 1500), f->incl_j);
+	assert_rel(ramp_j(a, b, 1100, 1500) - ramp_j(a, b, 1200, 1250) - ramp_j(a, b, 1300, 1320),
+		   f->excl_j);
+	assert_rel(ramp_j(a, b, 1200, 1250) + ramp_j(a, b, 1300, 1320), h->excl_j);
+	assert_rel(ramp_j(a, b, 1000, 2000), ep.total_j);
+	assert_rel(ramp_j(a, b, 1000, 1100) + ramp_j(a, b, 1500, 2000), ep.outside_j);
+	assert_int_equal(ep.outside_ns, 600);
+	assert_int_equal(f->covered_ns, 400 - 70);
+	assert_int_equal(ep.max_active, 1);
+	/* intervals of 250 ns: each row's slices add up to its exclusive energy and time */
+	assert_int_equal(ep.nintervals, 4);
+	assert_int_equal(ep.edges[1], 1250);
+	for (size_t r = 0; r < ep.merged.nrows; r++) {
+		const struct func_row *row = &ep.merged.rows[r];
+		double j = 0;
+		int64_t ns = 0;
+
+		assert_non_null(row->slices);
+		for (size_t k = 0; k < ep.nintervals; k++) {
+			j += row->slices[k].j;
+			ns += row->slices[k].ns;
+		}
+		assert_rel(row->excl_j, j);
+		assert_int_equal(row->excl_ns, ns);
+	}
+	/* f's time in the first interval: 1100..1200 and nothing of h's 1200..1250 */
+	assert_int_equal(f->slices[0].ns, 100);
+	assert_rel(ramp_j(a, b, 1100, 1200), f->slices[0].j);
+	assert_int_equal(ep.interval_idle_ns[0], 100);
+	assert_int_equal(ep.interval_idle_ns[3], 250);
+	assert_rel(ramp_j(a, b, 1250, 1500), ep.interval_j[1]);
+
+	energy_profile_release(&ep);
+	symtab_release(&syms);
+	experiment_release(&e);
+	free(ps.ch);
+}
+
+/* Two threads: f on one 1100..1500, g on the other 1300..1700, constant 2 W. From 1300 to
+ * 1500 both are in traced code and each is charged half: f and g 2 W x 300 ns each, the
+ * rest of the run (400 ns) outside. */
+static void test_two_threads_share(void **state)
+{
+	struct words s1 = {{0}, 0}, s2 = {{0}, 0};
+	struct experiment e;
+	struct symtab syms;
+	struct energy_profile ep;
+	struct power_series ps;
+	struct energy_options opt = {.method = INTEG_SIMPSON};
+	double v[101];
+	char dir[128];
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	write_meta(dir);
+	write_proc(dir, 100, "[]");
+	w_clock(&s1, 1000);
+	w_call(&s1, 1100, 1, F);
+	w_call(&s1, 1500, 0, F);
+	w_end(&s1, 1900);
+	write_stream(dir, 100, 100, &s1, NULL, 0);
+	w_clock(&s2, 1000);
+	w_call(&s2, 1300, 1, G);
+	w_call(&s2, 1700, 0, G);
+	w_end(&s2, 1900);
+	write_stream(dir, 100, 101, &s2, NULL, 0);
+	ramp(&ps, v, 2, 0);
+	build(dir, &e, &syms, &ep, &ps, &opt);
+
+	assert_rel(2 * 300e-9, row_of(&ep.merged, F)->excl_j);
+	assert_rel(2 * 300e-9, row_of(&ep.merged, G)->excl_j);
+	assert_rel(2 * 400e-9, ep.outside_j);
+	assert_rel(2 * 1000e-9, ep.total_j);
+	assert_int_equal(ep.outside_ns, 400);
+	assert_int_equal(ep.max_active, 2);
+
+	energy_profile_release(&ep);
+	symtab_release(&syms);
+	experiment_release(&e);
+	free(ps.ch);
+}
+
+/* Power from 1400 ns on only: the run is covered from there, nothing is extrapolated. */
+static void test_partial_cover(void **state)
+{
+	struct words s = {{0}, 0};
+	struct experiment e;
+	struct symtab syms;
+	struct energy_profile ep;
+	struct power_series ps;
+	struct energy_options opt = {.method = INTEG_TRAPEZOID};
+	double v[101];
+	char dir[128];
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	write_meta(dir);
+	write_proc(dir, 100, "[]");
+	w_clock(&s, 1000);
+	w_call(&s, 1100, 1, F);
+	w_call(&s, 1500, 0, F);
+	w_end(&s, 1900);
+	write_stream(dir, 100, 100, &s, NULL, 0);
+	ramp(&ps, v, 3, 0);
+	ps.t0 = 1400; /* samples 1400..2400 */
+	build(dir, &e, &syms, &ep, &ps, &opt);
+
+	assert_int_equal(ep.cover_start, 1400);
+	assert_int_equal(ep.cover_end, 2000);
+	assert_rel(3 * 100e-9, row_of(&ep.merged, F)->excl_j);
+	assert_int_equal(row_of(&ep.merged, F)->covered_ns, 100);
+	assert_rel(3 * 600e-9, ep.total_j);
+	assert_int_equal(ep.outside_ns, 500);
+
+	energy_profile_release(&ep);
+	symtab_release(&syms);
+	experiment_release(&e);
+	free(ps.ch);
+}
+
+/* Power entirely after the run: -ERANGE with both spans in the message. */
+static void test_no_overlap(void **state)
+{
+	struct words s = {{0}, 0};
+	struct experiment e;
+	struct symtab syms;
+	struct energy_profile ep;
+	struct power_series ps;
+	struct energy_options opt = {.method = INTEG_TRAPEZOID};
+	double v[101];
+	char dir[128], err[512] = "";
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	write_meta(dir);
+	write_proc(dir, 100, "[]");
+	w_clock(&s, 1000);
+	w_call(&s, 1100, 1, F);
+	w_call(&s, 1500, 0, F);
+	write_stream(dir, 100, 100, &s, NULL, 0);
+	ramp(&ps, v, 3, 0);
+	ps.t0 = 5000;
+	assert_int_equal(experiment_open(&e, dir, err, sizeof(err)), 0);
+	assert_int_equal(symtab_init(&syms, dir), 0);
+	assert_int_equal(energy_profile_build(&ep, &e, &syms, &ps, &opt, err, sizeof(err)),
+			 -ERANGE);
+	assert_non_null(strstr(err, "do not overlap the run"));
+	energy_profile_release(&ep);
+	symtab_release(&syms);
+	experiment_release(&e);
+	free(ps.ch);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_nested_ramp),
+	    cmocka_unit_test(test_two_threads_share),
+	    cmocka_unit_test(test_partial_cover),
+	    cmocka_unit_test(test_no_overlap),
+	};
+
+	return cmocka_run_group_tests(tests, make_top, remove_top);
+}
