@@ -23,12 +23,21 @@ struct group {
 	size_t k; /* intervals: 1, 2 or 3 */
 };
 
+size_t power_integral_group_start(const struct power_integral *pi, size_t g)
+{
+	size_t m = pi->ps->n - 1;
+
+	if (g >= pi->ngroups)
+		return m;
+	return pi->ngroups == m ? g : 2 * g;
+}
+
 static void group_load(const struct power_integral *pi, size_t g, struct group *gr)
 {
-	size_t s = pi->start[g];
+	size_t s = power_integral_group_start(pi, g);
 	double tb = power_time(pi->ps, s);
 
-	gr->k = pi->start[g + 1] - s;
+	gr->k = power_integral_group_start(pi, g + 1) - s;
 	for (size_t j = 0; j <= gr->k; j++) {
 		gr->x[j] = power_time(pi->ps, s + j) - tb;
 		gr->f[j] = pi->ch->v[s + j];
@@ -99,15 +108,9 @@ int power_integral_init(struct power_integral *pi, const struct power_series *ps
 	pi->ngroups = groups_for(m, simpson);
 	pi->t_first = power_time(ps, 0);
 	pi->t_last = power_time(ps, m);
-	pi->start = malloc((pi->ngroups + 1) * sizeof(*pi->start));
 	pi->cum = malloc((pi->ngroups + 1) * sizeof(*pi->cum));
-	if (!pi->start || !pi->cum) {
-		power_integral_release(pi);
+	if (!pi->cum)
 		return -ENOMEM;
-	}
-	for (g = 0; g < pi->ngroups; g++)
-		pi->start[g] = simpson ? 2 * g : g;
-	pi->start[pi->ngroups] = m;
 
 	if (c->kind == POWER_JOULES) {
 		for (g = 0; g <= m; g++)
@@ -223,7 +226,7 @@ double power_integral_at(const struct power_integral *pi, double t_ns, size_t *h
 	if (ps->t) {
 		/* from the hint when T is within a few samples after it, else from where the
 		 * mean rate puts it: O(1) for near-even times in any order, O(log d) anyway */
-		size_t i0 = pi->start[h], near = i0 + NEAR < m ? i0 + NEAR : m;
+		size_t i0 = power_integral_group_start(pi, h), near = i0 + NEAR < m ? i0 + NEAR : m;
 
 		if (!(ps->t[i0] <= t_ns && t_ns < ps->t[near])) {
 			double q = (t_ns - pi->t_first) / (pi->t_last - pi->t_first) * (double)m;
@@ -245,7 +248,8 @@ double power_integral_at(const struct power_integral *pi, double t_ns, size_t *h
 		return pi->cum[i] + (pi->cum[i + 1] - pi->cum[i]) * ((t_ns - t0) / (t1 - t0));
 	}
 	group_load(pi, g, &gr);
-	return pi->cum[g] + group_integral(&gr, t_ns - power_time(ps, pi->start[g])) * 1e-9;
+	return pi->cum[g] +
+	       group_integral(&gr, t_ns - power_time(ps, power_integral_group_start(pi, g))) * 1e-9;
 }
 
 double power_integral_total(const struct power_integral *pi)
@@ -255,7 +259,6 @@ double power_integral_total(const struct power_integral *pi)
 
 void power_integral_release(struct power_integral *pi)
 {
-	free(pi->start);
 	free(pi->cum);
 	memset(pi, 0, sizeof(*pi));
 }

@@ -29,9 +29,8 @@ struct power_integral {
 	const struct power_series *ps; /* not owned */
 	const struct power_channel *ch;
 	enum integ_method method;
-	size_t ngroups;
-	size_t *start; /* ngroups + 1 sample indices: group g spans samples start[g]..start[g+1] */
-	double *cum;   /* ngroups + 1: energy in J from the first sample to group g's start */
+	size_t ngroups; /* one per interval, or Simpson's pairs (2g..2g+2, the last to n - 1) */
+	double *cum;	/* ngroups + 1: energy in J from the first sample to group g's start */
 	double t_first, t_last; /* span covered by the samples, ns */
 };
 
@@ -44,6 +43,10 @@ int power_integral_init(struct power_integral *pi, const struct power_series *ps
  * group index, start with 0) makes queries in increasing time O(1) amortised; any order is
  * correct. */
 double power_integral_at(const struct power_integral *pi, double t_ns, size_t *hint);
+
+/* First sample of group G (the last sample for G == ngroups): one group per interval, or
+ * Simpson's pairs from sample 0 with the last group possibly three intervals long. */
+size_t power_integral_group_start(const struct power_integral *pi, size_t g);
 
 /* The integral over the whole series, in joules. */
 double power_integral_total(const struct power_integral *pi);

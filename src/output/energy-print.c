@@ -169,9 +169,11 @@ static void heading(const struct energy_report *r, FILE *f)
 	fmt_duration(b, sizeof(b), cover);
 	fmt_double(j, sizeof(j), ep->total_j);
 	fmt_double(w, sizeof(w), cover > 0 ? ep->total_j / (cover * 1e-9) : 0);
-	fprintf(f, "Energy by function (%s, %s), channel %s of %s, %s rule\n",
-		r->inclusive ? "inclusive" : "exclusive", "largest first", r->channel,
-		r->ps->source, r->method);
+	fprintf(f, "Energy by function (%s), channel %s of %s, %s\n",
+		r->inclusive ? "inclusive" : "exclusive", r->channel, r->ps->source,
+		r->simpson			? "trapezoid and Simpson's rules"
+		: !strcmp(r->method, "simpson") ? "Simpson's rule"
+						: "trapezoid rule");
 	fprintf(f, "run %s, power covers %s: %s J, mean %s W\n\n", a, b, j, w);
 }
 
@@ -294,13 +296,14 @@ static int stats_table(const struct energy_report *r, FILE *f)
 	struct table *t = table_new();
 	static const char *const heads[] = {"mean",   "sd", "cv",  "min", "q1",
 					    "median", "q3", "iqr", "max"};
-	char buf[64];
+	char buf[64], count[32];
 	int ret;
 
 	if (!t)
 		return -ENOMEM;
 	fmt_double(buf, sizeof(buf), r->rate_hz);
-	fprintf(f, "\nPower samples: %zu, %s per second achieved\n\n", r->ps->n, buf);
+	fmt_count(count, sizeof(count), r->ps->n);
+	fprintf(f, "\nPower samples: %s, %s per second achieved\n\n", count, buf);
 	table_add_column(t, "column", TABLE_LEFT);
 	table_add_column(t, "unit", TABLE_LEFT);
 	table_add_column(t, "n", TABLE_RIGHT);
