@@ -1,6 +1,7 @@
 /* cmd-record.c - `perfscope record`: run a command under the runtime into an experiment. */
 #include "cli.h"
 #include "launch.h"
+#include "record-power.h"
 #include "sampler.h"
 
 #include "../core/clock.h"
@@ -27,8 +28,8 @@
 /* Files an experiment directory holds; --force removes only these. */
 static int is_experiment_file(const char *name)
 {
-	static const char *const prefixes[] = {"meta.json", "proc.",  "stream.",
-					       "maps.",	    "pmaps.", "samples."};
+	static const char *const prefixes[] = {"meta.json", "proc.",	"stream.", "maps.",
+					       "pmaps.",    "samples.", "power."};
 
 	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
 		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
@@ -140,7 +141,8 @@ static void write_sampling(struct jsonw *w, const struct sampler *smp)
 
 static int write_meta(const char *dir, char **cmd, int ncmd, const struct event_desc *evs,
 		      size_t nev, const struct metric_group *g, const struct sampler *smp,
-		      int exit_status, uint64_t start_unix_ns, const int64_t run_ns[2])
+		      const struct record_power *rp, int exit_status, uint64_t start_unix_ns,
+		      const int64_t run_ns[2])
 {
 	const char *procfs, *sysfs;
 	char path[PATH_MAX + 32], tmp[PATH_MAX + 32];
@@ -184,6 +186,7 @@ static int write_meta(const char *dir, char **cmd, int ncmd, const struct event_
 	}
 	if (smp)
 		write_sampling(&w, smp);
+	record_power_meta(rp, &w);
 	if (exit_status >= 0)
 		jsonw_kv_i64(&w, "exit_status", exit_status);
 	if (run_ns && run_ns[0]) {
@@ -377,6 +380,7 @@ int cmd_record(int argc, char **argv)
 	const char *sample = NULL;
 	uint64_t period = UINT64_MAX; /* not given */
 	int force = 0, help = 0, functions = 0, callgraph = 0, first, ret, status = 0, created = 0;
+	struct record_power rp = {0};
 	const struct option_spec specs[] = {
 	    {'o', "output", OPT_STRING, &dir, "DIR", "experiment directory (perfscope.out)", 0,
 	     NULL},
@@ -399,6 +403,19 @@ int cmd_record(int argc, char **argv)
 	     NULL},
 	    {0, "callgraph", OPT_FLAG, &callgraph, NULL,
 	     "with --sample: record call chains (frame pointers)", 0, NULL},
+	    {0, "power", OPT_STRING, &rp.arg, "SRC",
+	     "read energy during the run: rapl, perf (the power PMU) or file:PATH (a meter's file)",
+	     0, NULL},
+	    {0, "power-period", OPT_STRING, &rp.period, "T",
+	     "with --power rapl|perf: read every T (10ms; at least 1ms)", 0, NULL},
+	    {0, "power-format", OPT_STRING, &rp.format, "SPEC",
+	     "with --power file: the meter's columns, e.g. time,watts (watts)", 0, NULL},
+	    {0, "power-scale", OPT_STRING, &rp.scale, "S,..",
+	     "with --power file: factors of the value columns", 0, NULL},
+	    {0, "power-rate", OPT_STRING, &rp.rate, "HZ",
+	     "with --power file: samples per second without a time column (20000)", 0, NULL},
+	    {0, "power-offset", OPT_STRING, &rp.offset, "T",
+	     "with --power file: added to the meter's times (may be negative)", 0, NULL},
 	    {0, "buffer-size", OPT_STRING, &bufsize, "SIZE",
 	     "chunk of the per-thread buffer: 64k..1G (1M; each thread holds two)", 0, NULL},
 	    {'h', "help", OPT_FLAG, &help, NULL, "show this help", 0, NULL},
@@ -456,6 +473,8 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	if (cli_resolve_event_options("record", &events, group ? &mg : NULL, &evs, &nev))
 		goto out;
+	if (record_power_prepare(&rp))
+		goto out;
 	/* before the directory exists: nothing is left behind when the runtime is missing */
 	if (functions && preload_runtime())
 		goto out;
@@ -468,7 +487,7 @@ int cmd_record(int argc, char **argv)
 	clock_gettime(CLOCK_REALTIME, &now);
 	uint64_t start = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 
-	if (write_meta(absdir, cmd, ncmd, evs, nev, group ? &mg : NULL, NULL, -1, start, NULL))
+	if (write_meta(absdir, cmd, ncmd, evs, nev, group ? &mg : NULL, NULL, &rp, -1, start, NULL))
 		goto out;
 	/* the environment reaches the command and every process it starts */
 
@@ -499,10 +518,21 @@ int cmd_record(int argc, char **argv)
 		ret = EXIT_USAGE;
 		goto out;
 	}
+	/* the first power reading, right before the command is released */
+	if (record_power_start(&rp, absdir)) {
+		launch_abort(&l);
+		sampler_release(&smp);
+		record_power_release(&rp);
+		if (created)
+			discard_dir(absdir);
+		ret = EXIT_USAGE;
+		goto out;
+	}
 	run_ns[0] = (int64_t)clock_monotonic_ns();
 	ret = launch_go(&l);
 	launch_wait(&l, &status, NULL);
 	run_ns[1] = (int64_t)clock_monotonic_ns();
+	record_power_stop(&rp);
 	if (sampling) {
 		int err = sampler_finish(&smp);
 
@@ -524,12 +554,13 @@ int cmd_record(int argc, char **argv)
 		if (created)
 			discard_dir(absdir);
 		else
-			write_meta(absdir, cmd, ncmd, evs, nev, group ? &mg : NULL, NULL, ret,
+			write_meta(absdir, cmd, ncmd, evs, nev, group ? &mg : NULL, NULL, &rp, ret,
 				   start, NULL);
 		goto out;
 	}
-	write_meta(absdir, cmd, ncmd, evs, nev, group ? &mg : NULL, sampling ? &smp : NULL, status,
-		   start, run_ns);
+	record_power_report(&rp, absdir);
+	write_meta(absdir, cmd, ncmd, evs, nev, group ? &mg : NULL, sampling ? &smp : NULL, &rp,
+		   status, start, run_ns);
 	if (functions && !has_function_events(absdir))
 		fprintf(stderr,
 			"perfscope record: no function events were recorded: build %s with "
@@ -540,6 +571,7 @@ int cmd_record(int argc, char **argv)
 	ret = status;
 out:
 	sampler_release(&smp);
+	record_power_release(&rp);
 	free(evs);
 	metric_group_release(&mg);
 	opt_list_release(&events);

@@ -1,0 +1,322 @@
+/* record-power.c - `perfscope record --power SRC`: see record-power.h. */
+#include "record-power.h"
+#include "cli.h"
+
+#include "../analysis/powerfile.h"
+#include "../core/cpuinfo.h"
+#include "../core/env.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CMD		     "record"
+#define POWER_PERIOD_MAX_NS  10000000000ull /* 10 s: no RAPL counter wraps twice in it */
+#define METER_COPY_NAME	     "power.meter"
+#define METER_COPY_BUF_BYTES (1u << 20)
+
+/* The first --power-* option that only a meter's file uses, or NULL. */
+static const char *meter_option(const struct record_power *rp)
+{
+	return rp->format   ? "--power-format"
+	       : rp->scale  ? "--power-scale"
+	       : rp->rate   ? "--power-rate"
+	       : rp->offset ? "--power-offset"
+			    : NULL;
+}
+
+/* --power-rate, --power-offset, --power-format and --power-scale, checked as energy reads
+ * them. */
+static int check_meter_options(struct record_power *rp)
+{
+	struct power_file_spec spec;
+	char err[256], *end;
+	uint64_t v;
+
+	if (rp->period) {
+		cli_error(CMD,
+			  "--power-period is for --power rapl or perf (a meter's file has its own "
+			  "rate: --power-rate HZ)");
+		return -EINVAL;
+	}
+	if (rp->rate) {
+		rp->rate_hz = strtod(rp->rate, &end);
+		if (end == rp->rate || *end || !(rp->rate_hz > 0) || !isfinite(rp->rate_hz)) {
+			cli_error(CMD, "--power-rate %s: expected samples per second, e.g. 20000",
+				  rp->rate);
+			return -EINVAL;
+		}
+	}
+	if (rp->offset) {
+		int neg = rp->offset[0] == '-';
+
+		if (parse_duration_ns(rp->offset + neg, &v)) {
+			cli_error(CMD,
+				  "--power-offset %s: expected a duration such as 1.5ms or -20us",
+				  rp->offset);
+			return -EINVAL;
+		}
+		rp->offset_ns = neg ? -(double)v : (double)v;
+	}
+	power_file_spec_init(&spec);
+	if (power_file_spec_parse(&spec, rp->format ? rp->format : "watts", rp->scale, err,
+				  sizeof(err))) {
+		cli_error(CMD, "--power-format/--power-scale: %s", err);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* --power-period, or the default. */
+static int check_period(struct record_power *rp)
+{
+	rp->period_ns = POWER_PERIOD_DEFAULT_NS;
+	if (!rp->period)
+		return 0;
+	if (parse_duration_ns(rp->period, &rp->period_ns)) {
+		cli_error(CMD, "--power-period %s: expected a duration, e.g. 10ms", rp->period);
+		return -EINVAL;
+	}
+	if (rp->period_ns < POWER_PERIOD_MIN_NS) {
+		cli_error(CMD,
+			  "--power-period %s: below the 1ms minimum (energy counters update about "
+			  "every millisecond): give e.g. 10ms",
+			  rp->period);
+		return -EINVAL;
+	}
+	if (rp->period_ns > POWER_PERIOD_MAX_NS) {
+		cli_error(CMD,
+			  "--power-period %s: above 10s, a counter could wrap more than once "
+			  "between readings: give e.g. 10ms",
+			  rp->period);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int record_power_prepare(struct record_power *rp)
+{
+	const char *procfs, *sysfs, *root;
+	char err[1024];
+	int ret;
+
+	if (!rp->arg) {
+		if (rp->period || meter_option(rp)) {
+			cli_error(CMD, "%s needs --power (rapl, perf or file:PATH)",
+				  rp->period ? "--power-period" : meter_option(rp));
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (!strcmp(rp->arg, "rapl")) {
+		rp->kind = RECORD_POWER_RAPL;
+	} else if (!strcmp(rp->arg, "perf")) {
+		rp->kind = RECORD_POWER_PERF;
+	} else if (!strncmp(rp->arg, "file:", 5)) {
+		rp->kind = RECORD_POWER_FILE;
+		rp->path = rp->arg + 5;
+		if (!*rp->path) {
+			cli_error(CMD, "--power file: needs the meter's file, e.g. --power "
+				       "file:meter.csv");
+			return -EINVAL;
+		}
+		return check_meter_options(rp);
+	} else {
+		cli_error(CMD,
+			  "--power %s: give rapl (powercap), perf (the power PMU) or file:PATH (an "
+			  "external meter's file)",
+			  rp->arg);
+		return -EINVAL;
+	}
+	if (meter_option(rp)) {
+		cli_error(CMD, "%s is for --power file:PATH (a meter's file)", meter_option(rp));
+		return -EINVAL;
+	}
+	ret = check_period(rp);
+	if (ret)
+		return ret;
+	if (rp->kind == RECORD_POWER_RAPL) {
+		root = secure_getenv(PSC_ENV_POWERCAP_ROOT);
+		ret = powercap_open(&rp->src, root && *root ? root : POWERCAP_DEFAULT_ROOT, err,
+				    sizeof(err));
+	} else {
+		psc_machine_roots(&procfs, &sysfs);
+		ret = power_pmu_open(&rp->src, sysfs, procfs, NULL, err, sizeof(err));
+	}
+	if (ret) {
+		cli_error(CMD, "--power %s: %s", rp->arg, err);
+		return ret;
+	}
+	if (*rp->src.skipped)
+		fprintf(stderr, "perfscope record: power: left out (cannot be read): %s\n",
+			rp->src.skipped);
+	return 0;
+}
+
+int record_power_start(struct record_power *rp, const char *dir)
+{
+	int ret;
+
+	if (rp->kind != RECORD_POWER_RAPL && rp->kind != RECORD_POWER_PERF)
+		return 0;
+	ret = power_sampler_start(&rp->smp, &rp->src, rp->period_ns, dir);
+	if (ret) {
+		cli_error(CMD, "cannot start the power readings in %s: %s", dir, strerror(-ret));
+		return ret;
+	}
+	rp->started = 1;
+	return 0;
+}
+
+void record_power_stop(struct record_power *rp)
+{
+	if (rp->started) {
+		rp->sampler_error = power_sampler_finish(&rp->smp);
+		rp->started = 0;
+	}
+}
+
+/* Copy FROM to TO; bytes copied, or a negative errno. */
+static long long copy_file(const char *from, const char *to)
+{
+	int in = open(from, O_RDONLY | O_CLOEXEC), out;
+	long long total = 0;
+	char *buf;
+	ssize_t n;
+
+	if (in < 0)
+		return -errno;
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	buf = malloc(METER_COPY_BUF_BYTES);
+	if (out < 0 || !buf) {
+		int e = out < 0 ? errno : ENOMEM;
+
+		free(buf);
+		close(in);
+		if (out >= 0)
+			close(out);
+		return -e;
+	}
+	while ((n = read(in, buf, METER_COPY_BUF_BYTES)) > 0) {
+		for (ssize_t off = 0; off < n;) {
+			ssize_t w = write(out, buf + off, (size_t)(n - off));
+
+			if (w < 0) {
+				n = -1;
+				break;
+			}
+			off += w;
+		}
+		if (n < 0)
+			break;
+		total += n;
+	}
+	if (n < 0)
+		total = -errno;
+	free(buf);
+	close(in);
+	if (close(out) && total >= 0)
+		total = -errno;
+	return total;
+}
+
+/* "10 ms", "1 s", "2500 us". */
+static void format_period(char *buf, size_t len, uint64_t ns)
+{
+	if (ns % 1000000000u == 0)
+		snprintf(buf, len, "%llu s", (unsigned long long)(ns / 1000000000u));
+	else if (ns % 1000000u == 0)
+		snprintf(buf, len, "%llu ms", (unsigned long long)(ns / 1000000u));
+	else if (ns % 1000u == 0)
+		snprintf(buf, len, "%llu us", (unsigned long long)(ns / 1000u));
+	else
+		snprintf(buf, len, "%llu ns", (unsigned long long)ns);
+}
+
+void record_power_report(struct record_power *rp, const char *dir)
+{
+	int rapl = rp->kind == RECORD_POWER_RAPL;
+	char to[PATH_MAX], every[32];
+
+	if (rp->kind == RECORD_POWER_FILE) {
+		long long n;
+
+		snprintf(to, sizeof(to), "%s/" METER_COPY_NAME, dir);
+		n = copy_file(rp->path, to);
+		if (n < 0) {
+			unlink(to);
+			fprintf(stderr,
+				"perfscope record: warning: power meter file %s: %s after the run: "
+				"the experiment has no power samples (copy the file to %s later)\n",
+				rp->path, strerror((int)-n), to);
+		} else {
+			fprintf(stderr, "perfscope record: power: %s copied to %s (%lld bytes)\n",
+				rp->path, to, n);
+		}
+		return;
+	}
+	if (rp->kind == RECORD_POWER_NONE || !rp->smp.src)
+		return;
+	if (rp->sampler_error)
+		fprintf(stderr,
+			"perfscope record: warning: power readings stopped early: %s (the log "
+			"holds the readings before)\n",
+			strerror(-rp->sampler_error));
+	format_period(every, sizeof(every), rp->period_ns);
+	fprintf(stderr, "perfscope record: power: %llu readings of %zu %s%s every %s\n",
+		(unsigned long long)rp->smp.readings, rp->src.n,
+		rapl ? "RAPL zone" : "perf energy event", rp->src.n == 1 ? "" : "s", every);
+	for (size_t i = 0; i < rp->src.n; i++)
+		if (!power_sampler_advanced(&rp->smp, i))
+			fprintf(
+			    stderr,
+			    "perfscope record: power: %s %s never advanced: it does not work on "
+			    "this machine; its energy is not reported\n",
+			    rapl ? "zone" : "event", rp->src.c[i].name);
+}
+
+void record_power_meta(const struct record_power *rp, struct jsonw *w)
+{
+	static const char *const names[] = {[RECORD_POWER_RAPL] = "rapl",
+					    [RECORD_POWER_PERF] = "perf",
+					    [RECORD_POWER_FILE] = "file"};
+
+	if (rp->kind == RECORD_POWER_NONE)
+		return;
+	jsonw_key(w, "power");
+	jsonw_object_begin(w);
+	jsonw_kv_string(w, "source", names[rp->kind]);
+	if (rp->kind == RECORD_POWER_FILE) {
+		jsonw_kv_string(w, "file", METER_COPY_NAME);
+		jsonw_kv_string(w, "path", rp->path);
+		if (rp->format)
+			jsonw_kv_string(w, "format", rp->format);
+		if (rp->scale)
+			jsonw_kv_string(w, "scale", rp->scale);
+		if (rp->rate)
+			jsonw_kv_double(w, "rate_hz", rp->rate_hz);
+		if (rp->offset)
+			jsonw_kv_double(w, "offset_ns", rp->offset_ns);
+	} else {
+		jsonw_kv_string(w, "file",
+				rp->kind == RECORD_POWER_RAPL ? "power.rapl" : "power.perf");
+		jsonw_kv_u64(w, "period_ns", rp->period_ns);
+		jsonw_key(w, "zones");
+		jsonw_array_begin(w);
+		for (size_t i = 0; i < rp->src.n; i++)
+			jsonw_string(w, rp->src.c[i].name);
+		jsonw_array_end(w);
+	}
+	jsonw_object_end(w);
+}
+
+void record_power_release(struct record_power *rp)
+{
+	record_power_stop(rp);
+	power_sampler_release(&rp->smp);
+	power_source_close(&rp->src);
+}
