@@ -480,6 +480,34 @@ static void json_stream(struct jsonw *w, const struct stream_info *s)
 	jsonw_object_end(w);
 }
 
+/* Where record put the power samples (meta.json's "power"). */
+static void print_power(FILE *out, const struct experiment *e)
+{
+	const struct exp_power *pw = &e->power;
+
+	if (!strcmp(pw->source, "file"))
+		fprintf(out, "\npower: meter file %s, copied to %s (format %s, %s%s%s)\n", pw->path,
+			pw->file, pw->format[0] ? pw->format : "watts",
+			pw->rate_hz > 0 ? "" : "20000 Hz unless timed",
+			pw->scale[0] ? ", scale " : "", pw->scale);
+	else
+		fprintf(out, "\npower: %s every %.3g ms, in %s (see: perfscope energy)\n",
+			pw->source, (double)pw->period_ns / 1e6, pw->file);
+}
+
+static void json_power(struct jsonw *w, const struct experiment *e)
+{
+	jsonw_key(w, "power");
+	jsonw_object_begin(w);
+	jsonw_kv_string(w, "source", e->power.source);
+	jsonw_kv_string(w, "file", e->power.file);
+	if (!strcmp(e->power.source, "file"))
+		jsonw_kv_string(w, "path", e->power.path);
+	else
+		jsonw_kv_i64(w, "period_ns", e->power.period_ns);
+	jsonw_object_end(w);
+}
+
 static void json_sampling(struct jsonw *w, const struct experiment *e, const struct sample_walk *sw)
 {
 	const struct exp_sampling *sm = &e->sampling;
@@ -547,6 +575,8 @@ static int print_json(FILE *out, const struct experiment *e, const struct stream
 	jsonw_array_end(&w);
 	if (sw)
 		json_sampling(&w, e, sw);
+	if (e->has_power)
+		json_power(&w, e);
 	jsonw_object_end(&w);
 	ret = jsonw_text(&w) ? 0 : -ENOMEM;
 	if (ret == 0 && fprintf(out, "%s\n", jsonw_text(&w)) < 0)
@@ -628,6 +658,8 @@ int cmd_info(int argc, char **argv)
 		  : 0;
 	if (!json && !ret && e.nsamples)
 		print_sampling(out, &e, &sw);
+	if (!json && !ret && e.has_power)
+		print_power(out, &e);
 	if (out != stdout && fclose(out) != 0)
 		ret = 1;
 out:

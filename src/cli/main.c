@@ -23,7 +23,8 @@ static const struct cmd commands[] = {
      "CMD [ARGS..]"},
     {"record", cmd_record, "run a command under the runtime and fill an experiment directory",
      "perfscope record [-o DIR] [--force] [--functions] [--filter FILE] [--sample[=HZ]] "
-     "[--period N] [--callgraph] [-e EV,..] [-g GROUP] [--buffer-size SIZE] -- CMD [ARGS..]"},
+     "[--period N] [--callgraph] [-e EV,..] [-g GROUP] [--power rapl|perf|file:PATH "
+     "[--power-period T]] [--buffer-size SIZE] -- CMD [ARGS..]"},
     {"html", cmd_html, "the self-contained HTML report of an experiment",
      "perfscope html [DIR] [-o FILE] [--force]"},
     {"report", cmd_report, "functions and regions of an experiment: calls, time, counters",
@@ -31,6 +32,10 @@ static const struct cmd commands[] = {
      "[--accuracy] [--sort KEY] [--top N] [--min-time T] [--csv|--json]"},
     {"timeline", cmd_timeline, "counters and function shares over time, from samples",
      "perfscope timeline [DIR] [--interval T] [--top N] [--csv|--json] [-o FILE]"},
+    {"energy", cmd_energy, "energy per function and per interval, from power samples",
+     "perfscope energy [DIR] [--power FILE [--power-format SPEC] [--power-scale S,..]] "
+     "[--method trapezoid|simpson|both] [--intervals N|--interval T] [--inclusive] "
+     "[--csv|--json] [-o FILE]"},
     {"export", cmd_export, "an experiment as a trace for Perfetto and chrome://tracing",
      "perfscope export [DIR] --format chrome [-o FILE|-] [--force]"},
     {"select", cmd_select, "keep long-running functions: a runtime filter and gcc options",

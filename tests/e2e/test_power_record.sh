@@ -58,8 +58,8 @@ wait $p
 EOF
 
 d=$T/p.exp
-PERFSCOPE_POWERCAP_ROOT=$PC record_or_die rec "$d" --power rapl --power-period 2ms -- \
-	bash "$T/advance.sh" "$EX/phases" "$PC" "$N" "$PKG0" "$PKG_STEP" "$CORE0" "$CORE_STEP" "$MAX"
+PERFSCOPE_POWERCAP_ROOT=$PC record_or_die rec "$d" --functions --power rapl --power-period 2ms -- \
+	bash "$T/advance.sh" "$EX/phases_traced" "$PC" "$N" "$PKG0" "$PKG_STEP" "$CORE0" "$CORE_STEP" "$MAX"
 expect_file "$d/power.rapl" "the power log"
 expect_grep "RAPL zones every 2 ms" "$T/rec.err" "record says what it read"
 expect_grep "perfscope record: power: zone psys never advanced: it does not work on this machine; its energy is not reported" \
@@ -118,6 +118,23 @@ print("%d readings; package-0 and core wrapped once and add up to the fake's inc
 PY
 PSC_CHECKS=$((PSC_CHECKS + 1))
 note "$(cat "$T/check.out")"
+
+# the energy analysis of that log: package-0 (the first zone that advanced) charged to the
+# traced phases; every increment of the fake happened during the run, so the rows add up to
+# exactly what the fake added
+run energy "$PERFSCOPE" energy "$d" --csv
+expect_eq 0 "$RC" "perfscope energy on the RAPL log exits 0"
+python3 - "$T/energy.out" "$N" "$PKG_STEP" <<'PY' || fail "the RAPL log's energy is charged in full"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+want = int(sys.argv[2]) * int(sys.argv[3]) * 1e-6
+total = sum(float(r["energy_j"]) for r in rows)
+assert abs(total - want) <= 1e-9 * want, (total, want)
+assert {"phase_a", "phase_b"} <= {r["name"] for r in rows}, rows
+PY
+run energy_psys "$PERFSCOPE" energy "$d" --channel psys
+expect_eq 2 "$RC" "the zone that never advanced cannot be attributed"
+expect_grep "psys never advanced" "$T/energy_psys.err" "and says why"
 
 # ---- usage errors: one line, exit 2, no directory --------------------------------------------
 bad() { # NAME EXPECTED_TEXT ARGS..

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # build.sh OUTDIR - build the readers' fuzz targets (fuzz_stream.c, fuzz_profile.c,
-# fuzz_powerfile.c) with clang and libFuzzer, ASan and UBSan.
+# fuzz_powerfile.c, fuzz_powerlog.c) with clang and libFuzzer, ASan and UBSan.
 #
 # The main build uses gcc; libFuzzer needs clang, so the targets are compiled here directly
 # from the few sources they need. Exit status 77 (and the reason on stdout) when clang or
@@ -50,4 +50,6 @@ flags=(-g -O1 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -fno-omit-frame-poi
 
 "$cc" "${flags[@]}" -o "$out/fuzz_powerfile" "$src/tests/fuzz/fuzz_powerfile.c" \
 	"$src/src/analysis/powerfile.c" "$src/src/analysis/power.c" -lm
-echo "built $out/fuzz_stream, $out/fuzz_profile and $out/fuzz_powerfile with $cc"
+"$cc" "${flags[@]}" -o "$out/fuzz_powerlog" "$src/tests/fuzz/fuzz_powerlog.c" \
+	"$src/src/analysis/powerlog.c" "$src/src/analysis/power.c" -lm
+echo "built $out/fuzz_stream, $out/fuzz_profile, $out/fuzz_powerfile and $out/fuzz_powerlog with $cc"

@@ -1,0 +1,376 @@
+/* cmd-energy.c - `perfscope energy`: energy per function and per interval. */
+#include "cli.h"
+
+#include "../analysis/energy.h"
+#include "../analysis/experiment.h"
+#include "../analysis/powerfile.h"
+#include "../analysis/powerlog.h"
+#include "../analysis/symbols.h"
+#include "../output/energy-print.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CMD "energy"
+
+/* How to read an external meter's file: the --power-* options, or meta.json's record of them. */
+struct meter_options {
+	const char *format, *scale, *rate, *offset;
+};
+
+/* "-1.5ms" and "2s": a duration that may be negative. */
+static int parse_signed_duration(const char *text, double *ns)
+{
+	uint64_t v;
+	int neg = text[0] == '-';
+
+	if (parse_duration_ns(text + neg, &v))
+		return -EINVAL;
+	*ns = neg ? -(double)v : (double)v;
+	return 0;
+}
+
+static int meter_spec(struct power_file_spec *spec, const struct meter_options *mo)
+{
+	char err[256];
+	char *end;
+
+	power_file_spec_init(spec);
+	if (mo->rate) {
+		double hz = strtod(mo->rate, &end);
+
+		if (end == mo->rate || *end || !(hz > 0) || !isfinite(hz)) {
+			cli_error(CMD, "--power-rate %s: expected samples per second, e.g. 20000",
+				  mo->rate);
+			return -EINVAL;
+		}
+		spec->rate_hz = hz;
+	}
+	if (mo->offset && parse_signed_duration(mo->offset, &spec->offset_ns)) {
+		cli_error(CMD, "--power-offset %s: expected a duration such as 1.5ms or -20us",
+			  mo->offset);
+		return -EINVAL;
+	}
+	if (power_file_spec_parse(spec, mo->format && *mo->format ? mo->format : "watts",
+				  mo->scale && *mo->scale ? mo->scale : NULL, err, sizeof(err))) {
+		cli_error(CMD, "--power-format/--power-scale: %s", err);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The run's start on the experiment's clock: the launcher's, else the first process's
+ * first clock pair (a program run with PERFSCOPE_OUT alone). */
+static double run_start(const struct experiment *e)
+{
+	double start = 0;
+
+	if (e->start_ns)
+		return (double)e->start_ns;
+	for (size_t i = 0; i < e->nprocs; i++)
+		if (e->procs[i].npairs && (start == 0 || (double)e->procs[i].pairs[0].ns < start))
+			start = (double)e->procs[i].pairs[0].ns;
+	return start;
+}
+
+/* Load the power samples: FILE if given, else what record stored. Prints the cause. */
+static int power_load(struct power_series *ps, const struct experiment *e, const char *dir,
+		      const char *file, const struct meter_options *given)
+{
+	struct meter_options mo = *given;
+	struct power_file_spec spec;
+	char path[4096], err[512], rate[64], offset[64];
+	int ret;
+
+	if (file) {
+		if (meter_spec(&spec, &mo))
+			return -EINVAL;
+		ret = power_file_read(ps, file, &spec, run_start(e), err, sizeof(err));
+	} else if (!e->has_power) {
+		cli_error(
+		    CMD,
+		    "%s has no power samples: record with --power rapl|perf|file:PATH, or give "
+		    "a meter's file with --power FILE",
+		    dir);
+		return -ENOENT;
+	} else if (!strcmp(e->power.source, "file")) {
+		snprintf(rate, sizeof(rate), "%.17g", e->power.rate_hz);
+		snprintf(offset, sizeof(offset), "%.0fns", fabs(e->power.offset_ns));
+		if (e->power.offset_ns < 0)
+			snprintf(offset, sizeof(offset), "-%.0fns", -e->power.offset_ns);
+		mo = (struct meter_options){e->power.format, e->power.scale,
+					    e->power.rate_hz > 0 ? rate : NULL, offset};
+		if (meter_spec(&spec, &mo))
+			return -EINVAL;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->power.file);
+		ret = power_file_read(ps, path, &spec, run_start(e), err, sizeof(err));
+	} else {
+		snprintf(path, sizeof(path), "%s/%s", dir, e->power.file);
+		ret = power_log_read(ps, path, err, sizeof(err));
+	}
+	if (ret < 0)
+		cli_error(CMD, "%s", err);
+	return ret;
+}
+
+/* The channel to attribute: NAME, else the first that works. Prints the cause. */
+static int channel_pick(const struct power_series *ps, const char *name, size_t *ch)
+{
+	char names[512] = "";
+	size_t off = 0;
+
+	for (size_t i = 0; i < ps->nch; i++) {
+		off += (size_t)snprintf(names + off, off < sizeof(names) ? sizeof(names) - off : 0,
+					"%s%s", i ? ", " : "", ps->ch[i].name);
+		if (off >= sizeof(names))
+			off = sizeof(names) - 1;
+		if (name ? !strcmp(ps->ch[i].name, name) : ps->ch[i].advancing) {
+			*ch = i;
+			if (ps->ch[i].advancing)
+				return 0;
+			cli_error(
+			    CMD,
+			    "power channel %s never advanced: it does not work on this machine; "
+			    "choose another with --channel",
+			    name);
+			return -EINVAL;
+		}
+	}
+	if (name)
+		cli_error(CMD, "%s has no power channel %s (it has: %s)", ps->source, name, names);
+	else
+		cli_error(CMD,
+			  "%s: no power channel ever advanced (%s): the source does not work on "
+			  "this machine",
+			  ps->source, names);
+	return -EINVAL;
+}
+
+/* Energy of every channel over the covered run (the attributed one, ATTRIBUTED, is known:
+ * its integral is not built twice). */
+static int channels_total(struct energy_channel *out, const struct power_series *ps,
+			  const struct energy_profile *ep, size_t attributed, enum integ_method m)
+{
+	for (size_t i = 0; i < ps->nch; i++) {
+		struct power_integral pi;
+		size_t hint = 0;
+
+		out[i] = (struct energy_channel){ps->ch[i].name, ps->ch[i].advancing, ep->total_j};
+		if (i == attributed || !ps->ch[i].advancing)
+			continue;
+		if (power_integral_init(&pi, ps, i, m) < 0)
+			return -ENOMEM;
+		out[i].energy_j = power_integral_at(&pi, (double)ep->cover_end, &hint) -
+				  power_integral_at(&pi, (double)ep->cover_start, &hint);
+		power_integral_release(&pi);
+	}
+	return 0;
+}
+
+/* False for the column of a counter that never advanced: it has no statistics worth showing. */
+static int column_works(const struct power_series *ps, const char *name)
+{
+	for (size_t i = 0; i < ps->nch; i++)
+		if (!strcmp(ps->ch[i].name, name))
+			return ps->ch[i].advancing;
+	return 1;
+}
+
+/* Statistics of every column and of every power channel (last: it reorders them). */
+static struct energy_stat *stats_compute(struct power_series *ps, size_t *n)
+{
+	struct energy_stat *st = calloc(ps->ncols + ps->nch + 1, sizeof(*st));
+
+	*n = 0;
+	if (!st)
+		return NULL;
+	for (size_t i = 0; i < ps->ncols; i++) {
+		if (!column_works(ps, ps->cols[i].name))
+			continue;
+		st[*n].name = ps->cols[i].name;
+		st[*n].unit = ps->cols[i].unit;
+		power_stats_compute(&st[(*n)++].st, ps->cols[i].v, ps->cols[i].n);
+	}
+	for (size_t i = 0; i < ps->nch; i++) {
+		if (ps->ch[i].kind != POWER_WATTS || !ps->ch[i].advancing)
+			continue;
+		st[*n].name = ps->ch[i].name;
+		st[*n].unit = "W";
+		power_stats_compute(&st[(*n)++].st, ps->ch[i].v, ps->n);
+	}
+	return st;
+}
+
+int cmd_energy(int argc, char **argv)
+{
+	const char *output = NULL, *dir = "perfscope.out", *power = NULL, *channel = NULL;
+	const char *method = "trapezoid", *interval = NULL;
+	struct meter_options mo = {0};
+	long top = 0, nintervals = 0;
+	int csv = 0, json = 0, stats = 0, inclusive = 0, force = 0, help = 0, first, ret;
+	const struct option_spec specs[] = {
+	    {0, "power", OPT_STRING, &power, "FILE",
+	     "an external power meter's samples (docs/power-files.md), instead of the recorded "
+	     "ones",
+	     0, NULL},
+	    {0, "power-format", OPT_STRING, &mo.format, "SPEC",
+	     "columns of FILE: watts (default), time,watts, volts,amps, skip...", 0, NULL},
+	    {0, "power-scale", OPT_STRING, &mo.scale, "S,..",
+	     "factor per value column, e.g. 2,1 for volts through a divider", 0, NULL},
+	    {0, "power-rate", OPT_STRING, &mo.rate, "HZ",
+	     "samples per second of FILE without a time column (20000)", 0, NULL},
+	    {0, "power-offset", OPT_STRING, &mo.offset, "T",
+	     "FILE's first sample this long after the run's start (may be negative)", 0, NULL},
+	    {0, "channel", OPT_STRING, &channel, "NAME",
+	     "power channel to attribute (default: the first that works)", 0, NULL},
+	    {0, "method", OPT_STRING, &method, "M",
+	     "integration: trapezoid (default), simpson or both", 0, NULL},
+	    {0, "inclusive", OPT_FLAG, &inclusive, NULL,
+	     "charge every function on the stack, not only the one on top", 0, NULL},
+	    {0, "intervals", OPT_INT, &nintervals, "N", "also split the run into N intervals", 0,
+	     NULL},
+	    {0, "interval", OPT_STRING, &interval, "T",
+	     "also split the run into intervals of T (10ms, 1s...)", 0, NULL},
+	    {0, "top", OPT_INT, &top, "N", "show the first N functions (0: all)", 0, NULL},
+	    {0, "stats", OPT_FLAG, &stats, NULL, "with --csv: the power statistics instead", 0,
+	     NULL},
+	    {0, "csv", OPT_FLAG, &csv, NULL, "CSV output", 0, NULL},
+	    {0, "json", OPT_FLAG, &json, NULL, "JSON output", 0, NULL},
+	    {'o', "output", OPT_STRING, &output, "FILE", "write to FILE", 0, NULL},
+	    {0, "force", OPT_FLAG, &force, NULL, "overwrite the output file", 0, NULL},
+	    {'h', "help", OPT_FLAG, &help, NULL, "show this help", 0, NULL},
+	    {0},
+	};
+	struct energy_options eo = {0};
+	struct energy_profile ep = {0}, simpson = {0};
+	struct energy_report r = {0};
+	struct energy_channel *chans = NULL;
+	struct energy_stat *st = NULL;
+	struct power_series ps = {0};
+	struct experiment e = {0};
+	struct symtab syms = {0};
+	uint64_t interval_ns = 0;
+	size_t *order = NULL, nst = 0;
+	int both = 0;
+	char err[512] = "";
+	FILE *out = NULL;
+
+	ret = cli_parse(CMD, specs, 0, argc - 1, argv + 1, &first, &help);
+	if (ret)
+		return ret < 0 ? EXIT_USAGE : 0;
+	ret = EXIT_USAGE;
+	if (argc - 1 - first > 1) {
+		cli_error(CMD, "one experiment directory at a time (got '%s' and '%s')",
+			  argv[1 + first], argv[2 + first]);
+		return ret;
+	}
+	if (argc - 1 - first == 1)
+		dir = argv[1 + first];
+	if (!strcmp(method, "simpson")) {
+		eo.method = INTEG_SIMPSON;
+	} else if (!strcmp(method, "both")) {
+		both = 1;
+	} else if (strcmp(method, "trapezoid")) {
+		cli_error(CMD, "--method %s: give trapezoid, simpson or both", method);
+		return ret;
+	}
+	if (interval && (parse_duration_ns(interval, &interval_ns) || interval_ns < 1000)) {
+		cli_error(CMD, "--interval %s: expected a duration of 1us or more, e.g. 10ms",
+			  interval);
+		return ret;
+	}
+	if (nintervals < 0 || nintervals > 100000 || (nintervals && interval) || top < 0 ||
+	    (csv && json) || (stats && !csv)) {
+		cli_error(
+		    CMD, nintervals < 0 || nintervals > 100000 ? "--intervals N: N from 1 to 100000"
+			 : nintervals && interval ? "--intervals and --interval exclude each other"
+			 : top < 0		  ? "--top N: N must be 0 or more"
+			 : csv && json		  ? "--csv and --json exclude each other"
+						  : "--stats goes with --csv");
+		return ret;
+	}
+	if (!power && (mo.format || mo.scale || mo.rate || mo.offset)) {
+		cli_error(CMD, "--power-format, --power-scale, --power-rate and --power-offset "
+			       "describe a file given with --power FILE");
+		return ret;
+	}
+	eo.nintervals = (size_t)nintervals;
+	eo.interval_ns = (int64_t)interval_ns;
+	if (experiment_open(&e, dir, err, sizeof(err))) {
+		cli_error(CMD, "%s", err);
+		goto out;
+	}
+	if (power_load(&ps, &e, dir, power, &mo) < 0 || channel_pick(&ps, channel, &eo.channel))
+		goto out;
+	if (symtab_init(&syms, dir) < 0) {
+		cli_error(CMD, "out of memory");
+		goto out;
+	}
+	ret = energy_profile_build(&ep, &e, &syms, &ps, &eo, err, sizeof(err));
+	if (ret == 0 && both) {
+		eo.method = INTEG_SIMPSON;
+		ret = energy_profile_build(&simpson, &e, &syms, &ps, &eo, err, sizeof(err));
+		eo.method = INTEG_TRAPEZOID;
+	}
+	if (ret < 0) {
+		cli_error(CMD, "%s", err);
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	ret = EXIT_USAGE;
+	if (!ep.merged.nrows) {
+		cli_error(CMD,
+			  "%s has no function calls: record a program built with "
+			  "-finstrument-functions with perfscope record --functions",
+			  dir);
+		goto out;
+	}
+	order = energy_order(&ep, inclusive);
+	chans = calloc(ps.nch + 1, sizeof(*chans));
+	if (!order || !chans || channels_total(chans, &ps, &ep, eo.channel, eo.method) < 0 ||
+	    !(st = stats_compute(&ps, &nst))) {
+		cli_error(CMD, "out of memory");
+		goto out;
+	}
+	r = (struct energy_report){
+	    .e = &e,
+	    .ps = &ps,
+	    .channel = ps.ch[eo.channel].name,
+	    .ep = &ep,
+	    .simpson = both ? &simpson : NULL,
+	    .method = method,
+	    .inclusive = inclusive,
+	    .top = (size_t)top,
+	    .order = order,
+	    .stats = st,
+	    .nstats = nst,
+	    .rate_hz = power_series_rate(&ps),
+	    .channels = chans,
+	    .nchannels = ps.nch,
+	    .dir = dir,
+	};
+	out = cli_open_output(CMD, output, force);
+	if (!out)
+		goto out;
+	ret = (stats  ? energy_print_stats_csv(&r, out)
+	       : csv  ? energy_print_csv(&r, out)
+	       : json ? energy_print_json(&r, out)
+		      : energy_print_text(&r, out))
+		  ? 1
+		  : 0;
+	if (out != stdout && fclose(out) != 0)
+		ret = 1;
+out:
+	free(order);
+	free(chans);
+	free(st);
+	energy_profile_release(&ep);
+	energy_profile_release(&simpson);
+	power_series_release(&ps);
+	if (syms.dir)
+		symtab_release(&syms);
+	experiment_release(&e);
+	return ret;
+}
