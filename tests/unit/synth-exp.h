@@ -13,10 +13,42 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "clock.h"
 #include "format.h"
+
+/* The test program's directory, holding one new directory per experiment. */
+static char synth_top[64];
+static int synth_ndirs;
+
+/* cmocka group setup and teardown: make and remove the top directory. */
+static inline int synth_make_top(void **state)
+{
+	(void)state;
+	snprintf(synth_top, sizeof(synth_top), "/tmp/psc-unit-XXXXXX");
+	assert_non_null(mkdtemp(synth_top));
+	return 0;
+}
+
+static inline int synth_remove_top(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", synth_top);
+	assert_int_equal(system(cmd), 0);
+	return 0;
+}
+
+/* A new empty experiment directory under the top directory. */
+static inline void new_dir(char *dir, size_t len)
+{
+	snprintf(dir, len, "%s/exp%d", synth_top, synth_ndirs++);
+	assert_int_equal(mkdir(dir, 0755), 0);
+}
 
 static inline void write_text(const char *dir, const char *name, const char *text)
 {
@@ -58,7 +90,7 @@ static inline void w_put(struct words *s, uint64_t v)
 }
 
 static inline void w_ext(struct words *s, uint64_t ticks, enum psc_rec_type type, uint32_t arg,
-		  const uint64_t *payload, size_t npayload)
+			 const uint64_t *payload, size_t npayload)
 {
 	w_put(s, psc_word0(ticks, PSC_KIND_EXT));
 	w_put(s, psc_ext_word1(type, (uint32_t)(2 + npayload), arg));
@@ -97,7 +129,7 @@ static inline void w_leave(struct words *s, uint64_t ticks, uint32_t id)
 
 /* A one-group snapshot: nr 1, enabled, running, value. */
 static inline void w_enter_snap(struct words *s, uint64_t ticks, uint32_t id, uint64_t enabled,
-			 uint64_t running, uint64_t value)
+				uint64_t running, uint64_t value)
 {
 	const uint64_t snap[] = {1, enabled, running, value};
 
@@ -105,7 +137,7 @@ static inline void w_enter_snap(struct words *s, uint64_t ticks, uint32_t id, ui
 }
 
 static inline void w_leave_snap(struct words *s, uint64_t ticks, uint32_t id, uint64_t enabled,
-			 uint64_t running, uint64_t value)
+				uint64_t running, uint64_t value)
 {
 	const uint64_t snap[] = {1, enabled, running, value};
 
@@ -120,7 +152,7 @@ static inline void w_end(struct words *s, uint64_t ticks)
 /* stream.<pid>.<tid>: header, then the records in chunks: chunk k ends before word
  * BOUNDS[k] (NBOUNDS boundaries, so NBOUNDS + 1 chunks). */
 static inline void write_stream(const char *dir, int pid, int tid, const struct words *s,
-			 const size_t *bounds, size_t nbounds)
+				const size_t *bounds, size_t nbounds)
 {
 	struct psc_stream_header h;
 	char path[512];

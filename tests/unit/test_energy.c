@@ -7,38 +7,10 @@
 
 #include <errno.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 
 #include "energy.h"
 #include "experiment.h"
 #include "symbols.h"
-
-static char top[64];
-static int ndirs;
-
-static int make_top(void **state)
-{
-	(void)state;
-	snprintf(top, sizeof(top), "/tmp/psc-unit-energy-XXXXXX");
-	assert_non_null(mkdtemp(top));
-	return 0;
-}
-
-static int remove_top(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
-	assert_int_equal(system(cmd), 0);
-	return 0;
-}
-
-static void new_dir(char *dir, size_t len)
-{
-	snprintf(dir, len, "%s/exp%d", top, ndirs++);
-	assert_int_equal(mkdir(dir, 0755), 0);
-}
 
 /* A run from 1000 to 2000 ns (meta.json's start_ns and end_ns). */
 static void write_meta(const char *dir)
@@ -46,6 +18,21 @@ static void write_meta(const char *dir)
 	write_text(dir, "meta.json",
 		   "{\"version\":1,\"created_by\":\"test\",\"command\":[\"x\"],"
 		   "\"start_ns\":1000,\"end_ns\":2000}");
+}
+
+/* Stream of thread TID of process 100: one call of ADDR from ENTER to EXIT, the end record at
+ * END (0: none, a stream cut short). */
+static void write_one_call(const char *dir, int tid, uint64_t addr, uint64_t enter, uint64_t exit,
+			   uint64_t end)
+{
+	struct words s = {{0}, 0};
+
+	w_clock(&s, 1000);
+	w_call(&s, enter, 1, addr);
+	w_call(&s, exit, 0, addr);
+	if (end)
+		w_end(&s, end);
+	write_stream(dir, 100, tid, &s, NULL, 0);
 }
 
 /* Power P(t) = a + b (t - 1000 ns) in W, sampled every 10 ns from 1000 to 2000 ns. */
@@ -94,6 +81,15 @@ static void build(const char *dir, struct experiment *e, struct symtab *syms,
 	assert_int_equal(symtab_init(syms, dir), 0);
 	if (energy_profile_build(ep, e, syms, ps, opt, err, sizeof(err)))
 		fail_msg("energy_profile_build: %s", err);
+}
+
+static void release(struct experiment *e, struct symtab *syms, struct energy_profile *ep,
+		    struct power_series *ps)
+{
+	energy_profile_release(ep);
+	symtab_release(syms);
+	experiment_release(e);
+	free(ps->ch);
 }
 
 #define F 0x1000u
@@ -173,10 +169,7 @@ static void test_nested_ramp(void **state)
 	assert_int_equal(ep.interval_idle_ns[3], 250);
 	assert_rel(ramp_j(a, b, 1250, 1500), ep.interval_j[1]);
 
-	energy_profile_release(&ep);
-	symtab_release(&syms);
-	experiment_release(&e);
-	free(ps.ch);
+	release(&e, &syms, &ep, &ps);
 }
 
 /* Two threads: f on one 1100..1500, g on the other 1300..1700, constant 2 W. From 1300 to
@@ -184,7 +177,6 @@ static void test_nested_ramp(void **state)
  * rest of the run (400 ns) outside. */
 static void test_two_threads_share(void **state)
 {
-	struct words s1 = {{0}, 0}, s2 = {{0}, 0};
 	struct experiment e;
 	struct symtab syms;
 	struct energy_profile ep;
@@ -197,16 +189,8 @@ static void test_two_threads_share(void **state)
 	new_dir(dir, sizeof(dir));
 	write_meta(dir);
 	write_proc(dir, 100, "[]");
-	w_clock(&s1, 1000);
-	w_call(&s1, 1100, 1, F);
-	w_call(&s1, 1500, 0, F);
-	w_end(&s1, 1900);
-	write_stream(dir, 100, 100, &s1, NULL, 0);
-	w_clock(&s2, 1000);
-	w_call(&s2, 1300, 1, G);
-	w_call(&s2, 1700, 0, G);
-	w_end(&s2, 1900);
-	write_stream(dir, 100, 101, &s2, NULL, 0);
+	write_one_call(dir, 100, F, 1100, 1500, 1900);
+	write_one_call(dir, 101, G, 1300, 1700, 1900);
 	ramp(&ps, v, 2, 0);
 	build(dir, &e, &syms, &ep, &ps, &opt);
 
@@ -217,16 +201,12 @@ static void test_two_threads_share(void **state)
 	assert_int_equal(ep.outside_ns, 400);
 	assert_int_equal(ep.max_active, 2);
 
-	energy_profile_release(&ep);
-	symtab_release(&syms);
-	experiment_release(&e);
-	free(ps.ch);
+	release(&e, &syms, &ep, &ps);
 }
 
 /* Power from 1400 ns on only: the run is covered from there, nothing is extrapolated. */
 static void test_partial_cover(void **state)
 {
-	struct words s = {{0}, 0};
 	struct experiment e;
 	struct symtab syms;
 	struct energy_profile ep;
@@ -239,11 +219,7 @@ static void test_partial_cover(void **state)
 	new_dir(dir, sizeof(dir));
 	write_meta(dir);
 	write_proc(dir, 100, "[]");
-	w_clock(&s, 1000);
-	w_call(&s, 1100, 1, F);
-	w_call(&s, 1500, 0, F);
-	w_end(&s, 1900);
-	write_stream(dir, 100, 100, &s, NULL, 0);
+	write_one_call(dir, 100, F, 1100, 1500, 1900);
 	ramp(&ps, v, 3, 0);
 	ps.t0 = 1400; /* samples 1400..2400 */
 	build(dir, &e, &syms, &ep, &ps, &opt);
@@ -255,16 +231,12 @@ static void test_partial_cover(void **state)
 	assert_rel(3 * 600e-9, ep.total_j);
 	assert_int_equal(ep.outside_ns, 500);
 
-	energy_profile_release(&ep);
-	symtab_release(&syms);
-	experiment_release(&e);
-	free(ps.ch);
+	release(&e, &syms, &ep, &ps);
 }
 
 /* Power entirely after the run: -ERANGE with both spans in the message. */
 static void test_no_overlap(void **state)
 {
-	struct words s = {{0}, 0};
 	struct experiment e;
 	struct symtab syms;
 	struct energy_profile ep;
@@ -277,10 +249,7 @@ static void test_no_overlap(void **state)
 	new_dir(dir, sizeof(dir));
 	write_meta(dir);
 	write_proc(dir, 100, "[]");
-	w_clock(&s, 1000);
-	w_call(&s, 1100, 1, F);
-	w_call(&s, 1500, 0, F);
-	write_stream(dir, 100, 100, &s, NULL, 0);
+	write_one_call(dir, 100, F, 1100, 1500, 0);
 	ramp(&ps, v, 3, 0);
 	ps.t0 = 5000;
 	assert_int_equal(experiment_open(&e, dir, err, sizeof(err)), 0);
@@ -288,10 +257,7 @@ static void test_no_overlap(void **state)
 	assert_int_equal(energy_profile_build(&ep, &e, &syms, &ps, &opt, err, sizeof(err)),
 			 -ERANGE);
 	assert_non_null(strstr(err, "do not overlap the run"));
-	energy_profile_release(&ep);
-	symtab_release(&syms);
-	experiment_release(&e);
-	free(ps.ch);
+	release(&e, &syms, &ep, &ps);
 }
 
 int main(void)
@@ -303,5 +269,5 @@ int main(void)
 	    cmocka_unit_test(test_no_overlap),
 	};
 
-	return cmocka_run_group_tests(tests, make_top, remove_top);
+	return cmocka_run_group_tests(tests, synth_make_top, synth_remove_top);
 }

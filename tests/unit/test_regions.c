@@ -25,34 +25,6 @@
 
 /* ---- writing experiments -------------------------------------------------------------------- */
 
-static char top[64];
-static int ndirs;
-
-static int make_top(void **state)
-{
-	(void)state;
-	snprintf(top, sizeof(top), "/tmp/psc-unit-regions-XXXXXX");
-	assert_non_null(mkdtemp(top));
-	return 0;
-}
-
-static int remove_top(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
-	assert_int_equal(system(cmd), 0);
-	return 0;
-}
-
-/* A new empty experiment directory under the test's top directory. */
-static void new_dir(char *dir, size_t len)
-{
-	snprintf(dir, len, "%s/exp%d", top, ndirs++);
-	assert_int_equal(mkdir(dir, 0755), 0);
-}
-
 static const struct region_row *find_row(const struct region_profile *p, const char *name,
 					 pid_t tid)
 {
@@ -565,7 +537,7 @@ static void test_open_errors(void **state)
 
 	(void)state;
 	/* a missing directory */
-	snprintf(dir, sizeof(dir), "%s/no-such-dir", top);
+	snprintf(dir, sizeof(dir), "%s/no-such-dir", synth_top);
 	err[0] = 0;
 	assert_int_equal(experiment_open(&e, dir, err, sizeof(err)), -ENOENT);
 	assert_true(!strncmp(err, dir, strlen(dir)));
@@ -726,5 +698,5 @@ int main(void)
 	    cmocka_unit_test(test_open_fields),
 	};
 
-	return cmocka_run_group_tests(tests, make_top, remove_top);
+	return cmocka_run_group_tests(tests, synth_make_top, synth_remove_top);
 }
