@@ -72,12 +72,30 @@ static int activity_cmp(const void *a, const void *b)
 {
 	const struct activity *x = a, *y = b;
 
-	if (x->ns != y->ns)
-		return x->ns < y->ns ? -1 : 1;
-	return x->delta - y->delta; /* a leave before an enter at the same instant */
+	return (x->ns > y->ns) - (x->ns < y->ns);
 }
 
-/* The sharing breakpoints from the activity changes, S sampled at each. */
+static int64_t clamp(int64_t t, int64_t lo, int64_t hi)
+{
+	return t < lo ? lo : t > hi ? hi : t;
+}
+
+/* S at T, T clamped to the covered span: no energy before or after it. */
+static double covered_at(const struct energy_profile *ep, int64_t t, size_t *hint)
+{
+	return power_integral_at(&ep->integ, (double)clamp(t, ep->cover_start, ep->cover_end),
+				 hint);
+}
+
+/* Threads the power is divided between after breakpoint J (at least 1, so that the charge
+ * keeps growing while nobody takes it). */
+static double sharers(const struct energy_profile *ep, size_t j)
+{
+	return ep->k[j] ? (double)ep->k[j] : 1.0;
+}
+
+/* The sharing breakpoints from the activity changes (all changes at one instant taken
+ * together, so a call of length 0 changes nothing), with S and the idle time at each. */
 static int sharing_build(struct energy_profile *ep, struct activity_list *l)
 {
 	size_t hint = 0, n = 0;
@@ -88,38 +106,36 @@ static int sharing_build(struct energy_profile *ep, struct activity_list *l)
 	ep->k = malloc((l->n + 1) * sizeof(*ep->k));
 	ep->s = malloc((l->n + 1) * sizeof(*ep->s));
 	ep->w = malloc((l->n + 1) * sizeof(*ep->w));
-	if (!ep->bp || !ep->k || !ep->s || !ep->w)
+	ep->idle = malloc((l->n + 1) * sizeof(*ep->idle));
+	if (!ep->bp || !ep->k || !ep->s || !ep->w || !ep->idle)
 		return -ENOMEM;
-	for (size_t i = 0; i < l->n; i++) {
-		int64_t t = l->v[i].ns;
-		double s = power_integral_at(&ep->integ, (double)t, &hint);
+	for (size_t i = 0; i < l->n;) {
+		int64_t t = l->v[i].ns, c = clamp(t, ep->cover_start, ep->cover_end);
+		double s = covered_at(ep, t, &hint);
 
-		k += l->v[i].delta;
-		if (k < 0) /* a leave without its enter: a stream cut short; keep counting from 0 */
+		for (; i < l->n && l->v[i].ns == t; i++)
+			k += l->v[i].delta;
+		/* a leave without its enter cannot come from the call walker; count from 0 */
+		if (k < 0)
 			k = 0;
-		if (n && ep->bp[n - 1] == t) {
-			ep->k[n - 1] = (unsigned)k;
+		if (n) {
+			int64_t prev = clamp(ep->bp[n - 1], ep->cover_start, ep->cover_end);
+
+			ep->w[n] = ep->w[n - 1] + (s - ep->s[n - 1]) / sharers(ep, n - 1);
+			ep->idle[n] = ep->idle[n - 1] + (ep->k[n - 1] ? 0 : c - prev);
 		} else {
-			ep->w[n] = n ? ep->w[n - 1] +
-					   (s - ep->s[n - 1]) / (ep->k[n - 1] ? ep->k[n - 1] : 1)
-				     : s;
-			ep->bp[n] = t;
-			ep->s[n] = s;
-			ep->k[n] = (unsigned)k;
-			n++;
+			ep->w[n] = s;
+			ep->idle[n] = c - ep->cover_start;
 		}
+		ep->bp[n] = t;
+		ep->s[n] = s;
+		ep->k[n] = (unsigned)k;
+		n++;
 		if ((size_t)k > ep->max_active)
 			ep->max_active = (size_t)k;
 	}
 	ep->nbp = n;
 	return 0;
-}
-
-static int64_t overlap(int64_t a, int64_t b, int64_t lo, int64_t hi)
-{
-	a = a > lo ? a : lo;
-	b = b < hi ? b : hi;
-	return b > a ? b - a : 0;
 }
 
 /* Index of the last breakpoint at or before NS, or SIZE_MAX before the first. */
@@ -142,45 +158,52 @@ static size_t breakpoint_find(const struct energy_profile *ep, int64_t ns)
 static double energy_at(const void *ctx, int64_t ns, size_t *hint)
 {
 	const struct energy_profile *ep = ctx;
-	double s = power_integral_at(&ep->integ, (double)ns, hint);
+	double s = covered_at(ep, ns, hint);
 	size_t j = breakpoint_find(ep, ns);
 
 	if (j == SIZE_MAX)
 		return s;
-	return ep->w[j] + (s - ep->s[j]) / (ep->k[j] ? ep->k[j] : 1);
+	return ep->w[j] + (s - ep->s[j]) / sharers(ep, j);
 }
 
-/* Covered time in [LO, HI) during which no thread was inside traced code. */
-static int64_t idle_time(const struct energy_profile *ep, int64_t lo, int64_t hi)
+/* Covered time up to T during which no thread was inside traced code. */
+static int64_t idle_until(const struct energy_profile *ep, int64_t t)
 {
-	int64_t idle = 0;
+	int64_t c = clamp(t, ep->cover_start, ep->cover_end);
+	size_t j = breakpoint_find(ep, t);
 
-	lo = lo > ep->cover_start ? lo : ep->cover_start;
-	hi = hi < ep->cover_end ? hi : ep->cover_end;
-
-	for (size_t i = 0; i <= ep->nbp; i++) {
-		int64_t a = i ? ep->bp[i - 1] : INT64_MIN, b = i < ep->nbp ? ep->bp[i] : INT64_MAX;
-
-		if (i == 0 || ep->k[i - 1] == 0)
-			idle += overlap(a, b, lo, hi);
-	}
-	return idle;
+	if (j == SIZE_MAX)
+		return c - ep->cover_start;
+	return ep->idle[j] + (ep->k[j] ? 0 : c - clamp(ep->bp[j], ep->cover_start, ep->cover_end));
 }
 
-static int edges_build(struct energy_profile *ep, const struct energy_options *opt)
+static int edges_build(struct energy_profile *ep, const struct energy_options *opt, char *err,
+		       size_t errlen)
 {
 	int64_t span = ep->run_end - ep->run_start;
 	size_t n = opt->nintervals;
+	char a[32];
 
 	if (!n && opt->interval_ns > 0)
 		n = (size_t)((span + opt->interval_ns - 1) / opt->interval_ns);
 	if (!n)
 		return 0;
+	if (n > ENERGY_MAX_INTERVALS) {
+		snprintf(a, sizeof(a), "%.3g s", (double)span * 1e-9);
+		snprintf(err, errlen,
+			 "%zu intervals in the %s run, at most %d: give a longer --interval (%.3g "
+			 "ms or more)",
+			 n, a, ENERGY_MAX_INTERVALS,
+			 (double)span / ENERGY_MAX_INTERVALS / 1e6 * 1.001);
+		return -E2BIG;
+	}
 	ep->edges = malloc((n + 1) * sizeof(*ep->edges));
 	ep->interval_j = calloc(n, sizeof(*ep->interval_j));
 	ep->interval_idle_ns = calloc(n, sizeof(*ep->interval_idle_ns));
-	if (!ep->edges || !ep->interval_j || !ep->interval_idle_ns)
+	if (!ep->edges || !ep->interval_j || !ep->interval_idle_ns) {
+		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i <= n; i++) {
 		if (opt->nintervals)
 			ep->edges[i] =
@@ -193,21 +216,12 @@ static int edges_build(struct energy_profile *ep, const struct energy_options *o
 	return 0;
 }
 
-/* S at T, T clamped to the covered span. */
-static double covered_at(const struct energy_profile *ep, int64_t t, size_t *hint)
-{
-	if (t < ep->cover_start)
-		t = ep->cover_start;
-	if (t > ep->cover_end)
-		t = ep->cover_end;
-	return power_integral_at(&ep->integ, (double)t, hint);
-}
-
 int energy_profile_build(struct energy_profile *ep, const struct experiment *e, struct symtab *syms,
 			 const struct power_series *ps, const struct energy_options *opt, char *err,
 			 size_t errlen)
 {
 	struct activity_list act = {0};
+	struct func_profile prof;
 	struct func_energy fe;
 	size_t hint = 0;
 	double charged = 0;
@@ -221,12 +235,23 @@ int energy_profile_build(struct energy_profile *ep, const struct experiment *e, 
 	ret = power_integral_init(&ep->integ, ps, opt->channel, opt->method);
 	if (ret < 0) {
 		snprintf(err, errlen, "%s: %s", ps->source,
-			 ret == -EINVAL ? "fewer than two power samples" : "out of memory");
+			 ret == -ENOMEM ? "out of memory"
+			 : ps->n < 2	? "fewer than two power samples"
+				     : "sample times not increasing or not finite (check the rate "
+				       "and the time column)");
 		return ret;
 	}
 	ret = activity_collect(&act, e, err, errlen);
 	if (ret < 0)
 		goto out;
+	if (!act.n) {
+		snprintf(err, errlen,
+			 "%s has no function calls: record a program built with "
+			 "-finstrument-functions with perfscope record --functions",
+			 e->dir);
+		ret = -ENODATA;
+		goto out;
+	}
 	if (e->start_ns && e->end_ns > e->start_ns) {
 		ep->run_start = e->start_ns;
 		ep->run_end = e->end_ns;
@@ -250,12 +275,13 @@ int energy_profile_build(struct energy_profile *ep, const struct experiment *e, 
 		goto out;
 	}
 	ret = sharing_build(ep, &act);
-	if (ret == 0)
-		ret = edges_build(ep, opt);
 	if (ret < 0) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
+	ret = edges_build(ep, opt, err, errlen);
+	if (ret < 0)
+		goto out;
 	fe = (struct func_energy){
 	    .at = energy_at,
 	    .ctx = ep,
@@ -264,23 +290,26 @@ int energy_profile_build(struct energy_profile *ep, const struct experiment *e, 
 	    .edges = ep->edges,
 	    .nintervals = ep->nintervals,
 	};
-	ret = func_profile_build(&ep->prof, e, syms, NULL, &fe, err, errlen);
-	if (ret == 0 && func_profile_merge(&ep->prof, &ep->merged)) {
+	/* per thread only until merged: slices take rows x intervals */
+	ret = func_profile_build(&prof, e, syms, NULL, &fe, err, errlen);
+	if (ret == 0 && func_profile_merge(&prof, &ep->merged)) {
 		snprintf(err, errlen, "out of memory");
 		ret = -ENOMEM;
 	}
+	func_profile_release(&prof);
 	if (ret < 0)
 		goto out;
 	ep->total_j = covered_at(ep, ep->cover_end, &hint) - covered_at(ep, ep->cover_start, &hint);
 	for (size_t i = 0; i < ep->merged.nrows; i++)
 		charged += ep->merged.rows[i].excl_j;
 	ep->outside_j = ep->total_j - charged;
-	ep->outside_ns = idle_time(ep, ep->cover_start, ep->cover_end);
+	ep->outside_ns = idle_until(ep, ep->cover_end);
 	hint = 0;
 	for (size_t i = 0; i < ep->nintervals; i++) {
 		ep->interval_j[i] =
 		    covered_at(ep, ep->edges[i + 1], &hint) - covered_at(ep, ep->edges[i], &hint);
-		ep->interval_idle_ns[i] = idle_time(ep, ep->edges[i], ep->edges[i + 1]);
+		ep->interval_idle_ns[i] =
+		    idle_until(ep, ep->edges[i + 1]) - idle_until(ep, ep->edges[i]);
 	}
 out:
 	free(act.v);
@@ -289,7 +318,6 @@ out:
 
 void energy_profile_release(struct energy_profile *ep)
 {
-	func_profile_release(&ep->prof);
 	func_profile_release(&ep->merged);
 	power_integral_release(&ep->integ);
 	free(ep->edges);
@@ -299,5 +327,6 @@ void energy_profile_release(struct energy_profile *ep)
 	free(ep->k);
 	free(ep->s);
 	free(ep->w);
+	free(ep->idle);
 	memset(ep, 0, sizeof(*ep));
 }

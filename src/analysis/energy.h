@@ -16,6 +16,10 @@
 #include "power.h"
 #include "symbols.h"
 
+/* --intervals and --interval give at most this many: each function of each thread keeps a
+ * slice per interval while the profile is built. */
+#define ENERGY_MAX_INTERVALS 100000
+
 struct energy_options {
 	enum integ_method method;
 	size_t channel;	     /* of the power series */
@@ -37,24 +41,29 @@ struct energy_profile {
 	double *interval_j;	   /* energy of each interval */
 	int64_t *interval_idle_ns; /* covered time of each with no thread in traced code */
 	/* the sharing of the power: from bp[i] on, k[i] threads are inside traced code and the
-	 * charge of each is w[i] + (S(t) - s[i]) / max(k[i], 1) */
+	 * charge of each is w[i] + (S(t) - s[i]) / max(k[i], 1); idle[i] is the covered time
+	 * without any up to bp[i] */
 	int64_t *bp;
 	unsigned *k;
 	double *s, *w;
+	int64_t *idle;
 	size_t nbp;
 	struct power_integral integ;
 };
 
 /*
  * Charge the power of channel OPT->channel of PS over E's run to the functions of E's
- * streams, naming them through SYMS. 0; -ERANGE when the power samples do not overlap the
- * run; -EINVAL when the channel has fewer than two samples; or a negative errno with
- * "file: byte N: ..." in ERR. PS must stay alive until energy_profile_release.
+ * streams, naming them through SYMS. 0, or a negative errno with a one-line message in ERR:
+ * -ENODATA without function calls, -ERANGE when the power samples do not overlap the run,
+ * -E2BIG for more than ENERGY_MAX_INTERVALS intervals, -EINVAL for a channel without two
+ * increasing sample times, "file: byte N: ..." for a bad stream. PS must stay alive until
+ * energy_profile_release, which EP needs after a failure too.
  */
 int energy_profile_build(struct energy_profile *ep, const struct experiment *e, struct symtab *syms,
 			 const struct power_series *ps, const struct energy_options *opt, char *err,
 			 size_t errlen);
 
+/* Free what EP holds (built, partly built or zeroed) and zero it. */
 void energy_profile_release(struct energy_profile *ep);
 
 #endif /* PSC_AN_ENERGY_H */

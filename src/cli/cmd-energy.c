@@ -7,9 +7,9 @@
 #include "../analysis/powerlog.h"
 #include "../analysis/symbols.h"
 #include "../output/energy-print.h"
+#include "record-power.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,47 +19,6 @@
 struct meter_options {
 	const char *format, *scale, *rate, *offset;
 };
-
-/* "-1.5ms" and "2s": a duration that may be negative. */
-static int parse_signed_duration(const char *text, double *ns)
-{
-	uint64_t v;
-	int neg = text[0] == '-';
-
-	if (parse_duration_ns(text + neg, &v))
-		return -EINVAL;
-	*ns = neg ? -(double)v : (double)v;
-	return 0;
-}
-
-static int meter_spec(struct power_file_spec *spec, const struct meter_options *mo)
-{
-	char err[256];
-	char *end;
-
-	power_file_spec_init(spec);
-	if (mo->rate) {
-		double hz = strtod(mo->rate, &end);
-
-		if (end == mo->rate || *end || !(hz > 0) || !isfinite(hz)) {
-			cli_error(CMD, "--power-rate %s: expected samples per second, e.g. 20000",
-				  mo->rate);
-			return -EINVAL;
-		}
-		spec->rate_hz = hz;
-	}
-	if (mo->offset && parse_signed_duration(mo->offset, &spec->offset_ns)) {
-		cli_error(CMD, "--power-offset %s: expected a duration such as 1.5ms or -20us",
-			  mo->offset);
-		return -EINVAL;
-	}
-	if (power_file_spec_parse(spec, mo->format && *mo->format ? mo->format : "watts",
-				  mo->scale && *mo->scale ? mo->scale : NULL, err, sizeof(err))) {
-		cli_error(CMD, "--power-format/--power-scale: %s", err);
-		return -EINVAL;
-	}
-	return 0;
-}
 
 /* The run's start on the experiment's clock: the launcher's, else the first process's
  * first clock pair (a program run with PERFSCOPE_OUT alone). */
@@ -77,15 +36,14 @@ static double run_start(const struct experiment *e)
 
 /* Load the power samples: FILE if given, else what record stored. Prints the cause. */
 static int power_load(struct power_series *ps, const struct experiment *e, const char *dir,
-		      const char *file, const struct meter_options *given)
+		      const char *file, const struct meter_options *mo)
 {
-	struct meter_options mo = *given;
 	struct power_file_spec spec;
-	char path[4096], err[512], rate[64], offset[64];
+	char path[4096], err[512];
 	int ret;
 
 	if (file) {
-		if (meter_spec(&spec, &mo))
+		if (meter_spec_parse(CMD, mo->format, mo->scale, mo->rate, mo->offset, &spec))
 			return -EINVAL;
 		ret = power_file_read(ps, file, &spec, run_start(e), err, sizeof(err));
 	} else if (!e->has_power) {
@@ -96,14 +54,12 @@ static int power_load(struct power_series *ps, const struct experiment *e, const
 		    dir);
 		return -ENOENT;
 	} else if (!strcmp(e->power.source, "file")) {
-		snprintf(rate, sizeof(rate), "%.17g", e->power.rate_hz);
-		snprintf(offset, sizeof(offset), "%.0fns", fabs(e->power.offset_ns));
-		if (e->power.offset_ns < 0)
-			snprintf(offset, sizeof(offset), "-%.0fns", -e->power.offset_ns);
-		mo = (struct meter_options){e->power.format, e->power.scale,
-					    e->power.rate_hz > 0 ? rate : NULL, offset};
-		if (meter_spec(&spec, &mo))
+		/* as record checked and stored them */
+		if (meter_spec_parse(CMD, e->power.format, e->power.scale, NULL, NULL, &spec))
 			return -EINVAL;
+		if (e->power.rate_hz > 0)
+			spec.rate_hz = e->power.rate_hz;
+		spec.offset_ns = e->power.offset_ns;
 		snprintf(path, sizeof(path), "%s/%s", dir, e->power.file);
 		ret = power_file_read(ps, path, &spec, run_start(e), err, sizeof(err));
 	} else {
@@ -178,27 +134,62 @@ static int column_works(const struct power_series *ps, const char *name)
 	return 1;
 }
 
-/* Statistics of every column and of every power channel (last: it reorders them). */
-static struct energy_stat *stats_compute(struct power_series *ps, size_t *n)
+/* Samples I0..I1 of PS: those within [LO, HI]; I1 < I0 when there is none. */
+static void sample_range(const struct power_series *ps, int64_t lo, int64_t hi, size_t *i0,
+			 size_t *i1)
+{
+	size_t a = 0, b = ps->n;
+
+	while (a < b) { /* first time >= lo */
+		size_t m = a + (b - a) / 2;
+
+		if (power_time(ps, m) < (double)lo)
+			a = m + 1;
+		else
+			b = m;
+	}
+	*i0 = a;
+	b = ps->n;
+	while (a < b) { /* first time > hi */
+		size_t m = a + (b - a) / 2;
+
+		if (power_time(ps, m) <= (double)hi)
+			a = m + 1;
+		else
+			b = m;
+	}
+	*i1 = a - 1; /* may wrap below i0: none */
+}
+
+/* Statistics of the samples within the covered run: every column and every power channel
+ * (last: statistics reorder the values). A column of per-interval values (a counter's power)
+ * has the intervals between those samples. */
+static struct energy_stat *stats_compute(struct power_series *ps, const struct energy_profile *ep,
+					 size_t *n)
 {
 	struct energy_stat *st = calloc(ps->ncols + ps->nch + 1, sizeof(*st));
+	size_t i0, i1, count;
 
 	*n = 0;
 	if (!st)
 		return NULL;
+	sample_range(ps, ep->cover_start, ep->cover_end, &i0, &i1);
+	count = i1 + 1 > i0 ? i1 + 1 - i0 : 0;
 	for (size_t i = 0; i < ps->ncols; i++) {
+		size_t c = ps->cols[i].n == ps->n ? count : count ? count - 1 : 0;
+
 		if (!column_works(ps, ps->cols[i].name))
 			continue;
 		st[*n].name = ps->cols[i].name;
 		st[*n].unit = ps->cols[i].unit;
-		power_stats_compute(&st[(*n)++].st, ps->cols[i].v, ps->cols[i].n);
+		power_stats_compute(&st[(*n)++].st, ps->cols[i].v + i0, c);
 	}
 	for (size_t i = 0; i < ps->nch; i++) {
 		if (ps->ch[i].kind != POWER_WATTS || !ps->ch[i].advancing)
 			continue;
 		st[*n].name = ps->ch[i].name;
 		st[*n].unit = "W";
-		power_stats_compute(&st[(*n)++].st, ps->ch[i].v, ps->n);
+		power_stats_compute(&st[(*n)++].st, ps->ch[i].v + i0, count);
 	}
 	return st;
 }
@@ -208,7 +199,7 @@ int cmd_energy(int argc, char **argv)
 	const char *output = NULL, *dir = "perfscope.out", *power = NULL, *channel = NULL;
 	const char *method = "trapezoid", *interval = NULL;
 	struct meter_options mo = {0};
-	long top = 0, nintervals = 0;
+	long top = 0, nintervals = -1;
 	int csv = 0, json = 0, stats = 0, inclusive = 0, force = 0, help = 0, first, ret;
 	const struct option_spec specs[] = {
 	    {0, "power", OPT_STRING, &power, "FILE",
@@ -281,22 +272,26 @@ int cmd_energy(int argc, char **argv)
 			  interval);
 		return ret;
 	}
-	if (nintervals < 0 || nintervals > 100000 || (nintervals && interval) || top < 0 ||
-	    (csv && json) || (stats && !csv)) {
-		cli_error(
-		    CMD, nintervals < 0 || nintervals > 100000 ? "--intervals N: N from 1 to 100000"
-			 : nintervals && interval ? "--intervals and --interval exclude each other"
-			 : top < 0		  ? "--top N: N must be 0 or more"
-			 : csv && json		  ? "--csv and --json exclude each other"
-						  : "--stats goes with --csv");
+	if (nintervals == 0 || nintervals > ENERGY_MAX_INTERVALS || (nintervals > 0 && interval) ||
+	    top < 0 || (csv && json) || (stats && !csv)) {
+		cli_error(CMD, nintervals == 0 || nintervals > ENERGY_MAX_INTERVALS
+				   ? "--intervals N: N from 1 to 100000"
+			       : nintervals > 0 && interval
+				   ? "--intervals and --interval exclude each other"
+			       : top < 0     ? "--top N: N must be 0 or more"
+			       : csv && json ? "--csv and --json exclude each other"
+					     : "--stats goes with --csv");
 		return ret;
 	}
 	if (!power && (mo.format || mo.scale || mo.rate || mo.offset)) {
-		cli_error(CMD, "--power-format, --power-scale, --power-rate and --power-offset "
-			       "describe a file given with --power FILE");
+		cli_error(CMD,
+			  "--power-format, --power-scale, --power-rate and --power-offset "
+			  "describe a file given with --power FILE (for the recorded meter: "
+			  "--power %s/power.meter with them)",
+			  dir);
 		return ret;
 	}
-	eo.nintervals = (size_t)nintervals;
+	eo.nintervals = nintervals > 0 ? (size_t)nintervals : 0;
 	eo.interval_ns = (int64_t)interval_ns;
 	if (experiment_open(&e, dir, err, sizeof(err))) {
 		cli_error(CMD, "%s", err);
@@ -320,17 +315,10 @@ int cmd_energy(int argc, char **argv)
 		goto out;
 	}
 	ret = EXIT_USAGE;
-	if (!ep.merged.nrows) {
-		cli_error(CMD,
-			  "%s has no function calls: record a program built with "
-			  "-finstrument-functions with perfscope record --functions",
-			  dir);
-		goto out;
-	}
 	order = energy_order(&ep, inclusive);
 	chans = calloc(ps.nch + 1, sizeof(*chans));
 	if (!order || !chans || channels_total(chans, &ps, &ep, eo.channel, eo.method) < 0 ||
-	    !(st = stats_compute(&ps, &nst))) {
+	    !(st = stats_compute(&ps, &ep, &nst))) {
 		cli_error(CMD, "out of memory");
 		goto out;
 	}

@@ -486,9 +486,11 @@ static void print_power(FILE *out, const struct experiment *e)
 	const struct exp_power *pw = &e->power;
 
 	if (!strcmp(pw->source, "file"))
-		fprintf(out, "\npower: meter file %s, copied to %s (format %s, %s%s%s)\n", pw->path,
-			pw->file, pw->format[0] ? pw->format : "watts",
-			pw->rate_hz > 0 ? "" : "20000 Hz unless timed",
+		fprintf(out,
+			"\npower: meter file %s, copied to %s (format %s, %.6g Hz unless timed, "
+			"offset %.6g ms%s%s)\n",
+			pw->path, pw->file, pw->format[0] ? pw->format : "watts",
+			pw->rate_hz > 0 ? pw->rate_hz : 20000, pw->offset_ns / 1e6,
 			pw->scale[0] ? ", scale " : "", pw->scale);
 	else
 		fprintf(out, "\npower: %s every %.3g ms, in %s (see: perfscope energy)\n",
@@ -501,10 +503,15 @@ static void json_power(struct jsonw *w, const struct experiment *e)
 	jsonw_object_begin(w);
 	jsonw_kv_string(w, "source", e->power.source);
 	jsonw_kv_string(w, "file", e->power.file);
-	if (!strcmp(e->power.source, "file"))
+	if (!strcmp(e->power.source, "file")) {
 		jsonw_kv_string(w, "path", e->power.path);
-	else
+		jsonw_kv_string(w, "format", e->power.format[0] ? e->power.format : "watts");
+		jsonw_kv_string(w, "scale", e->power.scale);
+		jsonw_kv_double(w, "rate_hz", e->power.rate_hz > 0 ? e->power.rate_hz : 20000);
+		jsonw_kv_double(w, "offset_ns", e->power.offset_ns);
+	} else {
 		jsonw_kv_i64(w, "period_ns", e->power.period_ns);
+	}
 	jsonw_object_end(w);
 }
 

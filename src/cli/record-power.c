@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -29,13 +28,49 @@ static const char *meter_option(const struct record_power *rp)
 			    : NULL;
 }
 
+int meter_spec_parse(const char *cmd, const char *format, const char *scale, const char *rate,
+		     const char *offset, struct power_file_spec *spec)
+{
+	char err[256], *end;
+	uint64_t v;
+
+	power_file_spec_init(spec);
+	if (rate) {
+		double hz = strtod(rate, &end);
+
+		if (end == rate || *end || !(hz >= 1e-3 && hz <= 1e9)) {
+			cli_error(cmd,
+				  "--power-rate %s: expected samples per second from 0.001 to 1e9, "
+				  "e.g. 20000",
+				  rate);
+			return -EINVAL;
+		}
+		spec->rate_hz = hz;
+	}
+	if (offset) {
+		int neg = offset[0] == '-';
+
+		if (parse_duration_ns(offset + neg, &v)) {
+			cli_error(cmd,
+				  "--power-offset %s: expected a duration such as 1.5ms or -20us",
+				  offset);
+			return -EINVAL;
+		}
+		spec->offset_ns = neg ? -(double)v : (double)v;
+	}
+	if (power_file_spec_parse(spec, format && *format ? format : "watts",
+				  scale && *scale ? scale : NULL, err, sizeof(err))) {
+		cli_error(cmd, "--power-format/--power-scale: %s", err);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* --power-rate, --power-offset, --power-format and --power-scale, checked as energy reads
  * them. */
 static int check_meter_options(struct record_power *rp)
 {
 	struct power_file_spec spec;
-	char err[256], *end;
-	uint64_t v;
 
 	if (rp->period) {
 		cli_error(CMD,
@@ -43,31 +78,10 @@ static int check_meter_options(struct record_power *rp)
 			  "rate: --power-rate HZ)");
 		return -EINVAL;
 	}
-	if (rp->rate) {
-		rp->rate_hz = strtod(rp->rate, &end);
-		if (end == rp->rate || *end || !(rp->rate_hz > 0) || !isfinite(rp->rate_hz)) {
-			cli_error(CMD, "--power-rate %s: expected samples per second, e.g. 20000",
-				  rp->rate);
-			return -EINVAL;
-		}
-	}
-	if (rp->offset) {
-		int neg = rp->offset[0] == '-';
-
-		if (parse_duration_ns(rp->offset + neg, &v)) {
-			cli_error(CMD,
-				  "--power-offset %s: expected a duration such as 1.5ms or -20us",
-				  rp->offset);
-			return -EINVAL;
-		}
-		rp->offset_ns = neg ? -(double)v : (double)v;
-	}
-	power_file_spec_init(&spec);
-	if (power_file_spec_parse(&spec, rp->format ? rp->format : "watts", rp->scale, err,
-				  sizeof(err))) {
-		cli_error(CMD, "--power-format/--power-scale: %s", err);
+	if (meter_spec_parse(CMD, rp->format, rp->scale, rp->rate, rp->offset, &spec))
 		return -EINVAL;
-	}
+	rp->rate_hz = rp->rate ? spec.rate_hz : 0;
+	rp->offset_ns = spec.offset_ns;
 	return 0;
 }
 

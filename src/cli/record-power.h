@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+#include "../analysis/powerfile.h"
 #include "../core/jsonw.h"
 #include "../core/powercap.h"
 #include "power-sampler.h"
@@ -34,6 +35,12 @@ struct record_power {
 	struct power_sampler smp;
 	int started, sampler_error;
 };
+
+/* The --power-format, --power-scale, --power-rate and --power-offset texts (each may be NULL)
+ * as SPEC, for record and energy alike. Prints one line naming the cause for CMD; 0 or
+ * -EINVAL. */
+int meter_spec_parse(const char *cmd, const char *format, const char *scale, const char *rate,
+		     const char *offset, struct power_file_spec *spec);
 
 /* Check the options and open the source (rapl, perf). Prints one line naming the cause and
  * the fix; 0 or a negative errno (a usage error: exit 2, nothing created yet). */

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,7 +156,7 @@ void energy_caveats(const struct energy_report *r, void (*fn)(void *ctx, const c
 		    "interpolated, not measured (perfscope select %s --min-time %.0fus keeps only "
 		    "longer functions)",
 		    row->sym.name, a, ENERGY_MIN_PERIODS, b, r->dir,
-		    period * ENERGY_MIN_PERIODS / 1e3 + 0.5);
+		    ceil(period * ENERGY_MIN_PERIODS / 1e3));
 	}
 }
 
@@ -171,10 +172,17 @@ static void heading(const struct energy_report *r, FILE *f)
 	fmt_double(w, sizeof(w), cover > 0 ? ep->total_j / (cover * 1e-9) : 0);
 	fprintf(f, "Energy by function (%s), channel %s of %s, %s\n",
 		r->inclusive ? "inclusive" : "exclusive", r->channel, r->ps->source,
-		r->simpson			? "trapezoid and Simpson's rules"
+		ep->integ.ch->kind == POWER_JOULES
+		    ? "energy counter interpolated linearly (--method does not apply)"
+		: r->simpson			? "trapezoid and Simpson's rules"
 		: !strcmp(r->method, "simpson") ? "Simpson's rule"
 						: "trapezoid rule");
-	fprintf(f, "run %s, power covers %s: %s J, mean %s W\n\n", a, b, j, w);
+	fprintf(f, "run %s, power covers %s: %s J", a, b, j);
+	if (r->simpson) {
+		fmt_double(j, sizeof(j), r->simpson->total_j);
+		fprintf(f, " (Simpson %s J)", j);
+	}
+	fprintf(f, ", mean %s W\n\n", w);
 }
 
 static void add_energy_cells(const struct energy_report *r, struct table *t, size_t col, int64_t ns,
@@ -375,8 +383,39 @@ static void csv_energy_row(const struct energy_report *r, FILE *f, const char *n
 	fputc('\n', f);
 }
 
+/* The rows --top leaves out, summed: calls, time, energy, covered time, Simpson's energy. */
+struct rest {
+	size_t n;
+	uint64_t calls;
+	int64_t ns, covered_ns;
+	double j, simpson_j;
+};
+
+static void rest_sum(const struct energy_report *r, struct rest *o)
+{
+	memset(o, 0, sizeof(*o));
+	for (size_t i = shown(r); i < r->ep->merged.nrows; i++) {
+		const struct func_row *row = row_at(r, i);
+
+		o->n++;
+		o->calls += row->calls;
+		o->ns += row_ns(r, row);
+		o->covered_ns += r->inclusive ? row->incl_ns : row->covered_ns;
+		o->j += row_j(r, row);
+		o->simpson_j += r->simpson ? row_simpson_j(r, i) : 0;
+	}
+}
+
+static double rest_power(const struct rest *o)
+{
+	return o->covered_ns > 0 ? o->j / ((double)o->covered_ns * 1e-9) : 0;
+}
+
+#define REST_NAME "[other functions]"
+
 int energy_print_csv(const struct energy_report *r, FILE *f)
 {
+	struct rest rest;
 	const struct energy_profile *ep = r->ep;
 
 	fputs("name,calls,time_ns,energy_j,power_w,pct_energy,pct_time", f);
@@ -387,6 +426,10 @@ int energy_print_csv(const struct energy_report *r, FILE *f)
 		csv_energy_row(r, f, row->sym.name, row->calls, row_ns(r, row), row_j(r, row),
 			       row_power(r, row), r->simpson ? row_simpson_j(r, i) : 0);
 	}
+	rest_sum(r, &rest);
+	if (rest.n)
+		csv_energy_row(r, f, REST_NAME, rest.calls, rest.ns, rest.j, rest_power(&rest),
+			       rest.simpson_j);
 	if (!r->inclusive)
 		csv_energy_row(r, f, OUTSIDE_NAME, 0, ep->outside_ns, ep->outside_j,
 			       outside_power(ep), r->simpson ? r->simpson->outside_j : 0);
@@ -451,6 +494,7 @@ static void json_row(struct jsonw *w, const struct energy_report *r, const char 
 int energy_print_json(const struct energy_report *r, FILE *f)
 {
 	const struct energy_profile *ep = r->ep;
+	struct rest rest;
 	struct jsonw w;
 
 	jsonw_init(&w, 1);
@@ -476,12 +520,18 @@ int energy_print_json(const struct energy_report *r, FILE *f)
 		jsonw_kv_string(&w, "file", row->sym.file);
 		jsonw_kv_i64(&w, "line", row->sym.line);
 		if (row->slices) {
-			jsonw_key(&w, "intervals_j");
+			jsonw_key(&w, "intervals_excl_j");
 			jsonw_array_begin(&w);
 			for (size_t k = 0; k < ep->nintervals; k++)
 				jsonw_double(&w, row->slices[k].j);
 			jsonw_array_end(&w);
 		}
+		jsonw_object_end(&w);
+	}
+	rest_sum(r, &rest);
+	if (rest.n) {
+		json_row(&w, r, REST_NAME, rest.calls, rest.ns, rest.j, rest_power(&rest),
+			 rest.simpson_j);
 		jsonw_object_end(&w);
 	}
 	if (!r->inclusive) {

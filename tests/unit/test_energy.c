@@ -260,13 +260,126 @@ static void test_no_overlap(void **state)
 	release(&e, &syms, &ep, &ps);
 }
 
+/* A call of length 0 at 1100 (a killed thread's only enter gets its exit at the same
+ * instant) changes nobody's share: G alone from 1300 to 1500 at 2 W gets 2 W x 200 ns, and
+ * the run never had two threads in traced code. */
+static void test_zero_length_call(void **state)
+{
+	struct words s = {{0}, 0};
+	struct experiment e;
+	struct symtab syms;
+	struct energy_profile ep;
+	struct power_series ps;
+	struct energy_options opt = {.method = INTEG_TRAPEZOID};
+	double v[101];
+	char dir[128];
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	write_meta(dir);
+	write_proc(dir, 100, "[]");
+	w_clock(&s, 1000);
+	w_call(&s, 1100, 1, F);
+	w_call(&s, 1100, 0, F);
+	w_call(&s, 1300, 1, G);
+	w_call(&s, 1500, 0, G);
+	w_end(&s, 1900);
+	write_stream(dir, 100, 100, &s, NULL, 0);
+	ramp(&ps, v, 2, 0);
+	build(dir, &e, &syms, &ep, &ps, &opt);
+
+	assert_rel(2 * 200e-9, row_of(&ep.merged, G)->excl_j);
+	assert_rel(2 * 800e-9, ep.outside_j);
+	assert_int_equal(ep.outside_ns, 800);
+	assert_int_equal(ep.max_active, 1);
+	release(&e, &syms, &ep, &ps);
+}
+
+/* A call from 900 to 1100 in a run from 1000 to 2000 with power from 800 on: only its part in
+ * the run is charged, so its energy, its covered time and its slices agree. */
+static void test_call_outside_run(void **state)
+{
+	struct words s = {{0}, 0};
+	struct experiment e;
+	struct symtab syms;
+	struct energy_profile ep;
+	struct power_series ps;
+	struct energy_options opt = {.method = INTEG_TRAPEZOID, .nintervals = 2};
+	const struct func_row *f;
+	double v[101];
+	char dir[128];
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	write_meta(dir);
+	write_proc(dir, 100, "[]");
+	w_clock(&s, 800);
+	w_call(&s, 900, 1, F);
+	w_call(&s, 1100, 0, F);
+	w_end(&s, 1900);
+	write_stream(dir, 100, 100, &s, NULL, 0);
+	ramp(&ps, v, 2, 0);
+	ps.t0 = 800;
+	build(dir, &e, &syms, &ep, &ps, &opt);
+
+	f = row_of(&ep.merged, F);
+	assert_rel(2 * 100e-9, f->excl_j);
+	assert_int_equal(f->covered_ns, 100);
+	assert_rel(f->excl_j, f->slices[0].j + f->slices[1].j);
+	assert_rel(2 * 800e-9, ep.total_j);
+	assert_rel(2 * 700e-9, ep.outside_j);
+	release(&e, &syms, &ep, &ps);
+}
+
+/* F calls itself from 1200 to 1400 inside its call from 1100 to 1500, under 3 W: the
+ * inclusive energy counts the outer call once, the exclusive the whole 400 ns. */
+static void test_recursion_inclusive(void **state)
+{
+	struct words s = {{0}, 0};
+	struct experiment e;
+	struct symtab syms;
+	struct energy_profile ep;
+	struct power_series ps;
+	struct energy_options opt = {.method = INTEG_SIMPSON, .interval_ns = 300};
+	const struct func_row *f;
+	double v[101];
+	char dir[128];
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	write_meta(dir);
+	write_proc(dir, 100, "[]");
+	w_clock(&s, 1000);
+	w_call(&s, 1100, 1, F);
+	w_call(&s, 1200, 1, F);
+	w_call(&s, 1400, 0, F);
+	w_call(&s, 1500, 0, F);
+	w_end(&s, 1900);
+	write_stream(dir, 100, 100, &s, NULL, 0);
+	ramp(&ps, v, 3, 0);
+	build(dir, &e, &syms, &ep, &ps, &opt);
+
+	f = row_of(&ep.merged, F);
+	assert_int_equal(f->calls, 2);
+	assert_rel(3 * 400e-9, f->incl_j);
+	assert_rel(3 * 400e-9, f->excl_j);
+	/* intervals of 300 ns over 1000 ns: the last one 100 ns */
+	assert_int_equal(ep.nintervals, 4);
+	assert_int_equal(ep.edges[3], 1900);
+	assert_int_equal(ep.edges[4], 2000);
+	assert_int_equal(f->slices[0].ns, 200);
+	assert_int_equal(f->slices[1].ns, 200);
+	assert_rel(3 * 100e-9, ep.interval_j[3]);
+	release(&e, &syms, &ep, &ps);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_nested_ramp),
-	    cmocka_unit_test(test_two_threads_share),
-	    cmocka_unit_test(test_partial_cover),
-	    cmocka_unit_test(test_no_overlap),
+	    cmocka_unit_test(test_nested_ramp),		cmocka_unit_test(test_two_threads_share),
+	    cmocka_unit_test(test_partial_cover),	cmocka_unit_test(test_no_overlap),
+	    cmocka_unit_test(test_zero_length_call),	cmocka_unit_test(test_call_outside_run),
+	    cmocka_unit_test(test_recursion_inclusive),
 	};
 
 	return cmocka_run_group_tests(tests, synth_make_top, synth_remove_top);
