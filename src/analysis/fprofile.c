@@ -227,8 +227,11 @@ static int energy_event(struct func_profile *p, struct pass *ps, const struct ca
 		struct func_row *r = &p->rows[p->nodes[ps->stack[ps->depth - 1]].row];
 
 		/* the outermost activation of a recursive function carries the inclusive charge */
-		if (r->active == 1)
+		if (r->active == 1) {
 			r->incl_j += w - ps->wstack[ps->depth - 1];
+			r->incl_covered_ns += overlap(ev->ns - ev->incl_ns, ev->ns,
+						      ps->en->cover_start, ps->en->cover_end);
+		}
 	}
 	return 0;
 }
@@ -382,7 +385,7 @@ static size_t merged_row(struct func_profile *out, struct u64map *by_hash, const
 	m->min_ns = INT64_MAX;
 	m->synthetic = 0;
 	m->incl_j = m->excl_j = 0;
-	m->covered_ns = 0;
+	m->covered_ns = m->incl_covered_ns = 0;
 	m->slices = NULL;
 	if (!u64map_get(by_hash, h, &v) && u64map_put(by_hash, h, idx))
 		return SIZE_MAX;
@@ -425,6 +428,7 @@ int func_profile_merge(const struct func_profile *in, struct func_profile *out)
 		m->incl_j += r->incl_j;
 		m->excl_j += r->excl_j;
 		m->covered_ns += r->covered_ns;
+		m->incl_covered_ns += r->incl_covered_ns;
 		if (r->slices && !m->slices &&
 		    !(m->slices = calloc(in->nintervals, sizeof(*m->slices))))
 			goto done;

@@ -30,6 +30,7 @@ struct func_row {
 	/* with a struct func_energy: */
 	double incl_j, excl_j;	   /* energy charged, as incl_ns and excl_ns */
 	int64_t covered_ns;	   /* exclusive time within the power samples' span */
+	int64_t incl_covered_ns;   /* inclusive time (outermost calls) within that span */
 	struct func_slice *slices; /* exclusive time and energy per interval, or NULL */
 };
 

@@ -41,11 +41,10 @@ static double row_simpson_j(const struct energy_report *r, size_t i)
 	return r->inclusive ? row->incl_j : row->excl_j;
 }
 
-/* Mean power of a row: its energy over its time within the power samples. Inclusive rows
- * have no covered time of their own: their whole time is used. */
+/* Mean power of a row: its energy over its time within the power samples. */
 static double row_power(const struct energy_report *r, const struct func_row *row)
 {
-	int64_t ns = r->inclusive ? row->incl_ns : row->covered_ns;
+	int64_t ns = r->inclusive ? row->incl_covered_ns : row->covered_ns;
 
 	return ns > 0 ? row_j(r, row) / ((double)ns * 1e-9) : 0;
 }
@@ -400,7 +399,7 @@ static void rest_sum(const struct energy_report *r, struct rest *o)
 		o->n++;
 		o->calls += row->calls;
 		o->ns += row_ns(r, row);
-		o->covered_ns += r->inclusive ? row->incl_ns : row->covered_ns;
+		o->covered_ns += r->inclusive ? row->incl_covered_ns : row->covered_ns;
 		o->j += row_j(r, row);
 		o->simpson_j += r->simpson ? row_simpson_j(r, i) : 0;
 	}

@@ -228,6 +228,7 @@ static void test_partial_cover(void **state)
 	assert_int_equal(ep.cover_end, 2000);
 	assert_rel(3 * 100e-9, row_of(&ep.merged, F)->excl_j);
 	assert_int_equal(row_of(&ep.merged, F)->covered_ns, 100);
+	assert_int_equal(row_of(&ep.merged, F)->incl_covered_ns, 100);
 	assert_rel(3 * 600e-9, ep.total_j);
 	assert_int_equal(ep.outside_ns, 500);
 
