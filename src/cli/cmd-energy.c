@@ -15,7 +15,7 @@
 
 #define CMD "energy"
 
-/* How to read an external meter's file: the --power-* options, or meta.json's record of them. */
+/* The --power-* options: how to read the meter file given with --power. */
 struct meter_options {
 	const char *format, *scale, *rate, *offset;
 };
