@@ -10,6 +10,10 @@
 void experiment_caveats(const struct experiment *e, int process_ends,
 			void (*fn)(void *ctx, const char *line), void *ctx);
 
+/* Call FN with the line that FMT and its arguments make (at most 1023 bytes). */
+void caveat_say(void (*fn)(void *ctx, const char *line), void *ctx, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* Ways to state caveat lines, as FN for the functions above and the profiles' own lists. */
 /* CTX is a FILE: "  ! LINE", under a text report. */
 void caveat_text(void *ctx, const char *line);

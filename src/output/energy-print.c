@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,20 +95,6 @@ size_t *energy_order(const struct energy_profile *ep, int inclusive)
 	return order;
 }
 
-static void say(void (*fn)(void *, const char *), void *ctx, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void say(void (*fn)(void *, const char *), void *ctx, const char *fmt, ...)
-{
-	char line[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	fn(ctx, line);
-}
-
 void energy_caveats(const struct energy_report *r, void (*fn)(void *ctx, const char *line),
 		    void *ctx)
 {
@@ -123,20 +108,23 @@ void energy_caveats(const struct energy_report *r, void (*fn)(void *ctx, const c
 		fmt_duration(a, sizeof(a), uncovered);
 		fmt_duration(b, sizeof(b), (double)(ep->cover_start - ep->run_start));
 		fmt_duration(c, sizeof(c), (double)(ep->cover_end - ep->run_start));
-		say(fn, ctx,
+		caveat_say(
+		    fn, ctx,
 		    "the power samples cover the run from %s to %s only: %s of it gets no energy "
 		    "(not extrapolated)",
 		    b, c, a);
 	}
 	for (size_t i = 0; i < r->nchannels; i++)
 		if (!r->channels[i].working)
-			say(fn, ctx,
+			caveat_say(
+			    fn, ctx,
 			    "power channel %s never advanced: it does not work on this machine, "
 			    "and "
 			    "its energy is not reported",
 			    r->channels[i].name);
 	if (ep->max_active > 1)
-		say(fn, ctx,
+		caveat_say(
+		    fn, ctx,
 		    "up to %zu threads were inside traced code at once: the power at such times is "
 		    "shared equally between them",
 		    ep->max_active);
@@ -150,7 +138,8 @@ void energy_caveats(const struct energy_report *r, void (*fn)(void *ctx, const c
 		if (!row->calls || mean >= period * ENERGY_MIN_PERIODS)
 			continue;
 		fmt_duration(a, sizeof(a), mean);
-		say(fn, ctx,
+		caveat_say(
+		    fn, ctx,
 		    "%s: mean call %s is shorter than %d power sample periods (%s): its energy is "
 		    "interpolated, not measured (perfscope select %s --min-time %.0fus keeps only "
 		    "longer functions)",

@@ -65,7 +65,7 @@ static int thread_clean(const struct call_thread *th)
 static void caveats(const struct func_report *r, void (*fn)(void *ctx, const char *line), void *ctx)
 {
 	const struct func_profile *p = r->p;
-	char line[512], how[160];
+	char how[160];
 
 	if (p->function_records == 0) {
 		fn(ctx, "no function events were recorded: build the program with "
@@ -84,41 +84,36 @@ static void caveats(const struct func_report *r, void (*fn)(void *ctx, const cha
 				snprintf(how, sizeof(how),
 					 "its last records could not be written "
 					 "(see the process's error)");
-			snprintf(line, sizeof(line),
-				 "thread %d of process %d did not end cleanly: %s", (int)t->tid,
-				 (int)t->pid, how);
-			fn(ctx, line);
+			caveat_say(fn, ctx, "thread %d of process %d did not end cleanly: %s",
+				   (int)t->tid, (int)t->pid, how);
 		}
 		if (t->th.truncated_at) {
-			snprintf(line, sizeof(line),
-				 "thread %d: stream cut at byte %" PRIu64
-				 " (the run was killed, or the disk filled, while writing)",
-				 (int)t->tid, t->th.truncated_at);
-			fn(ctx, line);
+			caveat_say(fn, ctx,
+				   "thread %d: stream cut at byte %" PRIu64
+				   " (the run was killed, or the disk filled, while writing)",
+				   (int)t->tid, t->th.truncated_at);
 		}
 		if (t->th.lost_records || t->th.lost_bytes) {
-			snprintf(line, sizeof(line),
-				 "thread %d: %" PRIu64 " records lost, %" PRIu64
-				 " bytes of chunks not written",
-				 (int)t->tid, t->th.lost_records, t->th.lost_bytes);
-			fn(ctx, line);
+			caveat_say(fn, ctx,
+				   "thread %d: %" PRIu64 " records lost, %" PRIu64
+				   " bytes of chunks not written",
+				   (int)t->tid, t->th.lost_records, t->th.lost_bytes);
 		}
 	}
 	if (p->synthetic_exits) {
-		snprintf(line, sizeof(line),
-			 "%" PRIu64 " calls had no exit record (the run was killed or called exec, "
-			 "or longjmp or an exception skipped them): "
-			 "closed at the next exit of a caller or at the last timestamp",
-			 p->synthetic_exits);
-		fn(ctx, line);
+		caveat_say(fn, ctx,
+			   "%" PRIu64
+			   " calls had no exit record (the run was killed or called exec, "
+			   "or longjmp or an exception skipped them): "
+			   "closed at the next exit of a caller or at the last timestamp",
+			   p->synthetic_exits);
 	}
 	if (p->unmatched_exits) {
-		snprintf(line, sizeof(line),
-			 "%" PRIu64
-			 " exits without a recorded entry (calls begun before recording) "
-			 "ignored",
-			 p->unmatched_exits);
-		fn(ctx, line);
+		caveat_say(fn, ctx,
+			   "%" PRIu64
+			   " exits without a recorded entry (calls begun before recording) "
+			   "ignored",
+			   p->unmatched_exits);
 	}
 }
 

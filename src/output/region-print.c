@@ -43,46 +43,41 @@ static void caveats(const struct region_report *r, void (*fn)(void *ctx, const c
 		    void *ctx)
 {
 	const struct region_profile *p = r->p;
-	char line[512];
 
 	experiment_caveats(r->e, 1, fn, ctx);
 	for (size_t i = 0; i < p->nthreads; i++) {
 		const struct thread_summary *t = &p->threads[i];
 
 		if (!t->ended && !t->truncated_at && t->records) {
-			snprintf(
-			    line, sizeof(line),
+			caveat_say(
+			    fn, ctx,
 			    "thread %d: no end record: the records after its last written chunk "
 			    "are missing (killed, or the end could not be written)",
 			    (int)t->tid);
-			fn(ctx, line);
 		}
 		if (t->truncated_at) {
-			snprintf(line, sizeof(line),
-				 "thread %d: stream cut at byte %" PRIu64
-				 " (run killed while writing)",
-				 (int)t->tid, t->truncated_at);
-			fn(ctx, line);
+			caveat_say(fn, ctx,
+				   "thread %d: stream cut at byte %" PRIu64
+				   " (run killed while writing)",
+				   (int)t->tid, t->truncated_at);
 		}
 		if (t->lost_records) {
-			snprintf(line, sizeof(line), "thread %d: %" PRIu64 " records lost",
-				 (int)t->tid, t->lost_records);
-			fn(ctx, line);
+			caveat_say(fn, ctx, "thread %d: %" PRIu64 " records lost", (int)t->tid,
+				   t->lost_records);
 		}
 		if (t->unmatched_ends) {
-			snprintf(line, sizeof(line),
-				 "thread %d: %" PRIu64
-				 " psc_region_end without a matching begin (ignored)",
-				 (int)t->tid, t->unmatched_ends);
-			fn(ctx, line);
+			caveat_say(fn, ctx,
+				   "thread %d: %" PRIu64
+				   " psc_region_end without a matching begin (ignored)",
+				   (int)t->tid, t->unmatched_ends);
 		}
 	}
 	if (p->unclosed) {
-		snprintf(line, sizeof(line),
-			 "%" PRIu64 " regions were still open at a mismatched end or at the end of "
-			 "the run; closed there",
-			 p->unclosed);
-		fn(ctx, line);
+		caveat_say(fn, ctx,
+			   "%" PRIu64
+			   " regions were still open at a mismatched end or at the end of "
+			   "the run; closed there",
+			   p->unclosed);
 	}
 	for (size_t i = 0; i < p->nevents; i++) {
 		int status = 0;
@@ -94,8 +89,7 @@ static void caveats(const struct region_report *r, void (*fn)(void *ctx, const c
 		char why[256];
 
 		event_reason(r, i, status, why, sizeof(why));
-		snprintf(line, sizeof(line), "%s: %s", p->events[i], why);
-		fn(ctx, line);
+		caveat_say(fn, ctx, "%s: %s", p->events[i], why);
 	}
 }
 

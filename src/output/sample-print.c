@@ -49,24 +49,23 @@ static void caveats(const struct sample_report *r, void (*fn)(void *ctx, const c
 {
 	const struct exp_sampling *sm = &r->e->sampling;
 	const struct sample_walk *w = &r->p->walk;
-	char line[512];
 
 	if (w->samples == 0)
 		fn(ctx, "no samples: the command ran too briefly, or sampling was not possible");
 	if (w->lost) {
-		snprintf(line, sizeof(line),
-			 "%" PRIu64 " samples were lost (the ring buffer overflowed): sample at a "
-			 "lower frequency",
-			 w->lost);
-		fn(ctx, line);
+		caveat_say(fn, ctx,
+			   "%" PRIu64
+			   " samples were lost (the ring buffer overflowed): sample at a "
+			   "lower frequency",
+			   w->lost);
 	}
 	if (w->throttled) {
-		snprintf(line, sizeof(line),
-			 "the kernel throttled sampling %" PRIu64
-			 " times (kernel.perf_event_max_sample_rate or perf_cpu_time_max_percent): "
-			 "gaps in the time series",
-			 w->throttled);
-		fn(ctx, line);
+		caveat_say(
+		    fn, ctx,
+		    "the kernel throttled sampling %" PRIu64
+		    " times (kernel.perf_event_max_sample_rate or perf_cpu_time_max_percent): "
+		    "gaps in the time series",
+		    w->throttled);
 	}
 	if (sm->user_only)
 		fn(ctx,
@@ -74,21 +73,19 @@ static void caveats(const struct sample_report *r, void (*fn)(void *ctx, const c
 	if (!sm->inherit)
 		fn(ctx, "this kernel (before Linux 6.12) sampled only the command's first thread");
 	if (sm->late) {
-		snprintf(line, sizeof(line),
-			 "%" PRIu64 " records reached the launcher late and carry a later time "
-			 "than they happened (a preempted CPU)",
-			 sm->late);
-		fn(ctx, line);
+		caveat_say(fn, ctx,
+			   "%" PRIu64 " records reached the launcher late and carry a later time "
+			   "than they happened (a preempted CPU)",
+			   sm->late);
 	}
 	for (size_t i = 0; i < sm->nevents; i++) {
 		if (!strcmp(sm->states[i], "group"))
 			continue;
-		snprintf(line, sizeof(line), "%s: %s", sm->events[i],
-			 strcmp(sm->states[i], "own group")
-			     ? "not supported here, not sampled"
-			     : "sampled in a group of its own: its values are not from the "
-			       "same instants as the others'");
-		fn(ctx, line);
+		caveat_say(fn, ctx, "%s: %s", sm->events[i],
+			   strcmp(sm->states[i], "own group")
+			       ? "not supported here, not sampled"
+			       : "sampled in a group of its own: its values are not from the "
+				 "same instants as the others'");
 	}
 	if (!w->ended)
 		fn(ctx, "the samples file has no end record: perfscope record did not finish "

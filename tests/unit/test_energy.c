@@ -70,26 +70,44 @@ static const struct func_row *row_of(const struct func_profile *p, uint64_t addr
 	return NULL;
 }
 
-static void build(const char *dir, struct experiment *e, struct symtab *syms,
-		  struct energy_profile *ep, const struct power_series *ps,
-		  const struct energy_options *opt)
+/* One test's experiment directory, power samples and profile. */
+struct fixture {
+	char dir[128];
+	struct experiment e;
+	struct symtab syms;
+	struct energy_profile ep;
+	struct power_series ps;
+	double v[101];
+};
+
+/* A new experiment directory with meta.json (the run from 1000 to 2000 ns) and
+ * proc.100.json. */
+static void fixture_dir(struct fixture *x)
+{
+	memset(x, 0, sizeof(*x));
+	new_dir(x->dir, sizeof(x->dir));
+	write_meta(x->dir);
+	write_proc(x->dir, 100, "[]");
+}
+
+/* Open the directory and build its energy profile; both must succeed. */
+static void build(struct fixture *x, const struct energy_options *opt)
 {
 	char err[512] = "";
 
-	if (experiment_open(e, dir, err, sizeof(err)))
+	if (experiment_open(&x->e, x->dir, err, sizeof(err)))
 		fail_msg("experiment_open: %s", err);
-	assert_int_equal(symtab_init(syms, dir), 0);
-	if (energy_profile_build(ep, e, syms, ps, opt, err, sizeof(err)))
+	assert_int_equal(symtab_init(&x->syms, x->dir), 0);
+	if (energy_profile_build(&x->ep, &x->e, &x->syms, &x->ps, opt, err, sizeof(err)))
 		fail_msg("energy_profile_build: %s", err);
 }
 
-static void release(struct experiment *e, struct symtab *syms, struct energy_profile *ep,
-		    struct power_series *ps)
+static void release(struct fixture *x)
 {
-	energy_profile_release(ep);
-	symtab_release(syms);
-	experiment_release(e);
-	free(ps->ch);
+	energy_profile_release(&x->ep);
+	symtab_release(&x->syms);
+	experiment_release(&x->e);
+	free(x->ps.ch);
 }
 
 #define F 0x1000u
@@ -109,20 +127,14 @@ static void assert_rel(double want, double got)
  * add up to every row's exclusive energy. */
 static void test_nested_ramp(void **state)
 {
+	struct fixture x;
 	struct words s = {{0}, 0};
-	struct experiment e;
-	struct symtab syms;
-	struct energy_profile ep;
-	struct power_series ps;
 	struct energy_options opt = {.method = INTEG_TRAPEZOID, .nintervals = 4};
-	double v[101], a = 1, b = 0.01;
+	double a = 1, b = 0.01;
 	const struct func_row *f, *h;
-	char dir[128];
 
 	(void)state;
-	new_dir(dir, sizeof(dir));
-	write_meta(dir);
-	write_proc(dir, 100, "[]");
+	fixture_dir(&x);
 	w_clock(&s, 1000);
 	w_call(&s, 1100, 1, F);
 	w_call(&s, 1200, 1, H);
@@ -131,31 +143,31 @@ static void test_nested_ramp(void **state)
 	w_call(&s, 1320, 0, H);
 	w_call(&s, 1500, 0, F);
 	w_end(&s, 1600);
-	write_stream(dir, 100, 100, &s, NULL, 0);
-	ramp(&ps, v, a, b);
-	build(dir, &e, &syms, &ep, &ps, &opt);
+	write_stream(x.dir, 100, 100, &s, NULL, 0);
+	ramp(&x.ps, x.v, a, b);
+	build(&x, &opt);
 
-	f = row_of(&ep.merged, F);
-	h = row_of(&ep.merged, H);
+	f = row_of(&x.ep.merged, F);
+	h = row_of(&x.ep.merged, H);
 	assert_rel(ramp_j(a, b, 1100, 1500), f->incl_j);
 	assert_rel(ramp_j(a, b, 1100, 1500) - ramp_j(a, b, 1200, 1250) - ramp_j(a, b, 1300, 1320),
 		   f->excl_j);
 	assert_rel(ramp_j(a, b, 1200, 1250) + ramp_j(a, b, 1300, 1320), h->excl_j);
-	assert_rel(ramp_j(a, b, 1000, 2000), ep.total_j);
-	assert_rel(ramp_j(a, b, 1000, 1100) + ramp_j(a, b, 1500, 2000), ep.outside_j);
-	assert_int_equal(ep.outside_ns, 600);
+	assert_rel(ramp_j(a, b, 1000, 2000), x.ep.total_j);
+	assert_rel(ramp_j(a, b, 1000, 1100) + ramp_j(a, b, 1500, 2000), x.ep.outside_j);
+	assert_int_equal(x.ep.outside_ns, 600);
 	assert_int_equal(f->covered_ns, 400 - 70);
-	assert_int_equal(ep.max_active, 1);
+	assert_int_equal(x.ep.max_active, 1);
 	/* intervals of 250 ns: each row's slices add up to its exclusive energy and time */
-	assert_int_equal(ep.nintervals, 4);
-	assert_int_equal(ep.edges[1], 1250);
-	for (size_t r = 0; r < ep.merged.nrows; r++) {
-		const struct func_row *row = &ep.merged.rows[r];
+	assert_int_equal(x.ep.nintervals, 4);
+	assert_int_equal(x.ep.edges[1], 1250);
+	for (size_t r = 0; r < x.ep.merged.nrows; r++) {
+		const struct func_row *row = &x.ep.merged.rows[r];
 		double j = 0;
 		int64_t ns = 0;
 
 		assert_non_null(row->slices);
-		for (size_t k = 0; k < ep.nintervals; k++) {
+		for (size_t k = 0; k < x.ep.nintervals; k++) {
 			j += row->slices[k].j;
 			ns += row->slices[k].ns;
 		}
@@ -165,11 +177,11 @@ static void test_nested_ramp(void **state)
 	/* f's time in the first interval: 1100..1200 and nothing of h's 1200..1250 */
 	assert_int_equal(f->slices[0].ns, 100);
 	assert_rel(ramp_j(a, b, 1100, 1200), f->slices[0].j);
-	assert_int_equal(ep.interval_idle_ns[0], 100);
-	assert_int_equal(ep.interval_idle_ns[3], 250);
-	assert_rel(ramp_j(a, b, 1250, 1500), ep.interval_j[1]);
+	assert_int_equal(x.ep.interval_idle_ns[0], 100);
+	assert_int_equal(x.ep.interval_idle_ns[3], 250);
+	assert_rel(ramp_j(a, b, 1250, 1500), x.ep.interval_j[1]);
 
-	release(&e, &syms, &ep, &ps);
+	release(&x);
 }
 
 /* Two threads: f on one 1100..1500, g on the other 1300..1700, constant 2 W. From 1300 to
@@ -177,88 +189,68 @@ static void test_nested_ramp(void **state)
  * rest of the run (400 ns) outside. */
 static void test_two_threads_share(void **state)
 {
-	struct experiment e;
-	struct symtab syms;
-	struct energy_profile ep;
-	struct power_series ps;
+	struct fixture x;
 	struct energy_options opt = {.method = INTEG_SIMPSON};
-	double v[101];
-	char dir[128];
 
 	(void)state;
-	new_dir(dir, sizeof(dir));
-	write_meta(dir);
-	write_proc(dir, 100, "[]");
-	write_one_call(dir, 100, F, 1100, 1500, 1900);
-	write_one_call(dir, 101, G, 1300, 1700, 1900);
-	ramp(&ps, v, 2, 0);
-	build(dir, &e, &syms, &ep, &ps, &opt);
+	fixture_dir(&x);
+	write_one_call(x.dir, 100, F, 1100, 1500, 1900);
+	write_one_call(x.dir, 101, G, 1300, 1700, 1900);
+	ramp(&x.ps, x.v, 2, 0);
+	build(&x, &opt);
 
-	assert_rel(2 * 300e-9, row_of(&ep.merged, F)->excl_j);
-	assert_rel(2 * 300e-9, row_of(&ep.merged, G)->excl_j);
-	assert_rel(2 * 400e-9, ep.outside_j);
-	assert_rel(2 * 1000e-9, ep.total_j);
-	assert_int_equal(ep.outside_ns, 400);
-	assert_int_equal(ep.max_active, 2);
+	assert_rel(2 * 300e-9, row_of(&x.ep.merged, F)->excl_j);
+	assert_rel(2 * 300e-9, row_of(&x.ep.merged, G)->excl_j);
+	assert_rel(2 * 400e-9, x.ep.outside_j);
+	assert_rel(2 * 1000e-9, x.ep.total_j);
+	assert_int_equal(x.ep.outside_ns, 400);
+	assert_int_equal(x.ep.max_active, 2);
 
-	release(&e, &syms, &ep, &ps);
+	release(&x);
 }
 
 /* Power from 1400 ns on only: the run is covered from there, nothing is extrapolated. */
 static void test_partial_cover(void **state)
 {
-	struct experiment e;
-	struct symtab syms;
-	struct energy_profile ep;
-	struct power_series ps;
+	struct fixture x;
 	struct energy_options opt = {.method = INTEG_TRAPEZOID};
-	double v[101];
-	char dir[128];
 
 	(void)state;
-	new_dir(dir, sizeof(dir));
-	write_meta(dir);
-	write_proc(dir, 100, "[]");
-	write_one_call(dir, 100, F, 1100, 1500, 1900);
-	ramp(&ps, v, 3, 0);
-	ps.t0 = 1400; /* samples 1400..2400 */
-	build(dir, &e, &syms, &ep, &ps, &opt);
+	fixture_dir(&x);
+	write_one_call(x.dir, 100, F, 1100, 1500, 1900);
+	ramp(&x.ps, x.v, 3, 0);
+	x.ps.t0 = 1400; /* samples 1400..2400 */
+	build(&x, &opt);
 
-	assert_int_equal(ep.cover_start, 1400);
-	assert_int_equal(ep.cover_end, 2000);
-	assert_rel(3 * 100e-9, row_of(&ep.merged, F)->excl_j);
-	assert_int_equal(row_of(&ep.merged, F)->covered_ns, 100);
-	assert_int_equal(row_of(&ep.merged, F)->incl_covered_ns, 100);
-	assert_rel(3 * 600e-9, ep.total_j);
-	assert_int_equal(ep.outside_ns, 500);
+	assert_int_equal(x.ep.cover_start, 1400);
+	assert_int_equal(x.ep.cover_end, 2000);
+	assert_rel(3 * 100e-9, row_of(&x.ep.merged, F)->excl_j);
+	assert_int_equal(row_of(&x.ep.merged, F)->covered_ns, 100);
+	assert_int_equal(row_of(&x.ep.merged, F)->incl_covered_ns, 100);
+	assert_rel(3 * 600e-9, x.ep.total_j);
+	assert_int_equal(x.ep.outside_ns, 500);
 
-	release(&e, &syms, &ep, &ps);
+	release(&x);
 }
 
 /* Power entirely after the run: -ERANGE with both spans in the message. */
 static void test_no_overlap(void **state)
 {
-	struct experiment e;
-	struct symtab syms;
-	struct energy_profile ep;
-	struct power_series ps;
+	struct fixture x;
 	struct energy_options opt = {.method = INTEG_TRAPEZOID};
-	double v[101];
-	char dir[128], err[512] = "";
+	char err[512] = "";
 
 	(void)state;
-	new_dir(dir, sizeof(dir));
-	write_meta(dir);
-	write_proc(dir, 100, "[]");
-	write_one_call(dir, 100, F, 1100, 1500, 0);
-	ramp(&ps, v, 3, 0);
-	ps.t0 = 5000;
-	assert_int_equal(experiment_open(&e, dir, err, sizeof(err)), 0);
-	assert_int_equal(symtab_init(&syms, dir), 0);
-	assert_int_equal(energy_profile_build(&ep, &e, &syms, &ps, &opt, err, sizeof(err)),
+	fixture_dir(&x);
+	write_one_call(x.dir, 100, F, 1100, 1500, 0);
+	ramp(&x.ps, x.v, 3, 0);
+	x.ps.t0 = 5000;
+	assert_int_equal(experiment_open(&x.e, x.dir, err, sizeof(err)), 0);
+	assert_int_equal(symtab_init(&x.syms, x.dir), 0);
+	assert_int_equal(energy_profile_build(&x.ep, &x.e, &x.syms, &x.ps, &opt, err, sizeof(err)),
 			 -ERANGE);
 	assert_non_null(strstr(err, "do not overlap the run"));
-	release(&e, &syms, &ep, &ps);
+	release(&x);
 }
 
 /* A call of length 0 at 1100 (a killed thread's only enter gets its exit at the same
@@ -266,112 +258,91 @@ static void test_no_overlap(void **state)
  * the run never had two threads in traced code. */
 static void test_zero_length_call(void **state)
 {
+	struct fixture x;
 	struct words s = {{0}, 0};
-	struct experiment e;
-	struct symtab syms;
-	struct energy_profile ep;
-	struct power_series ps;
 	struct energy_options opt = {.method = INTEG_TRAPEZOID};
-	double v[101];
-	char dir[128];
 
 	(void)state;
-	new_dir(dir, sizeof(dir));
-	write_meta(dir);
-	write_proc(dir, 100, "[]");
+	fixture_dir(&x);
 	w_clock(&s, 1000);
 	w_call(&s, 1100, 1, F);
 	w_call(&s, 1100, 0, F);
 	w_call(&s, 1300, 1, G);
 	w_call(&s, 1500, 0, G);
 	w_end(&s, 1900);
-	write_stream(dir, 100, 100, &s, NULL, 0);
-	ramp(&ps, v, 2, 0);
-	build(dir, &e, &syms, &ep, &ps, &opt);
+	write_stream(x.dir, 100, 100, &s, NULL, 0);
+	ramp(&x.ps, x.v, 2, 0);
+	build(&x, &opt);
 
-	assert_rel(2 * 200e-9, row_of(&ep.merged, G)->excl_j);
-	assert_rel(2 * 800e-9, ep.outside_j);
-	assert_int_equal(ep.outside_ns, 800);
-	assert_int_equal(ep.max_active, 1);
-	release(&e, &syms, &ep, &ps);
+	assert_rel(2 * 200e-9, row_of(&x.ep.merged, G)->excl_j);
+	assert_rel(2 * 800e-9, x.ep.outside_j);
+	assert_int_equal(x.ep.outside_ns, 800);
+	assert_int_equal(x.ep.max_active, 1);
+	release(&x);
 }
 
 /* A call from 900 to 1100 in a run from 1000 to 2000 with power from 800 on: only its part in
  * the run is charged, so its energy, its covered time and its slices agree. */
 static void test_call_outside_run(void **state)
 {
+	struct fixture x;
 	struct words s = {{0}, 0};
-	struct experiment e;
-	struct symtab syms;
-	struct energy_profile ep;
-	struct power_series ps;
 	struct energy_options opt = {.method = INTEG_TRAPEZOID, .nintervals = 2};
 	const struct func_row *f;
-	double v[101];
-	char dir[128];
 
 	(void)state;
-	new_dir(dir, sizeof(dir));
-	write_meta(dir);
-	write_proc(dir, 100, "[]");
+	fixture_dir(&x);
 	w_clock(&s, 800);
 	w_call(&s, 900, 1, F);
 	w_call(&s, 1100, 0, F);
 	w_end(&s, 1900);
-	write_stream(dir, 100, 100, &s, NULL, 0);
-	ramp(&ps, v, 2, 0);
-	ps.t0 = 800;
-	build(dir, &e, &syms, &ep, &ps, &opt);
+	write_stream(x.dir, 100, 100, &s, NULL, 0);
+	ramp(&x.ps, x.v, 2, 0);
+	x.ps.t0 = 800;
+	build(&x, &opt);
 
-	f = row_of(&ep.merged, F);
+	f = row_of(&x.ep.merged, F);
 	assert_rel(2 * 100e-9, f->excl_j);
 	assert_int_equal(f->covered_ns, 100);
 	assert_rel(f->excl_j, f->slices[0].j + f->slices[1].j);
-	assert_rel(2 * 800e-9, ep.total_j);
-	assert_rel(2 * 700e-9, ep.outside_j);
-	release(&e, &syms, &ep, &ps);
+	assert_rel(2 * 800e-9, x.ep.total_j);
+	assert_rel(2 * 700e-9, x.ep.outside_j);
+	release(&x);
 }
 
 /* F calls itself from 1200 to 1400 inside its call from 1100 to 1500, under 3 W: the
  * inclusive energy counts the outer call once, the exclusive the whole 400 ns. */
 static void test_recursion_inclusive(void **state)
 {
+	struct fixture x;
 	struct words s = {{0}, 0};
-	struct experiment e;
-	struct symtab syms;
-	struct energy_profile ep;
-	struct power_series ps;
 	struct energy_options opt = {.method = INTEG_SIMPSON, .interval_ns = 300};
 	const struct func_row *f;
-	double v[101];
-	char dir[128];
 
 	(void)state;
-	new_dir(dir, sizeof(dir));
-	write_meta(dir);
-	write_proc(dir, 100, "[]");
+	fixture_dir(&x);
 	w_clock(&s, 1000);
 	w_call(&s, 1100, 1, F);
 	w_call(&s, 1200, 1, F);
 	w_call(&s, 1400, 0, F);
 	w_call(&s, 1500, 0, F);
 	w_end(&s, 1900);
-	write_stream(dir, 100, 100, &s, NULL, 0);
-	ramp(&ps, v, 3, 0);
-	build(dir, &e, &syms, &ep, &ps, &opt);
+	write_stream(x.dir, 100, 100, &s, NULL, 0);
+	ramp(&x.ps, x.v, 3, 0);
+	build(&x, &opt);
 
-	f = row_of(&ep.merged, F);
+	f = row_of(&x.ep.merged, F);
 	assert_int_equal(f->calls, 2);
 	assert_rel(3 * 400e-9, f->incl_j);
 	assert_rel(3 * 400e-9, f->excl_j);
 	/* intervals of 300 ns over 1000 ns: the last one 100 ns */
-	assert_int_equal(ep.nintervals, 4);
-	assert_int_equal(ep.edges[3], 1900);
-	assert_int_equal(ep.edges[4], 2000);
+	assert_int_equal(x.ep.nintervals, 4);
+	assert_int_equal(x.ep.edges[3], 1900);
+	assert_int_equal(x.ep.edges[4], 2000);
 	assert_int_equal(f->slices[0].ns, 200);
 	assert_int_equal(f->slices[1].ns, 200);
-	assert_rel(3 * 100e-9, ep.interval_j[3]);
-	release(&e, &syms, &ep, &ps);
+	assert_rel(3 * 100e-9, x.ep.interval_j[3]);
+	release(&x);
 }
 
 int main(void)
