@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Sampling an unmodified program with two phases of known length (phases: ~0.6 s in phase_a,
 # then ~0.6 s in phase_b, printing the CLOCK_MONOTONIC time of the switch): in the timeline,
-# >= 90 % of the samples of every interval inside a phase are in that phase's function, and
-# the first interval where phase_b dominates is within two intervals of the switch.
+# every interval inside a phase has >= 90 % of its phase_a + phase_b samples in that phase's
+# function and more than half of all its samples there (on a loaded machine the scheduler's
+# [kernel] samples take a real share of an interval), and the first interval where phase_b
+# dominates is within two intervals of the switch.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 psc_init
@@ -48,10 +50,10 @@ inside_a=$(awk '$1 == "A"' "$T/phases.txt" | wc -l)
 inside_b=$(awk '$1 == "B"' "$T/phases.txt" | wc -l)
 expect_cmp "$inside_a" ">=" 8 "whole 50 ms intervals inside phase A"
 expect_cmp "$inside_b" ">=" 8 "whole 50 ms intervals inside phase B"
-bad_a=$(awk '$1 == "A" && $4 < 0.9 * $3 {print $2}' "$T/phases.txt" | tr '\n' ' ')
-bad_b=$(awk '$1 == "B" && $5 < 0.9 * $3 {print $2}' "$T/phases.txt" | tr '\n' ' ')
-expect_eq "" "$bad_a" "intervals of phase A with < 90 % of samples in phase_a"
-expect_eq "" "$bad_b" "intervals of phase B with < 90 % of samples in phase_b"
+bad_a=$(awk '$1 == "A" && ($4 < 0.9 * ($4 + $5) || $4 <= $3 / 2) {print $2}' "$T/phases.txt" | tr '\n' ' ')
+bad_b=$(awk '$1 == "B" && ($5 < 0.9 * ($4 + $5) || $5 <= $3 / 2) {print $2}' "$T/phases.txt" | tr '\n' ' ')
+expect_eq "" "$bad_a" "intervals of phase A with < 90 % of the phase samples or <= half of all in phase_a"
+expect_eq "" "$bad_b" "intervals of phase B with < 90 % of the phase samples or <= half of all in phase_b"
 read -r _ at first_b < <(grep '^switch' "$T/phases.txt")
 [ "$first_b" != None ] || die "no interval where phase_b dominates"
 off=$((first_b - at))
