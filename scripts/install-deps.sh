@@ -15,7 +15,10 @@ packages=(
 	linux-perf                               # perf stat: the reference the tests compare with
 	hyperfine                                # benchmarks (bench/)
 	time                                     # GNU time: peak RSS and CPU time in bench/run_trace.sh
-	python3                                  # tests parse JSON output with it
+	python3                                  # tests parse JSON output with it; MPI wrapper generator
+	libopenmpi-dev openmpi-bin               # MPI: libperfscope-mpi.so, its examples and tests
+	libopen-trace-format2-dev otf2-tools     # OTF2 export/import; otf2-print checks what we write
+	python3-otf2                             # tests read exported OTF2 with Python's otf2 too
 )
 
 missing=()
