@@ -2,6 +2,7 @@
 #include "stream.h"
 
 #include "../core/clock.h"
+#include "../core/mpi-routines.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -175,7 +176,7 @@ static int load_chunk(struct stream_reader *r, char *err, size_t errlen)
 
 static int known_type(enum psc_rec_type t)
 {
-	return t >= PSC_REC_REGION_DEF && t <= PSC_REC_SAMPLE_TOTALS;
+	return t >= PSC_REC_REGION_DEF && t <= PSC_REC_MPI_CLOCK;
 }
 
 static const char *type_name(enum psc_rec_type t)
@@ -194,6 +195,11 @@ static const char *type_name(enum psc_rec_type t)
 	    [PSC_REC_TASK] = "task",
 	    [PSC_REC_THROTTLE] = "throttle",
 	    [PSC_REC_SAMPLE_TOTALS] = "sample totals",
+	    [PSC_REC_MPI_INIT] = "MPI init",
+	    [PSC_REC_MPI_ENTER] = "MPI enter",
+	    [PSC_REC_MPI_LEAVE] = "MPI leave",
+	    [PSC_REC_MPI_COMM] = "MPI communicator",
+	    [PSC_REC_MPI_CLOCK] = "MPI clock",
 	};
 
 	return known_type(t) ? names[t] : "unknown";
@@ -408,6 +414,55 @@ static int check_sample_payload(struct stream_reader *r, const struct stream_rec
 	}
 }
 
+/* MPI records (docs/format.md "MPI records"): routine ids in range, whole items of known
+ * kinds, a communicator's members all present. */
+static int check_mpi_payload(struct stream_reader *r, const struct stream_record *rec,
+			     uint64_t at, char *err, size_t errlen)
+{
+	const uint64_t *p = rec->payload;
+
+	switch (rec->type) {
+	case PSC_REC_MPI_INIT:
+		if (rec->npayload != 2 || rec->arg > INT32_MAX || p[0] <= rec->arg ||
+		    p[0] > INT32_MAX)
+			return fail(err, errlen, -EINVAL, r->path, at + 8,
+				    "MPI init record: rank %u of a world of %" PRIu64, rec->arg,
+				    rec->npayload ? p[0] : 0);
+		return 0;
+	case PSC_REC_MPI_ENTER:
+	case PSC_REC_MPI_LEAVE:
+		if (rec->arg >= MPI_ROUTINE_COUNT)
+			return fail(err, errlen, -EINVAL, r->path, at + 12,
+				    "unknown MPI routine id %u", rec->arg);
+		if (rec->type == PSC_REC_MPI_ENTER ? rec->npayload != 0
+						   : rec->npayload < 1 ||
+							 (rec->npayload - 1) % PSC_MPI_ITEM_WORDS)
+			return fail(err, errlen, -EINVAL, r->path, at + 8,
+				    "%s record of %zu words", type_name(rec->type),
+				    rec->npayload + 2);
+		for (size_t i = 1; i < rec->npayload; i += PSC_MPI_ITEM_WORDS) {
+			unsigned kind = (unsigned)(p[i] & 0xffu);
+
+			if (kind < PSC_MPI_ITEM_SEND || kind > PSC_MPI_ITEM_CANCEL)
+				return fail(err, errlen, -EINVAL, r->path, at + 16 + i * 8,
+					    "unknown MPI item kind %u", kind);
+		}
+		return 0;
+	case PSC_REC_MPI_COMM:
+		if (rec->npayload < 2 || p[1] == 0 || p[1] > INT32_MAX ||
+		    rec->npayload != 2 + (p[1] + 1) / 2)
+			return fail(err, errlen, -EINVAL, r->path, at + 8,
+				    "MPI communicator record of %zu words for %" PRIu64 " members",
+				    rec->npayload + 2, rec->npayload >= 2 ? p[1] : 0);
+		return 0;
+	default: /* PSC_REC_MPI_CLOCK */
+		if (rec->arg > PSC_MPI_CLOCK_FINALIZE || rec->npayload != 3)
+			return fail(err, errlen, -EINVAL, r->path, at + 8,
+				    "malformed MPI clock record");
+		return 0;
+	}
+}
+
 /* The payload of an extended record against its type (docs/format.md, "Records"). */
 static int check_payload(struct stream_reader *r, const struct stream_record *rec, uint64_t at,
 			 char *err, size_t errlen)
@@ -458,6 +513,12 @@ static int check_payload(struct stream_reader *r, const struct stream_record *re
 	case PSC_REC_THROTTLE:
 	case PSC_REC_SAMPLE_TOTALS:
 		return check_sample_payload(r, rec, at, err, errlen);
+	case PSC_REC_MPI_INIT:
+	case PSC_REC_MPI_ENTER:
+	case PSC_REC_MPI_LEAVE:
+	case PSC_REC_MPI_COMM:
+	case PSC_REC_MPI_CLOCK:
+		return check_mpi_payload(r, rec, at, err, errlen);
 	case PSC_REC_STREAM_END:
 		if ((rec->arg & 0xffu) < PSC_END_EXIT || (rec->arg & 0xffu) > PSC_END_SIGNAL)
 			return fail(err, errlen, -EINVAL, r->path, at + 12, "unknown end reason %u",
@@ -591,6 +652,11 @@ const char *stream_record_name(const struct stream_record *rec)
 	    [PSC_REC_TASK] = "task",
 	    [PSC_REC_THROTTLE] = "throttle",
 	    [PSC_REC_SAMPLE_TOTALS] = "totals",
+	    [PSC_REC_MPI_INIT] = "mpi-init",
+	    [PSC_REC_MPI_ENTER] = "mpi-enter",
+	    [PSC_REC_MPI_LEAVE] = "mpi-leave",
+	    [PSC_REC_MPI_COMM] = "mpi-comm",
+	    [PSC_REC_MPI_CLOCK] = "mpi-clock",
 	};
 
 	if (rec->kind == PSC_KIND_FUNC_ENTER)

@@ -69,7 +69,7 @@ void stream_close(struct stream_reader *r);
 /* Short name of REC's kind or type, as `perfscope dump` and `info` print it: "func-enter",
  * "func-exit", "region-def", "region-enter", "region-leave", "clock-sync", "counters",
  * "lost", "end", "thread-name", and in samples files "sample-group", "sample", "task",
- * "throttle", "totals". */
+ * "throttle", "totals"; MPI: "mpi-init", "mpi-enter", "mpi-leave", "mpi-comm", "mpi-clock". */
 const char *stream_record_name(const struct stream_record *rec);
 
 /* Name of an end record's reason (its argument's low 8 bits): "exit", "thread exit", "exec",

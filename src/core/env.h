@@ -17,8 +17,14 @@
 #define PSC_ENV_METRICS_PATH "PERFSCOPE_METRICS_PATH"
 /* Filter file of function tracing (written by `perfscope select`): record only its functions. */
 #define PSC_ENV_FILTER "PERFSCOPE_FILTER"
+/* MPI (record --mpi): the load sampler's period in ms, 0 for none (default 100). */
+#define PSC_ENV_MPI_LOAD "PERFSCOPE_MPI_LOAD"
 /* Force the clock source: "tsc" or "monotonic" (testing and odd hardware). */
 #define PSC_ENV_CLOCK "PERFSCOPE_CLOCK"
+
+/* Testing only: "OFFSET_NS:DRIFT_PPM" added to every CLOCK_MONOTONIC reading of the runtime in
+ * this process, so that MPI clock alignment can be checked against a known skew. */
+#define PSC_ENV_TEST_CLOCK_SKEW "PERFSCOPE_TEST_CLOCK_SKEW"
 
 /* Testing only: roots substituted for /sys and /proc when reading machine state. */
 #define PSC_ENV_SYSFS_ROOT  "PERFSCOPE_SYSFS_ROOT"

@@ -105,7 +105,74 @@ enum psc_rec_type {
 	 * event that was not counted. Written once, after the command ended.
 	 */
 	PSC_REC_SAMPLE_TOTALS = 13,
+	/*
+	 * MPI (libperfscope-mpi.so, docs/format.md "MPI records"). MPI_INIT: arg = world rank;
+	 * payload: world size, the thread level MPI provided. Written by the thread that called
+	 * MPI_Init(_thread), after it returned.
+	 */
+	PSC_REC_MPI_INIT = 14,
+	/* arg = routine id (src/core/mpi-routines.h); no payload. */
+	PSC_REC_MPI_ENTER = 15,
+	/* arg = routine id; payload: the call site (return address of the MPI call), then zero
+	 * or more 4-word items (PSC_MPI_ITEM_*) for the messages and collectives of the call. */
+	PSC_REC_MPI_LEAVE = 16,
+	/*
+	 * arg = the communicator's index in this process (0 MPI_COMM_WORLD, 1 MPI_COMM_SELF,
+	 * then in creation order); payload: its key, the same in every member (seq << 32 | the
+	 * lowest member's world rank), its size, then the world rank of each member in
+	 * communicator rank order as i32 pairs, padded. Written before the index's first use.
+	 */
+	PSC_REC_MPI_COMM = 17,
+	/*
+	 * arg = PSC_MPI_CLOCK_INIT or _FINALIZE; payload: this rank's CLOCK_MONOTONIC ns when
+	 * it was measured (i64), the offset to add to it for rank 0's clock (i64), the round
+	 * trip of the best ping-pong (ns). Rank 0 has offset 0.
+	 */
+	PSC_REC_MPI_CLOCK = 18,
 };
+
+/* The 4-word items of PSC_REC_MPI_LEAVE. Word 0: kind (bits 0-7) | PSC_MPI_F_* (bits 8-15) |
+ * communicator index (bits 32-63). Words 1-3 by kind below; ranks are world ranks. */
+enum psc_mpi_item {
+	/* a message sent by this call (blocking send, or the send half of Sendrecv): w1 peer
+	 * (i32, low) | tag (i32, high); w2 bytes; w3 0 */
+	PSC_MPI_ITEM_SEND = 1,
+	/* a message received and completed by this call: w1 source | tag from the status; w2
+	 * bytes from the status; w3 the request id of the Irecv it completes, 0 for Recv */
+	PSC_MPI_ITEM_RECV = 2,
+	/* a non-blocking send started (Isend, Start of a persistent send): w1 peer | tag; w2
+	 * bytes; w3 request id (unique in the process, never 0) */
+	PSC_MPI_ITEM_ISEND = 3,
+	/* a receive posted (Irecv, Start of a persistent receive): w1 source (PSC_MPI_ANY for
+	 * MPI_ANY_SOURCE) | tag (PSC_MPI_ANY for MPI_ANY_TAG); w2 bytes of the buffer; w3 id */
+	PSC_MPI_ITEM_IRECV = 4,
+	/* a send request completed by this call (Wait/Test family): w3 its request id */
+	PSC_MPI_ITEM_ISEND_DONE = 5,
+	/* a collective operation: w1 root world rank (i32, PSC_MPI_ANY when unrooted); w2 bytes
+	 * this rank sent; w3 bytes it received */
+	PSC_MPI_ITEM_COLL = 6,
+	/* a request cancelled or freed before it completed: w3 its id */
+	PSC_MPI_ITEM_CANCEL = 7,
+};
+
+#define PSC_MPI_ITEM_WORDS 4
+#define PSC_MPI_ANY	   (-1) /* MPI_ANY_SOURCE, MPI_ANY_TAG, no root */
+#define PSC_MPI_F_SYNC	   0x1u /* synchronous send (Ssend, Issend): completes only when matched */
+
+enum psc_mpi_clock_phase {
+	PSC_MPI_CLOCK_INIT = 0,
+	PSC_MPI_CLOCK_FINALIZE = 1,
+};
+
+static inline uint64_t psc_mpi_item_word0(enum psc_mpi_item kind, unsigned flags, uint32_t comm)
+{
+	return (uint64_t)kind | ((uint64_t)(flags & 0xffu) << 8) | ((uint64_t)comm << 32);
+}
+
+static inline uint64_t psc_mpi_pack2(int32_t lo, int32_t hi)
+{
+	return (uint64_t)(uint32_t)lo | ((uint64_t)(uint32_t)hi << 32);
+}
 
 #define PSC_SAMPLE_KERNEL 0x1u /* the sample's IP is in the kernel */
 
