@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "format.h"
+#include "mpi-routines.h"
 #include "stream.h"
 
 /* The stream header's size: every offset below is relative to it. */
@@ -548,14 +549,62 @@ static void test_bad_records(void **state)
 		write_file(&b, "stream.halfrec", path, sizeof(path));
 		expect_read_error(path, 5, H + 152, "overruns");
 	}
-	/* an unknown record type (14): the type is in word 1 */
+	/* an unknown record type (19): the type is in word 1 */
 	{
 		const uint64_t c2[] = {EXT(30, PSC_REC_CLOCK_SYNC, 3, 0), 3000,
-				       psc_word0(31, PSC_KIND_EXT), psc_ext_word1(14, 2, 0)};
+				       psc_word0(31, PSC_KIND_EXT), psc_ext_word1(19, 2, 0)};
 		two_good_chunks(&b);
 		put_chunk(&b, 2, c2, 5);
-		write_file(&b, "stream.type14", path, sizeof(path));
-		expect_read_error(path, 5, H + 160, "unknown record type 14");
+		write_file(&b, "stream.type19", path, sizeof(path));
+		expect_read_error(path, 5, H + 160, "unknown record type 19");
+	}
+	/* MPI records: an unknown routine, an item of unknown kind, a communicator short of its
+	 * members, an init whose rank is outside its world */
+	{
+		const uint64_t c2[] = {EXT(30, PSC_REC_CLOCK_SYNC, 3, 0), 3000,
+				       psc_word0(31, PSC_KIND_EXT),
+				       psc_ext_word1(PSC_REC_MPI_ENTER, 2, MPI_ROUTINE_COUNT)};
+		two_good_chunks(&b);
+		put_chunk(&b, 2, c2, 5);
+		write_file(&b, "stream.mpirout", path, sizeof(path));
+		expect_read_error(path, 5, H + 164, "unknown MPI routine id");
+	}
+	{
+		const uint64_t c2[] = {EXT(30, PSC_REC_CLOCK_SYNC, 3, 0), 3000,
+				       psc_word0(31, PSC_KIND_EXT),
+				       psc_ext_word1(PSC_REC_MPI_LEAVE, 7, MPI_ROUTINE_Send),
+				       0,
+				       psc_mpi_item_word0(9, 0, 0),
+				       psc_mpi_pack2(1, 0),
+				       8,
+				       0};
+		two_good_chunks(&b);
+		put_chunk(&b, 2, c2, 10);
+		write_file(&b, "stream.mpiitem", path, sizeof(path));
+		expect_read_error(path, 5, H + 176, "unknown MPI item kind 9");
+	}
+	{
+		const uint64_t c2[] = {EXT(30, PSC_REC_CLOCK_SYNC, 3, 0), 3000,
+				       psc_word0(31, PSC_KIND_EXT),
+				       psc_ext_word1(PSC_REC_MPI_COMM, 5, 2),
+				       7,
+				       5,
+				       psc_mpi_pack2(0, 1)};
+		two_good_chunks(&b);
+		put_chunk(&b, 2, c2, 8);
+		write_file(&b, "stream.mpicomm", path, sizeof(path));
+		expect_read_error(path, 5, H + 160, "for 5 members");
+	}
+	{
+		const uint64_t c2[] = {EXT(30, PSC_REC_CLOCK_SYNC, 3, 0), 3000,
+				       psc_word0(31, PSC_KIND_EXT),
+				       psc_ext_word1(PSC_REC_MPI_INIT, 4, 4),
+				       4,
+				       0};
+		two_good_chunks(&b);
+		put_chunk(&b, 2, c2, 7);
+		write_file(&b, "stream.mpiinit", path, sizeof(path));
+		expect_read_error(path, 5, H + 160, "rank 4 of a world of 4");
 	}
 	/* a samples-file record (9, sample group) in a thread's stream */
 	{
