@@ -1,0 +1,1 @@
+# libperfscope-mpi.so and the MPI examples: being written (src/mpi).

@@ -1,0 +1,1 @@
+/* loadlog.c - load logs: being written. */

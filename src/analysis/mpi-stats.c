@@ -1,0 +1,1 @@
+/* mpi-stats.c - MPI routines and traffic: being written. */

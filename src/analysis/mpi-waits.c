@@ -1,0 +1,1 @@
+/* mpi-waits.c - MPI wait states: being written. */

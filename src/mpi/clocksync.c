@@ -1,0 +1,1 @@
+/* clocksync.c - MPI clock offsets: being written. */

@@ -1,0 +1,1 @@
+/* hooks.c - MPI wrapper hooks: being written. */

@@ -1,0 +1,1 @@
+/* load.c - MPI load sampler: being written. */

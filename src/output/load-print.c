@@ -1,0 +1,1 @@
+/* load-print.c - load over time: being written. */

@@ -1,0 +1,1 @@
+/* mpi-print.c - MPI tables, CSV and JSON: being written. */

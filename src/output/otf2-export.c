@@ -1,0 +1,1 @@
+/* otf2-export.c - OTF2 export: being written. */

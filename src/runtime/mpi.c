@@ -1,0 +1,1 @@
+/* mpi.c - libperfscope.so's side of the MPI library (rt-mpi.h): being written. */
