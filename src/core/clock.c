@@ -1,6 +1,8 @@
 /* clock.c - clock source choice, pair taking and the ticks-to-ns fit. */
 #include "clock.h"
 
+#include "compiler.h"
+
 #include <errno.h>
 #include <string.h>
 
@@ -44,6 +46,30 @@ enum clock_source clock_source_choose(int tsc_usable, const char *forced)
 	return CLOCK_SOURCE_MONOTONIC;
 }
 
+/* The test skew: one flag on the hot path, the rest read only when it is set. */
+static int skew_on;
+static int64_t skew_offset_ns;
+static double skew_drift_ppm;
+static uint64_t skew_t_set;
+
+void clock_set_test_skew(int64_t offset_ns, double drift_ppm)
+{
+	skew_on = 0;
+	skew_offset_ns = offset_ns;
+	skew_drift_ppm = drift_ppm;
+	skew_t_set = clock_monotonic_ns();
+	skew_on = offset_ns != 0 || drift_ppm != 0;
+}
+
+/* T with the test skew applied (wrapping unsigned arithmetic: a negative offset is fine). */
+static __attribute__((noinline)) uint64_t clock_skew(uint64_t t)
+{
+	double drift = (double)(int64_t)(t - skew_t_set) * skew_drift_ppm / 1e6;
+
+	return t + (uint64_t)skew_offset_ns +
+	       (uint64_t)(int64_t)(drift < 0 ? drift - 0.5 : drift + 0.5);
+}
+
 struct clock_pair clock_pair_take(enum clock_source source)
 {
 	struct clock_pair best = {0, 0};
@@ -61,7 +87,9 @@ struct clock_pair clock_pair_take(enum clock_source source)
 		}
 	}
 	if (source == CLOCK_SOURCE_MONOTONIC)
-		best.ns = best.ticks;
+		best.ns = best.ticks; /* already skewed by clock_monotonic_ns_call */
+	else if (unlikely(skew_on))
+		best.ns = clock_skew(best.ns);
 	return best;
 }
 
@@ -104,5 +132,9 @@ int clock_fit_pairs(const struct clock_pair *pairs, size_t n, enum clock_source 
 
 __attribute__((noinline)) uint64_t clock_monotonic_ns_call(void)
 {
-	return clock_monotonic_ns();
+	uint64_t t = clock_monotonic_ns();
+
+	if (unlikely(skew_on))
+		return clock_skew(t);
+	return t;
 }

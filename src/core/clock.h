@@ -57,8 +57,20 @@ static inline uint64_t clock_monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* clock_monotonic_ns() as a call, so that the hot path keeps no timespec on its stack. */
+/*
+ * clock_monotonic_ns() as a call, so that the hot path keeps no timespec on its stack. It is
+ * the runtime's CLOCK_MONOTONIC reading: with a test skew set (clock_set_test_skew), skewed.
+ */
 uint64_t clock_monotonic_ns_call(void);
+
+/*
+ * Testing only (PERFSCOPE_TEST_CLOCK_SKEW, set by the runtime at session start, never by the
+ * CLI): from now on every reading t of clock_monotonic_ns_call() and the ns of
+ * clock_pair_take() become t + OFFSET_NS + (t - t_set) * DRIFT_PPM / 1e6, t_set being the
+ * unskewed time of this call. (0, 0) turns the skew off. Not thread-safe: call it before
+ * other threads read the clock.
+ */
+void clock_set_test_skew(int64_t offset_ns, double drift_ppm);
 
 /* Current ticks of SOURCE: the hot-path read. */
 static inline uint64_t clock_ticks(enum clock_source source)

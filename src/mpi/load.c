@@ -1,1 +1,11 @@
-/* load.c - MPI load sampler: being written. */
+/* load.c - the MPI load sampler (stub: being written). */
+#include "load.h"
+
+void mpi_load_start(MPI_Comm world)
+{
+	(void)world;
+}
+
+void mpi_load_stop(void)
+{
+}
