@@ -224,14 +224,73 @@ static void test_pair_monotonic(void **state)
 	assert_int_equal(p.ns, p.ticks);
 }
 
+/*
+ * The test skew: every runtime reading lies between f(raw before) and f(raw after) for
+ * f(t) = t + offset + (t - t_set) * ppm / 1e6, t_set itself bracketed by raw readings around
+ * the setter. Exact bounds, no timing assumed.
+ */
+static void check_skewed(uint64_t v, uint64_t before, uint64_t after, uint64_t set0, uint64_t set1,
+			 int64_t offset, double ppm)
+{
+	double k = ppm / 1e6;
+	double lo = (double)before + (double)offset + ((double)before - (double)set1) * k;
+	double hi = (double)after + (double)offset + ((double)after - (double)set0) * k;
+
+	assert_true((double)v >= lo - 1);
+	assert_true((double)v <= hi + 1);
+}
+
+static void test_skew(void **state)
+{
+	static const struct {
+		int64_t offset;
+		double ppm;
+	} cases[] = {{5000000000000, 0}, {-3000000, 0}, {0, 1e6}, {7000, -5e5}};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t set0 = clock_monotonic_ns();
+		clock_set_test_skew(cases[i].offset, cases[i].ppm);
+		uint64_t set1 = clock_monotonic_ns();
+
+		for (int j = 0; j < 100; j++) {
+			uint64_t before = clock_monotonic_ns();
+			uint64_t v = clock_monotonic_ns_call();
+			struct clock_pair mono = clock_pair_take(CLOCK_SOURCE_MONOTONIC);
+			struct clock_pair tsc = clock_pair_take(clock_source_choose(1, NULL));
+			uint64_t after = clock_monotonic_ns();
+
+			check_skewed(v, before, after, set0, set1, cases[i].offset, cases[i].ppm);
+			check_skewed(mono.ns, before, after, set0, set1, cases[i].offset,
+				     cases[i].ppm);
+			assert_int_equal(mono.ns, mono.ticks);
+			check_skewed(tsc.ns, before, after, set0, set1, cases[i].offset,
+				     cases[i].ppm);
+		}
+	}
+	/* (0, 0) turns it off: readings are CLOCK_MONOTONIC again */
+	clock_set_test_skew(0, 0);
+	uint64_t before = clock_monotonic_ns();
+	uint64_t v = clock_monotonic_ns_call();
+	uint64_t after = clock_monotonic_ns();
+
+	assert_true(before <= v && v <= after);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_fit_exact_half),	cmocka_unit_test(test_fit_two_pairs),
-	    cmocka_unit_test(test_fit_noisy_symmetric), cmocka_unit_test(test_fit_large_values),
-	    cmocka_unit_test(test_fit_unit_slope),	cmocka_unit_test(test_fit_errors),
-	    cmocka_unit_test(test_fit_ns_rounding),	cmocka_unit_test(test_source_names),
-	    cmocka_unit_test(test_source_choose),	cmocka_unit_test(test_pair_monotonic),
+	    cmocka_unit_test(test_fit_exact_half),
+	    cmocka_unit_test(test_fit_two_pairs),
+	    cmocka_unit_test(test_fit_noisy_symmetric),
+	    cmocka_unit_test(test_fit_large_values),
+	    cmocka_unit_test(test_fit_unit_slope),
+	    cmocka_unit_test(test_fit_errors),
+	    cmocka_unit_test(test_fit_ns_rounding),
+	    cmocka_unit_test(test_source_names),
+	    cmocka_unit_test(test_source_choose),
+	    cmocka_unit_test(test_pair_monotonic),
+	    cmocka_unit_test(test_skew),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
