@@ -1,0 +1,26 @@
+# The MPI examples (examples/mpi, README there): plain MPI programs built with -g, never linked
+# with perfscope (record --mpi preloads libperfscope-mpi.so), into ${CMAKE_BINARY_DIR}/examples/mpi.
+# Included from cmake/mpi.cmake; without MPI nothing is built and the MPI tests skip.
+find_package(MPI QUIET COMPONENTS C)
+if(MPI_C_FOUND)
+  foreach(ex ring barrier alltoall_nb pingpong)
+    add_executable(mpi_${ex} ${CMAKE_SOURCE_DIR}/examples/mpi/${ex}.c)
+    target_compile_options(mpi_${ex} PRIVATE -g -fno-sanitize=all)
+    target_link_options(mpi_${ex} PRIVATE -fno-sanitize=all)
+    target_link_libraries(mpi_${ex} PRIVATE MPI::MPI_C)
+    set_target_properties(mpi_${ex} PROPERTIES OUTPUT_NAME ${ex}
+      RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/examples/mpi)
+  endforeach()
+endif()
+if(PERFSCOPE_FORTRAN)
+  find_package(MPI QUIET COMPONENTS Fortran)
+  if(MPI_Fortran_FOUND)
+    add_executable(mpi_ring_f ${CMAKE_SOURCE_DIR}/examples/mpi/ring_f.f90)
+    target_compile_options(mpi_ring_f PRIVATE -g -fno-sanitize=all)
+    target_link_options(mpi_ring_f PRIVATE -fno-sanitize=all)
+    target_link_libraries(mpi_ring_f PRIVATE MPI::MPI_Fortran)
+    set_target_properties(mpi_ring_f PROPERTIES OUTPUT_NAME ring_f
+      Fortran_MODULE_DIRECTORY ${CMAKE_BINARY_DIR}/examples/mpi/mod
+      RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/examples/mpi)
+  endif()
+endif()
