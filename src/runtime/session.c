@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-struct psc_session psc_session = {.lock = PTHREAD_MUTEX_INITIALIZER};
+struct psc_session psc_session = {.lock = PTHREAD_MUTEX_INITIALIZER, .rank = -1};
 
 static int write_file(const char *path, const char *text, size_t len, int exclusive)
 {
@@ -215,7 +215,8 @@ static int proc_write(const char *state, const struct clock_pair *end_pair)
 	jsonw_kv_i64(&w, "pid", psc_session.pid);
 	jsonw_kv_u64(&w, "image", psc_session.image);
 	jsonw_kv_i64(&w, "ppid", getppid());
-	jsonw_kv_i64(&w, "rank", -1);
+	jsonw_kv_i64(&w, "rank", psc_session.rank);
+	jsonw_kv_i64(&w, "world_size", psc_session.world_size);
 	jsonw_kv_string(&w, "exe", exe);
 	jsonw_key(&w, "cmdline");
 	json_cmdline(&w);
@@ -419,6 +420,28 @@ static void after_fork_child(void)
 	writer_kick();
 }
 
+/* PERFSCOPE_TEST_CLOCK_SKEW="OFFSET_NS:DRIFT_PPM" (testing only): skew this process's clock
+ * before its first clock pair is taken. A malformed value is ignored. */
+static void test_skew_from_env(void)
+{
+	const char *s = getenv(PSC_ENV_TEST_CLOCK_SKEW);
+	char *end;
+	long long offset;
+	double drift;
+
+	if (!s || !*s)
+		return;
+	errno = 0;
+	offset = strtoll(s, &end, 10);
+	if (errno || end == s || *end != ':')
+		return;
+	s = end + 1;
+	drift = strtod(s, &end);
+	if (errno || end == s || *end)
+		return;
+	clock_set_test_skew(offset, drift);
+}
+
 void session_start(void)
 {
 	const char *dir = getenv(PSC_ENV_OUT), *procfs, *sysfs;
@@ -439,6 +462,7 @@ void session_start(void)
 	psc_session.clock = clock_source_choose(cpu_info_tsc_usable(&ci), getenv(PSC_ENV_CLOCK));
 	psc_session.pid = getpid();
 	psc_session.chunk_bytes = chunk_bytes_from_env();
+	test_skew_from_env();
 	clock_gettime(CLOCK_REALTIME, &now);
 	psc_session.start_unix_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 	psc_session.start_pair = clock_pair_take(psc_session.clock);

@@ -103,6 +103,8 @@ struct psc_session {
 	uint64_t lost_records;		 /* from threads that could not record at all */
 	uint64_t lost_bytes;		 /* from streams whose last chunk could not be written */
 	char error[256];		 /* why recording stopped, "" if it did not */
+	int rank;			 /* MPI world rank (psc_rt_set_rank), -1 outside MPI */
+	int world_size;			 /* MPI world size, 0 outside MPI */
 };
 
 extern struct psc_session psc_session;

@@ -101,7 +101,7 @@ static int chunk_write(struct psc_thread *t, const uint64_t *chunk, const uint64
 			     (t->functions ? PSC_FEAT_FUNCTIONS : 0);
 		h.pid = (uint32_t)t->pid;
 		h.tid = (uint32_t)t->tid;
-		h.rank = -1;
+		h.rank = __atomic_load_n(&psc_session.rank, __ATOMIC_RELAXED);
 		h.clock_source = psc_session.clock;
 		h.start_ticks = psc_session.start_pair.ticks;
 		h.start_ns = psc_session.start_pair.ns;
