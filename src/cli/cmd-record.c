@@ -109,6 +109,102 @@ static int write_padded(const char *path, const char *text, const char *mode)
 	return ok ? 0 : -1;
 }
 
+/*
+ * record --mpi, and record run as an MPI rank (`mpirun -np N perfscope record -- APP`): every
+ * rank's record shares DIR; rank 0 prepares it and writes meta.json, the others wait for it.
+ */
+struct record_mpi {
+	int on;		 /* --mpi: libperfscope-mpi.so preloaded, "mpi": true */
+	int rank;	 /* this record's MPI rank from the launcher's environment, -1 if none */
+	const char *job; /* the MPI job's id from the environment, NULL when unknown */
+};
+
+#define MPI_DIR_WAIT_MS 30000 /* how long a rank waits for rank 0's meta.json */
+
+/* This process's MPI rank from the environment that MPI launchers set (Open MPI, PMIx
+ * launchers such as Slurm, MPICH's Hydra and Intel MPI), or -1. */
+static int mpi_env_rank(void)
+{
+	static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"};
+
+	for (size_t i = 0; i < ARRAY_SIZE(vars); i++) {
+		const char *v = getenv(vars[i]);
+		char *end;
+		long r;
+
+		if (!v || !*v)
+			continue;
+		errno = 0;
+		r = strtol(v, &end, 10);
+		if (!errno && !*end && r >= 0 && r <= INT32_MAX)
+			return (int)r;
+	}
+	return -1;
+}
+
+/* The MPI job's id, the same in every rank: PMIx's namespace, Open MPI's job id, or Slurm's
+ * job and step. NULL when the launcher gives none. */
+static const char *mpi_env_job(void)
+{
+	static char slurm[128];
+	const char *v = getenv("PMIX_NAMESPACE");
+
+	if (v && *v)
+		return v;
+	v = getenv("OMPI_MCA_ess_base_jobid");
+	if (v && *v)
+		return v;
+	if (getenv("SLURM_JOB_ID") && getenv("SLURM_STEP_ID")) {
+		snprintf(slurm, sizeof(slurm), "slurm-%s.%s", getenv("SLURM_JOB_ID"),
+			 getenv("SLURM_STEP_ID"));
+		return slurm;
+	}
+	return NULL;
+}
+
+/* True when DIR/meta.json was written by rank 0 of this job: its "mpi_job" is JOB, or, without
+ * a job id, "" and the file was written after NOT_BEFORE (CLOCK_REALTIME s). */
+static int mpi_meta_ready(const char *dir, const char *job, time_t not_before)
+{
+	char path[PATH_MAX + 16], buf[4096], want[256];
+	struct stat st;
+	ssize_t n;
+	int fd, ok;
+
+	snprintf(path, sizeof(path), "%s/meta.json", dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	ok = n > 0 && fstat(fd, &st) == 0;
+	close(fd);
+	if (!ok)
+		return 0;
+	buf[n] = 0;
+	snprintf(want, sizeof(want), "\"mpi_job\": \"%s\"", job ? job : "");
+	if (!strstr(buf, want))
+		return 0;
+	return job || st.st_mtime >= not_before;
+}
+
+/* A rank other than 0: wait until rank 0 has made DIR an experiment of this job. */
+static int mpi_wait_dir(const char *dir, const struct record_mpi *mpi)
+{
+	struct timespec pause = {0, 20 * 1000000};
+	time_t not_before = time(NULL) - 10;
+
+	for (int waited = 0; waited < MPI_DIR_WAIT_MS; waited += 20) {
+		if (mpi_meta_ready(dir, mpi->job, not_before))
+			return 0;
+		nanosleep(&pause, NULL);
+	}
+	cli_error("record",
+		  "rank %d: %s/meta.json of this MPI job did not appear within %d s: the record "
+		  "of rank 0 failed (see its message)",
+		  mpi->rank, dir, MPI_DIR_WAIT_MS / 1000);
+	return -ETIMEDOUT;
+}
+
 /* meta.json's "sampling" object: the sampled events in samples-file order and their fate. */
 static void write_sampling(struct jsonw *w, const struct sampler *smp)
 {
@@ -141,8 +237,8 @@ static void write_sampling(struct jsonw *w, const struct sampler *smp)
 
 static int write_meta(const char *dir, char **cmd, int ncmd, const struct event_desc *evs,
 		      size_t nev, const struct metric_group *g, const struct sampler *smp,
-		      const struct record_power *rp, int exit_status, uint64_t start_unix_ns,
-		      const int64_t run_ns[2])
+		      const struct record_power *rp, const struct record_mpi *mpi, int exit_status,
+		      uint64_t start_unix_ns, const int64_t run_ns[2])
 {
 	const char *procfs, *sysfs;
 	char path[PATH_MAX + 32], tmp[PATH_MAX + 32];
@@ -187,6 +283,11 @@ static int write_meta(const char *dir, char **cmd, int ncmd, const struct event_
 	if (smp)
 		write_sampling(&w, smp);
 	record_power_meta(rp, &w);
+	if (mpi->on)
+		jsonw_kv_bool(&w, "mpi", 1);
+	/* what the other ranks' records wait for */
+	if (mpi->rank >= 0)
+		jsonw_kv_string(&w, "mpi_job", mpi->job ? mpi->job : "");
 	if (exit_status >= 0)
 		jsonw_kv_i64(&w, "exit_status", exit_status);
 	if (run_ns && run_ns[0]) {
@@ -233,10 +334,30 @@ static int has_function_events(const char *dir)
 	return found;
 }
 
-/* LD_PRELOAD the runtime (after the ASan runtime in sanitizer builds), keeping the user's. */
-static int preload_runtime(void)
+/* libperfscope-mpi.so next to the runtime LIB into MPILIB (":" and the path). 0 or -ENOENT. */
+static int mpi_library(const char *lib, char *mpilib, size_t len)
 {
-	char lib[PATH_MAX], value[3 * PATH_MAX + 8];
+	static const char *const names[] = {"libperfscope-mpi.so.0", "libperfscope-mpi.so"};
+	const char *slash = strrchr(lib, '/');
+	int dirlen = slash ? (int)(slash - lib) : 1;
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		snprintf(mpilib, len, ":%.*s/%s", dirlen, slash ? lib : ".", names[i]);
+		if (access(mpilib + 1, R_OK) == 0)
+			return 0;
+	}
+	cli_error("record",
+		  "--mpi: libperfscope-mpi.so.0 not found next to %s (perfscope was built "
+		  "without MPI: install an MPI with mpicc, e.g. libopenmpi-dev, and rebuild)",
+		  lib);
+	return -ENOENT;
+}
+
+/* LD_PRELOAD the runtime (after the ASan runtime in sanitizer builds), with MPI its MPI
+ * wrappers too, keeping the user's. */
+static int preload_runtime(int mpi)
+{
+	char lib[PATH_MAX], mpilib[PATH_MAX + 32] = "", value[4 * PATH_MAX + 8];
 	const char *old = getenv("LD_PRELOAD");
 
 	if (cli_runtime_library(lib, sizeof(lib)) < 0) {
@@ -246,13 +367,15 @@ static int preload_runtime(void)
 			  PSC_LIB_INSTALL_DIR);
 		return -ENOENT;
 	}
+	if (mpi && mpi_library(lib, mpilib, sizeof(mpilib)))
+		return -ENOENT;
 #ifdef PSC_ASAN_RUNTIME
-	snprintf(value, sizeof(value), "%s:%s%s%s", PSC_ASAN_RUNTIME, lib, old && *old ? ":" : "",
-		 old && *old ? old : "");
+	snprintf(value, sizeof(value), "%s:%s%s%s%s", PSC_ASAN_RUNTIME, lib, mpilib,
+		 old && *old ? ":" : "", old && *old ? old : "");
 	if (!getenv("ASAN_OPTIONS"))
 		setenv("ASAN_OPTIONS", "detect_leaks=0:verify_asan_link_order=0", 1);
 #else
-	snprintf(value, sizeof(value), "%s%s%s", lib, old && *old ? ":" : "",
+	snprintf(value, sizeof(value), "%s%s%s%s", lib, mpilib, old && *old ? ":" : "",
 		 old && *old ? old : "");
 #endif
 	return setenv("LD_PRELOAD", value, 1) ? -errno : 0;
@@ -377,8 +500,10 @@ int cmd_record(int argc, char **argv)
 {
 	struct opt_list events = {0};
 	const char *dir = "perfscope.out", *group = NULL, *filter = NULL, *bufsize = NULL;
-	const char *sample = NULL;
+	const char *sample = NULL, *load = NULL;
 	uint64_t period = UINT64_MAX; /* not given */
+	struct record_mpi mpi = {0, mpi_env_rank(), NULL};
+	unsigned long load_ms = 100;
 	int force = 0, help = 0, functions = 0, callgraph = 0, first, ret, status = 0, created = 0;
 	struct record_power rp = {0};
 	const struct option_spec specs[] = {
@@ -416,6 +541,13 @@ int cmd_record(int argc, char **argv)
 	     "with --power file: samples per second without a time column (20000)", 0, NULL},
 	    {0, "power-offset", OPT_STRING, &rp.offset, "T",
 	     "with --power file: added to the meter's times (may be negative)", 0, NULL},
+	    {0, "mpi", OPT_FLAG, &mpi.on, NULL,
+	     "trace MPI calls (libperfscope-mpi.so): perfscope record --mpi -- mpirun ..., or "
+	     "mpirun ... perfscope record --mpi -- APP",
+	     0, NULL},
+	    {0, "load", OPT_STRING, &load, "MS",
+	     "with --mpi: sample each host's and rank's CPU load every MS ms (100; 0 = off)",
+	     OPT_ARG_OPTIONAL, "100"},
 	    {0, "buffer-size", OPT_STRING, &bufsize, "SIZE",
 	     "chunk of the per-thread buffer: 64k..1G (1M; each thread holds two)", 0, NULL},
 	    {'h', "help", OPT_FLAG, &help, NULL, "show this help", 0, NULL},
@@ -454,6 +586,25 @@ int cmd_record(int argc, char **argv)
 	}
 	if (filter && check_filter(filter, absfilter, sizeof(absfilter)))
 		goto out;
+	if (load && !mpi.on) {
+		cli_error("record", "--load needs --mpi");
+		goto out;
+	}
+	if (load) {
+		char *end;
+
+		errno = 0;
+		load_ms = strtoul(load, &end, 10);
+		if (errno || *end || !*load || *load == '-' || load_ms > 3600000) {
+			cli_error("record",
+				  "--load=%s: give the period in ms, 1 to 3600000 (0 turns it off)",
+				  load);
+			goto out;
+		}
+	}
+	if (mpi.rank >= 0)
+		mpi.job = mpi_env_job();
+
 	if (period == 0) {
 		cli_error("record", "--period 0: give the number of leader events between samples, "
 				    "e.g. --period 1000000");
@@ -475,11 +626,21 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	if (record_power_prepare(&rp))
 		goto out;
+	if (mpi.rank > 0) {
+		/* every rank's record shares the directory: one power log, rank 0's */
+		record_power_release(&rp);
+		memset(&rp, 0, sizeof(rp));
+	}
 	/* before the directory exists: nothing is left behind when the runtime is missing */
-	if (functions && preload_runtime())
+	if ((functions || mpi.on) && preload_runtime(mpi.on))
 		goto out;
-	if (prepare_dir(dir, force, &created))
+	if (mpi.rank > 0) {
+		/* rank 0 makes the directory; never touch it from here */
+		if (mpi_wait_dir(dir, &mpi))
+			goto out;
+	} else if (prepare_dir(dir, force, &created)) {
 		goto out;
+	}
 	if (!realpath(dir, absdir)) {
 		cli_error("record", "%s: %s", dir, strerror(errno));
 		goto out;
@@ -487,7 +648,8 @@ int cmd_record(int argc, char **argv)
 	clock_gettime(CLOCK_REALTIME, &now);
 	uint64_t start = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 
-	if (write_meta(absdir, cmd, ncmd, evs, nev, group ? &mg : NULL, NULL, &rp, -1, start, NULL))
+	if (mpi.rank <= 0 && write_meta(absdir, cmd, ncmd, evs, nev, group ? &mg : NULL, NULL, &rp,
+					&mpi, -1, start, NULL))
 		goto out;
 	/* the environment reaches the command and every process it starts */
 
@@ -499,7 +661,8 @@ int cmd_record(int argc, char **argv)
 	    /* sampled events are counted by the sampler, not again at every region */
 	    (nev && !sampling ? setenv(PSC_ENV_EVENTS, list, 1) : unsetenv(PSC_ENV_EVENTS)) ||
 	    (filter ? setenv(PSC_ENV_FILTER, absfilter, 1) : unsetenv(PSC_ENV_FILTER)) ||
-	    (bufsize ? setenv(PSC_ENV_BUFSIZE, bufsize, 1) : 0)) {
+	    (bufsize ? setenv(PSC_ENV_BUFSIZE, bufsize, 1) : 0) ||
+	    (mpi.on ? setenv(PSC_ENV_MPI_LOAD, load ? load : "100", 1) : 0)) {
 		cli_error("record", "cannot set the environment: %s", strerror(errno));
 		goto out;
 	}
@@ -553,21 +716,23 @@ int cmd_record(int argc, char **argv)
 		ret = launch_exec_status(-ret);
 		if (created)
 			discard_dir(absdir);
-		else
-			write_meta(absdir, cmd, ncmd, evs, nev, group ? &mg : NULL, NULL, &rp, ret,
-				   start, NULL);
+		else if (mpi.rank <= 0)
+			write_meta(absdir, cmd, ncmd, evs, nev, group ? &mg : NULL, NULL, &rp, &mpi,
+				   ret, start, NULL);
 		goto out;
 	}
 	record_power_report(&rp, absdir);
-	write_meta(absdir, cmd, ncmd, evs, nev, group ? &mg : NULL, sampling ? &smp : NULL, &rp,
-		   status, start, run_ns);
+	if (mpi.rank <= 0)
+		write_meta(absdir, cmd, ncmd, evs, nev, group ? &mg : NULL, sampling ? &smp : NULL,
+			   &rp, &mpi, status, start, run_ns);
 	if (functions && !has_function_events(absdir))
 		fprintf(stderr,
 			"perfscope record: no function events were recorded: build %s with "
 			"-finstrument-functions (gcc, g++, gfortran, clang)\n",
 			cmd[0]);
-	fprintf(stderr, "perfscope record: experiment in %s (see: perfscope report %s)\n", dir,
-		dir);
+	if (mpi.rank <= 0)
+		fprintf(stderr, "perfscope record: experiment in %s (see: perfscope %s %s)\n", dir,
+			mpi.on ? "mpi" : "report", dir);
 	ret = status;
 out:
 	sampler_release(&smp);
