@@ -29,7 +29,7 @@
 static int is_experiment_file(const char *name)
 {
 	static const char *const prefixes[] = {"meta.json", "proc.",	"stream.", "maps.",
-					       "pmaps.",    "samples.", "power."};
+					       "pmaps.",    "samples.", "power.",  "load."};
 
 	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
 		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
