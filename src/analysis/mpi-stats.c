@@ -1,1 +1,269 @@
-/* mpi-stats.c - MPI routines and traffic: being written. */
+/* mpi-stats.c - MPI routines per rank and traffic per (sender, receiver) pair (mpi-stats.h). */
+#include "mpi-stats.h"
+
+#include "../core/format.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Bytes an item moved: what it sent or received. A posted receive moves nothing yet (its
+ * completion carries the bytes), nor does a completion of a send or a cancel. */
+static uint64_t item_bytes(const struct mpi_item *it)
+{
+	switch (it->kind) {
+	case PSC_MPI_ITEM_SEND:
+	case PSC_MPI_ITEM_RECV:
+	case PSC_MPI_ITEM_ISEND:
+		return it->bytes;
+	case PSC_MPI_ITEM_COLL:
+		return it->bytes + it->bytes2;
+	default:
+		return 0;
+	}
+}
+
+static void stat_add(struct mpi_routine_stat *s, int64_t ns, uint64_t bytes)
+{
+	if (!s->calls || ns < s->min_ns)
+		s->min_ns = ns;
+	if (!s->calls || ns > s->max_ns)
+		s->max_ns = ns;
+	s->calls++;
+	s->total_ns += ns;
+	s->bytes += bytes;
+}
+
+static void stat_merge(struct mpi_routine_stat *into, const struct mpi_routine_stat *s)
+{
+	if (!s->calls)
+		return;
+	if (!into->calls || s->min_ns < into->min_ns)
+		into->min_ns = s->min_ns;
+	if (!into->calls || s->max_ns > into->max_ns)
+		into->max_ns = s->max_ns;
+	into->calls += s->calls;
+	into->total_ns += s->total_ns;
+	into->bytes += s->bytes;
+}
+
+int mpi_routines_compute(struct mpi_routines *r, const struct mpi_model *m)
+{
+	size_t n = m->world_size > 0 ? (size_t)m->world_size : 0;
+
+	memset(r, 0, sizeof(*r));
+	r->nranks = (int)n;
+	r->rank = calloc(n * MPI_ROUTINE_COUNT + 1, sizeof(*r->rank));
+	r->run_ns = calloc(n + 1, sizeof(*r->run_ns));
+	r->mpi_ns = calloc(n + 1, sizeof(*r->mpi_ns));
+	if (!r->rank || !r->run_ns || !r->mpi_ns) {
+		mpi_routines_release(r);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < m->ncalls; i++) {
+		const struct mpi_call *c = &m->calls[i];
+		int rank = mpi_call_rank(m, c);
+		uint64_t bytes = 0;
+		int64_t ns = c->leave_ns - c->enter_ns;
+
+		if (rank < 0 || (size_t)rank >= n || c->routine >= MPI_ROUTINE_COUNT)
+			continue;
+		for (uint32_t k = 0; k < c->nitems; k++)
+			bytes += item_bytes(&m->items[c->first_item + k]);
+		stat_add(&r->rank[(size_t)rank * MPI_ROUTINE_COUNT + c->routine], ns, bytes);
+		r->mpi_ns[rank] += ns;
+	}
+	for (size_t rank = 0; rank < n; rank++) {
+		if (m->ranks[rank].present)
+			r->run_ns[rank] = m->ranks[rank].end_ns - m->ranks[rank].start_ns;
+		r->run_total_ns += r->run_ns[rank];
+		r->mpi_total_ns += r->mpi_ns[rank];
+		for (unsigned k = 0; k < MPI_ROUTINE_COUNT; k++)
+			stat_merge(&r->all[k], &r->rank[rank * MPI_ROUTINE_COUNT + k]);
+	}
+	return 0;
+}
+
+void mpi_routines_release(struct mpi_routines *r)
+{
+	free(r->rank);
+	free(r->run_ns);
+	free(r->mpi_ns);
+	memset(r, 0, sizeof(*r));
+}
+
+/* A message end for the pair table: sorted by pair, then by where it came from. */
+struct pair_ref {
+	uint64_t key; /* src << 32 | dst */
+	size_t what;  /* index in msgs, or in items when ITEM */
+	int item;
+};
+
+static int cmp_ref(const void *a, const void *b)
+{
+	const struct pair_ref *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	if (x->item != y->item)
+		return x->item - y->item;
+	return (x->what > y->what) - (x->what < y->what);
+}
+
+static int cmp_unmatched(const void *a, const void *b)
+{
+	const struct mpi_unmatched *x = a, *y = b;
+
+	if (x->enter_ns != y->enter_ns)
+		return x->enter_ns < y->enter_ns ? -1 : 1;
+	return (x->call > y->call) - (x->call < y->call);
+}
+
+static uint64_t pair_key(int32_t src, int32_t dst)
+{
+	return (uint64_t)(uint32_t)src << 32 | (uint32_t)dst;
+}
+
+static void unmatched_fill(struct mpi_unmatched *u, const struct mpi_model *m,
+			   enum mpi_unmatched_kind kind, uint32_t call, int32_t peer, int32_t tag,
+			   uint64_t bytes)
+{
+	const struct mpi_call *c = &m->calls[call];
+
+	*u = (struct mpi_unmatched){kind,  mpi_call_rank(m, c), c->routine, peer, tag,
+				    bytes, c->enter_ns,		call};
+}
+
+/* Every unmatched end: sends whose message has no receive, send items without a message,
+ * receive items without a message. */
+static int unmatched_collect(struct mpi_traffic *t, const struct mpi_model *m)
+{
+	size_t n = 0;
+
+	t->unmatched = malloc((m->nmsgs + m->nitems + 1) * sizeof(*t->unmatched));
+	if (!t->unmatched)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->nmsgs; i++) {
+		const struct mpi_message *msg = &m->msgs[i];
+
+		if (msg->recv_call == MPI_NONE && msg->send_call != MPI_NONE)
+			unmatched_fill(&t->unmatched[n++], m, MPI_UNMATCHED_SEND, msg->send_call,
+				       msg->dst, msg->tag, msg->bytes);
+	}
+	for (size_t i = 0; i < m->nitems; i++) {
+		const struct mpi_item *it = &m->items[i];
+		int send = it->kind == PSC_MPI_ITEM_SEND || it->kind == PSC_MPI_ITEM_ISEND;
+
+		if (it->msg != MPI_NONE || (!send && it->kind != PSC_MPI_ITEM_RECV))
+			continue;
+		unmatched_fill(&t->unmatched[n++], m,
+			       send ? MPI_UNMATCHED_SEND : MPI_UNMATCHED_RECV, it->call, it->peer,
+			       it->tag, it->bytes);
+	}
+	qsort(t->unmatched, n, sizeof(*t->unmatched), cmp_unmatched);
+	t->nunmatched = n;
+	return 0;
+}
+
+/* Bits per second of matched message MSG, or a negative value when it has none. */
+static double message_rate(const struct mpi_model *m, const struct mpi_message *msg)
+{
+	int64_t ns;
+
+	if (msg->recv_call == MPI_NONE || msg->send_call == MPI_NONE || !msg->bytes)
+		return -1;
+	ns = m->calls[msg->recv_call].leave_ns - m->calls[msg->send_call].enter_ns;
+	return ns > 0 ? (double)msg->bytes * 8.0 * 1e9 / (double)ns : -1;
+}
+
+static void pair_add_message(struct mpi_pair *p, const struct mpi_model *m,
+			     const struct mpi_message *msg)
+{
+	double rate = message_rate(m, msg);
+
+	p->messages++;
+	p->bytes += msg->bytes;
+	if (msg->recv_call == MPI_NONE) {
+		p->unmatched_sends++;
+		return;
+	}
+	p->matched++;
+	if (rate < 0)
+		return;
+	if (!p->nrates || rate < p->rate_min)
+		p->rate_min = rate;
+	if (!p->nrates || rate > p->rate_max)
+		p->rate_max = rate;
+	/* running mean: no overflow of a sum over millions of messages */
+	p->nrates++;
+	p->rate_mean += (rate - p->rate_mean) / (double)p->nrates;
+}
+
+int mpi_traffic_compute(struct mpi_traffic *t, const struct mpi_model *m)
+{
+	struct pair_ref *refs;
+	size_t nrefs = 0;
+
+	memset(t, 0, sizeof(*t));
+	if (unmatched_collect(t, m) < 0)
+		return -ENOMEM;
+	refs = malloc((m->nmsgs + m->nitems + 1) * sizeof(*refs));
+	t->pairs = malloc((m->nmsgs + m->nitems + 1) * sizeof(*t->pairs));
+	if (!refs || !t->pairs) {
+		free(refs);
+		mpi_traffic_release(t);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < m->nmsgs; i++)
+		refs[nrefs++] = (struct pair_ref){pair_key(m->msgs[i].src, m->msgs[i].dst), i, 0};
+	/* message ends without a message (the unmatched sends of msgs are counted there) */
+	for (size_t i = 0; i < m->nitems; i++) {
+		const struct mpi_item *it = &m->items[i];
+		int rank = mpi_call_rank(m, &m->calls[it->call]);
+
+		if (it->msg != MPI_NONE)
+			continue;
+		if (it->kind == PSC_MPI_ITEM_RECV)
+			refs[nrefs++] = (struct pair_ref){pair_key(it->peer, rank), i, 1};
+		else if (it->kind == PSC_MPI_ITEM_SEND || it->kind == PSC_MPI_ITEM_ISEND)
+			refs[nrefs++] = (struct pair_ref){pair_key(rank, it->peer), i, 1};
+	}
+	qsort(refs, nrefs, sizeof(*refs), cmp_ref);
+	for (size_t i = 0; i < nrefs; i++) {
+		struct mpi_pair *p;
+
+		if (!i || refs[i].key != refs[i - 1].key) {
+			p = &t->pairs[t->npairs++];
+			memset(p, 0, sizeof(*p));
+			p->src = (int32_t)(refs[i].key >> 32);
+			p->dst = (int32_t)(uint32_t)refs[i].key;
+		}
+		p = &t->pairs[t->npairs - 1];
+		if (refs[i].item) {
+			const struct mpi_item *it = &m->items[refs[i].what];
+
+			p->messages++;
+			p->bytes += it->bytes;
+			if (it->kind == PSC_MPI_ITEM_RECV)
+				p->unmatched_recvs++;
+			else
+				p->unmatched_sends++;
+		} else {
+			pair_add_message(p, m, &m->msgs[refs[i].what]);
+		}
+	}
+	for (size_t i = 0; i < t->npairs; i++) {
+		t->messages += t->pairs[i].messages;
+		t->matched += t->pairs[i].matched;
+		t->bytes += t->pairs[i].bytes;
+	}
+	free(refs);
+	return 0;
+}
+
+void mpi_traffic_release(struct mpi_traffic *t)
+{
+	free(t->pairs);
+	free(t->unmatched);
+	memset(t, 0, sizeof(*t));
+}

@@ -1,1 +1,592 @@
-/* mpi-print.c - MPI tables, CSV and JSON: being written. */
+/* mpi-print.c - the MPI analyses as text, CSV and JSON (mpi-print.h). */
+#include "mpi-print.h"
+#include "caveats.h"
+#include "mpi-print-int.h"
+#include "table.h"
+
+#include "../core/format.h"
+#include "../core/mpi-routines.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TOP_ROUTINES 5
+#define TOP_SITES    5
+
+/* "8 Mbit/s", "1.23 Gbit/s" */
+static void fmt_rate(char *buf, size_t len, double bps)
+{
+	static const char *const units[] = {"bit/s", "kbit/s", "Mbit/s", "Gbit/s", "Tbit/s"};
+	size_t u = 0;
+	char num[32];
+
+	while (bps >= 1000 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		bps /= 1000;
+		u++;
+	}
+	fmt_double(num, sizeof(num), bps);
+	snprintf(buf, len, "%s %s", num, units[u]);
+}
+
+static void site_text(const struct mpi_model *m, uint32_t site, char *buf, size_t len,
+		      const char **function)
+{
+	const struct mpi_site *s = site != MPI_NONE && site < m->nsites ? &m->sites[site] : NULL;
+
+	*function = s && s->function[0] ? s->function : "?";
+	if (s && s->file[0])
+		snprintf(buf, len, "%s:%u", s->file, s->line);
+	else if (s && s->addr)
+		snprintf(buf, len, "0x%" PRIx64, s->addr);
+	else
+		snprintf(buf, len, "?");
+}
+
+void mpi_caveats(const struct mpi_report *r, void (*fn)(void *ctx, const char *line), void *ctx)
+{
+	const struct mpi_model *m = r->m;
+	char a[32], missing[512] = "";
+	size_t nmissing = 0, off = 0, short_colls = 0;
+	uint64_t sends = 0, recvs = 0;
+
+	if (r->e)
+		experiment_caveats(r->e, 1, fn, ctx);
+	for (size_t i = 0; i < m->nwarnings; i++)
+		caveat_say(fn, ctx, "%s", m->warnings[i]);
+	for (int i = 0; i < m->world_size; i++) {
+		if (m->ranks[i].present)
+			continue;
+		if (off < sizeof(missing))
+			off += (size_t)snprintf(missing + off, sizeof(missing) - off, "%s%d",
+						nmissing ? ", " : "", i);
+		nmissing++;
+	}
+	if (nmissing)
+		caveat_say(fn, ctx,
+			   "%zu of %d ranks have no data (%s): their calls, messages and waits "
+			   "are missing",
+			   nmissing, m->world_size, missing);
+	if (!r->e)
+		caveat_say(fn, ctx, "times as the trace gives them (not aligned by perfscope)");
+	else if (!m->clock_aligned && m->world_size > 1)
+		caveat_say(fn, ctx,
+			   "clocks not aligned (the ranks measured no offsets): every rank's times "
+			   "are its own clock's, and waits between hosts may be wrong");
+	for (int i = 0; r->e && m->clock_aligned && i < m->world_size; i++)
+		if (m->ranks[i].present && i > 0 &&
+		    m->ranks[i].has_clock[0] + m->ranks[i].has_clock[1] == 1)
+			caveat_say(
+			    fn, ctx,
+			    "rank %d: one clock offset only (%s): its drift is not "
+			    "corrected",
+			    i, m->ranks[i].has_clock[0] ? "no MPI_Finalize" : "none at MPI_Init");
+	if (m->violations_before) {
+		fmt_duration(a, sizeof(a), (double)m->max_correction_ns);
+		if (r->no_correction)
+			caveat_say(fn, ctx,
+				   "%" PRIu64 " messages received before they were sent (clock "
+				   "error), not corrected (--no-correction): their waits are wrong",
+				   m->violations_before);
+		else
+			caveat_say(fn, ctx,
+				   "%" PRIu64 " messages received before they were sent (clock "
+				   "error): corrected, %" PRIu64 " left, largest shift %s",
+				   m->violations_before, m->violations_after, a);
+	}
+	if (r->traffic)
+		for (size_t i = 0; i < r->traffic->nunmatched; i++)
+			*(r->traffic->unmatched[i].kind == MPI_UNMATCHED_SEND ? &sends : &recvs) +=
+			    1;
+	else {
+		sends = m->unmatched_sends;
+		recvs = m->unmatched_recvs;
+	}
+	if (sends || recvs)
+		caveat_say(fn, ctx,
+			   "%" PRIu64 " sends and %" PRIu64 " receives not matched (listed by "
+			   "perfscope mpi --traffic): not in the rates nor the waits",
+			   sends, recvs);
+	for (size_t i = 0; i < m->ncolls; i++)
+		short_colls += m->colls[i].nmissing > 0;
+	if (short_colls)
+		caveat_say(fn, ctx,
+			   "%zu collective operations lack participants: their waits count those "
+			   "present",
+			   short_colls);
+}
+
+/* The cell of rank I for NS as the table shows it, "" when hidden. */
+static void wait_cell(const struct mpi_report *r, int i, int64_t ns, char *buf, size_t len)
+{
+	if (!r->all && mpi_waits_hidden(r->waits, i, ns, r->rel)) {
+		buf[0] = 0;
+		return;
+	}
+	if (r->rel == MPI_REL_NONE)
+		fmt_duration(buf, len, (double)ns);
+	else
+		snprintf(buf, len, "%.1f", mpi_waits_pct(r->waits, i, ns, r->rel));
+}
+
+static int waits_table(const struct mpi_report *r, FILE *f)
+{
+	const struct mpi_waits *w = r->waits;
+	struct table *t = table_new();
+	char buf[64];
+	int ret;
+
+	if (!t)
+		return -ENOMEM;
+	fprintf(f, "Wait matrix: row waits for column (Late Sender), in collectives, in all%s\n\n",
+		r->rel == MPI_REL_EXEC	 ? " (% of the rank's execution time)"
+		: r->rel == MPI_REL_WAIT ? " (% of the rank's total wait)"
+					 : "");
+	table_add_column(t, "rank", TABLE_RIGHT);
+	for (int j = 0; j < w->p; j++) {
+		snprintf(buf, sizeof(buf), "%d", j);
+		table_add_column(t, buf, TABLE_RIGHT);
+	}
+	table_add_column(t, "collective", TABLE_RIGHT);
+	table_add_column(t, "total", TABLE_RIGHT);
+	for (int i = 0; i < w->p; i++) {
+		table_add_row(t);
+		table_set(t, 0, "%d", i);
+		for (int j = 0; j < w->p; j++) {
+			wait_cell(r, i, w->p2p[(size_t)i * (size_t)w->p + (size_t)j], buf,
+				  sizeof(buf));
+			table_set(t, 1 + (size_t)j, "%s", buf);
+		}
+		wait_cell(r, i, w->coll[i], buf, sizeof(buf));
+		table_set(t, 1 + (size_t)w->p, "%s", buf);
+		if (r->rel == MPI_REL_NONE)
+			fmt_duration(buf, sizeof(buf), (double)w->total[i]);
+		else
+			snprintf(buf, sizeof(buf), "%.1f",
+				 mpi_waits_pct(w, i, w->total[i], r->rel));
+		table_set(t, 2 + (size_t)w->p, "%s", buf);
+	}
+	ret = table_print(t, f, NULL);
+	table_free(t);
+	if (!r->all)
+		fprintf(f, "(cells under %.1f %% of the rank's %s are blank: --all shows them)\n",
+			MPI_WAITS_HIDE_PCT,
+			r->rel == MPI_REL_WAIT ? "total wait" : "execution time");
+	return ret;
+}
+
+static size_t routines_by_time(const struct mpi_routines *rs, unsigned *order)
+{
+	size_t n = 0;
+
+	for (unsigned k = 0; k < MPI_ROUTINE_COUNT; k++)
+		if (rs->all[k].calls)
+			order[n++] = k;
+	for (size_t i = 1; i < n; i++) /* insertion sort: at most MPI_ROUTINE_COUNT */
+		for (size_t j = i;
+		     j > 0 && rs->all[order[j]].total_ns > rs->all[order[j - 1]].total_ns; j--) {
+			unsigned tmp = order[j];
+
+			order[j] = order[j - 1];
+			order[j - 1] = tmp;
+		}
+	return n;
+}
+
+static void summary_text(const struct mpi_report *r, FILE *f)
+{
+	const struct mpi_model *m = r->m;
+	const struct mpi_routines *rs = r->routines;
+	unsigned order[MPI_ROUTINE_COUNT];
+	size_t n = routines_by_time(rs, order), present = 0;
+	int64_t waits = wait_sum(r->waits);
+	char a[32], b[32];
+
+	for (int i = 0; i < m->world_size; i++)
+		present += m->ranks[i].present != 0;
+	fmt_duration(a, sizeof(a), (double)run_ns(m));
+	fprintf(f, "MPI run of %s: %d ranks (%zu with data), run %s\n", m->source ? m->source : "?",
+		m->world_size, present, a);
+	fmt_duration(a, sizeof(a), (double)rs->mpi_total_ns);
+	fprintf(f, "time in MPI: %.1f %% of the ranks' time (%s summed over ranks)\n",
+		pct((double)rs->mpi_total_ns, (double)rs->run_total_ns), a);
+	fmt_duration(a, sizeof(a), (double)waits);
+	fmt_duration(b, sizeof(b), (double)r->waits->pattern_total[MPI_PAT_LATE_RECEIVER]);
+	fprintf(f, "waiting: %s, %.1f %% of the ranks' time (Late Receiver %s more)\n", a,
+		pct((double)waits, (double)exec_sum(r->waits)), b);
+	fmt_duration(a, sizeof(a), (double)m->max_correction_ns);
+	fprintf(f, "causality violations: %" PRIu64 " as recorded, %" PRIu64 " %s",
+		m->violations_before, m->violations_after,
+		r->no_correction ? "(not corrected)" : "after correction");
+	if (!r->no_correction && m->violations_before)
+		fprintf(f, " (largest shift %s)", a);
+	fputs("\ntop routines:", f);
+	for (size_t i = 0; i < n && i < TOP_ROUTINES; i++)
+		fprintf(f, "%s %s %.1f %%", i ? "," : "", routine_name(order[i]),
+			pct((double)rs->all[order[i]].total_ns, (double)rs->run_total_ns));
+	fputs(n ? " of the ranks' time\n\n" : " none\n\n", f);
+}
+
+static void routine_row(struct table *t, const char *rank, unsigned k,
+			const struct mpi_routine_stat *s, int64_t run, int64_t mpi)
+{
+	char buf[64];
+
+	table_add_row(t);
+	table_set(t, 0, "%s", rank);
+	table_set(t, 1, "%s", routine_name(k));
+	fmt_count(buf, sizeof(buf), s->calls);
+	table_set(t, 2, "%s", buf);
+	fmt_duration(buf, sizeof(buf), (double)s->total_ns);
+	table_set(t, 3, "%s", buf);
+	fmt_duration(buf, sizeof(buf), mpi_routine_mean(s));
+	table_set(t, 4, "%s", buf);
+	fmt_duration(buf, sizeof(buf), (double)s->min_ns);
+	table_set(t, 5, "%s", buf);
+	fmt_duration(buf, sizeof(buf), (double)s->max_ns);
+	table_set(t, 6, "%s", buf);
+	table_set(t, 7, "%.1f", pct((double)s->total_ns, (double)run));
+	table_set(t, 8, "%.1f", pct((double)s->total_ns, (double)mpi));
+	fmt_count(buf, sizeof(buf), s->bytes);
+	table_set(t, 9, "%s", buf);
+}
+
+static int routines_table(const struct mpi_report *r, FILE *f)
+{
+	static const char *const heads[] = {"rank", "routine", "calls", "total", "mean",
+					    "min",  "max",     "run %", "MPI %", "bytes"};
+	const struct mpi_routines *rs = r->routines;
+	unsigned order[MPI_ROUTINE_COUNT];
+	size_t n = routines_by_time(rs, order);
+	struct table *t = table_new();
+	char rank[16];
+	int ret;
+
+	if (!t)
+		return -ENOMEM;
+	fprintf(f, "MPI routines: all ranks, then each rank (run %% and MPI %%: of the rank's run "
+		   "time and of its time in MPI)\n\n");
+	for (size_t i = 0; i < sizeof(heads) / sizeof(heads[0]); i++)
+		table_add_column(t, heads[i], i < 2 ? TABLE_LEFT : TABLE_RIGHT);
+	for (size_t i = 0; i < n; i++)
+		routine_row(t, "all", order[i], &rs->all[order[i]], rs->run_total_ns,
+			    rs->mpi_total_ns);
+	for (int rk = 0; rk < rs->nranks; rk++) {
+		snprintf(rank, sizeof(rank), "%d", rk);
+		table_add_separator(t);
+		for (size_t i = 0; i < n; i++) {
+			const struct mpi_routine_stat *s = mpi_routines_at(rs, rk, order[i]);
+
+			if (s->calls)
+				routine_row(t, rank, order[i], s, rs->run_ns[rk], rs->mpi_ns[rk]);
+		}
+	}
+	ret = table_print(t, f, NULL);
+	table_free(t);
+	return ret;
+}
+
+static int traffic_table(const struct mpi_report *r, FILE *f)
+{
+	const struct mpi_traffic *tr = r->traffic;
+	struct table *t = table_new();
+	char buf[64];
+	int ret;
+
+	if (!t)
+		return -ENOMEM;
+	fmt_count(buf, sizeof(buf), tr->messages);
+	fprintf(f,
+		"Messages: %s, %" PRIu64 " matched, %zu ends unmatched; rate = bits / (receive "
+		"completed - send started)\n\n",
+		buf, tr->matched, tr->nunmatched);
+	table_add_column(t, "sender", TABLE_RIGHT);
+	table_add_column(t, "receiver", TABLE_RIGHT);
+	table_add_column(t, "messages", TABLE_RIGHT);
+	table_add_column(t, "unmatched", TABLE_RIGHT);
+	table_add_column(t, "bytes", TABLE_RIGHT);
+	table_add_column(t, "rate mean", TABLE_RIGHT);
+	table_add_column(t, "min", TABLE_RIGHT);
+	table_add_column(t, "max", TABLE_RIGHT);
+	for (size_t i = 0; i < tr->npairs; i++) {
+		const struct mpi_pair *p = &tr->pairs[i];
+		const double rates[] = {p->rate_mean, p->rate_min, p->rate_max};
+
+		table_add_row(t);
+		table_set(t, 0, "%d", p->src);
+		table_set(t, 1, "%d", p->dst);
+		fmt_count(buf, sizeof(buf), p->messages);
+		table_set(t, 2, "%s", buf);
+		fmt_count(buf, sizeof(buf), p->unmatched_sends + p->unmatched_recvs);
+		table_set(t, 3, "%s", buf);
+		fmt_count(buf, sizeof(buf), p->bytes);
+		table_set(t, 4, "%s", buf);
+		for (size_t k = 0; k < 3; k++) {
+			if (p->nrates)
+				fmt_rate(buf, sizeof(buf), rates[k]);
+			table_set(t, 5 + k, "%s", p->nrates ? buf : "n/a");
+		}
+	}
+	ret = table_print(t, f, NULL);
+	table_free(t);
+	if (ret || !tr->nunmatched)
+		return ret;
+	if (!(t = table_new()))
+		return -ENOMEM;
+	fprintf(f, "\nUnmatched message ends\n\n");
+	table_add_column(t, "rank", TABLE_RIGHT);
+	table_add_column(t, "end", TABLE_LEFT);
+	table_add_column(t, "routine", TABLE_LEFT);
+	table_add_column(t, "peer", TABLE_RIGHT);
+	table_add_column(t, "tag", TABLE_RIGHT);
+	table_add_column(t, "bytes", TABLE_RIGHT);
+	table_add_column(t, "time", TABLE_RIGHT);
+	for (size_t i = 0; i < tr->nunmatched; i++) {
+		const struct mpi_unmatched *u = &tr->unmatched[i];
+
+		table_add_row(t);
+		table_set(t, 0, "%d", u->rank);
+		table_set(t, 1, "%s", u->kind == MPI_UNMATCHED_SEND ? "send" : "receive");
+		table_set(t, 2, "%s", routine_name(u->routine));
+		table_set(t, 3, "%d", u->peer);
+		table_set(t, 4, "%d", u->tag);
+		fmt_count(buf, sizeof(buf), u->bytes);
+		table_set(t, 5, "%s", buf);
+		fmt_duration(buf, sizeof(buf), (double)(u->enter_ns - r->m->start_ns));
+		table_set(t, 6, "%s", buf);
+	}
+	ret = table_print(t, f, NULL);
+	table_free(t);
+	return ret;
+}
+
+static int patterns_table(const struct mpi_report *r, FILE *f)
+{
+	const struct mpi_waits *w = r->waits;
+	size_t top = r->top_sites ? r->top_sites : TOP_SITES;
+	int64_t exec = exec_sum(w);
+	struct table *t = table_new();
+	char buf[64], where[600];
+	const char *fn;
+	int ret;
+
+	if (!t)
+		return -ENOMEM;
+	fprintf(f, "Wait states (%% of the ranks' summed execution time)\n\n");
+	table_add_column(t, "pattern", TABLE_LEFT);
+	table_add_column(t, "wait", TABLE_RIGHT);
+	table_add_column(t, "%", TABLE_RIGHT);
+	table_add_column(t, "calls", TABLE_RIGHT);
+	table_add_column(t, "worst rank", TABLE_RIGHT);
+	for (int k = 0; k < MPI_PAT_COUNT; k++) {
+		int worst = -1;
+
+		for (int i = 0; i < w->p; i++)
+			if (w->pattern[(size_t)i * MPI_PAT_COUNT + (size_t)k] > 0 &&
+			    (worst < 0 ||
+			     w->pattern[(size_t)i * MPI_PAT_COUNT + (size_t)k] >
+				 w->pattern[(size_t)worst * MPI_PAT_COUNT + (size_t)k]))
+				worst = i;
+		table_add_row(t);
+		table_set(t, 0, "%s", mpi_pattern_name((enum mpi_pattern)k));
+		fmt_duration(buf, sizeof(buf), (double)w->pattern_total[k]);
+		table_set(t, 1, "%s", buf);
+		table_set(t, 2, "%.1f", pct((double)w->pattern_total[k], (double)exec));
+		fmt_count(buf, sizeof(buf), w->pattern_calls[k]);
+		table_set(t, 3, "%s", buf);
+		if (worst >= 0)
+			table_set(t, 4, "%d", worst);
+	}
+	ret = table_print(t, f, NULL);
+	table_free(t);
+	for (int k = 0; !ret && k < MPI_PAT_COUNT; k++) {
+		size_t shown = 0;
+
+		if (!w->pattern_total[k])
+			continue;
+		if (!(t = table_new()))
+			return -ENOMEM;
+		fprintf(f, "\n%s: worst call sites\n\n", mpi_pattern_name((enum mpi_pattern)k));
+		table_add_column(t, "rank", TABLE_RIGHT);
+		table_add_column(t, "function", TABLE_LEFT);
+		table_add_column(t, "where", TABLE_LEFT);
+		table_add_column(t, "routine", TABLE_LEFT);
+		table_add_column(t, "wait", TABLE_RIGHT);
+		table_add_column(t, "calls", TABLE_RIGHT);
+		for (size_t i = 0; i < w->nsites && shown < top; i++) {
+			const struct mpi_wait_site *s = &w->sites[i];
+
+			if ((int)s->pattern != k)
+				continue;
+			shown++;
+			site_text(r->m, s->site, where, sizeof(where), &fn);
+			table_add_row(t);
+			table_set(t, 0, "%d", s->rank);
+			table_set(t, 1, "%s", fn);
+			table_set(t, 2, "%s", where);
+			table_set(t, 3, "%s", routine_name(s->routine));
+			fmt_duration(buf, sizeof(buf), (double)s->wait_ns);
+			table_set(t, 4, "%s", buf);
+			fmt_count(buf, sizeof(buf), s->calls);
+			table_set(t, 5, "%s", buf);
+		}
+		ret = table_print(t, f, NULL);
+		table_free(t);
+	}
+	return ret;
+}
+
+int mpi_print_text(const struct mpi_report *r, enum mpi_view view, FILE *f)
+{
+	int ret;
+
+	switch (view) {
+	case MPI_VIEW_SUMMARY:
+		summary_text(r, f);
+		ret = waits_table(r, f);
+		break;
+	case MPI_VIEW_WAITS:
+		ret = waits_table(r, f);
+		break;
+	case MPI_VIEW_TRAFFIC:
+		ret = traffic_table(r, f);
+		break;
+	case MPI_VIEW_ROUTINES:
+		ret = routines_table(r, f);
+		break;
+	default:
+		ret = patterns_table(r, f);
+		break;
+	}
+	fputc('\n', f);
+	mpi_caveats(r, caveat_text, f);
+	return ret ? ret : ferror(f) ? -EIO : 0;
+}
+
+static void csv_cell(void *ctx, int i, int j, int64_t ns)
+{
+	struct cell_ctx *c = ctx;
+
+	fprintf(c->f, "%d,", i);
+	if (j >= 0)
+		fprintf(c->f, "%d", j);
+	else
+		fputs(j == -1 ? "collective" : "total", c->f);
+	fprintf(c->f, ",%" PRId64 ",%.6f,%.6f\n", ns, mpi_waits_pct(c->w, i, ns, MPI_REL_EXEC),
+		mpi_waits_pct(c->w, i, ns, MPI_REL_WAIT));
+}
+
+static void routines_csv(const struct mpi_report *r, FILE *f)
+{
+	const struct mpi_routines *rs = r->routines;
+
+	fputs("rank,routine,calls,total_ns,mean_ns,min_ns,max_ns,pct_run,pct_mpi,bytes\n", f);
+	for (int rk = -1; rk < rs->nranks; rk++)
+		for (unsigned k = 0; k < MPI_ROUTINE_COUNT; k++) {
+			const struct mpi_routine_stat *s =
+			    rk < 0 ? &rs->all[k] : mpi_routines_at(rs, rk, k);
+			int64_t run = rk < 0 ? rs->run_total_ns : rs->run_ns[rk];
+			int64_t mpi = rk < 0 ? rs->mpi_total_ns : rs->mpi_ns[rk];
+
+			if (!s->calls)
+				continue;
+			if (rk < 0)
+				fputs("all", f);
+			else
+				fprintf(f, "%d", rk);
+			fprintf(f,
+				",%s,%" PRIu64 ",%" PRId64 ",%.1f,%" PRId64 ",%" PRId64
+				",%.6f,%.6f,%" PRIu64 "\n",
+				routine_name(k), s->calls, s->total_ns, mpi_routine_mean(s),
+				s->min_ns, s->max_ns, pct((double)s->total_ns, (double)run),
+				pct((double)s->total_ns, (double)mpi), s->bytes);
+		}
+}
+
+static void traffic_csv(const struct mpi_report *r, FILE *f)
+{
+	const struct mpi_traffic *tr = r->traffic;
+
+	fputs("sender,receiver,messages,matched,unmatched_sends,unmatched_recvs,bytes,"
+	      "rate_mean_bps,rate_min_bps,rate_max_bps\n",
+	      f);
+	for (size_t i = 0; i < tr->npairs; i++) {
+		const struct mpi_pair *p = &tr->pairs[i];
+
+		fprintf(f, "%d,%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, p->src,
+			p->dst, p->messages, p->matched, p->unmatched_sends, p->unmatched_recvs,
+			p->bytes);
+		if (p->nrates)
+			fprintf(f, ",%.9g,%.9g,%.9g\n", p->rate_mean, p->rate_min, p->rate_max);
+		else
+			fputs(",,,\n", f);
+	}
+	fputs("\nkind,rank,routine,peer,tag,bytes,time_ns\n", f);
+	for (size_t i = 0; i < tr->nunmatched; i++) {
+		const struct mpi_unmatched *u = &tr->unmatched[i];
+
+		fprintf(f, "%s,%d,%s,%d,%d,%" PRIu64 ",%" PRId64 "\n",
+			u->kind == MPI_UNMATCHED_SEND ? "send" : "receive", u->rank,
+			routine_name(u->routine), u->peer, u->tag, u->bytes,
+			u->enter_ns - r->m->start_ns);
+	}
+}
+
+static void patterns_csv(const struct mpi_report *r, FILE *f)
+{
+	const struct mpi_waits *w = r->waits;
+	char where[600];
+	const char *fn;
+
+	fputs("pattern,rank,wait_ns,pct_exec,calls\n", f);
+	for (int k = 0; k < MPI_PAT_COUNT; k++)
+		fprintf(f, "%s,all,%" PRId64 ",%.6f,%" PRIu64 "\n",
+			mpi_pattern_key((enum mpi_pattern)k), w->pattern_total[k],
+			pct((double)w->pattern_total[k], (double)exec_sum(w)), w->pattern_calls[k]);
+	for (int i = 0; i < w->p; i++)
+		for (int k = 0; k < MPI_PAT_COUNT; k++) {
+			int64_t ns = w->pattern[(size_t)i * MPI_PAT_COUNT + (size_t)k];
+
+			if (ns)
+				fprintf(f, "%s,%d,%" PRId64 ",%.6f,\n",
+					mpi_pattern_key((enum mpi_pattern)k), i, ns,
+					mpi_waits_pct(w, i, ns, MPI_REL_EXEC));
+		}
+	fputs("\npattern,rank,function,file,line,routine,wait_ns,calls\n", f);
+	for (size_t i = 0; i < w->nsites; i++) {
+		const struct mpi_wait_site *s = &w->sites[i];
+		const struct mpi_site *site = s->site != MPI_NONE ? &r->m->sites[s->site] : NULL;
+
+		site_text(r->m, s->site, where, sizeof(where), &fn);
+		fprintf(f, "%s,%d,", mpi_pattern_key(s->pattern), s->rank);
+		csv_field(f, site && site->function[0] ? site->function : "");
+		fputc(',', f);
+		csv_field(f, site ? site->file : "");
+		fprintf(f, ",%u,%s,%" PRId64 ",%" PRIu64 "\n", site ? site->line : 0,
+			routine_name(s->routine), s->wait_ns, s->calls);
+	}
+}
+
+int mpi_print_csv(const struct mpi_report *r, enum mpi_view view, FILE *f)
+{
+	struct cell_ctx c = {r->waits, f, NULL};
+
+	switch (view) {
+	case MPI_VIEW_TRAFFIC:
+		traffic_csv(r, f);
+		break;
+	case MPI_VIEW_ROUTINES:
+		routines_csv(r, f);
+		break;
+	case MPI_VIEW_PATTERNS:
+		patterns_csv(r, f);
+		break;
+	default:
+		fputs("rank,peer,wait_ns,pct_exec,pct_wait\n", f);
+		waits_cells(r, csv_cell, &c);
+		break;
+	}
+	mpi_caveats(r, caveat_warning, stderr);
+	return ferror(f) ? -EIO : 0;
+}
