@@ -213,8 +213,9 @@ static void summary_text(const struct mpi_report *r, FILE *f)
 		pct((double)rs->mpi_total_ns, (double)rs->run_total_ns), a);
 	fmt_duration(a, sizeof(a), (double)waits);
 	fmt_duration(b, sizeof(b), (double)r->waits->pattern_total[MPI_PAT_LATE_RECEIVER]);
-	fprintf(f, "waiting: %s, %.1f %% of the ranks' time (Late Receiver %s more)\n", a,
-		pct((double)waits, (double)exec_sum(r->waits)), b);
+	fprintf(f,
+		"waiting: %s, %.1f %% of the ranks' time; Late Receiver (not in the matrix) %s\n",
+		a, pct((double)waits, (double)exec_sum(r->waits)), b);
 	fmt_duration(a, sizeof(a), (double)m->max_correction_ns);
 	fprintf(f, "causality violations: %" PRIu64 " as recorded, %" PRIu64 " %s",
 		m->violations_before, m->violations_after,
@@ -291,16 +292,17 @@ static int traffic_table(const struct mpi_report *r, FILE *f)
 {
 	const struct mpi_traffic *tr = r->traffic;
 	struct table *t = table_new();
-	char buf[64];
+	char buf[64], where[64];
 	int ret;
 
 	if (!t)
 		return -ENOMEM;
 	fmt_count(buf, sizeof(buf), tr->messages);
+	fmt_count(where, sizeof(where), tr->matched);
 	fprintf(f,
-		"Messages: %s, %" PRIu64 " matched, %zu ends unmatched; rate = bits / (receive "
-		"completed - send started)\n\n",
-		buf, tr->matched, tr->nunmatched);
+		"Messages: %s, %s matched, %zu ends unmatched; rate = bits / (receive completed - "
+		"send started)\n\n",
+		buf, where, tr->nunmatched);
 	table_add_column(t, "sender", TABLE_RIGHT);
 	table_add_column(t, "receiver", TABLE_RIGHT);
 	table_add_column(t, "messages", TABLE_RIGHT);
