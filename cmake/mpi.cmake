@@ -1,4 +1,92 @@
-# libperfscope-mpi.so and the MPI examples: being written (src/mpi).
+# libperfscope-mpi.so: the PMPI wrappers, generated at build time from src/mpi/mpi-calls.def by
+# src/mpi/gen-wrappers.py, with the family hooks, the communicator and request tables, the clock
+# alignment and the load sampler (src/mpi). Linked to libperfscope.so, which it records through
+# (src/runtime/rt-mpi.h), and to the MPI library; exports the MPI_* and Fortran mpi_* wrappers
+# alone. Without MPI (no ompi-c and no find_package(MPI)) nothing here is built and the MPI
+# tests skip.
+
+pkg_check_modules(PSC_OMPI_C QUIET IMPORTED_TARGET ompi-c)
+if(PSC_OMPI_C_FOUND)
+  set(PSC_MPI_C_TARGET PkgConfig::PSC_OMPI_C)
+  # the Fortran PMPI bindings (pmpi_send_ ...) live in libmpi_mpifh: link it alone, not the
+  # Fortran module libraries ompi-fort also names
+  pkg_check_modules(PSC_OMPI_FORT QUIET ompi-fort)
+  find_library(PSC_MPIFH_LIBRARY mpi_mpifh HINTS ${PSC_OMPI_FORT_LIBRARY_DIRS}
+    ${PSC_OMPI_C_LIBRARY_DIRS})
+else()
+  find_package(MPI QUIET COMPONENTS C)
+  if(MPI_C_FOUND)
+    set(PSC_MPI_C_TARGET MPI::MPI_C)
+    find_package(MPI QUIET COMPONENTS Fortran)
+    if(MPI_Fortran_FOUND)
+      set(PSC_MPIFH_LIBRARY MPI::MPI_Fortran)
+    endif()
+  endif()
+endif()
+find_package(Python3 QUIET COMPONENTS Interpreter)
+
+if(PSC_MPI_C_TARGET AND Python3_Interpreter_FOUND)
+  set(PSC_MPI_GEN_DIR ${CMAKE_BINARY_DIR}/mpi-gen)
+  set(PSC_MPI_GENERATED
+    ${PSC_MPI_GEN_DIR}/mpi-hooks.h
+    ${PSC_MPI_GEN_DIR}/mpi-wrappers.c
+    ${PSC_MPI_GEN_DIR}/mpi-wrappers-f.c
+    ${PSC_MPI_GEN_DIR}/mpi-exports.map)
+  add_custom_command(OUTPUT ${PSC_MPI_GENERATED}
+    COMMAND Python3::Interpreter ${CMAKE_SOURCE_DIR}/src/mpi/gen-wrappers.py
+            ${CMAKE_SOURCE_DIR}/src/mpi/mpi-calls.def ${PSC_MPI_GEN_DIR}
+    DEPENDS ${CMAKE_SOURCE_DIR}/src/mpi/gen-wrappers.py ${CMAKE_SOURCE_DIR}/src/mpi/mpi-calls.def
+    COMMENT "generating the MPI wrappers from mpi-calls.def")
+
+  set(PSC_MPI_SOURCES
+    ${PSC_MPI_GEN_DIR}/mpi-wrappers.c
+    src/mpi/hooks.c
+    src/mpi/hooks-coll.c
+    src/mpi/comms.c
+    src/mpi/requests.c
+    src/mpi/clocksync.c
+    src/mpi/load.c)
+  if(PSC_MPIFH_LIBRARY)
+    list(APPEND PSC_MPI_SOURCES ${PSC_MPI_GEN_DIR}/mpi-wrappers-f.c)
+  else()
+    message(WARNING "no Fortran MPI bindings (libmpi_mpifh): Fortran MPI calls are not traced")
+  endif()
+  add_library(perfscope_mpi SHARED ${PSC_MPI_SOURCES})
+  set_target_properties(perfscope_mpi PROPERTIES
+    OUTPUT_NAME perfscope-mpi
+    VERSION ${PROJECT_VERSION} SOVERSION 0
+    INSTALL_RPATH "$ORIGIN"
+    LINK_DEPENDS ${PSC_MPI_GEN_DIR}/mpi-exports.map)
+  target_include_directories(perfscope_mpi PRIVATE ${PSC_MPI_GEN_DIR} ${CMAKE_SOURCE_DIR}/src/mpi)
+  # the hooks run inside every MPI call of the program: no symbol of ours but the wrappers
+  target_compile_options(perfscope_mpi PRIVATE -fvisibility=hidden)
+  target_link_libraries(perfscope_mpi PRIVATE perfscope ${PSC_MPI_C_TARGET} ${PSC_MPIFH_LIBRARY}
+    Threads::Threads)
+  target_link_options(perfscope_mpi PRIVATE
+    -Wl,--version-script=${PSC_MPI_GEN_DIR}/mpi-exports.map -Wl,-z,defs)
+  install(TARGETS perfscope_mpi LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+
+  # examples/mpi/calls_mpi(.c, _f.f90): a known number of every kind of call, for
+  # tests/e2e/test_mpi_record.sh
+  add_executable(mpi_calls examples/mpi/calls_mpi.c)
+  target_compile_options(mpi_calls PRIVATE -g -fno-sanitize=all)
+  target_link_options(mpi_calls PRIVATE -fno-sanitize=all)
+  target_link_libraries(mpi_calls PRIVATE ${PSC_MPI_C_TARGET})
+  set_target_properties(mpi_calls PROPERTIES OUTPUT_NAME calls_mpi
+    RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/examples/mpi)
+  find_program(PSC_MPIFORT NAMES mpifort mpif90)
+  if(PERFSCOPE_FORTRAN AND PSC_MPIFH_LIBRARY AND PSC_MPIFORT)
+    # built by the MPI compiler wrapper: exactly what a user's `mpifort app.f90` links
+    set(PSC_CALLS_F ${CMAKE_BINARY_DIR}/examples/mpi/calls_mpi_f)
+    add_custom_command(OUTPUT ${PSC_CALLS_F}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/examples/mpi/calls-mod
+      COMMAND ${PSC_MPIFORT} -g -o ${PSC_CALLS_F} -J ${CMAKE_BINARY_DIR}/examples/mpi/calls-mod
+              ${CMAKE_SOURCE_DIR}/examples/mpi/calls_mpi_f.f90
+      DEPENDS ${CMAKE_SOURCE_DIR}/examples/mpi/calls_mpi_f.f90
+      COMMENT "building examples/mpi/calls_mpi_f with ${PSC_MPIFORT}")
+    add_custom_target(mpi_calls_f ALL DEPENDS ${PSC_CALLS_F})
+  endif()
+endif()
 
 # the MPI examples (H6)
 include(${CMAKE_SOURCE_DIR}/examples/mpi/mpi-examples.cmake)

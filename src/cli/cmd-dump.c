@@ -9,6 +9,7 @@
 
 #include "../analysis/experiment.h"
 #include "../analysis/stream.h"
+#include "../core/mpi-routines.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -258,6 +259,101 @@ static void print_sample_record(FILE *out, const struct stream_record *rec)
 	}
 }
 
+/* A routine id as its name, or "routine#ID". */
+static void print_routine(FILE *out, uint32_t id)
+{
+	const char *name = mpi_routine_name(id);
+
+	if (name)
+		fprintf(out, " %s", name);
+	else
+		fprintf(out, " routine#%u", id);
+}
+
+/* A world rank, "any" for PSC_MPI_ANY (any source, any tag, no root). */
+static void print_rank(FILE *out, const char *key, int32_t v)
+{
+	if (v == PSC_MPI_ANY)
+		fprintf(out, " %s=any", key);
+	else
+		fprintf(out, " %s=%d", key, v);
+}
+
+/* The 4-word items of an MPI leave record (format.h PSC_MPI_ITEM_*), one [...] each. */
+static void print_mpi_items(FILE *out, const uint64_t *it, size_t n)
+{
+	static const char *const kinds[] = {"?",     "send",	   "recv", "isend",
+					    "irecv", "isend-done", "coll", "cancel"};
+
+	for (size_t i = 0; i < n; i++, it += PSC_MPI_ITEM_WORDS) {
+		unsigned kind = (unsigned)(it[0] & 0xffu), flags = (unsigned)((it[0] >> 8) & 0xffu);
+		int32_t lo = (int32_t)(uint32_t)it[1], hi = (int32_t)(uint32_t)(it[1] >> 32);
+
+		fprintf(out, " [%s comm=%u",
+			kind < sizeof(kinds) / sizeof(kinds[0]) ? kinds[kind] : "?",
+			(uint32_t)(it[0] >> 32));
+		switch (kind) {
+		case PSC_MPI_ITEM_SEND:
+		case PSC_MPI_ITEM_RECV:
+		case PSC_MPI_ITEM_ISEND:
+		case PSC_MPI_ITEM_IRECV:
+			print_rank(out, "peer", lo);
+			print_rank(out, "tag", hi);
+			fprintf(out, " bytes=%" PRIu64, it[2]);
+			if (kind != PSC_MPI_ITEM_SEND)
+				fprintf(out, " req=%" PRIu64, it[3]);
+			break;
+		case PSC_MPI_ITEM_COLL:
+			print_rank(out, "root", lo);
+			fprintf(out, " sent=%" PRIu64 " received=%" PRIu64, it[2], it[3]);
+			break;
+		default: /* ISEND_DONE, CANCEL */
+			fprintf(out, " req=%" PRIu64, it[3]);
+			break;
+		}
+		if (flags & PSC_MPI_F_SYNC)
+			fprintf(out, " sync");
+		fputc(']', out);
+	}
+}
+
+/* The MPI records (format.h PSC_REC_MPI_*; the reader checked their lengths). */
+static void print_mpi_record(FILE *out, const struct stream_record *rec)
+{
+	const uint64_t *p = rec->payload;
+
+	switch (rec->type) {
+	case PSC_REC_MPI_INIT:
+		fprintf(out, " rank=%u size=%" PRIu64 " thread-level=%" PRId64, rec->arg, p[0],
+			(int64_t)p[1]);
+		break;
+	case PSC_REC_MPI_ENTER:
+		print_routine(out, rec->arg);
+		break;
+	case PSC_REC_MPI_LEAVE:
+		print_routine(out, rec->arg);
+		fprintf(out, " site=0x%" PRIx64, p[0]);
+		print_mpi_items(out, p + 1, (rec->npayload - 1) / PSC_MPI_ITEM_WORDS);
+		break;
+	case PSC_REC_MPI_COMM:
+		fprintf(out,
+			" index=%u key=0x%016" PRIx64 " (seq %" PRIu64 ", lowest %u) size=%" PRIu64
+			" members=",
+			rec->arg, p[0], p[0] >> 32, (uint32_t)p[0], p[1]);
+		for (uint64_t i = 0; i < p[1]; i++)
+			fprintf(out, "%s%d", i ? "," : "",
+				(int32_t)(uint32_t)(p[2 + i / 2] >> (32 * (i % 2))));
+		break;
+	case PSC_REC_MPI_CLOCK:
+		fprintf(out, " phase=%s local_ns=%" PRId64 " offset_ns=%" PRId64 " rtt_ns=%" PRIu64,
+			rec->arg == PSC_MPI_CLOCK_INIT ? "init" : "finalize", (int64_t)p[0],
+			(int64_t)p[1], p[2]);
+		break;
+	default:
+		break;
+	}
+}
+
 static int print_record(struct dump *d, struct names *nm, const struct stream_record *rec,
 			int64_t base_ns)
 {
@@ -311,6 +407,13 @@ static int print_record(struct dump *d, struct names *nm, const struct stream_re
 	case PSC_REC_THREAD_NAME:
 		fprintf(d->out, " name=");
 		print_text(d->out, rec->payload, rec->npayload);
+		break;
+	case PSC_REC_MPI_INIT:
+	case PSC_REC_MPI_ENTER:
+	case PSC_REC_MPI_LEAVE:
+	case PSC_REC_MPI_COMM:
+	case PSC_REC_MPI_CLOCK:
+		print_mpi_record(d->out, rec);
 		break;
 	default:
 		print_sample_record(d->out, rec);

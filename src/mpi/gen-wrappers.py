@@ -1,0 +1,370 @@
+#!/usr/bin/env python3
+"""gen-wrappers.py - the PMPI wrappers of libperfscope-mpi.so, from src/mpi/mpi-calls.def.
+
+Usage: gen-wrappers.py MPI-CALLS.DEF OUTDIR
+
+Writes into OUTDIR:
+  mpi-hooks.h        the family hooks' prototypes (hooks.c and hooks-coll.c define them)
+  mpi-wrappers.c     int MPI_X(params): the C wrappers
+  mpi-wrappers-f.c   mpi_x_ (and mpi_x, mpi_x__, MPI_X): the Fortran wrappers, which call the
+                     Fortran PMPI binding pmpi_x_ so that the MPI library's Fortran semantics
+                     are kept, and give the hooks C handles
+  mpi-exports.map    the version script: only these symbols are exported
+
+Every wrapper: when not recording, the PMPI call alone. Otherwise the enter record, the
+family's pre hook (families in PRE only), the PMPI call, the family's post hook, which builds
+the call's items and writes the leave record. MPI_STATUS(ES)_IGNORE is replaced by the
+wrapper's own statuses, so that the hooks always see the real source, tag and size.
+"""
+
+import os
+import re
+import sys
+
+# families whose hook must see arguments before the PMPI call changes them
+PRE = {
+    "wait", "waitall", "waitany", "waitsome", "test", "testall", "testany", "testsome",
+    "request_free", "cancel", "comm_free", "finalize",
+}
+# families recorded even before mpi_recording is set: they set it
+GATE_ACTIVE = {"init", "init_thread"}
+
+LINE = re.compile(r"^MPI_CALL\((\w+),\s*(\w+),\s*(\w+),\s*\((.*)\)\)\s*$")
+
+
+class Param:
+    def __init__(self, text):
+        self.text = text.strip()
+        t = self.text
+        self.array = t.endswith("[]")
+        if self.array:
+            t = t[:-2].strip()
+        m = re.match(r"^(.*?)(\w+)$", t)
+        if not m:
+            raise ValueError("cannot read parameter '%s'" % text)
+        self.ctype = re.sub(r"\s+", " ", m.group(1).strip())
+        self.name = m.group(2)
+        self.base = self.ctype.replace("const ", "").replace(" ", "")
+        self.kind = self._kind()
+
+    def _kind(self):
+        b, a, n = self.base, self.array, self.name
+        if b in ("void*",):
+            return "buf"
+        if n == "argc" or n == "argv":
+            return "dropped"
+        if b == "int" and not a:
+            return "int"
+        if b == "int*" and not a:
+            return "index" if n == "index" else "intout"
+        if b == "int" and a:
+            return "indices" if n == "array_of_indices" else "intarray"
+        if b in ("MPI_Datatype", "MPI_Comm", "MPI_Op", "MPI_Group", "MPI_Info") and not a:
+            return "handle"
+        if b == "MPI_Datatype" and a:
+            return "typearray"
+        if b in ("MPI_Comm*", "MPI_Request*") and not a:
+            return "handleptr"
+        if b == "MPI_Request" and a:
+            return "requests"
+        if b == "MPI_Status*" and not a:
+            return "status"
+        if b == "MPI_Status" and a:
+            return "statuses"
+        raise ValueError("no rule for parameter '%s'" % self.text)
+
+    def handle_class(self):
+        """Type, Comm, Op, Group, Info or Request: the f2c function's middle."""
+        b = self.base.rstrip("*")
+        return {"MPI_Datatype": "Type", "MPI_Comm": "Comm", "MPI_Op": "Op",
+                "MPI_Group": "Group", "MPI_Info": "Info", "MPI_Request": "Request"}[b]
+
+    def ctype_plain(self):
+        return self.base.rstrip("*")
+
+
+class Call:
+    def __init__(self, name, family, kind, params):
+        self.name, self.family, self.kind = name, family, kind
+        params = params.strip()
+        self.params = [] if params == "void" else [Param(p) for p in split_params(params)]
+
+    def cdecl(self):
+        return ", ".join(p.text for p in self.params) or "void"
+
+    def cargs(self):
+        return ", ".join(p.name for p in self.params)
+
+    def count_param(self):
+        for n in ("count", "incount"):
+            if any(p.name == n for p in self.params):
+                return n
+        return None
+
+
+def split_params(s):
+    return [p for p in (x.strip() for x in s.split(",")) if p]
+
+
+def read_def(path):
+    calls = []
+    with open(path) as f:
+        for lineno, line in enumerate(f, 1):
+            line = line.strip()
+            if not line.startswith("MPI_CALL("):
+                continue
+            m = LINE.match(line)
+            if not m:
+                sys.exit("%s:%d: cannot read this MPI_CALL line" % (path, lineno))
+            try:
+                calls.append(Call(*m.groups()))
+            except ValueError as e:
+                sys.exit("%s:%d: %s" % (path, lineno, e))
+    return calls
+
+
+def families(calls):
+    """family -> the first call of it; every call of a family must share its parameters."""
+    fam = {}
+    for c in calls:
+        first = fam.setdefault(c.family, c)
+        if [p.base for p in first.params] != [p.base for p in c.params]:
+            sys.exit("family %s: MPI_%s and MPI_%s differ in their parameters"
+                     % (c.family, first.name, c.name))
+    return fam
+
+
+def hook_params(c):
+    """The hooks' parameters: the C prototype's."""
+    return "".join(", " + p.text for p in c.params)
+
+
+def gen_hooks_h(calls):
+    out = ["/* mpi-hooks.h - generated by src/mpi/gen-wrappers.py from mpi-calls.def: the family",
+           " * hooks the wrappers call. Do not edit. */",
+           "#ifndef PSC_MPI_HOOKS_H", "#define PSC_MPI_HOOKS_H", "",
+           '#include "mpi-int.h"', ""]
+    for fam, c in sorted(families(calls).items()):
+        if fam in PRE:
+            out.append("void pre_%s(struct mpi_call *c%s);" % (fam, hook_params(c)))
+        out.append("void post_%s(struct mpi_call *c, int ret%s);" % (fam, hook_params(c)))
+    out += ["", "#endif"]
+    return "\n".join(out) + "\n"
+
+
+def gate(c):
+    return "psc_rt_active()" if c.family in GATE_ACTIVE else "mpi_recording"
+
+
+def gen_c(calls):
+    out = ["/* mpi-wrappers.c - generated by src/mpi/gen-wrappers.py from mpi-calls.def: the C",
+           " * wrappers. Do not edit. */",
+           '#include "mpi-hooks.h"', "",
+           "#define PSC_WRAPPER __attribute__((visibility(\"default\")))", ""]
+    for c in calls:
+        args = c.cargs()
+        body = ["PSC_WRAPPER int MPI_%s(%s)" % (c.name, c.cdecl()), "{",
+                "\tstruct mpi_call c;", "\tint ret;"]
+        for p in c.params:
+            if p.kind == "status":
+                body.append("\tMPI_Status psc_status_%s;" % p.name)
+        body += ["", "\tif (unlikely(!%s))" % gate(c),
+                 "\t\treturn PMPI_%s(%s);" % (c.name, args)]
+        for p in c.params:
+            if p.kind == "status":
+                body += ["\tif (%s == MPI_STATUS_IGNORE)" % p.name,
+                         "\t\t%s = &psc_status_%s;" % (p.name, p.name)]
+            elif p.kind == "statuses":
+                body += ["\tif (%s == MPI_STATUSES_IGNORE)" % p.name,
+                         "\t\t%s = mpi_statuses(%s);" % (p.name, c.count_param())]
+        body.append("\tmpi_call_begin(&c, MPI_ROUTINE_%s, __builtin_return_address(0));"
+                    % c.name)
+        sep = ", " if args else ""
+        if c.family in PRE:
+            body.append("\tpre_%s(&c%s%s);" % (c.family, sep, args))
+        body.append("\tret = PMPI_%s(%s);" % (c.name, args))
+        body.append("\tpost_%s(&c, ret%s%s);" % (c.family, sep, args))
+        body += ["\treturn ret;", "}", ""]
+        out += body
+    return "\n".join(out) + "\n"
+
+
+def fparams(c):
+    """The Fortran binding's C parameters (argc/argv dropped, ierr last)."""
+    ps = []
+    for p in c.params:
+        if p.kind == "dropped":
+            continue
+        ps.append("void *%s" % p.name if p.kind == "buf" else "MPI_Fint *%s" % p.name)
+    ps.append("MPI_Fint *ierr")
+    return ", ".join(ps)
+
+
+def fargs(c):
+    return ", ".join([p.name for p in c.params if p.kind != "dropped"] + ["ierr"])
+
+
+def gen_f(calls):
+    out = ["/* mpi-wrappers-f.c - generated by src/mpi/gen-wrappers.py from mpi-calls.def: the",
+           " * Fortran wrappers (mpif.h and the mpi module; not mpi_f08). Do not edit. */",
+           '#include "mpi-hooks.h"', "",
+           "#define PSC_WRAPPER __attribute__((visibility(\"default\")))", ""]
+    for c in calls:
+        lname = c.name.lower()
+        out.append("void pmpi_%s_(%s);" % (lname, fparams(c)))
+    out.append("")
+    for c in calls:
+        out += gen_f_one(c)
+    return "\n".join(out) + "\n"
+
+
+def gen_f_one(c):
+    lname = c.name.lower()
+    pre = c.family in PRE
+    cnt = c.count_param()
+    decl, before, after, hargs = [], [], [], []
+    subst = []
+    for p in c.params:
+        n, k = p.name, p.kind
+        cn = "c_" + n
+        if k == "dropped":
+            hargs.append("NULL")
+        elif k == "buf":
+            decl.append("\tvoid *%s = mpi_f_buf(%s);" % (cn, n))
+            hargs.append(cn)
+        elif k == "int":
+            decl.append("\tint %s = (int)*%s;" % (cn, n))
+            hargs.append(cn)
+        elif k == "intout":
+            decl.append("\tint %s = 0;" % cn)
+            after.append("\t%s = (int)*%s;" % (cn, n))
+            hargs.append("&" + cn)
+        elif k == "index":
+            decl.append("\tint %s = MPI_UNDEFINED;" % cn)
+            after.append("\t%s = *%s == MPI_UNDEFINED ? MPI_UNDEFINED : (int)*%s - 1;"
+                         % (cn, n, n))
+            hargs.append("&" + cn)
+        elif k == "intarray":
+            hargs.append("(int *)%s" % n)
+        elif k == "indices":
+            decl.append("\tint *%s = NULL;" % cn)
+            after += ["\tif (c_outcount > 0) {",
+                      "\t\t%s = mpi_scratch(SCRATCH_F_INDICES, (size_t)c_outcount * sizeof(int));"
+                      % cn,
+                      "\t\tfor (int i = 0; %s && i < c_outcount; i++)" % cn,
+                      "\t\t\t%s[i] = (int)%s[i] - 1;" % (cn, n), "\t}"]
+            hargs.append(cn)
+        elif k == "handle":
+            # first: the datatype arrays of Alltoallw need the communicator
+            cl = p.handle_class()
+            decl.insert(0, "\t%s %s = PMPI_%s_f2c(*%s);" % (p.ctype_plain(), cn, cl, n))
+            hargs.append(cn)
+        elif k == "typearray":
+            slot = "SCRATCH_F_TYPES1" if n.startswith("send") else "SCRATCH_F_TYPES2"
+            comm = "c_comm"
+            decl += ["\tint %s_n = mpi_comm_peers(%s);" % (cn, comm),
+                     "\tMPI_Datatype *%s = mpi_scratch(%s, (size_t)(%s_n > 0 ? %s_n : 1) * "
+                     "sizeof(MPI_Datatype));" % (cn, slot, cn, cn),
+                     "\tfor (int i = 0; %s && i < %s_n; i++)" % (cn, cn),
+                     "\t\t%s[i] = PMPI_Type_f2c(%s[i]);" % (cn, n)]
+            hargs.append(cn)
+        elif k == "handleptr":
+            cl = p.handle_class()
+            init = "PMPI_%s_f2c(*%s)" % (cl, n) if pre else "MPI_%s_NULL" % cl.upper()
+            decl.append("\t%s %s = %s;" % (p.ctype_plain(), cn, init))
+            after.append("\t%s = PMPI_%s_f2c(*%s);" % (cn, cl, n))
+            hargs.append("&" + cn)
+        elif k == "requests":
+            decl += ["\tMPI_Request *%s = mpi_scratch(SCRATCH_F_REQUESTS, (size_t)(*%s > 0 ? "
+                     "*%s : 1) * sizeof(MPI_Request));" % (cn, cnt, cnt),
+                     "\tfor (int i = 0; %s && i < *%s; i++)" % (cn, cnt),
+                     "\t\t%s[i] = PMPI_Request_f2c(%s[i]);" % (cn, n)]
+            hargs.append(cn)
+        elif k == "status":
+            subst += ["\tif (%s == MPI_F_STATUS_IGNORE)" % n, "\t\t%s = psc_fstatus;" % n]
+            decl.append("\tMPI_Status %s;" % cn)
+            after.append("\tPMPI_Status_f2c(%s, &%s);" % (n, cn))
+            hargs.append("&" + cn)
+        elif k == "statuses":
+            subst += ["\tif (%s == MPI_F_STATUSES_IGNORE && *%s > 0)" % (n, cnt),
+                      "\t\t%s = mpi_scratch(SCRATCH_F_STATUSES, (size_t)*%s * PSC_F_STATUS_INTS "
+                      "* sizeof(MPI_Fint));" % (n, cnt),
+                      "\tif (!%s)" % n, "\t\t%s = MPI_F_STATUSES_IGNORE;" % n]
+            ncount = "c_outcount" if any(q.name == "outcount" for q in c.params) else "*" + cnt
+            decl.append("\tMPI_Status *%s = NULL;" % cn)
+            after += ["\tif (%s != MPI_F_STATUSES_IGNORE && %s > 0)" % (n, ncount),
+                      "\t\t%s = mpi_scratch(SCRATCH_F_CSTATUSES, (size_t)%s * sizeof(MPI_Status));"
+                      % (cn, ncount),
+                      "\tfor (int i = 0; %s && i < %s; i++)" % (cn, ncount),
+                      "\t\tPMPI_Status_f2c(%s + (size_t)i * PSC_F_STATUS_INTS, %s + i);" % (n, cn)]
+            hargs.append(cn)
+        else:
+            raise ValueError(k)
+    # outputs that later conversions use come first: outcount before indices and statuses
+    after.sort(key=lambda s: 0 if s.startswith("\tc_outcount") else 1)
+    hsep = ", " if hargs else ""
+    body = ["PSC_WRAPPER void mpi_%s_(%s)" % (lname, fparams(c)), "{", "\tstruct mpi_call c;"]
+    if any(p.kind == "status" for p in c.params):
+        body.append("\tMPI_Fint psc_fstatus[PSC_F_STATUS_INTS];")
+    body += ["", "\tif (unlikely(!%s)) {" % gate(c),
+             "\t\tpmpi_%s_(%s);" % (lname, fargs(c)), "\t\treturn;", "\t}"]
+    body += subst
+    body.append("\tmpi_call_begin(&c, MPI_ROUTINE_%s, __builtin_return_address(0));" % c.name)
+    body.append("\t{")
+    body += ["\t" + d for d in decl]
+    if decl:
+        body.append("")
+    if pre:
+        body.append("\t\tpre_%s(&c%s%s);" % (c.family, hsep, ", ".join(hargs)))
+    body.append("\t\tpmpi_%s_(%s);" % (lname, fargs(c)))
+    body += ["\t" + a for a in after]
+    body.append("\t\tpost_%s(&c, (int)*ierr%s%s);" % (c.family, hsep, ", ".join(hargs)))
+    body += ["\t}", "}"]
+    for alias in ("mpi_%s" % lname, "mpi_%s__" % lname, "MPI_%s" % c.name.upper()):
+        body.append("PSC_WRAPPER void %s(%s) __attribute__((alias(\"mpi_%s_\")));"
+                    % (alias, fparams(c), lname))
+    body.append("")
+    return body
+
+
+def gen_map(calls):
+    out = ["/* mpi-exports.map - generated by src/mpi/gen-wrappers.py: the wrappers alone. */",
+           "{", "\tglobal:"]
+    for c in calls:
+        lname = c.name.lower()
+        out.append("\t\tMPI_%s;" % c.name)
+        for s in ("mpi_%s_", "mpi_%s", "mpi_%s__"):
+            out.append("\t\t" + s % lname + ";")
+        out.append("\t\tMPI_%s;" % c.name.upper())
+    out += ["\tlocal:", "\t\t*;", "};"]
+    return "\n".join(out) + "\n"
+
+
+def write_if_changed(path, text):
+    try:
+        with open(path) as f:
+            if f.read() == text:
+                return
+    except OSError:
+        pass
+    with open(path + ".tmp", "w") as f:
+        f.write(text)
+    os.replace(path + ".tmp", path)
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit("usage: gen-wrappers.py MPI-CALLS.DEF OUTDIR")
+    calls = read_def(sys.argv[1])
+    if not calls:
+        sys.exit("%s: no MPI_CALL lines" % sys.argv[1])
+    outdir = sys.argv[2]
+    os.makedirs(outdir, exist_ok=True)
+    write_if_changed(os.path.join(outdir, "mpi-hooks.h"), gen_hooks_h(calls))
+    write_if_changed(os.path.join(outdir, "mpi-wrappers.c"), gen_c(calls))
+    write_if_changed(os.path.join(outdir, "mpi-wrappers-f.c"), gen_f(calls))
+    write_if_changed(os.path.join(outdir, "mpi-exports.map"), gen_map(calls))
+
+
+if __name__ == "__main__":
+    main()
