@@ -34,6 +34,7 @@ int cmd_info(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_timeline(int argc, char **argv);
 int cmd_energy(int argc, char **argv);
+int cmd_mpi(int argc, char **argv);
 
 /* Print "perfscope CMD: MESSAGE" on stderr. */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -1,0 +1,203 @@
+/* cmd-mpi.c - `perfscope mpi`: wait states, traffic, routines and load of an MPI run. */
+#include "cli.h"
+
+#include "../analysis/experiment.h"
+#include "../analysis/mpi-model.h"
+#include "../analysis/mpi-stats.h"
+#include "../analysis/mpi-waits.h"
+#include "../output/load-print.h"
+#include "../output/mpi-print.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define CMD "mpi"
+
+/* Load PATH (an experiment directory or an OTF2 anchor file) into M. Prints the cause and
+ * returns a negative errno on failure; E is opened for a directory. */
+static int model_open(struct mpi_model *m, struct experiment *e, int *have_e, const char *path,
+		      unsigned flags)
+{
+	char err[1024] = "";
+	struct stat st;
+	int ret;
+
+	*have_e = 0;
+	if (stat(path, &st) < 0) {
+		cli_error(CMD, "%s: %s", path, strerror(errno));
+		return -errno;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		if (experiment_open(e, path, err, sizeof(err))) {
+			cli_error(CMD, "%s", err);
+			return -EINVAL;
+		}
+		*have_e = 1;
+		ret = mpi_model_load(m, e, flags, err, sizeof(err));
+	} else {
+		ret = mpi_model_load_otf2(m, path, flags | MPI_BUILD_ALIGNED, err, sizeof(err));
+	}
+	if (ret < 0)
+		cli_error(CMD, "%s", err[0] ? err : strerror(-ret));
+	return ret;
+}
+
+/* --load: the load logs of the experiment directory PATH. */
+static int print_load(const char *path, FILE *out, enum load_format fmt)
+{
+	struct experiment e = {0};
+	char err[1024] = "";
+	struct stat st;
+	int ret;
+
+	if (stat(path, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		cli_error(CMD, "%s: --load reads an experiment directory's load logs, not a trace",
+			  path);
+		return EXIT_USAGE;
+	}
+	if (experiment_open(&e, path, err, sizeof(err))) {
+		cli_error(CMD, "%s", err);
+		experiment_release(&e);
+		return EXIT_USAGE;
+	}
+	ret = load_print(out, &e, fmt, err, sizeof(err));
+	experiment_release(&e);
+	if (ret == -EIO)
+		return 1;
+	if (ret < 0) {
+		cli_error(CMD, "%s", err);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+int cmd_mpi(int argc, char **argv)
+{
+	const char *path = "perfscope.out", *relative = NULL, *output = NULL;
+	int waits = 0, traffic = 0, routines = 0, patterns = 0, load = 0, all = 0, csv = 0;
+	int json = 0, no_correction = 0, force = 0, help = 0, first, ret;
+	long top = 5;
+	const struct option_spec specs[] = {
+	    {0, "waits", OPT_FLAG, &waits, NULL, "the wait matrix: who waits for whom", 0, NULL},
+	    {0, "traffic", OPT_FLAG, &traffic, NULL,
+	     "messages, bytes and rates per sender and receiver; unmatched messages", 0, NULL},
+	    {0, "routines", OPT_FLAG, &routines, NULL,
+	     "calls and time per MPI routine, all ranks and each rank", 0, NULL},
+	    {0, "patterns", OPT_FLAG, &patterns, NULL,
+	     "wait-state patterns and their worst call sites", 0, NULL},
+	    {0, "load", OPT_FLAG, &load, NULL, "CPU load per host and rank over time", 0, NULL},
+	    {0, "relative", OPT_STRING, &relative, "exec|wait",
+	     "waits as % of the rank's execution time or of its total wait", 0, NULL},
+	    {0, "all", OPT_FLAG, &all, NULL, "also the wait cells under 0.1 %", 0, NULL},
+	    {0, "top", OPT_INT, &top, "N", "--patterns: the N worst call sites per pattern (5)", 0,
+	     NULL},
+	    {0, "no-correction", OPT_FLAG, &no_correction, NULL,
+	     "count messages received before they were sent, do not correct them", 0, NULL},
+	    {0, "csv", OPT_FLAG, &csv, NULL, "CSV output", 0, NULL},
+	    {0, "json", OPT_FLAG, &json, NULL, "JSON output", 0, NULL},
+	    {'o', "output", OPT_STRING, &output, "FILE", "write to FILE", 0, NULL},
+	    {0, "force", OPT_FLAG, &force, NULL, "overwrite the output file", 0, NULL},
+	    {'h', "help", OPT_FLAG, &help, NULL, "show this help", 0, NULL},
+	    {0},
+	};
+	struct mpi_model m;
+	struct experiment e = {0};
+	struct mpi_routines rs = {0};
+	struct mpi_traffic tr = {0};
+	struct mpi_waits w = {0};
+	struct mpi_report r;
+	enum mpi_view view = MPI_VIEW_SUMMARY;
+	enum mpi_relative rel = MPI_REL_NONE;
+	int have_e = 0;
+	FILE *out = NULL;
+
+	ret = cli_parse(CMD, specs, 0, argc - 1, argv + 1, &first, &help);
+	if (ret)
+		return ret < 0 ? EXIT_USAGE : 0;
+	if (argc - 1 - first > 1) {
+		cli_error(CMD, "one experiment or trace at a time (got '%s' and '%s')",
+			  argv[1 + first], argv[2 + first]);
+		return EXIT_USAGE;
+	}
+	if (argc - 1 - first == 1)
+		path = argv[1 + first];
+	if (waits + traffic + routines + patterns + load > 1) {
+		cli_error(CMD, "--waits, --traffic, --routines, --patterns and --load exclude each "
+			       "other");
+		return EXIT_USAGE;
+	}
+	if (csv && json) {
+		cli_error(CMD, "--csv and --json exclude each other");
+		return EXIT_USAGE;
+	}
+	if (relative && !strcmp(relative, "exec")) {
+		rel = MPI_REL_EXEC;
+	} else if (relative && !strcmp(relative, "wait")) {
+		rel = MPI_REL_WAIT;
+	} else if (relative) {
+		cli_error(CMD, "--relative %s: give exec or wait", relative);
+		return EXIT_USAGE;
+	}
+	if (top < 1) {
+		cli_error(CMD, "--top N: N must be 1 or more");
+		return EXIT_USAGE;
+	}
+	view = waits	  ? MPI_VIEW_WAITS
+	       : traffic  ? MPI_VIEW_TRAFFIC
+	       : routines ? MPI_VIEW_ROUTINES
+	       : patterns ? MPI_VIEW_PATTERNS
+			  : MPI_VIEW_SUMMARY;
+	if (load) {
+		out = cli_open_output(CMD, output, force);
+		if (!out)
+			return 1;
+		ret = print_load(path, out,
+				 csv	? LOAD_FORMAT_CSV
+				 : json ? LOAD_FORMAT_JSON
+					: LOAD_FORMAT_TEXT);
+		if (out != stdout && fclose(out) != 0)
+			ret = 1;
+		return ret;
+	}
+	mpi_model_init(&m);
+	ret = EXIT_USAGE;
+	if (model_open(&m, &e, &have_e, path, no_correction ? MPI_BUILD_NO_CORRECTION : 0) < 0)
+		goto out;
+	if (mpi_routines_compute(&rs, &m) < 0 || mpi_traffic_compute(&tr, &m) < 0 ||
+	    mpi_waits_compute(&w, &m) < 0) {
+		cli_error(CMD, "out of memory");
+		ret = 1;
+		goto out;
+	}
+	r = (struct mpi_report){
+	    .m = &m,
+	    .e = have_e ? &e : NULL,
+	    .routines = &rs,
+	    .traffic = &tr,
+	    .waits = &w,
+	    .rel = rel,
+	    .all = all,
+	    .no_correction = no_correction,
+	    .top_sites = (size_t)top,
+	};
+	out = cli_open_output(CMD, output, force);
+	if (!out) {
+		ret = 1;
+		goto out;
+	}
+	ret = (csv    ? mpi_print_csv(&r, view, out)
+	       : json ? mpi_print_json(&r, view, out)
+		      : mpi_print_text(&r, view, out))
+		  ? 1
+		  : 0;
+	if (out != stdout && fclose(out) != 0)
+		ret = 1;
+out:
+	mpi_waits_release(&w);
+	mpi_traffic_release(&tr);
+	mpi_routines_release(&rs);
+	mpi_model_release(&m);
+	experiment_release(&e); /* zeroed, or opened: either is fine */
+	return ret;
+}
