@@ -22,11 +22,12 @@
 
 #include <otf2/otf2.h>
 
+#define UNUSED __attribute__((unused))
+
 /* A group definition: for COMM_LOCATIONS the locations of each rank, for COMM_GROUP the
  * ranks of the communicator's members. */
 struct imp_group {
-	uint8_t type;
-	uint8_t paradigm;
+	uint8_t type, paradigm;
 	uint32_t n;
 	uint64_t *members;
 };
@@ -49,9 +50,8 @@ struct imp_lgroup {
 };
 
 struct imp_loc {
-	uint64_t id;
-	uint64_t group; /* location group id */
-	int rank;	/* -1: not an MPI location */
+	uint64_t id, group; /* its id, its location group's id */
+	int rank;	    /* -1: not an MPI location */
 	uint32_t thread;
 };
 
@@ -59,6 +59,7 @@ struct imp_loc {
 struct imp_call {
 	int depth;   /* MPI regions open: nested ones belong to the outermost */
 	int routine; /* -1: an MPI routine the model does not know */
+	long region; /* its region */
 	int64_t enter_ns;
 	struct mpi_item *items;
 	size_t nitems, cap;
@@ -90,28 +91,22 @@ struct imp {
 	long cur_model_loc; /* -1 until its first call */
 	struct imp_call call;
 	uint64_t unknown_calls, stray_items, nested_calls, open_calls;
+	char unknown_names[160]; /* the first routines not modelled, for the warning */
 };
 
 static char otf2_msg[256]; /* the last OTF2 error message, from the callback */
 
-static OTF2_ErrorCode error_cb(void *ud, const char *file, uint64_t line, const char *function,
-			       OTF2_ErrorCode code, const char *fmt, va_list va)
+static OTF2_ErrorCode error_cb(void *ud UNUSED, const char *file UNUSED, uint64_t line UNUSED,
+			       const char *function UNUSED, OTF2_ErrorCode code, const char *fmt,
+			       va_list va)
 {
 	size_t n = strlen(otf2_msg);
 
-	(void)ud;
-	(void)file;
-	(void)line;
-	(void)function;
 	/* the first two messages of a failure: the innermost, the cause, and its context */
-	if (n && (strchr(otf2_msg, ';') || n + 2 >= sizeof(otf2_msg)))
-		return code;
-	if (n && n + 2 < sizeof(otf2_msg)) {
-		memcpy(otf2_msg + n, "; ", 3);
-		n += 2;
+	if (!strchr(otf2_msg, ';') && n + 3 < sizeof(otf2_msg)) {
+		strcpy(otf2_msg + n, n ? "; " : "");
+		vsnprintf(otf2_msg + n + (n ? 2 : 0), sizeof(otf2_msg) - n - 2, fmt ? fmt : "", va);
 	}
-	if (n < sizeof(otf2_msg))
-		vsnprintf(otf2_msg + n, sizeof(otf2_msg) - n, fmt ? fmt : "", va);
 	return code;
 }
 
@@ -125,10 +120,7 @@ static int fail_otf2(struct imp *im, OTF2_ErrorCode code, const char *what)
 	return code == OTF2_ERROR_MEM_ALLOC_FAILED ? -ENOMEM : -EINVAL;
 }
 
-static int fail(struct imp *im, int ret, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(struct imp *im, int ret, const char *fmt, ...)
+static __attribute__((format(printf, 3, 4))) int fail(struct imp *im, int ret, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -164,8 +156,7 @@ static int grow(void **arr, size_t *cap, size_t n, size_t size)
 /* The index of ID in MAP, or -1. */
 static long lookup(const struct u64map *map, uint64_t id)
 {
-	uint64_t v;
-
+	uint64_t v = 0;
 	return u64map_get(map, id, &v) ? (long)v : -1;
 }
 
@@ -178,16 +169,13 @@ static const char *string_of(const struct imp *im, uint64_t id)
 
 /* ---- global definitions ---- */
 
-#define CB_FAIL(im) (((im)->failed = 1), OTF2_CALLBACK_INTERRUPT)
-#define CB_OOM(im)  (fail((im), -ENOMEM, "out of memory"), OTF2_CALLBACK_INTERRUPT)
+#define CB_OOM(im) (fail((im), -ENOMEM, "out of memory"), OTF2_CALLBACK_INTERRUPT)
 
-static OTF2_CallbackCode def_clock(void *ud, uint64_t resolution, uint64_t offset, uint64_t length,
-				   uint64_t realtime)
+static OTF2_CallbackCode def_clock(void *ud, uint64_t resolution, uint64_t offset,
+				   uint64_t length UNUSED, uint64_t realtime UNUSED)
 {
 	struct imp *im = ud;
 
-	(void)length;
-	(void)realtime;
 	im->timer_resolution = resolution;
 	im->global_offset = offset;
 	return OTF2_CALLBACK_SUCCESS;
@@ -210,20 +198,14 @@ static OTF2_CallbackCode def_string(void *ud, OTF2_StringRef self, const char *s
 }
 
 static OTF2_CallbackCode def_region(void *ud, OTF2_RegionRef self, OTF2_StringRef name,
-				    OTF2_StringRef canonical, OTF2_StringRef descr,
-				    OTF2_RegionRole role, OTF2_Paradigm paradigm,
-				    OTF2_RegionFlag flags, OTF2_StringRef file, uint32_t begin,
-				    uint32_t end)
+				    OTF2_StringRef canonical, OTF2_StringRef descr UNUSED,
+				    OTF2_RegionRole role UNUSED, OTF2_Paradigm paradigm,
+				    OTF2_RegionFlag flags UNUSED, OTF2_StringRef file UNUSED,
+				    uint32_t begin UNUSED, uint32_t end UNUSED)
 {
 	struct imp *im = ud;
 	struct imp_region *r;
 
-	(void)descr;
-	(void)role;
-	(void)flags;
-	(void)file;
-	(void)begin;
-	(void)end;
 	if (grow((void **)&im->regions, &im->regions_cap, im->nregions, sizeof(*r)) ||
 	    u64map_put(&im->region_ix, self, im->nregions))
 		return CB_OOM(im);
@@ -235,16 +217,14 @@ static OTF2_CallbackCode def_region(void *ud, OTF2_RegionRef self, OTF2_StringRe
 	return OTF2_CALLBACK_SUCCESS;
 }
 
-static OTF2_CallbackCode def_lgroup(void *ud, OTF2_LocationGroupRef self, OTF2_StringRef name,
-				    OTF2_LocationGroupType type, OTF2_SystemTreeNodeRef parent,
-				    OTF2_LocationGroupRef creator)
+static OTF2_CallbackCode def_lgroup(void *ud, OTF2_LocationGroupRef self,
+				    OTF2_StringRef name UNUSED, OTF2_LocationGroupType type,
+				    OTF2_SystemTreeNodeRef parent UNUSED,
+				    OTF2_LocationGroupRef creator UNUSED)
 {
 	struct imp *im = ud;
 	struct imp_lgroup *g;
 
-	(void)name;
-	(void)parent;
-	(void)creator;
 	if (grow((void **)&im->lgroups, &im->lgroups_cap, im->nlgroups, sizeof(*g)) ||
 	    u64map_put(&im->lgroup_ix, self, im->nlgroups))
 		return CB_OOM(im);
@@ -254,15 +234,13 @@ static OTF2_CallbackCode def_lgroup(void *ud, OTF2_LocationGroupRef self, OTF2_S
 	return OTF2_CALLBACK_SUCCESS;
 }
 
-static OTF2_CallbackCode def_location(void *ud, OTF2_LocationRef self, OTF2_StringRef name,
-				      OTF2_LocationType type, uint64_t nevents,
+static OTF2_CallbackCode def_location(void *ud, OTF2_LocationRef self, OTF2_StringRef name UNUSED,
+				      OTF2_LocationType type, uint64_t nevents UNUSED,
 				      OTF2_LocationGroupRef group)
 {
 	struct imp *im = ud;
 	struct imp_loc *l;
 
-	(void)name;
-	(void)nevents;
 	if (type != OTF2_LOCATION_TYPE_CPU_THREAD)
 		return OTF2_CALLBACK_SUCCESS; /* GPU and metric locations: no MPI calls */
 	if (grow((void **)&im->locs, &im->locs_cap, im->nlocs, sizeof(*im->locs)))
@@ -275,15 +253,13 @@ static OTF2_CallbackCode def_location(void *ud, OTF2_LocationRef self, OTF2_Stri
 	return OTF2_CALLBACK_SUCCESS;
 }
 
-static OTF2_CallbackCode def_group(void *ud, OTF2_GroupRef self, OTF2_StringRef name,
+static OTF2_CallbackCode def_group(void *ud, OTF2_GroupRef self, OTF2_StringRef name UNUSED,
 				   OTF2_GroupType type, OTF2_Paradigm paradigm,
-				   OTF2_GroupFlag flags, uint32_t n, const uint64_t *members)
+				   OTF2_GroupFlag flags UNUSED, uint32_t n, const uint64_t *members)
 {
 	struct imp *im = ud;
 	struct imp_group *g;
 
-	(void)name;
-	(void)flags;
 	if (grow((void **)&im->groups, &im->groups_cap, im->ngroups, sizeof(*im->groups)) ||
 	    u64map_put(&im->group_ix, self, im->ngroups))
 		return CB_OOM(im);
@@ -300,15 +276,13 @@ static OTF2_CallbackCode def_group(void *ud, OTF2_GroupRef self, OTF2_StringRef 
 	return OTF2_CALLBACK_SUCCESS;
 }
 
-static OTF2_CallbackCode def_comm(void *ud, OTF2_CommRef self, OTF2_StringRef name,
-				  OTF2_GroupRef group, OTF2_CommRef parent, OTF2_CommFlag flags)
+static OTF2_CallbackCode def_comm(void *ud, OTF2_CommRef self, OTF2_StringRef name UNUSED,
+				  OTF2_GroupRef group, OTF2_CommRef parent UNUSED,
+				  OTF2_CommFlag flags UNUSED)
 {
 	struct imp *im = ud;
 	struct imp_comm *c;
 
-	(void)name;
-	(void)parent;
-	(void)flags;
 	if (grow((void **)&im->comms, &im->comms_cap, im->ncomms, sizeof(*c)) ||
 	    u64map_put(&im->comm_ix, self, im->ncomms))
 		return CB_OOM(im);
@@ -458,13 +432,12 @@ static OTF2_CallbackCode add_item(struct imp *im, enum psc_mpi_item kind, OTF2_C
 		c = comm_of(im, comm);
 		if (c == -ENOMEM)
 			return CB_OOM(im);
-		if (c < 0) {
-			fail(im, -EINVAL,
-			     "location %" PRIu64 ": communicator %" PRIu32
-			     " is not defined or not an MPI communicator",
-			     im->cur->id, (uint32_t)comm);
-			return CB_FAIL(im);
-		}
+		if (c < 0)
+			return fail(im, -EINVAL,
+				    "location %" PRIu64 ": communicator %" PRIu32
+				    " is not defined or not an MPI communicator",
+				    im->cur->id, (uint32_t)comm),
+			       OTF2_CALLBACK_INTERRUPT;
 		it.peer = world_rank(im, c, peer);
 	}
 	it.kind = (uint8_t)kind;
@@ -481,15 +454,32 @@ static OTF2_CallbackCode add_item(struct imp *im, enum psc_mpi_item kind, OTF2_C
 	return OTF2_CALLBACK_SUCCESS;
 }
 
-static OTF2_CallbackCode ev_enter(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
-				  OTF2_AttributeList *al, OTF2_RegionRef region)
+/* Add NAME to the list of routines left out (the first few, each once). */
+static void note_unknown(struct imp *im, const char *name)
+{
+	size_t n = strlen(im->unknown_names), k = strlen(name);
+	const char *p = im->unknown_names;
+
+	while ((p = strstr(p, name))) {
+		if ((p == im->unknown_names || p[-1] == ' ') && (p[k] == ',' || p[k] == 0))
+			return;
+		p += k;
+	}
+	if (n + k + 8 >= sizeof(im->unknown_names)) {
+		if (!strstr(im->unknown_names, ", ..."))
+			snprintf(im->unknown_names + n, sizeof(im->unknown_names) - n, ", ...");
+		return;
+	}
+	snprintf(im->unknown_names + n, sizeof(im->unknown_names) - n, "%s%s", n ? ", " : "", name);
+}
+
+static OTF2_CallbackCode ev_enter(OTF2_LocationRef loc UNUSED, OTF2_TimeStamp t,
+				  uint64_t pos UNUSED, void *ud, OTF2_AttributeList *al UNUSED,
+				  OTF2_RegionRef region)
 {
 	struct imp *im = ud;
 	long r = lookup(&im->region_ix, region);
 
-	(void)loc;
-	(void)pos;
-	(void)al;
 	if (r < 0 || im->regions[r].routine == -1)
 		return OTF2_CALLBACK_SUCCESS;
 	if (im->call.depth++ > 0) {
@@ -497,25 +487,25 @@ static OTF2_CallbackCode ev_enter(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64
 		return OTF2_CALLBACK_SUCCESS;
 	}
 	im->call.routine = im->regions[r].routine;
+	im->call.region = r;
 	im->call.enter_ns = ns_of(im, t);
 	im->call.nitems = 0;
 	return OTF2_CALLBACK_SUCCESS;
 }
 
-static OTF2_CallbackCode ev_leave(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
-				  OTF2_AttributeList *al, OTF2_RegionRef region)
+static OTF2_CallbackCode ev_leave(OTF2_LocationRef loc UNUSED, OTF2_TimeStamp t,
+				  uint64_t pos UNUSED, void *ud, OTF2_AttributeList *al UNUSED,
+				  OTF2_RegionRef region)
 {
 	struct imp *im = ud;
 	long r = lookup(&im->region_ix, region), ret;
 
-	(void)loc;
-	(void)pos;
-	(void)al;
 	if (r < 0 || im->regions[r].routine == -1 || im->call.depth == 0)
 		return OTF2_CALLBACK_SUCCESS;
 	if (--im->call.depth > 0)
 		return OTF2_CALLBACK_SUCCESS;
 	if (im->call.routine < 0) {
+		note_unknown(im, string_of(im, im->regions[im->call.region].name));
 		im->unknown_calls++;
 		im->stray_items += im->call.nitems;
 		return OTF2_CALLBACK_SUCCESS;
@@ -536,37 +526,27 @@ static OTF2_CallbackCode ev_leave(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64
 }
 
 #define EV_HEAD(name, ...)                                                                         \
-	static OTF2_CallbackCode name(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos,        \
-				      void *ud, OTF2_AttributeList *al, __VA_ARGS__)
-#define EV_UNUSED()                                                                                \
-	do {                                                                                       \
-		(void)loc;                                                                         \
-		(void)t;                                                                           \
-		(void)pos;                                                                         \
-		(void)al;                                                                          \
-	} while (0)
+	static OTF2_CallbackCode name(OTF2_LocationRef loc UNUSED, OTF2_TimeStamp t UNUSED,        \
+				      uint64_t pos UNUSED, void *ud,                               \
+				      OTF2_AttributeList *al UNUSED, __VA_ARGS__)
 
 EV_HEAD(ev_send, uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t len)
 {
-	EV_UNUSED();
 	return add_item(ud, PSC_MPI_ITEM_SEND, comm, receiver, tag, len, 0, 0);
 }
 
 EV_HEAD(ev_isend, uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t len, uint64_t req)
 {
-	EV_UNUSED();
 	return add_item(ud, PSC_MPI_ITEM_ISEND, comm, receiver, tag, len, 0, req);
 }
 
 EV_HEAD(ev_isend_complete, uint64_t req)
 {
-	EV_UNUSED();
 	return add_item(ud, PSC_MPI_ITEM_ISEND_DONE, OTF2_UNDEFINED_COMM, 0, 0, 0, 0, req);
 }
 
 EV_HEAD(ev_irecv_request, uint64_t req)
 {
-	EV_UNUSED();
 	/* the source and tag as posted are not in OTF2: any */
 	return add_item(ud, PSC_MPI_ITEM_IRECV, OTF2_UNDEFINED_COMM, 0, OTF2_UNDEFINED_UINT32, 0, 0,
 			req);
@@ -574,27 +554,22 @@ EV_HEAD(ev_irecv_request, uint64_t req)
 
 EV_HEAD(ev_irecv, uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t len, uint64_t req)
 {
-	EV_UNUSED();
 	return add_item(ud, PSC_MPI_ITEM_RECV, comm, sender, tag, len, 0, req);
 }
 
 EV_HEAD(ev_recv, uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t len)
 {
-	EV_UNUSED();
 	return add_item(ud, PSC_MPI_ITEM_RECV, comm, sender, tag, len, 0, 0);
 }
 
 EV_HEAD(ev_cancelled, uint64_t req)
 {
-	EV_UNUSED();
 	return add_item(ud, PSC_MPI_ITEM_CANCEL, OTF2_UNDEFINED_COMM, 0, 0, 0, 0, req);
 }
 
-EV_HEAD(ev_coll_end, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root, uint64_t sent,
+EV_HEAD(ev_coll_end, OTF2_CollectiveOp op UNUSED, OTF2_CommRef comm, uint32_t root, uint64_t sent,
 	uint64_t received)
 {
-	EV_UNUSED();
-	(void)op;
 	return add_item(ud, PSC_MPI_ITEM_COLL, comm, root, OTF2_UNDEFINED_UINT32, sent, received,
 			0);
 }
@@ -757,29 +732,22 @@ static void imp_release(struct imp *im)
 /* Say what was left out, as the model's warnings. */
 static int warn_skipped(struct imp *im)
 {
-	struct mpi_model *m = im->m;
+	const struct {
+		uint64_t n;
+		const char *what;
+	} w[] = {
+	    {im->unknown_calls, "calls of MPI routines perfscope does not model (left out):"},
+	    {im->stray_items, "MPI events outside a modelled MPI call (left out)"},
+	    {im->nested_calls, "MPI calls inside other MPI calls (taken as part of the outer one)"},
+	    {im->open_calls, "locations end inside an MPI call (cut short; the call is left out)"},
+	};
 	int ret = 0;
 
-	if (im->unknown_calls)
-		ret |= mpi_model_warn(m,
-				      "%s: %" PRIu64 " calls of MPI routines perfscope does "
-				      "not model (left out)",
-				      im->anchor, im->unknown_calls);
-	if (im->stray_items)
-		ret |= mpi_model_warn(m,
-				      "%s: %" PRIu64 " MPI events outside a modelled MPI call "
-				      "(left out)",
-				      im->anchor, im->stray_items);
-	if (im->nested_calls)
-		ret |= mpi_model_warn(m,
-				      "%s: %" PRIu64 " MPI calls inside other MPI calls (taken "
-				      "as part of the outer call)",
-				      im->anchor, im->nested_calls);
-	if (im->open_calls)
-		ret |= mpi_model_warn(m,
-				      "%s: %" PRIu64 " locations end inside an MPI call (the "
-				      "trace is cut short; the call is left out)",
-				      im->anchor, im->open_calls);
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		if (w[i].n)
+			ret |= mpi_model_warn(im->m, "%s: %" PRIu64 " %s%s%s", im->anchor, w[i].n,
+					      w[i].what, i == 0 ? " " : "",
+					      i == 0 ? im->unknown_names : "");
 	return ret < 0 ? -ENOMEM : 0;
 }
 
