@@ -1,1 +1,379 @@
-/* mpi-load.c - an experiment's MPI records into the MPI model: being written. */
+/*
+ * mpi-load.c - an experiment's MPI records into the MPI model (mpi-model.h): each process's
+ * streams are read in one pass; its communicator indices, rank and call sites are settled
+ * once all of its streams are read, since a thread other than the one that made a call may
+ * have written the records they come from.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/format.h"
+#include "../core/mpi-routines.h"
+#include "experiment.h"
+#include "mpi-match.h"
+#include "mpi-model.h"
+#include "stream.h"
+#include "symbols.h"
+#include "u64map.h"
+
+#define OPEN_MAX 16 /* MPI calls open at once in one thread (the runtime nests none) */
+
+struct open_call {
+	uint32_t routine;
+	int64_t enter_ns;
+};
+
+/* One process while its streams are read. */
+struct proc_load {
+	const struct exp_process *proc;
+	int init_rank, world; /* from PSC_REC_MPI_INIT, -1 and 0 without one */
+	int has_clock[2];
+	struct mpi_clock_point clock[2];
+	uint64_t lost;
+	size_t first_loc, first_call, first_item;
+	struct u64map comm_local; /* the process's communicator index -> index in comms */
+	uint64_t *site_addr;	  /* per call since first_call: its return address */
+	size_t site_addr_cap;
+	char **notes; /* what went wrong, said with the rank once it is known */
+	size_t nnotes, notes_cap;
+	int any; /* MPI records seen */
+};
+
+struct loader {
+	struct mpi_model *m;
+	const struct experiment *e;
+	struct symtab syms;
+	int have_syms;
+	struct u64map site_of;	/* return address -> site, per process */
+	struct u64map rank_pid; /* rank -> pid that took it */
+	int any_mpi;
+};
+
+static int note(struct proc_load *pl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int note(struct proc_load *pl, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	if (mpi_grow((void **)&pl->notes, &pl->notes_cap, pl->nnotes + 1, sizeof(*pl->notes)))
+		return -ENOMEM;
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -ENOMEM;
+	pl->notes[pl->nnotes++] = s;
+	return 0;
+}
+
+static int add_comm_record(struct loader *ld, struct proc_load *pl, const struct stream_record *r)
+{
+	uint64_t size = r->payload[1];
+	int32_t *members = malloc(size * sizeof(*members));
+	long idx;
+
+	if (!members)
+		return -ENOMEM;
+	for (uint64_t k = 0; k < size; k++)
+		members[k] = (int32_t)(uint32_t)(r->payload[2 + k / 2] >> (32 * (k % 2)));
+	idx = mpi_model_add_comm(ld->m, r->payload[0], members, (uint32_t)size);
+	free(members);
+	if (idx < 0)
+		return (int)idx;
+	if (ld->m->comms[idx].size != size &&
+	    note(pl, "communicator 0x%" PRIx64 " has %" PRIu64 " members here, %u elsewhere",
+		 r->payload[0], size, ld->m->comms[idx].size))
+		return -ENOMEM;
+	return u64map_put(&pl->comm_local, r->arg, (uint64_t)idx);
+}
+
+static int add_call_record(struct loader *ld, struct proc_load *pl, long loc, uint32_t routine,
+			   int64_t enter, int64_t leave, uint64_t site_addr)
+{
+	struct mpi_model *m = ld->m;
+	size_t k = m->ncalls - pl->first_call;
+	long ret = mpi_model_add_call(m, (uint32_t)loc, routine, enter, leave, MPI_NONE);
+
+	if (ret < 0)
+		return (int)ret;
+	if (mpi_grow((void **)&pl->site_addr, &pl->site_addr_cap, k + 1, sizeof(*pl->site_addr)))
+		return -ENOMEM;
+	pl->site_addr[k] = site_addr;
+	return 0;
+}
+
+static int add_items(struct mpi_model *m, const struct stream_record *r)
+{
+	for (size_t i = 1; i + PSC_MPI_ITEM_WORDS <= r->npayload; i += PSC_MPI_ITEM_WORDS) {
+		const uint64_t *w = r->payload + i;
+		struct mpi_item it;
+		int ret;
+
+		memset(&it, 0, sizeof(it));
+		it.kind = (uint8_t)(w[0] & 0xffu);
+		it.flags = (uint8_t)((w[0] >> 8) & 0xffu);
+		it.comm = (uint32_t)(w[0] >> 32); /* the process's index: settled at its end */
+		it.peer = (int32_t)(uint32_t)w[1];
+		it.tag = (int32_t)(uint32_t)(w[1] >> 32);
+		it.bytes = w[2];
+		if (it.kind == PSC_MPI_ITEM_COLL)
+			it.bytes2 = w[3];
+		else
+			it.request = w[3];
+		if (it.kind == PSC_MPI_ITEM_ISEND_DONE || it.kind == PSC_MPI_ITEM_CANCEL) {
+			it.peer = -1;
+			it.tag = 0;
+			it.comm = MPI_NONE;
+		}
+		if ((ret = mpi_model_add_item(m, &it)))
+			return ret;
+	}
+	return 0;
+}
+
+/* The MPI records of stream S into the model (its location added at its first call). */
+static int load_stream(struct loader *ld, struct proc_load *pl, const struct exp_stream *s)
+{
+	const struct clock_fit *fit = &s->proc->fit;
+	struct open_call open[OPEN_MAX];
+	struct stream_reader rd;
+	struct stream_record r;
+	char err[512] = "";
+	uint64_t last_ticks = 0;
+	size_t nopen = 0, unpaired = 0;
+	long loc = -1;
+	int ret;
+
+	if ((ret = stream_open(&rd, s->path, err, sizeof(err))))
+		return ret == -ENOMEM ? ret : note(pl, "%s", err);
+	while ((ret = stream_next(&rd, &r, err, sizeof(err))) > 0) {
+		int64_t t;
+
+		last_ticks = r.ticks;
+		if (r.kind != PSC_KIND_EXT || r.type < PSC_REC_MPI_INIT) {
+			if (r.kind == PSC_KIND_EXT && r.type == PSC_REC_LOST)
+				pl->lost += r.payload[0];
+			continue;
+		}
+		pl->any = 1;
+		switch (r.type) {
+		case PSC_REC_MPI_INIT:
+			pl->init_rank = (int)r.arg;
+			pl->world = (int)r.payload[0];
+			continue;
+		case PSC_REC_MPI_CLOCK:
+			pl->has_clock[r.arg] = 1;
+			pl->clock[r.arg] = (struct mpi_clock_point){
+			    (int64_t)r.payload[0], (int64_t)r.payload[1], r.payload[2]};
+			continue;
+		case PSC_REC_MPI_COMM:
+			ret = add_comm_record(ld, pl, &r);
+			break;
+		default: /* ENTER, LEAVE */
+			t = clock_fit_ns(fit, r.ticks);
+			if (loc < 0 && (loc = mpi_model_add_loc(ld->m, -1, s->tid)) < 0) {
+				ret = (int)loc;
+				break;
+			}
+			if (r.type == PSC_REC_MPI_ENTER) {
+				if (nopen < OPEN_MAX)
+					open[nopen++] = (struct open_call){r.arg, t};
+				else
+					unpaired++;
+				continue;
+			}
+			if (nopen && open[nopen - 1].routine == r.arg) {
+				nopen--;
+				ret = add_call_record(ld, pl, loc, r.arg, open[nopen].enter_ns, t,
+						      r.payload[0]);
+			} else {
+				unpaired++;
+				ret = add_call_record(ld, pl, loc, r.arg, t, t, r.payload[0]);
+			}
+			if (ret == 0)
+				ret = add_items(ld->m, &r);
+			break;
+		}
+		if (ret < 0)
+			break;
+	}
+	if (ret == -ENOMEM)
+		goto out;
+	if (ret < 0)
+		ret = note(pl, "%s: the records from there on are left out", err);
+	/* a stream cut short inside a call: it ends at the stream's last record */
+	for (size_t k = 0; k < nopen && ret == 0; k++)
+		ret = add_call_record(ld, pl, loc, open[k].routine, open[k].enter_ns,
+				      clock_fit_ns(fit, last_ticks), 0);
+	if (ret == 0 && nopen)
+		ret = note(pl, "thread %d ends inside %s (closed at its last record)", (int)s->tid,
+			   mpi_routine_name(open[nopen - 1].routine));
+	if (ret == 0 && unpaired)
+		ret = note(pl, "thread %d: %zu MPI enter/leave records without their pair",
+			   (int)s->tid, unpaired);
+	if (ret == 0 && loc >= 0 && rd.truncated_at)
+		ret = note(pl,
+			   "thread %d: stream cut short at byte %" PRIu64 " (its later MPI calls "
+			   "are missing)",
+			   (int)s->tid, rd.truncated_at);
+	else if (ret == 0 && loc >= 0 && !rd.ended)
+		ret = note(pl, "thread %d: stream has no end record (the process was killed?)",
+			   (int)s->tid);
+out:
+	stream_close(&rd);
+	return ret;
+}
+
+/* Leave out what process PL added: it has no rank, or another process has it. */
+static void roll_back(struct mpi_model *m, struct proc_load *pl)
+{
+	m->nlocs = pl->first_loc;
+	m->ncalls = pl->first_call;
+	m->nitems = pl->first_item;
+}
+
+/* Settle a process once its streams are read: rank, communicators, sites, warnings. */
+static int finish_process(struct loader *ld, struct proc_load *pl)
+{
+	struct mpi_model *m = ld->m;
+	const struct exp_process *p = pl->proc;
+	int rank = pl->init_rank >= 0 ? pl->init_rank : p->rank;
+	uint64_t v, unknown = 0;
+	int ret = 0;
+
+	if (!pl->any)
+		return 0;
+	if (rank < 0 || (u64map_get(&ld->rank_pid, (uint64_t)rank, &v) && v != (uint64_t)p->pid)) {
+		if (rank < 0)
+			ret = mpi_model_warn(m, "pid %d: MPI records without a rank: left out",
+					     (int)p->pid);
+		else
+			ret = mpi_model_warn(m, "pid %d: rank %d was already pid %d's: left out",
+					     (int)p->pid, rank, (int)v);
+		roll_back(m, pl);
+		return ret;
+	}
+	if ((ret = u64map_put(&ld->rank_pid, (uint64_t)rank, (uint64_t)p->pid)) ||
+	    (ret = mpi_model_set_world(m, pl->world > rank ? pl->world : rank + 1)))
+		return ret;
+	if (pl->world && pl->world != m->world_size)
+		ret = mpi_model_warn(m, "rank %d: a world of %d ranks, others say %d", rank,
+				     pl->world, m->world_size);
+	m->ranks[rank].pid = p->pid;
+	m->ranks[rank].lost_records += pl->lost + p->lost_records;
+	for (int k = 0; k < 2; k++) {
+		m->ranks[rank].has_clock[k] = pl->has_clock[k];
+		m->ranks[rank].clock[k] = pl->clock[k];
+	}
+	for (size_t l = pl->first_loc; l < m->nlocs; l++)
+		m->locs[l].rank = rank;
+	for (size_t i = pl->first_item; i < m->nitems; i++) {
+		struct mpi_item *it = &m->items[i];
+
+		if (it->comm == MPI_NONE)
+			continue;
+		if (!u64map_get(&pl->comm_local, it->comm, &v)) {
+			v = MPI_NONE;
+			unknown++;
+		}
+		it->comm = (uint32_t)v;
+	}
+	u64map_clear(&ld->site_of);
+	for (size_t c = pl->first_call; c < m->ncalls && ret == 0; c++) {
+		uint64_t addr = pl->site_addr[c - pl->first_call];
+		struct sym_info si;
+		long idx;
+
+		if (!addr)
+			continue;
+		if (!u64map_get(&ld->site_of, addr, &v)) {
+			memset(&si, 0, sizeof(si));
+			if (ld->have_syms &&
+			    symtab_lookup(&ld->syms, p->pid, p->image, addr - 1, &si))
+				return -ENOMEM;
+			idx = mpi_model_add_site(m, rank, addr, si.known ? si.name : "", si.file,
+						 si.line);
+			if (idx < 0 || (ret = u64map_put(&ld->site_of, addr, (uint64_t)idx)))
+				return idx < 0 ? (int)idx : ret;
+			v = (uint64_t)idx;
+		}
+		m->calls[c].site = (uint32_t)v;
+	}
+	if (ret == 0 && unknown)
+		ret = mpi_model_warn(m,
+				     "rank %d: %" PRIu64 " records name a communicator never "
+				     "defined",
+				     rank, unknown);
+	if (ret == 0 && m->ranks[rank].lost_records)
+		ret = mpi_model_warn(m, "rank %d: %" PRIu64 " records lost while recording", rank,
+				     m->ranks[rank].lost_records);
+	for (size_t i = 0; i < pl->nnotes && ret == 0; i++)
+		ret = mpi_model_warn(m, "rank %d: %s", rank, pl->notes[i]);
+	return ret;
+}
+
+static void proc_load_release(struct proc_load *pl)
+{
+	u64map_release(&pl->comm_local);
+	free(pl->site_addr);
+	for (size_t i = 0; i < pl->nnotes; i++)
+		free(pl->notes[i]);
+	free(pl->notes);
+}
+
+int mpi_model_load(struct mpi_model *m, const struct experiment *e, unsigned flags, char *err,
+		   size_t errlen)
+{
+	struct loader ld;
+	int ret = 0;
+
+	memset(&ld, 0, sizeof(ld));
+	ld.m = m;
+	ld.e = e;
+	ld.have_syms = symtab_init(&ld.syms, e->dir) == 0;
+	/* the streams are sorted by process: one process at a time */
+	for (size_t i = 0; i < e->nstreams && ret == 0;) {
+		struct proc_load pl;
+		size_t j = i;
+
+		memset(&pl, 0, sizeof(pl));
+		pl.proc = e->streams[i].proc;
+		pl.init_rank = -1;
+		pl.first_loc = m->nlocs;
+		pl.first_call = m->ncalls;
+		pl.first_item = m->nitems;
+		for (; j < e->nstreams && e->streams[j].proc == pl.proc && ret == 0; j++)
+			ret = load_stream(&ld, &pl, &e->streams[j]);
+		if (ret == 0)
+			ret = finish_process(&ld, &pl);
+		ld.any_mpi |= pl.any;
+		proc_load_release(&pl);
+		i = j;
+	}
+	if (ld.have_syms)
+		symtab_release(&ld.syms);
+	u64map_release(&ld.site_of);
+	u64map_release(&ld.rank_pid);
+	if (ret) {
+		snprintf(err, errlen, "%s: out of memory reading MPI records", e->dir);
+		return ret;
+	}
+	if (!ld.any_mpi) {
+		snprintf(err, errlen, "%s: no MPI records (record with perfscope record --mpi)",
+			 e->dir);
+		return -ENODATA;
+	}
+	free(m->source);
+	m->source = strdup(e->dir);
+	if (!m->source) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	return mpi_model_build(m, flags, err, errlen);
+}

@@ -99,6 +99,8 @@ struct mpi_site {
 	unsigned line;	/* 0 unknown */
 };
 
+struct mpi_index;
+
 struct mpi_model {
 	char *source;			/* the directory or archive it came from */
 	int world_size;
@@ -130,6 +132,7 @@ struct mpi_model {
 	size_t nwarnings;
 	/* builder state (mpi-model.c) */
 	size_t calls_cap, items_cap, locs_cap, comms_cap, sites_cap, warnings_cap;
+	struct mpi_index *index; /* lookups of communicators by key and sites by address */
 };
 
 void mpi_model_init(struct mpi_model *m);

@@ -1,0 +1,545 @@
+/*
+ * mpi-match.c - messages of the MPI model: sends matched to receives by MPI's non-overtaking
+ * rule, and the causality correction of receives that ended before their send began
+ * (mpi-match.h).
+ */
+#include "mpi-match.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/format.h"
+#include "u64map.h"
+
+/* ---- channels: (source, destination, communicator, tag) -> id ------------------------------ */
+
+struct chan_key {
+	int32_t src, dst, tag;
+	uint32_t comm;
+};
+
+struct chans {
+	struct chan_key *keys;
+	size_t n, cap;
+	uint32_t *slots; /* id + 1, 0 empty */
+	size_t nslots;	 /* a power of two */
+};
+
+static size_t chan_hash(const struct chan_key *k)
+{
+	uint64_t h = ((uint64_t)(uint32_t)k->src << 32 | (uint32_t)k->dst) * 0x9e3779b97f4a7c15ull;
+
+	h ^= ((uint64_t)(uint32_t)k->tag << 32 | k->comm) * 0xc2b2ae3d27d4eb4full;
+	return (size_t)(h ^ (h >> 29));
+}
+
+static int chans_rehash(struct chans *t, size_t nslots)
+{
+	uint32_t *slots = calloc(nslots, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->n; i++) {
+		size_t h = chan_hash(&t->keys[i]) & (nslots - 1);
+
+		while (slots[h])
+			h = (h + 1) & (nslots - 1);
+		slots[h] = (uint32_t)i + 1;
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->nslots = nslots;
+	return 0;
+}
+
+/* The id of K, added when new; MPI_NONE when out of memory. */
+static uint32_t chan_id(struct chans *t, const struct chan_key *k)
+{
+	size_t h;
+
+	if ((t->n + 1) * 2 > t->nslots && chans_rehash(t, t->nslots ? t->nslots * 2 : 1024))
+		return MPI_NONE;
+	for (h = chan_hash(k) & (t->nslots - 1); t->slots[h]; h = (h + 1) & (t->nslots - 1))
+		if (!memcmp(&t->keys[t->slots[h] - 1], k, sizeof(*k)))
+			return t->slots[h] - 1;
+	if (mpi_grow((void **)&t->keys, &t->cap, t->n + 1, sizeof(*t->keys)))
+		return MPI_NONE;
+	t->keys[t->n] = *k;
+	t->slots[h] = (uint32_t)t->n + 1;
+	return (uint32_t)t->n++;
+}
+
+/* ---- matching ------------------------------------------------------------------------------- */
+
+/* A send, or a receive by the time it was posted; ORD breaks ties (item order). */
+struct ent {
+	int64_t t;
+	uint32_t ord, item, chan;
+};
+
+static int cmp_ent(const void *a, const void *b)
+{
+	const struct ent *x = a, *y = b;
+
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->ord < y->ord ? -1 : x->ord > y->ord;
+}
+
+/* Stable counting sort of E[0..N) by channel into OUT; AT[0..nchan] the channels' starts. */
+static void sort_by_chan(const struct ent *e, size_t n, struct ent *out, uint32_t *at, size_t nchan)
+{
+	memset(at, 0, (nchan + 1) * sizeof(*at));
+	for (size_t i = 0; i < n; i++)
+		at[e[i].chan + 1]++;
+	for (size_t c = 0; c < nchan; c++)
+		at[c + 1] += at[c];
+	for (size_t i = 0; i < n; i++)
+		out[at[e[i].chan]++] = e[i];
+	/* at[c] is now the end of channel c: shift back to the starts */
+	memmove(at + 1, at, nchan * sizeof(*at));
+	at[0] = 0;
+	for (size_t c = 0; c < nchan; c++) {
+		struct ent *s = out + at[c];
+		size_t len = at[c + 1] - at[c];
+
+		for (size_t i = 1; i < len; i++)
+			if (cmp_ent(&s[i - 1], &s[i]) > 0) {
+				qsort(s, len, sizeof(*s), cmp_ent);
+				break;
+			}
+	}
+}
+
+struct match_ctx {
+	struct mpi_model *m;
+	struct chans ch;
+	struct u64map req; /* request id -> item of the rank being read */
+	uint32_t *aux;	   /* per item: ISEND its completing call, RECV its posting call */
+	struct ent *sends, *recvs;
+	size_t nsends, nrecvs;
+};
+
+static int routable(const struct mpi_model *m, const struct mpi_item *it)
+{
+	return it->comm != MPI_NONE && it->peer >= 0 && it->peer < m->world_size;
+}
+
+/* The sends and receives of rank R, with the requests tied to their completions. */
+static int collect_rank(struct match_ctx *x, int r)
+{
+	struct mpi_model *m = x->m;
+	const struct mpi_rank_info *ri = &m->ranks[r];
+	uint32_t l0 = ri->first_loc, l1 = ri->first_loc + ri->nlocs;
+
+	u64map_clear(&x->req);
+	for (uint32_t l = l0; l < l1; l++) {
+		const struct mpi_loc *loc = &m->locs[l];
+		uint32_t i0 = loc->ncalls ? m->calls[loc->first_call].first_item : 0, i1 = i0;
+
+		if (loc->ncalls) {
+			const struct mpi_call *last = &m->calls[loc->first_call + loc->ncalls - 1];
+
+			i1 = last->first_item + last->nitems;
+		}
+		for (uint32_t i = i0; i < i1; i++) {
+			const struct mpi_item *it = &m->items[i];
+
+			if ((it->kind == PSC_MPI_ITEM_ISEND || it->kind == PSC_MPI_ITEM_IRECV) &&
+			    it->request && u64map_put(&x->req, it->request, i))
+				return -ENOMEM;
+		}
+	}
+	for (uint32_t l = l0; l < l1; l++) {
+		const struct mpi_loc *loc = &m->locs[l];
+
+		for (uint32_t c = loc->first_call; c < loc->first_call + loc->ncalls; c++) {
+			const struct mpi_call *call = &m->calls[c];
+
+			for (uint32_t i = call->first_item; i < call->first_item + call->nitems;
+			     i++) {
+				const struct mpi_item *it = &m->items[i];
+				struct chan_key k = {r, it->peer, it->tag, it->comm};
+				uint64_t j = MPI_NONE;
+				struct ent *e;
+
+				switch (it->kind) {
+				case PSC_MPI_ITEM_SEND:
+					x->aux[i] = c;
+					/* fall through */
+				case PSC_MPI_ITEM_ISEND:
+					e = &x->sends[x->nsends++];
+					*e = (struct ent){call->enter_ns, i, i, MPI_NONE};
+					break;
+				case PSC_MPI_ITEM_ISEND_DONE:
+					if (u64map_get(&x->req, it->request, &j) &&
+					    m->items[j].kind == PSC_MPI_ITEM_ISEND)
+						x->aux[j] = c;
+					continue;
+				case PSC_MPI_ITEM_RECV:
+					k.src = it->peer;
+					k.dst = r;
+					x->aux[i] = c;
+					if (it->request) {
+						x->aux[i] = MPI_NONE;
+						if (!u64map_get(&x->req, it->request, &j) ||
+						    m->items[j].kind != PSC_MPI_ITEM_IRECV)
+							j = MPI_NONE;
+						else
+							x->aux[i] = m->items[j].call;
+					}
+					e = &x->recvs[x->nrecvs++];
+					*e = (struct ent){
+					    m->calls[x->aux[i] != MPI_NONE ? x->aux[i] : c]
+						.enter_ns,
+					    j != MPI_NONE ? (uint32_t)j : i, i, MPI_NONE};
+					break;
+				default:
+					continue;
+				}
+				if (routable(m, it) && (e->chan = chan_id(&x->ch, &k)) == MPI_NONE)
+					return -ENOMEM;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Sends and receives paired in order per channel: a send item's msg holds its receive item
+ * for now. Entries without a channel stay unmatched. */
+static int pair_channels(struct match_ctx *x)
+{
+	size_t nchan = x->ch.n, ns = 0, nr = 0;
+	struct ent *s = malloc((x->nsends + 1) * sizeof(*s)), *rv;
+	uint32_t *as = malloc((nchan + 1) * sizeof(*as)), *ar = malloc((nchan + 1) * sizeof(*ar));
+	int ret = -ENOMEM;
+
+	rv = malloc((x->nrecvs + 1) * sizeof(*rv));
+	if (!s || !rv || !as || !ar)
+		goto out;
+	/* the unroutable ones out of the way first */
+	for (size_t i = 0; i < x->nsends; i++)
+		if (x->sends[i].chan != MPI_NONE)
+			x->sends[ns++] = x->sends[i];
+	for (size_t i = 0; i < x->nrecvs; i++)
+		if (x->recvs[i].chan != MPI_NONE)
+			x->recvs[nr++] = x->recvs[i];
+	sort_by_chan(x->sends, ns, s, as, nchan);
+	sort_by_chan(x->recvs, nr, rv, ar, nchan);
+	for (size_t c = 0; c < nchan; c++) {
+		size_t n = as[c + 1] - as[c];
+
+		if (ar[c + 1] - ar[c] < n)
+			n = ar[c + 1] - ar[c];
+		for (size_t k = 0; k < n; k++)
+			x->m->items[s[as[c] + k].item].msg = rv[ar[c] + k].item;
+	}
+	ret = 0;
+out:
+	free(s);
+	free(rv);
+	free(as);
+	free(ar);
+	return ret;
+}
+
+int mpi_match_messages(struct mpi_model *m)
+{
+	struct match_ctx x;
+	size_t nsend = 0, nrecv = 0;
+	int ret = -ENOMEM;
+
+	memset(&x, 0, sizeof(x));
+	x.m = m;
+	for (size_t i = 0; i < m->nitems; i++) {
+		nsend +=
+		    m->items[i].kind == PSC_MPI_ITEM_SEND || m->items[i].kind == PSC_MPI_ITEM_ISEND;
+		nrecv += m->items[i].kind == PSC_MPI_ITEM_RECV;
+		m->items[i].msg = MPI_NONE;
+	}
+	x.aux = malloc((m->nitems + 1) * sizeof(*x.aux));
+	x.sends = malloc((nsend + 1) * sizeof(*x.sends));
+	x.recvs = malloc((nrecv + 1) * sizeof(*x.recvs));
+	m->msgs = malloc((nsend + 1) * sizeof(*m->msgs));
+	if (!x.aux || !x.sends || !x.recvs || !m->msgs)
+		goto out;
+	memset(x.aux, 0xff, m->nitems * sizeof(*x.aux));
+	for (int r = 0; r < m->world_size; r++)
+		if (m->ranks[r].nlocs && (ret = collect_rank(&x, r)))
+			goto out;
+	if ((ret = pair_channels(&x)))
+		goto out;
+	for (size_t i = 0; i < m->nitems; i++) {
+		struct mpi_item *it = &m->items[i];
+		struct mpi_message *g;
+		uint32_t rcv = it->msg;
+
+		if (it->kind != PSC_MPI_ITEM_SEND && it->kind != PSC_MPI_ITEM_ISEND)
+			continue;
+		g = &m->msgs[m->nmsgs];
+		g->src = mpi_call_rank(m, &m->calls[it->call]);
+		g->dst = it->peer;
+		g->tag = it->tag;
+		g->comm = it->comm;
+		g->bytes = rcv != MPI_NONE ? m->items[rcv].bytes : it->bytes;
+		g->send_call = it->call;
+		g->send_done_call = x.aux[i];
+		g->recv_post_call = rcv != MPI_NONE ? x.aux[rcv] : MPI_NONE;
+		g->recv_call = rcv != MPI_NONE ? m->items[rcv].call : MPI_NONE;
+		g->sync = (it->flags & PSC_MPI_F_SYNC) != 0;
+		it->msg = (uint32_t)m->nmsgs;
+		if (rcv != MPI_NONE)
+			m->items[rcv].msg = (uint32_t)m->nmsgs;
+		else
+			m->unmatched_sends++;
+		m->nmsgs++;
+	}
+	for (size_t i = 0; i < m->nitems; i++)
+		if (m->items[i].kind == PSC_MPI_ITEM_RECV && m->items[i].msg == MPI_NONE)
+			m->unmatched_recvs++;
+	ret = 0;
+out:
+	free(x.aux);
+	free(x.sends);
+	free(x.recvs);
+	free(x.ch.keys);
+	free(x.ch.slots);
+	u64map_release(&x.req);
+	return ret;
+}
+
+/* ---- causality ------------------------------------------------------------------------------ */
+
+/*
+ * The correction replays every location's events (enter and leave of each call) in order.
+ * A receive's leave waits until the enter of each matched send is final; locations run as
+ * far as they can, and one that moved on wakes the ones waiting for it. If all wait on each
+ * other (impossible in a real run, possible in damaged input), the first one goes on without
+ * the sends it waits for, which then stay violations.
+ */
+struct replay_loc {
+	int64_t shift;	     /* added to every later event */
+	int64_t amort_t;     /* corrected time of the previous message event (or first enter) */
+	uint32_t pos, npos;  /* events done, of 2 per call */
+	uint32_t amort_from; /* first call after the previous message event */
+	uint32_t blocked_on; /* location waited for, MPI_NONE */
+	uint32_t waiters;    /* first location waiting for this one, MPI_NONE */
+	uint32_t next;	     /* next in the list this one waits in */
+	int have_t, force;
+};
+
+struct replay {
+	struct mpi_model *m;
+	struct replay_loc *rl;
+	uint32_t *stack;
+	size_t nstack;
+	int64_t lat;
+};
+
+static uint64_t count_violations(const struct mpi_model *m, int64_t *min_lat)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < m->nmsgs; i++) {
+		const struct mpi_message *g = &m->msgs[i];
+		int64_t d;
+
+		if (g->recv_call == MPI_NONE)
+			continue;
+		d = m->calls[g->recv_call].leave_ns - m->calls[g->send_call].enter_ns;
+		if (d < 0)
+			n++;
+		else if (min_lat && d > 0 && d < *min_lat)
+			*min_lat = d;
+	}
+	return n;
+}
+
+static int has_send(const struct mpi_model *m, const struct mpi_call *c)
+{
+	for (uint32_t i = c->first_item; i < c->first_item + c->nitems; i++)
+		if (m->items[i].kind == PSC_MPI_ITEM_SEND || m->items[i].kind == PSC_MPI_ITEM_ISEND)
+			return 1;
+	return 0;
+}
+
+/* T moved by the share of DELTA its place between T0 and T1 gives it. */
+static int64_t amortised(int64_t t, int64_t t0, int64_t t1, int64_t delta)
+{
+	if (t <= t0)
+		return t;
+	if (t >= t1)
+		return t + delta;
+	return t + (int64_t)((__int128)delta * (t - t0) / (t1 - t0));
+}
+
+/* The receive ending call C of location L (at T1 before the fix) moves by DELTA: the events
+ * since the previous message event take their share of it. */
+static void amortise(struct replay *rp, uint32_t l, uint32_t c, int64_t t1, int64_t delta)
+{
+	struct mpi_model *m = rp->m;
+	struct replay_loc *s = &rp->rl[l];
+	int64_t t0 = s->amort_t;
+
+	if (t1 <= t0)
+		return;
+	for (uint32_t j = s->amort_from; j < c; j++) {
+		m->calls[j].enter_ns = amortised(m->calls[j].enter_ns, t0, t1, delta);
+		m->calls[j].leave_ns = amortised(m->calls[j].leave_ns, t0, t1, delta);
+	}
+	/* a call that also sends keeps its enter: the peer's receive was fixed against it */
+	if (!has_send(m, &m->calls[c]))
+		m->calls[c].enter_ns = amortised(m->calls[c].enter_ns, t0, t1, delta);
+}
+
+/* Run location L as far as it goes: 1 when it advanced, 0 when not. */
+static int replay_run(struct replay *rp, uint32_t l)
+{
+	struct mpi_model *m = rp->m;
+	struct replay_loc *s = &rp->rl[l];
+	uint32_t first = m->locs[l].first_call, start = s->pos;
+
+	while (s->pos < s->npos) {
+		uint32_t c = first + s->pos / 2;
+		struct mpi_call *call = &m->calls[c];
+		int64_t need = INT64_MIN, leave;
+		uint32_t wait = MPI_NONE;
+
+		if (!(s->pos & 1)) {
+			call->enter_ns += s->shift;
+			if (!s->have_t) {
+				s->amort_t = call->enter_ns;
+				s->amort_from = c;
+				s->have_t = 1;
+			}
+			s->pos++;
+			continue;
+		}
+		for (uint32_t i = call->first_item; i < call->first_item + call->nitems; i++) {
+			const struct mpi_item *it = &m->items[i];
+			uint32_t sc, sl;
+
+			if (it->kind != PSC_MPI_ITEM_RECV || it->msg == MPI_NONE)
+				continue;
+			sc = m->msgs[it->msg].send_call;
+			sl = m->calls[sc].loc;
+			if (rp->rl[sl].pos <= 2 * (sc - m->locs[sl].first_call)) {
+				if (!s->force) {
+					wait = sl;
+					break;
+				}
+				continue;
+			}
+			if (m->calls[sc].enter_ns > need)
+				need = m->calls[sc].enter_ns;
+		}
+		if (wait != MPI_NONE) {
+			s->blocked_on = wait;
+			s->next = rp->rl[wait].waiters;
+			rp->rl[wait].waiters = l;
+			break;
+		}
+		s->force = 0;
+		leave = call->leave_ns + s->shift;
+		if (leave < need) {
+			int64_t delta = need + rp->lat - leave;
+
+			amortise(rp, l, c, leave, delta);
+			s->shift += delta;
+			leave += delta;
+			if (s->shift > m->max_correction_ns)
+				m->max_correction_ns = s->shift;
+		}
+		call->leave_ns = leave;
+		if (call->nitems) {
+			s->amort_from = c + 1;
+			s->amort_t = leave;
+		}
+		s->pos++;
+	}
+	return s->pos != start;
+}
+
+/* Wake the locations waiting for L. */
+static void replay_wake(struct replay *rp, uint32_t l)
+{
+	uint32_t w = rp->rl[l].waiters;
+
+	rp->rl[l].waiters = MPI_NONE;
+	while (w != MPI_NONE) {
+		uint32_t next = rp->rl[w].next;
+
+		rp->rl[w].blocked_on = MPI_NONE;
+		rp->stack[rp->nstack++] = w;
+		w = next;
+	}
+}
+
+/* Take L out of the list of the location it waits for. */
+static void replay_unwait(struct replay *rp, uint32_t l)
+{
+	uint32_t *p = &rp->rl[rp->rl[l].blocked_on].waiters;
+
+	while (*p != MPI_NONE && *p != l)
+		p = &rp->rl[*p].next;
+	if (*p == l)
+		*p = rp->rl[l].next;
+	rp->rl[l].blocked_on = MPI_NONE;
+}
+
+static int replay(struct mpi_model *m, int64_t lat)
+{
+	struct replay rp = {m, NULL, NULL, 0, lat};
+	size_t ndone = 0, scan = 0;
+
+	rp.rl = calloc(m->nlocs + 1, sizeof(*rp.rl));
+	rp.stack = malloc((m->nlocs + 1) * sizeof(*rp.stack));
+	if (!rp.rl || !rp.stack) {
+		free(rp.rl);
+		free(rp.stack);
+		return -ENOMEM;
+	}
+	for (size_t l = 0; l < m->nlocs; l++) {
+		rp.rl[l].npos = 2 * m->locs[l].ncalls;
+		rp.rl[l].blocked_on = rp.rl[l].waiters = rp.rl[l].next = MPI_NONE;
+		rp.stack[rp.nstack++] = (uint32_t)(m->nlocs - 1 - l);
+	}
+	while (ndone < m->nlocs) {
+		while (rp.nstack) {
+			uint32_t l = rp.stack[--rp.nstack];
+
+			if (replay_run(&rp, l))
+				replay_wake(&rp, l);
+			if (rp.rl[l].pos == rp.rl[l].npos)
+				ndone++;
+		}
+		/* all that remain wait for each other: the first goes on regardless */
+		while (ndone < m->nlocs && rp.rl[scan].pos == rp.rl[scan].npos)
+			scan++;
+		if (ndone < m->nlocs) {
+			replay_unwait(&rp, (uint32_t)scan);
+			rp.rl[scan].force = 1;
+			rp.stack[rp.nstack++] = (uint32_t)scan;
+		}
+	}
+	free(rp.rl);
+	free(rp.stack);
+	return 0;
+}
+
+int mpi_correct_causality(struct mpi_model *m, int correct)
+{
+	int64_t lat = 1000;
+	int ret = 0;
+
+	m->violations_before = count_violations(m, &lat);
+	m->violations_after = m->violations_before;
+	m->max_correction_ns = 0;
+	if (!correct || m->violations_before == 0)
+		return 0;
+	ret = replay(m, lat);
+	if (ret == 0)
+		m->violations_after = count_violations(m, NULL);
+	return ret;
+}
