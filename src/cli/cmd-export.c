@@ -2,8 +2,10 @@
 #include "cli.h"
 
 #include "../analysis/experiment.h"
+#include "../analysis/mpi-model.h"
 #include "../analysis/symbols.h"
 #include "../output/chrome.h"
+#include "../output/otf2-export.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -11,31 +13,34 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define DEFAULT_OUTPUT "perfscope.json"
+#define DEFAULT_OUTPUT	    "perfscope.json"
+#define DEFAULT_OTF2_OUTPUT "perfscope-otf2"
 
 /* The formats export writes, for messages. */
-#define FORMATS "chrome (Chrome Trace Event JSON for Perfetto and chrome://tracing)"
+#define FORMATS                                                                                    \
+	"chrome (Chrome Trace Event JSON for Perfetto and chrome://tracing), otf2 (an OTF2 "       \
+	"archive for Vampir, Scalasca and Python's otf2)"
 
 /* Caveats of the trace, on stderr: what the viewer shows that was not measured as such. */
-static void caveats(const struct chrome_stats *s)
+static void caveats(uint64_t synthetic_exits, uint64_t unmatched_exits, uint64_t lost_records)
 {
-	if (s->synthetic_exits)
+	if (synthetic_exits)
 		fprintf(stderr,
 			"perfscope export: note: %" PRIu64
 			" calls have no recorded exit (run killed, or frames skipped by longjmp or "
 			"an exception); they end at the thread's last record, marked "
 			"exit_recorded=false\n",
-			s->synthetic_exits);
-	if (s->unmatched_exits)
+			synthetic_exits);
+	if (unmatched_exits)
 		fprintf(stderr,
 			"perfscope export: note: %" PRIu64
 			" exits had no recorded enter and are left out\n",
-			s->unmatched_exits);
-	if (s->lost_records)
+			unmatched_exits);
+	if (lost_records)
 		fprintf(stderr,
 			"perfscope export: warning: the runtime lost %" PRIu64
 			" records; the trace has gaps\n",
-			s->lost_records);
+			lost_records);
 }
 
 static int export_chrome(const char *dir, const char *output, int force)
@@ -88,7 +93,7 @@ static int export_chrome(const char *dir, const char *output, int force)
 			" threads\n",
 			output, stats.bytes, stats.calls, stats.regions, stats.counter_values,
 			stats.threads);
-	caveats(&stats);
+	caveats(stats.synthetic_exits, stats.unmatched_exits, stats.lost_records);
 done:
 	if (have_st)
 		symtab_release(&st);
@@ -96,15 +101,142 @@ done:
 	return status;
 }
 
+/* Whether ARCHIVE may be written: it does not exist, or with FORCE it is an empty directory or
+ * an archive export wrote (which is removed). 0, or EXIT_USAGE after saying why not. */
+static int otf2_output_ok(const char *archive, int force)
+{
+	char anchor[4096];
+	struct stat sb;
+	int ret;
+
+	if (!strcmp(archive, "-")) {
+		cli_error("export", "an OTF2 archive is a directory; give its path with -o");
+		return EXIT_USAGE;
+	}
+	if (lstat(archive, &sb) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		cli_error("export", "cannot write %s: %s", archive, strerror(errno));
+		return EXIT_USAGE;
+	}
+	if (!force) {
+		cli_error("export", "%s exists; not overwriting it (use --force)", archive);
+		return EXIT_USAGE;
+	}
+	snprintf(anchor, sizeof(anchor), "%s/" OTF2_EXPORT_NAME ".otf2", archive);
+	if (!S_ISDIR(sb.st_mode) || (access(anchor, F_OK) < 0 && rmdir(archive) < 0)) {
+		/* never remove anything but an archive of ours or an empty directory */
+		cli_error("export",
+			  "%s exists and is not an OTF2 archive (no %s) or an empty directory; not "
+			  "replacing it",
+			  archive, anchor);
+		return EXIT_USAGE;
+	}
+	ret = otf2_export_remove(archive);
+	if (ret < 0) {
+		cli_error("export", "cannot replace %s: %s", archive, strerror(-ret));
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* The experiment's MPI model, when it has MPI records: 1 loaded, 0 none, -1 failed (said). */
+static int load_mpi(const struct experiment *e, struct mpi_model *m, struct mpi_model *raw,
+		    int *have_raw)
+{
+	char err[512];
+	int ret = mpi_model_load(m, e, 0, err, sizeof(err));
+
+	if (ret == -ENODATA)
+		return 0;
+	if (ret < 0) {
+		cli_error("export", "%s", err);
+		return -1;
+	}
+	for (size_t i = 0; i < m->nwarnings; i++)
+		fprintf(stderr, "perfscope export: warning: %s\n", m->warnings[i]);
+	/* corrected calls are ordered among the functions by their recorded times */
+	if (m->max_correction_ns > 0 &&
+	    mpi_model_load(raw, e, MPI_BUILD_NO_CORRECTION, err, sizeof(err)) == 0)
+		*have_raw = 1;
+	return 1;
+}
+
+static int export_otf2(const char *dir, const char *archive, int force)
+{
+	struct experiment e;
+	struct symtab st;
+	struct mpi_model m, raw;
+	struct otf2_export_stats stats;
+	char err[512];
+	int ret, have_st = 0, have_raw = 0, mpi = 0, status = EXIT_USAGE;
+
+	mpi_model_init(&m);
+	mpi_model_init(&raw);
+	ret = experiment_open(&e, dir, err, sizeof(err));
+	if (ret) {
+		cli_error("export", "%s", err);
+		goto done;
+	}
+	ret = symtab_init(&st, dir);
+	if (ret) {
+		cli_error("export", "%s: cannot read symbols: %s", dir, strerror(-ret));
+		goto done;
+	}
+	have_st = 1;
+	mpi = load_mpi(&e, &m, &raw, &have_raw);
+	if (mpi < 0 || otf2_output_ok(archive, force))
+		goto done;
+	ret = otf2_export(archive, &e, &st, mpi ? &m : NULL, have_raw ? &raw : NULL, &stats, err,
+			  sizeof(err));
+	if (ret < 0) {
+		cli_error("export", "%s", err);
+		otf2_export_remove(archive); /* a partial archive would open as a broken one */
+		status = ret == -ENOMEM || ret == -EIO ? 1 : EXIT_USAGE;
+		goto done;
+	}
+	status = 0;
+	fprintf(stderr,
+		"perfscope export: wrote %s/" OTF2_EXPORT_NAME ".otf2: %" PRIu64 " events, %" PRIu64
+		" function calls, %" PRIu64 " regions, %" PRIu64 " MPI calls (%" PRIu64
+		" messages sent, %" PRIu64 " collectives), %" PRIu64 " locations in %" PRIu64
+		" processes\n",
+		archive, stats.events, stats.calls, stats.regions, stats.mpi_calls, stats.messages,
+		stats.collectives, stats.locations, stats.processes);
+	if (stats.moved_events)
+		fprintf(stderr,
+			"perfscope export: note: %" PRIu64
+			" events moved later (by at most the model's causality correction, %" PRId64
+			" ns) so that no location's times go back\n",
+			stats.moved_events, m.max_correction_ns);
+	if (stats.mpi_unplaced)
+		fprintf(stderr,
+			"perfscope export: note: %" PRIu64
+			" MPI calls of threads without a stream are on their own locations\n",
+			stats.mpi_unplaced);
+	caveats(stats.synthetic_exits, stats.unmatched_exits, stats.lost_records);
+done:
+	if (have_st)
+		symtab_release(&st);
+	mpi_model_release(&raw);
+	mpi_model_release(&m);
+	experiment_release(&e);
+	return status;
+}
+
 int cmd_export(int argc, char **argv)
 {
-	const char *output = DEFAULT_OUTPUT, *format = NULL, *dir = "perfscope.out";
+	const char *output = NULL, *format = NULL, *dir = "perfscope.out";
 	int force = 0, help = 0, first, ret;
 	const struct option_spec specs[] = {
-	    {'f', "format", OPT_STRING, &format, "FORMAT", "the output format: chrome", 0, NULL},
+	    {'f', "format", OPT_STRING, &format, "FORMAT", "the output format: chrome or otf2", 0,
+	     NULL},
 	    {'o', "output", OPT_STRING, &output, "FILE",
-	     "the output file (" DEFAULT_OUTPUT "); - for stdout", 0, NULL},
-	    {0, "force", OPT_FLAG, &force, NULL, "overwrite an existing output file", 0, NULL},
+	     "the output file (chrome: " DEFAULT_OUTPUT ", - for stdout; otf2: the archive "
+	     "directory, " DEFAULT_OTF2_OUTPUT ")",
+	     0, NULL},
+	    {0, "force", OPT_FLAG, &force, NULL, "overwrite an existing output file or archive", 0,
+	     NULL},
 	    {'h', "help", OPT_FLAG, &help, NULL, "show this help", 0, NULL},
 	    {0},
 	};
@@ -122,9 +254,11 @@ int cmd_export(int argc, char **argv)
 		cli_error("export", "no --format given; formats: " FORMATS);
 		return EXIT_USAGE;
 	}
+	if (!strcmp(format, "otf2"))
+		return export_otf2(dir, output ? output : DEFAULT_OTF2_OUTPUT, force);
 	if (strcmp(format, "chrome") != 0) {
 		cli_error("export", "unknown format '%s'; formats: " FORMATS, format);
 		return EXIT_USAGE;
 	}
-	return export_chrome(dir, output, force);
+	return export_chrome(dir, output ? output : DEFAULT_OUTPUT, force);
 }

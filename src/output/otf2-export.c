@@ -1,1 +1,561 @@
-/* otf2-export.c - OTF2 export: being written. */
+/* otf2-export.c - an experiment as an OTF2 archive, streamed from the call walker and the MPI
+ * model (otf2-export.h); the definitions are otf2-defs.c's. */
+#include "otf2-int.h"
+
+#include "../analysis/calls.h"
+#include "../core/format.h"
+#include "../core/mpi-routines.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The region of the function at ADDR in stream S's process. */
+static uint32_t function_region(struct xp *x, const struct exp_stream *s, uint64_t addr)
+{
+	struct sym_info info;
+	uint64_t v;
+	uint32_t id;
+
+	if (x->names_proc != s->proc) {
+		u64map_clear(&x->addr_ix);
+		x->names_proc = s->proc;
+	}
+	if (u64map_get(&x->addr_ix, addr, &v))
+		return (uint32_t)v;
+	symtab_lookup(x->st, s->pid, s->image, addr, &info); /* -ENOMEM: "[unknown]" form */
+	id = ox_region_id(x, info.name, RK_FUNCTION, 0);
+	if (id == UINT32_MAX || u64map_put(&x->addr_ix, addr, id))
+		return UINT32_MAX;
+	return id;
+}
+
+static int loc_open(struct xp *x, struct track *t, uint32_t group, const char *name)
+{
+	struct xloc *l;
+
+	if (ox_grow((void **)&x->locs, &x->locs_cap, x->nlocs, sizeof(*l)))
+		return ox_fail(x, -ENOMEM, "out of memory");
+	l = &x->locs[x->nlocs];
+	l->name = ox_string_id(x, name);
+	l->group = group;
+	l->nevents = 0;
+	if (l->name == UINT32_MAX)
+		return ox_fail(x, -ENOMEM, "out of memory");
+	t->loc = x->nlocs++;
+	t->last = 0;
+	t->w = OTF2_Archive_GetEvtWriter(x->ar, t->loc);
+	if (!t->w)
+		return ox_check(x, OTF2_ERROR_MEM_ALLOC_FAILED, "opening an event writer");
+	x->stats->locations++;
+	if (x->groups[group].rank >= 0 && x->rank_loc[x->groups[group].rank] < 0)
+		x->rank_loc[x->groups[group].rank] = (int32_t)t->loc;
+	return 0;
+}
+
+static int loc_close(struct xp *x, struct track *t)
+{
+	uint64_t n = 0;
+
+	if (!t->w)
+		return 0;
+	OTF2_EvtWriter_GetNumberOfEvents(t->w, &n);
+	x->locs[t->loc].nevents = n;
+	x->stats->events += n;
+	ox_check(x, OTF2_Archive_CloseEvtWriter(x->ar, t->w), "closing an event writer");
+	t->w = NULL;
+	return x->failed ? -EIO : 0;
+}
+
+/* The time of an event at NS on T: never before the location's previous event. */
+static uint64_t stamp(struct xp *x, struct track *t, int64_t ns)
+{
+	uint64_t v = ns < 0 ? 0 : (uint64_t)ns;
+
+	if (v < t->last) {
+		v = t->last;
+		x->stats->moved_events++;
+	}
+	t->last = v;
+	if (v < x->tmin)
+		x->tmin = v;
+	if (v > x->tmax)
+		x->tmax = v;
+	return v;
+}
+
+/* ---- MPI calls ---- */
+
+/* The rank in model communicator C of world rank R, or OTF2_UNDEFINED_UINT32. */
+static uint32_t comm_rank(struct xp *x, uint32_t c, int32_t r)
+{
+	const struct mpi_comm_info *ci = &x->m->comms[c];
+
+	if (r < 0 || r >= x->m->world_size || c >= x->m->ncomms)
+		return OTF2_UNDEFINED_UINT32;
+	if (!x->comm_rank[c]) {
+		x->comm_rank[c] = malloc((size_t)x->m->world_size * sizeof(int32_t));
+		if (!x->comm_rank[c])
+			return OTF2_UNDEFINED_UINT32;
+		for (int i = 0; i < x->m->world_size; i++)
+			x->comm_rank[c][i] = -1;
+		for (uint32_t i = 0; i < ci->size; i++)
+			if (ci->members[i] >= 0 && ci->members[i] < x->m->world_size)
+				x->comm_rank[c][ci->members[i]] = (int32_t)i;
+	}
+	return x->comm_rank[c][r] < 0 ? OTF2_UNDEFINED_UINT32 : (uint32_t)x->comm_rank[c][r];
+}
+
+static OTF2_CollectiveOp coll_op(unsigned routine)
+{
+	const char *name = mpi_routine_name(routine);
+	static const struct {
+		const char *name;
+		OTF2_CollectiveOp op;
+	} ops[] = {
+	    {"Barrier", OTF2_COLLECTIVE_OP_BARRIER},
+	    {"Bcast", OTF2_COLLECTIVE_OP_BCAST},
+	    {"Gather", OTF2_COLLECTIVE_OP_GATHER},
+	    {"Gatherv", OTF2_COLLECTIVE_OP_GATHERV},
+	    {"Scatter", OTF2_COLLECTIVE_OP_SCATTER},
+	    {"Scatterv", OTF2_COLLECTIVE_OP_SCATTERV},
+	    {"Allgather", OTF2_COLLECTIVE_OP_ALLGATHER},
+	    {"Allgatherv", OTF2_COLLECTIVE_OP_ALLGATHERV},
+	    {"Alltoall", OTF2_COLLECTIVE_OP_ALLTOALL},
+	    {"Alltoallv", OTF2_COLLECTIVE_OP_ALLTOALLV},
+	    {"Alltoallw", OTF2_COLLECTIVE_OP_ALLTOALLW},
+	    {"Allreduce", OTF2_COLLECTIVE_OP_ALLREDUCE},
+	    {"Reduce", OTF2_COLLECTIVE_OP_REDUCE},
+	    {"Reduce_scatter", OTF2_COLLECTIVE_OP_REDUCE_SCATTER},
+	    {"Reduce_scatter_block", OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK},
+	    {"Scan", OTF2_COLLECTIVE_OP_SCAN},
+	    {"Exscan", OTF2_COLLECTIVE_OP_EXSCAN},
+	    {"Comm_free", OTF2_COLLECTIVE_OP_DESTROY_HANDLE},
+	};
+
+	if (!name)
+		return OTF2_COLLECTIVE_OP_BARRIER;
+	name += 4; /* "MPI_" */
+	if (mpi_routine_kind(routine) == MPI_KIND_ICOLL)
+		name++; /* Ibarrier: as Barrier */
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (!strcmp(ops[i].name, name))
+			return ops[i].op;
+	return mpi_routine_kind(routine) == MPI_KIND_COMM ? OTF2_COLLECTIVE_OP_CREATE_HANDLE
+							  : OTF2_COLLECTIVE_OP_BARRIER;
+}
+
+/* The events of call C at its enter (LEAVE 0) or its leave (LEAVE 1). */
+static int mpi_events(struct xp *x, struct track *t, const struct mpi_call *c, int leave)
+{
+	OTF2_EvtWriter *w = t->w;
+	OTF2_ErrorCode code = OTF2_SUCCESS;
+	uint32_t region = ox_region_id(x, mpi_routine_name(c->routine), RK_MPI, c->routine);
+	uint64_t ts = stamp(x, t, leave ? c->leave_ns : c->enter_ns);
+
+	if (region == UINT32_MAX)
+		return ox_fail(x, -ENOMEM, "out of memory");
+	if (!leave) {
+		code = OTF2_EvtWriter_Enter(w, NULL, ts, region);
+		x->stats->mpi_calls++;
+	}
+	for (uint32_t i = 0; i < c->nitems && code == OTF2_SUCCESS; i++) {
+		const struct mpi_item *it = &x->m->items[c->first_item + i];
+		uint32_t peer = comm_rank(x, it->comm, it->peer);
+		uint32_t tag = (uint32_t)it->tag;
+
+		switch (it->kind) {
+		case PSC_MPI_ITEM_SEND:
+			if (!leave) {
+				code = OTF2_EvtWriter_MpiSend(w, NULL, ts, peer, it->comm, tag,
+							      it->bytes);
+				x->stats->messages++;
+			}
+			break;
+		case PSC_MPI_ITEM_ISEND:
+			if (!leave) {
+				code = OTF2_EvtWriter_MpiIsend(w, NULL, ts, peer, it->comm, tag,
+							       it->bytes, it->request);
+				x->stats->messages++;
+			}
+			break;
+		case PSC_MPI_ITEM_IRECV:
+			if (!leave)
+				code = OTF2_EvtWriter_MpiIrecvRequest(w, NULL, ts, it->request);
+			break;
+		case PSC_MPI_ITEM_COLL:
+			if (!leave) {
+				code = OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, ts);
+			} else {
+				code = OTF2_EvtWriter_MpiCollectiveEnd(
+				    w, NULL, ts, coll_op(c->routine), it->comm, peer, it->bytes,
+				    it->bytes2);
+				x->stats->collectives++;
+			}
+			break;
+		case PSC_MPI_ITEM_RECV:
+			if (leave && it->request)
+				code = OTF2_EvtWriter_MpiIrecv(w, NULL, ts, peer, it->comm, tag,
+							       it->bytes, it->request);
+			else if (leave)
+				code = OTF2_EvtWriter_MpiRecv(w, NULL, ts, peer, it->comm, tag,
+							      it->bytes);
+			break;
+		case PSC_MPI_ITEM_ISEND_DONE:
+			if (leave)
+				code = OTF2_EvtWriter_MpiIsendComplete(w, NULL, ts, it->request);
+			break;
+		case PSC_MPI_ITEM_CANCEL:
+			if (leave)
+				code = OTF2_EvtWriter_MpiRequestCancelled(w, NULL, ts, it->request);
+			break;
+		}
+	}
+	if (leave && code == OTF2_SUCCESS)
+		code = OTF2_EvtWriter_Leave(w, NULL, ts, region);
+	return ox_check(x, code, "writing MPI events");
+}
+
+/* The MPI calls of one model location, in order, with the times that order them. */
+struct mpi_cursor {
+	const struct mpi_model *m, *order;
+	uint32_t i, end;
+	int leave; /* the next event is call i's leave */
+};
+
+static int cursor_more(const struct mpi_cursor *c)
+{
+	return c->m && c->i < c->end;
+}
+
+static int64_t cursor_key(const struct mpi_cursor *c)
+{
+	const struct mpi_call *call = &c->order->calls[c->i];
+
+	return c->leave ? call->leave_ns : call->enter_ns;
+}
+
+static int cursor_emit(struct xp *x, struct track *t, struct mpi_cursor *c)
+{
+	int ret = mpi_events(x, t, &c->m->calls[c->i], c->leave);
+
+	if (c->leave)
+		c->i++;
+	c->leave = !c->leave;
+	return ret;
+}
+
+/* ---- function and region events ---- */
+
+/* Rank 0's time of a rank's local time T, as the model aligns MPI calls. */
+static int64_t align(const struct xp *x, int rank, int64_t t)
+{
+	const struct mpi_rank_info *r;
+	const struct mpi_clock_point *a, *b;
+	__int128 num;
+
+	if (!x->m || rank < 0 || rank >= x->m->world_size)
+		return t;
+	r = &x->m->ranks[rank];
+	a = &r->clock[0];
+	b = &r->clock[1];
+	if (r->has_clock[0] && r->has_clock[1] && b->local_ns != a->local_ns) {
+		num = (__int128)(b->offset_ns - a->offset_ns) * ((__int128)t - a->local_ns);
+		return t + a->offset_ns + (int64_t)(num / ((__int128)b->local_ns - a->local_ns));
+	}
+	if (r->has_clock[0])
+		return t + a->offset_ns;
+	return r->has_clock[1] ? t + b->offset_ns : t;
+}
+
+static int region_event(struct xp *x, struct track *rt, uint32_t group, const char *tname,
+			const struct call_event *ev, int64_t ns)
+{
+	char label[64], num[32];
+	uint32_t id;
+	size_t k;
+
+	if (!rt->w) {
+		snprintf(label, sizeof(label), "regions of %s", tname);
+		if (loc_open(x, rt, group, label))
+			return -1;
+	}
+	if (ev->type == CALL_REGION_ENTER) {
+		snprintf(num, sizeof(num), "region %" PRIu32, ev->region);
+		id = ox_region_id(x, ev->name ? ev->name : num, RK_REGION, 0);
+		if (id == UINT32_MAX ||
+		    ox_grow((void **)&x->open_regions, &x->open_cap, x->nopen, sizeof(uint32_t)))
+			return ox_fail(x, -ENOMEM, "out of memory");
+		x->open_regions[x->nopen++] = id;
+		x->stats->regions++;
+		return ox_check(x, OTF2_EvtWriter_Enter(rt->w, NULL, stamp(x, rt, ns), id),
+				"writing a region");
+	}
+	snprintf(num, sizeof(num), "region %" PRIu32, ev->region);
+	id = ox_region_id(x, ev->name ? ev->name : num, RK_REGION, 0);
+	for (k = x->nopen; k > 0 && x->open_regions[k - 1] != id; k--)
+		;
+	if (k == 0) /* an end without a begin: nothing to close */
+		return 0;
+	/* regions left open inside this one end here */
+	while (x->nopen >= k)
+		if (ox_check(x,
+			     OTF2_EvtWriter_Leave(rt->w, NULL, stamp(x, rt, ns),
+						  x->open_regions[--x->nopen]),
+			     "writing a region"))
+			return -1;
+	return 0;
+}
+
+/* The model location of stream S (not yet written), or MPI_NONE. */
+static uint32_t model_loc(const struct xp *x, const struct exp_stream *s)
+{
+	const struct mpi_rank_info *ri;
+	int rank = s->proc ? s->proc->rank : -1;
+
+	if (!x->m || rank < 0 || rank >= x->m->world_size)
+		return MPI_NONE;
+	ri = &x->m->ranks[rank];
+	for (uint32_t l = ri->first_loc; l < ri->first_loc + ri->nlocs && l < x->m->nlocs; l++)
+		if (x->m->locs[l].tid == s->tid && !x->model_loc_done[l])
+			return l;
+	return MPI_NONE;
+}
+
+static void cursor_init(const struct xp *x, struct mpi_cursor *c, uint32_t l)
+{
+	memset(c, 0, sizeof(*c));
+	if (l == MPI_NONE)
+		return;
+	c->m = x->m;
+	c->order = x->raw ? x->raw : x->m;
+	c->i = x->m->locs[l].first_call;
+	c->end = c->i + x->m->locs[l].ncalls;
+}
+
+/* One thread: its functions and MPI calls on one location, its regions on a second. */
+static int write_stream(struct xp *x, const struct exp_stream *s)
+{
+	int rank = s->proc ? s->proc->rank : -1;
+	uint32_t group = ox_group_of(x, rank, s->pid, s->proc ? s->proc->exe : NULL);
+	uint32_t l = model_loc(x, s), id;
+	struct track t = {0}, rt = {0};
+	struct call_walker w;
+	struct call_event ev;
+	struct mpi_cursor c;
+	char tname[48];
+	int have = 0, ret = 0;
+	int64_t ns = 0;
+
+	if (group == UINT32_MAX)
+		return ox_fail(x, -ENOMEM, "out of memory");
+	snprintf(tname, sizeof(tname), "thread %d", (int)s->tid);
+	if (loc_open(x, &t, group, tname))
+		return -1;
+	cursor_init(x, &c, l);
+	if (l != MPI_NONE)
+		x->model_loc_done[l] = 1;
+	x->nopen = 0;
+	if (call_walker_open(&w, s, x->err, x->errlen) < 0) {
+		call_walker_close(&w);
+		x->failed = 1;
+		return -1;
+	}
+	for (;;) {
+		if (!have) {
+			ret = call_walker_next(&w, &ev, x->err, x->errlen);
+			if (ret < 0) {
+				x->failed = 1;
+				break;
+			}
+			have = ret > 0;
+			ns = have ? align(x, rank, ev.ns) : 0;
+		}
+		if (!have && !cursor_more(&c))
+			break;
+		/* at one time: an MPI call's leave first, its enter after function events */
+		if (cursor_more(&c) &&
+		    (!have || cursor_key(&c) < ns || (cursor_key(&c) == ns && c.leave))) {
+			if (cursor_emit(x, &t, &c))
+				break;
+			continue;
+		}
+		have = 0;
+		switch (ev.type) {
+		case CALL_ENTER:
+		case CALL_EXIT:
+			id = function_region(x, s, ev.addr);
+			if (id == UINT32_MAX) {
+				ox_fail(x, -ENOMEM, "out of memory");
+				break;
+			}
+			if (ev.type == CALL_ENTER) {
+				x->stats->calls++;
+				ox_check(x, OTF2_EvtWriter_Enter(t.w, NULL, stamp(x, &t, ns), id),
+					 "writing a function call");
+			} else {
+				ox_check(x, OTF2_EvtWriter_Leave(t.w, NULL, stamp(x, &t, ns), id),
+					 "writing a function call");
+			}
+			break;
+		case CALL_REGION_ENTER:
+		case CALL_REGION_EXIT:
+			region_event(x, &rt, group, w.th.name[0] ? w.th.name : tname, &ev, ns);
+			break;
+		}
+		if (x->failed)
+			break;
+	}
+	/* regions a killed run left open end with the stream's last record */
+	while (!x->failed && rt.w && x->nopen)
+		ox_check(x,
+			 OTF2_EvtWriter_Leave(rt.w, NULL,
+					      stamp(x, &rt, align(x, rank, w.th.last_ns)),
+					      x->open_regions[--x->nopen]),
+			 "writing a region");
+	if (!x->failed && w.th.name[0]) {
+		snprintf(tname, sizeof(tname), "%s (thread %d)", w.th.name, (int)s->tid);
+		x->locs[t.loc].name = ox_string_id(x, tname);
+		if (x->locs[t.loc].name == UINT32_MAX)
+			ox_fail(x, -ENOMEM, "out of memory");
+	}
+	x->stats->synthetic_exits += w.th.synthetic_exits;
+	x->stats->unmatched_exits += w.th.unmatched_exits;
+	x->stats->lost_records += w.th.lost_records;
+	call_walker_close(&w);
+	loc_close(x, &t);
+	loc_close(x, &rt);
+	return x->failed ? -1 : 0;
+}
+
+/* MPI calls of threads without a stream, and ranks without any location (the MPI
+ * communicator definitions need a location per rank). */
+static int write_leftovers(struct xp *x)
+{
+	struct track t = {0};
+	struct mpi_cursor c;
+	char name[64];
+
+	if (!x->m)
+		return 0;
+	for (uint32_t l = 0; l < x->m->nlocs && !x->failed; l++) {
+		const struct mpi_loc *ml = &x->m->locs[l];
+
+		if (x->model_loc_done[l] || (ml->ncalls == 0 && x->rank_loc[ml->rank] >= 0))
+			continue;
+		snprintf(name, sizeof(name), "thread %d (MPI calls only)", (int)ml->tid);
+		if (loc_open(x, &t, ox_group_of(x, ml->rank, 0, NULL), name))
+			return -1;
+		cursor_init(x, &c, l);
+		x->model_loc_done[l] = 1;
+		x->stats->mpi_unplaced += ml->ncalls;
+		while (cursor_more(&c) && !cursor_emit(x, &t, &c))
+			;
+		loc_close(x, &t);
+	}
+	for (int r = 0; r < x->m->world_size && !x->failed; r++) {
+		if (x->rank_loc[r] >= 0)
+			continue;
+		if (loc_open(x, &t, ox_group_of(x, r, 0, NULL), "no stream"))
+			return -1;
+		loc_close(x, &t);
+	}
+	return x->failed ? -1 : 0;
+}
+
+static OTF2_FlushType pre_flush(void *ud, OTF2_FileType type, OTF2_LocationRef loc, void *caller,
+				bool final)
+{
+	(void)ud;
+	(void)type;
+	(void)loc;
+	(void)caller;
+	(void) final;
+	return OTF2_FLUSH;
+}
+
+static OTF2_FlushCallbacks flush_callbacks = {.otf2_pre_flush = pre_flush};
+
+static int export_all(struct xp *x)
+{
+	const struct mpi_model *m = x->m;
+
+	if (m) {
+		x->rank_loc = malloc(((size_t)m->world_size + 1) * sizeof(int32_t));
+		x->model_loc_done = calloc(m->nlocs + 1, 1);
+		x->comm_rank = calloc(m->ncomms + 1, sizeof(int32_t *));
+		if (!x->rank_loc || !x->model_loc_done || !x->comm_rank)
+			return ox_fail(x, -ENOMEM, "out of memory");
+		for (int r = 0; r < m->world_size; r++)
+			x->rank_loc[r] = -1;
+	}
+	if (ox_check(x, OTF2_Archive_SetFlushCallbacks(x->ar, &flush_callbacks, NULL),
+		     "setting up the archive") ||
+	    ox_check(x, OTF2_Archive_SetSerialCollectiveCallbacks(x->ar), "setting up the archive"))
+		return -1;
+	OTF2_Archive_SetCreator(x->ar, x->e->created_by && x->e->created_by[0] ? x->e->created_by
+									       : "perfscope");
+	OTF2_Archive_SetDescription(x->ar, "perfscope export of an experiment");
+	if (x->e->host && x->e->host[0])
+		OTF2_Archive_SetMachineName(x->ar, x->e->host);
+	if (ox_check(x, OTF2_Archive_OpenEvtFiles(x->ar), "opening the event files"))
+		return -1;
+	for (size_t i = 0; i < x->e->nstreams && !x->failed; i++)
+		write_stream(x, &x->e->streams[i]);
+	if (!x->failed)
+		write_leftovers(x);
+	if (!x->failed)
+		ox_check(x, OTF2_Archive_CloseEvtFiles(x->ar), "closing the event files");
+	if (!x->failed)
+		ox_write_local_definitions(x);
+	if (!x->failed)
+		ox_write_definitions(x);
+	x->stats->processes = x->ngroups;
+	return x->failed ? -1 : 0;
+}
+
+int otf2_export(const char *archive, struct experiment *e, struct symtab *st,
+		const struct mpi_model *m, const struct mpi_model *raw,
+		struct otf2_export_stats *stats, char *err, size_t errlen)
+{
+	OTF2_ErrorCallback old = OTF2_Error_RegisterCallback(ox_error_cb, NULL);
+	struct otf2_export_stats local;
+	struct xp x;
+	int ret;
+
+	memset(&x, 0, sizeof(x));
+	if (!stats)
+		stats = &local;
+	memset(stats, 0, sizeof(*stats));
+	x.archive = archive;
+	x.e = e;
+	x.st = st;
+	x.m = m;
+	/* the uncorrected model orders the calls only when it is the same model otherwise */
+	x.raw = raw && m && raw->ncalls == m->ncalls && raw->nlocs == m->nlocs ? raw : NULL;
+	x.stats = stats;
+	x.err = err;
+	x.errlen = errlen;
+	x.tmin = UINT64_MAX;
+	ox_msg[0] = 0;
+	x.ar = OTF2_Archive_Open(archive, OTF2_EXPORT_NAME, OTF2_FILEMODE_WRITE, EVT_CHUNK,
+				 DEF_CHUNK, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+	if (!x.ar) {
+		ox_fail(&x, -EIO, "%s: cannot create the OTF2 archive%s%s", archive,
+			ox_msg[0] ? ": " : "", ox_msg);
+		ret = -EIO;
+	} else {
+		ret = export_all(&x);
+		if (ox_check(&x, OTF2_Archive_Close(x.ar), "closing the archive"))
+			ret = -1;
+	}
+	if (ret < 0)
+		ret = strstr(err, "out of memory") ? -ENOMEM : -EIO;
+	OTF2_Error_RegisterCallback(old, NULL);
+	ox_release(&x);
+	return ret;
+}
+
+/* Remove DIR/NAME when it is a regular file. */

@@ -1,0 +1,63 @@
+/*
+ * otf2-export.h - an experiment as an OTF2 archive (docs/cmd-export.md describes what is
+ * written), the trace format of Score-P, Vampir, Scalasca and Python's otf2.
+ *
+ * Definitions: the host as a system tree node, a location group per process (per rank under
+ * MPI), a location per thread (and a second one for its regions, which nest independently of
+ * its functions), a region for every function, every region of the regions API and every MPI
+ * routine called, the MPI communicators as groups of world ranks, clock properties in ns.
+ * Events: Enter/Leave of function calls, regions and MPI calls; the MPI calls' messages
+ * (MpiSend, MpiIsend, MpiIsendComplete, MpiIrecvRequest, MpiIrecv, MpiRecv,
+ * MpiRequestCancelled) and collectives (MpiCollectiveBegin/End), with the request ids that
+ * tie a completion to its message. Times are ns on rank 0's clock: MPI calls as the model
+ * aligned and corrected them, functions and regions of a rank moved by its measured clock
+ * offset (interpolated as the model does). The archive is written as the streams are read.
+ */
+#ifndef PSC_OTF2_EXPORT_H
+#define PSC_OTF2_EXPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../analysis/experiment.h"
+#include "../analysis/mpi-model.h"
+#include "../analysis/symbols.h"
+
+/* The name of the archive inside its directory: DIR/traces.otf2, DIR/traces.def, DIR/traces/ */
+#define OTF2_EXPORT_NAME "traces"
+
+/* What was written, for the caller's summary and caveats. */
+struct otf2_export_stats {
+	uint64_t events;	  /* OTF2 events of every kind */
+	uint64_t calls;		  /* function calls (Enter events of functions) */
+	uint64_t regions;	  /* regions entered */
+	uint64_t mpi_calls;	  /* MPI calls */
+	uint64_t messages;	  /* MpiSend and MpiIsend events */
+	uint64_t collectives;	  /* MpiCollectiveEnd events */
+	uint64_t locations;	  /* locations (threads, and the region tracks of threads) */
+	uint64_t processes;	  /* location groups */
+	uint64_t synthetic_exits; /* call ends made up: killed run, or frames skipped */
+	uint64_t unmatched_exits; /* exits without a recorded enter (dropped) */
+	uint64_t lost_records;	  /* records the runtime could not store */
+	uint64_t moved_events;	  /* events moved later so a location's times never go back */
+	uint64_t mpi_unplaced;	  /* MPI calls of a thread without a stream: own location */
+};
+
+/*
+ * Write experiment E into the OTF2 archive directory ARCHIVE (ARCHIVE/traces.otf2 the anchor;
+ * the caller makes sure it does not exist), naming functions through ST. M is E's MPI model
+ * (NULL for an experiment without MPI); RAW (may be NULL) the same model built with
+ * MPI_BUILD_NO_CORRECTION when M corrected causality violations: its times order the MPI
+ * calls between the functions. STATS (may be NULL) receives the totals. 0, or a negative
+ * errno with a one-line message in ERR (the OTF2 error text, or "file: byte N: ...").
+ */
+int otf2_export(const char *archive, struct experiment *e, struct symtab *st,
+		const struct mpi_model *m, const struct mpi_model *raw,
+		struct otf2_export_stats *stats, char *err, size_t errlen);
+
+/* Remove an archive otf2_export wrote into directory ARCHIVE (the anchor, the global
+ * definitions, the per-location files and their directory; ARCHIVE itself when it is left
+ * empty). Files it would not have written are left alone. 0 or -errno. */
+int otf2_export_remove(const char *archive);
+
+#endif /* PSC_OTF2_EXPORT_H */

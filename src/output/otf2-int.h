@@ -1,0 +1,116 @@
+/*
+ * otf2-int.h - what the two halves of the OTF2 export share (otf2-export.c writes the
+ * events, otf2-defs.c collects and writes the definitions): not for other callers.
+ */
+#ifndef PSC_OTF2_INT_H
+#define PSC_OTF2_INT_H
+
+#include "otf2-export.h"
+
+#include "../analysis/u64map.h"
+
+#include <stdarg.h>
+
+#include <otf2/otf2.h>
+
+#define EVT_CHUNK (1u << 20)
+#define DEF_CHUNK (4u << 20)
+
+enum region_kind { RK_FUNCTION, RK_REGION, RK_MPI };
+
+struct xregion {
+	uint32_t name; /* string id */
+	uint8_t kind;
+	uint8_t role;
+	uint32_t routine; /* RK_MPI */
+};
+
+struct xgroup { /* a location group: a rank or a process */
+	uint32_t name;
+	uint32_t node;
+	int rank;
+	pid_t pid;
+};
+
+struct xloc {
+	uint32_t name;
+	uint32_t group;
+	uint64_t nevents;
+};
+
+/* Where events of one location go, and the last time written there. */
+struct track {
+	OTF2_EvtWriter *w;
+	uint64_t loc;
+	uint64_t last;
+};
+
+struct xp {
+	OTF2_Archive *ar;
+	const char *archive;
+	struct experiment *e;
+	struct symtab *st;
+	const struct mpi_model *m, *raw;
+	struct otf2_export_stats *stats;
+	char *err;
+	size_t errlen;
+	int failed;
+	/* strings: hash -> id, verified against the text */
+	char **strings;
+	size_t nstrings, strings_cap;
+	struct u64map string_ix;
+	struct xregion *regions;
+	size_t nregions, regions_cap;
+	struct u64map region_ix; /* string id << 2 | kind -> region */
+	struct u64map addr_ix;	 /* function address -> region, of names_proc */
+	const struct exp_process *names_proc;
+	struct xgroup *groups;
+	size_t ngroups, groups_cap;
+	struct u64map group_ix; /* rank, or 1 << 40 | pid -> group */
+	uint32_t *nodes;	/* system tree nodes: host string ids */
+	size_t nnodes, nodes_cap;
+	struct xloc *locs;
+	size_t nlocs, locs_cap;
+	int32_t *rank_loc;	 /* per world rank: its first location, -1 none */
+	uint8_t *model_loc_done; /* per model location: written */
+	int32_t **comm_rank;	 /* per model communicator: world rank -> rank in it */
+	uint32_t *open_regions;	 /* the region track's open regions */
+	size_t nopen, open_cap;
+	uint64_t tmin, tmax;
+};
+
+/* The first OTF2 error messages of a failure, from ox_error_cb (registered while exporting). */
+extern char ox_msg[256];
+
+OTF2_ErrorCode ox_error_cb(void *ud, const char *file, uint64_t line, const char *function,
+			   OTF2_ErrorCode code, const char *fmt, va_list va);
+
+/* Keep the first failure in x->err (printf format) and return RET. */
+int ox_fail(struct xp *x, int ret, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* An OTF2 call's result: 0, or the failure with the OTF2 error text (-ENOMEM or -EIO). */
+int ox_check(struct xp *x, OTF2_ErrorCode code, const char *what);
+
+/* Room for one more element of SIZE bytes in *ARR (N used of *CAP). 0 or -ENOMEM. */
+int ox_grow(void **arr, size_t *cap, size_t n, size_t size);
+
+/* The id of string S, defined on first use; UINT32_MAX when out of memory. */
+uint32_t ox_string_id(struct xp *x, const char *s);
+
+/* The region NAME of KIND (ROUTINE for RK_MPI), defined on first use; UINT32_MAX when out of
+ * memory. */
+uint32_t ox_region_id(struct xp *x, const char *name, enum region_kind kind, unsigned routine);
+
+/* The location group of RANK (>= 0), else of process PID running EXE; UINT32_MAX when out of
+ * memory. */
+uint32_t ox_group_of(struct xp *x, int rank, pid_t pid, const char *exe);
+
+/* The global definitions of everything the events used. 0 or -1 (x->err says why). */
+int ox_write_definitions(struct xp *x);
+
+/* Every location's (empty) local definitions. 0 or -1 (x->err says why). */
+int ox_write_local_definitions(struct xp *x);
+
+void ox_release(struct xp *x);
+
+#endif /* PSC_OTF2_INT_H */
