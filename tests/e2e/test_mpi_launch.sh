@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# record --mpi, both launch forms (docs/cmd-record.md "MPI programs"):
+#   perfscope record --mpi -o DIR -- mpirun -np 4 ring       (the ranks inherit the preload)
+#   mpirun -np 4 perfscope record --mpi -o DIR -- ring        (every rank's record shares DIR)
+# Each gives one experiment with the 4 ranks, "mpi": true, one load log naming the 4 ranks
+# with well-formed samples; the rank form writes the job's id and never takes a user's
+# directory; --load=0 writes no load log.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+psc_init
+
+require_cmd mpirun python3
+ring=$EX/mpi/ring
+[ -x "$ring" ] || skip "$ring was not built (no MPI at build time)"
+[ -e "$PSC_BUILD/libperfscope-mpi.so.0" ] || [ -e "$PSC_BUILD/libperfscope-mpi.so" ] ||
+	skip "libperfscope-mpi.so was not built"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+
+# the world ranks of DIR's proc files, sorted, comma-separated
+ranks_of() {
+	python3 - "$1" <<'PY'
+import glob, json, sys
+r = []
+for p in glob.glob(sys.argv[1] + "/proc.*.json"):
+    with open(p) as f:
+        v = json.load(f).get("rank", -1)
+    if v >= 0:
+        r.append(v)
+print(",".join(str(x) for x in sorted(r)))
+PY
+}
+
+# DIR's load logs checked: "NFILES RANKS NSAMPLES" or the first problem found
+load_of() {
+	python3 - "$1" <<'PY'
+import glob, sys
+files = sorted(glob.glob(sys.argv[1] + "/load.*"))
+ranks, samples = [], 0
+for p in files:
+    lines = open(p).read().split("\n")
+    if lines[0] != "# perfscope load 1":
+        print("bad magic in", p); sys.exit()
+    head = [l for l in lines if l.startswith("# rank ")]
+    rk = [int(l.split()[2]) for l in head]
+    ranks += rk
+    cols = "time_ns,host," + ",".join("rank%d" % r for r in rk)
+    if cols not in lines:
+        print("no column row", cols, "in", p); sys.exit()
+    rows = [l for l in lines[lines.index(cols) + 1:] if l]
+    prev = 0
+    for row in rows:
+        f = row.split(",")
+        t = int(f[0])
+        if len(f) != 2 + len(rk) or t <= prev or any(v != "-" and float(v) < 0 for v in f[1:]):
+            print("bad row", row, "in", p); sys.exit()
+        if f[1] != "-" and float(f[1]) > 1:
+            print("host share above 1:", row); sys.exit()
+        prev = t
+    samples += len(rows)
+print(len(files), ",".join(str(r) for r in sorted(ranks)), "samples" if samples > 0 else "none")
+PY
+}
+
+# 1. record launches mpirun
+d1=$T/outer
+run outer "$PERFSCOPE" record --mpi --load=20 -o "$d1" -- mpirun -np 4 "$ring" -b 20 -n 3
+expect_eq 0 "$RC" "record --mpi -- mpirun: exit status"
+expect_eq true "$(json_eval "$d1/meta.json" 'd["mpi"]')" "outer: meta.json mpi"
+expect_eq "0,1,2,3" "$(ranks_of "$d1")" "outer: the ranks' proc files"
+expect_eq "1 0,1,2,3 samples" "$(load_of "$d1")" "outer: one load log with the 4 ranks"
+expect_grep "see: perfscope mpi" "$T/outer.err" "outer: the closing line points to perfscope mpi"
+
+# 2. mpirun launches one record per rank, into one directory
+d2=$T/inner
+run inner mpirun -np 4 "$PERFSCOPE" record --mpi --load=20 -o "$d2" -- "$ring" -b 20 -n 3
+expect_eq 0 "$RC" "mpirun -- record --mpi: exit status"
+expect_eq true "$(json_eval "$d2/meta.json" 'd["mpi"]')" "inner: meta.json mpi"
+expect_ne "" "$(json_eval "$d2/meta.json" 'd["mpi_job"]')" "inner: meta.json mpi_job"
+expect_eq 0 "$(json_eval "$d2/meta.json" 'd["exit_status"]')" "inner: rank 0's exit status"
+expect_eq "0,1,2,3" "$(ranks_of "$d2")" "inner: the ranks' proc files"
+expect_eq "1 0,1,2,3 samples" "$(load_of "$d2")" "inner: one load log with the 4 ranks"
+expect_eq 1 "$(grep -c "experiment in" "$T/inner.err" || true)" "inner: one closing line (rank 0)"
+
+# 3. again into the same directory: rank 0 refuses it without --force, the job fails
+run again mpirun -np 2 "$PERFSCOPE" record --mpi -o "$d2" -- "$ring"
+expect_ne 0 "$RC" "inner again without --force: exit status"
+expect_grep "exists; not overwriting it" "$T/again.err" "inner again: rank 0 says why"
+expect_eq "0,1,2,3" "$(ranks_of "$d2")" "inner again: the old experiment is intact"
+
+# 4. a user's directory: --force keeps what is not an experiment file
+d3=$T/user
+mkdir "$d3" && echo keep >"$d3/notes.txt"
+run user mpirun -np 2 "$PERFSCOPE" record --mpi --force -o "$d3" -- "$ring" -b 1
+expect_eq 0 "$RC" "record --force into a user's directory: exit status"
+expect_eq keep "$(cat "$d3/notes.txt")" "user's file kept"
+expect_eq "0,1" "$(ranks_of "$d3")" "user dir: the ranks' proc files"
+
+# 5. --load=0: no load log
+d4=$T/noload
+run noload "$PERFSCOPE" record --mpi --load=0 -o "$d4" -- mpirun -np 2 "$ring" -b 1
+expect_eq 0 "$RC" "--load=0: exit status"
+expect_eq "" "$(cd "$d4" && ls load.* 2>/dev/null || true)" "--load=0: no load log"
+
+# 6. clock offsets: rank 1's clock runs 5 ms ahead (testing only); rank 0's ping-pong finds
+# it at MPI_Init and MPI_Finalize (one record per rank and phase), the others near 0
+d5=$T/skew
+run skew mpirun -np 3 "$PERFSCOPE" record --mpi --load=0 -o "$d5" -- sh -c \
+	'[ "$OMPI_COMM_WORLD_RANK" != 1 ] || export PERFSCOPE_TEST_CLOCK_SKEW=5000000:0; exec "$0" -b 1' "$ring"
+expect_eq 0 "$RC" "skewed rank: exit status"
+for s in "$d5"/stream.*; do "$PERFSCOPE" dump "$s"; done >"$T/skew.dump" 2>&1 || true
+clock_offsets() {
+	grep "mpi-clock *phase=$1 " "$T/skew.dump" | sed 's/.*offset_ns=\(-*[0-9]*\).*/\1/' | sort -n |
+		awk '{ printf "%s%s", sep, ($1 < -4900000 && $1 > -5100000) ? "skewed" : ($1 > -100000 && $1 < 100000 ? "zero" : $1); sep="," }'
+}
+expect_eq "skewed,zero,zero" "$(clock_offsets init)" "skew: offsets at MPI_Init"
+expect_eq "skewed,zero,zero" "$(clock_offsets finalize)" "skew: offsets at MPI_Finalize"
+
+# 7. usage errors
+run noload_mpi "$PERFSCOPE" record --load=10 -o "$T/x" -- true
+expect_eq 2 "$RC" "--load without --mpi: exit status"
+expect_grep "needs --mpi" "$T/noload_mpi.err" "--load without --mpi: message"
+run badload "$PERFSCOPE" record --mpi --load=-1 -o "$T/x" -- true
+expect_eq 2 "$RC" "--load=-1: exit status"
+[ ! -e "$T/x" ] || fail "a usage error created the directory"
+
+finish
