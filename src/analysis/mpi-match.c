@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "../core/format.h"
-#include "u64map.h"
 
 /* ---- channels: (source, destination, communicator, tag) -> id ------------------------------ */
 
@@ -112,11 +111,90 @@ static void sort_by_chan(const struct ent *e, size_t n, struct ent *out, uint32_
 	}
 }
 
+/* ---- requests: id -> the item that started it, while it is outstanding -------------------- */
+
+struct reqs {
+	uint64_t *ids; /* 0 empty (ids are never 0) */
+	uint32_t *items;
+	size_t n, cap; /* cap a power of two, or 0 */
+};
+
+static size_t req_slot(uint64_t id, size_t cap)
+{
+	id ^= id >> 31;
+	id *= 0x9e3779b97f4a7c15ull;
+	return (size_t)(id >> 20) & (cap - 1);
+}
+
+static int reqs_put(struct reqs *t, uint64_t id, uint32_t item)
+{
+	size_t h;
+
+	if (2 * (t->n + 1) > t->cap) {
+		struct reqs n = {NULL, NULL, 0, t->cap ? 2 * t->cap : 256};
+
+		n.ids = calloc(n.cap, sizeof(*n.ids));
+		n.items = malloc(n.cap * sizeof(*n.items));
+		if (!n.ids || !n.items) {
+			free(n.ids);
+			free(n.items);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < t->cap; i++)
+			if (t->ids[i])
+				reqs_put(&n, t->ids[i], t->items[i]);
+		free(t->ids);
+		free(t->items);
+		*t = n;
+	}
+	for (h = req_slot(id, t->cap); t->ids[h] && t->ids[h] != id; h = (h + 1) & (t->cap - 1))
+		;
+	t->n += !t->ids[h];
+	t->ids[h] = id;
+	t->items[h] = item;
+	return 0;
+}
+
+/* The item of request ID, taken out of the table; MPI_NONE when it is not there. */
+static uint32_t reqs_take(struct reqs *t, uint64_t id)
+{
+	size_t h, j, mask = t->cap - 1;
+	uint32_t item;
+
+	if (!t->cap || !id)
+		return MPI_NONE;
+	for (h = req_slot(id, t->cap); t->ids[h] != id; h = (h + 1) & mask)
+		if (!t->ids[h])
+			return MPI_NONE;
+	item = t->items[h];
+	/* backward-shift deletion keeps every probe sequence unbroken */
+	for (j = (h + 1) & mask; t->ids[j]; j = (j + 1) & mask) {
+		size_t home = req_slot(t->ids[j], t->cap);
+
+		if (((j - home) & mask) >= ((j - h) & mask)) {
+			t->ids[h] = t->ids[j];
+			t->items[h] = t->items[j];
+			h = j;
+		}
+	}
+	t->ids[h] = 0;
+	t->n--;
+	return item;
+}
+
+static void reqs_clear(struct reqs *t)
+{
+	if (t->cap)
+		memset(t->ids, 0, t->cap * sizeof(*t->ids));
+	t->n = 0;
+}
+
 struct match_ctx {
 	struct mpi_model *m;
 	struct chans ch;
-	struct u64map req; /* request id -> item of the rank being read */
-	uint32_t *aux;	   /* per item: ISEND its completing call, RECV its posting call */
+	struct reqs req; /* outstanding requests of the rank being read */
+	uint32_t *aux;	 /* per item: ISEND its completing call, RECV its posting call */
+	uint32_t *next;	 /* per location of the rank: its next call */
 	struct ent *sends, *recvs;
 	size_t nsends, nrecvs;
 };
@@ -126,84 +204,99 @@ static int routable(const struct mpi_model *m, const struct mpi_item *it)
 	return it->comm != MPI_NONE && it->peer >= 0 && it->peer < m->world_size;
 }
 
-/* The sends and receives of rank R, with the requests tied to their completions. */
+/* The items of call C of rank R: sends and receives collected, requests followed. */
+static int collect_call(struct match_ctx *x, int r, uint32_t c)
+{
+	struct mpi_model *m = x->m;
+	const struct mpi_call *call = &m->calls[c];
+
+	for (uint32_t i = call->first_item; i < call->first_item + call->nitems; i++) {
+		const struct mpi_item *it = &m->items[i];
+		struct chan_key k = {r, it->peer, it->tag, it->comm};
+		uint32_t j = MPI_NONE;
+		struct ent *e;
+
+		switch (it->kind) {
+		case PSC_MPI_ITEM_SEND:
+			x->aux[i] = c;
+			/* fall through */
+		case PSC_MPI_ITEM_ISEND:
+			if (it->kind == PSC_MPI_ITEM_ISEND && it->request &&
+			    reqs_put(&x->req, it->request, i))
+				return -ENOMEM;
+			e = &x->sends[x->nsends++];
+			*e = (struct ent){call->enter_ns, i, i, MPI_NONE};
+			break;
+		case PSC_MPI_ITEM_IRECV:
+			if (it->request && reqs_put(&x->req, it->request, i))
+				return -ENOMEM;
+			continue;
+		case PSC_MPI_ITEM_ISEND_DONE:
+			j = reqs_take(&x->req, it->request);
+			if (j != MPI_NONE && m->items[j].kind == PSC_MPI_ITEM_ISEND)
+				x->aux[j] = c;
+			continue;
+		case PSC_MPI_ITEM_CANCEL:
+			reqs_take(&x->req, it->request);
+			continue;
+		case PSC_MPI_ITEM_RECV:
+			k.src = it->peer;
+			k.dst = r;
+			x->aux[i] = c;
+			if (it->request) {
+				j = reqs_take(&x->req, it->request);
+				if (j != MPI_NONE && m->items[j].kind != PSC_MPI_ITEM_IRECV)
+					j = MPI_NONE;
+				x->aux[i] = j != MPI_NONE ? m->items[j].call : MPI_NONE;
+			}
+			e = &x->recvs[x->nrecvs++];
+			*e = (struct ent){m->calls[x->aux[i] != MPI_NONE ? x->aux[i] : c].enter_ns,
+					  j != MPI_NONE ? j : i, i, MPI_NONE};
+			break;
+		default:
+			continue;
+		}
+		if (routable(m, it) && (e->chan = chan_id(&x->ch, &k)) == MPI_NONE)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Rank R's calls in time order (its threads' calls merged by start): a request is started
+ * before it completes, whichever thread completes it, so the table holds only the ones
+ * outstanding. */
 static int collect_rank(struct match_ctx *x, int r)
 {
 	struct mpi_model *m = x->m;
 	const struct mpi_rank_info *ri = &m->ranks[r];
-	uint32_t l0 = ri->first_loc, l1 = ri->first_loc + ri->nlocs;
+	int ret = 0;
 
-	u64map_clear(&x->req);
-	for (uint32_t l = l0; l < l1; l++) {
-		const struct mpi_loc *loc = &m->locs[l];
-		uint32_t i0 = loc->ncalls ? m->calls[loc->first_call].first_item : 0, i1 = i0;
+	reqs_clear(&x->req);
+	if (ri->nlocs == 1) {
+		const struct mpi_loc *loc = &m->locs[ri->first_loc];
 
-		if (loc->ncalls) {
-			const struct mpi_call *last = &m->calls[loc->first_call + loc->ncalls - 1];
-
-			i1 = last->first_item + last->nitems;
-		}
-		for (uint32_t i = i0; i < i1; i++) {
-			const struct mpi_item *it = &m->items[i];
-
-			if ((it->kind == PSC_MPI_ITEM_ISEND || it->kind == PSC_MPI_ITEM_IRECV) &&
-			    it->request && u64map_put(&x->req, it->request, i))
-				return -ENOMEM;
-		}
+		for (uint32_t c = loc->first_call; c < loc->first_call + loc->ncalls && !ret; c++)
+			ret = collect_call(x, r, c);
+		return ret;
 	}
-	for (uint32_t l = l0; l < l1; l++) {
-		const struct mpi_loc *loc = &m->locs[l];
+	for (uint32_t k = 0; k < ri->nlocs; k++)
+		x->next[k] = m->locs[ri->first_loc + k].first_call;
+	while (ret == 0) {
+		uint32_t best = MPI_NONE;
 
-		for (uint32_t c = loc->first_call; c < loc->first_call + loc->ncalls; c++) {
-			const struct mpi_call *call = &m->calls[c];
+		for (uint32_t k = 0; k < ri->nlocs; k++) {
+			const struct mpi_loc *loc = &m->locs[ri->first_loc + k];
 
-			for (uint32_t i = call->first_item; i < call->first_item + call->nitems;
-			     i++) {
-				const struct mpi_item *it = &m->items[i];
-				struct chan_key k = {r, it->peer, it->tag, it->comm};
-				uint64_t j = MPI_NONE;
-				struct ent *e;
-
-				switch (it->kind) {
-				case PSC_MPI_ITEM_SEND:
-					x->aux[i] = c;
-					/* fall through */
-				case PSC_MPI_ITEM_ISEND:
-					e = &x->sends[x->nsends++];
-					*e = (struct ent){call->enter_ns, i, i, MPI_NONE};
-					break;
-				case PSC_MPI_ITEM_ISEND_DONE:
-					if (u64map_get(&x->req, it->request, &j) &&
-					    m->items[j].kind == PSC_MPI_ITEM_ISEND)
-						x->aux[j] = c;
-					continue;
-				case PSC_MPI_ITEM_RECV:
-					k.src = it->peer;
-					k.dst = r;
-					x->aux[i] = c;
-					if (it->request) {
-						x->aux[i] = MPI_NONE;
-						if (!u64map_get(&x->req, it->request, &j) ||
-						    m->items[j].kind != PSC_MPI_ITEM_IRECV)
-							j = MPI_NONE;
-						else
-							x->aux[i] = m->items[j].call;
-					}
-					e = &x->recvs[x->nrecvs++];
-					*e = (struct ent){
-					    m->calls[x->aux[i] != MPI_NONE ? x->aux[i] : c]
-						.enter_ns,
-					    j != MPI_NONE ? (uint32_t)j : i, i, MPI_NONE};
-					break;
-				default:
-					continue;
-				}
-				if (routable(m, it) && (e->chan = chan_id(&x->ch, &k)) == MPI_NONE)
-					return -ENOMEM;
-			}
+			if (x->next[k] < loc->first_call + loc->ncalls &&
+			    (best == MPI_NONE ||
+			     m->calls[x->next[k]].enter_ns < m->calls[x->next[best]].enter_ns))
+				best = k;
 		}
+		if (best == MPI_NONE)
+			break;
+		ret = collect_call(x, r, x->next[best]++);
 	}
-	return 0;
+	return ret;
 }
 
 /* Sends and receives paired in order per channel: a send item's msg holds its receive item
@@ -259,10 +352,11 @@ int mpi_match_messages(struct mpi_model *m)
 		m->items[i].msg = MPI_NONE;
 	}
 	x.aux = malloc((m->nitems + 1) * sizeof(*x.aux));
+	x.next = malloc((m->nlocs + 1) * sizeof(*x.next));
 	x.sends = malloc((nsend + 1) * sizeof(*x.sends));
 	x.recvs = malloc((nrecv + 1) * sizeof(*x.recvs));
 	m->msgs = malloc((nsend + 1) * sizeof(*m->msgs));
-	if (!x.aux || !x.sends || !x.recvs || !m->msgs)
+	if (!x.aux || !x.next || !x.sends || !x.recvs || !m->msgs)
 		goto out;
 	memset(x.aux, 0xff, m->nitems * sizeof(*x.aux));
 	for (int r = 0; r < m->world_size; r++)
@@ -305,7 +399,9 @@ out:
 	free(x.recvs);
 	free(x.ch.keys);
 	free(x.ch.slots);
-	u64map_release(&x.req);
+	free(x.req.ids);
+	free(x.req.items);
+	free(x.next);
 	return ret;
 }
 

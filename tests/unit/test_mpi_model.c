@@ -476,7 +476,7 @@ static void test_bad_input(void **state)
 	char dir[128];
 	struct mitem s01 = it_send(1, 1, 4, 0), s03 = it_send(3, 1, 4, 0);
 	struct mitem r10 = it_recv(0, 1, 4, 0, 0), r12 = it_recv(2, 4, 4, 0, 0);
-	struct mitem bar = it_coll(PSC_MPI_ANY, 0, 0, 0);
+	struct mitem bar = it_coll(PSC_MPI_ANY, 0, 0, 0), bcast = it_coll(0, 4, 0, 0);
 	const struct mpi_message *g;
 	const struct mpi_coll *co;
 	uint32_t r12_item;
@@ -488,10 +488,12 @@ static void test_bad_input(void **state)
 	ms_call1(&j.s[0], 1100 * US, 1110 * US, MPI_ROUTINE_Send, &s01);
 	ms_call1(&j.s[0], 1200 * US, 1210 * US, MPI_ROUTINE_Send, &s03);
 	ms_call1(&j.s[0], 2000 * US, 2100 * US, MPI_ROUTINE_Barrier, &bar);
+	ms_call1(&j.s[0], 2200 * US, 2300 * US, MPI_ROUTINE_Bcast, &bcast);
 	finalize(&j.s[0], 3 * MS);
 	ms_call1(&j.s[1], 900 * US, 1050 * US, MPI_ROUTINE_Recv, &r10);
 	ms_call1(&j.s[1], 1300 * US, 1400 * US, MPI_ROUTINE_Recv, &r12);
 	ms_call1(&j.s[1], 2000 * US, 2100 * US, MPI_ROUTINE_Barrier, &bar);
+	ms_call1(&j.s[1], 2200 * US, 2300 * US, MPI_ROUTINE_Allreduce, &bar);
 	finalize(&j.s[1], 3 * MS);
 	ms_ext(&j.s[2], 2000 * US, PSC_REC_MPI_ENTER, MPI_ROUTINE_Barrier, NULL, 0);
 	j.s[2].cut = j.s[2].n; /* the rest is in a chunk cut short */
@@ -524,17 +526,23 @@ static void test_bad_input(void **state)
 	assert_int_equal(m.calls[call_of(&m, 2, 1)].routine, MPI_ROUTINE_Barrier);
 	assert_int_equal(m.calls[call_of(&m, 2, 1)].enter_ns, 2000 * US);
 	assert_int_equal(m.calls[call_of(&m, 2, 1)].leave_ns, 2000 * US);
-	assert_int_equal(m.ncolls, 1);
+	assert_int_equal(m.ncolls, 2);
 	co = &m.colls[0];
 	assert_int_equal(co->n, 2);
 	assert_int_equal(co->nmissing, 2);
+	/* a Bcast on rank 0 meets an Allreduce on rank 1: matched by position, said */
+	co = &m.colls[1];
+	assert_int_equal(co->routine, MPI_ROUTINE_Bcast);
+	assert_int_equal(co->root, 0);
+	assert_int_equal(m.coll_calls[co->first + 1], call_of(&m, 1, 4));
 	assert_int_equal(m.ranks[1].lost_records, 5);
 	assert_true(has_warning(&m, "rank 3 of 4: no streams"));
 	assert_true(has_warning(&m, "rank 1: 5 records lost"));
 	assert_true(has_warning(&m, "rank 2: thread 1002 ends inside MPI_Barrier"));
 	assert_true(has_warning(&m, "rank 2: thread 1002: stream cut short at byte"));
-	assert_true(has_warning(&m, "1 of 1 collective operations miss members (rank 2 first)"));
-	assert_int_equal(m.nwarnings, 5);
+	assert_true(has_warning(&m, "2 of 2 collective operations miss members (rank 2 first)"));
+	assert_true(has_warning(&m, "1 collective operations mix routines (operation 1 first)"));
+	assert_int_equal(m.nwarnings, 6);
 	done(&e, &m);
 }
 
