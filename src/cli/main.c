@@ -36,6 +36,9 @@ static const struct cmd commands[] = {
      "perfscope energy [DIR] [--power FILE [--power-format SPEC] [--power-scale S,..]] "
      "[--method trapezoid|simpson|both] [--intervals N|--interval T] [--inclusive] "
      "[--csv|--json] [-o FILE]"},
+    {"mpi", cmd_mpi, "MPI runs: who waits for whom, traffic, routines, load",
+     "perfscope mpi [DIR|ARCHIVE/traces.otf2] [--waits|--traffic|--routines|--patterns|--load] "
+     "[--relative exec|wait] [--all] [--top N] [--no-correction] [--csv|--json] [-o FILE]"},
     {"export", cmd_export, "an experiment as a trace for Perfetto and chrome://tracing",
      "perfscope export [DIR] --format chrome [-o FILE|-] [--force]"},
     {"select", cmd_select, "keep long-running functions: a runtime filter and gcc options",
