@@ -198,11 +198,17 @@ static int export_otf2(const char *dir, const char *archive, int force)
 	status = 0;
 	fprintf(stderr,
 		"perfscope export: wrote %s/" OTF2_EXPORT_NAME ".otf2: %" PRIu64 " events, %" PRIu64
-		" function calls, %" PRIu64 " regions, %" PRIu64 " MPI calls (%" PRIu64
-		" messages sent, %" PRIu64 " collectives), %" PRIu64 " locations in %" PRIu64
-		" processes\n",
-		archive, stats.events, stats.calls, stats.regions, stats.mpi_calls, stats.messages,
-		stats.collectives, stats.locations, stats.processes);
+		" function calls, %" PRIu64 " regions, %" PRIu64 " counter values, %" PRIu64
+		" MPI calls (%" PRIu64 " messages sent, %" PRIu64 " collectives), %" PRIu64
+		" locations in %" PRIu64 " processes\n",
+		archive, stats.events, stats.calls, stats.regions, stats.metric_values,
+		stats.mpi_calls, stats.messages, stats.collectives, stats.locations,
+		stats.processes);
+	if (stats.metrics_skipped)
+		fprintf(stderr,
+			"perfscope export: note: %" PRIu64
+			" region boundaries have no Metric event: a counter had not run yet\n",
+			stats.metrics_skipped);
 	if (stats.moved_events)
 		fprintf(stderr,
 			"perfscope export: note: %" PRIu64

@@ -261,6 +261,7 @@ static void define_names(struct xp *x)
 	ox_string_id(x, "");
 	ox_string_id(x, "node");
 	ox_string_id(x, "MPI");
+	ox_string_id(x, "#");
 	ox_string_id(x, "perfscope::pid");
 	ox_string_id(x, "perfscope::clock_offset_init_ns");
 	ox_string_id(x, "perfscope::clock_offset_finalize_ns");
@@ -391,7 +392,7 @@ int ox_write_definitions(struct xp *x)
 	}
 	if (ox_check(x, code, "writing the definitions"))
 		return -1;
-	if (x->m && write_mpi_definitions(x, gw))
+	if (ox_write_metric_definitions(x, gw) || (x->m && write_mpi_definitions(x, gw)))
 		return -1;
 	return ox_check(x, OTF2_Archive_CloseGlobalDefWriter(x->ar, gw), "closing the definitions");
 }
@@ -429,6 +430,8 @@ void ox_release(struct xp *x)
 	free(x->rank_loc);
 	free(x->model_loc_done);
 	free(x->open_regions);
+	free(x->members);
+	free(x->classes);
 	u64map_release(&x->string_ix);
 	u64map_release(&x->region_ix);
 	u64map_release(&x->addr_ix);

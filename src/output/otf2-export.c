@@ -270,10 +270,14 @@ static int64_t align(const struct xp *x, int rank, int64_t t)
 	return r->has_clock[1] ? t + b->offset_ns : t;
 }
 
-static int region_event(struct xp *x, struct track *rt, uint32_t group, const char *tname,
+/* A region begin or end on the thread's region location RT (opened at the first), after a
+ * Metric event with the counters read there. */
+static int region_event(struct xp *x, struct track *rt, struct ox_metrics *mt,
+			const struct exp_stream *s, uint32_t group, const char *tname,
 			const struct call_event *ev, int64_t ns)
 {
 	char label[64], num[32];
+	uint64_t ts;
 	uint32_t id;
 	size_t k;
 
@@ -282,28 +286,25 @@ static int region_event(struct xp *x, struct track *rt, uint32_t group, const ch
 		if (loc_open(x, rt, group, label))
 			return -1;
 	}
+	ts = stamp(x, rt, ns);
+	if (ox_metrics_event(x, mt, s, rt->w, ts, ev->snapshot, ev->nsnapshot))
+		return -1;
+	snprintf(num, sizeof(num), "region %" PRIu32, ev->region);
+	id = ox_region_id(x, ev->name ? ev->name : num, RK_REGION, 0);
+	if (id == UINT32_MAX)
+		return ox_fail(x, -ENOMEM, "out of memory");
 	if (ev->type == CALL_REGION_ENTER) {
-		snprintf(num, sizeof(num), "region %" PRIu32, ev->region);
-		id = ox_region_id(x, ev->name ? ev->name : num, RK_REGION, 0);
-		if (id == UINT32_MAX ||
-		    ox_grow((void **)&x->open_regions, &x->open_cap, x->nopen, sizeof(uint32_t)))
+		if (ox_grow((void **)&x->open_regions, &x->open_cap, x->nopen, sizeof(uint32_t)))
 			return ox_fail(x, -ENOMEM, "out of memory");
 		x->open_regions[x->nopen++] = id;
 		x->stats->regions++;
-		return ox_check(x, OTF2_EvtWriter_Enter(rt->w, NULL, stamp(x, rt, ns), id),
-				"writing a region");
+		return ox_check(x, OTF2_EvtWriter_Enter(rt->w, NULL, ts, id), "writing a region");
 	}
-	snprintf(num, sizeof(num), "region %" PRIu32, ev->region);
-	id = ox_region_id(x, ev->name ? ev->name : num, RK_REGION, 0);
 	for (k = x->nopen; k > 0 && x->open_regions[k - 1] != id; k--)
 		;
-	if (k == 0) /* an end without a begin: nothing to close */
-		return 0;
-	/* regions left open inside this one end here */
-	while (x->nopen >= k)
-		if (ox_check(x,
-			     OTF2_EvtWriter_Leave(rt->w, NULL, stamp(x, rt, ns),
-						  x->open_regions[--x->nopen]),
+	/* regions left open inside this one end here; an end without a begin closes nothing */
+	while (k > 0 && x->nopen >= k)
+		if (ox_check(x, OTF2_EvtWriter_Leave(rt->w, NULL, ts, x->open_regions[--x->nopen]),
 			     "writing a region"))
 			return -1;
 	return 0;
@@ -342,6 +343,7 @@ static int write_stream(struct xp *x, const struct exp_stream *s)
 	uint32_t group = ox_group_of(x, rank, s->pid, s->proc ? s->proc->exe : NULL);
 	uint32_t l = model_loc(x, s), id;
 	struct track t = {0}, rt = {0};
+	struct ox_metrics mt = {0};
 	struct call_walker w;
 	struct call_event ev;
 	struct mpi_cursor c;
@@ -402,7 +404,8 @@ static int write_stream(struct xp *x, const struct exp_stream *s)
 			break;
 		case CALL_REGION_ENTER:
 		case CALL_REGION_EXIT:
-			region_event(x, &rt, group, w.th.name[0] ? w.th.name : tname, &ev, ns);
+			region_event(x, &rt, &mt, s, group, w.th.name[0] ? w.th.name : tname, &ev,
+				     ns);
 			break;
 		}
 		if (x->failed)
@@ -425,6 +428,7 @@ static int write_stream(struct xp *x, const struct exp_stream *s)
 	x->stats->unmatched_exits += w.th.unmatched_exits;
 	x->stats->lost_records += w.th.lost_records;
 	call_walker_close(&w);
+	ox_metrics_release(&mt);
 	loc_close(x, &t);
 	loc_close(x, &rt);
 	return x->failed ? -1 : 0;

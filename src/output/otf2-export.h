@@ -5,11 +5,13 @@
  * Definitions: the host as a system tree node, a location group per process (per rank under
  * MPI), a location per thread (and a second one for its regions, which nest independently of
  * its functions), a region for every function, every region of the regions API and every MPI
- * routine called, the MPI communicators as groups of world ranks, clock properties in ns.
+ * routine called, the MPI communicators as groups of world ranks, a metric member per counted
+ * event, clock properties in ns.
  * Events: Enter/Leave of function calls, regions and MPI calls; the MPI calls' messages
  * (MpiSend, MpiIsend, MpiIsendComplete, MpiIrecvRequest, MpiIrecv, MpiRecv,
  * MpiRequestCancelled) and collectives (MpiCollectiveBegin/End), with the request ids that
- * tie a completion to its message. Times are ns on rank 0's clock: MPI calls as the model
+ * tie a completion to its message; the counters read at region boundaries as Metric events
+ * (otf2-metrics.c). Times are ns on rank 0's clock: MPI calls as the model
  * aligned and corrected them, functions and regions of a rank moved by its measured clock
  * offset (interpolated as the model does). The archive is written as the streams are read.
  */
@@ -41,6 +43,8 @@ struct otf2_export_stats {
 	uint64_t lost_records;	  /* records the runtime could not store */
 	uint64_t moved_events;	  /* events moved later so a location's times never go back */
 	uint64_t mpi_unplaced;	  /* MPI calls of a thread without a stream: own location */
+	uint64_t metric_values;	  /* counter values written (members of Metric events) */
+	uint64_t metrics_skipped; /* boundaries without a Metric event (a counter never ran) */
 };
 
 /*

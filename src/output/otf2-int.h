@@ -8,6 +8,7 @@
 #include "otf2-export.h"
 
 #include "../analysis/u64map.h"
+#include "../core/counts.h"
 
 #include <stdarg.h>
 
@@ -45,6 +46,25 @@ struct track {
 	uint64_t last;
 };
 
+/* A metric class: the metric members a thread counted, in its snapshot order. */
+struct xclass {
+	uint8_t n;
+	uint32_t members[255];
+};
+
+/* One thread's counters as metrics (otf2-metrics.c), set up at its first snapshot. */
+struct ox_metrics {
+	int state; /* 0 not read yet, 1 known, -1 nothing counted */
+	uint32_t *group_of;
+	struct count *counts;
+	size_t nev;
+	uint32_t cls;	  /* its metric class */
+	uint8_t n;	  /* members */
+	uint32_t *event;  /* per member: its event index */
+	OTF2_Type *types; /* per member */
+	OTF2_MetricValue *values;
+};
+
 struct xp {
 	OTF2_Archive *ar;
 	const char *archive;
@@ -77,6 +97,10 @@ struct xp {
 	uint32_t *open_regions;	 /* the region track's open regions */
 	size_t nopen, open_cap;
 	uint64_t tmin, tmax;
+	uint32_t *members; /* metric members: event name string ids */
+	size_t nmembers, members_cap;
+	struct xclass *classes;
+	size_t nclasses, classes_cap;
 };
 
 /* The first OTF2 error messages of a failure, from ox_error_cb (registered while exporting). */
@@ -112,5 +136,15 @@ int ox_write_definitions(struct xp *x);
 int ox_write_local_definitions(struct xp *x);
 
 void ox_release(struct xp *x);
+
+/* A Metric event at TS on W with the counter values of SNAPSHOT (of a region event of stream
+ * S), when the thread counted anything. 0, or -1 (x->err says why). */
+int ox_metrics_event(struct xp *x, struct ox_metrics *mt, const struct exp_stream *s,
+		     OTF2_EvtWriter *w, uint64_t ts, const uint64_t *snapshot, size_t nsnapshot);
+
+void ox_metrics_release(struct ox_metrics *mt);
+
+/* The metric members and classes the events used. 0 or -1 (x->err says why). */
+int ox_write_metric_definitions(struct xp *x, OTF2_GlobalDefWriter *gw);
 
 #endif /* PSC_OTF2_INT_H */
