@@ -66,14 +66,16 @@ if(PSC_MPI_C_TARGET AND Python3_Interpreter_FOUND)
     -Wl,--version-script=${PSC_MPI_GEN_DIR}/mpi-exports.map -Wl,-z,defs)
   install(TARGETS perfscope_mpi LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 
-  # examples/mpi/calls_mpi(.c, _f.f90): a known number of every kind of call, for
-  # tests/e2e/test_mpi_record.sh
-  add_executable(mpi_calls examples/mpi/calls_mpi.c)
-  target_compile_options(mpi_calls PRIVATE -g -fno-sanitize=all)
-  target_link_options(mpi_calls PRIVATE -fno-sanitize=all)
-  target_link_libraries(mpi_calls PRIVATE ${PSC_MPI_C_TARGET})
-  set_target_properties(mpi_calls PROPERTIES OUTPUT_NAME calls_mpi
-    RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/examples/mpi)
+  # examples/mpi/calls_mpi(.c, _f.f90) and calls_more.c: a known number of every kind of
+  # call, for tests/e2e/test_mpi_record.sh
+  foreach(ex calls_mpi calls_more)
+    add_executable(mpi_${ex} examples/mpi/${ex}.c)
+    target_compile_options(mpi_${ex} PRIVATE -g -fno-sanitize=all)
+    target_link_options(mpi_${ex} PRIVATE -fno-sanitize=all)
+    target_link_libraries(mpi_${ex} PRIVATE ${PSC_MPI_C_TARGET})
+    set_target_properties(mpi_${ex} PROPERTIES OUTPUT_NAME ${ex}
+      RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/examples/mpi)
+  endforeach()
   find_program(PSC_MPIFORT NAMES mpifort mpif90)
   if(PERFSCOPE_FORTRAN AND PSC_MPIFH_LIBRARY AND PSC_MPIFORT)
     # built by the MPI compiler wrapper: exactly what a user's `mpifort app.f90` links

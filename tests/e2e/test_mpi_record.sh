@@ -8,12 +8,14 @@
 # wrappers substituted for MPI_STATUS(ES)_IGNORE), request ids tying every completion to its
 # Isend, Irecv or Start, collectives' roots and bytes, the split communicator's members and a
 # key identical in its members, the ranks in proc.<pid>.json and the clock records.
+# examples/mpi/calls_more (C): every other completion routine, synchronous sends, a cancelled
+# receive, Startall, v/w collectives, every communicator constructor and an unwrapped one.
 . "$(dirname "$0")/lib.sh"
 psc_init
 require_cmd mpirun
 lib=$PSC_BUILD/libperfscope-mpi.so
 [ -f "$lib" ] || skip "libperfscope-mpi.so was not built (no MPI at configure time)"
-[ -x "$EX/mpi/calls_mpi" ] || skip "examples/mpi/calls_mpi was not built"
+[ -x "$EX/mpi/calls_mpi" ] && [ -x "$EX/mpi/calls_more" ] || skip "examples/mpi/calls_* were not built"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 unset PERFSCOPE_TEST_CLOCK_SKEW PERFSCOPE_MPI_LOAD
@@ -174,6 +176,56 @@ expect_eq "$k1" "$k3" "key of ranks 1 and 3's communicator"
 expect_ne "$k0" "$k1" "keys of the two halves"
 expect_eq 4 "$(awk '$2 == "comm" && $3 == "index=0" && $4 == "key=0x0000000000000000"' "$T/c.mpi" | wc -l)" \
 	"MPI_COMM_WORLD recorded by every rank with key 0"
+
+# ---- C: calls_more, the other completion routines, collectives and communicators
+run more mpirun -np 4 -x PERFSCOPE_OUT="$T/more" -x LD_PRELOAD="$pre" "${xenv[@]}" "$EX/mpi/calls_more"
+if [ "$RC" -ne 0 ]; then
+	show more
+	die "mpirun -np 4 calls_more under libperfscope-mpi.so exited $RC"
+fi
+leaves "$T/more" more
+# 26 messages per rank around the ring, one more on the communicator without rank 0
+expect_eq 105 "$(grep -o '\[i\?send comm=[0-9]* peer=' "$T/more.mpi" | wc -l)" "messages sent"
+expect_eq 105 "$(grep -o '\[recv comm=' "$T/more.mpi" | wc -l)" "messages received"
+for r in 0 1 2 3; do
+	# every request started once is completed once, by id, but the cancelled one
+	started=$(awk -v r="$r" '$1 == r' "$T/more.mpi" | grep -o '\[i\(send\|recv\) [^]]*' | reqs)
+	finished=$(awk -v r="$r" '$1 == r' "$T/more.mpi" | grep -o '\[\(recv\|isend-done\|cancel\) [^]]*req=[1-9][0-9]*' | reqs)
+	expect_eq "$(echo "$started" | tr ' ' '\n' | sort -n | tr '\n' ' ')" \
+		"$(echo "$finished" | tr ' ' '\n' | sort -n | tr '\n' ' ')" "calls_more rank $r: completed ids"
+	cancelled=$(items more "$r" MPI_Irecv | grep 'tag=999' | reqs)
+	expect_eq "[cancel comm=0 req=$cancelled]" "$(items more "$r" MPI_Cancel)" "calls_more rank $r: Cancel item"
+	expect_eq "" "$(items more "$r" MPI_Wait)" "calls_more rank $r: the cancelled receive's Wait"
+	expect_eq 4 "$(items more "$r" MPI_Ssend | grep -c 'sync\]$')" "calls_more rank $r: Ssend items"
+	expect_eq 4 "$(items more "$r" MPI_Waitsome | grep -o 'isend-done comm=0 req=[0-9]* sync' | wc -l)" \
+		"calls_more rank $r: Issend completions"
+	expect_eq 4 "$(count more "$r" leave MPI_Waitany)" "calls_more rank $r: Waitany calls"
+	expect_eq 1 "$(items more "$r" MPI_Testall | grep -c .)" "calls_more rank $r: one Testall with items"
+	if [ "$r" = 1 ]; then g="sent=8 received=32"; else g="sent=8 received=0"; fi
+	expect_eq "[coll comm=0 root=1 $g]" "$(items more "$r" MPI_Gatherv)" "calls_more rank $r: Gatherv"
+	expect_eq "[coll comm=0 root=any sent=32 received=32]" "$(items more "$r" MPI_Alltoallw)" \
+		"calls_more rank $r: Alltoallw"
+	expect_eq "[coll comm=0 root=any sent=32 received=8]" "$(items more "$r" MPI_Reduce_scatter)" \
+		"calls_more rank $r: Reduce_scatter"
+	expect_eq "[coll comm=0 root=any sent=8 received=32]" "$(items more "$r" MPI_Allgather)" \
+		"calls_more rank $r: Allgather in place"
+done
+# communicators (indices differ between ranks: each counts only its own): a key is recorded
+# once by each of its members, with the same member list; rank 0 is not in the split one; the
+# Cart_sub one (not wrapped) gets a members' hash key, the same everywhere
+expect_eq "" "$(awk '$2 == "comm" && $4 !~ /^key=0x00000001/ { n[$4]++; m[$4] = $5; if (s[$4] != "" && s[$4] != $5) bad[$4] = 1; s[$4] = $5 }
+	END { for (k in n) { c = split(m[k], x, ","); if (n[k] != c || bad[k]) print k, n[k], m[k] } }' "$T/more.mpi")" \
+	"calls_more: every communicator's key in each of its members, with the same members"
+expect_eq "8" "$(awk '$2 == "comm" && $4 !~ /^key=0x00000001/ { print $4 }' "$T/more.mpi" | sort -u | wc -l)" \
+	"calls_more: communicators (world, dup, create, create_group, cart, split_type, split, cart_sub)"
+expect_eq "1 2 3" "$(awk '$2 == "comm" && $5 == "members=1,2,3" { printf "%s%s", n++ ? " " : "", $1 }' \
+	"$T/more.mpi")" "calls_more: the split communicator, recorded by its members only"
+expect_eq "[send comm=7 peer=2 tag=0 bytes=1]" "$(items more 1 MPI_Send | grep comm=7)" \
+	"calls_more: Send on the split communicator"
+expect_eq "1" "$(awk '$2 == "comm" && $4 ~ /^key=0x[89a-f]/' "$T/more.mpi" | awk '{ print $4, $5 }' |
+	sort -u | wc -l)" "calls_more: one key for the Cart_sub communicator"
+expect_eq "4" "$(awk '$2 == "comm" && $4 ~ /^key=0x[89a-f]/' "$T/more.mpi" | wc -l)" \
+	"calls_more: the Cart_sub communicator in every rank"
 
 # ---- Fortran: calls_mpi_f under perfscope record --mpi
 if [ "${PSC_FORTRAN:-OFF}" != ON ] || [ ! -x "$EX/mpi/calls_mpi_f" ]; then
