@@ -15,6 +15,9 @@
  *                            do not exist are ignored)
  *          -n ITERS          iterations (default 2)
  *          -s BYTES          message size (default 1024)
+ *          -m PREFIX         each rank writes PREFIX.<rank>: "isend ITER -1 NS" just before
+ *                            its first MPI_Isend and "waitall ITER -1 NS" just before
+ *                            MPI_Waitall, in each iteration (mpi-ex.h)
  * Rank 0 prints "late rank R: MS ms" and "expected total wait of rank R: NS ns".
  *
  * Build: mpicc -g -O2 examples/mpi/alltoall_nb.c -o alltoall_nb
@@ -25,7 +28,7 @@
 
 #include "mpi-ex.h"
 
-#define USAGE	  "alltoall_nb [-l RANK:MS[,RANK:MS..]] [-n ITERS] [-s BYTES]"
+#define USAGE	  "alltoall_nb [-l RANK:MS[,RANK:MS..]] [-n ITERS] [-s BYTES] [-m PREFIX]"
 #define MAX_BYTES (16L << 20)
 
 /* parse "R:MS,R:MS" into delay[] (size entries, ms); -1 on a malformed list */
@@ -51,7 +54,7 @@ static int parse_late(char *s, double *delay, int size)
 int main(int argc, char **argv)
 {
 	char def_late[] = "1:20,2:40,3:60";
-	char *late = def_late, *sbuf, *rbuf;
+	char *late = def_late, *sbuf, *rbuf, *marks = NULL;
 	double *delay, dmax = 0;
 	long iters = 2, bytes = 1024;
 	int rank, size, opt, n;
@@ -64,7 +67,7 @@ int main(int argc, char **argv)
 	req = calloc(2 * (size_t)size, sizeof(*req));
 	if (!delay || !req)
 		MPI_Abort(MPI_COMM_WORLD, 1);
-	while ((opt = getopt(argc, argv, "l:n:s:")) != -1) {
+	while ((opt = getopt(argc, argv, "l:n:s:m:")) != -1) {
 		switch (opt) {
 		case 'l':
 			late = optarg;
@@ -76,6 +79,9 @@ int main(int argc, char **argv)
 		case 's':
 			if (ex_parse_long(optarg, 0, MAX_BYTES, &bytes))
 				ex_usage_exit(rank, USAGE);
+			break;
+		case 'm':
+			marks = optarg;
 			break;
 		default:
 			ex_usage_exit(rank, USAGE);
@@ -108,13 +114,17 @@ int main(int argc, char **argv)
 				MPI_Irecv(rbuf + (size_t)r * bytes, (int)bytes, MPI_BYTE, r,
 					  (int)it, MPI_COMM_WORLD, &req[n++]);
 		ex_sleep_ms(delay[rank]);
+		ex_mark("isend", it, -1);
 		for (int r = 0; r < size; r++)
 			if (r != rank)
 				MPI_Isend(sbuf + (size_t)r * bytes, (int)bytes, MPI_BYTE, r,
 					  (int)it, MPI_COMM_WORLD, &req[n++]);
+		ex_mark("waitall", it, -1);
 		MPI_Waitall(n, req, MPI_STATUSES_IGNORE);
 	}
 	MPI_Barrier(MPI_COMM_WORLD);
+	if (ex_marks_write(marks, rank))
+		MPI_Abort(MPI_COMM_WORLD, 1);
 	free(sbuf);
 	free(rbuf);
 	free(req);

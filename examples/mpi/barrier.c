@@ -10,6 +10,8 @@
  *
  * Options: -d STEP   delay step in ms (default 20)
  *          -n ITERS  iterations (default 3)
+ *          -m PREFIX each rank writes PREFIX.<rank>: "barrier ITER -1 NS" just before each
+ *                    MPI_Barrier (ITER -1: the first one) (mpi-ex.h)
  * Rank 0 prints "expected barrier wait of rank R: NS ns" for every rank (the timed
  * iterations only).
  *
@@ -21,18 +23,19 @@
 
 #include "mpi-ex.h"
 
-#define USAGE "barrier [-d STEP_MS] [-n ITERS]"
+#define USAGE "barrier [-d STEP_MS] [-n ITERS] [-m PREFIX]"
 
 int main(int argc, char **argv)
 {
 	double step = 20.0;
 	long iters = 3;
 	int rank, size, opt;
+	char *marks = NULL;
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	while ((opt = getopt(argc, argv, "d:n:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:n:m:")) != -1) {
 		switch (opt) {
 		case 'd':
 			if (ex_parse_double(optarg, 0, 10000, &step))
@@ -41,6 +44,9 @@ int main(int argc, char **argv)
 		case 'n':
 			if (ex_parse_long(optarg, 1, 100000, &iters))
 				ex_usage_exit(rank, USAGE);
+			break;
+		case 'm':
+			marks = optarg;
 			break;
 		default:
 			ex_usage_exit(rank, USAGE);
@@ -55,11 +61,15 @@ int main(int argc, char **argv)
 			       (double)iters * (size - 1 - r) * step * 1e6);
 		fflush(stdout);
 	}
+	ex_mark("barrier", -1, -1);
 	MPI_Barrier(MPI_COMM_WORLD);
 	for (long it = 0; it < iters; it++) {
 		ex_sleep_ms(rank * step);
+		ex_mark("barrier", it, -1);
 		MPI_Barrier(MPI_COMM_WORLD);
 	}
+	if (ex_marks_write(marks, rank))
+		MPI_Abort(MPI_COMM_WORLD, 1);
 	MPI_Finalize();
 	return 0;
 }

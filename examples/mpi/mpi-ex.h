@@ -70,6 +70,52 @@ static inline int ex_parse_long(const char *s, long lo, long hi, long *out)
 	return 0;
 }
 
+/*
+ * Marks: a rank notes the CLOCK_MONOTONIC time just before an MPI call (ex_mark) and, with
+ * -m PREFIX, writes them to PREFIX.<rank> at the end (ex_marks_write), one line per mark:
+ *   WHAT ITER PEER NS
+ * so that a test can tell the waits that really happened (ranks on one host share the clock)
+ * from the ones the program was asked for, which a busy machine may stretch.
+ */
+#define EX_MAX_MARKS 4096
+
+struct ex_mark {
+	const char *what;
+	long iter;
+	int peer;
+	int64_t ns;
+};
+
+static struct ex_mark ex_marks[EX_MAX_MARKS];
+static int ex_nmarks;
+
+static inline void ex_mark(const char *what, long iter, int peer)
+{
+	if (ex_nmarks < EX_MAX_MARKS)
+		ex_marks[ex_nmarks++] = (struct ex_mark){what, iter, peer, ex_now_ns()};
+}
+
+/* write the marks to PREFIX.<rank> (nothing when prefix is NULL); -1 when it cannot */
+static inline int ex_marks_write(const char *prefix, int rank)
+{
+	char path[4096];
+	FILE *f;
+	int i;
+
+	if (!prefix)
+		return 0;
+	snprintf(path, sizeof(path), "%s.%d", prefix, rank);
+	f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "cannot write %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < ex_nmarks; i++)
+		fprintf(f, "%s %ld %d %lld\n", ex_marks[i].what, ex_marks[i].iter, ex_marks[i].peer,
+			(long long)ex_marks[i].ns);
+	return fclose(f) ? -1 : 0;
+}
+
 /* print the usage (rank 0 only), finalize and exit 2 */
 static inline void ex_usage_exit(int rank, const char *usage)
 {

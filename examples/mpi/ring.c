@@ -15,6 +15,8 @@
  *          -t LIST   T_k = LIST[k mod len] ms, LIST comma-separated (overrides -b)
  *          -n ITERS  iterations (default 1)
  *          -s BYTES  message size (default 8)
+ *          -m PREFIX each rank writes PREFIX.<rank>: "send ITER PEER NS" just before each
+ *                    MPI_Send and "recv ITER PEER NS" just before each MPI_Recv (mpi-ex.h)
  * Rank 0 prints "expected wait of rank J for rank K: NS ns" for every pair of the ring.
  *
  * Build: mpicc -g -O2 examples/mpi/ring.c -o ring
@@ -25,7 +27,7 @@
 
 #include "mpi-ex.h"
 
-#define USAGE	  "ring [-b BASE_MS] [-t MS[,MS..]] [-n ITERS] [-s BYTES]"
+#define USAGE	  "ring [-b BASE_MS] [-t MS[,MS..]] [-n ITERS] [-s BYTES] [-m PREFIX]"
 #define MAX_LIST  64
 #define MAX_BYTES (64L << 20)
 
@@ -42,12 +44,12 @@ int main(int argc, char **argv)
 	double base = 10.0, list[MAX_LIST], t_ms;
 	int nlist = 0, rank, size, opt, it, ph, nphase;
 	long iters = 1, bytes = 8, v;
-	char *buf, *tok, *save;
+	char *buf, *tok, *save, *marks = NULL;
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	while ((opt = getopt(argc, argv, "b:t:n:s:")) != -1) {
+	while ((opt = getopt(argc, argv, "b:t:n:s:m:")) != -1) {
 		switch (opt) {
 		case 'b':
 			if (ex_parse_double(optarg, 0, 60000, &base))
@@ -73,6 +75,9 @@ int main(int argc, char **argv)
 			if (ex_parse_long(optarg, 0, MAX_BYTES, &v))
 				ex_usage_exit(rank, USAGE);
 			bytes = v;
+			break;
+		case 'm':
+			marks = optarg;
 			break;
 		default:
 			ex_usage_exit(rank, USAGE);
@@ -102,9 +107,11 @@ int main(int argc, char **argv)
 			MPI_Barrier(MPI_COMM_WORLD);
 			if (send_phase(rank, size) == ph) {
 				ex_sleep_ms(t_ms);
+				ex_mark("send", it, (rank + 1) % size);
 				MPI_Send(buf, (int)bytes, MPI_BYTE, (rank + 1) % size, it,
 					 MPI_COMM_WORLD);
 			} else if (send_phase(prev, size) == ph) {
+				ex_mark("recv", it, prev);
 				MPI_Recv(buf, (int)bytes, MPI_BYTE, prev, it, MPI_COMM_WORLD,
 					 MPI_STATUS_IGNORE);
 			}
@@ -112,6 +119,8 @@ int main(int argc, char **argv)
 	}
 	MPI_Barrier(MPI_COMM_WORLD);
 	free(buf);
+	if (ex_marks_write(marks, rank))
+		MPI_Abort(MPI_COMM_WORLD, 1);
 	MPI_Finalize();
 	return 0;
 }

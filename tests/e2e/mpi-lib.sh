@@ -1,0 +1,146 @@
+# mpi-lib.sh - helpers shared by the MPI end-to-end tests (sourced after lib.sh, not run).
+#
+#   mpi_init                        psc_init, then skip (77) only when mpirun is missing; sets
+#                                   the Open MPI variables for root and oversubscription; MEX
+#                                   is the directory of the MPI examples (examples/mpi)
+#   mpi_record NAME DIR NP PROG..   perfscope record --mpi -o DIR -- mpirun -np NP PROG..
+#                                   (bounded in time); dies when it fails
+#   mpi_waits NAME DIR [ARGS..]     perfscope mpi DIR --waits --all --csv ARGS.. into $T/NAME.out
+#   wait_cell CSV RANK PEER         wait_ns of a cell of the wait matrix, 0 when not listed
+#   expect_wait EXP_NS GOT_NS WHAT  GOT within 10 % of EXP or within 2 ms of it, whichever is
+#                                   wider (the issue's tolerance for the known waits)
+#   mpi_record_clean NAME DIR NP CHECK PROG..
+#                                   mpi_record, up to 3 times, until CHECK (a function that
+#                                   compares the waits the program measured, marks_*, with the
+#                                   ones it was asked for) accepts the run; MPI_CLEAN is 1 then,
+#                                   0 when a busy machine stretched every try (noted)
+#   marks_p2p PREFIX NP             from ring's marks: lines "J K NS", the time rank J spent in
+#                                   MPI_Recv before rank K called MPI_Send, over the iterations
+#   marks_barrier PREFIX NP         from barrier's marks: lines "R NS", the time from rank R's
+#                                   arrival at each barrier to the last arrival, summed
+#   marks_waitall PREFIX NP         from alltoall_nb's marks: lines "R NS", the time from rank
+#                                   R's MPI_Waitall to the last rank's first MPI_Isend, summed
+#   printed_ns NAME PATTERN         the number of ns a program printed as "PATTERN: N ns"
+#                                   in $T/NAME.out (empty when it did not)
+
+MPI_TIMEOUT=${MPI_TIMEOUT:-60}
+
+mpi_init() {
+	psc_init
+	command -v mpirun >/dev/null 2>&1 || skip "mpirun is not installed"
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	export OMPI_MCA_rmaps_base_oversubscribe=1
+	# no settings of the caller's environment leak into the measurement
+	unset PERFSCOPE_CLOCK PERFSCOPE_TEST_CLOCK_SKEW PERFSCOPE_MPI_LOAD
+	MEX=$EX/mpi
+	[ -d "$MEX" ] || die "the MPI examples were not built ($MEX is missing although mpirun exists)"
+}
+
+# mpi_prog NAME: the path of an MPI example, which must have been built
+mpi_prog() {
+	[ -x "$MEX/$1" ] || die "$MEX/$1 was not built"
+	printf '%s\n' "$MEX/$1"
+}
+
+mpi_record() {
+	local name=$1 dir=$2 np=$3
+	shift 3
+	run "$name" timeout -k 5 "$MPI_TIMEOUT" "$PERFSCOPE" record --mpi -o "$dir" -- \
+		mpirun -np "$np" "$@"
+	if [ "$RC" -ne 0 ] || [ ! -f "$dir/meta.json" ]; then
+		show "$name"
+		die "perfscope record --mpi -o $dir -- mpirun -np $np $* exited $RC"
+	fi
+}
+
+mpi_waits() {
+	local name=$1 dir=$2
+	shift 2
+	run "$name" "$PERFSCOPE" mpi "$dir" --waits --all --csv "$@"
+	if [ "$RC" -ne 0 ]; then
+		show "$name"
+		die "perfscope mpi $dir --waits --all --csv $* exited $RC"
+	fi
+	[ "$(csv_header "$T/$name.out")" = "rank,peer,wait_ns,pct_exec,pct_wait" ] ||
+		die "perfscope mpi --waits --csv: unexpected header '$(csv_header "$T/$name.out")'"
+}
+
+wait_cell() {
+	local v
+	v=$(csv_get "$1" wait_ns rank="$2" peer="$3" 2>/dev/null)
+	printf '%s\n' "${v:-0}"
+}
+
+expect_wait() {
+	local tol
+	tol=$(awk -v e="$1" 'BEGIN { t = 0.1 * (e < 0 ? -e : e); printf "%.0f", (t > 2e6 ? t : 2e6) }')
+	expect_near "$1" "$2" "$tol" "$3"
+}
+
+printed_ns() {
+	sed -n "s/^$2: \([0-9][0-9]*\) ns\$/\1/p" "$T/$1.out" | head -n 1
+}
+
+mpi_record_clean() {
+	local _rec=$1 _dir=$2 _np=$3 _check=$4 _try
+	shift 4
+	MPI_CLEAN=0
+	for _try in 1 2 3; do
+		rm -rf "$_dir"
+		mpi_record "$_rec" "$_dir" "$_np" "$@"
+		if "$_check"; then
+			MPI_CLEAN=1
+			return 0
+		fi
+		note "try $_try: the machine stretched the program's own waits (above); recording again"
+	done
+	note "every try was disturbed: perfscope is checked against the waits the program measured only"
+}
+
+# _marks_cat PREFIX NP: every rank's marks as "RANK WHAT ITER PEER NS"
+_marks_cat() {
+	local r
+	for ((r = 0; r < $2; r++)); do
+		[ -f "$1.$r" ] || die "no marks file $1.$r"
+		awk -v r="$r" '{ print r, $0 }' "$1.$r"
+	done
+}
+
+marks_p2p() {
+	_marks_cat "$1" "$2" | awk '
+	$2 == "send" { send[$1 " " $4 " " $3] = $5 }
+	$2 == "recv" { recv[$1 " " $4 " " $3] = $5 }
+	END {
+		for (key in recv) {
+			split(key, f, " ")
+			w = (f[2] " " f[1] " " f[3]) in send ? send[f[2] " " f[1] " " f[3]] - recv[key] : 0
+			sum[f[1] " " f[2]] += w > 0 ? w : 0
+		}
+		for (p in sum) printf "%s %.0f\n", p, sum[p]
+	}'
+}
+
+marks_barrier() {
+	_marks_cat "$1" "$2" | awk '
+	$2 == "barrier" { t[$1 " " $3] = $5; if (!($3 in last) || $5 > last[$3]) last[$3] = $5; ranks[$1] }
+	END {
+		for (k in t) { split(k, f, " "); sum[f[1]] += last[f[2]] - t[k] }
+		for (r in ranks) printf "%s %.0f\n", r, sum[r]
+	}'
+}
+
+marks_waitall() {
+	_marks_cat "$1" "$2" | awk '
+	$2 == "waitall" { w[$1 " " $3] = $5; ranks[$1] }
+	$2 == "isend" { if (!($3 in last) || $5 > last[$3]) last[$3] = $5 }
+	END {
+		for (k in w) { split(k, f, " "); d = last[f[2]] - w[k]; sum[f[1]] += d > 0 ? d : 0 }
+		for (r in ranks) printf "%s %.0f\n", r, sum[r]
+	}'
+}
+
+# within EXP GOT: the issue's tolerance (10 % or 2 ms), as a status
+within() {
+	awk -v e="$1" -v g="$2" 'BEGIN { t = 0.1 * (e < 0 ? -e : e); if (t < 2e6) t = 2e6;
+		d = g - e; if (d < 0) d = -d; exit !(d <= t) }'
+}
