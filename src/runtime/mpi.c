@@ -89,7 +89,6 @@ PSC_EXPORT void psc_rt_mpi_leave(unsigned routine, uint64_t site, const uint64_t
 
 	if (unlikely(!t))
 		return;
-	ticks = clock_ticks(psc_session.clock);
 	thread_guard_enter(t);
 	if (unlikely(nitems > 16) && nitems > leave_max_items()) {
 		t->lost_records += nitems - leave_max_items();
@@ -99,6 +98,9 @@ PSC_EXPORT void psc_rt_mpi_leave(unsigned routine, uint64_t site, const uint64_t
 	words = 3 + nitem_words;
 	r = mpi_reserve(t, words);
 	if (likely(r != NULL)) {
+		/* read after the reserve: a reserve that sealed the chunk opened the next one with
+		 * a clock-sync record, and timestamps never go back within a stream */
+		ticks = clock_ticks(psc_session.clock);
 		r[0] = psc_word0(ticks, PSC_KIND_EXT);
 		r[1] = psc_ext_word1(PSC_REC_MPI_LEAVE, (uint32_t)words, routine);
 		r[2] = site;
