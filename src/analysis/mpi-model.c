@@ -371,6 +371,31 @@ static void align_clocks(struct mpi_model *m, unsigned flags)
 			       missing, first_missing);
 }
 
+/* Messages received before they were sent with the times on the ranks' own clocks: what the
+ * clock alignment fixed. A time's own-clock value is its aligned value minus the offset
+ * there (the offsets change by ppm, so the offset at the aligned time is the offset). */
+static uint64_t count_unaligned(const struct mpi_model *m)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < m->nmsgs; i++) {
+		const struct mpi_message *g = &m->msgs[i];
+		const struct mpi_rank_info *rs, *rd;
+		int64_t send, recv;
+
+		if (g->recv_call == MPI_NONE)
+			continue;
+		rs = &m->ranks[g->src];
+		rd = &m->ranks[g->dst];
+		send = m->calls[g->send_call].enter_ns;
+		recv = m->calls[g->recv_call].leave_ns;
+		send -= clock_offset(rs, send);
+		recv -= clock_offset(rd, recv);
+		n += recv < send;
+	}
+	return n;
+}
+
 struct coll_ent {
 	uint32_t comm;
 	int32_t rank;
@@ -659,8 +684,12 @@ int mpi_model_build(struct mpi_model *m, unsigned flags, char *err, size_t errle
 	ret = mpi_match_messages(m);
 	if (ret == 0)
 		ret = match_collectives(m);
+	if (ret == 0 && !(flags & MPI_BUILD_ALIGNED))
+		m->violations_unaligned = count_unaligned(m);
 	if (ret == 0)
 		ret = mpi_correct_causality(m, !(flags & MPI_BUILD_NO_CORRECTION));
+	if (ret == 0 && (flags & MPI_BUILD_ALIGNED))
+		m->violations_unaligned = m->violations_before;
 	if (ret)
 		goto nomem;
 	set_ranges(m);

@@ -123,7 +123,9 @@ struct mpi_model {
 	size_t nsites;
 	int64_t start_ns, end_ns;	/* the run: first and last event of any rank */
 	int clock_aligned;		/* offsets were applied (the ranks measured them) */
-	uint64_t violations_before;	/* messages received before they were sent, as recorded */
+	uint64_t violations_unaligned;	/* messages received before they were sent on the
+					 * ranks' own clocks (= violations_before unaligned) */
+	uint64_t violations_before;	/* received before sent after clock alignment */
 	uint64_t violations_after;	/* after correction (0 unless it gave up) */
 	int64_t max_correction_ns;	/* the largest forward shift the correction applied */
 	uint64_t unmatched_sends;	/* sends no receive matched (messages with recv_call MPI_NONE) */

@@ -29,6 +29,7 @@ static void json_run(const struct mpi_report *r, struct jsonw *w)
 	jsonw_kv_i64(w, "run_ns", run_ns(m));
 	jsonw_kv_bool(w, "clock_aligned", m->clock_aligned);
 	jsonw_kv_bool(w, "corrected", !r->no_correction);
+	jsonw_kv_u64(w, "violations_unaligned", m->violations_unaligned);
 	jsonw_kv_u64(w, "violations_before", m->violations_before);
 	jsonw_kv_u64(w, "violations_after", m->violations_after);
 	jsonw_kv_i64(w, "max_correction_ns", m->max_correction_ns);

@@ -82,6 +82,11 @@ void mpi_caveats(const struct mpi_report *r, void (*fn)(void *ctx, const char *l
 			    "rank %d: one clock offset only (%s): its drift is not "
 			    "corrected",
 			    i, m->ranks[i].has_clock[0] ? "no MPI_Finalize" : "none at MPI_Init");
+	if (m->clock_aligned && m->violations_unaligned > m->violations_before)
+		caveat_say(fn, ctx,
+			   "%" PRIu64 " messages received before they were sent on the ranks' own "
+			   "clocks: the clock alignment fixed %" PRIu64,
+			   m->violations_unaligned, m->violations_unaligned - m->violations_before);
 	if (m->violations_before) {
 		fmt_duration(a, sizeof(a), (double)m->max_correction_ns);
 		if (r->no_correction)
@@ -217,9 +222,14 @@ static void summary_text(const struct mpi_report *r, FILE *f)
 		"waiting: %s, %.1f %% of the ranks' time; Late Receiver (not in the matrix) %s\n",
 		a, pct((double)waits, (double)exec_sum(r->waits)), b);
 	fmt_duration(a, sizeof(a), (double)m->max_correction_ns);
-	fprintf(f, "causality violations: %" PRIu64 " as recorded, %" PRIu64 " %s",
-		m->violations_before, m->violations_after,
-		r->no_correction ? "(not corrected)" : "after correction");
+	fprintf(f, "causality violations: ");
+	if (m->clock_aligned && m->violations_unaligned != m->violations_before)
+		fprintf(f, "%" PRIu64 " on the ranks' own clocks, ", m->violations_unaligned);
+	fprintf(f, "%" PRIu64 " as recorded%s, %" PRIu64 " %s", m->violations_before,
+		m->clock_aligned && m->violations_unaligned != m->violations_before
+		    ? " with clocks aligned"
+		    : "",
+		m->violations_after, r->no_correction ? "(not corrected)" : "after correction");
 	if (!r->no_correction && m->violations_before)
 		fprintf(f, " (largest shift %s)", a);
 	fputs("\ntop routines:", f);
