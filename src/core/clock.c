@@ -61,6 +61,11 @@ void clock_set_test_skew(int64_t offset_ns, double drift_ppm)
 	skew_on = offset_ns != 0 || drift_ppm != 0;
 }
 
+int clock_test_skew_active(void)
+{
+	return skew_on;
+}
+
 /* T with the test skew applied (wrapping unsigned arithmetic: a negative offset is fine). */
 static __attribute__((noinline)) uint64_t clock_skew(uint64_t t)
 {

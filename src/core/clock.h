@@ -72,6 +72,9 @@ uint64_t clock_monotonic_ns_call(void);
  */
 void clock_set_test_skew(int64_t offset_ns, double drift_ppm);
 
+/* 1 while a test skew is set: this process's clock is not the kernel's CLOCK_MONOTONIC. */
+int clock_test_skew_active(void);
+
 /* Current ticks of SOURCE: the hot-path read. */
 static inline uint64_t clock_ticks(enum clock_source source)
 {

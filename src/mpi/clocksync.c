@@ -7,12 +7,16 @@
  * kept, since its midpoint is the best estimate of when tr was read on rank 0's clock:
  * offset = (t0 + t1) / 2 - tr, so that rank0_time = local + offset. Rank 0 then tells the
  * rank its reading, offset and round trip, and every rank records one PSC_REC_MPI_CLOCK.
+ * A rank on the same kernel as rank 0 (the same boot id) reads the same CLOCK_MONOTONIC: its
+ * offset is exactly 0 and is not measured, since a measurement could only add its error
+ * (up to half a round trip, microseconds on a loaded node); it records a round trip of 0.
  * Only PMPI_* calls: MPI_* would be traced by the wrappers.
  */
 #include "clocksync.h"
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "../core/format.h"
 #include "../runtime/rt-mpi.h"
@@ -90,10 +94,28 @@ int mpi_clock_measure(int phase, MPI_Comm comm)
 	struct sync_result res = {0, 0, 0};
 	int rank, size, err = 0;
 
+	uint64_t me, *ids;
+
 	if (PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS ||
 	    PMPI_Comm_size(comm, &size) != MPI_SUCCESS)
 		return -EIO;
+	/* every rank learns every rank's clock identity: ranks sharing rank 0's are not measured */
+	me = psc_rt_clock_id();
+	ids = calloc((size_t)size, sizeof(*ids));
+	if (!ids ||
+	    PMPI_Allgather(&me, 1, MPI_UINT64_T, ids, 1, MPI_UINT64_T, comm) != MPI_SUCCESS) {
+		/* a rank that cannot take part would hang the others: all agree to measure */
+		free(ids);
+		ids = NULL;
+	}
+	if (rank != 0 && ids && me && ids[0] == me) {
+		free(ids);
+		res.local_ns = (int64_t)psc_rt_now_ns();
+		sync_record(phase, &res);
+		return 0;
+	}
 	if (rank != 0) {
+		free(ids);
 		err = sync_answer(comm, &res);
 		if (err == 0)
 			sync_record(phase, &res);
@@ -104,6 +126,8 @@ int mpi_clock_measure(int phase, MPI_Comm comm)
 		struct sync_result peer_res = {0, 0, 0};
 		int64_t words[3];
 
+		if (ids && ids[peer] && ids[peer] == ids[0])
+			continue;
 		if (sync_measure_peer(comm, peer, &peer_res) < 0) {
 			err = -EIO;
 			continue;
@@ -114,6 +138,7 @@ int mpi_clock_measure(int phase, MPI_Comm comm)
 		if (PMPI_Send(words, 3, MPI_INT64_T, peer, PSC_SYNC_TAG, comm) != MPI_SUCCESS)
 			err = -EIO;
 	}
+	free(ids);
 	res.local_ns = (int64_t)psc_rt_now_ns();
 	sync_record(phase, &res);
 	return err;

@@ -10,7 +10,9 @@
 #include "rt-mpi.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The calling thread, ready to record and not already inside the runtime; else NULL (a
  * re-entered call, from a signal handler, is counted as lost). */
@@ -147,6 +149,30 @@ PSC_EXPORT void psc_rt_set_rank(int rank, int size)
 PSC_EXPORT uint64_t psc_rt_now_ns(void)
 {
 	return clock_monotonic_ns_call();
+}
+
+PSC_EXPORT uint64_t psc_rt_clock_id(void)
+{
+	char id[64];
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	int saved_errno = errno, fd;
+	ssize_t n;
+
+	if (clock_test_skew_active())
+		return 0;
+	fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		errno = saved_errno;
+		return 0;
+	}
+	n = read(fd, id, sizeof(id));
+	close(fd);
+	errno = saved_errno;
+	if (n < 16)
+		return 0;
+	for (ssize_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)id[i]) * 1099511628211ull;
+	return h ? h : 1;
 }
 
 PSC_EXPORT const char *psc_rt_dir(void)

@@ -33,6 +33,11 @@ void psc_rt_set_rank(int rank, int size);
  * skew of PERFSCOPE_TEST_CLOCK_SKEW): what the MPI clock offsets are measured with. */
 uint64_t psc_rt_now_ns(void);
 
+/* Which CLOCK_MONOTONIC psc_rt_now_ns() reads: a hash of the kernel's boot id (never 0), the
+ * same for every process of one kernel; 0 when unknown or when a test skew gives this process
+ * a clock of its own. Ranks with rank 0's id need no clock offset. */
+uint64_t psc_rt_clock_id(void);
+
 /* The experiment directory, or NULL when not recording. */
 const char *psc_rt_dir(void);
 
