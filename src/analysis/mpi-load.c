@@ -2,7 +2,9 @@
  * mpi-load.c - an experiment's MPI records into the MPI model (mpi-model.h): each process's
  * streams are read in one pass; its communicator indices, rank and call sites are settled
  * once all of its streams are read, since a thread other than the one that made a call may
- * have written the records they come from.
+ * have written the records they come from. A rank's start and end are its first and last
+ * record of any kind that marks the program's progress (function calls, regions, MPI), so
+ * time a rank computes before MPI_Init or after MPI_Finalize is part of its run.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -41,6 +43,21 @@ struct proc_load {
 	char **notes; /* what went wrong, said with the rank once it is known */
 	size_t nnotes, notes_cap;
 	int any; /* MPI records seen */
+	int have_span;
+	int64_t first_ns, last_ns; /* first and last function, region or MPI record, own clock */
+};
+
+/*
+ * A rank's first and last record on its own clock, and the calls they are placed from once
+ * the model is built: the record before the first call moves with that call (clock offset and
+ * causality correction), the record after the last call with that call, plus the drift of
+ * the clock offset between them.
+ */
+struct rank_span {
+	int rank;
+	int64_t first_ns, last_ns;
+	uint32_t first_call, last_call;	 /* MPI_NONE: the process made no call */
+	int64_t first_enter, last_leave; /* those calls' times on the rank's own clock */
 };
 
 struct loader {
@@ -51,6 +68,8 @@ struct loader {
 	struct u64map site_of;	/* return address -> site, per process */
 	struct u64map rank_pid; /* rank -> pid that took it */
 	int any_mpi;
+	struct rank_span *spans; /* one per process kept */
+	size_t nspans, spans_cap;
 };
 
 static int note(struct proc_load *pl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -156,6 +175,15 @@ static int load_stream(struct loader *ld, struct proc_load *pl, const struct exp
 		int64_t t;
 
 		last_ticks = r.ticks;
+		if (r.kind != PSC_KIND_EXT || r.type >= PSC_REC_MPI_INIT ||
+		    r.type == PSC_REC_REGION_ENTER || r.type == PSC_REC_REGION_LEAVE) {
+			t = clock_fit_ns(fit, r.ticks);
+			if (!pl->have_span || t < pl->first_ns)
+				pl->first_ns = t;
+			if (!pl->have_span || t > pl->last_ns)
+				pl->last_ns = t;
+			pl->have_span = 1;
+		}
 		if (r.kind != PSC_KIND_EXT || r.type < PSC_REC_MPI_INIT) {
 			if (r.kind == PSC_KIND_EXT && r.type == PSC_REC_LOST)
 				pl->lost += r.payload[0];
@@ -238,6 +266,99 @@ static void roll_back(struct mpi_model *m, struct proc_load *pl)
 	m->nitems = pl->first_item;
 }
 
+/* Remember process PL's span (its calls are still on its own clock). 0 or -ENOMEM. */
+static int add_span(struct loader *ld, struct proc_load *pl, int rank)
+{
+	const struct mpi_model *m = ld->m;
+	struct rank_span sp = {rank, pl->first_ns, pl->last_ns, MPI_NONE, MPI_NONE, 0, 0};
+
+	for (size_t c = pl->first_call; c < m->ncalls; c++) {
+		if (sp.first_call == MPI_NONE || m->calls[c].enter_ns < sp.first_enter) {
+			sp.first_call = (uint32_t)c;
+			sp.first_enter = m->calls[c].enter_ns;
+		}
+		if (sp.last_call == MPI_NONE || m->calls[c].leave_ns > sp.last_leave) {
+			sp.last_call = (uint32_t)c;
+			sp.last_leave = m->calls[c].leave_ns;
+		}
+	}
+	if (mpi_grow((void **)&ld->spans, &ld->spans_cap, ld->nspans + 1, sizeof(*ld->spans)))
+		return -ENOMEM;
+	ld->spans[ld->nspans++] = sp;
+	return 0;
+}
+
+/* The clock offset of rank R at its own time T, as mpi_model_build applies it: interpolated
+ * between the offsets measured at init and finalize, one of them when only one was. */
+static int64_t offset_at(const struct mpi_rank_info *r, int64_t t)
+{
+	const struct mpi_clock_point *a = &r->clock[0], *b = &r->clock[1];
+	__int128 num;
+
+	if (r->has_clock[0] && r->has_clock[1] && b->local_ns != a->local_ns) {
+		num = (__int128)(b->offset_ns - a->offset_ns) * ((__int128)t - a->local_ns);
+		return a->offset_ns + (int64_t)(num / ((__int128)b->local_ns - a->local_ns));
+	}
+	if (r->has_clock[0])
+		return a->offset_ns;
+	return r->has_clock[1] ? b->offset_ns : 0;
+}
+
+/* Time T of rank RI's own clock on the model's: placed from the call at own time ANCHOR
+ * (ALIGNED once built), or with the clock offset alone when there is no such call. */
+static int64_t place(const struct mpi_rank_info *ri, int aligned, int64_t t, int64_t anchor,
+		     const struct mpi_call *c, int at_leave)
+{
+	int64_t off = aligned ? offset_at(ri, t) : 0;
+
+	if (!c)
+		return t + off;
+	return (at_leave ? c->leave_ns : c->enter_ns) + (t - anchor) +
+	       (aligned ? off - offset_at(ri, anchor) : 0);
+}
+
+/* After the build: widen each rank's range to its first and last record, and the run's. */
+static void widen_ranges(struct loader *ld, unsigned flags)
+{
+	struct mpi_model *m = ld->m;
+	int aligned = !(flags & MPI_BUILD_ALIGNED), any = 0;
+
+	for (size_t i = 0; i < ld->nspans; i++) {
+		const struct rank_span *sp = &ld->spans[i];
+		struct mpi_rank_info *ri;
+		int64_t a, b;
+
+		if (sp->rank < 0 || sp->rank >= m->world_size)
+			continue;
+		ri = &m->ranks[sp->rank];
+		a = place(ri, aligned, sp->first_ns, sp->first_enter,
+			  sp->first_call != MPI_NONE ? &m->calls[sp->first_call] : NULL, 0);
+		b = place(ri, aligned, sp->last_ns, sp->last_leave,
+			  sp->last_call != MPI_NONE ? &m->calls[sp->last_call] : NULL, 1);
+		/* a rank without calls has no range yet */
+		if (sp->first_call == MPI_NONE || a < ri->start_ns)
+			ri->start_ns = a;
+		if (sp->last_call == MPI_NONE || b > ri->end_ns)
+			ri->end_ns = b;
+	}
+	for (int r = 0; r < m->world_size; r++) {
+		const struct mpi_rank_info *ri = &m->ranks[r];
+		int have = 0;
+
+		for (size_t i = 0; i < ld->nspans && !have; i++)
+			have = ld->spans[i].rank == r;
+		for (uint32_t l = ri->first_loc; !have && l < ri->first_loc + ri->nlocs; l++)
+			have = m->locs[l].ncalls > 0;
+		if (!have)
+			continue;
+		if (!any || ri->start_ns < m->start_ns)
+			m->start_ns = ri->start_ns;
+		if (!any || ri->end_ns > m->end_ns)
+			m->end_ns = ri->end_ns;
+		any = 1;
+	}
+}
+
 /* Settle a process once its streams are read: rank, communicators, sites, warnings. */
 static int finish_process(struct loader *ld, struct proc_load *pl)
 {
@@ -315,6 +436,8 @@ static int finish_process(struct loader *ld, struct proc_load *pl)
 				     m->ranks[rank].lost_records);
 	for (size_t i = 0; i < pl->nnotes && ret == 0; i++)
 		ret = mpi_model_warn(m, "rank %d: %s", rank, pl->notes[i]);
+	if (ret == 0 && pl->have_span)
+		ret = add_span(ld, pl, rank);
 	return ret;
 }
 
@@ -361,10 +484,12 @@ int mpi_model_load(struct mpi_model *m, const struct experiment *e, unsigned fla
 	u64map_release(&ld.site_of);
 	u64map_release(&ld.rank_pid);
 	if (ret) {
+		free(ld.spans);
 		snprintf(err, errlen, "%s: out of memory reading MPI records", e->dir);
 		return ret;
 	}
 	if (!ld.any_mpi) {
+		free(ld.spans);
 		snprintf(err, errlen, "%s: no MPI records (record with perfscope record --mpi)",
 			 e->dir);
 		return -ENODATA;
@@ -372,8 +497,13 @@ int mpi_model_load(struct mpi_model *m, const struct experiment *e, unsigned fla
 	free(m->source);
 	m->source = strdup(e->dir);
 	if (!m->source) {
+		free(ld.spans);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	return mpi_model_build(m, flags, err, errlen);
+	ret = mpi_model_build(m, flags, err, errlen);
+	if (ret == 0)
+		widen_ranges(&ld, flags);
+	free(ld.spans);
+	return ret;
 }

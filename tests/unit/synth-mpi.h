@@ -112,6 +112,39 @@ static inline void ms_call1(struct mstream *s, uint64_t enter, uint64_t leave, u
 	ms_call(s, enter, leave, routine, 0x401000 + routine * 16, it, it ? 1 : 0);
 }
 
+/* ---- function and region records, to interleave with the MPI ones ---------------------- */
+
+/* A clock-sync record at T (every stream starts with one). */
+static inline void ms_sync(struct mstream *s, uint64_t t)
+{
+	ms_ext(s, t, PSC_REC_CLOCK_SYNC, 0, &t, 1);
+}
+
+/* Function enter (ENTER 1) or exit (0) of ADDR at T, as -finstrument-functions records it. */
+static inline void ms_func(struct mstream *s, uint64_t t, int enter, uint64_t addr)
+{
+	ms_put(s, psc_word0(t, enter ? PSC_KIND_FUNC_ENTER : PSC_KIND_FUNC_EXIT));
+	ms_put(s, addr);
+}
+
+/* REGION_DEF of region ID named NAME (at most 63 characters) at T. */
+static inline void ms_region_def(struct mstream *s, uint64_t t, uint32_t id, const char *name)
+{
+	uint64_t payload[8];
+	size_t len = strlen(name);
+
+	assert_true(len < sizeof(payload));
+	memset(payload, 0, sizeof(payload));
+	memcpy(payload, name, len);
+	ms_ext(s, t, PSC_REC_REGION_DEF, id, payload, len / 8 + 1);
+}
+
+/* Region ID begins (ENTER 1) or ends (0) at T, without counters. */
+static inline void ms_region(struct mstream *s, uint64_t t, int enter, uint32_t id)
+{
+	ms_ext(s, t, enter ? PSC_REC_REGION_ENTER : PSC_REC_REGION_LEAVE, id, NULL, 0);
+}
+
 /* PSC_REC_MPI_COMM: the process's communicator INDEX. */
 static inline void ms_comm(struct mstream *s, uint64_t t, uint32_t index, uint64_t key,
 			   const int32_t *members, uint32_t size)

@@ -414,6 +414,52 @@ static void write_causality(const char *dir)
 	job_write(&j, dir, 0x7);
 }
 
+/* A rank's range runs from its first to its last record, MPI or not: rank 1 computes in main
+ * from 200 us before MPI_Init and until 121 ms, 20 ms after MPI_Finalize, on a clock 5 ms
+ * ahead of rank 0's that drifts 1000 ns per 100 ms. Both ends are aligned as its calls are. */
+static void test_rank_span(void **state)
+{
+	struct job j;
+	struct experiment e;
+	struct mpi_model m;
+	char dir[128];
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	memset(&j, 0, sizeof(j));
+	j.world = 2;
+	ms_begin(&j.s[0], 1 * MS, 0, 2);
+	ms_clock(&j.s[0], 1001 * US, PSC_MPI_CLOCK_INIT, 1001 * US, 0, 500);
+	finalize(&j.s[0], 101 * MS);
+
+	ms_sync(&j.s[1], 200 * US);
+	ms_func(&j.s[1], 200 * US, 1, 0x1000);
+	ms_begin(&j.s[1], 1 * MS, 1, 2);
+	ms_clock(&j.s[1], 1001 * US, PSC_MPI_CLOCK_INIT, 1 * MS, 5 * MS, 500);
+	ms_ext(&j.s[1], 101 * MS, PSC_REC_MPI_ENTER, MPI_ROUTINE_Finalize, NULL, 0);
+	ms_clock(&j.s[1], 101 * MS + 500, PSC_MPI_CLOCK_FINALIZE, 101 * MS, 5 * MS + 1000, 500);
+	ms_leave(&j.s[1], 101 * MS + 1000, MPI_ROUTINE_Finalize, 0, NULL, 0);
+	ms_func(&j.s[1], 121 * MS, 0, 0x1000);
+	ms_end(&j.s[1], 121 * MS);
+	job_write(&j, dir, 0x3);
+
+	load(dir, &e, &m, 0);
+	print_warnings(&m);
+	assert_int_equal(m.nwarnings, 0);
+	/* the calls as before: Init at 6 ms, Finalize left at 106 ms + 2000 */
+	assert_int_equal(m.calls[call_of(&m, 1, 0)].enter_ns, 6 * MS);
+	assert_int_equal(m.calls[call_of(&m, 1, 1)].leave_ns, 106 * MS + 2000);
+	/* 200 us: offset 5 ms - 8 ns; 121 ms: offset 5 ms + 1200 ns */
+	assert_int_equal(m.ranks[1].start_ns, 200 * US + 5 * MS - 8);
+	assert_int_equal(m.ranks[1].end_ns, 121 * MS + 5 * MS + 1200);
+	/* rank 0 made only MPI calls (its end record does not count) */
+	assert_int_equal(m.ranks[0].start_ns, 1 * MS);
+	assert_int_equal(m.ranks[0].end_ns, 101 * MS + 1000);
+	assert_int_equal(m.start_ns, 1 * MS);
+	assert_int_equal(m.end_ns, 126 * MS + 1200);
+	done(&e, &m);
+}
+
 static void test_causality(void **state)
 {
 	struct experiment e;
@@ -641,7 +687,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_ring),	cmocka_unit_test(test_nonblocking),
 	    cmocka_unit_test(test_collectives), cmocka_unit_test(test_clock_alignment),
 	    cmocka_unit_test(test_causality),	cmocka_unit_test(test_bad_input),
-	    cmocka_unit_test(test_no_mpi),
+	    cmocka_unit_test(test_no_mpi),	cmocka_unit_test(test_rank_span),
 	};
 
 	if (argc == 3 && !strcmp(argv[1], "--bench"))
