@@ -78,6 +78,7 @@ static void charge(struct ctx *x, const struct mpi_call *c, enum mpi_pattern pat
 	if (ns <= 0 || rank < 0 || rank >= w->p || c->routine >= MPI_ROUTINE_COUNT)
 		return;
 	s = site_of(x, c, pat);
+	w->call_wait[c - x->m->calls] += ns;
 	w->pattern[(size_t)rank * MPI_PAT_COUNT + pat] += ns;
 	w->pattern_total[pat] += ns;
 	s->ns += ns;
@@ -304,11 +305,13 @@ int mpi_waits_compute(struct mpi_waits *w, const struct mpi_model *m)
 	w->total = calloc(p + 1, sizeof(*w->total));
 	w->exec_ns = calloc(p + 1, sizeof(*w->exec_ns));
 	w->pattern = calloc(p * MPI_PAT_COUNT + 1, sizeof(*w->pattern));
+	w->call_wait = calloc(m->ncalls + 1, sizeof(*w->call_wait));
+	w->ncalls = m->ncalls;
 	x.by_site = calloc(m->nsites * MPI_PAT_COUNT + 1, sizeof(*x.by_site));
 	x.by_routine = calloc(p * MPI_ROUTINE_COUNT * MPI_PAT_COUNT + 1, sizeof(*x.by_routine));
 	ev = malloc((2 * m->nmsgs + 1) * sizeof(*ev));
-	if (!w->p2p || !w->coll || !w->total || !w->exec_ns || !w->pattern || !x.by_site ||
-	    !x.by_routine || !ev)
+	if (!w->p2p || !w->coll || !w->total || !w->exec_ns || !w->pattern || !w->call_wait ||
+	    !x.by_site || !x.by_routine || !ev)
 		goto out;
 	for (size_t r = 0; r < p; r++)
 		if (m->ranks[r].present)
@@ -336,6 +339,7 @@ void mpi_waits_release(struct mpi_waits *w)
 	free(w->exec_ns);
 	free(w->pattern);
 	free(w->sites);
+	free(w->call_wait);
 	memset(w, 0, sizeof(*w));
 }
 

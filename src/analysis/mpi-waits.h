@@ -67,6 +67,8 @@ struct mpi_waits {
 	int64_t pattern_total[MPI_PAT_COUNT];  /* all ranks */
 	struct mpi_wait_site *sites;	       /* every site that waited, most wait first */
 	size_t nsites;
+	int64_t *call_wait; /* the model's ncalls: each call's wait, all patterns summed */
+	size_t ncalls;
 };
 
 /* The wait states of M. 0 or -ENOMEM. */

@@ -2,9 +2,12 @@
 #include "cli.h"
 
 #include "../analysis/experiment.h"
+#include "../analysis/mpi-scope.h"
+#include "../analysis/mpi-waits.h"
 #include "../analysis/regions.h"
 #include "../core/metrics.h"
 #include "../output/region-print.h"
+#include "../output/scope-print.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -208,7 +211,76 @@ void report_close(struct report *rep)
 }
 
 /* What the report shows. */
-enum report_view { VIEW_AUTO, VIEW_FUNCTIONS, VIEW_REGIONS, VIEW_SAMPLES };
+enum report_view { VIEW_AUTO, VIEW_FUNCTIONS, VIEW_REGIONS, VIEW_SAMPLES, VIEW_SCOPES };
+
+/* How --by scope --categories is shown. */
+struct scope_options {
+	int rank; /* MPI_SCOPE_ALL or --rank N */
+	int per_rank;
+	size_t top;
+	int csv, json;
+	const char *output;
+	int force;
+};
+
+/* `report --by scope --categories`: the MPI model of DIR, its waits and the scope profile. An
+ * exit status. */
+static int report_scopes(const char *dir, const struct scope_options *so)
+{
+	struct experiment e;
+	struct symtab syms;
+	struct mpi_model m;
+	struct mpi_waits w;
+	struct mpi_scope_profile p;
+	struct scope_report r;
+	int have_e = 0, have_syms = 0, have_w = 0, have_p = 0, ret = EXIT_USAGE;
+	char err[512];
+	FILE *out;
+
+	mpi_model_init(&m);
+	if (experiment_open(&e, dir, err, sizeof(err))) {
+		cli_error("report", "%s", err);
+		goto out;
+	}
+	have_e = 1;
+	if (mpi_model_load(&m, &e, 0, err, sizeof(err))) {
+		cli_error("report", "%s: --categories splits the time of MPI calls", err);
+		goto out;
+	}
+	if (symtab_init(&syms, dir) < 0 || mpi_waits_compute(&w, &m)) {
+		cli_error("report", "out of memory");
+		ret = 1;
+		goto out;
+	}
+	have_syms = have_w = 1;
+	if (mpi_scope_build(&p, &e, &syms, &m, &w, err, sizeof(err))) {
+		cli_error("report", "%s", err);
+		goto out;
+	}
+	have_p = 1;
+	out = cli_open_output("report", so->output, so->force);
+	if (!out)
+		goto out;
+	r = (struct scope_report){&p, &m, &e, so->rank, so->per_rank, so->top};
+	ret = (so->csv	  ? scope_print_csv(&r, out)
+	       : so->json ? scope_print_json(&r, out)
+			  : scope_print_text(&r, out))
+		  ? 1
+		  : 0;
+	if (out != stdout && fclose(out) != 0)
+		ret = 1;
+out:
+	if (have_p)
+		mpi_scope_release(&p);
+	if (have_w)
+		mpi_waits_release(&w);
+	if (have_syms)
+		symtab_release(&syms);
+	mpi_model_release(&m);
+	if (have_e)
+		experiment_release(&e);
+	return ret;
+}
 
 static int report_print(const struct report *rep, enum report_view view, int tree, int csv,
 			int json, FILE *out)
@@ -246,14 +318,20 @@ static int report_print(const struct report *rep, enum report_view view, int tre
 int cmd_report(int argc, char **argv)
 {
 	struct opt_list by = {0};
-	const char *output = NULL, *sort_key = NULL, *min_time = NULL;
+	const char *output = NULL, *sort_key = NULL, *min_time = NULL, *rank_arg = NULL;
 	long top = 0;
 	int csv = 0, json = 0, force = 0, help = 0, tree = 0, lines = 0, accuracy = 0, first, ret;
+	int categories = 0, per_rank = 0;
 	const struct option_spec specs[] = {
-	    {0, "by", OPT_LIST, &by, "function|region|sample|thread",
+	    {0, "by", OPT_LIST, &by, "function|region|sample|scope|thread|rank",
 	     "what to show: function (default when traced), sample (default when sampled), "
-	     "region, and thread to split per thread",
+	     "region, scope (MPI runs: with --categories), and thread to split per thread "
+	     "(rank: per rank with scope)",
 	     0, NULL},
+	    {0, "categories", OPT_FLAG, &categories, NULL,
+	     "MPI runs: each scope's time in computation, MPI and MPI waiting (--by scope)", 0,
+	     NULL},
+	    {0, "rank", OPT_STRING, &rank_arg, "N", "with --categories: rank N only", 0, NULL},
 	    {0, "lines", OPT_FLAG, &lines, NULL, "sampled: the hottest source lines (file:line)", 0,
 	     NULL},
 	    {0, "accuracy", OPT_FLAG, &accuracy, NULL,
@@ -302,11 +380,48 @@ int cmd_report(int argc, char **argv)
 			view = VIEW_FUNCTIONS;
 		} else if (!strcmp(by.items[i], "sample")) {
 			view = VIEW_SAMPLES;
+		} else if (!strcmp(by.items[i], "scope")) {
+			view = VIEW_SCOPES;
+		} else if (!strcmp(by.items[i], "rank")) {
+			per_rank = 1;
 		} else {
-			cli_error("report", "--by %s: expected function, region, sample or thread",
-				  by.items[i]);
+			cli_error(
+			    "report",
+			    "--by %s: expected function, region, sample, scope, thread or rank",
+			    by.items[i]);
 			goto out;
 		}
+	}
+	if (categories || view == VIEW_SCOPES || per_rank || rank_arg) {
+		struct scope_options so = {MPI_SCOPE_ALL, per_rank, 0, csv, json, output, force};
+		char *end = NULL;
+		long v = 0;
+
+		if (rank_arg)
+			v = strtol(rank_arg, &end, 10);
+		if ((view != VIEW_AUTO && view != VIEW_SCOPES) || opt.per_thread || tree || lines ||
+		    accuracy || sort_key || min_time) {
+			cli_error("report",
+				  "--categories is the view --by scope[,rank] [--rank N]: "
+				  "drop the other --by, --tree, --lines, --accuracy, --sort "
+				  "and --min-time");
+			goto out;
+		}
+		if (rank_arg && (!*rank_arg || *end || v < 0 || v > INT32_MAX)) {
+			cli_error("report", "--rank %s: expected a rank (0 or more)", rank_arg);
+			goto out;
+		}
+		if (top < 0 || (csv && json) || (rank_arg && per_rank)) {
+			cli_error("report", top < 0 ? "--top N: N must be 0 (all rows) or more"
+					    : csv && json
+						? "--csv and --json exclude each other"
+						: "--rank N and --by rank exclude each other");
+			goto out;
+		}
+		so.rank = rank_arg ? (int)v : MPI_SCOPE_ALL;
+		so.top = (size_t)top;
+		ret = report_scopes(dir, &so);
+		goto out;
 	}
 	if (sort_key && !report_sort_key_valid(sort_key)) {
 		cli_error("report", "--sort %s: expected incl, excl, calls, mean, max or name",
