@@ -327,6 +327,12 @@ static int rank_cmp(const void *a, const void *b)
 	return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
+/* qsort order of file names: qsort passes pointers to the char * elements. */
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 /* The names of DIR's load logs ("load." followed by something), sorted. */
 static int load_list(const char *dir, char ***names, size_t *n)
 {
@@ -355,7 +361,8 @@ static int load_list(const char *dir, char ***names, size_t *n)
 	closedir(d);
 	if (de) /* stopped early: out of memory */
 		return -ENOMEM;
-	qsort(*names, *n, sizeof(char *), (int (*)(const void *, const void *))strcmp);
+	if (*n > 1)
+		qsort(*names, *n, sizeof(char *), name_cmp);
 	return 0;
 }
 

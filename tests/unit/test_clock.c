@@ -232,9 +232,13 @@ static void test_pair_monotonic(void **state)
 static void check_skewed(uint64_t v, uint64_t before, uint64_t after, uint64_t set0, uint64_t set1,
 			 int64_t offset, double ppm)
 {
+	/* the skew was set at some t_set in [set0, set1]: the drift term (t - t_set) * k is
+	 * smallest with the latest t_set when k > 0, with the earliest when k < 0 */
 	double k = ppm / 1e6;
-	double lo = (double)before + (double)offset + ((double)before - (double)set1) * k;
-	double hi = (double)after + (double)offset + ((double)after - (double)set0) * k;
+	double lo_set = k > 0 ? (double)set1 : (double)set0;
+	double hi_set = k > 0 ? (double)set0 : (double)set1;
+	double lo = (double)before + (double)offset + ((double)before - lo_set) * k;
+	double hi = (double)after + (double)offset + ((double)after - hi_set) * k;
 
 	assert_true((double)v >= lo - 1);
 	assert_true((double)v <= hi + 1);
