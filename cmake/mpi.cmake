@@ -92,3 +92,14 @@ endif()
 
 # the MPI examples (H6)
 include(${CMAKE_SOURCE_DIR}/examples/mpi/mpi-examples.cmake)
+
+# examples/mpi/ring.c traced as well (-finstrument-functions, not linked with perfscope: record
+# --functions preloads the runtime), for the time per scope in tests/e2e/test_mpi_scope.sh
+if(MPI_C_FOUND)
+  add_executable(mpi_ring_traced ${CMAKE_SOURCE_DIR}/examples/mpi/ring.c)
+  target_compile_options(mpi_ring_traced PRIVATE -g -finstrument-functions -fno-sanitize=all)
+  target_link_options(mpi_ring_traced PRIVATE -fno-sanitize=all)
+  target_link_libraries(mpi_ring_traced PRIVATE MPI::MPI_C)
+  set_target_properties(mpi_ring_traced PROPERTIES OUTPUT_NAME ring_traced
+    RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/examples/mpi)
+endif()
