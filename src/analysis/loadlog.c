@@ -4,6 +4,7 @@
  * its newline is what a process killed while writing leaves: it is ignored.
  */
 #include "loadlog.h"
+#include "textline.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -31,30 +32,11 @@ static int fail(struct load_reader *r, int ret, const char *fmt, ...)
 static int fail(struct load_reader *r, int ret, const char *fmt, ...)
 {
 	va_list ap;
-	int n = snprintf(r->err, r->errlen, "%s: line %zu: ", r->path, r->line);
 
-	if (n >= 0 && (size_t)n < r->errlen) {
-		va_start(ap, fmt);
-		vsnprintf(r->err + n, r->errlen - (size_t)n, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	ret = textline_vfail(r->err, r->errlen, r->path, r->line, ret, fmt, ap);
+	va_end(ap);
 	return ret;
-}
-
-/* Decimal digits only (no sign, no blank) into *V. 0 or -EINVAL (syntax, overflow). */
-static int parse_u64(const char *s, uint64_t *v)
-{
-	uint64_t x = 0;
-
-	if (!*s)
-		return -EINVAL;
-	for (; *s; s++) {
-		if (!isdigit((unsigned char)*s) || __builtin_mul_overflow(x, 10, &x) ||
-		    __builtin_add_overflow(x, (uint64_t)(*s - '0'), &x))
-			return -EINVAL;
-	}
-	*v = x;
-	return 0;
 }
 
 /* A non-negative int. */
@@ -62,7 +44,7 @@ static int parse_int(const char *s, int *v)
 {
 	uint64_t x;
 
-	if (parse_u64(s, &x) < 0 || x > 0x7fffffff)
+	if (textline_u64(s, &x) < 0 || x > 0x7fffffff)
 		return -EINVAL;
 	*v = (int)x;
 	return 0;
@@ -104,7 +86,7 @@ static int load_header_line(struct load_reader *r, struct load_log *log, char *l
 		return log->host ? 0 : -ENOMEM;
 	}
 	if (!strcmp(line, "period_ns")) {
-		if (parse_u64(value, &v) < 0 || v == 0)
+		if (textline_u64(value, &v) < 0 || v == 0)
 			return fail(r, -EINVAL, "expected a period in ns (a positive integer)");
 		log->period_ns = v;
 		return 0;
@@ -201,7 +183,7 @@ static int load_row(struct load_reader *r, struct load_log *log, char *line)
 
 	if (err)
 		return err;
-	if (!tok || parse_u64(tok, &t) < 0)
+	if (!tok || textline_u64(tok, &t) < 0)
 		return fail(r, -EINVAL, "expected a time in ns");
 	if (i > 0 && t <= log->time_ns[i - 1])
 		return fail(r, -EINVAL, "time %s not after the previous row's", tok);

@@ -288,33 +288,17 @@ static int add_span(struct loader *ld, struct proc_load *pl, int rank)
 	return 0;
 }
 
-/* The clock offset of rank R at its own time T, as mpi_model_build applies it: interpolated
- * between the offsets measured at init and finalize, one of them when only one was. */
-static int64_t offset_at(const struct mpi_rank_info *r, int64_t t)
-{
-	const struct mpi_clock_point *a = &r->clock[0], *b = &r->clock[1];
-	__int128 num;
-
-	if (r->has_clock[0] && r->has_clock[1] && b->local_ns != a->local_ns) {
-		num = (__int128)(b->offset_ns - a->offset_ns) * ((__int128)t - a->local_ns);
-		return a->offset_ns + (int64_t)(num / ((__int128)b->local_ns - a->local_ns));
-	}
-	if (r->has_clock[0])
-		return a->offset_ns;
-	return r->has_clock[1] ? b->offset_ns : 0;
-}
-
 /* Time T of rank RI's own clock on the model's: placed from the call at own time ANCHOR
  * (ALIGNED once built), or with the clock offset alone when there is no such call. */
 static int64_t place(const struct mpi_rank_info *ri, int aligned, int64_t t, int64_t anchor,
 		     const struct mpi_call *c, int at_leave)
 {
-	int64_t off = aligned ? offset_at(ri, t) : 0;
+	int64_t off = aligned ? mpi_rank_clock_offset(ri, t) : 0;
 
 	if (!c)
 		return t + off;
 	return (at_leave ? c->leave_ns : c->enter_ns) + (t - anchor) +
-	       (aligned ? off - offset_at(ri, anchor) : 0);
+	       (aligned ? off - mpi_rank_clock_offset(ri, anchor) : 0);
 }
 
 /* After the build: widen each rank's range to its first and last record, and the run's. */

@@ -319,8 +319,7 @@ static int group_locs(struct mpi_model *m)
 	return 0;
 }
 
-/* The offset to add at local time T of a rank: interpolated between its two measurements. */
-static int64_t clock_offset(const struct mpi_rank_info *r, int64_t t)
+int64_t mpi_rank_clock_offset(const struct mpi_rank_info *r, int64_t t)
 {
 	const struct mpi_clock_point *a = &r->clock[0], *b = &r->clock[1];
 	__int128 num;
@@ -357,8 +356,8 @@ static void align_clocks(struct mpi_model *m, unsigned flags)
 			     c < m->locs[l].first_call + m->locs[l].ncalls; c++) {
 				struct mpi_call *call = &m->calls[c];
 
-				call->enter_ns += clock_offset(ri, call->enter_ns);
-				call->leave_ns += clock_offset(ri, call->leave_ns);
+				call->enter_ns += mpi_rank_clock_offset(ri, call->enter_ns);
+				call->leave_ns += mpi_rank_clock_offset(ri, call->leave_ns);
 				if (call->leave_ns < call->enter_ns)
 					call->leave_ns = call->enter_ns;
 			}
@@ -389,8 +388,8 @@ static uint64_t count_unaligned(const struct mpi_model *m)
 		rd = &m->ranks[g->dst];
 		send = m->calls[g->send_call].enter_ns;
 		recv = m->calls[g->recv_call].leave_ns;
-		send -= clock_offset(rs, send);
-		recv -= clock_offset(rd, recv);
+		send -= mpi_rank_clock_offset(rs, send);
+		recv -= mpi_rank_clock_offset(rd, recv);
 		n += recv < send;
 	}
 	return n;

@@ -180,6 +180,10 @@ enum mpi_build_flags {
  */
 int mpi_model_build(struct mpi_model *m, unsigned flags, char *err, size_t errlen);
 
+/* The offset mpi_model_build adds at time T of rank R's own clock: interpolated between the
+ * offsets measured at init and finalize, the one measured when only one was, else 0. */
+int64_t mpi_rank_clock_offset(const struct mpi_rank_info *r, int64_t t);
+
 /* Rank of CALL (via its location). */
 static inline int mpi_call_rank(const struct mpi_model *m, const struct mpi_call *c)
 {

@@ -5,6 +5,7 @@
  * launcher killed while writing leaves: it is ignored.
  */
 #include "powerlog.h"
+#include "textline.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -45,30 +46,11 @@ static int fail(struct log_reader *r, int ret, const char *fmt, ...)
 static int fail(struct log_reader *r, int ret, const char *fmt, ...)
 {
 	va_list ap;
-	int n = snprintf(r->err, r->errlen, "%s: line %zu: ", r->path, r->line);
 
-	if (n >= 0 && (size_t)n < r->errlen) {
-		va_start(ap, fmt);
-		vsnprintf(r->err + n, r->errlen - (size_t)n, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	ret = textline_vfail(r->err, r->errlen, r->path, r->line, ret, fmt, ap);
+	va_end(ap);
 	return ret;
-}
-
-/* Decimal digits only (no sign, no blank) into *V. 0 or -EINVAL (syntax, overflow). */
-static int parse_u64(const char *s, uint64_t *v)
-{
-	uint64_t x = 0;
-
-	if (!*s)
-		return -EINVAL;
-	for (; *s; s++) {
-		if (!isdigit((unsigned char)*s) || __builtin_mul_overflow(x, 10, &x) ||
-		    __builtin_add_overflow(x, (uint64_t)(*s - '0'), &x))
-			return -EINVAL;
-	}
-	*v = x;
-	return 0;
 }
 
 /* A column name holds no blank and no comma. */
@@ -128,7 +110,7 @@ static int parse_column(struct log_reader *r, char *args)
 	if (errno || *end || !(c->scale > 0) || !isfinite(c->scale))
 		return fail(r, -EINVAL, "column %s: scale '%s' is not a positive number", f[0],
 			    f[2]);
-	if (parse_u64(f[3], &c->wrap))
+	if (textline_u64(f[3], &c->wrap))
 		return fail(r, -EINVAL,
 			    "column %s: wrap '%s' is not a decimal count (0: does not wrap)", f[0],
 			    f[3]);
@@ -155,7 +137,7 @@ static int parse_comment(struct log_reader *r, char *s)
 		r->source = strdup(s + 9);
 		return r->source ? 0 : fail(r, -ENOMEM, "out of memory");
 	}
-	if (!strncmp(s, "# period_ns ", 12) && (parse_u64(s + 12, &v) || !v))
+	if (!strncmp(s, "# period_ns ", 12) && (textline_u64(s + 12, &v) || !v))
 		return fail(r, -EINVAL, "expected '# period_ns N' with N > 0, found '%s'", s);
 	return 0; /* any other comment */
 }
@@ -229,7 +211,7 @@ static int parse_row(struct log_reader *r, struct power_series *ps, char *s)
 	if (k != r->ncol)
 		return fail(r, -EINVAL, "expected %zu fields (time_ns and %zu counters), found %zu",
 			    r->ncol + 1, r->ncol, k + 1);
-	if (parse_u64(r->field[0], &t))
+	if (textline_u64(r->field[0], &t))
 		return fail(r, -EINVAL, "time_ns '%s' is not a decimal count of ns", r->field[0]);
 	if (ps->n && t <= r->prev_t)
 		return fail(r, -EINVAL, "time %llu is not after the previous row's %llu",
@@ -238,7 +220,7 @@ static int parse_row(struct log_reader *r, struct power_series *ps, char *s)
 		struct log_col *c = &r->col[k];
 		uint64_t v, d;
 
-		if (parse_u64(r->field[k + 1], &v))
+		if (textline_u64(r->field[k + 1], &v))
 			return fail(r, -EINVAL, "%s: '%s' is not a decimal counter value", c->name,
 				    r->field[k + 1]);
 		if (c->wrap && v > c->wrap)
