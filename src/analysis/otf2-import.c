@@ -7,357 +7,16 @@
  * collective events between them are its items. Everything else (other regions, metrics,
  * I/O) is not part of the MPI model and is skipped.
  */
-#include "mpi-model.h"
+#include "otf2-imp.h"
 
 #include "../core/format.h"
 #include "../core/mpi-routines.h"
-#include "u64map.h"
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <otf2/otf2.h>
-
-#define UNUSED __attribute__((unused))
-
-/* A group definition: for COMM_LOCATIONS the locations of each rank, for COMM_GROUP the
- * ranks of the communicator's members. */
-struct imp_group {
-	uint8_t type, paradigm;
-	uint32_t n;
-	uint64_t *members;
-};
-
-struct imp_comm {
-	uint64_t group_id; /* as defined */
-	uint64_t group;	   /* index in groups, UINT64_MAX unknown */
-	long model;	   /* its model communicator (not for COMM_SELF), -1 not added yet */
-};
-
-struct imp_region {
-	uint64_t name;	 /* string id */
-	int32_t routine; /* routine id, -1 not MPI, -2 an MPI routine the model does not know */
-	uint8_t mpi;	 /* of the MPI paradigm */
-};
-
-struct imp_lgroup {
-	uint8_t process; /* of type PROCESS */
-	int rank;
-};
-
-struct imp_loc {
-	uint64_t id, group; /* its id, its location group's id */
-	int rank;	    /* -1: not an MPI location */
-	uint32_t thread;
-};
-
-/* The MPI call a location is in, collected until its Leave. */
-struct imp_call {
-	int depth;   /* MPI regions open: nested ones belong to the outermost */
-	int routine; /* -1: an MPI routine the model does not know */
-	long region; /* its region */
-	int64_t enter_ns;
-	struct mpi_item *items;
-	size_t nitems, cap;
-};
-
-struct imp {
-	struct mpi_model *m;
-	const char *anchor;
-	char *err;
-	size_t errlen;
-	int failed; /* a callback failed: ERR says why */
-	/* definitions, by id through maps into the arrays */
-	struct u64map string_ix, region_ix, group_ix, comm_ix, lgroup_ix;
-	char **strings;
-	size_t nstrings, strings_cap;
-	struct imp_region *regions;
-	size_t nregions, regions_cap;
-	struct imp_group *groups;
-	size_t ngroups, groups_cap;
-	struct imp_comm *comms;
-	size_t ncomms, comms_cap;
-	struct imp_lgroup *lgroups;
-	size_t nlgroups, lgroups_cap;
-	struct imp_loc *locs;
-	size_t nlocs, locs_cap;
-	uint64_t timer_resolution, global_offset;
-	/* events of the location being read */
-	const struct imp_loc *cur;
-	long cur_model_loc; /* -1 until its first call */
-	struct imp_call call;
-	uint64_t unknown_calls, stray_items, nested_calls, open_calls;
-	char unknown_names[160]; /* the first routines not modelled, for the warning */
-};
-
-static char otf2_msg[256]; /* the last OTF2 error message, from the callback */
-
-static OTF2_ErrorCode error_cb(void *ud UNUSED, const char *file UNUSED, uint64_t line UNUSED,
-			       const char *function UNUSED, OTF2_ErrorCode code, const char *fmt,
-			       va_list va)
-{
-	size_t n = strlen(otf2_msg);
-
-	/* the first two messages of a failure: the innermost, the cause, and its context */
-	if (!strchr(otf2_msg, ';') && n + 3 < sizeof(otf2_msg)) {
-		strcpy(otf2_msg + n, n ? "; " : "");
-		vsnprintf(otf2_msg + n + (n ? 2 : 0), sizeof(otf2_msg) - n - 2, fmt ? fmt : "", va);
-	}
-	return code;
-}
-
-static int fail_otf2(struct imp *im, OTF2_ErrorCode code, const char *what)
-{
-	if (!im->failed)
-		snprintf(im->err, im->errlen, "%s: %s: %s (%s)%s%s", im->anchor, what,
-			 OTF2_Error_GetDescription(code), OTF2_Error_GetName(code),
-			 otf2_msg[0] ? ": " : "", otf2_msg);
-	im->failed = 1;
-	return code == OTF2_ERROR_MEM_ALLOC_FAILED ? -ENOMEM : -EINVAL;
-}
-
-static __attribute__((format(printf, 3, 4))) int fail(struct imp *im, int ret, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (im->failed)
-		return ret;
-	n = snprintf(im->err, im->errlen, "%s: ", im->anchor);
-	va_start(ap, fmt);
-	if (n >= 0 && (size_t)n < im->errlen)
-		vsnprintf(im->err + n, im->errlen - (size_t)n, fmt, ap);
-	va_end(ap);
-	im->failed = 1;
-	return ret;
-}
-
-/* Room for one more element in *ARR (N used of *CAP). 0 or -ENOMEM. */
-static int grow(void **arr, size_t *cap, size_t n, size_t size)
-{
-	size_t c;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	c = *cap ? *cap * 2 : 16;
-	p = realloc(*arr, c * size);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = c;
-	return 0;
-}
-
-/* The index of ID in MAP, or -1. */
-static long lookup(const struct u64map *map, uint64_t id)
-{
-	uint64_t v = 0;
-	return u64map_get(map, id, &v) ? (long)v : -1;
-}
-
-static const char *string_of(const struct imp *im, uint64_t id)
-{
-	long i = lookup(&im->string_ix, id);
-
-	return i >= 0 ? im->strings[i] : "";
-}
-
-/* ---- global definitions ---- */
-
-#define CB_OOM(im) (fail((im), -ENOMEM, "out of memory"), OTF2_CALLBACK_INTERRUPT)
-
-static OTF2_CallbackCode def_clock(void *ud, uint64_t resolution, uint64_t offset,
-				   uint64_t length UNUSED, uint64_t realtime UNUSED)
-{
-	struct imp *im = ud;
-
-	im->timer_resolution = resolution;
-	im->global_offset = offset;
-	return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_string(void *ud, OTF2_StringRef self, const char *s)
-{
-	struct imp *im = ud;
-	char *copy;
-
-	if (grow((void **)&im->strings, &im->strings_cap, im->nstrings, sizeof(char *)))
-		return CB_OOM(im);
-	copy = strdup(s ? s : "");
-	if (!copy || u64map_put(&im->string_ix, self, im->nstrings)) {
-		free(copy);
-		return CB_OOM(im);
-	}
-	im->strings[im->nstrings++] = copy;
-	return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_region(void *ud, OTF2_RegionRef self, OTF2_StringRef name,
-				    OTF2_StringRef canonical, OTF2_StringRef descr UNUSED,
-				    OTF2_RegionRole role UNUSED, OTF2_Paradigm paradigm,
-				    OTF2_RegionFlag flags UNUSED, OTF2_StringRef file UNUSED,
-				    uint32_t begin UNUSED, uint32_t end UNUSED)
-{
-	struct imp *im = ud;
-	struct imp_region *r;
-
-	if (grow((void **)&im->regions, &im->regions_cap, im->nregions, sizeof(*r)) ||
-	    u64map_put(&im->region_ix, self, im->nregions))
-		return CB_OOM(im);
-	r = &im->regions[im->nregions++];
-	/* the canonical name is the routine's own ("MPI_Send"); the name may be decorated */
-	r->name = canonical != OTF2_UNDEFINED_STRING ? canonical : name;
-	r->mpi = paradigm == OTF2_PARADIGM_MPI;
-	r->routine = -1;
-	return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_lgroup(void *ud, OTF2_LocationGroupRef self,
-				    OTF2_StringRef name UNUSED, OTF2_LocationGroupType type,
-				    OTF2_SystemTreeNodeRef parent UNUSED,
-				    OTF2_LocationGroupRef creator UNUSED)
-{
-	struct imp *im = ud;
-	struct imp_lgroup *g;
-
-	if (grow((void **)&im->lgroups, &im->lgroups_cap, im->nlgroups, sizeof(*g)) ||
-	    u64map_put(&im->lgroup_ix, self, im->nlgroups))
-		return CB_OOM(im);
-	g = &im->lgroups[im->nlgroups++];
-	g->process = type == OTF2_LOCATION_GROUP_TYPE_PROCESS;
-	g->rank = -1;
-	return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_location(void *ud, OTF2_LocationRef self, OTF2_StringRef name UNUSED,
-				      OTF2_LocationType type, uint64_t nevents UNUSED,
-				      OTF2_LocationGroupRef group)
-{
-	struct imp *im = ud;
-	struct imp_loc *l;
-
-	if (type != OTF2_LOCATION_TYPE_CPU_THREAD)
-		return OTF2_CALLBACK_SUCCESS; /* GPU and metric locations: no MPI calls */
-	if (grow((void **)&im->locs, &im->locs_cap, im->nlocs, sizeof(*im->locs)))
-		return CB_OOM(im);
-	l = &im->locs[im->nlocs++];
-	l->id = self;
-	l->group = group;
-	l->rank = -1;
-	l->thread = 0;
-	return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_group(void *ud, OTF2_GroupRef self, OTF2_StringRef name UNUSED,
-				   OTF2_GroupType type, OTF2_Paradigm paradigm,
-				   OTF2_GroupFlag flags UNUSED, uint32_t n, const uint64_t *members)
-{
-	struct imp *im = ud;
-	struct imp_group *g;
-
-	if (grow((void **)&im->groups, &im->groups_cap, im->ngroups, sizeof(*im->groups)) ||
-	    u64map_put(&im->group_ix, self, im->ngroups))
-		return CB_OOM(im);
-	g = &im->groups[im->ngroups];
-	g->type = (uint8_t)type;
-	g->paradigm = (uint8_t)paradigm;
-	g->n = n;
-	g->members = malloc((n ? n : 1) * sizeof(uint64_t));
-	if (!g->members)
-		return CB_OOM(im);
-	if (n)
-		memcpy(g->members, members, n * sizeof(uint64_t));
-	im->ngroups++;
-	return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_comm(void *ud, OTF2_CommRef self, OTF2_StringRef name UNUSED,
-				  OTF2_GroupRef group, OTF2_CommRef parent UNUSED,
-				  OTF2_CommFlag flags UNUSED)
-{
-	struct imp *im = ud;
-	struct imp_comm *c;
-
-	if (grow((void **)&im->comms, &im->comms_cap, im->ncomms, sizeof(*c)) ||
-	    u64map_put(&im->comm_ix, self, im->ncomms))
-		return CB_OOM(im);
-	c = &im->comms[im->ncomms++];
-	c->group_id = group;
-	c->group = UINT64_MAX;
-	c->model = -1;
-	return OTF2_CALLBACK_SUCCESS;
-}
-
-static int loc_cmp(const void *a, const void *b)
-{
-	const struct imp_loc *x = a, *y = b;
-
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
-/* After the definitions: regions to routines, locations to ranks, communicators to groups. */
-static int resolve(struct imp *im)
-{
-	const struct imp_group *world = NULL;
-	int size = 0;
-
-	for (size_t i = 0; i < im->nregions; i++) {
-		struct imp_region *reg = &im->regions[i];
-		const char *name = string_of(im, reg->name);
-		int r = mpi_routine_find(name);
-
-		if (!reg->mpi && strncmp(name, "MPI_", 4) != 0)
-			r = -1;
-		else if (r < 0)
-			r = -2;
-		reg->routine = r;
-	}
-	for (size_t i = 0; i < im->ncomms; i++) {
-		long g = lookup(&im->group_ix, im->comms[i].group_id);
-
-		im->comms[i].group = g >= 0 ? (uint64_t)g : UINT64_MAX;
-	}
-	/* ranks: the locations of the MPI COMM_LOCATIONS group in order, each standing for its
-	 * location group (the rank's process); else the process location groups in order */
-	for (size_t i = 0; i < im->ngroups && !world; i++)
-		if (im->groups[i].type == OTF2_GROUP_TYPE_COMM_LOCATIONS &&
-		    im->groups[i].paradigm == OTF2_PARADIGM_MPI)
-			world = &im->groups[i];
-	if (world) {
-		for (uint32_t r = 0; r < world->n; r++)
-			for (size_t j = 0; j < im->nlocs; j++) {
-				long lg = lookup(&im->lgroup_ix, im->locs[j].group);
-
-				if (im->locs[j].id == world->members[r] && lg >= 0)
-					im->lgroups[lg].rank = (int)r;
-			}
-		size = (int)world->n;
-	} else {
-		for (size_t i = 0; i < im->nlgroups; i++)
-			if (im->lgroups[i].process)
-				im->lgroups[i].rank = size++;
-	}
-	if (size <= 0)
-		return fail(im, -ENODATA, "no MPI ranks in the definitions (no MPI locations)");
-	for (size_t j = 0; j < im->nlocs; j++) {
-		long lg = lookup(&im->lgroup_ix, im->locs[j].group);
-
-		im->locs[j].rank = lg >= 0 ? im->lgroups[lg].rank : -1;
-	}
-	/* a rank's locations next to each other, its threads numbered in id order */
-	qsort(im->locs, im->nlocs, sizeof(*im->locs), loc_cmp);
-	for (size_t j = 0; j < im->nlocs; j++)
-		im->locs[j].thread =
-		    j && im->locs[j - 1].rank == im->locs[j].rank ? im->locs[j - 1].thread + 1 : 0;
-	return mpi_model_set_world(im->m, size) < 0 ? fail(im, -ENOMEM, "out of memory") : 0;
-}
 
 /* ---- events ---- */
 
@@ -374,7 +33,7 @@ static int64_t ns_of(const struct imp *im, OTF2_TimeStamp t)
 /* The model communicator of OTF2 communicator ID as seen by the current rank, or -1. */
 static long comm_of(struct imp *im, OTF2_CommRef id)
 {
-	long c = lookup(&im->comm_ix, id);
+	long c = otf2i_lookup(&im->comm_ix, id);
 	const struct imp_group *g;
 	int32_t *members, self;
 	uint64_t key;
@@ -433,10 +92,10 @@ static OTF2_CallbackCode add_item(struct imp *im, enum psc_mpi_item kind, OTF2_C
 		if (c == -ENOMEM)
 			return CB_OOM(im);
 		if (c < 0)
-			return fail(im, -EINVAL,
-				    "location %" PRIu64 ": communicator %" PRIu32
-				    " is not defined or not an MPI communicator",
-				    im->cur->id, (uint32_t)comm),
+			return otf2i_fail(im, -EINVAL,
+					  "location %" PRIu64 ": communicator %" PRIu32
+					  " is not defined or not an MPI communicator",
+					  im->cur->id, (uint32_t)comm),
 			       OTF2_CALLBACK_INTERRUPT;
 		it.peer = world_rank(im, c, peer);
 	}
@@ -448,7 +107,7 @@ static OTF2_CallbackCode add_item(struct imp *im, enum psc_mpi_item kind, OTF2_C
 	it.request = request;
 	if (im->call.routine == MPI_ROUTINE_Ssend || im->call.routine == MPI_ROUTINE_Issend)
 		it.flags = PSC_MPI_F_SYNC;
-	if (grow((void **)&im->call.items, &im->call.cap, im->call.nitems, sizeof(it)))
+	if (otf2i_grow((void **)&im->call.items, &im->call.cap, im->call.nitems, sizeof(it)))
 		return CB_OOM(im);
 	im->call.items[im->call.nitems++] = it;
 	return OTF2_CALLBACK_SUCCESS;
@@ -473,13 +132,45 @@ static void note_unknown(struct imp *im, const char *name)
 	snprintf(im->unknown_names + n, sizeof(im->unknown_names) - n, "%s%s", n ? ", " : "", name);
 }
 
+#define EV_HEAD(name, ...)                                                                         \
+	static OTF2_CallbackCode name(OTF2_LocationRef loc UNUSED, OTF2_TimeStamp t UNUSED,        \
+				      uint64_t pos UNUSED, void *ud,                               \
+				      OTF2_AttributeList *al UNUSED, __VA_ARGS__)
+
+/* An event of the current location at T: the rank's run spans it. */
+static void span(struct imp *im, OTF2_TimeStamp t)
+{
+	struct imp_span *sp = &im->spans[im->cur->rank];
+	int64_t ns = ns_of(im, t);
+
+	if (!sp->seen || ns < sp->first)
+		sp->first = ns;
+	if (!sp->seen || ns > sp->last)
+		sp->last = ns;
+	sp->seen = 1;
+}
+
+EV_HEAD(ev_program_begin, OTF2_StringRef name UNUSED, uint32_t n UNUSED,
+	const OTF2_StringRef *args UNUSED)
+{
+	span(ud, t);
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+EV_HEAD(ev_program_end, int64_t status UNUSED)
+{
+	span(ud, t);
+	return OTF2_CALLBACK_SUCCESS;
+}
+
 static OTF2_CallbackCode ev_enter(OTF2_LocationRef loc UNUSED, OTF2_TimeStamp t,
 				  uint64_t pos UNUSED, void *ud, OTF2_AttributeList *al UNUSED,
 				  OTF2_RegionRef region)
 {
 	struct imp *im = ud;
-	long r = lookup(&im->region_ix, region);
+	long r = otf2i_lookup(&im->region_ix, region);
 
+	span(im, t);
 	if (r < 0 || im->regions[r].routine == -1)
 		return OTF2_CALLBACK_SUCCESS;
 	if (im->call.depth++ > 0) {
@@ -498,14 +189,15 @@ static OTF2_CallbackCode ev_leave(OTF2_LocationRef loc UNUSED, OTF2_TimeStamp t,
 				  OTF2_RegionRef region)
 {
 	struct imp *im = ud;
-	long r = lookup(&im->region_ix, region), ret;
+	long r = otf2i_lookup(&im->region_ix, region), ret;
 
+	span(im, t);
 	if (r < 0 || im->regions[r].routine == -1 || im->call.depth == 0)
 		return OTF2_CALLBACK_SUCCESS;
 	if (--im->call.depth > 0)
 		return OTF2_CALLBACK_SUCCESS;
 	if (im->call.routine < 0) {
-		note_unknown(im, string_of(im, im->regions[im->call.region].name));
+		note_unknown(im, otf2i_string_of(im, im->regions[im->call.region].name));
 		im->unknown_calls++;
 		im->stray_items += im->call.nitems;
 		return OTF2_CALLBACK_SUCCESS;
@@ -524,11 +216,6 @@ static OTF2_CallbackCode ev_leave(OTF2_LocationRef loc UNUSED, OTF2_TimeStamp t,
 			return CB_OOM(im);
 	return OTF2_CALLBACK_SUCCESS;
 }
-
-#define EV_HEAD(name, ...)                                                                         \
-	static OTF2_CallbackCode name(OTF2_LocationRef loc UNUSED, OTF2_TimeStamp t UNUSED,        \
-				      uint64_t pos UNUSED, void *ud,                               \
-				      OTF2_AttributeList *al UNUSED, __VA_ARGS__)
 
 EV_HEAD(ev_send, uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t len)
 {
@@ -609,6 +296,8 @@ static OTF2_EvtReaderCallbacks *event_callbacks(void)
 		return NULL;
 	OTF2_EvtReaderCallbacks_SetEnterCallback(cbs, ev_enter);
 	OTF2_EvtReaderCallbacks_SetLeaveCallback(cbs, ev_leave);
+	OTF2_EvtReaderCallbacks_SetProgramBeginCallback(cbs, ev_program_begin);
+	OTF2_EvtReaderCallbacks_SetProgramEndCallback(cbs, ev_program_end);
 	OTF2_EvtReaderCallbacks_SetMpiSendCallback(cbs, ev_send);
 	OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cbs, ev_isend);
 	OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(cbs, ev_isend_complete);
@@ -620,68 +309,6 @@ static OTF2_EvtReaderCallbacks *event_callbacks(void)
 	return cbs;
 }
 
-static int read_definitions(struct imp *im, OTF2_Reader *rd)
-{
-	OTF2_GlobalDefReader *gr = OTF2_Reader_GetGlobalDefReader(rd);
-	OTF2_GlobalDefReaderCallbacks *cbs;
-	OTF2_ErrorCode code;
-	uint64_t n;
-
-	if (!gr)
-		return fail_otf2(im, OTF2_ERROR_FILE_CAN_NOT_OPEN, "cannot read the definitions");
-	cbs = OTF2_GlobalDefReaderCallbacks_New();
-	if (!cbs)
-		return fail(im, -ENOMEM, "out of memory");
-	OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cbs, def_clock);
-	OTF2_GlobalDefReaderCallbacks_SetStringCallback(cbs, def_string);
-	OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cbs, def_region);
-	OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(cbs, def_lgroup);
-	OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cbs, def_location);
-	OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cbs, def_group);
-	OTF2_GlobalDefReaderCallbacks_SetCommCallback(cbs, def_comm);
-	code = OTF2_Reader_RegisterGlobalDefCallbacks(rd, gr, cbs, im);
-	OTF2_GlobalDefReaderCallbacks_Delete(cbs);
-	if (code == OTF2_SUCCESS)
-		code = OTF2_Reader_ReadAllGlobalDefinitions(rd, gr, &n);
-	OTF2_Reader_CloseGlobalDefReader(rd, gr);
-	if (im->failed)
-		return -ENOMEM;
-	if (code != OTF2_SUCCESS)
-		return fail_otf2(im, code, "reading the definitions");
-	if (im->timer_resolution == 0)
-		return fail(im, -EINVAL, "the definitions have no clock properties");
-	return resolve(im);
-}
-
-/* Local definitions carry the mapping tables and clock offsets the event readers apply. */
-static int read_local_definitions(struct imp *im, OTF2_Reader *rd)
-{
-	OTF2_ErrorCode code;
-
-	for (size_t i = 0; i < im->nlocs; i++) {
-		code = OTF2_Reader_SelectLocation(rd, im->locs[i].id);
-		if (code != OTF2_SUCCESS)
-			return fail_otf2(im, code, "selecting the locations");
-	}
-	if (OTF2_Reader_OpenDefFiles(rd) != OTF2_SUCCESS)
-		return 0; /* an archive without local definitions */
-	for (size_t i = 0; i < im->nlocs; i++) {
-		OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rd, im->locs[i].id);
-		uint64_t n;
-
-		if (!dr)
-			continue;
-		code = OTF2_Reader_ReadAllLocalDefinitions(rd, dr, &n);
-		OTF2_Reader_CloseDefReader(rd, dr);
-		if (code != OTF2_SUCCESS) {
-			OTF2_Reader_CloseDefFiles(rd);
-			return fail_otf2(im, code, "reading the local definitions");
-		}
-	}
-	OTF2_Reader_CloseDefFiles(rd);
-	return 0;
-}
-
 static int read_events(struct imp *im, OTF2_Reader *rd)
 {
 	OTF2_EvtReaderCallbacks *cbs = event_callbacks();
@@ -689,11 +316,11 @@ static int read_events(struct imp *im, OTF2_Reader *rd)
 	char what[64];
 
 	if (!cbs)
-		return fail(im, -ENOMEM, "out of memory");
+		return otf2i_fail(im, -ENOMEM, "out of memory");
 	code = OTF2_Reader_OpenEvtFiles(rd);
 	if (code != OTF2_SUCCESS) {
 		OTF2_EvtReaderCallbacks_Delete(cbs);
-		return fail_otf2(im, code, "opening the event files");
+		return otf2i_fail_otf2(im, code, "opening the event files");
 	}
 	for (size_t i = 0; i < im->nlocs && code == OTF2_SUCCESS && !im->failed; i++) {
 		if (im->locs[i].rank < 0)
@@ -701,32 +328,12 @@ static int read_events(struct imp *im, OTF2_Reader *rd)
 		code = read_location(im, rd, cbs, &im->locs[i]);
 		if (code != OTF2_SUCCESS && !im->failed) {
 			snprintf(what, sizeof(what), "events of location %" PRIu64, im->locs[i].id);
-			fail_otf2(im, code, what);
+			otf2i_fail_otf2(im, code, what);
 		}
 	}
 	OTF2_Reader_CloseEvtFiles(rd);
 	OTF2_EvtReaderCallbacks_Delete(cbs);
 	return im->failed ? -EINVAL : 0;
-}
-
-static void imp_release(struct imp *im)
-{
-	for (size_t i = 0; i < im->nstrings; i++)
-		free(im->strings[i]);
-	for (size_t i = 0; i < im->ngroups; i++)
-		free(im->groups[i].members);
-	free(im->strings);
-	free(im->regions);
-	free(im->groups);
-	free(im->comms);
-	free(im->lgroups);
-	free(im->locs);
-	free(im->call.items);
-	u64map_release(&im->string_ix);
-	u64map_release(&im->region_ix);
-	u64map_release(&im->group_ix);
-	u64map_release(&im->comm_ix);
-	u64map_release(&im->lgroup_ix);
 }
 
 /* Say what was left out, as the model's warnings. */
@@ -751,11 +358,39 @@ static int warn_skipped(struct imp *im)
 	return ret < 0 ? -ENOMEM : 0;
 }
 
+/* After the build: each rank's run from its first to its last event (ProgramBegin/End,
+ * functions), not its MPI calls alone, as mpi_model_load widens it to its records. */
+static void widen(struct imp *im)
+{
+	struct mpi_model *m = im->m;
+	int any = m->ncalls > 0;
+
+	for (int r = 0; r < m->world_size; r++) {
+		struct mpi_rank_info *ri = &m->ranks[r];
+		const struct imp_span *sp = &im->spans[r];
+		int calls = 0;
+
+		for (uint32_t l = ri->first_loc; l < ri->first_loc + ri->nlocs; l++)
+			calls |= m->locs[l].ncalls > 0;
+		if (!sp->seen)
+			continue;
+		if (!calls || sp->first < ri->start_ns)
+			ri->start_ns = sp->first;
+		if (!calls || sp->last > ri->end_ns)
+			ri->end_ns = sp->last;
+		if (!any || ri->start_ns < m->start_ns)
+			m->start_ns = ri->start_ns;
+		if (!any || ri->end_ns > m->end_ns)
+			m->end_ns = ri->end_ns;
+		any = 1;
+	}
+}
+
 int mpi_model_load_otf2(struct mpi_model *m, const char *anchor, unsigned flags, char *err,
 			size_t errlen)
 {
 	struct imp im;
-	OTF2_ErrorCallback old = OTF2_Error_RegisterCallback(error_cb, NULL);
+	OTF2_ErrorCallback old = OTF2_Error_RegisterCallback(otf2i_error_cb, NULL);
 	OTF2_Reader *rd;
 	OTF2_ErrorCode code;
 	int ret;
@@ -765,25 +400,25 @@ int mpi_model_load_otf2(struct mpi_model *m, const char *anchor, unsigned flags,
 	im.anchor = anchor;
 	im.err = err;
 	im.errlen = errlen;
-	otf2_msg[0] = 0;
+	otf2i_msg[0] = 0;
 	if (!m->source && !(m->source = strdup(anchor))) {
-		ret = fail(&im, -ENOMEM, "out of memory");
+		ret = otf2i_fail(&im, -ENOMEM, "out of memory");
 		goto out;
 	}
 	rd = OTF2_Reader_Open(anchor);
 	if (!rd) {
-		ret = fail(&im, -ENOENT, "cannot open the OTF2 archive%s%s",
-			   otf2_msg[0] ? ": " : "", otf2_msg);
+		ret = otf2i_fail(&im, -ENOENT, "cannot open the OTF2 archive%s%s",
+				 otf2i_msg[0] ? ": " : "", otf2i_msg);
 		goto out;
 	}
 	code = OTF2_Reader_SetSerialCollectiveCallbacks(rd);
 	if (code != OTF2_SUCCESS) {
-		ret = fail_otf2(&im, code, "opening the archive");
+		ret = otf2i_fail_otf2(&im, code, "opening the archive");
 		goto close;
 	}
-	ret = read_definitions(&im, rd);
+	ret = otf2i_read_definitions(&im, rd);
 	if (ret == 0)
-		ret = read_local_definitions(&im, rd);
+		ret = otf2i_read_local_definitions(&im, rd);
 	if (ret == 0)
 		ret = read_events(&im, rd);
 	if (ret == 0)
@@ -792,8 +427,10 @@ close:
 	OTF2_Reader_Close(rd);
 	if (ret == 0)
 		ret = mpi_model_build(m, flags | MPI_BUILD_ALIGNED, err, errlen);
+	if (ret == 0)
+		widen(&im);
 out:
 	OTF2_Error_RegisterCallback(old, NULL);
-	imp_release(&im);
+	otf2i_release(&im);
 	return ret;
 }

@@ -310,6 +310,24 @@ static int region_event(struct xp *x, struct track *rt, struct ox_metrics *mt,
 	return 0;
 }
 
+/* ProgramBegin (END 0) at the first record of a rank, ProgramEnd (END 1) at its last, as the
+ * model placed them: the rank's run, which its MPI analyses measure, on its first location. */
+static int program_event(struct xp *x, struct track *t, int rank, const char *exe, int end)
+{
+	const struct mpi_rank_info *ri = &x->m->ranks[rank];
+	uint32_t name = ox_string_id(x, exe && exe[0] ? ox_base_name(exe) : "?");
+
+	if (name == UINT32_MAX)
+		return ox_fail(x, -ENOMEM, "out of memory");
+	if (end)
+		return ox_check(x,
+				OTF2_EvtWriter_ProgramEnd(t->w, NULL, stamp(x, t, ri->end_ns), 0),
+				"writing the program's end");
+	return ox_check(
+	    x, OTF2_EvtWriter_ProgramBegin(t->w, NULL, stamp(x, t, ri->start_ns), name, 0, NULL),
+	    "writing the program's begin");
+}
+
 /* The model location of stream S (not yet written), or MPI_NONE. */
 static uint32_t model_loc(const struct xp *x, const struct exp_stream *s)
 {
@@ -348,13 +366,16 @@ static int write_stream(struct xp *x, const struct exp_stream *s)
 	struct call_event ev;
 	struct mpi_cursor c;
 	char tname[48];
-	int have = 0, ret = 0;
+	int have = 0, ret = 0, program;
 	int64_t ns = 0;
 
 	if (group == UINT32_MAX)
 		return ox_fail(x, -ENOMEM, "out of memory");
 	snprintf(tname, sizeof(tname), "thread %d", (int)s->tid);
-	if (loc_open(x, &t, group, tname))
+	program = x->m && rank >= 0 && rank < x->m->world_size && x->rank_loc[rank] < 0 &&
+		  x->m->ranks[rank].present;
+	if (loc_open(x, &t, group, tname) ||
+	    (program && program_event(x, &t, rank, s->proc->exe, 0)))
 		return -1;
 	cursor_init(x, &c, l);
 	if (l != MPI_NONE)
@@ -429,6 +450,8 @@ static int write_stream(struct xp *x, const struct exp_stream *s)
 	x->stats->lost_records += w.th.lost_records;
 	call_walker_close(&w);
 	ox_metrics_release(&mt);
+	if (program && !x->failed)
+		program_event(x, &t, rank, s->proc->exe, 1);
 	loc_close(x, &t);
 	loc_close(x, &rt);
 	return x->failed ? -1 : 0;

@@ -129,6 +129,9 @@ uint32_t ox_region_id(struct xp *x, const char *name, enum region_kind kind, uns
  * memory. */
 uint32_t ox_group_of(struct xp *x, int rank, pid_t pid, const char *exe);
 
+/* The last component of PATH. */
+const char *ox_base_name(const char *path);
+
 /* The global definitions of everything the events used. 0 or -1 (x->err says why). */
 int ox_write_definitions(struct xp *x);
 
