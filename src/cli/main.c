@@ -39,8 +39,8 @@ static const struct cmd commands[] = {
     {"mpi", cmd_mpi, "MPI runs: who waits for whom, traffic, routines, load",
      "perfscope mpi [DIR|ARCHIVE/traces.otf2] [--waits|--traffic|--routines|--patterns|--load] "
      "[--relative exec|wait] [--all] [--top N] [--no-correction] [--csv|--json] [-o FILE]"},
-    {"export", cmd_export, "an experiment as a trace for Perfetto and chrome://tracing",
-     "perfscope export [DIR] --format chrome [-o FILE|-] [--force]"},
+    {"export", cmd_export, "an experiment as a trace: Perfetto/chrome://tracing JSON, or OTF2",
+     "perfscope export [DIR] --format chrome|otf2 [-o FILE|-|ARCHIVE] [--force]"},
     {"select", cmd_select, "keep long-running functions: a runtime filter and gcc options",
      "perfscope select [DIR] (--min-time T | --top N) [-o FILE] [--force]"},
     {"info", cmd_info, "what an experiment holds: processes, streams, records, how each ended",
