@@ -38,7 +38,7 @@ flags=(-g -O1 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -fno-omit-frame-poi
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -I"$src/src")
 
 "$cc" "${flags[@]}" -o "$out/fuzz_stream" "$src/tests/fuzz/fuzz_stream.c" \
-	"$src/src/analysis/stream.c" "$src/src/core/counts.c"
+	"$src/src/analysis/stream.c" "$src/src/core/counts.c" "$src/src/core/mpi-routines.c"
 
 "$cc" "${flags[@]}" -o "$out/fuzz_profile" "$src/tests/fuzz/fuzz_profile.c" \
 	"$src/src/analysis/stream.c" "$src/src/analysis/experiment.c" \
@@ -46,10 +46,11 @@ flags=(-g -O1 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -fno-omit-frame-poi
 	"$src/src/analysis/regions.c" "$src/src/core/counts.c" "$src/src/core/clock.c" \
 	"$src/src/core/metrics.c" "$src/src/core/jsonw.c" "$src/src/core/strdist.c" \
 	"$src/src/output/table.c" "$src/src/cli/options.c" "$src/src/cli/cmd-info.c" \
-	"$src/src/cli/cmd-dump.c" $(pkg-config --cflags --libs libcjson) -lm
+	"$src/src/cli/cmd-dump.c" "$src/src/core/mpi-routines.c" \
+	$(pkg-config --cflags --libs libcjson) -lm
 
 "$cc" "${flags[@]}" -o "$out/fuzz_powerfile" "$src/tests/fuzz/fuzz_powerfile.c" \
 	"$src/src/analysis/powerfile.c" "$src/src/analysis/power.c" -lm
 "$cc" "${flags[@]}" -o "$out/fuzz_powerlog" "$src/tests/fuzz/fuzz_powerlog.c" \
-	"$src/src/analysis/powerlog.c" "$src/src/analysis/power.c" -lm
+	"$src/src/analysis/powerlog.c" "$src/src/analysis/textline.c" "$src/src/analysis/power.c" -lm
 echo "built $out/fuzz_stream, $out/fuzz_profile, $out/fuzz_powerfile and $out/fuzz_powerlog with $cc"
