@@ -29,8 +29,15 @@
 static int is_experiment_file(const char *name)
 {
 	static const char *const prefixes[] = {"meta.json", "proc.",	"stream.", "maps.",
-					       "pmaps.",    "samples.", "power.",  "load."};
+					       "pmaps.",    "samples.", "power."};
 
+	const char *dot;
+
+	/* load logs are load.<host>.<pid>: not a user's load.py */
+	if (!strncmp(name, "load.", 5)) {
+		dot = strrchr(name, '.');
+		return dot > name + 5 && dot[1] && strspn(dot + 1, "0123456789") == strlen(dot + 1);
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
 		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
 			return 1;
@@ -602,6 +609,9 @@ int cmd_record(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* ranks share DIR only with --mpi: without it each rank records where it is told */
+	if (!mpi.on)
+		mpi.rank = -1;
 	if (mpi.rank >= 0)
 		mpi.job = mpi_env_job();
 

@@ -92,8 +92,7 @@ static int sync_answer(MPI_Comm comm, struct sync_result *res)
 int mpi_clock_measure(int phase, MPI_Comm comm)
 {
 	struct sync_result res = {0, 0, 0};
-	int rank, size, err = 0;
-
+	int rank, size, err = 0, have, all_have = 0;
 	uint64_t me, *ids;
 
 	if (PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS ||
@@ -102,9 +101,12 @@ int mpi_clock_measure(int phase, MPI_Comm comm)
 	/* every rank learns every rank's clock identity: ranks sharing rank 0's are not measured */
 	me = psc_rt_clock_id();
 	ids = calloc((size_t)size, sizeof(*ids));
-	if (!ids ||
+	/* all ranks take the same path, or one would wait for the others forever: without the
+	 * identities of all (a rank out of memory), every rank is measured */
+	have = ids != NULL;
+	if (PMPI_Allreduce(&have, &all_have, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS ||
+	    !all_have ||
 	    PMPI_Allgather(&me, 1, MPI_UINT64_T, ids, 1, MPI_UINT64_T, comm) != MPI_SUCCESS) {
-		/* a rank that cannot take part would hang the others: all agree to measure */
 		free(ids);
 		ids = NULL;
 	}

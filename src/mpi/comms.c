@@ -280,16 +280,20 @@ void comms_created(MPI_Comm handle)
 {
 	struct mpi_comm *cm;
 	unsigned propose, seq = 0, round;
+	int inter = 0;
 
 	if (handle == MPI_COMM_NULL)
 		return;
 	cm = comm_build(handle);
+	/* asked of MPI, not of CM: a member whose CM failed must still take the second round */
+	if (PMPI_Comm_test_inter(handle, &inter) != MPI_SUCCESS)
+		inter = 0;
 	/* every member takes part in the agreement, even one that could not describe it */
 	propose = __atomic_fetch_add(&next_seq, 1, __ATOMIC_RELAXED);
 	if (PMPI_Allreduce(&propose, &seq, 1, MPI_UNSIGNED, MPI_MAX, handle) != MPI_SUCCESS)
 		seq = propose;
 	/* on an intercommunicator each group got the other's maximum: a second round agrees */
-	if (cm && cm->inter) {
+	if (inter) {
 		round = seq > propose ? seq : propose;
 		if (PMPI_Allreduce(&round, &seq, 1, MPI_UNSIGNED, MPI_MAX, handle) != MPI_SUCCESS)
 			seq = round;

@@ -26,8 +26,8 @@ PRE = {
     "wait", "waitall", "waitany", "waitsome", "test", "testall", "testany", "testsome",
     "request_free", "cancel", "comm_free", "finalize",
 }
-# families recorded even before mpi_recording is set: they set it
-GATE_ACTIVE = {"init", "init_thread"}
+# families whose hook always runs: they decide, with every rank, whether MPI is recorded
+GATE_NONE = {"init", "init_thread"}
 
 LINE = re.compile(r"^MPI_CALL\((\w+),\s*(\w+),\s*(\w+),\s*\((.*)\)\)\s*$")
 
@@ -153,7 +153,7 @@ def gen_hooks_h(calls):
 
 
 def gate(c):
-    return "psc_rt_active()" if c.family in GATE_ACTIVE else "mpi_recording"
+    return "1" if c.family in GATE_NONE else "mpi_recording"
 
 
 def gen_c(calls):

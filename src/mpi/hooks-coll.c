@@ -278,7 +278,9 @@ void post_reduce_scatter(struct mpi_call *c, int ret, const void *sendbuf, void 
 			 const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
 	struct mpi_comm *cm = comms_find(comm);
-	uint64_t sent = sum_bytes(recvcounts, comm_size_of(comm), datatype);
+	/* RECVCOUNTS has one entry per rank of the local group (npeers is the remote group's
+	 * size on an intercommunicator) */
+	uint64_t sent = cm ? sum_bytes(recvcounts, cm->size, datatype) : 0;
 	uint64_t received =
 	    cm && recvcounts && !cm->inter ? mpi_bytes(recvcounts[cm->me], datatype) : 0;
 

@@ -82,12 +82,22 @@ void *mpi_f_buf(void *buf)
 /* ----- MPI_Init, MPI_Finalize ----- */
 
 /* After PMPI_Init(_thread): the rank, the init record, the communicators, the first clock
- * measurement and the load sampler; the wrappers record from then on. */
+ * measurement and the load sampler, when every rank records; the wrappers record from then on. */
 static void mpi_started(struct mpi_call *c, int ret, int provided)
 {
 	uint64_t payload[2];
+	int active = psc_rt_active(), all_active = 0;
 
 	if (ret != MPI_SUCCESS) {
+		mpi_call_end(c, NULL, 0);
+		return;
+	}
+	/* the setup below is collective: either every rank records or none does, so that a rank
+	 * whose recording failed (or that runs without perfscope) never leaves the others waiting
+	 */
+	if (PMPI_Allreduce(&active, &all_active, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) !=
+		MPI_SUCCESS ||
+	    !all_active) {
 		mpi_call_end(c, NULL, 0);
 		return;
 	}
