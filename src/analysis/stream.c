@@ -416,8 +416,8 @@ static int check_sample_payload(struct stream_reader *r, const struct stream_rec
 
 /* MPI records (docs/format.md "MPI records"): routine ids in range, whole items of known
  * kinds, a communicator's members all present. */
-static int check_mpi_payload(struct stream_reader *r, const struct stream_record *rec,
-			     uint64_t at, char *err, size_t errlen)
+static int check_mpi_payload(struct stream_reader *r, const struct stream_record *rec, uint64_t at,
+			     char *err, size_t errlen)
 {
 	const uint64_t *p = rec->payload;
 
@@ -434,12 +434,11 @@ static int check_mpi_payload(struct stream_reader *r, const struct stream_record
 		if (rec->arg >= MPI_ROUTINE_COUNT)
 			return fail(err, errlen, -EINVAL, r->path, at + 12,
 				    "unknown MPI routine id %u", rec->arg);
-		if (rec->type == PSC_REC_MPI_ENTER ? rec->npayload != 0
-						   : rec->npayload < 1 ||
-							 (rec->npayload - 1) % PSC_MPI_ITEM_WORDS)
-			return fail(err, errlen, -EINVAL, r->path, at + 8,
-				    "%s record of %zu words", type_name(rec->type),
-				    rec->npayload + 2);
+		if (rec->type == PSC_REC_MPI_ENTER
+			? rec->npayload != 0
+			: rec->npayload < 1 || (rec->npayload - 1) % PSC_MPI_ITEM_WORDS)
+			return fail(err, errlen, -EINVAL, r->path, at + 8, "%s record of %zu words",
+				    type_name(rec->type), rec->npayload + 2);
 		for (size_t i = 1; i < rec->npayload; i += PSC_MPI_ITEM_WORDS) {
 			unsigned kind = (unsigned)(p[i] & 0xffu);
 
@@ -621,6 +620,28 @@ int stream_scan_clock(const char *path, void (*fn)(void *ctx, uint64_t ticks, ui
 	}
 	stream_close(&r);
 	return 0;
+}
+
+int stream_counters_layout(const char *path, uint32_t nevents, uint32_t *group_of, int32_t *status)
+{
+	struct stream_reader r;
+	struct stream_record rec;
+	char err[256];
+	int ret;
+
+	if (nevents == 0 || stream_open(&r, path, err, sizeof(err)) < 0)
+		return 0;
+	while ((ret = stream_next(&r, &rec, err, sizeof(err))) > 0)
+		if (rec.kind == PSC_KIND_EXT && rec.type == PSC_REC_COUNTERS)
+			break;
+	ret = ret > 0 && rec.arg == nevents && rec.npayload >= nevents;
+	for (uint32_t i = 0; ret && i < nevents; i++) {
+		group_of[i] = (uint32_t)rec.payload[i];
+		if (status)
+			status[i] = (int32_t)(uint32_t)(rec.payload[i] >> 32);
+	}
+	stream_close(&r);
+	return ret;
 }
 
 void stream_close(struct stream_reader *r)

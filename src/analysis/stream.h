@@ -64,6 +64,13 @@ int stream_next(struct stream_reader *r, struct stream_record *rec, char *err, s
 int stream_scan_clock(const char *path, void (*fn)(void *ctx, uint64_t ticks, uint64_t ns),
 		      void *ctx, char *err, size_t errlen);
 
+/* The counters record of the stream at PATH (it precedes every snapshot), read up to there:
+ * each of its NEVENTS events' group index (PSC_NO_GROUP: not opened) into GROUP_OF and its
+ * open status (0 or a negative errno) into STATUS (may be NULL). 1 when found, 0 when the
+ * stream cannot be read, has none, or has one for another number of events. */
+int stream_counters_layout(const char *path, uint32_t nevents, uint32_t *group_of,
+			   int32_t *status);
+
 void stream_close(struct stream_reader *r);
 
 /* Short name of REC's kind or type, as `perfscope dump` and `info` print it: "func-enter",

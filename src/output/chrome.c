@@ -343,48 +343,33 @@ static void track_release(struct track *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* The counters record of T's stream (it precedes every snapshot), read by a second reader
- * that stops there. 0 (t->layout 1 or -1), or -ENOMEM. */
+/* The counters record of T's stream (it precedes every snapshot). 0 (t->layout 1 or -1), or
+ * -ENOMEM. */
 static int track_layout(struct track *t)
 {
 	const struct exp_process *proc = t->s->proc;
-	struct stream_reader r;
-	struct stream_record rec;
-	char err[256];
-	int ret;
 
 	t->layout = -1;
-	if (proc->nevents == 0 || stream_open(&r, t->s->path, err, sizeof(err)) < 0)
+	if (proc->nevents == 0)
 		return 0;
-	while ((ret = stream_next(&r, &rec, err, sizeof(err))) > 0)
-		if (rec.kind == PSC_KIND_EXT && rec.type == PSC_REC_COUNTERS)
-			break;
-	if (ret <= 0 || rec.arg != proc->nevents || rec.npayload < proc->nevents) {
-		stream_close(&r);
-		return 0;
-	}
 	t->nev = proc->nevents;
 	t->group_of = calloc(t->nev, sizeof(*t->group_of));
 	t->status = calloc(t->nev, sizeof(*t->status));
 	t->counts = calloc(t->nev, sizeof(*t->counts));
 	t->cnames = calloc(t->nev, sizeof(*t->cnames));
 	t->ncnames = calloc(t->nev, sizeof(*t->ncnames));
-	if (!t->group_of || !t->status || !t->counts || !t->cnames || !t->ncnames) {
-		stream_close(&r);
+	if (!t->group_of || !t->status || !t->counts || !t->cnames || !t->ncnames)
 		return -ENOMEM;
-	}
+	if (!stream_counters_layout(t->s->path, (uint32_t)t->nev, t->group_of, t->status))
+		return 0;
 	for (size_t i = 0; i < t->nev; i++) {
 		const char *ev = proc->events[i];
 		size_t elen = strlen(ev), n;
 		char tid[24], *c;
 
-		t->group_of[i] = (uint32_t)rec.payload[i];
-		t->status[i] = (int32_t)(uint32_t)(rec.payload[i] >> 32);
 		c = malloc(6 * elen + 64);
-		if (!c) {
-			stream_close(&r);
+		if (!c)
 			return -ENOMEM;
-		}
 		n = 0;
 		memcpy(c, ",\"name\":\"", 9);
 		n = 9 + chrome_json_escape(c + 9, ev, elen);
@@ -393,7 +378,6 @@ static int track_layout(struct track *t)
 		t->cnames[i] = c;
 		t->ncnames[i] = n;
 	}
-	stream_close(&r);
 	t->layout = 1;
 	return 0;
 }

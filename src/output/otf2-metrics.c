@@ -52,55 +52,47 @@ static uint32_t class_of(struct xp *x, const uint32_t *m, size_t n)
 	return (uint32_t)x->nclasses++;
 }
 
-/* The counters record of S's stream (it precedes every snapshot), read by a second reader
- * that stops there: which events were counted, in which group. 0 (mt->state 1, or -1 when
- * the thread counted nothing) or -ENOMEM. */
+/* The counters record of S's stream: which events were counted, in which group. 0 (mt->state
+ * 1, or -1 when the thread counted nothing) or -ENOMEM. */
 static int layout(struct xp *x, struct ox_metrics *mt, const struct exp_stream *s)
 {
 	const struct exp_process *proc = s->proc;
 	uint32_t members[MAX_MEMBERS];
-	struct stream_reader r;
-	struct stream_record rec;
-	char err[256];
+	int32_t *status;
 	size_t n = 0;
-	int ret;
 
 	mt->state = -1;
-	if (!proc || proc->nevents == 0 || stream_open(&r, s->path, err, sizeof(err)) < 0)
+	if (!proc || proc->nevents == 0)
 		return 0;
-	while ((ret = stream_next(&r, &rec, err, sizeof(err))) > 0)
-		if (rec.kind == PSC_KIND_EXT && rec.type == PSC_REC_COUNTERS)
-			break;
-	if (ret <= 0 || rec.arg != proc->nevents || rec.npayload < proc->nevents) {
-		stream_close(&r);
-		return 0;
-	}
 	mt->nev = proc->nevents;
 	mt->group_of = calloc(mt->nev, sizeof(*mt->group_of));
 	mt->counts = calloc(mt->nev, sizeof(*mt->counts));
 	mt->event = calloc(mt->nev, sizeof(*mt->event));
 	mt->types = calloc(mt->nev, sizeof(*mt->types));
 	mt->values = calloc(mt->nev, sizeof(*mt->values));
-	if (!mt->group_of || !mt->counts || !mt->event || !mt->types || !mt->values) {
-		stream_close(&r);
+	status = calloc(mt->nev, sizeof(*status));
+	if (!mt->group_of || !mt->counts || !mt->event || !mt->types || !mt->values || !status) {
+		free(status);
 		return -ENOMEM;
 	}
+	if (!stream_counters_layout(s->path, (uint32_t)mt->nev, mt->group_of, status)) {
+		free(status);
+		return 0;
+	}
 	for (size_t i = 0; i < mt->nev; i++) {
-		mt->group_of[i] = (uint32_t)rec.payload[i];
 		/* counted: in a group and opened without error */
-		if (mt->group_of[i] == PSC_NO_GROUP || (uint32_t)(rec.payload[i] >> 32) != 0 ||
-		    n == MAX_MEMBERS)
+		if (mt->group_of[i] == PSC_NO_GROUP || status[i] != 0 || n == MAX_MEMBERS)
 			continue;
 		members[n] = member_of(x, proc->events[i]);
 		if (members[n] == UINT32_MAX) {
-			stream_close(&r);
+			free(status);
 			return -ENOMEM;
 		}
 		mt->event[n] = (uint32_t)i;
 		mt->types[n] = OTF2_TYPE_UINT64;
 		n++;
 	}
-	stream_close(&r);
+	free(status);
 	if (n == 0)
 		return 0;
 	mt->n = (uint8_t)n;
