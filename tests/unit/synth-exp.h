@@ -149,14 +149,12 @@ static inline void w_end(struct words *s, uint64_t ticks)
 	w_ext(s, ticks, PSC_REC_STREAM_END, PSC_END_EXIT, NULL, 0);
 }
 
-/* stream.<pid>.<tid>: header, then the records in chunks: chunk k ends before word
- * BOUNDS[k] (NBOUNDS boundaries, so NBOUNDS + 1 chunks). */
-static inline void write_stream(const char *dir, int pid, int tid, const struct words *s,
-				const size_t *bounds, size_t nbounds)
+/* stream.<pid>.<tid> created in DIR with its header (monotonic clock, rank -1), open for
+ * the chunks that follow. */
+static inline FILE *synth_stream_create(const char *dir, int pid, int tid)
 {
 	struct psc_stream_header h;
 	char path[512];
-	size_t start = 0;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/stream.%d.%d", dir, pid, tid);
@@ -171,6 +169,17 @@ static inline void write_stream(const char *dir, int pid, int tid, const struct 
 	h.rank = -1;
 	h.clock_source = CLOCK_SOURCE_MONOTONIC;
 	assert_int_equal(fwrite(&h, sizeof(h), 1, f), 1);
+	return f;
+}
+
+/* stream.<pid>.<tid>: header, then the records in chunks: chunk k ends before word
+ * BOUNDS[k] (NBOUNDS boundaries, so NBOUNDS + 1 chunks). */
+static inline void write_stream(const char *dir, int pid, int tid, const struct words *s,
+				const size_t *bounds, size_t nbounds)
+{
+	size_t start = 0;
+	FILE *f = synth_stream_create(dir, pid, tid);
+
 	for (size_t c = 0; c <= nbounds; c++) {
 		size_t end = c < nbounds ? bounds[c] : s->n;
 		struct psc_chunk_header ch = {PSC_CHUNK_MAGIC, (uint32_t)((end - start) * 8), c};

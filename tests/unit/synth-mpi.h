@@ -210,23 +210,9 @@ static inline void write_mpi_proc(const char *dir, int pid, int rank, uint64_t l
 static inline void write_mpi_stream(const char *dir, int pid, int tid, const struct mstream *s,
 				    size_t chunk)
 {
-	struct psc_stream_header h;
 	size_t end = s->cut ? s->cut : s->n, seq = 0;
-	char path[512];
-	FILE *f;
+	FILE *f = synth_stream_create(dir, pid, tid);
 
-	snprintf(path, sizeof(path), "%s/stream.%d.%d", dir, pid, tid);
-	f = fopen(path, "wb");
-	assert_non_null(f);
-	memset(&h, 0, sizeof(h));
-	memcpy(h.magic, PSC_STREAM_MAGIC, 8);
-	h.version = PSC_FORMAT_VERSION;
-	h.header_size = sizeof(h);
-	h.pid = (uint32_t)pid;
-	h.tid = (uint32_t)tid;
-	h.rank = -1;
-	h.clock_source = CLOCK_SOURCE_MONOTONIC;
-	assert_int_equal(fwrite(&h, sizeof(h), 1, f), 1);
 	for (size_t at = 0; at < end || (at == 0 && end == 0);) {
 		size_t n = end - at;
 		struct psc_chunk_header ch;
