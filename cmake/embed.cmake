@@ -1,5 +1,11 @@
-# Turn a file into a C array: cmake -DIN=file -DOUT=file.c -DNAME=symbol -P embed.cmake
-file(READ "${IN}" hex HEX)
+# Turn files into one C array, concatenated with a newline after each:
+#   cmake -DIN=a.js|b.js -DOUT=file.c -DNAME=symbol -P embed.cmake
+string(REPLACE "|" ";" inputs "${IN}")
+set(hex "")
+foreach(f ${inputs})
+  file(READ "${f}" h HEX)
+  string(APPEND hex "${h}0a")
+endforeach()
 string(LENGTH "${hex}" n)
 math(EXPR bytes "${n} / 2")
 string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," body "${hex}")

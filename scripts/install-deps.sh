@@ -19,6 +19,8 @@ packages=(
 	libopenmpi-dev openmpi-bin               # MPI: libperfscope-mpi.so, its examples and tests
 	libopen-trace-format2-dev otf2-tools     # OTF2 export/import; otf2-print checks what we write
 	python3-otf2                             # tests read exported OTF2 with Python's otf2 too
+	libjs-chart.js                           # Chart.js, inlined into the HTML report at build time
+	chromium                                 # the HTML report's browser tests (headless)
 )
 
 missing=()

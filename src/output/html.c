@@ -1,84 +1,233 @@
-/* html.c - assembling the report from the embedded template, styles, script and data. */
-#include "html.h"
+/* html.c - assembling the report: the template with its styles, scripts and the data that the
+ * views' builders (html-int.h) write, plus the Summary's facts and caveats. */
+#include "html-int.h"
 
-#include "../core/jsonw.h"
+#include "../analysis/mpi-model.h"
+#include "caveats.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Generated at build time from src/output/assets (cmake/embed.cmake). */
-extern const char psc_asset_report_html[], psc_asset_report_css[], psc_asset_report_js[];
+/* Generated at build time (cmake/embed.cmake): the template, the styles, Chart.js, and the
+ * report's scripts (core, every view, then the start-up) concatenated in that order. */
+extern const char psc_asset_report_html[], psc_asset_report_css[], psc_asset_chart_js[],
+    psc_asset_report_js[];
+
+void html_caveat_line(void *ctx, const char *line)
+{
+	struct html_input *in = ctx;
+	char *s;
+
+	if (in->ncaveats == in->caveats_cap) {
+		size_t cap = in->caveats_cap ? 2 * in->caveats_cap : 16;
+		char **n = realloc(in->caveats, cap * sizeof(*n));
+
+		if (!n) {
+			in->failed = 1;
+			return;
+		}
+		in->caveats = n;
+		in->caveats_cap = cap;
+	}
+	s = strdup(line);
+	if (!s) {
+		in->failed = 1;
+		return;
+	}
+	in->caveats[in->ncaveats++] = s;
+}
+
+void html_caveat(struct html_input *in, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	html_caveat_line(in, line);
+}
+
+const struct mpi_model *html_mpi(struct html_input *in)
+{
+	char err[1024] = "";
+	int ret;
+
+	if (in->mpi_state)
+		return in->mpi_state > 0 ? in->mpi : NULL;
+	in->mpi_state = -1;
+	in->mpi = malloc(sizeof(*in->mpi));
+	if (!in->mpi) {
+		in->failed = 1;
+		return NULL;
+	}
+	mpi_model_init(in->mpi);
+	ret = mpi_model_load(in->mpi, in->e, 0, err, sizeof(err));
+	if (ret == -ENODATA)
+		return NULL;
+	if (ret < 0) {
+		html_caveat(in, "MPI views left out: %s", err[0] ? err : strerror(-ret));
+		return NULL;
+	}
+	for (size_t i = 0; i < in->mpi->nwarnings; i++)
+		html_caveat_line(in, in->mpi->warnings[i]);
+	in->mpi_state = 1;
+	return in->mpi;
+}
+
+void html_input_release(struct html_input *in)
+{
+	if (in->mpi) {
+		mpi_model_release(in->mpi);
+		free(in->mpi);
+		in->mpi = NULL;
+	}
+	for (size_t i = 0; i < in->ncaveats; i++)
+		free(in->caveats[i]);
+	free(in->caveats);
+	in->caveats = NULL;
+	in->ncaveats = in->caveats_cap = 0;
+	in->mpi_state = 0;
+}
+
+/* "meta": the run's facts. */
+static void data_meta(struct jsonw *w, const struct html_input *in)
+{
+	const struct experiment *e = in->e;
+	const struct exp_process *p = e->nprocs ? &e->procs[0] : NULL;
+
+	jsonw_key(w, "meta");
+	jsonw_object_begin(w);
+	jsonw_key(w, "command");
+	jsonw_array_begin(w);
+	for (size_t i = 0; i < e->ncommand; i++)
+		jsonw_string(w, e->command[i]);
+	jsonw_array_end(w);
+	jsonw_kv_string(w, "dir", e->dir ? e->dir : "");
+	jsonw_kv_string(w, "created_by", e->created_by ? e->created_by : "");
+	jsonw_kv_string(w, "host", e->host ? e->host : "");
+	jsonw_kv_string(w, "cpu", e->cpu_brand ? e->cpu_brand : "");
+	jsonw_kv_string(w, "clock", e->clock ? e->clock : "");
+	jsonw_kv_u64(w, "start_unix_ns", e->start_unix_ns);
+	if (e->end_ns > e->start_ns && e->start_ns)
+		jsonw_kv_i64(w, "duration_ns", e->end_ns - e->start_ns);
+	if (e->exit_status >= 0)
+		jsonw_kv_i64(w, "exit_status", e->exit_status);
+	jsonw_kv_u64(w, "processes", e->nprocs);
+	jsonw_kv_u64(w, "threads", e->nstreams);
+	jsonw_key(w, "events");
+	jsonw_array_begin(w);
+	for (size_t i = 0; p && i < p->nevents; i++)
+		jsonw_string(w, p->events[i]);
+	jsonw_array_end(w);
+	if (p)
+		jsonw_kv_i64(w, "perf_event_paranoid", p->paranoid);
+	if (e->has_sampling) {
+		jsonw_key(w, "sampling");
+		jsonw_object_begin(w);
+		jsonw_key(w, "events");
+		jsonw_array_begin(w);
+		for (size_t i = 0; i < e->sampling.nevents; i++)
+			jsonw_string(w, e->sampling.events[i]);
+		jsonw_array_end(w);
+		jsonw_kv_u64(w, "frequency", e->sampling.frequency);
+		jsonw_kv_u64(w, "period", e->sampling.period);
+		jsonw_kv_u64(w, "samples", e->sampling.samples);
+		jsonw_kv_u64(w, "lost", e->sampling.lost);
+		jsonw_object_end(w);
+	}
+	if (e->has_power)
+		jsonw_kv_string(w, "power", e->power.source ? e->power.source : "");
+	jsonw_object_end(w);
+}
+
+/* "caveats": the experiment's, then every view's, in the order they were found. */
+static void data_caveats(struct jsonw *w, struct html_input *in)
+{
+	experiment_caveats(in->e, 1, html_caveat_line, in);
+	jsonw_key(w, "caveats");
+	jsonw_array_begin(w);
+	for (size_t i = 0; i < in->ncaveats; i++)
+		jsonw_string(w, in->caveats[i]);
+	jsonw_array_end(w);
+}
+
+/* The report's data as JSON text (malloc'd), or NULL out of memory. */
+static char *data_json(struct html_input *in)
+{
+	static const html_data_fn builders[] = {
+	    html_data_profile, html_data_timeline, html_data_mpi,    html_data_states,
+	    html_data_energy,  html_data_counters, html_data_source,
+	};
+	struct jsonw w;
+	char *out = NULL;
+
+	jsonw_init(&w, 0);
+	jsonw_object_begin(&w);
+	data_meta(&w, in);
+	for (size_t i = 0; i < sizeof(builders) / sizeof(builders[0]); i++)
+		if (builders[i](&w, in) < 0)
+			goto out;
+	data_caveats(&w, in);
+	jsonw_object_end(&w);
+	if (!in->failed && jsonw_text(&w))
+		out = strdup(w.buf);
+out:
+	jsonw_release(&w);
+	return out;
+}
 
 /* JSON text inside <script>: every '<' becomes \u003c, so no "</script>" or "<!--" can end
  * or change the element (a '<' can only occur inside JSON strings). */
 static void put_json(FILE *f, const char *json)
 {
-	for (const char *p = json; *p; p++) {
-		if (*p == '<')
-			fputs("\\u003c", f);
-		else
-			fputc(*p, f);
+	const char *p = json, *lt;
+
+	while ((lt = strchr(p, '<'))) {
+		fwrite(p, 1, (size_t)(lt - p), f);
+		fputs("\\u003c", f);
+		p = lt + 1;
 	}
+	fputs(p, f);
 }
 
-/* The report's data: the experiment's facts and the region profile. */
-static char *data_json(const struct region_report *r)
+int html_write(FILE *f, struct html_input *in)
 {
-	const struct experiment *e = r->e;
-	struct jsonw w;
-	char *out;
-
-	jsonw_init(&w, 0);
-	jsonw_object_begin(&w);
-	jsonw_key(&w, "meta");
-	jsonw_object_begin(&w);
-	jsonw_key(&w, "command");
-	jsonw_array_begin(&w);
-	for (size_t i = 0; i < e->ncommand; i++)
-		jsonw_string(&w, e->command[i]);
-	jsonw_array_end(&w);
-	jsonw_kv_string(&w, "host", e->host ? e->host : "");
-	jsonw_kv_string(&w, "clock", e->clock ? e->clock : "");
-	jsonw_key(&w, "cpu");
-	jsonw_object_begin(&w);
-	jsonw_kv_string(&w, "brand", e->cpu_brand ? e->cpu_brand : "");
-	jsonw_object_end(&w);
-	if (e->exit_status >= 0)
-		jsonw_kv_i64(&w, "exit_status", e->exit_status);
-	jsonw_object_end(&w);
-	jsonw_key(&w, "profile");
-	region_json(&w, r);
-	jsonw_object_end(&w);
-	out = jsonw_text(&w) ? strdup(w.buf) : NULL;
-	jsonw_release(&w);
-	return out;
-}
-
-/* Write TEMPLATE with every marker "/\*@NAME@*\/" replaced by its part. */
-int html_write(FILE *f, const struct region_report *r)
-{
-	char *data = data_json(r);
+	char *data = data_json(in);
 	const char *p = psc_asset_report_html;
+	static const struct {
+		const char *marker;
+		const char *text;
+	} parts[] = {
+	    {"/*@PSC_CSS@*/", psc_asset_report_css},
+	    {"/*@PSC_CHARTJS@*/", psc_asset_chart_js},
+	    {"/*@PSC_JS@*/", psc_asset_report_js},
+	    {"/*@PSC_DATA@*/", NULL},
+	};
 
 	if (!data)
 		return -ENOMEM;
 	while (*p) {
-		const char *m = strstr(p, "/*@PSC_");
+		const char *m = strstr(p, "/*@PSC_"), *end;
 
 		if (!m) {
 			fputs(p, f);
 			break;
 		}
 		fwrite(p, 1, (size_t)(m - p), f);
-		if (!strncmp(m, "/*@PSC_CSS@*/", 13))
-			fputs(psc_asset_report_css, f);
-		else if (!strncmp(m, "/*@PSC_JS@*/", 12))
-			fputs(psc_asset_report_js, f);
-		else if (!strncmp(m, "/*@PSC_DATA@*/", 14))
-			put_json(f, data);
-		p = strstr(m, "@*/");
-		p = p ? p + 3 : m + strlen(m);
+		end = strstr(m, "@*/");
+		end = end ? end + 3 : m + strlen(m);
+		for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+			if (strncmp(m, parts[i].marker, strlen(parts[i].marker)))
+				continue;
+			if (parts[i].text)
+				fputs(parts[i].text, f);
+			else
+				put_json(f, data);
+		}
+		p = end;
 	}
 	free(data);
 	return ferror(f) ? -EIO : 0;

@@ -1,15 +1,43 @@
 /*
- * html.h - the self-contained HTML report: one file with its CSS, JavaScript and data
- * inlined (assets in src/output/assets, embedded at build time), no network access.
+ * html.h - the self-contained HTML report: one file with its CSS, JavaScript (Chart.js
+ * included) and data inlined, no network access. Assets live in src/output/assets and are
+ * embedded at build time; each view's data comes from one html-VIEW.c (html-int.h).
  */
 #ifndef PSC_HTML_H
 #define PSC_HTML_H
 
 #include <stdio.h>
 
+#include "../analysis/experiment.h"
+#include "../analysis/symbols.h"
+#include "func-print.h"
 #include "region-print.h"
+#include "sample-print.h"
 
-/* Write the report of R's experiment to F. 0, -ENOMEM or -EIO. */
-int html_write(FILE *f, const struct region_report *r);
+struct mpi_model;
+
+/* What the report is made from: the experiment, its symbols and the profiles the CLI built
+ * (report_open), plus the user's choices. The views build the rest themselves. */
+struct html_input {
+	struct experiment *e;
+	struct symtab *syms;
+	const struct region_report *rr;
+	const struct func_report *fr;
+	const struct sample_report *sr; /* NULL without samples files */
+	int grid_rows, grid_cols;	/* --grid for the rank grids; 0: chosen from the size */
+	/* filled while writing (html.c) */
+	struct mpi_model *mpi; /* html_mpi() loads it on first use */
+	int mpi_state;	       /* 0 not tried, 1 loaded, -1 none or failed */
+	char **caveats;	       /* caveats of the views, shown by the Summary */
+	size_t ncaveats, caveats_cap;
+	int failed; /* a caveat could not be stored */
+};
+
+/* Write the report of IN to F. 0, -ENOMEM or -EIO (a view's failure to build its data is a
+ * caveat in the report, not an error). */
+int html_write(FILE *f, struct html_input *in);
+
+/* Release what html_write built in IN (the MPI model, the caveats). */
+void html_input_release(struct html_input *in);
 
 #endif /* PSC_HTML_H */

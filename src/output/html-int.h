@@ -1,0 +1,35 @@
+/*
+ * html-int.h - what html.c asks of each view's data builder (html-VIEW.c) and what it offers
+ * them. The report's data is one JSON object; each builder writes its own keys into it and
+ * nothing when the experiment lacks the view's data, so the view is absent, not broken.
+ * docs/html.md describes every key.
+ */
+#ifndef PSC_HTML_INT_H
+#define PSC_HTML_INT_H
+
+#include "../core/jsonw.h"
+#include "html.h"
+
+/* A data builder: writes "key": value pairs into W's open object. 0, or a negative errno
+ * only for out of memory; missing or unreadable data is a caveat (html_caveat). */
+typedef int (*html_data_fn)(struct jsonw *w, struct html_input *in);
+
+int html_data_profile(struct jsonw *w, struct html_input *in);	/* "profile" (html-profile.c) */
+int html_data_timeline(struct jsonw *w, struct html_input *in); /* "timeline" (html-timeline.c) */
+int html_data_mpi(struct jsonw *w, struct html_input *in);	/* "mpi" (html-mpi.c) */
+int html_data_states(struct jsonw *w, struct html_input *in);	/* "states", "load" (html-anim.c) */
+int html_data_energy(struct jsonw *w, struct html_input *in);	/* "energy" (html-energy.c) */
+int html_data_counters(struct jsonw *w, struct html_input *in); /* "counters" (html-counters.c) */
+int html_data_source(struct jsonw *w, struct html_input *in);	/* "source" (html-source.c) */
+
+/* The MPI model of IN's experiment, loaded and built on first use; NULL when the experiment
+ * has no MPI records, or when loading failed (then a caveat says why). */
+const struct mpi_model *html_mpi(struct html_input *in);
+
+/* Add a caveat line (printf format) for the Summary view. */
+void html_caveat(struct html_input *in, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* html_caveat as a caveat callback (caveats.h): CTX is the struct html_input. */
+void html_caveat_line(void *ctx, const char *line);
+
+#endif /* PSC_HTML_INT_H */
