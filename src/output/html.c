@@ -146,7 +146,6 @@ static void data_meta(struct jsonw *w, const struct html_input *in)
 /* "caveats": the experiment's, then every view's, in the order they were found. */
 static void data_caveats(struct jsonw *w, struct html_input *in)
 {
-	experiment_caveats(in->e, 1, html_caveat_line, in);
 	jsonw_key(w, "caveats");
 	jsonw_array_begin(w);
 	for (size_t i = 0; i < in->ncaveats; i++)
@@ -167,6 +166,7 @@ static char *data_json(struct html_input *in)
 	jsonw_init(&w, 0);
 	jsonw_object_begin(&w);
 	data_meta(&w, in);
+	experiment_caveats(in->e, 1, html_caveat_line, in);
 	for (size_t i = 0; i < sizeof(builders) / sizeof(builders[0]); i++)
 		if (builders[i](&w, in) < 0)
 			goto out;
