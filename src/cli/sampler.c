@@ -1,5 +1,6 @@
 /* sampler.c - per-CPU inherited sampling groups, ring buffer drain, exact totals. */
 #include "sampler.h"
+#include "ring.h"
 #include "sample-out.h"
 
 #include "../core/clock.h"
@@ -35,12 +36,9 @@
 
 struct sampler_cpu {
 	int cpu;
-	int *fd;      /* per event, -1 when not open */
-	uint64_t *id; /* per group: the kernel id of its leader on this cpu */
-	struct perf_event_mmap_page *ring;
-	size_t data_bytes;
-	size_t map_bytes;
-	uint8_t *scratch; /* a record that wraps around the ring end, made contiguous */
+	int *fd;	       /* per event, -1 when not open */
+	uint64_t *id;	       /* per group: the kernel id of its leader on this cpu */
+	struct perf_ring ring; /* on the first leader; the other leaders write into it */
 };
 
 static long page_size(void)
@@ -141,7 +139,7 @@ static void attr_build(const struct sampler *s, const struct event_desc *ev, int
 	if (tracks) {
 		a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = 1;
 		a->watermark = 1;
-		a->wakeup_watermark = (uint32_t)(s->cpus[0].data_bytes / 4);
+		a->wakeup_watermark = (uint32_t)(s->cpus[0].ring.data_bytes / 4);
 	}
 }
 
@@ -252,20 +250,11 @@ static int open_cpu(struct sampler *s, int c)
 static int map_ring(struct sampler *s, int c)
 {
 	struct sampler_cpu *cpu = &s->cpus[c];
-	size_t page = (size_t)page_size();
 	int fd0 = cpu->fd[0];
-	void *p;
+	int ret = perf_ring_map(&cpu->ring, fd0);
 
-	for (;;) {
-		p = mmap(NULL, cpu->map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd0, 0);
-		if (p != MAP_FAILED)
-			break;
-		if (errno != EPERM || cpu->data_bytes <= 8 * page)
-			return -errno;
-		cpu->data_bytes /= 2;
-		cpu->map_bytes = cpu->data_bytes + page;
-	}
-	cpu->ring = p;
+	if (ret)
+		return ret;
 	for (uint32_t g = 0; g < s->ngroups; g++) {
 		int fd = cpu->fd[s->groups[g].members[0]];
 
@@ -361,8 +350,7 @@ int sampler_open(struct sampler *s, const struct sampler_config *cfg, const stru
 		cpu->cpu = cpus[c];
 		cpu->fd = malloc((n + 1) * sizeof(int));
 		cpu->id = calloc(n + 1, sizeof(uint64_t));
-		cpu->data_bytes = pages * (size_t)page_size();
-		cpu->map_bytes = cpu->data_bytes + (size_t)page_size();
+		perf_ring_init(&cpu->ring, pages * (size_t)page_size());
 		if (!cpu->fd || !cpu->id)
 			ret = -ENOMEM;
 		for (size_t i = 0; cpu->fd && i <= n; i++)
@@ -404,18 +392,6 @@ int sampler_open(struct sampler *s, const struct sampler_config *cfg, const stru
 }
 
 /* ---- the drain ---- */
-
-static const uint8_t *ring_record(struct sampler_cpu *cpu, uint64_t tail, size_t size)
-{
-	const uint8_t *data = (const uint8_t *)cpu->ring + page_size();
-	size_t off = (size_t)(tail % cpu->data_bytes);
-
-	if (off + size <= cpu->data_bytes)
-		return data + off;
-	memcpy(cpu->scratch, data + off, cpu->data_bytes - off);
-	memcpy(cpu->scratch + (cpu->data_bytes - off), data, size - (cpu->data_bytes - off));
-	return cpu->scratch;
-}
 
 static int group_of_id(const struct sampler *s, const struct sampler_cpu *cpu, uint64_t id)
 {
@@ -554,27 +530,23 @@ static int take_record(struct sampler *s, struct sampler_cpu *cpu,
 	}
 }
 
+struct drain_ctx {
+	struct sampler *s;
+	struct sampler_cpu *cpu;
+};
+
+static int drain_record(void *ctx, const struct perf_event_header *h)
+{
+	struct drain_ctx *d = ctx;
+
+	return take_record(d->s, d->cpu, h);
+}
+
 static int drain_cpu(struct sampler *s, struct sampler_cpu *cpu)
 {
-	struct perf_event_mmap_page *pc = cpu->ring;
-	uint64_t head = __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
-	uint64_t tail = pc->data_tail;
-	int ret = 0;
+	struct drain_ctx d = {s, cpu};
 
-	while (tail < head) {
-		const struct perf_event_header *h =
-		    (const void *)ring_record(cpu, tail, sizeof(*h));
-		size_t size = h->size;
-
-		if (size < sizeof(*h) || size > head - tail)
-			break;
-		h = (const void *)ring_record(cpu, tail, size);
-		if (!ret)
-			ret = take_record(s, cpu, h);
-		tail += size;
-	}
-	__atomic_store_n(&pc->data_tail, head, __ATOMIC_RELEASE);
-	return ret;
+	return perf_ring_drain(&cpu->ring, drain_record, &d);
 }
 
 static int drain_all(struct sampler *s, uint64_t watermark)
@@ -635,11 +607,6 @@ int sampler_start(struct sampler *s, const char *dir)
 
 	if (ret)
 		return ret;
-	for (int c = 0; c < s->ncpus; c++) {
-		s->cpus[c].scratch = malloc(65536);
-		if (!s->cpus[c].scratch)
-			return -ENOMEM;
-	}
 	for (uint32_t g = 0; g < s->ngroups; g++) {
 		uint64_t m[64];
 
@@ -728,14 +695,12 @@ void sampler_release(struct sampler *s)
 	for (int c = 0; c < s->ncpus; c++) {
 		struct sampler_cpu *cpu = &s->cpus[c];
 
-		if (cpu->ring)
-			munmap(cpu->ring, cpu->map_bytes);
+		perf_ring_release(&cpu->ring);
 		for (size_t i = 0; cpu->fd && i < s->nev; i++)
 			if (cpu->fd[i] >= 0)
 				s->cfg.sys->close(s->cfg.sys->ctx, cpu->fd[i]);
 		free(cpu->fd);
 		free(cpu->id);
-		free(cpu->scratch);
 	}
 	for (uint32_t g = 0; g < s->ngroups; g++)
 		free(s->groups[g].members);
