@@ -237,7 +237,11 @@ static int collect_call(struct match_ctx *x, int r, uint32_t c)
 				x->aux[j] = c;
 			continue;
 		case PSC_MPI_ITEM_CANCEL:
-			reqs_take(&x->req, it->request);
+			/* a send cancelled for sure sent nothing; a freed one still sends */
+			j = reqs_take(&x->req, it->request);
+			if (j != MPI_NONE && m->items[j].kind == PSC_MPI_ITEM_ISEND &&
+			    !(it->flags & PSC_MPI_F_FREED))
+				m->items[j].flags |= MPI_ITEM_F_CANCELLED;
 			continue;
 		case PSC_MPI_ITEM_RECV:
 			k.src = it->peer;
@@ -311,9 +315,10 @@ static int pair_channels(struct match_ctx *x)
 	rv = malloc((x->nrecvs + 1) * sizeof(*rv));
 	if (!s || !rv || !as || !ar)
 		goto out;
-	/* the unroutable ones out of the way first */
+	/* the unroutable and the cancelled ones out of the way first */
 	for (size_t i = 0; i < x->nsends; i++)
-		if (x->sends[i].chan != MPI_NONE)
+		if (x->sends[i].chan != MPI_NONE &&
+		    !(x->m->items[x->sends[i].item].flags & MPI_ITEM_F_CANCELLED))
 			x->sends[ns++] = x->sends[i];
 	for (size_t i = 0; i < x->nrecvs; i++)
 		if (x->recvs[i].chan != MPI_NONE)
@@ -350,7 +355,9 @@ int mpi_match_messages(struct mpi_model *m)
 		    m->items[i].kind == PSC_MPI_ITEM_SEND || m->items[i].kind == PSC_MPI_ITEM_ISEND;
 		nrecv += m->items[i].kind == PSC_MPI_ITEM_RECV;
 		m->items[i].msg = MPI_NONE;
+		m->items[i].flags &= (uint8_t)~MPI_ITEM_F_CANCELLED;
 	}
+	m->cancelled_sends = 0;
 	x.aux = malloc((m->nitems + 1) * sizeof(*x.aux));
 	x.next = malloc((m->nlocs + 1) * sizeof(*x.next));
 	x.sends = malloc((nsend + 1) * sizeof(*x.sends));
@@ -371,6 +378,10 @@ int mpi_match_messages(struct mpi_model *m)
 
 		if (it->kind != PSC_MPI_ITEM_SEND && it->kind != PSC_MPI_ITEM_ISEND)
 			continue;
+		if (it->flags & MPI_ITEM_F_CANCELLED) {
+			m->cancelled_sends++;
+			continue;
+		}
 		g = &m->msgs[m->nmsgs];
 		g->src = mpi_call_rank(m, &m->calls[it->call]);
 		g->dst = it->peer;

@@ -63,6 +63,10 @@ struct mpi_item {
 	uint32_t msg;  /* SEND, ISEND, RECV: its message in msgs, MPI_NONE unmatched */
 };
 
+/* In mpi_item.flags beside PSC_MPI_F_*, set by matching: an ISEND whose cancellation MPI
+ * confirmed (a CANCEL item without PSC_MPI_F_FREED): no message, neither matched nor not. */
+#define MPI_ITEM_F_CANCELLED 0x80u
+
 struct mpi_comm_info {
 	uint64_t key;	  /* the same in every member (format.h PSC_REC_MPI_COMM) */
 	uint32_t size;
@@ -130,6 +134,7 @@ struct mpi_model {
 	int64_t max_correction_ns;	/* the largest forward shift the correction applied */
 	uint64_t unmatched_sends;	/* sends no receive matched (messages with recv_call MPI_NONE) */
 	uint64_t unmatched_recvs;	/* receives no send matched (RECV items with msg MPI_NONE) */
+	uint64_t cancelled_sends;	/* ISEND items with MPI_ITEM_F_CANCELLED */
 	char **warnings;		/* one line each: missing or truncated ranks, dropped records */
 	size_t nwarnings;
 	/* builder state (mpi-model.c) */

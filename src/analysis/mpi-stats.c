@@ -154,7 +154,8 @@ static int unmatched_collect(struct mpi_traffic *t, const struct mpi_model *m)
 		const struct mpi_item *it = &m->items[i];
 		int send = it->kind == PSC_MPI_ITEM_SEND || it->kind == PSC_MPI_ITEM_ISEND;
 
-		if (it->msg != MPI_NONE || (!send && it->kind != PSC_MPI_ITEM_RECV))
+		if (it->msg != MPI_NONE || (!send && it->kind != PSC_MPI_ITEM_RECV) ||
+		    (it->flags & MPI_ITEM_F_CANCELLED))
 			continue;
 		unmatched_fill(&t->unmatched[n++], m,
 			       send ? MPI_UNMATCHED_SEND : MPI_UNMATCHED_RECV, it->call, it->peer,
@@ -221,7 +222,7 @@ int mpi_traffic_compute(struct mpi_traffic *t, const struct mpi_model *m)
 		const struct mpi_item *it = &m->items[i];
 		int rank = mpi_call_rank(m, &m->calls[it->call]);
 
-		if (it->msg != MPI_NONE)
+		if (it->msg != MPI_NONE || (it->flags & MPI_ITEM_F_CANCELLED))
 			continue;
 		if (it->kind == PSC_MPI_ITEM_RECV)
 			refs[nrefs++] = (struct pair_ref){pair_key(it->peer, rank), i, 1};

@@ -313,6 +313,8 @@ static void print_mpi_items(FILE *out, const uint64_t *it, size_t n)
 		}
 		if (flags & PSC_MPI_F_SYNC)
 			fprintf(out, " sync");
+		if (kind == PSC_MPI_ITEM_CANCEL && (flags & PSC_MPI_F_FREED))
+			fprintf(out, " freed");
 		fputc(']', out);
 	}
 }

@@ -151,13 +151,15 @@ enum psc_mpi_item {
 	/* a collective operation: w1 root world rank (i32, PSC_MPI_ANY when unrooted); w2 bytes
 	 * this rank sent; w3 bytes it received */
 	PSC_MPI_ITEM_COLL = 6,
-	/* a request cancelled or freed before it completed: w3 its id */
+	/* a request whose cancellation MPI confirmed (in the call that completed it), or, with
+	 * PSC_MPI_F_FREED, one freed by MPI_Request_free before it completed: w3 its id */
 	PSC_MPI_ITEM_CANCEL = 7,
 };
 
 #define PSC_MPI_ITEM_WORDS 4
 #define PSC_MPI_ANY	   (-1) /* MPI_ANY_SOURCE, MPI_ANY_TAG, no root */
 #define PSC_MPI_F_SYNC	   0x1u /* synchronous send (Ssend, Issend): completes only when matched */
+#define PSC_MPI_F_FREED	   0x2u /* CANCEL: freed, not cancelled (a send's message still goes) */
 
 enum psc_mpi_clock_phase {
 	PSC_MPI_CLOCK_INIT = 0,

@@ -396,8 +396,20 @@ void post_startall(struct mpi_call *c, int ret, int count, MPI_Request array_of_
 
 /* ----- completion ----- */
 
+/* A CANCEL item for R (FLAGS: PSC_MPI_F_FREED when it was freed, not cancelled). */
+static size_t cancel_item(uint64_t *it, const struct mpi_req_info *r, unsigned flags)
+{
+	if (r->procnull)
+		return 0;
+	item_set(it, PSC_MPI_ITEM_CANCEL, (r->sync ? PSC_MPI_F_SYNC : 0) | flags, r->comm->index, 0,
+		 0, 0, r->id);
+	it[1] = 0;
+	return 1;
+}
+
 /* The completion item of request H, completed with status ST (NULL: unknown), if it was known
- * and active: RECV with the status's source, tag and size, or ISEND_DONE. */
+ * and active: RECV with the status's source, tag and size, ISEND_DONE, or CANCEL when MPI
+ * confirms that the program's MPI_Cancel took effect. */
 static size_t completed(uint64_t *it, MPI_Request h, const MPI_Status *st)
 {
 	struct mpi_req_info r;
@@ -406,10 +418,12 @@ static size_t completed(uint64_t *it, MPI_Request h, const MPI_Status *st)
 
 	if (h == MPI_REQUEST_NULL || !requests_complete(h, 0, &r))
 		return 0;
-	if (r.cancelled && st)
-		PMPI_Test_cancelled(st, &cancelled);
-	if (r.procnull || cancelled) {
-		/* no message: nothing to say (a cancellation was said by MPI_Cancel) */
+	if (r.cancelled && st && PMPI_Test_cancelled(st, &cancelled) != MPI_SUCCESS)
+		cancelled = 0;
+	if (r.procnull) {
+		/* no message: nothing to say */
+	} else if (cancelled) {
+		n = cancel_item(it, &r, 0);
 	} else if (r.kind == REQ_SEND) {
 		item_set(it, PSC_MPI_ITEM_ISEND_DONE, r.sync ? PSC_MPI_F_SYNC : 0, r.comm->index, 0,
 			 0, 0, r.id);
@@ -600,17 +614,6 @@ void pre_request_free(struct mpi_call *c, MPI_Request *request)
 	c->req = *request;
 }
 
-/* A CANCEL item for R. */
-static size_t cancel_item(uint64_t *it, const struct mpi_req_info *r)
-{
-	if (r->procnull)
-		return 0;
-	item_set(it, PSC_MPI_ITEM_CANCEL, r->sync ? PSC_MPI_F_SYNC : 0, r->comm->index, 0, 0, 0,
-		 r->id);
-	it[1] = 0;
-	return 1;
-}
-
 void post_request_free(struct mpi_call *c, int ret, MPI_Request *request)
 {
 	uint64_t it[PSC_MPI_ITEM_WORDS];
@@ -619,7 +622,8 @@ void post_request_free(struct mpi_call *c, int ret, MPI_Request *request)
 
 	(void)request;
 	if (ret == MPI_SUCCESS && c->req != MPI_REQUEST_NULL && requests_complete(c->req, 1, &r)) {
-		n = cancel_item(it, &r); /* freed while active: its completion goes unseen */
+		/* freed while active: its completion goes unseen (a send's message still goes) */
+		n = cancel_item(it, &r, PSC_MPI_F_FREED);
 		comm_unref(r.comm);
 	}
 	mpi_call_end(c, it, n);
@@ -630,14 +634,12 @@ void pre_cancel(struct mpi_call *c, MPI_Request *request)
 	c->req = *request;
 }
 
+/* No item: whether the cancellation took effect is known only when the request completes
+ * (MPI_Test_cancelled on its status), and the call completing it says so. */
 void post_cancel(struct mpi_call *c, int ret, MPI_Request *request)
 {
-	uint64_t it[PSC_MPI_ITEM_WORDS];
-	struct mpi_req_info r;
-	size_t n = 0;
-
 	(void)request;
-	if (ret == MPI_SUCCESS && c->req != MPI_REQUEST_NULL && requests_cancel(c->req, &r))
-		n = cancel_item(it, &r);
-	mpi_call_end(c, it, n);
+	if (ret == MPI_SUCCESS && c->req != MPI_REQUEST_NULL)
+		requests_cancel(c->req);
+	mpi_call_end(c, NULL, 0);
 }

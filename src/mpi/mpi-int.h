@@ -197,8 +197,9 @@ int requests_complete(MPI_Request handle, int freed, struct mpi_req_info *out);
 /* Start persistent HANDLE: give it a fresh id, copy it into OUT. 1 known, 0 not. */
 int requests_start(MPI_Request handle, struct mpi_req_info *out);
 
-/* Mark active HANDLE cancelled; copy it into OUT. 1 known and active, 0 not. */
-int requests_cancel(MPI_Request handle, struct mpi_req_info *out);
+/* Mark active HANDLE cancelled (its completion asks MPI whether it was). 1 known and active,
+ * 0 not. */
+int requests_cancel(MPI_Request handle);
 
 /* Item word 0 for a request's message. */
 static inline uint64_t req_item_word0(enum psc_mpi_item kind, const struct mpi_req_info *r)

@@ -160,7 +160,7 @@ int requests_start(MPI_Request handle, struct mpi_req_info *out)
 	return known;
 }
 
-int requests_cancel(MPI_Request handle, struct mpi_req_info *out)
+int requests_cancel(MPI_Request handle)
 {
 	uint64_t key = req_key(handle);
 	struct req_node **bucket, *n;
@@ -171,7 +171,6 @@ int requests_cancel(MPI_Request handle, struct mpi_req_info *out)
 	n = *find(bucket, key);
 	if (n && n->info.id) {
 		n->info.cancelled = 1;
-		*out = n->info;
 		active = 1;
 	}
 	pthread_mutex_unlock(&s->lock);

@@ -35,6 +35,7 @@ static void json_run(const struct mpi_report *r, struct jsonw *w)
 	jsonw_kv_i64(w, "max_correction_ns", m->max_correction_ns);
 	jsonw_kv_u64(w, "unmatched_sends", m->unmatched_sends);
 	jsonw_kv_u64(w, "unmatched_recvs", m->unmatched_recvs);
+	jsonw_kv_u64(w, "cancelled_sends", m->cancelled_sends);
 	jsonw_key(w, "ranks");
 	jsonw_array_begin(w);
 	for (int i = 0; i < m->world_size; i++) {

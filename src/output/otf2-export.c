@@ -208,7 +208,8 @@ static int mpi_events(struct xp *x, struct track *t, const struct mpi_call *c, i
 				code = OTF2_EvtWriter_MpiIsendComplete(w, NULL, ts, it->request);
 			break;
 		case PSC_MPI_ITEM_CANCEL:
-			if (leave)
+			/* OTF2 has no event for a request freed while active: it never completes */
+			if (leave && !(it->flags & PSC_MPI_F_FREED))
 				code = OTF2_EvtWriter_MpiRequestCancelled(w, NULL, ts, it->request);
 			break;
 		}

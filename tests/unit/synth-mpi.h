@@ -79,6 +79,12 @@ static inline struct mitem it_done(uint64_t req)
 	return (struct mitem){{psc_mpi_item_word0(PSC_MPI_ITEM_ISEND_DONE, 0, 0), 0, 0, req}};
 }
 
+/* A CANCEL item of request REQ: confirmed cancelled, or freed (FLAGS PSC_MPI_F_FREED). */
+static inline struct mitem it_cancel(uint64_t req, unsigned flags)
+{
+	return (struct mitem){{psc_mpi_item_word0(PSC_MPI_ITEM_CANCEL, flags, 0), 0, 0, req}};
+}
+
 static inline struct mitem it_coll(int32_t root, uint64_t sent, uint64_t received, uint32_t comm)
 {
 	return (struct mitem){{psc_mpi_item_word0(PSC_MPI_ITEM_COLL, 0, comm),
