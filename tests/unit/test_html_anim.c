@@ -1,0 +1,281 @@
+/*
+ * test_html_anim.c - the Process animation's states (html-anim.h) on an MPI model built by
+ * hand (mpi-hand.h) with known times: exact change lists with waits, overlapping and empty
+ * calls, a rank's idle span; frames with dominant states and ties; the grid; and the JSON of
+ * html_data_states ("states", its grid caveat, and "load" from a hand-written load log).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "html-anim.h"
+#include "html-int.h"
+#include "mpi-hand.h"
+
+#define R(name) MPI_ROUTINE_##name
+
+/* The states of track TR are exactly N changes (times in ms, states) given as pairs. */
+static void expect_track(const struct anim_track *tr, size_t n, const double *t_ms,
+			 const uint32_t *s)
+{
+	assert_int_equal(tr->n, n);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(tr->t[i], MS(t_ms[i]));
+		assert_int_equal(tr->s[i], s[i]);
+	}
+}
+
+/*
+ * 3 ranks over 10 ms. Rank 0: Barrier 2-6 waiting 3 ms, an empty Iprobe at 7. Rank 1:
+ * Send 1-3, Recv 4-8 waiting 2 ms, and a Wait 7-9 of another thread overlapping the Recv
+ * (added out of order: the Send last). Rank 2: no calls, present from 1 to 9 ms.
+ */
+static int64_t *model(struct mpi_model *m)
+{
+	int64_t *wait = calloc(HAND_MAX, sizeof(*wait));
+	uint32_t c;
+
+	assert_non_null(wait);
+	hand_init(m, 3, 10);
+	c = hand_call(m, 0, R(Barrier), 2, 6);
+	wait[c] = MS(3);
+	hand_call(m, 0, R(Iprobe), 7, 7);
+	c = hand_call(m, 1, R(Recv), 4, 8);
+	wait[c] = MS(2);
+	hand_call(m, 1, R(Wait), 7, 9);
+	hand_call(m, 1, R(Send), 1, 3);
+	m->ranks[2].start_ns = MS(1);
+	m->ranks[2].end_ns = MS(9);
+	return wait;
+}
+
+static void test_exact(void **state)
+{
+	struct mpi_model m;
+	struct anim_states st;
+	int64_t *wait = model(&m);
+	/* states: 3 Barrier, 4 Iprobe (seen, never shown), 5 Send, 6 Recv, 7 Wait */
+	const double t0[] = {0, 2, 5, 6}, t1[] = {0, 1, 3, 4, 6, 8, 9}, t2[] = {0, 1, 9};
+	const uint32_t s0[] = {1, 2, 3, 1}, s1[] = {1, 5, 1, 2, 6, 7, 1}, s2[] = {0, 1, 0};
+
+	(void)state;
+	assert_int_equal(anim_states_build(&st, &m, wait, ANIM_MAX_CHANGES, 2000), 0);
+	assert_int_equal(st.nranks, 3);
+	assert_int_equal(st.duration_ns, MS(10));
+	assert_int_equal(st.frame_ns, 0);
+	assert_int_equal(st.nroutines, 5);
+	assert_int_equal(st.routines[0], R(Barrier));
+	assert_int_equal(st.routines[1], R(Iprobe));
+	assert_int_equal(st.routines[2], R(Send));
+	assert_int_equal(st.routines[3], R(Recv));
+	assert_int_equal(st.routines[4], R(Wait));
+	expect_track(&st.ranks[0], 4, t0, s0);
+	expect_track(&st.ranks[1], 7, t1, s1);
+	expect_track(&st.ranks[2], 3, t2, s2);
+	/* the state at an instant: the last change at or before it */
+	assert_int_equal(anim_track_at(&st.ranks[0], MS(2) - 1), ANIM_COMPUTE);
+	assert_int_equal(anim_track_at(&st.ranks[0], MS(2)), ANIM_WAIT);
+	assert_int_equal(anim_track_at(&st.ranks[0], MS(5.5)), ANIM_ROUTINE);
+	assert_int_equal(anim_track_at(&st.ranks[1], MS(8.5)), ANIM_ROUTINE + 4);
+	assert_int_equal(anim_track_at(&st.ranks[2], MS(9.5)), ANIM_IDLE);
+	anim_states_release(&st);
+
+	/* without waits a call is its routine throughout */
+	assert_int_equal(anim_states_build(&st, &m, NULL, ANIM_MAX_CHANGES, 2000), 0);
+	const double u0[] = {0, 2, 6};
+	const uint32_t v0[] = {1, 3, 1};
+	expect_track(&st.ranks[0], 3, u0, v0);
+	anim_states_release(&st);
+	free(wait);
+	hand_release(&m);
+}
+
+static void test_frames(void **state)
+{
+	struct mpi_model m;
+	struct anim_states st;
+	int64_t *wait = model(&m);
+
+	(void)state;
+	/* 5 frames of 2 ms. Rank 0: compute | wait | wait 1 + Barrier 1 (tie: the lower state,
+	 * waiting) | compute | compute. Rank 1: Send 1 + compute 1 (tie: computing) | compute 1 +
+	 * wait 1 (computing) | wait 2... Rank 2: idle 1 + compute 1 (tie: idle) | compute x3 |
+	 * compute 1 + idle 1 (idle). */
+	assert_int_equal(anim_states_build(&st, &m, wait, 0, 5), 0);
+	assert_int_equal(st.frame_ns, MS(2));
+	const double t0[] = {0, 2, 6}, t2[] = {0, 2, 8};
+	const uint32_t s0[] = {1, 2, 1}, s2[] = {0, 1, 0};
+	/* rank 1: [0,2) Send 1 compute 1 -> 1; [2,4) Send 1 compute 1 -> 1; [4,6) wait 2 -> 2;
+	 * [6,8) Recv 2 -> 6; [8,10) Wait 1 compute 1 -> 1 */
+	const double t1b[] = {0, 4, 6, 8};
+	const uint32_t s1b[] = {1, 2, 6, 1};
+	expect_track(&st.ranks[0], 3, t0, s0);
+	expect_track(&st.ranks[1], 4, t1b, s1b);
+	expect_track(&st.ranks[2], 3, t2, s2);
+	anim_states_release(&st);
+
+	/* 4 frames of 2.5 ms: rank 0 compute 2 + wait 0.5 | wait 2.5 | Barrier 1 + compute 1.5
+	 * | compute */
+	assert_int_equal(anim_states_build(&st, &m, wait, 0, 4), 0);
+	assert_int_equal(st.frame_ns, MS(2.5));
+	const double u0[] = {0, 2.5, 5};
+	const uint32_t v0[] = {1, 2, 1};
+	expect_track(&st.ranks[0], 3, u0, v0);
+	anim_states_release(&st);
+
+	/* 3 frames: 3333334 ns each, the last shorter; the changes stay at frame starts */
+	assert_int_equal(anim_states_build(&st, &m, wait, 0, 3), 0);
+	assert_int_equal(st.frame_ns, 3333334);
+	for (int r = 0; r < 3; r++)
+		for (size_t i = 0; i < st.ranks[r].n; i++)
+			assert_int_equal(st.ranks[r].t[i] % 3333334, 0);
+	anim_states_release(&st);
+
+	/* under the limit: exact */
+	assert_int_equal(anim_states_build(&st, &m, wait, 14, 3), 0);
+	assert_int_equal(st.frame_ns, 0);
+	anim_states_release(&st);
+	assert_int_equal(anim_states_build(&st, &m, wait, 13, 3), 0);
+	assert_int_not_equal(st.frame_ns, 0);
+	anim_states_release(&st);
+	free(wait);
+	hand_release(&m);
+}
+
+static void test_grid(void **state)
+{
+	int rows, cols;
+
+	(void)state;
+	assert_int_equal(anim_grid(4, 0, 0, &rows, &cols), 0);
+	assert_int_equal(rows * 10 + cols, 22);
+	assert_int_equal(anim_grid(5, 0, 0, &rows, &cols), 0);
+	assert_int_equal(rows * 10 + cols, 23);
+	assert_int_equal(anim_grid(10, 0, 0, &rows, &cols), 0);
+	assert_int_equal(rows * 10 + cols, 34);
+	assert_int_equal(anim_grid(1, 0, 0, &rows, &cols), 0);
+	assert_int_equal(rows * 10 + cols, 11);
+	assert_int_equal(anim_grid(4, 1, 4, &rows, &cols), 0);
+	assert_int_equal(rows * 10 + cols, 14);
+	assert_int_equal(anim_grid(4, 3, 3, &rows, &cols), 0);
+	assert_int_equal(rows * 10 + cols, 33);
+	assert_int_equal(anim_grid(5, 2, 2, &rows, &cols), -1);
+	assert_int_equal(rows * 10 + cols, 23);
+	assert_int_equal(anim_frames(4), 2000);
+	assert_int_equal(anim_frames(1000), 500);
+	assert_int_equal(anim_frames(100000), 100);
+}
+
+/* html_data_states's JSON of IN as text (the object's contents). */
+static char *states_json(struct html_input *in)
+{
+	struct jsonw w;
+	char *s;
+
+	jsonw_init(&w, 0);
+	jsonw_object_begin(&w);
+	assert_int_equal(html_data_states(&w, in), 0);
+	jsonw_object_end(&w);
+	s = strdup(jsonw_text(&w));
+	jsonw_release(&w);
+	return s;
+}
+
+static void release_caveats(struct html_input *in)
+{
+	in->mpi = NULL; /* the test's own model */
+	html_input_release(in);
+}
+
+static void test_json(void **state)
+{
+	struct mpi_model m;
+	struct experiment e = {0};
+	struct html_input in = {0};
+	int64_t *wait = model(&m);
+	char dir[] = "/tmp/psc-html-anim.XXXXXX", path[256], *s;
+	FILE *f;
+
+	(void)state;
+	free(wait);
+	assert_non_null(mkdtemp(dir));
+	e.dir = dir;
+	in.e = &e;
+	in.mpi = &m;
+	in.mpi_state = 1;
+	s = states_json(&in);
+	/* no waits in the JSON: the hand model matched no collective or message */
+	assert_string_equal(s, "{\"states\":{\"ranks\":3,\"grid\":[2,2],\"duration_ns\":10000000,"
+			       "\"frame_ns\":0,\"names\":[\"idle\",\"computing\",\"waiting\","
+			       "\"MPI_Barrier\",\"MPI_Iprobe\",\"MPI_Send\",\"MPI_Recv\","
+			       "\"MPI_Wait\"],\"t\":[[0,2000000,6000000],[0,1000000,3000000,"
+			       "4000000,8000000,9000000],[0,1000000,9000000]],\"s\":[[1,3,1],[1,5,"
+			       "1,6,7,1],[0,1,0]]}}");
+	free(s);
+	assert_int_equal(in.ncaveats, 0);
+
+	/* a grid too small: near-square and a caveat */
+	in.grid_rows = 1;
+	in.grid_cols = 2;
+	s = states_json(&in);
+	assert_non_null(strstr(s, "\"grid\":[2,2]"));
+	free(s);
+	assert_int_equal(in.ncaveats, 1);
+	assert_string_equal(in.caveats[0],
+			    "Process animation: --grid 1x2 holds fewer than the 3 ranks: 2x2 used");
+
+	/* a load log: times from one period before the first sample (no start, no model) */
+	snprintf(path, sizeof(path), "%s/load.h1.100", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("# perfscope load 1\n# host h1\n# period_ns 20000000\n# cpus 2\n# rank 0 pid 100\n"
+	      "# rank 1 pid 101\ntime_ns,host,rank0,rank1\n1000000000,0.5,1.0000,0.25\n"
+	      "1020000000,-,0.5,-\n",
+	      f);
+	fclose(f);
+	in.grid_rows = in.grid_cols = 0;
+	in.mpi_state = -1;
+	s = states_json(&in);
+	assert_string_equal(
+	    s, "{\"load\":{\"ranks\":2,\"grid\":[1,2],\"duration_ns\":0,\"hosts\":[{\"host\":"
+	       "\"h1\",\"cpus\":2,\"period_ns\":20000000,\"busy\":{\"samples\":1,\"mean\":0.5,"
+	       "\"min\":0.5,\"max\":0.5},\"t\":[20000000,40000000],\"busy_over_time\":[0.5,null]}],"
+	       "\"rank\":[{\"rank\":0,\"pid\":100,\"host\":0,\"samples\":2,\"mean\":0.75,\"min\":"
+	       "0.5,\"max\":1,\"share\":[1,0.5]},{\"rank\":1,\"pid\":101,\"host\":0,\"samples\":1,"
+	       "\"mean\":0.25,\"min\":0.25,\"max\":0.25,\"share\":[0.25,null]}]}}");
+	free(s);
+
+	/* a broken log: a caveat, no "load" */
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("# perfscope load 9\n", f);
+	fclose(f);
+	s = states_json(&in);
+	assert_string_equal(s, "{}");
+	free(s);
+	assert_int_equal(in.ncaveats, 2);
+	assert_non_null(strstr(in.caveats[1], "Load view left out: "));
+	unlink(path);
+	rmdir(dir);
+	release_caveats(&in);
+	hand_release(&m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_exact),
+	    cmocka_unit_test(test_frames),
+	    cmocka_unit_test(test_grid),
+	    cmocka_unit_test(test_json),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
