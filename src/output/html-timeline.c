@@ -1,9 +1,611 @@
-/* html-timeline.c - the report's "timeline" data (stub until its view lands). */
+/* html-timeline.c - the report's "timeline" data: one row per thread (per rank with MPI),
+ * calls, regions and MPI routines as slices under the level of detail of html-timeline.h,
+ * MPI messages as arrows. docs/html.md describes the JSON. */
 #include "html-int.h"
+#include "html-timeline.h"
+
+#include "../analysis/calls.h"
+#include "../analysis/fprofile.h"
+#include "../analysis/mpi-model.h"
+#include "../core/mpi-routines.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TL_SLICE_BUDGET 200000 /* slices kept whole: about 20 bytes of JSON each */
+#define TL_CELL_BUDGET	600000 /* bins: about 10 bytes each */
+#define TL_ARROW_BUDGET 20000  /* message arrows: about 40 bytes each */
+#define TL_MAX_DEPTH	64     /* nesting levels drawn per row */
+
+/* The clock of a row: ns on its process's CLOCK_MONOTONIC to ns from the run's start. */
+struct tl_clock {
+	int64_t origin;
+	const struct mpi_rank_info *rank; /* MPI: its offset to rank 0's clock */
+};
+
+static inline int64_t tl_rel(const struct tl_clock *c, int64_t ns)
+{
+	if (c->rank)
+		ns += mpi_rank_clock_offset(c->rank, ns);
+	return ns - c->origin;
+}
+
+struct tl_frame {
+	uint64_t key;
+	int64_t start;
+	int func;
+};
+
+struct tl_stack {
+	struct tl_frame *f;
+	size_t n, cap;
+};
+
+static int push(struct tl_stack *st, uint64_t key, int64_t start, int func)
+{
+	if (st->n == st->cap) {
+		size_t cap = st->cap ? 2 * st->cap : 64;
+		struct tl_frame *f = realloc(st->f, cap * sizeof(*f));
+
+		if (!f)
+			return -ENOMEM;
+		st->f = f;
+		st->cap = cap;
+	}
+	st->f[st->n++] = (struct tl_frame){key, start, func};
+	return 0;
+}
+
+/* Close the frames above index DOWN_TO (inclusive) at NS, each a slice at its depth. */
+static int pop_to(struct tl_lod *t, size_t row, struct tl_stack *st, size_t down_to, int64_t ns)
+{
+	while (st->n > down_to) {
+		struct tl_frame *f = &st->f[--st->n];
+		int ret = tl_add(t, row, (int)st->n, f->start, ns - f->start, f->key);
+
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* Naming a stream's keys: functions through the symbols, regions through the walker. */
+struct tl_namer {
+	struct html_input *in;
+	const struct exp_stream *s;
+	const struct call_walker *w;
+	char buf[64];
+};
+
+static const char *key_name(void *ctx, uint64_t key, enum tl_kind *kind)
+{
+	struct tl_namer *nm = ctx;
+	struct sym_info si;
+
+	if (key & TL_KEY_MPI) {
+		const char *n = mpi_routine_name((unsigned)(key & 0xffffffffu));
+
+		*kind = TL_MPI;
+		if (n)
+			return n;
+		snprintf(nm->buf, sizeof(nm->buf), "MPI routine %u", (unsigned)(key & 0xffffffffu));
+		return nm->buf;
+	}
+	if (key & TL_KEY_REGION) {
+		uint32_t id = (uint32_t)key;
+
+		*kind = TL_REGION;
+		if (nm->w && id < nm->w->nregions && nm->w->regions[id])
+			return nm->w->regions[id];
+		snprintf(nm->buf, sizeof(nm->buf), "region %u", id);
+		return nm->buf;
+	}
+	*kind = TL_FUNCTION;
+	symtab_lookup(nm->in->syms, nm->s->pid, nm->s->image, key, &si);
+	return si.name;
+}
+
+/* One stream into ROW: every call and region a slice at its nesting depth (regions and
+ * functions nest in one stack; a frame left open inside another closes with it). */
+static int stream_pass(struct tl_lod *t, struct html_input *in, const struct exp_stream *s,
+		       size_t row, const struct tl_clock *clk)
+{
+	struct tl_stack st = {0};
+	struct call_walker w;
+	struct call_event ev;
+	struct tl_namer nm = {in, s, &w, ""};
+	char err[512] = "";
+	int64_t last = 0;
+	int ret;
+
+	ret = call_walker_open(&w, s, err, sizeof(err));
+	if (ret < 0) {
+		call_walker_close(&w);
+		html_caveat(in, "timeline: %s", err);
+		return ret == -ENOMEM ? ret : 0;
+	}
+	while ((ret = call_walker_next(&w, &ev, err, sizeof(err))) > 0) {
+		int64_t ns = tl_rel(clk, ev.ns);
+		size_t i;
+
+		last = ns;
+		switch (ev.type) {
+		case CALL_ENTER:
+			ret = push(&st, ev.addr, ns, 1);
+			break;
+		case CALL_EXIT:
+			for (i = st.n; i-- > 0 && !st.f[i].func;)
+				;
+			if (i < st.n)
+				ret = pop_to(t, row, &st, i, ns);
+			break;
+		case CALL_REGION_ENTER:
+			ret = push(&st, TL_KEY_REGION | ev.region, ns, 0);
+			break;
+		case CALL_REGION_EXIT:
+			for (i = st.n; i-- > 0 && st.f[i].key != (TL_KEY_REGION | ev.region);)
+				;
+			if (i < st.n)
+				ret = pop_to(t, row, &st, i, ns);
+			break;
+		}
+		if (ret < 0)
+			break;
+	}
+	if (ret < 0 && ret != -ENOMEM) {
+		/* keep what was read up to the defect */
+		html_caveat(in, "timeline: %s (the rest of the thread is left out)", err);
+		ret = 0;
+	}
+	if (ret == 0)
+		ret = pop_to(t, row, &st, 0, last);
+	memcpy(t->rows[row].name, w.th.name, sizeof(t->rows[row].name));
+	t->rows[row].name[sizeof(t->rows[row].name) - 1] = 0;
+	if (ret == 0)
+		ret = tl_resolve(t, row, 0, key_name, &nm);
+	call_walker_close(&w);
+	free(st.f);
+	return ret;
+}
+
+static const struct exp_stream *sort_streams_base;
+
+static int cmp_stream(const void *a, const void *b)
+{
+	const struct exp_stream *x = &sort_streams_base[*(const size_t *)a];
+	const struct exp_stream *y = &sort_streams_base[*(const size_t *)b];
+	int rx = x->proc ? x->proc->rank : -1, ry = y->proc ? y->proc->rank : -1;
+
+	if (rx != ry)
+		return rx < ry ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->image != y->image)
+		return x->image < y->image ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* The run's start and end: the MPI model's, else the launcher's widened to every stream's
+ * records (the profile pass saw them). 0, or -1 when unknown. */
+static int run_span(struct html_input *in, const struct mpi_model *m, int64_t *start, int64_t *end)
+{
+	const struct func_profile *p = in->fr ? in->fr->p : NULL;
+
+	if (m) {
+		*start = m->start_ns;
+		*end = m->end_ns;
+		return *end > *start ? 0 : -1;
+	}
+	*start = in->e->start_ns ? in->e->start_ns : INT64_MAX;
+	*end = in->e->end_ns ? in->e->end_ns : INT64_MIN;
+	for (size_t i = 0; p && i < p->nthreads; i++) {
+		if (p->threads[i].th.first_ns > p->threads[i].th.last_ns)
+			continue;
+		if (!in->e->start_ns && p->threads[i].th.first_ns < *start)
+			*start = p->threads[i].th.first_ns;
+		if (p->threads[i].th.last_ns > *end)
+			*end = p->threads[i].th.last_ns;
+	}
+	return *start != INT64_MAX && *end > *start ? 0 : -1;
+}
+
+/* The MPI calls of every location into the MPI lane of its thread's row (a row added for
+ * a location without a stream). LOC_ROW gets each location's row. */
+static int mpi_pass(struct tl_lod *t, struct html_input *in, const struct mpi_model *m,
+		    int64_t origin, uint32_t *loc_row)
+{
+	struct tl_namer nm = {in, NULL, NULL, ""};
+
+	for (size_t li = 0; li < m->nlocs; li++) {
+		const struct mpi_loc *l = &m->locs[li];
+		size_t row = t->nrows;
+		int ret;
+
+		for (size_t r = 0; r < t->nrows; r++)
+			if (t->rows[r].rank == l->rank && t->rows[r].tid == l->tid)
+				row = r;
+		if (row == t->nrows) {
+			pid_t pid =
+			    l->rank >= 0 && l->rank < m->world_size ? m->ranks[l->rank].pid : 0;
+
+			if (tl_row_add(t, pid, l->tid, l->rank, 0, &row) < 0)
+				return -ENOMEM;
+		}
+		loc_row[li] = (uint32_t)row;
+		for (uint32_t c = l->first_call; c < l->first_call + l->ncalls; c++) {
+			const struct mpi_call *call = &m->calls[c];
+
+			ret = tl_add(t, row, -1, call->enter_ns - origin,
+				     call->leave_ns - call->enter_ns, TL_KEY_MPI | call->routine);
+			if (ret < 0)
+				return ret;
+		}
+		ret = tl_resolve(t, row, 1, key_name, &nm);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+static int64_t arrow_len(const struct tl_arrows *a, size_t i)
+{
+	return a->t1[i] - a->t0[i];
+}
+
+static const struct tl_arrows *sort_arrows_base;
+static int sort_by_len;
+
+static int cmp_arrow(const void *x, const void *y)
+{
+	size_t i = *(const size_t *)x, j = *(const size_t *)y;
+	int64_t a, b;
+
+	if (sort_by_len) {
+		a = arrow_len(sort_arrows_base, j);
+		b = arrow_len(sort_arrows_base, i);
+	} else {
+		a = sort_arrows_base->t0[i];
+		b = sort_arrows_base->t0[j];
+	}
+	if (a != b)
+		return a < b ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+void tl_arrows_release(struct tl_arrows *a)
+{
+	free(a->from);
+	free(a->to);
+	free(a->t0);
+	free(a->t1);
+	free(a->bytes);
+	memset(a, 0, sizeof(*a));
+}
+
+/* Keep the BUDGET longest arrows, in time order. */
+static int arrows_trim(struct tl_arrows *a, size_t budget)
+{
+	size_t *idx = malloc((a->n + 1) * sizeof(*idx)), n;
+	struct tl_arrows k = {0};
+
+	if (!idx)
+		return -ENOMEM;
+	for (size_t i = 0; i < a->n; i++)
+		idx[i] = i;
+	sort_arrows_base = a;
+	sort_by_len = 1;
+	qsort(idx, a->n, sizeof(*idx), cmp_arrow);
+	n = a->n < budget ? a->n : budget;
+	sort_by_len = 0;
+	qsort(idx, n, sizeof(*idx), cmp_arrow);
+	k.from = malloc((n + 1) * sizeof(*k.from));
+	k.to = malloc((n + 1) * sizeof(*k.to));
+	k.t0 = malloc((n + 1) * sizeof(*k.t0));
+	k.t1 = malloc((n + 1) * sizeof(*k.t1));
+	k.bytes = malloc((n + 1) * sizeof(*k.bytes));
+	if (!k.from || !k.to || !k.t0 || !k.t1 || !k.bytes) {
+		free(idx);
+		tl_arrows_release(&k);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		k.from[i] = a->from[idx[i]];
+		k.to[i] = a->to[idx[i]];
+		k.t0[i] = a->t0[idx[i]];
+		k.t1[i] = a->t1[idx[i]];
+		k.bytes[i] = a->bytes[idx[i]];
+	}
+	k.n = n;
+	k.total = a->total;
+	free(idx);
+	tl_arrows_release(a);
+	*a = k;
+	return 0;
+}
+
+static int arrows_build(struct tl_arrows *a, const struct mpi_model *m, int64_t origin,
+			const uint32_t *loc_row, size_t budget)
+{
+	size_t n = 0;
+
+	memset(a, 0, sizeof(*a));
+	for (size_t i = 0; i < m->nmsgs; i++)
+		n += m->msgs[i].send_call != MPI_NONE && m->msgs[i].recv_call != MPI_NONE;
+	a->from = malloc((n + 1) * sizeof(*a->from));
+	a->to = malloc((n + 1) * sizeof(*a->to));
+	a->t0 = malloc((n + 1) * sizeof(*a->t0));
+	a->t1 = malloc((n + 1) * sizeof(*a->t1));
+	a->bytes = malloc((n + 1) * sizeof(*a->bytes));
+	if (!a->from || !a->to || !a->t0 || !a->t1 || !a->bytes)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->nmsgs; i++) {
+		const struct mpi_message *msg = &m->msgs[i];
+		const struct mpi_call *s, *r;
+
+		if (msg->send_call == MPI_NONE || msg->recv_call == MPI_NONE)
+			continue;
+		s = &m->calls[msg->send_call];
+		r = &m->calls[msg->recv_call];
+		a->from[a->n] = loc_row[s->loc];
+		a->to[a->n] = loc_row[r->loc];
+		a->t0[a->n] = s->enter_ns - origin;
+		a->t1[a->n] = r->leave_ns - origin;
+		a->bytes[a->n++] = msg->bytes;
+	}
+	a->total = a->n;
+	return a->n > budget ? arrows_trim(a, budget) : 0;
+}
+
+int tl_build(struct tl_lod *t, struct tl_arrows *a, int64_t *origin_ns, struct html_input *in,
+	     const struct tl_params *p, size_t arrow_budget)
+{
+	const struct experiment *e = in->e;
+	const struct mpi_model *m = html_mpi(in);
+	struct tl_params prm = *p;
+	uint32_t *loc_row = NULL;
+	size_t *order;
+	int64_t start, end;
+	int ret = 0;
+
+	memset(a, 0, sizeof(*a));
+	memset(t, 0, sizeof(*t));
+	if (run_span(in, m, &start, &end) < 0) {
+		if (e->nstreams)
+			html_caveat(in, "timeline: the run's start and end are unknown");
+		return 0;
+	}
+	*origin_ns = start;
+	prm.run_ns = end - start;
+	if (tl_init(t, &prm) < 0)
+		return 0;
+	order = malloc((e->nstreams + 1) * sizeof(*order));
+	if (!order)
+		return -ENOMEM;
+	for (size_t i = 0; i < e->nstreams; i++)
+		order[i] = i;
+	sort_streams_base = e->streams;
+	qsort(order, e->nstreams, sizeof(*order), cmp_stream);
+	for (size_t k = 0; k < e->nstreams && ret == 0; k++) {
+		const struct exp_stream *s = &e->streams[order[k]];
+		int rank = s->proc ? s->proc->rank : -1;
+		struct tl_clock clk = {start, NULL};
+		size_t row;
+
+		if (m && rank >= 0 && rank < m->world_size)
+			clk.rank = &m->ranks[rank];
+		ret = tl_row_add(t, s->pid, s->tid, m ? rank : -1, s->image, &row);
+		if (ret == 0)
+			ret = stream_pass(t, in, s, row, &clk);
+	}
+	free(order);
+	if (ret == 0 && m) {
+		loc_row = malloc((m->nlocs + 1) * sizeof(*loc_row));
+		ret = loc_row ? mpi_pass(t, in, m, start, loc_row) : -ENOMEM;
+		if (ret == 0)
+			ret = arrows_build(a, m, start, loc_row, arrow_budget);
+		free(loc_row);
+	}
+	if (ret == 0)
+		ret = tl_finish(t);
+	if (ret < 0) {
+		tl_release(t);
+		tl_arrows_release(a);
+		return ret;
+	}
+	return t->calls ? 1 : 0;
+}
+
+/* An array of N values got through GET(ctx, i), each minus the previous one when DELTA. */
+static void put_ints(struct jsonw *w, const char *key, size_t n, int delta,
+		     int64_t (*get)(const void *ctx, size_t i), const void *ctx)
+{
+	int64_t prev = 0;
+
+	jsonw_key(w, key);
+	jsonw_array_begin(w);
+	for (size_t i = 0; i < n; i++) {
+		int64_t v = get(ctx, i);
+
+		jsonw_i64(w, delta ? v - prev : v);
+		prev = v;
+	}
+	jsonw_array_end(w);
+}
+
+static int64_t sl_start(const void *l, size_t i)
+{
+	return ((const struct tl_lane *)l)->sl[i].start;
+}
+
+static int64_t sl_dur(const void *l, size_t i)
+{
+	return ((const struct tl_lane *)l)->sl[i].dur;
+}
+
+static int64_t sl_name(const void *l, size_t i)
+{
+	return (int64_t)((const struct tl_lane *)l)->sl[i].key;
+}
+
+static int64_t cell_bin(const void *l, size_t i)
+{
+	return (int64_t)((const struct tl_lane *)l)->cells[i].bin;
+}
+
+static int64_t cell_name(const void *l, size_t i)
+{
+	return (int64_t)((const struct tl_lane *)l)->cells[i].key;
+}
+
+/* A bin's busy time in thousandths of the bin (the lane's frames do not overlap, so at
+ * most 1000). */
+static int64_t tl_bin_ns;
+
+static int64_t cell_busy(const void *l, size_t i)
+{
+	int64_t b = ((const struct tl_lane *)l)->cells[i].busy;
+	int64_t v = (b * 1000 + tl_bin_ns / 2) / tl_bin_ns;
+
+	return v > 1000 ? 1000 : v;
+}
+
+static void put_rows(struct jsonw *w, const struct tl_lod *t)
+{
+	char label[96];
+
+	jsonw_key(w, "rows");
+	jsonw_array_begin(w);
+	for (size_t r = 0; r < t->nrows; r++) {
+		const struct tl_row *row = &t->rows[r];
+		size_t same = 0;
+
+		for (size_t k = 0; k < t->nrows; k++)
+			same += row->rank >= 0 && t->rows[k].rank == row->rank;
+		if (row->rank >= 0 && same == 1)
+			snprintf(label, sizeof(label), "rank %d", row->rank);
+		else if (row->rank >= 0)
+			snprintf(label, sizeof(label), "rank %d · %d", row->rank, (int)row->tid);
+		else
+			snprintf(label, sizeof(label), "%d %s", (int)row->tid, row->name);
+		jsonw_object_begin(w);
+		jsonw_kv_string(w, "label", label);
+		jsonw_kv_i64(w, "rank", row->rank);
+		jsonw_kv_i64(w, "pid", row->pid);
+		jsonw_kv_i64(w, "tid", row->tid);
+		jsonw_kv_string(w, "thread", row->name);
+		jsonw_kv_u64(w, "depth", row->nlanes > 1 ? row->nlanes - 1 : 0);
+		jsonw_kv_bool(w, "mpi", row->nlanes && (row->lanes[0].nsl || row->lanes[0].ncells));
+		jsonw_object_end(w);
+	}
+	jsonw_array_end(w);
+}
+
+static void put_lanes(struct jsonw *w, const struct tl_lod *t)
+{
+	tl_bin_ns = t->bin_ns;
+	jsonw_key(w, "lanes");
+	jsonw_array_begin(w);
+	for (size_t r = 0; r < t->nrows; r++) {
+		for (size_t li = 0; li < t->rows[r].nlanes; li++) {
+			const struct tl_lane *l = &t->rows[r].lanes[li];
+
+			if (!l->nsl && !l->ncells)
+				continue;
+			jsonw_object_begin(w);
+			jsonw_kv_u64(w, "row", r);
+			jsonw_kv_i64(w, "depth", (int64_t)li - 1);
+			put_ints(w, "start", l->nsl, 1, sl_start, l);
+			put_ints(w, "dur", l->nsl, 0, sl_dur, l);
+			put_ints(w, "name", l->nsl, 0, sl_name, l);
+			put_ints(w, "bin", l->ncells, 1, cell_bin, l);
+			put_ints(w, "bname", l->ncells, 0, cell_name, l);
+			put_ints(w, "busy", l->ncells, 0, cell_busy, l);
+			jsonw_object_end(w);
+		}
+	}
+	jsonw_array_end(w);
+}
+
+static int64_t ar_from(const void *a, size_t i)
+{
+	return ((const struct tl_arrows *)a)->from[i];
+}
+
+static int64_t ar_to(const void *a, size_t i)
+{
+	return ((const struct tl_arrows *)a)->to[i];
+}
+
+static int64_t ar_t0(const void *a, size_t i)
+{
+	return ((const struct tl_arrows *)a)->t0[i];
+}
+
+static int64_t ar_t1(const void *a, size_t i)
+{
+	return ((const struct tl_arrows *)a)->t1[i];
+}
+
+static int64_t ar_bytes(const void *a, size_t i)
+{
+	return (int64_t)((const struct tl_arrows *)a)->bytes[i];
+}
 
 int html_data_timeline(struct jsonw *w, struct html_input *in)
 {
-	(void)w;
-	(void)in;
-	return 0;
+	const struct tl_params p = {0, TL_SLICE_BUDGET, TL_CELL_BUDGET, TL_MAX_DEPTH};
+	struct tl_arrows a;
+	struct tl_lod t;
+	int64_t origin = 0;
+	int ret = tl_build(&t, &a, &origin, in, &p, TL_ARROW_BUDGET);
+
+	if (ret <= 0)
+		return ret;
+	if (t.raised)
+		html_caveat(in,
+			    "timeline: %zu of %llu calls drawn whole (those of at least %lld ns); "
+			    "the shorter ones are drawn as bins of %lld ns (busy share, busiest "
+			    "name) to keep the report small",
+			    t.nslices, (unsigned long long)t.calls, (long long)t.min_ns,
+			    (long long)t.bin_ns);
+	if (a.total > a.n)
+		html_caveat(in, "timeline: %zu of %zu MPI messages drawn as arrows (the longest)",
+			    a.n, a.total);
+	if (t.too_deep)
+		html_caveat(in, "timeline: %llu calls nested deeper than %u levels left out",
+			    (unsigned long long)t.too_deep, t.p.max_depth);
+	jsonw_key(w, "timeline");
+	jsonw_object_begin(w);
+	jsonw_kv_i64(w, "origin_ns", origin);
+	jsonw_kv_i64(w, "run_ns", t.p.run_ns);
+	jsonw_kv_i64(w, "min_ns", t.min_ns);
+	jsonw_kv_i64(w, "bin_ns", t.bin_ns);
+	jsonw_kv_u64(w, "calls", t.calls);
+	jsonw_kv_u64(w, "slices", t.nslices);
+	jsonw_key(w, "names");
+	jsonw_array_begin(w);
+	for (size_t i = 0; i < t.names.n; i++)
+		jsonw_string(w, t.names.names[i]);
+	jsonw_array_end(w);
+	jsonw_key(w, "kinds");
+	jsonw_array_begin(w);
+	for (size_t i = 0; i < t.names.n; i++)
+		jsonw_u64(w, t.names.kinds[i]);
+	jsonw_array_end(w);
+	put_rows(w, &t);
+	put_lanes(w, &t);
+	jsonw_key(w, "arrows");
+	jsonw_object_begin(w);
+	jsonw_kv_u64(w, "total", a.total);
+	put_ints(w, "from", a.n, 0, ar_from, &a);
+	put_ints(w, "to", a.n, 0, ar_to, &a);
+	put_ints(w, "t0", a.n, 0, ar_t0, &a);
+	put_ints(w, "t1", a.n, 0, ar_t1, &a);
+	put_ints(w, "bytes", a.n, 0, ar_bytes, &a);
+	jsonw_object_end(w);
+	jsonw_object_end(w);
+	tl_release(&t);
+	tl_arrows_release(&a);
+	return w->failed ? -ENOMEM : 0;
 }

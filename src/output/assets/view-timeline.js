@@ -1,0 +1,314 @@
+// view-timeline.js - Timeline: one row per thread (per rank with MPI), calls, regions and MPI
+// routines as slices coloured by name at their nesting depth, what is shorter than the data's
+// min_ns as bins (busiest name, height = busy share), MPI messages as arrows; zoom (wheel,
+// buttons), pan (drag), hover for name and duration, rank labels open the Process detail.
+"use strict";
+(function () {
+  const AXIS = 20, GAP = 6, LABEL_W = 150;
+  const ARROW_RGB = [25, 25, 25];
+
+  // Lanes with absolute times: slices' starts and bins' indices are delta-encoded.
+  const decode = (tl) => tl.lanes.map((l) => {
+    const start = new Float64Array(l.start.length), bin = new Float64Array(l.bin.length);
+    let acc = 0;
+    l.start.forEach((v, i) => { acc += v; start[i] = acc; });
+    acc = 0;
+    l.bin.forEach((v, i) => { acc += v; bin[i] = acc; });
+    return { row: l.row, depth: l.depth, start, dur: l.dur, name: l.name, bin, bname: l.bname, busy: l.busy };
+  });
+
+  // First index i of sorted array A with A[i] >= V.
+  const lower = (a, v) => {
+    let lo = 0, hi = a.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (a[mid] < v) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+  };
+
+  const render = (s, d) => {
+    const tl = d.timeline, lanes = decode(tl), rows = tl.rows;
+    const names = tl.names, kinds = tl.kinds;
+    const rgb = names.map((n) => PSC.colorRGB(n)), css = rgb.map((c) => PSC.css(c));
+    const laneCount = rows.map((r) => Math.max(1, r.depth + (r.mpi ? 1 : 0)));
+    const total = laneCount.reduce((a, b) => a + b, 0);
+    const laneH = Math.max(3, Math.min(14, Math.floor(2400 / Math.max(1, total))));
+    const rowY = [];
+    let y = AXIS;
+    rows.forEach((r, i) => { rowY.push(y); y += laneCount[i] * laneH + GAP; });
+    const W = PSC.width() - LABEL_W, H = y;
+    const canvas = PSC.canvas(W, H, { id: "timeline-canvas", class: "tl-canvas" });
+    const ctx = canvas.getContext("2d", { willReadFrequently: true }); // tests read pixels
+    const laneY = (row, depth) => rowY[row] + (depth < 0 ? 0 : depth + (rows[row].mpi ? 1 : 0)) * laneH;
+    const st = { t0: 0, t1: Math.max(1, tl.run_ns), arrows: true };
+    const x = (t) => ((t - st.t0) / (st.t1 - st.t0)) * W;
+    const tAt = (px) => st.t0 + (px / W) * (st.t1 - st.t0);
+
+    const drawBins = (l, yy) => {
+      const bn = tl.bin_ns, b = l.bin;
+      let i = Math.max(0, lower(b, Math.floor(st.t0 / bn)));
+      let curPx = -1, best = -1;
+      const flush = () => {
+        if (best < 0) return;
+        const h = Math.max(1, Math.round(((laneH - 1) * l.busy[best]) / 1000));
+        const x0 = x(b[best] * bn), x1 = x((b[best] + 1) * bn);
+        ctx.fillStyle = css[l.bname[best]];
+        ctx.fillRect(Math.floor(x0), yy + laneH - 1 - h, Math.max(1, Math.round(x1) - Math.floor(x0)), h);
+      };
+      for (; i < b.length && b[i] * bn <= st.t1; i++) {
+        if (!l.busy[i]) continue;
+        const px = Math.floor(x(b[i] * bn));
+        if (px !== curPx) { flush(); curPx = px; best = i; } else if (l.busy[i] > l.busy[best]) best = i;
+      }
+      flush();
+    };
+    const drawSlices = (l, yy) => {
+      const a = l.start;
+      let i = Math.max(0, lower(a, st.t0) - 1), lastPx = -1;
+      for (; i < a.length && a[i] <= st.t1; i++) {
+        const e = a[i] + l.dur[i];
+        if (e < st.t0) continue;
+        const x0 = Math.floor(x(a[i])), x1 = Math.round(x(e));
+        if (x1 <= lastPx) continue; // within a pixel already drawn
+        ctx.fillStyle = css[l.name[i]];
+        ctx.fillRect(x0, yy, Math.max(1, x1 - x0), laneH - 1);
+        lastPx = Math.max(x0 + 1, x1);
+      }
+    };
+    const drawArrows = () => {
+      const a = tl.arrows;
+      ctx.strokeStyle = PSC.css(ARROW_RGB);
+      ctx.fillStyle = PSC.css(ARROW_RGB);
+      ctx.lineWidth = 2;
+      for (let i = 0; i < a.t0.length; i++) {
+        if (a.t1[i] < st.t0 || a.t0[i] > st.t1) continue;
+        const x0 = x(a.t0[i]), x1 = x(a.t1[i]);
+        const y0 = rowY[a.from[i]] + (laneCount[a.from[i]] * laneH) / 2;
+        const y1 = rowY[a.to[i]] + (laneCount[a.to[i]] * laneH) / 2;
+        ctx.beginPath();
+        ctx.moveTo(x0, y0);
+        ctx.lineTo(x1, y1);
+        ctx.stroke();
+        const ang = Math.atan2(y1 - y0, x1 - x0);
+        ctx.beginPath();
+        ctx.moveTo(x1, y1);
+        ctx.lineTo(x1 - 7 * Math.cos(ang - 0.4), y1 - 7 * Math.sin(ang - 0.4));
+        ctx.lineTo(x1 - 7 * Math.cos(ang + 0.4), y1 - 7 * Math.sin(ang + 0.4));
+        ctx.fill();
+      }
+    };
+    const drawAxis = () => {
+      const span = st.t1 - st.t0;
+      let step = Math.pow(10, Math.floor(Math.log10(span / 8)));
+      if (span / step > 16) step *= 5; else if (span / step > 8) step *= 2;
+      ctx.fillStyle = "#444";
+      ctx.font = "11px sans-serif";
+      for (let t = Math.ceil(st.t0 / step) * step; t <= st.t1; t += step) {
+        const px = Math.round(x(t));
+        ctx.fillRect(px, AXIS - 6, 1, 6);
+        ctx.fillText(PSC.fmtNs(t), px + 2, AXIS - 8);
+      }
+    };
+    const info = PSC.el("span", { class: "tl-span", id: "timeline-span" });
+    const draw = () => {
+      ctx.fillStyle = "#fff";
+      ctx.fillRect(0, 0, W, H);
+      rows.forEach((r, i) => {
+        ctx.fillStyle = i % 2 ? "#f6f6f6" : "#fbfbfb";
+        ctx.fillRect(0, rowY[i], W, laneCount[i] * laneH);
+      });
+      for (const l of lanes) drawBins(l, laneY(l.row, l.depth));
+      for (const l of lanes) drawSlices(l, laneY(l.row, l.depth));
+      if (st.arrows) drawArrows();
+      drawAxis();
+      info.textContent = `${PSC.fmtNs(st.t0)} – ${PSC.fmtNs(st.t1)} (${PSC.fmtNs(st.t1 - st.t0)} shown)`;
+    };
+    // The span [a, b] within the run, at least 100 ns wide.
+    const setSpan = (a, b) => {
+      const run = Math.max(1, tl.run_ns);
+      let w = Math.min(run, Math.max(100, b - a));
+      a = Math.min(Math.max(0, a), run - w);
+      st.t0 = a;
+      st.t1 = a + w;
+      draw();
+    };
+    const zoom = (f, at) => {
+      at = at === undefined ? (st.t0 + st.t1) / 2 : at;
+      setSpan(at - (at - st.t0) * f, at + (st.t1 - at) * f);
+    };
+
+    // controls
+    const btn = (label, title, fn) => PSC.el("button", { class: "tl-btn", title, onclick: fn }, label);
+    const arrowsBox = PSC.el("input", { type: "checkbox", id: "timeline-arrows" });
+    arrowsBox.checked = true;
+    arrowsBox.onchange = () => { st.arrows = arrowsBox.checked; draw(); };
+    const controls = PSC.el("div", { class: "tl-controls" },
+      btn("+", "zoom in", () => zoom(0.5)), btn("−", "zoom out", () => zoom(2)),
+      btn("←", "pan left", () => setSpan(st.t0 - (st.t1 - st.t0) / 4, st.t1 - (st.t1 - st.t0) / 4)),
+      btn("→", "pan right", () => setSpan(st.t0 + (st.t1 - st.t0) / 4, st.t1 + (st.t1 - st.t0) / 4)),
+      btn("reset", "the whole run", () => setSpan(0, tl.run_ns)),
+      tl.arrows.t0.length ? PSC.el("label", {}, arrowsBox, " messages") : null, info);
+
+    // row labels, clickable for ranks
+    const labels = PSC.el("div", { class: "tl-labels", style: `width:${LABEL_W}px;height:${H}px` });
+    rows.forEach((r, i) => {
+      const attrs = { class: "tl-label" + (r.rank >= 0 ? " rank" : ""), "data-row": String(i),
+                      style: `top:${rowY[i]}px;height:${laneCount[i] * laneH}px`,
+                      title: `pid ${r.pid}, thread ${r.tid} ${r.thread}` };
+      if (r.rank >= 0) {
+        attrs["data-rank"] = String(r.rank);
+        attrs.onclick = () => PSC.emit("rank", r.rank);
+      }
+      labels.append(PSC.el("div", attrs, r.label));
+    });
+
+    // hover: the slice, else the bin, under the pointer
+    const tip = PSC.el("div", { class: "tl-tip", id: "timeline-tip" });
+    tip.hidden = true;
+    const hit = (px, py) => {
+      const row = rowY.findIndex((ry, i) => py >= ry && py < ry + laneCount[i] * laneH);
+      if (row < 0) return null;
+      const t = tAt(px), tol = (st.t1 - st.t0) / W;
+      for (const l of lanes) {
+        const ly = laneY(l.row, l.depth);
+        if (l.row !== row || py < ly || py >= ly + laneH) continue;
+        const i = lower(l.start, t + tol) - 1;
+        if (i >= 0 && l.start[i] + l.dur[i] >= t - tol) {
+          return `${names[l.name[i]]}: ${PSC.fmtNs(l.dur[i])}` + (kinds[l.name[i]] === 2 ? " (MPI)" : "");
+        }
+        const b = Math.floor(t / tl.bin_ns), j = lower(l.bin, b);
+        if (j < l.bin.length && l.bin[j] === b) {
+          return `${names[l.bname[j]]} (busiest): busy ${(l.busy[j] / 10).toFixed(1)} % of ${PSC.fmtNs(tl.bin_ns)}`;
+        }
+      }
+      return null;
+    };
+    let drag = null;
+    canvas.addEventListener("mousedown", (ev) => { drag = { x: ev.offsetX, t0: st.t0, t1: st.t1 }; });
+    window.addEventListener("mouseup", () => { drag = null; });
+    canvas.addEventListener("mousemove", (ev) => {
+      if (drag) {
+        const dt = ((ev.offsetX - drag.x) / W) * (drag.t1 - drag.t0);
+        setSpan(drag.t0 - dt, drag.t1 - dt);
+        return;
+      }
+      const text = hit(ev.offsetX, ev.offsetY);
+      tip.hidden = !text;
+      if (text) {
+        tip.textContent = text;
+        tip.style.left = ev.offsetX + LABEL_W + 12 + "px";
+        tip.style.top = ev.offsetY + 12 + "px";
+      }
+    });
+    canvas.addEventListener("mouseleave", () => { tip.hidden = true; });
+    canvas.addEventListener("wheel", (ev) => {
+      ev.preventDefault();
+      zoom(ev.deltaY < 0 ? 0.8 : 1.25, tAt(ev.offsetX));
+    }, { passive: false });
+
+    // legend: names by time shown (slices and binned busy time)
+    const tot = new Float64Array(names.length);
+    for (const l of lanes) {
+      l.dur.forEach((v, i) => { tot[l.name[i]] += v; });
+      l.busy.forEach((v, i) => { tot[l.bname[i]] += (v * tl.bin_ns) / 1000; });
+    }
+    const order = names.map((n, i) => i).sort((a, b) => tot[b] - tot[a]).slice(0, 30);
+    const kindName = ["", " (region)", " (MPI)"];
+    const legend = PSC.el("div", { class: "tl-legend", id: "timeline-legend" });
+    order.forEach((i) => legend.append(PSC.el("span", { class: "tl-key", "data-name": names[i] },
+      PSC.el("span", { class: "tl-swatch", style: `background:${css[i]}` }), names[i] + kindName[kinds[i]])));
+
+    const note = `${PSC.fmtNum(tl.calls)} calls; ${PSC.fmtNum(tl.slices)} drawn whole (≥ ${PSC.fmtNs(tl.min_ns)}), ` +
+      `the shorter ones as bins of ${PSC.fmtNs(tl.bin_ns)} (busiest name, height = busy share)` +
+      (tl.arrows.total ? `; ${PSC.fmtNum(tl.arrows.t0.length)} of ${PSC.fmtNum(tl.arrows.total)} messages as arrows` : "");
+    s.append(PSC.el("h2", {}, "Timeline"), controls, PSC.el("p", { class: "note" }, note),
+      PSC.el("div", { class: "tl-wrap" }, labels, canvas, tip), legend);
+    setSpan(0, tl.run_ns);
+    s._tl = { st, setSpan, zoom, x, laneY, laneH, canvas, lanes, rowY, draw, arrowsBox };
+  };
+
+  // The longest slice of the data: {lane, i}.
+  const longest = (lanes) => {
+    let best = null;
+    lanes.forEach((l) => l.dur.forEach((v, i) => { if (!best || v > best.l.dur[best.i]) best = { l, i }; }));
+    return best;
+  };
+
+  PSC.view({
+    id: "timeline", title: "Timeline", order: 20,
+    available: (d) => !!(d.timeline && d.timeline.rows && d.timeline.rows.length),
+    render,
+    test(s, d, t) {
+      const tl = d.timeline, v = s._tl, names = tl.names;
+      t.eq(s.querySelectorAll(".tl-label").length, tl.rows.length, "one label per row");
+      v.arrowsBox.checked = false;
+      v.st.arrows = false;
+      v.setSpan(0, tl.run_ns);
+      // the middle of the longest slice has its name's colour
+      const b = longest(v.lanes);
+      if (b) {
+        const mid = b.l.start[b.i] + b.l.dur[b.i] / 2;
+        t.pixel(v.canvas, v.x(mid), v.laneY(b.l.row, b.l.depth) + v.laneH / 2,
+                PSC.colorRGB(names[b.l.name[b.i]]), `middle of the longest slice (${names[b.l.name[b.i]]})`, 0);
+      }
+      // a bin: zoomed in until it is 1/8 of the width, its bottom has its busiest name's colour
+      let bin = null;
+      v.lanes.forEach((l) => l.busy.forEach((u, i) => {
+        if (u < 200 || (bin && u <= bin.l.busy[bin.i])) return;
+        const t0 = l.bin[i] * tl.bin_ns, k = lower(l.start, t0 + tl.bin_ns) - 1;
+        if (k < 0 || l.start[k] + l.dur[k] <= t0) bin = { l, i }; // no slice covers it
+      }));
+      if (bin) {
+        const t0 = bin.l.bin[bin.i] * tl.bin_ns;
+        v.setSpan(t0 - 3.5 * tl.bin_ns, t0 + 4.5 * tl.bin_ns);
+        const yb = v.laneY(bin.l.row, bin.l.depth) + v.laneH - 2;
+        t.pixel(v.canvas, v.x(t0 + tl.bin_ns / 2), yb, PSC.colorRGB(names[bin.l.bname[bin.i]]),
+                `bottom of bin ${bin.l.bin[bin.i]} (${names[bin.l.bname[bin.i]]})`, 0);
+        v.setSpan(0, tl.run_ns);
+      }
+      // zoom: one step in halves the span around its centre, one step out restores it
+      const span0 = v.st.t1 - v.st.t0;
+      v.setSpan(tl.run_ns / 4, (3 * tl.run_ns) / 4);
+      const c = (v.st.t0 + v.st.t1) / 2, w = v.st.t1 - v.st.t0;
+      s.querySelector('.tl-btn[title="zoom in"]').click();
+      t.near(v.st.t1 - v.st.t0, w / 2, 1, "zoom in halves the span");
+      t.near((v.st.t0 + v.st.t1) / 2, c, 1, "zoom keeps the centre");
+      s.querySelector('.tl-btn[title="zoom out"]').click();
+      t.near(v.st.t1 - v.st.t0, w, 1, "zoom out doubles it back");
+      s.querySelector('.tl-btn[title="the whole run"]').click();
+      t.near(v.st.t1 - v.st.t0, span0, 1, "reset shows the whole run");
+      // messages: the longest arrow's middle is drawn
+      const a = tl.arrows;
+      if (a.t0.length) {
+        v.arrowsBox.checked = true;
+        v.st.arrows = true;
+        v.draw();
+        let k = 0;
+        for (let i = 1; i < a.t0.length; i++) if (a.t1[i] - a.t0[i] > a.t1[k] - a.t0[k]) k = i;
+        const lc = (r) => Math.max(1, tl.rows[r].depth + (tl.rows[r].mpi ? 1 : 0));
+        const y0 = v.rowY[a.from[k]] + (lc(a.from[k]) * v.laneH) / 2;
+        const y1 = v.rowY[a.to[k]] + (lc(a.to[k]) * v.laneH) / 2;
+        // the line is anti-aliased: the closest pixel to its colour around the middle
+        const mx = (v.x(a.t0[k]) + v.x(a.t1[k])) / 2, my = (y0 + y1) / 2;
+        let dist = 255;
+        for (let dx = -1; dx <= 1; dx++) {
+          for (let dy = -1; dy <= 1; dy++) {
+            const p = PSC.pixel(v.canvas, mx + dx, my + dy);
+            dist = Math.min(dist, Math.max(...ARROW_RGB.map((c, i) => Math.abs(c - p[i]))));
+          }
+        }
+        t.ok(dist <= 24, `middle of the longest arrow (${Math.round(mx)},${Math.round(my)}) drawn: closest colour ${dist} away`);
+      }
+      // a rank's label opens its detail
+      const lab = s.querySelector(".tl-label.rank");
+      if (lab) {
+        let got = null;
+        PSC.on("rank", (r) => { got = r; });
+        lab.click();
+        t.eq(got, Number(lab.dataset.rank), "a rank label emits its rank");
+        PSC.show("timeline");
+      }
+    },
+  });
+})();

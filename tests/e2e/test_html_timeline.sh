@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# The HTML report's Timeline: traced programs with known calls give known rows, slices and
+# bins, and the view passes its own browser test (pixels of the longest slice and of a bin,
+# zoom steps, rank labels, message arrows).
+#  - examples/phases.c traced: main calls phase_a (300 ms) then phase_b (150 ms); both are
+#    slices at depth 1, phase_b starting when the program says it switched.
+#  - examples/calls.c: 2014 calls in 3 threads (1000 leaf calls of a few ns become bins).
+#  - examples/mpi/ring.c, 4 ranks, -b 20: rank k+1 waits 20 (k+1) ms in MPI_Recv for rank k;
+#    4 messages, each an arrow from rank k to rank k+1 (only with mpirun).
+. "$(dirname "$0")/lib.sh"
+psc_init
+. "$(dirname "$0")/html-lib.sh"
+
+# tl NAME REPORT: the report's data into $T/NAME.json
+tl() {
+	python3 - "$2" >"$T/$1.json" <<'EOF' || die "no data in $2"
+import re, sys
+s = open(sys.argv[1]).read()
+m = re.search(r'<script type="application/json" id="psc-data">(.*?)</script>', s, re.S)
+print(m.group(1).replace("\\u003c", "<"))
+EOF
+}
+
+# the slice of NAME (first one) of a timeline: "depth start dur" (the Python expression's d)
+slice_of() {
+	json_eval "$T/$1.json" "next(' '.join(map(str, (l['depth'], s, l['dur'][i]))) for l in d['timeline']['lanes'] for i, s in enumerate(__import__('itertools').accumulate(l['start'])) if d['timeline']['names'][l['name'][i]] == '$2')"
+}
+
+# phases: two known phases
+run ph "$PERFSCOPE" record --functions -o "$T/ph" -- "$EX/phases_traced" -a 300 -b 150
+expect_eq 0 "$RC" "record phases_traced"
+switch=$(sed -n 's/^switch_ns=//p' "$T/ph.out")
+run phh "$PERFSCOPE" html "$T/ph"
+expect_eq 0 "$RC" "html phases"
+tl ph "$T/ph/report.html"
+expect_eq 1 "$(json_eval "$T/ph.json" "len(d['timeline']['rows'])")" "phases: one row"
+expect_eq 3 "$(json_eval "$T/ph.json" "d['timeline']['calls']")" "phases: main, phase_a, phase_b"
+read -r da sa dura <<<"$(slice_of ph phase_a)"
+read -r db sb durb <<<"$(slice_of ph phase_b)"
+read -r dm sm durm <<<"$(slice_of ph main)"
+expect_eq 0 "$dm" "main at depth 0"
+expect_eq 1 "$da" "phase_a at depth 1"
+expect_eq 1 "$db" "phase_b at depth 1"
+expect_cmp "$dura" ">=" 300000000 "phase_a lasts at least its 300 ms"
+expect_cmp "$dura" "<" 400000000 "phase_a lasts less than 400 ms"
+expect_cmp "$durb" ">=" 150000000 "phase_b lasts at least its 150 ms"
+expect_cmp "$durb" "<" 250000000 "phase_b lasts less than 250 ms"
+origin=$(json_eval "$T/ph.json" "d['timeline']['origin_ns']")
+# the program prints the switch just before it calls phase_b: within 1 ms of its slice
+expect_near "$switch" "$((origin + sb))" 1000000 "phase_b starts at the printed switch"
+expect_cmp "$((sa + dura))" "<=" "$sb" "phase_a ends before phase_b starts"
+html_render "$T/ph/report.html" phases timeline
+html_expect_ok phases
+expect_eq 1 "$(html_dom phases --tests | grep -c '^timeline: ok')" "phases: the timeline's own test passed"
+
+# calls: three threads, leaf calls far below a pixel
+run ca "$PERFSCOPE" record --functions -o "$T/ca" -- "$EX/calls"
+expect_eq 0 "$RC" "record calls"
+run cah "$PERFSCOPE" html "$T/ca"
+expect_eq 0 "$RC" "html calls"
+tl ca "$T/ca/report.html"
+expect_eq 3 "$(json_eval "$T/ca.json" "len(d['timeline']['rows'])")" "calls: a row per thread"
+expect_eq 2014 "$(json_eval "$T/ca.json" "d['timeline']['calls']")" "calls: every call"
+# the main thread's 1000 leaf calls (ns each) are bins named leaf at depth 1, none a slice
+expect_eq 0 "$(json_eval "$T/ca.json" "sum(1 for l in d['timeline']['lanes'] for n in l['name'] if d['timeline']['names'][n] == 'leaf')")" "no leaf call is drawn whole"
+expect_cmp "$(json_eval "$T/ca.json" "sum(1 for l in d['timeline']['lanes'] if l['depth'] == 1 for n in l['bname'] if d['timeline']['names'][n] == 'leaf')")" ">=" 1 "leaf calls are bins at depth 1"
+expect_eq 1 "$(json_eval "$T/ca.json" "sum(1 for l in d['timeline']['lanes'] for n in l['name'] if d['timeline']['names'][n] == 'main')")" "main is one slice"
+html_render "$T/ca/report.html" calls timeline
+html_expect_ok calls
+
+# MPI ring: ranks as rows, MPI_Recv slices, message arrows
+if command -v mpirun >/dev/null 2>&1 && [ -x "$EX/mpi/ring" ]; then
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	export OMPI_MCA_rmaps_base_oversubscribe=1
+	run ring timeout -k 5 60 "$PERFSCOPE" record --mpi -o "$T/ring" -- mpirun -np 4 "$EX/mpi/ring" -b 20
+	expect_eq 0 "$RC" "record the ring"
+	run ringh "$PERFSCOPE" html "$T/ring"
+	expect_eq 0 "$RC" "html ring"
+	tl ring "$T/ring/report.html"
+	expect_eq "rank 0,rank 1,rank 2,rank 3" "$(json_eval "$T/ring.json" "','.join(r['label'] for r in d['timeline']['rows'])")" "ring: a row per rank"
+	expect_eq 4 "$(json_eval "$T/ring.json" "d['timeline']['arrows']['total']")" "ring: 4 messages"
+	expect_eq "0>1 1>2 2>3 3>0" "$(json_eval "$T/ring.json" "' '.join(f'{a}>{b}' for a, b in sorted(zip(d['timeline']['arrows']['from'], d['timeline']['arrows']['to'])))")" "ring: arrows from rank k to rank k+1"
+	# rank k+1's MPI_Recv lasts T_k = 20 (k+1) ms at least
+	for k in 0 1 2 3; do
+		j=$(((k + 1) % 4))
+		got=$(json_eval "$T/ring.json" "max(l['dur'][i] for l in d['timeline']['lanes'] if l['row'] == $j and l['depth'] == -1 for i, n in enumerate(l['name']) if d['timeline']['names'][n] == 'MPI_Recv')")
+		expect_cmp "$got" ">=" "$((20000000 * (k + 1)))" "rank $j waits in MPI_Recv for rank $k"
+	done
+	html_render "$T/ring/report.html" ring timeline
+	html_expect_ok ring
+else
+	note "mpirun or examples/mpi/ring missing: the MPI part is left out"
+fi
+finish
