@@ -279,6 +279,9 @@ def gen_f_one(c):
                      "*%s : 1) * sizeof(MPI_Request));" % (cn, cnt, cnt),
                      "\tfor (int i = 0; %s && i < *%s; i++)" % (cn, cnt),
                      "\t\t%s[i] = PMPI_Request_f2c(%s[i]);" % (cn, n)]
+            # the handles after the call: the hooks tell the requests MPI freed by them
+            after += ["\tfor (int i = 0; %s && i < *%s; i++)" % (cn, cnt),
+                      "\t\t%s[i] = PMPI_Request_f2c(%s[i]);" % (cn, n)]
             hargs.append(cn)
         elif k == "status":
             subst += ["\tif (%s == MPI_F_STATUS_IGNORE)" % n, "\t\t%s = psc_fstatus;" % n]

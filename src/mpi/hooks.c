@@ -410,13 +410,13 @@ static size_t cancel_item(uint64_t *it, const struct mpi_req_info *r, unsigned f
 /* The completion item of request H, completed with status ST (NULL: unknown), if it was known
  * and active: RECV with the status's source, tag and size, ISEND_DONE, or CANCEL when MPI
  * confirms that the program's MPI_Cancel took effect. */
-static size_t completed(uint64_t *it, MPI_Request h, const MPI_Status *st)
+static size_t completed_as(uint64_t *it, MPI_Request h, const MPI_Status *st, int freed)
 {
 	struct mpi_req_info r;
 	size_t n = 0;
 	int cancelled = 0;
 
-	if (h == MPI_REQUEST_NULL || !requests_complete(h, 0, &r))
+	if (h == MPI_REQUEST_NULL || !requests_complete(h, freed, &r))
 		return 0;
 	if (r.cancelled && st && PMPI_Test_cancelled(st, &cancelled) != MPI_SUCCESS)
 		cancelled = 0;
@@ -441,6 +441,49 @@ static size_t completed(uint64_t *it, MPI_Request h, const MPI_Status *st)
 	return n;
 }
 
+static size_t completed(uint64_t *it, MPI_Request h, const MPI_Status *st)
+{
+	return completed_as(it, h, st, 0);
+}
+
+/*
+ * Request BEFORE (its handle before the call; AFTER after it) ended with error ERR under
+ * MPI_ERRORS_RETURN. MPI_ERR_PENDING: still active, kept. A receive truncated
+ * (MPI_ERR_TRUNCATE) still took its message: its RECV item from status ST. Any other error
+ * ended it: no item. Either way its entry goes, or goes inactive when it is persistent and
+ * MPI did not free it (Open MPI frees failed requests, and their handles come back for new
+ * ones, which must not find the old entry).
+ */
+static size_t failed(uint64_t *it, MPI_Request before, MPI_Request after, const MPI_Status *st,
+		     int err)
+{
+	struct mpi_req_info r;
+	int cls = err;
+
+	if (before == MPI_REQUEST_NULL || err == MPI_SUCCESS)
+		return 0;
+	if (PMPI_Error_class(err, &cls) != MPI_SUCCESS)
+		cls = err;
+	if (cls == MPI_ERR_PENDING)
+		return 0;
+	if (cls == MPI_ERR_TRUNCATE && st)
+		return completed_as(it, before, st, after == MPI_REQUEST_NULL);
+	if (requests_complete(before, after == MPI_REQUEST_NULL, &r))
+		comm_unref(r.comm);
+	return 0;
+}
+
+/* The error of request I of a multiple completion that returned RET (not MPI_SUCCESS), with
+ * statuses STATUSES and handles AFTER after the call: its status's with MPI_ERR_IN_STATUS;
+ * otherwise MPI does not say which requests ended: those MPI freed did (RET), the others are
+ * taken as still active. */
+static inline int error_in(int ret, const MPI_Status *statuses, int i, const MPI_Request *after)
+{
+	if (ret == MPI_ERR_IN_STATUS && statuses)
+		return statuses[i].MPI_ERROR;
+	return after && after[i] == MPI_REQUEST_NULL ? ret : MPI_ERR_PENDING;
+}
+
 /* Did request I of a multiple completion complete? RET is the call's. */
 static inline int done_in(int ret, const MPI_Status *statuses, int i)
 {
@@ -461,36 +504,76 @@ static void save_requests(struct mpi_call *c, int count, const MPI_Request *reqs
 	c->reqs = saved;
 }
 
-/* Items of requests REQS[0..count) that completed (all, or per status). */
-static void end_all(struct mpi_call *c, int ret, int count, const MPI_Status *statuses)
+/* Items of requests REQS[0..count) that completed (all, or per status); AFTER the handles
+ * after the call. */
+static void end_all(struct mpi_call *c, int ret, int count, const MPI_Status *statuses,
+		    const MPI_Request *after)
 {
 	uint64_t small[8 * PSC_MPI_ITEM_WORDS], *it = NULL;
 	size_t n = 0;
 
-	if (c->reqs && count > 0 && (ret == MPI_SUCCESS || ret == MPI_ERR_IN_STATUS))
+	if (c->reqs && count > 0)
 		it = items_room(small, 8, (size_t)count);
-	for (int i = 0; it && i < count; i++)
+	for (int i = 0; it && i < count; i++) {
+		const MPI_Status *st = statuses ? &statuses[i] : NULL;
+		uint64_t *at = it + n * PSC_MPI_ITEM_WORDS;
+
 		if (done_in(ret, statuses, i))
-			n += completed(it + n * PSC_MPI_ITEM_WORDS, c->reqs[i],
-				       statuses ? &statuses[i] : NULL);
+			n += completed(at, c->reqs[i], st);
+		else
+			n += failed(at, c->reqs[i], after ? after[i] : c->reqs[i], st,
+				    error_in(ret, statuses, i, after));
+	}
 	mpi_call_end(c, it, n);
 }
 
-/* Items of the OUTCOUNT requests at INDICES that completed. */
+/* Items of the OUTCOUNT requests at INDICES that completed; AFTER the INCOUNT handles after
+ * the call. */
 static void end_some(struct mpi_call *c, int ret, int outcount, const int *indices,
-		     const MPI_Status *statuses, int incount)
+		     const MPI_Status *statuses, int incount, const MPI_Request *after)
 {
 	uint64_t small[8 * PSC_MPI_ITEM_WORDS], *it = NULL;
 	size_t n = 0;
 
-	if (c->reqs && indices && outcount > 0 && outcount != MPI_UNDEFINED &&
-	    (ret == MPI_SUCCESS || ret == MPI_ERR_IN_STATUS))
+	if (ret != MPI_SUCCESS && ret != MPI_ERR_IN_STATUS) {
+		/* MPI does not say which requests ended: the ones it freed did */
+		end_all(c, ret, incount, NULL, after);
+		return;
+	}
+	if (c->reqs && indices && outcount > 0 && outcount != MPI_UNDEFINED)
 		it = items_room(small, 8, (size_t)outcount);
-	for (int i = 0; it && i < outcount; i++)
-		if (indices[i] >= 0 && indices[i] < incount && done_in(ret, statuses, i))
-			n += completed(it + n * PSC_MPI_ITEM_WORDS, c->reqs[indices[i]],
-				       statuses ? &statuses[i] : NULL);
+	for (int i = 0; it && i < outcount; i++) {
+		const MPI_Status *st = statuses ? &statuses[i] : NULL;
+		uint64_t *at = it + n * PSC_MPI_ITEM_WORDS;
+		int k = indices[i];
+
+		if (k < 0 || k >= incount)
+			continue;
+		if (done_in(ret, statuses, i))
+			n += completed(at, c->reqs[k], st);
+		else if (statuses)
+			n += failed(at, c->reqs[k], after ? after[k] : c->reqs[k], st,
+				    statuses[i].MPI_ERROR);
+	}
 	mpi_call_end(c, it, n);
+}
+
+/* Waitany/Testany: request *INDEX completed when DONE (with error RET unless MPI_SUCCESS:
+ * MPI says which one failed through INDEX); with an error and no index, the ones MPI freed
+ * ended. */
+static void any_end(struct mpi_call *c, int ret, int count, const MPI_Request *after, int done,
+		    const int *index, const MPI_Status *status)
+{
+	uint64_t it[PSC_MPI_ITEM_WORDS];
+	int k = *index;
+
+	if (ret == MPI_SUCCESS) {
+		end_some(c, ret, done ? 1 : 0, index, status, count, after);
+	} else if (c->reqs && k >= 0 && k < count && (done || after[k] == MPI_REQUEST_NULL)) {
+		mpi_call_end(c, it, failed(it, c->reqs[k], after[k], status, ret));
+	} else {
+		end_some(c, ret, 0, NULL, NULL, count, after);
+	}
 }
 
 void pre_wait(struct mpi_call *c, MPI_Request *request, MPI_Status *status)
@@ -503,8 +586,9 @@ void post_wait(struct mpi_call *c, int ret, MPI_Request *request, MPI_Status *st
 {
 	uint64_t it[PSC_MPI_ITEM_WORDS];
 
-	(void)request;
-	mpi_call_end(c, it, ret == MPI_SUCCESS ? completed(it, c->req, status) : 0);
+	mpi_call_end(c, it,
+		     ret == MPI_SUCCESS ? completed(it, c->req, status)
+					: failed(it, c->req, *request, status, ret));
 }
 
 void pre_test(struct mpi_call *c, MPI_Request *request, int *flag, MPI_Status *status)
@@ -517,8 +601,13 @@ void post_test(struct mpi_call *c, int ret, MPI_Request *request, int *flag, MPI
 {
 	uint64_t it[PSC_MPI_ITEM_WORDS];
 
-	(void)request;
-	mpi_call_end(c, it, ret == MPI_SUCCESS && *flag ? completed(it, c->req, status) : 0);
+	if (ret == MPI_SUCCESS)
+		mpi_call_end(c, it, *flag ? completed(it, c->req, status) : 0);
+	else /* an error of the request, or of the arguments when MPI did not free it */
+		mpi_call_end(c, it,
+			     *flag || *request == MPI_REQUEST_NULL
+				 ? failed(it, c->req, *request, status, ret)
+				 : 0);
 }
 
 void pre_waitall(struct mpi_call *c, int count, MPI_Request array_of_requests[],
@@ -531,8 +620,7 @@ void pre_waitall(struct mpi_call *c, int count, MPI_Request array_of_requests[],
 void post_waitall(struct mpi_call *c, int ret, int count, MPI_Request array_of_requests[],
 		  MPI_Status array_of_statuses[])
 {
-	(void)array_of_requests;
-	end_all(c, ret, count, array_of_statuses);
+	end_all(c, ret, count, array_of_statuses, array_of_requests);
 }
 
 void pre_testall(struct mpi_call *c, int count, MPI_Request array_of_requests[], int *flag,
@@ -545,10 +633,9 @@ void pre_testall(struct mpi_call *c, int count, MPI_Request array_of_requests[],
 void post_testall(struct mpi_call *c, int ret, int count, MPI_Request array_of_requests[],
 		  int *flag, MPI_Status array_of_statuses[])
 {
-	(void)array_of_requests;
 	if (ret == MPI_SUCCESS && !*flag)
 		count = 0;
-	end_all(c, ret, count, array_of_statuses);
+	end_all(c, ret, count, array_of_statuses, array_of_requests);
 }
 
 void pre_waitany(struct mpi_call *c, int count, MPI_Request array_of_requests[], int *index,
@@ -561,9 +648,7 @@ void pre_waitany(struct mpi_call *c, int count, MPI_Request array_of_requests[],
 void post_waitany(struct mpi_call *c, int ret, int count, MPI_Request array_of_requests[],
 		  int *index, MPI_Status *status)
 {
-	(void)array_of_requests;
-	end_some(c, ret, ret == MPI_SUCCESS && *index != MPI_UNDEFINED ? 1 : 0, index, status,
-		 count);
+	any_end(c, ret, count, array_of_requests, *index != MPI_UNDEFINED, index, status);
 }
 
 void pre_testany(struct mpi_call *c, int count, MPI_Request array_of_requests[], int *index,
@@ -576,9 +661,7 @@ void pre_testany(struct mpi_call *c, int count, MPI_Request array_of_requests[],
 void post_testany(struct mpi_call *c, int ret, int count, MPI_Request array_of_requests[],
 		  int *index, int *flag, MPI_Status *status)
 {
-	(void)array_of_requests;
-	end_some(c, ret, ret == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED ? 1 : 0, index,
-		 status, count);
+	any_end(c, ret, count, array_of_requests, *flag && *index != MPI_UNDEFINED, index, status);
 }
 
 void pre_waitsome(struct mpi_call *c, int incount, MPI_Request array_of_requests[], int *outcount,
@@ -591,8 +674,8 @@ void pre_waitsome(struct mpi_call *c, int incount, MPI_Request array_of_requests
 void post_waitsome(struct mpi_call *c, int ret, int incount, MPI_Request array_of_requests[],
 		   int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
-	(void)array_of_requests;
-	end_some(c, ret, *outcount, array_of_indices, array_of_statuses, incount);
+	end_some(c, ret, *outcount, array_of_indices, array_of_statuses, incount,
+		 array_of_requests);
 }
 
 void pre_testsome(struct mpi_call *c, int incount, MPI_Request array_of_requests[], int *outcount,
@@ -605,8 +688,8 @@ void pre_testsome(struct mpi_call *c, int incount, MPI_Request array_of_requests
 void post_testsome(struct mpi_call *c, int ret, int incount, MPI_Request array_of_requests[],
 		   int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
-	(void)array_of_requests;
-	end_some(c, ret, *outcount, array_of_indices, array_of_statuses, incount);
+	end_some(c, ret, *outcount, array_of_indices, array_of_statuses, incount,
+		 array_of_requests);
 }
 
 void pre_request_free(struct mpi_call *c, MPI_Request *request)
