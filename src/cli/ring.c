@@ -2,6 +2,7 @@
 #include "ring.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -79,4 +80,46 @@ void perf_ring_release(struct perf_ring *r)
 		munmap(r->page, r->map_bytes);
 	free(r->scratch);
 	memset(r, 0, sizeof(*r));
+}
+
+int perf_online_cpus(int **out)
+{
+	char buf[4096];
+	int n = 0, cap = 64, *v = malloc((size_t)cap * sizeof(int));
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+	char *p = buf;
+
+	if (!v)
+		return -ENOMEM;
+	if (!f || !fgets(buf, sizeof(buf), f)) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+
+		snprintf(buf, sizeof(buf), "0-%ld", c > 0 ? c - 1 : 0);
+	}
+	if (f)
+		fclose(f);
+	while (*p && *p != '\n') {
+		char *end;
+		long a = strtol(p, &end, 10), b = a;
+
+		if (end == p)
+			break;
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		for (long c = a; c <= b; c++) {
+			if (n == cap) {
+				int *w = realloc(v, (size_t)(cap *= 2) * sizeof(int));
+
+				if (!w) {
+					free(v);
+					return -ENOMEM;
+				}
+				v = w;
+			}
+			v[n++] = (int)c;
+		}
+		p = *end == ',' ? end + 1 : end;
+	}
+	*out = v;
+	return n;
 }

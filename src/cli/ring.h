@@ -30,4 +30,8 @@ int perf_ring_drain(struct perf_ring *r, int (*fn)(void *ctx, const struct perf_
 /* Unmap R and free its memory. */
 void perf_ring_release(struct perf_ring *r);
 
+/* The online CPUs, from /sys/devices/system/cpu/online ("0-3,8"), or 0..n-1 from sysconf when
+ * it cannot be read: their count with the malloc'd list in *OUT, or -ENOMEM. */
+int perf_online_cpus(int **out);
+
 #endif /* PSC_RING_H */

@@ -46,49 +46,6 @@ static long page_size(void)
 	return sysconf(_SC_PAGESIZE);
 }
 
-/* Online CPUs from /sys/devices/system/cpu/online ("0-3,8"); falls back to 0..n-1. */
-static int online_cpus(int **out)
-{
-	char buf[4096];
-	int n = 0, cap = 64, *v = malloc((size_t)cap * sizeof(int));
-	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
-	char *p = buf;
-
-	if (!v)
-		return -ENOMEM;
-	if (!f || !fgets(buf, sizeof(buf), f)) {
-		long c = sysconf(_SC_NPROCESSORS_ONLN);
-
-		snprintf(buf, sizeof(buf), "0-%ld", c > 0 ? c - 1 : 0);
-	}
-	if (f)
-		fclose(f);
-	while (*p && *p != '\n') {
-		char *end;
-		long a = strtol(p, &end, 10), b = a;
-
-		if (end == p)
-			break;
-		if (*end == '-')
-			b = strtol(end + 1, &end, 10);
-		for (long c = a; c <= b; c++) {
-			if (n == cap) {
-				int *w = realloc(v, (size_t)(cap *= 2) * sizeof(int));
-
-				if (!w) {
-					free(v);
-					return -ENOMEM;
-				}
-				v = w;
-			}
-			v[n++] = (int)c;
-		}
-		p = *end == ',' ? end + 1 : end;
-	}
-	*out = v;
-	return n;
-}
-
 uint64_t sampler_max_rate(const char *procfs)
 {
 	char path[PATH_MAX];
@@ -333,7 +290,7 @@ int sampler_open(struct sampler *s, const struct sampler_config *cfg, const stru
 	s->pid = pid;
 	s->ev = calloc(n + 1, sizeof(*s->ev));
 	s->groups = calloc(n + 1, sizeof(*s->groups));
-	ncpus = online_cpus(&cpus);
+	ncpus = perf_online_cpus(&cpus);
 	if (!s->ev || !s->groups || ncpus <= 0) {
 		free(cpus);
 		return ncpus < 0 ? ncpus : -ENOMEM;
