@@ -62,7 +62,7 @@ int cmd_html(int argc, char **argv)
 		output = path;
 	}
 	ret = EXIT_USAGE;
-	if (report_open(&rep, "html", dir, &(struct report_options){.per_thread = 1}))
+	if (report_open(&rep, "html", dir, &(struct report_options){.per_thread = 1, .lines = 1}))
 		goto out;
 	out = cli_open_output("html", output, force);
 	if (!out)

@@ -36,7 +36,11 @@ expect_eq 1 "$(grep -c 'Chart.js v3' "$T/exp/report.html")" "Chart.js is inlined
 
 html_render "$T/exp/report.html" summary summary
 html_expect_ok summary
-expect_eq "summary profile" "$(html_dom summary --views | tr '\n' ' ' | sed 's/ $//')" "views shown"
+views=$(html_dom summary --views | tr '\n' ' ')
+case " $views" in " summary profile "*) ;; *) fail "views: Summary then Profile first, got: $views" ;; esac
+for v in waits traffic animation load detail energy counters; do
+	case " $views " in *" $v "*) fail "view $v shown for a run without its data: $views" ;; esac
+done
 expect_eq 0 "$(html_dom summary --count img)" "no <img> element was injected"
 html_dom summary --table profile-table >"$T/profile.csv"
 n=$(python3 -c 'import csv,sys; print(sum(1 for r in csv.reader(open(sys.argv[1])) if r and r[0]==sys.argv[2] and r[2]=="3"))' "$T/profile.csv" "$evil")
