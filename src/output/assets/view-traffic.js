@@ -227,6 +227,12 @@
       s.querySelector("#traffic-play").click();
       t.ok(S.f >= Math.min(2, tr.frames.n - 1), `playing advanced the frames (at ${S.f})`);
       checkFrame(S.f, "after playing");
+      // clicking a sender's label emits its rank (last: it opens the detail)
+      const got = [];
+      PSC.on("rank", (r) => got.push(r));
+      const box = S.cv.getBoundingClientRect();
+      S.cv.dispatchEvent(new MouseEvent("click", { clientX: box.left + 1 + g.L - 10, clientY: box.top + 1 + g.y(p - 1) + g.c / 2 }));
+      t.eq(got.join(","), String(p - 1), "rank emitted by a click on a sender's label");
     },
   });
 })();

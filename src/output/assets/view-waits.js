@@ -185,6 +185,18 @@
         t.eq(raw.length, p, "raw table rows");
         t.eq(raw[p - 1].children[p + 2].textContent, PSC.fmtNum(wt.total[p - 1]), "raw table: last rank's total");
       }
+      // clicking a row label and a column label emits their ranks (last: it opens the detail)
+      const got = [];
+      PSC.on("rank", (r) => got.push(r));
+      const g = W.g;
+      const click = (x, y) => {
+        PSC.show("waits"); // the previous click opened the detail
+        const box = cv.getBoundingClientRect();
+        cv.dispatchEvent(new MouseEvent("click", { clientX: box.left + 1 + x, clientY: box.top + 1 + y, bubbles: true }));
+      };
+      click(g.L - 20, g.y(p - 1) + g.c / 2);
+      click(g.x(0) + g.c / 2, g.T - 6);
+      t.eq(got.join(","), `${p - 1},0`, "ranks emitted by clicks on a row and a column label");
     },
   });
 })();
