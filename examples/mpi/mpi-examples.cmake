@@ -15,12 +15,14 @@ endif()
 if(PERFSCOPE_FORTRAN)
   find_package(MPI QUIET COMPONENTS Fortran)
   if(MPI_Fortran_FOUND)
-    add_executable(mpi_ring_f ${CMAKE_SOURCE_DIR}/examples/mpi/ring_f.f90)
-    target_compile_options(mpi_ring_f PRIVATE -g -fno-sanitize=all)
-    target_link_options(mpi_ring_f PRIVATE -fno-sanitize=all)
-    target_link_libraries(mpi_ring_f PRIVATE MPI::MPI_Fortran)
-    set_target_properties(mpi_ring_f PROPERTIES OUTPUT_NAME ring_f
-      Fortran_MODULE_DIRECTORY ${CMAKE_BINARY_DIR}/examples/mpi/mod
-      RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/examples/mpi)
+    foreach(ex ring_f inplace_f)
+      add_executable(mpi_${ex} ${CMAKE_SOURCE_DIR}/examples/mpi/${ex}.f90)
+      target_compile_options(mpi_${ex} PRIVATE -g -fno-sanitize=all)
+      target_link_options(mpi_${ex} PRIVATE -fno-sanitize=all)
+      target_link_libraries(mpi_${ex} PRIVATE MPI::MPI_Fortran)
+      set_target_properties(mpi_${ex} PROPERTIES OUTPUT_NAME ${ex}
+        Fortran_MODULE_DIRECTORY ${CMAKE_BINARY_DIR}/examples/mpi/mod
+        RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/examples/mpi)
+    endforeach()
   endif()
 endif()

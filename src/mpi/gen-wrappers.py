@@ -262,9 +262,14 @@ def gen_f_one(c):
         elif k == "typearray":
             slot = "SCRATCH_F_TYPES1" if n.startswith("send") else "SCRATCH_F_TYPES2"
             comm = "c_comm"
+            # a send buffer MPI_IN_PLACE: MPI ignores the send types (a program may pass
+            # anything, even an array it never allocated), and so do the hooks
+            unused = ("c_sendbuf == MPI_IN_PLACE ? NULL : "
+                      if n.startswith("send") and any(q.name == "sendbuf" for q in c.params)
+                      else "")
             decl += ["\tint %s_n = mpi_comm_peers(%s);" % (cn, comm),
-                     "\tMPI_Datatype *%s = mpi_scratch(%s, (size_t)(%s_n > 0 ? %s_n : 1) * "
-                     "sizeof(MPI_Datatype));" % (cn, slot, cn, cn),
+                     "\tMPI_Datatype *%s = %smpi_scratch(%s, (size_t)(%s_n > 0 ? %s_n : 1) * "
+                     "sizeof(MPI_Datatype));" % (cn, unused, slot, cn, cn),
                      "\tfor (int i = 0; %s && i < %s_n; i++)" % (cn, cn),
                      "\t\t%s[i] = PMPI_Type_f2c(%s[i]);" % (cn, n)]
             hargs.append(cn)
