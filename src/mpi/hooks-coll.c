@@ -73,10 +73,14 @@ struct bytes2 {
 	uint64_t sent, received;
 };
 
+/* On an intercommunicator the root's group passes MPI_ROOT (the root) or MPI_PROC_NULL (the
+ * others, which take no part in the transfer: nothing either way). */
 static struct bytes2 b_bcast(int count, MPI_Datatype type, int root, MPI_Comm comm)
 {
 	uint64_t b = mpi_bytes(count, type);
 
+	if (root == MPI_PROC_NULL)
+		return (struct bytes2){0, 0};
 	return is_root(comm, root) ? (struct bytes2){b, 0} : (struct bytes2){0, b};
 }
 
