@@ -31,6 +31,11 @@ run build/perfscope record --force -o build/demo-sample.out --sample -e page-fau
 	build/examples/pagewalk -n 20000 -s 150
 run build/perfscope report build/demo-sample.out --lines --top 5
 run build/perfscope timeline build/demo-sample.out --interval 50ms
-run build/perfscope html --force build/demo-threads.out -o build/demo-report.html
-echo "open build/demo-report.html in a browser: it needs no network;"
+run build/perfscope html --force build/demo-trace.out -o build/demo-report.html
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+run build/perfscope record --force --mpi --load=20 -o build/demo-mpi.out -- \
+	mpirun -np 4 build/examples/mpi/ring
+run build/perfscope mpi build/demo-mpi.out --waits
+run build/perfscope html --force build/demo-mpi.out -o build/demo-mpi.html
+echo "open build/demo-report.html and build/demo-mpi.html in a browser: they need no network;"
 echo "open build/demo-trace.json in https://ui.perfetto.dev or chrome://tracing"
