@@ -5,6 +5,7 @@
 const PSC = (function () {
   const data = JSON.parse(document.getElementById("psc-data").textContent);
   const params = new URLSearchParams(location.hash.slice(1));
+  const testMode = params.has("test");
   const views = [];
   const listeners = {};
 
@@ -68,6 +69,8 @@ const PSC = (function () {
   const canvas = (w, h, attrs) => {
     const c = el("canvas", Object.assign({ width: String(Math.round(w)), height: String(Math.round(h)) },
                                          attrs || {}));
+    // tests read pixels back: say so at the context's creation (Chromium warns otherwise)
+    c.getContext("2d", { willReadFrequently: testMode });
     return c;
   };
   // The width a view can use: the main area's, so hidden views size like visible ones.
@@ -143,7 +146,7 @@ const PSC = (function () {
     return t;
   };
 
-  return { data, params, testMode: params.has("test"), views, el, fmtNs, fmtNum, fmtPct, fmtBytes,
+  return { data, params, testMode, views, el, fmtNs, fmtNum, fmtPct, fmtBytes,
            colorRGB, color, css, stateRGB, heatRGB, canvas, width, table, view, on, emit, pixel, tester };
 })();
 if (window.Chart) {
