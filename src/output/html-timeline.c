@@ -169,12 +169,10 @@ static int stream_pass(struct tl_lod *t, struct html_input *in, const struct exp
 	return ret;
 }
 
-static const struct exp_stream *sort_streams_base;
-
-static int cmp_stream(const void *a, const void *b)
+static int cmp_stream(const void *a, const void *b, void *streams)
 {
-	const struct exp_stream *x = &sort_streams_base[*(const size_t *)a];
-	const struct exp_stream *y = &sort_streams_base[*(const size_t *)b];
+	const struct exp_stream *x = (const struct exp_stream *)streams + *(const size_t *)a;
+	const struct exp_stream *y = (const struct exp_stream *)streams + *(const size_t *)b;
 	int rx = x->proc ? x->proc->rank : -1, ry = y->proc ? y->proc->rank : -1;
 
 	if (rx != ry)
@@ -253,21 +251,24 @@ static int64_t arrow_len(const struct tl_arrows *a, size_t i)
 	return a->t1[i] - a->t0[i];
 }
 
-static const struct tl_arrows *sort_arrows_base;
-static int sort_by_len;
-
-static int cmp_arrow(const void *x, const void *y)
+/* Arrows by length, longest first. */
+static int cmp_arrow_len(const void *x, const void *y, void *arrows)
 {
 	size_t i = *(const size_t *)x, j = *(const size_t *)y;
-	int64_t a, b;
+	int64_t a = arrow_len(arrows, j), b = arrow_len(arrows, i);
 
-	if (sort_by_len) {
-		a = arrow_len(sort_arrows_base, j);
-		b = arrow_len(sort_arrows_base, i);
-	} else {
-		a = sort_arrows_base->t0[i];
-		b = sort_arrows_base->t0[j];
-	}
+	if (a != b)
+		return a < b ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+/* Arrows by start. */
+static int cmp_arrow(const void *x, const void *y, void *arrows)
+{
+	const struct tl_arrows *ar = arrows;
+	size_t i = *(const size_t *)x, j = *(const size_t *)y;
+	int64_t a = ar->t0[i], b = ar->t0[j];
+
 	if (a != b)
 		return a < b ? -1 : 1;
 	return i < j ? -1 : i > j;
@@ -293,12 +294,9 @@ static int arrows_trim(struct tl_arrows *a, size_t budget)
 		return -ENOMEM;
 	for (size_t i = 0; i < a->n; i++)
 		idx[i] = i;
-	sort_arrows_base = a;
-	sort_by_len = 1;
-	qsort(idx, a->n, sizeof(*idx), cmp_arrow);
+	qsort_r(idx, a->n, sizeof(*idx), cmp_arrow_len, a);
 	n = a->n < budget ? a->n : budget;
-	sort_by_len = 0;
-	qsort(idx, n, sizeof(*idx), cmp_arrow);
+	qsort_r(idx, n, sizeof(*idx), cmp_arrow, a);
 	k.from = malloc((n + 1) * sizeof(*k.from));
 	k.to = malloc((n + 1) * sizeof(*k.to));
 	k.t0 = malloc((n + 1) * sizeof(*k.t0));
@@ -384,8 +382,7 @@ int tl_build(struct tl_lod *t, struct tl_arrows *a, int64_t *origin_ns, struct h
 		return -ENOMEM;
 	for (size_t i = 0; i < e->nstreams; i++)
 		order[i] = i;
-	sort_streams_base = e->streams;
-	qsort(order, e->nstreams, sizeof(*order), cmp_stream);
+	qsort_r(order, e->nstreams, sizeof(*order), cmp_stream, e->streams);
 	for (size_t k = 0; k < e->nstreams && ret == 0; k++) {
 		const struct exp_stream *s = &e->streams[order[k]];
 		int rank = s->proc ? s->proc->rank : -1;
