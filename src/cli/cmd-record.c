@@ -21,6 +21,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -124,6 +125,8 @@ struct record_mpi {
 	int on;		 /* --mpi: libperfscope-mpi.so preloaded, "mpi": true */
 	int rank;	 /* this record's MPI rank from the launcher's environment, -1 if none */
 	const char *job; /* the MPI job's id from the environment, NULL when unknown */
+	const char *run; /* this run's nonce (PSC_ENV_MPI_RUN), NULL when none */
+	char run_buf[24];
 };
 
 #define MPI_DIR_WAIT_MS 30000 /* how long a rank waits for rank 0's meta.json */
@@ -169,10 +172,39 @@ static const char *mpi_env_job(void)
 	return NULL;
 }
 
-/* True when DIR/meta.json was written by rank 0 of this job: its "mpi_job" is JOB, or, without
- * a job id, "" and the file was written after NOT_BEFORE (CLOCK_REALTIME s). */
-static int mpi_meta_ready(const char *dir, const char *job, time_t not_before)
+/* This run's nonce: a rank's from its launcher (NULL when none); a launcher's fresh. -EINVAL
+ * when the environment's is not one. */
+static int mpi_run_id(struct record_mpi *mpi)
 {
+	const char *v = getenv(PSC_ENV_MPI_RUN);
+	uint64_t r = 0;
+
+	if (mpi->rank < 0) {
+		if (getrandom(&r, sizeof(r), 0) != sizeof(r))
+			r = (uint64_t)time(NULL) << 24 ^ (uint64_t)getpid() ^ (uint64_t)clock();
+		snprintf(mpi->run_buf, sizeof(mpi->run_buf), "%016llx", (unsigned long long)r);
+		mpi->run = mpi->run_buf;
+		return 0;
+	}
+	if (!v || !*v)
+		return 0;
+	if (strlen(v) > 64 || v[strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					  "0123456789._-")]) {
+		cli_error("record",
+			  "%s=%s: give letters, digits, '.', '_' and '-' only (at most 64)",
+			  PSC_ENV_MPI_RUN, v);
+		return -EINVAL;
+	}
+	mpi->run = v;
+	return 0;
+}
+
+/* True when DIR/meta.json was written by rank 0 of this run: its "mpi_run" is the run's nonce;
+ * without one, its "mpi_job" is JOB, or, without a job id, "" and the file was written after
+ * NOT_BEFORE (CLOCK_REALTIME s). */
+static int mpi_meta_ready(const char *dir, const struct record_mpi *mpi, time_t not_before)
+{
+	const char *job = mpi->job;
 	char path[PATH_MAX + 16], buf[4096], want[256];
 	struct stat st;
 	ssize_t n;
@@ -188,6 +220,10 @@ static int mpi_meta_ready(const char *dir, const char *job, time_t not_before)
 	if (!ok)
 		return 0;
 	buf[n] = 0;
+	if (mpi->run) {
+		snprintf(want, sizeof(want), "\"mpi_run\": \"%s\"", mpi->run);
+		return strstr(buf, want) != NULL;
+	}
 	snprintf(want, sizeof(want), "\"mpi_job\": \"%s\"", job ? job : "");
 	if (!strstr(buf, want))
 		return 0;
@@ -201,7 +237,7 @@ static int mpi_wait_dir(const char *dir, const struct record_mpi *mpi)
 	time_t not_before = time(NULL) - 10;
 
 	for (int waited = 0; waited < MPI_DIR_WAIT_MS; waited += 20) {
-		if (mpi_meta_ready(dir, mpi->job, not_before))
+		if (mpi_meta_ready(dir, mpi, not_before))
 			return 0;
 		nanosleep(&pause, NULL);
 	}
@@ -295,6 +331,8 @@ static int write_meta(const char *dir, char **cmd, int ncmd, const struct event_
 	/* what the other ranks' records wait for */
 	if (mpi->rank >= 0)
 		jsonw_kv_string(&w, "mpi_job", mpi->job ? mpi->job : "");
+	if (mpi->run)
+		jsonw_kv_string(&w, "mpi_run", mpi->run);
 	if (exit_status >= 0)
 		jsonw_kv_i64(&w, "exit_status", exit_status);
 	if (run_ns && run_ns[0]) {
@@ -509,7 +547,7 @@ int cmd_record(int argc, char **argv)
 	const char *dir = "perfscope.out", *group = NULL, *filter = NULL, *bufsize = NULL;
 	const char *sample = NULL, *load = NULL;
 	uint64_t period = UINT64_MAX; /* not given */
-	struct record_mpi mpi = {0, mpi_env_rank(), NULL};
+	struct record_mpi mpi = {0, mpi_env_rank(), NULL, NULL, ""};
 	unsigned long load_ms = 100;
 	int force = 0, help = 0, functions = 0, callgraph = 0, first, ret, status = 0, created = 0;
 	struct record_power rp = {0};
@@ -614,6 +652,8 @@ int cmd_record(int argc, char **argv)
 		mpi.rank = -1;
 	if (mpi.rank >= 0)
 		mpi.job = mpi_env_job();
+	if (mpi.on && mpi_run_id(&mpi))
+		goto out;
 
 	if (period == 0) {
 		cli_error("record", "--period 0: give the number of leader events between samples, "
@@ -672,7 +712,8 @@ int cmd_record(int argc, char **argv)
 	    (nev && !sampling ? setenv(PSC_ENV_EVENTS, list, 1) : unsetenv(PSC_ENV_EVENTS)) ||
 	    (filter ? setenv(PSC_ENV_FILTER, absfilter, 1) : unsetenv(PSC_ENV_FILTER)) ||
 	    (bufsize ? setenv(PSC_ENV_BUFSIZE, bufsize, 1) : 0) ||
-	    (mpi.on ? setenv(PSC_ENV_MPI_LOAD, load ? load : "100", 1) : 0)) {
+	    (mpi.on ? setenv(PSC_ENV_MPI_LOAD, load ? load : "100", 1) : 0) ||
+	    (mpi.run ? setenv(PSC_ENV_MPI_RUN, mpi.run, 1) : 0)) {
 		cli_error("record", "cannot set the environment: %s", strerror(errno));
 		goto out;
 	}

@@ -19,6 +19,11 @@
 #define PSC_ENV_FILTER "PERFSCOPE_FILTER"
 /* MPI (record --mpi): the load sampler's period in ms, 0 for none (default 100). */
 #define PSC_ENV_MPI_LOAD "PERFSCOPE_MPI_LOAD"
+/* MPI (record --mpi): this run's nonce, the same in every rank (letters, digits, '.', '_',
+ * '-'; at most 64). `perfscope record --mpi -- LAUNCHER` sets a fresh one for the launcher; a
+ * launcher passing it to `perfscope record --mpi` ranks makes them share DIR only with rank 0's
+ * record of the same run ("mpi_run" in meta.json), whatever the MPI job id. */
+#define PSC_ENV_MPI_RUN "PERFSCOPE_MPI_RUN"
 /* Force the clock source: "tsc" or "monotonic" (testing and odd hardware). */
 #define PSC_ENV_CLOCK "PERFSCOPE_CLOCK"
 
