@@ -199,6 +199,19 @@ struct match_ctx {
 	size_t nsends, nrecvs;
 };
 
+/* Item I and the item J that started its request (MPI_NONE: unknown) share a communicator:
+ * the one that lacks it takes the other's (a send's completion or a cancellation has none in
+ * the records, a posted receive none in OTF2). */
+static void request_comm(struct mpi_model *m, uint32_t i, uint32_t j)
+{
+	if (j == MPI_NONE)
+		return;
+	if (m->items[i].comm == MPI_NONE)
+		m->items[i].comm = m->items[j].comm;
+	else if (m->items[j].comm == MPI_NONE)
+		m->items[j].comm = m->items[i].comm;
+}
+
 static int routable(const struct mpi_model *m, const struct mpi_item *it)
 {
 	return it->comm != MPI_NONE && it->peer >= 0 && it->peer < m->world_size;
@@ -233,12 +246,14 @@ static int collect_call(struct match_ctx *x, int r, uint32_t c)
 			continue;
 		case PSC_MPI_ITEM_ISEND_DONE:
 			j = reqs_take(&x->req, it->request);
+			request_comm(m, i, j);
 			if (j != MPI_NONE && m->items[j].kind == PSC_MPI_ITEM_ISEND)
 				x->aux[j] = c;
 			continue;
 		case PSC_MPI_ITEM_CANCEL:
 			/* a send cancelled for sure sent nothing; a freed one still sends */
 			j = reqs_take(&x->req, it->request);
+			request_comm(m, i, j);
 			if (j != MPI_NONE && m->items[j].kind == PSC_MPI_ITEM_ISEND &&
 			    !(it->flags & PSC_MPI_F_FREED))
 				m->items[j].flags |= MPI_ITEM_F_CANCELLED;
@@ -251,6 +266,7 @@ static int collect_call(struct match_ctx *x, int r, uint32_t c)
 				j = reqs_take(&x->req, it->request);
 				if (j != MPI_NONE && m->items[j].kind != PSC_MPI_ITEM_IRECV)
 					j = MPI_NONE;
+				request_comm(m, i, j);
 				x->aux[i] = j != MPI_NONE ? m->items[j].call : MPI_NONE;
 			}
 			e = &x->recvs[x->nrecvs++];

@@ -93,6 +93,7 @@ struct imp {
 	long cur_model_loc; /* -1 until its first call */
 	struct imp_call call;
 	uint64_t unknown_calls, stray_items, nested_calls, open_calls;
+	uint64_t nocomm_items; /* messages and collectives naming no communicator */
 	char unknown_names[160]; /* the first routines not modelled, for the warning */
 	struct imp_span *spans;	 /* per rank: its first and last event of any kind */
 };

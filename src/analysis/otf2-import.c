@@ -74,19 +74,25 @@ static int32_t world_rank(const struct imp *im, long c, uint32_t r)
 	return ci->members[r];
 }
 
-/* An item of the open MPI call; peer is a rank in communicator COMM, converted here. */
+/* An item of the open MPI call; peer is a rank in communicator COMM, converted here. Without
+ * a communicator (the request events have none in OTF2: matching gives them their request's)
+ * the item has none: MPI_NONE, peer PSC_MPI_ANY. */
 static OTF2_CallbackCode add_item(struct imp *im, enum psc_mpi_item kind, OTF2_CommRef comm,
 				  uint32_t peer, uint32_t tag, uint64_t bytes, uint64_t bytes2,
 				  uint64_t request)
 {
 	struct mpi_item it;
-	long c = 0;
+	long c = MPI_NONE;
 
 	if (im->call.depth == 0) {
 		im->stray_items++;
 		return OTF2_CALLBACK_SUCCESS;
 	}
 	memset(&it, 0, sizeof(it));
+	it.peer = PSC_MPI_ANY;
+	if (comm == OTF2_UNDEFINED_COMM && kind != PSC_MPI_ITEM_IRECV &&
+	    kind != PSC_MPI_ITEM_ISEND_DONE && kind != PSC_MPI_ITEM_CANCEL)
+		im->nocomm_items++;
 	if (comm != OTF2_UNDEFINED_COMM) {
 		c = comm_of(im, comm);
 		if (c == -ENOMEM)
@@ -347,6 +353,8 @@ static int warn_skipped(struct imp *im)
 	    {im->stray_items, "MPI events outside a modelled MPI call (left out)"},
 	    {im->nested_calls, "MPI calls inside other MPI calls (taken as part of the outer one)"},
 	    {im->open_calls, "locations end inside an MPI call (cut short; the call is left out)"},
+	    {im->nocomm_items,
+	     "MPI message or collective events name no communicator (not matched)"},
 	};
 	int ret = 0;
 
