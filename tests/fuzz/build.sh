@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # build.sh OUTDIR - build the readers' fuzz targets (fuzz_stream.c, fuzz_profile.c,
-# fuzz_powerfile.c, fuzz_powerlog.c) with clang and libFuzzer, ASan and UBSan.
+# fuzz_powerfile.c, fuzz_powerlog.c, fuzz_mpi.c) with clang and libFuzzer, ASan and UBSan.
 #
 # The main build uses gcc; libFuzzer needs clang, so the targets are compiled here directly
 # from the few sources they need. Exit status 77 (and the reason on stdout) when clang or
@@ -53,4 +53,13 @@ flags=(-g -O1 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -fno-omit-frame-poi
 	"$src/src/analysis/powerfile.c" "$src/src/analysis/power.c" -lm
 "$cc" "${flags[@]}" -o "$out/fuzz_powerlog" "$src/tests/fuzz/fuzz_powerlog.c" \
 	"$src/src/analysis/powerlog.c" "$src/src/analysis/textline.c" "$src/src/analysis/power.c" -lm
-echo "built $out/fuzz_stream, $out/fuzz_profile, $out/fuzz_powerfile and $out/fuzz_powerlog with $cc"
+# the MPI model and the analyses of perfscope mpi
+"$cc" "${flags[@]}" -o "$out/fuzz_mpi" "$src/tests/fuzz/fuzz_mpi.c" \
+	"$src/src/analysis/stream.c" "$src/src/analysis/experiment.c" \
+	"$src/src/analysis/samples.c" "$src/src/analysis/u64map.c" \
+	"$src/src/analysis/mpi-load.c" "$src/src/analysis/mpi-model.c" \
+	"$src/src/analysis/mpi-match.c" "$src/src/analysis/mpi-stats.c" \
+	"$src/src/analysis/mpi-waits.c" "$src/src/core/counts.c" "$src/src/core/clock.c" \
+	"$src/src/analysis/symbols.c" "$src/src/analysis/elf-module.c" "$src/src/analysis/maps.c" \
+	"$src/src/core/mpi-routines.c" $(pkg-config --cflags --libs libcjson libdw) -lm
+echo "built $out/fuzz_stream, $out/fuzz_profile, $out/fuzz_powerfile, $out/fuzz_powerlog and $out/fuzz_mpi with $cc"

@@ -37,4 +37,19 @@ if "$perfscope" record --help 2>&1 | grep -q -- --functions && [ -x "$build/exam
 	"$perfscope" record --functions -o "$tmp/fib" -- "$build/examples/fib" 5 >/dev/null
 	take fib "$tmp/fib"
 fi
+# MPI records (enter, leave with items of every kind, communicators, clock records) when the
+# build has MPI: small runs of the MPI examples, every rank's streams
+if [ -f "$build/libperfscope-mpi.so" ] && command -v mpirun >/dev/null 2>&1; then
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	export OMPI_MCA_rmaps_base_oversubscribe=1
+	mex=$build/examples/mpi
+	"$perfscope" record --mpi --load=0 -o "$tmp/mpi-cancel" -- mpirun -np 2 "$mex/cancel" >/dev/null
+	take mpi-cancel "$tmp/mpi-cancel"
+	"$perfscope" record --mpi --load=0 -o "$tmp/mpi-errret" -- mpirun -np 2 "$mex/errret" >/dev/null
+	take mpi-errret "$tmp/mpi-errret"
+	"$perfscope" record --mpi --load=0 -o "$tmp/mpi-inter" -- mpirun -np 4 "$mex/intercomm" >/dev/null
+	take mpi-intercomm "$tmp/mpi-inter"
+	"$perfscope" record --mpi --load=0 -o "$tmp/mpi-more" -- mpirun -np 4 "$mex/calls_more" >/dev/null
+	take mpi-calls_more "$tmp/mpi-more"
+fi
 du -b -s "$corpus"
