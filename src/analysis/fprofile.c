@@ -1,5 +1,6 @@
 /* fprofile.c - building and merging the function profile (fprofile.h). */
 #include "fprofile.h"
+#include "../core/array.h"
 
 #include "regions.h"
 #include "u64map.h"
@@ -9,26 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int grow(void **v, size_t *cap, size_t need, size_t size)
-{
-	if (need <= *cap)
-		return 0;
-	size_t ncap = *cap ? *cap * 2 : 64;
-
-	while (ncap < need)
-		ncap *= 2;
-	void *nv = realloc(*v, ncap * size);
-
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	*cap = ncap;
-	return 0;
-}
-
 static struct func_row *row_add(struct func_profile *p, size_t *idx)
 {
-	if (grow((void **)&p->rows, &p->rowcap, p->nrows + 1, sizeof(*p->rows)))
+	if (array_reserve((void **)&p->rows, &p->rowcap, p->nrows + 1, sizeof(*p->rows)))
 		return NULL;
 	*idx = p->nrows;
 	struct func_row *r = &p->rows[p->nrows++];
@@ -41,7 +25,7 @@ static struct func_row *row_add(struct func_profile *p, size_t *idx)
 static struct func_node *node_add(struct func_profile *p, size_t parent, size_t row, size_t th,
 				  size_t *idx)
 {
-	if (grow((void **)&p->nodes, &p->nodecap, p->nnodes + 1, sizeof(*p->nodes)))
+	if (array_reserve((void **)&p->nodes, &p->nodecap, p->nnodes + 1, sizeof(*p->nodes)))
 		return NULL;
 	*idx = p->nnodes;
 	struct func_node *n = &p->nodes[p->nnodes++];
@@ -148,7 +132,7 @@ static int on_enter(struct func_profile *p, struct pass *ps, const struct exp_st
 	}
 	ps->node_cache[ns].key = key;
 	ps->node_cache[ns].val = node;
-	if (grow((void **)&ps->stack, &ps->cap, ps->depth + 1, sizeof(*ps->stack)))
+	if (array_reserve((void **)&ps->stack, &ps->cap, ps->depth + 1, sizeof(*ps->stack)))
 		return -ENOMEM;
 	ps->stack[ps->depth++] = node;
 	return 0;
@@ -220,7 +204,8 @@ static int energy_event(struct func_profile *p, struct pass *ps, const struct ca
 	ps->last_ns = ev->ns;
 	ps->last_w = w;
 	if (ev->type == CALL_ENTER) {
-		if (grow((void **)&ps->wstack, &ps->wcap, ps->depth + 1, sizeof(*ps->wstack)))
+		if (array_reserve((void **)&ps->wstack, &ps->wcap, ps->depth + 1,
+				  sizeof(*ps->wstack)))
 			return -ENOMEM;
 		ps->wstack[ps->depth] = w;
 	} else if (ev->type == CALL_EXIT && ps->depth) {

@@ -5,6 +5,7 @@
  * mpi_model_load added them, so each record pair finds its call and its wait by position.
  */
 #include "mpi-scope.h"
+#include "../core/array.h"
 
 #include "../core/format.h"
 #include "../core/mpi-routines.h"
@@ -66,24 +67,6 @@ const char *mpi_scope_kind_name(enum mpi_scope_kind k)
 	return k == MPI_SCOPE_FUNCTION ? "function" : k == MPI_SCOPE_REGION ? "region" : "outside";
 }
 
-static int grow(void **v, size_t *cap, size_t need, size_t size)
-{
-	size_t ncap;
-	void *nv;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 64;
-	while (ncap < need)
-		ncap *= 2;
-	nv = realloc(*v, ncap * size);
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	*cap = ncap;
-	return 0;
-}
-
 static uint64_t name_hash(enum mpi_scope_kind kind, const char *name)
 {
 	uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)kind;
@@ -106,7 +89,7 @@ static long scope_of(struct mpi_scope_profile *p, enum mpi_scope_kind kind, cons
 	for (i = 0; i < p->nscopes; i++) /* a hash collision: rare */
 		if (p->scopes[i].kind == kind && !strcmp(p->scopes[i].name, name))
 			return (long)i;
-	if (grow((void **)&p->scopes, &p->scopes_cap, p->nscopes + 1, sizeof(*p->scopes)))
+	if (array_reserve((void **)&p->scopes, &p->scopes_cap, p->nscopes + 1, sizeof(*p->scopes)))
 		return -ENOMEM;
 	if (p->scopes_cap != old_cap) {
 		cells = realloc(p->cells, p->scopes_cap * (size_t)p->nranks * sizeof(*cells));
@@ -145,7 +128,7 @@ static int op_add(struct mpi_scope_profile *p, uint32_t scope, int rank, uint32_
 	struct mpi_scope_op *op;
 
 	if (!u64map_get(&p->by_op, key, &v)) {
-		if (grow((void **)&p->ops, &p->ops_cap, p->nops + 1, sizeof(*p->ops)))
+		if (array_reserve((void **)&p->ops, &p->ops_cap, p->nops + 1, sizeof(*p->ops)))
 			return -ENOMEM;
 		v = p->nops++;
 		p->ops[v] = (struct mpi_scope_op){scope, rank, routine, 0, 0, 0};
@@ -257,13 +240,13 @@ static int on_record(void *ctx, const struct stream_record *r, char *err, size_t
 
 static int push(struct walk *x, uint32_t scope, int region, uint64_t key, int64_t ns)
 {
-	if (grow((void **)&x->st, &x->cap, x->depth + 1, sizeof(*x->st)))
+	if (array_reserve((void **)&x->st, &x->cap, x->depth + 1, sizeof(*x->st)))
 		return -ENOMEM;
 	if (scope >= x->active_cap) {
 		size_t old = x->active_cap;
 
-		if (grow((void **)&x->active, &x->active_cap, (size_t)scope + 1,
-			 sizeof(*x->active)))
+		if (array_reserve((void **)&x->active, &x->active_cap, (size_t)scope + 1,
+				  sizeof(*x->active)))
 			return -ENOMEM;
 		memset(x->active + old, 0, (x->active_cap - old) * sizeof(*x->active));
 	}

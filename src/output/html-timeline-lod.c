@@ -1,30 +1,13 @@
 /* html-timeline-lod.c - the Timeline's level of detail: slices kept whole or aggregated into
  * time bins under the report's budgets (html-timeline.h). */
 #include "html-timeline.h"
+#include "../core/array.h"
 
 #include "../analysis/u64map.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int grow(void **v, size_t *cap, size_t need, size_t size)
-{
-	size_t ncap;
-	void *nv;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 16;
-	while (ncap < need)
-		ncap *= 2;
-	nv = realloc(*v, ncap * size);
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	*cap = ncap;
-	return 0;
-}
 
 int tl_init(struct tl_lod *t, const struct tl_params *p)
 {
@@ -43,7 +26,7 @@ int tl_row_add(struct tl_lod *t, pid_t pid, pid_t tid, int rank, unsigned image,
 {
 	struct tl_row *r;
 
-	if (grow((void **)&t->rows, &t->rowcap, t->nrows + 1, sizeof(*t->rows)))
+	if (array_reserve((void **)&t->rows, &t->rowcap, t->nrows + 1, sizeof(*t->rows)))
 		return -ENOMEM;
 	r = &t->rows[t->nrows];
 	memset(r, 0, sizeof(*r));
@@ -60,9 +43,9 @@ static struct tl_lane *lane_get(struct tl_row *r, int depth)
 	size_t i = (size_t)(depth + 1), cap = r->nlanes;
 
 	if (i >= r->nlanes) {
-		if (grow((void **)&r->lanes, &cap, i + 1, sizeof(*r->lanes)))
+		if (array_reserve((void **)&r->lanes, &cap, i + 1, sizeof(*r->lanes)))
 			return NULL;
-		/* grow() may have allocated more than i + 1: only [nlanes, i] is in use */
+		/* array_reserve() may have allocated more than i + 1: only [nlanes, i] is in use */
 		memset(r->lanes + r->nlanes, 0, (i + 1 - r->nlanes) * sizeof(*r->lanes));
 		r->nlanes = i + 1;
 	}
@@ -108,7 +91,7 @@ static int cell_add(struct tl_lod *t, struct tl_lane *l, uint64_t bin, uint64_t 
 		if (bin < c->bin)
 			l->unsorted = 1;
 	}
-	if (grow((void **)&l->cells, &l->cellcap, l->ncells + 1, sizeof(*l->cells)))
+	if (array_reserve((void **)&l->cells, &l->cellcap, l->ncells + 1, sizeof(*l->cells)))
 		return -ENOMEM;
 	l->cells[l->ncells++] = (struct tl_cell){bin, key, ns, ns};
 	l->scratch[0].key = key;
@@ -209,7 +192,7 @@ int tl_add(struct tl_lod *t, size_t row, int depth, int64_t start, int64_t dur, 
 	t->calls++;
 	if (dur < t->min_ns)
 		return bin_add(t, l, start, dur, key);
-	if (grow((void **)&l->sl, &l->slcap, l->nsl + 1, sizeof(*l->sl)))
+	if (array_reserve((void **)&l->sl, &l->slcap, l->nsl + 1, sizeof(*l->sl)))
 		return -ENOMEM;
 	l->sl[l->nsl++] = (struct tl_slice){start, dur, key};
 	t->nslices++;
@@ -317,7 +300,7 @@ long tl_name_id(struct tl_names *n, const char *name, enum tl_kind kind)
 				return (long)id;
 	}
 	id = n->n;
-	if (grow((void **)&n->names, &n->cap, id + 1, sizeof(*n->names)))
+	if (array_reserve((void **)&n->names, &n->cap, id + 1, sizeof(*n->names)))
 		return -ENOMEM;
 	/* kinds grows with names: the same capacity */
 	{

@@ -1,6 +1,7 @@
 /* otf2-defs.c - the definitions of an OTF2 export: strings, regions, location groups and
  * communicators, collected while the events are written and written at the end. */
 #include "otf2-int.h"
+#include "../core/array.h"
 
 #include "../core/mpi-routines.h"
 
@@ -61,18 +62,7 @@ int ox_check(struct xp *x, OTF2_ErrorCode code, const char *what)
 
 int ox_grow(void **arr, size_t *cap, size_t n, size_t size)
 {
-	size_t c;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	c = *cap ? *cap * 2 : 16;
-	p = realloc(*arr, c * size);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = c;
-	return 0;
+	return array_reserve(arr, cap, n + 1, size);
 }
 
 /* ---- definitions collected while writing events ---- */

@@ -1,5 +1,6 @@
 /* table.c - aligned text tables, CSV, and human number formatting. */
 #include "table.h"
+#include "../core/array.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -27,23 +28,6 @@ struct table {
 	size_t nrows, cap_rows;
 };
 
-/* Make room for one more element in *ARR (of SIZE bytes each) holding N of *CAP. */
-static int grow(void **arr, size_t *cap, size_t n, size_t size)
-{
-	size_t new_cap;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	new_cap = *cap ? 2 * *cap : 8;
-	p = realloc(*arr, new_cap * size);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = new_cap;
-	return 0;
-}
-
 struct table *table_new(void)
 {
 	return calloc(1, sizeof(struct table));
@@ -55,7 +39,7 @@ int table_add_column(struct table *t, const char *header, enum table_align align
 
 	if (!t)
 		return -EINVAL;
-	if (grow((void **)&t->cols, &t->cap_cols, t->ncols, sizeof(*t->cols)))
+	if (array_reserve((void **)&t->cols, &t->cap_cols, t->ncols + 1, sizeof(*t->cols)))
 		return -ENOMEM;
 	copy = strdup(header ? header : "");
 	if (!copy)
@@ -70,7 +54,7 @@ static int add_row(struct table *t, bool separator)
 {
 	if (!t)
 		return -EINVAL;
-	if (grow((void **)&t->rows, &t->cap_rows, t->nrows, sizeof(*t->rows)))
+	if (array_reserve((void **)&t->rows, &t->cap_rows, t->nrows + 1, sizeof(*t->rows)))
 		return -ENOMEM;
 	t->rows[t->nrows].cells = NULL;
 	t->rows[t->nrows].ncells = 0;
