@@ -7,6 +7,8 @@
  */
 #include "html-int.h"
 
+#include "../core/array.h"
+
 #include "../analysis/mpi-model.h"
 #include "../analysis/mpi-stats.h"
 #include "../analysis/mpi-waits.h"
@@ -288,16 +290,12 @@ struct caveat_filter {
 static void caveat_seen(void *ctx, const char *line)
 {
 	struct caveat_filter *cf = ctx;
-	char **n;
 
-	if (cf->nseen == cf->cap) {
-		cf->cap = cf->cap ? 2 * cf->cap : 8;
-		n = realloc(cf->seen, cf->cap * sizeof(*n));
-		if (!n) {
-			cf->failed = 1;
-			return;
-		}
-		cf->seen = n;
+	if (cf->failed)
+		return;
+	if (array_reserve((void **)&cf->seen, &cf->cap, cf->nseen + 1, sizeof(*cf->seen))) {
+		cf->failed = 1;
+		return;
 	}
 	cf->seen[cf->nseen] = strdup(line);
 	if (!cf->seen[cf->nseen])

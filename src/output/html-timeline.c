@@ -376,10 +376,12 @@ int tl_build(struct tl_lod *t, struct tl_arrows *a, int64_t *origin_ns, struct h
 	*origin_ns = start;
 	prm.run_ns = end - start;
 	if (tl_init(t, &prm) < 0)
-		return 0;
-	order = malloc((e->nstreams + 1) * sizeof(*order));
-	if (!order)
 		return -ENOMEM;
+	order = malloc((e->nstreams + 1) * sizeof(*order));
+	if (!order) {
+		tl_release(t);
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < e->nstreams; i++)
 		order[i] = i;
 	qsort_r(order, e->nstreams, sizeof(*order), cmp_stream, e->streams);
@@ -405,12 +407,12 @@ int tl_build(struct tl_lod *t, struct tl_arrows *a, int64_t *origin_ns, struct h
 	}
 	if (ret == 0)
 		ret = tl_finish(t);
-	if (ret < 0) {
+	if (ret < 0 || !t->calls) { /* nothing to draw: no view, nothing kept */
 		tl_release(t);
 		tl_arrows_release(a);
-		return ret;
+		return ret < 0 ? ret : 0;
 	}
-	return t->calls ? 1 : 0;
+	return 1;
 }
 
 /* An array of N values got through GET(ctx, i), each minus the previous one when DELTA. */

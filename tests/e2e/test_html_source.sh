@@ -36,8 +36,10 @@ a_first=$(line "$ph" 'double phase_a(long ms)')
 a_last=$(awk -v f="$a_first" 'NR > f && /^}/ { print NR; exit }' "$ph")
 q="[f for f in d['files'] if f['path'].endswith('/phases.c')][0]"
 expect_eq "$(wc -l <"$ph")" "$(json_eval "$T/s.src.json" "len($q['lines'])")" "phases.c: every line"
-expect_eq "$hot" "$(json_eval "$T/s.src.json" "(lambda c: c[0::2][c[1::2].index(max(c[1::2]))])($q['cost']['samples'])")" \
-	"the line with the most samples is phase_a's loop body"
+# the optimiser may put the loop's samples on its for line or its body (RelWithDebInfo: for)
+top=$(json_eval "$T/s.src.json" "(lambda c: c[0::2][c[1::2].index(max(c[1::2]))])($q['cost']['samples'])")
+[ "$top" -ge $((hot - 1)) ] && [ "$top" -le "$hot" ] ||
+	fail "the line with the most samples is phase_a's inner loop ($((hot - 1))-$hot): got $top"
 expect_eq "$a_first-$a_last" "$(json_eval "$T/s.src.json" "[str(s['first'])+'-'+str(s['last']) for s in $q['scopes'] if s['name']=='phase_a'][0]")" \
 	"phase_a spans its declaration to its closing brace"
 # a scope's samples are its lines' samples

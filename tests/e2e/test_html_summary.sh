@@ -20,8 +20,7 @@ int main(void)
 	return 0;
 }
 C
-gcc -O1 -I"$PSC_SOURCE/include" "$T/inject.c" -o "$T/inject" -L"$PSC_BUILD" -lperfscope \
-	-Wl,-rpath,"$PSC_BUILD" || die "cannot build the injection program"
+build_c inject "$T/inject.c"
 run rec "$PERFSCOPE" record -o "$T/exp" -- "$T/inject"
 expect_eq 0 "$RC" "record"
 run html "$PERFSCOPE" html "$T/exp"

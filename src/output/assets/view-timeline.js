@@ -245,12 +245,15 @@
       v.arrowsBox.checked = false;
       v.st.arrows = false;
       v.setSpan(0, tl.run_ns);
-      // the middle of the longest slice has its name's colour
+      // the middle of the longest slice has its name's colour, seen zoomed in so that it
+      // spans half the width (a slice narrower than a pixel is blended at the full view)
       const b = longest(v.lanes);
       if (b) {
-        const mid = b.l.start[b.i] + b.l.dur[b.i] / 2;
+        const st0 = b.l.start[b.i], dur = b.l.dur[b.i], mid = st0 + dur / 2;
+        v.setSpan(Math.max(0, st0 - dur / 2), st0 + 1.5 * dur);
         t.pixel(v.canvas, v.x(mid), v.laneY(b.l.row, b.l.depth) + v.laneH / 2,
                 PSC.colorRGB(names[b.l.name[b.i]]), `middle of the longest slice (${names[b.l.name[b.i]]})`, 0);
+        v.setSpan(0, tl.run_ns);
       }
       // a bin: zoomed in until it is 1/8 of the width, its bottom has its busiest name's colour
       let bin = null;
