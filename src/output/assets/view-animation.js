@@ -12,7 +12,7 @@
 // stops at either end.
 PSC.player = (id, duration, fps, onTime) => {
   const TICK_MS = 40;
-  let frame = 0, step = 1, nframes = 1, speed = 0, timer = null, t0 = 0, f0 = 0;
+  let frame = 0, step = 1, nframes = 1, speed = 0, timer = null, t0 = 0, f0 = 0, ticks = 0;
   const timeOf = (f) => Math.min(duration, f * step);
   const el = PSC.el;
   const timeLabel = el("span", { id: id + "-time", class: "time" });
@@ -33,9 +33,15 @@ PSC.player = (id, duration, fps, onTime) => {
     speed = 0;
     speedLabel.textContent = "paused";
   };
+  // Frames advance with the clock, so a late timer skips frames instead of slowing down. In
+  // test mode each timer is one frame: Chromium's virtual time runs the timers exactly but
+  // did not always advance performance.now() with them (CI under load saw 0 frames).
   const tick = () => {
     timer = null;
-    const next = f0 + Math.sign(speed) * Math.floor(((performance.now() - t0) * Math.abs(speed)) / TICK_MS);
+    ticks++;
+    const elapsed = PSC.testMode ? ticks
+                                 : Math.floor(((performance.now() - t0) * Math.abs(speed)) / TICK_MS);
+    const next = f0 + Math.sign(speed) * elapsed;
     set(next);
     if (next <= 0 || next >= nframes) stop();
     else timer = setTimeout(tick, TICK_MS / Math.abs(speed));
@@ -45,6 +51,7 @@ PSC.player = (id, duration, fps, onTime) => {
     if ((s > 0 && frame >= nframes) || (s < 0 && frame <= 0)) set(s > 0 ? 0 : nframes);
     speed = s;
     t0 = performance.now();
+    ticks = 0;
     f0 = frame;
     speedLabel.textContent = (s < 0 ? "rewinding ×" : "playing ×") + Math.abs(s);
     timer = setTimeout(tick, TICK_MS / Math.abs(s));
