@@ -234,6 +234,56 @@ int region_print_csv(const struct region_report *r, FILE *f)
 	return ferror(f) ? -EIO : 0;
 }
 
+void region_row_json(struct jsonw *w, const struct region_report *r, const struct region_row *row)
+{
+	const struct region_profile *p = r->p;
+
+	jsonw_object_begin(w);
+	jsonw_kv_string(w, "name", row->name);
+	if (r->per_thread) {
+		jsonw_kv_i64(w, "pid", row->pid);
+		jsonw_kv_i64(w, "thread", row->tid);
+	} else {
+		jsonw_kv_string(w, "thread", "all");
+	}
+	jsonw_kv_u64(w, "calls", row->calls);
+	jsonw_kv_double(w, "incl_ns", row->incl_ns);
+	jsonw_kv_double(w, "excl_ns", row->excl_ns);
+	jsonw_kv_double(w, "min_ns", row->min_ns < 0 ? 0 : row->min_ns);
+	jsonw_kv_double(w, "max_ns", row->max_ns);
+	jsonw_kv_u64(w, "unclosed", row->unclosed);
+	jsonw_key(w, "counters");
+	jsonw_object_begin(w);
+	for (size_t i = 0; i < p->nevents; i++) {
+		uint64_t v;
+
+		jsonw_key(w, p->events[i]);
+		if (region_row_value(row, i, &v)) {
+			jsonw_null(w);
+			continue;
+		}
+		jsonw_object_begin(w);
+		jsonw_kv_u64(w, "value", v);
+		jsonw_kv_double(w, "running_ratio", count_running_ratio(&row->counts[i]));
+		jsonw_kv_bool(w, "scaled", count_is_scaled(&row->counts[i]));
+		jsonw_object_end(w);
+	}
+	jsonw_object_end(w);
+	jsonw_key(w, "metrics");
+	jsonw_object_begin(w);
+	for (size_t m = 0; m < r->nmetrics; m++) {
+		double v;
+
+		jsonw_key(w, r->metrics[m].name);
+		if (region_row_metric(p, row, &r->metrics[m], &v, NULL, 0))
+			jsonw_null(w);
+		else
+			jsonw_double(w, v);
+	}
+	jsonw_object_end(w);
+	jsonw_object_end(w);
+}
+
 void region_json(struct jsonw *w, const struct region_report *r)
 {
 	const struct region_profile *p = r->p;
@@ -249,51 +299,7 @@ void region_json(struct jsonw *w, const struct region_report *r)
 	jsonw_key(w, "regions");
 	jsonw_array_begin(w);
 	for (size_t k = 0; k < n; k++) {
-		const struct region_row *row = &p->rows[k];
-
-		jsonw_object_begin(w);
-		jsonw_kv_string(w, "name", row->name);
-		if (r->per_thread) {
-			jsonw_kv_i64(w, "pid", row->pid);
-			jsonw_kv_i64(w, "thread", row->tid);
-		} else {
-			jsonw_kv_string(w, "thread", "all");
-		}
-		jsonw_kv_u64(w, "calls", row->calls);
-		jsonw_kv_double(w, "incl_ns", row->incl_ns);
-		jsonw_kv_double(w, "excl_ns", row->excl_ns);
-		jsonw_kv_double(w, "min_ns", row->min_ns < 0 ? 0 : row->min_ns);
-		jsonw_kv_double(w, "max_ns", row->max_ns);
-		jsonw_kv_u64(w, "unclosed", row->unclosed);
-		jsonw_key(w, "counters");
-		jsonw_object_begin(w);
-		for (size_t i = 0; i < p->nevents; i++) {
-			uint64_t v;
-
-			jsonw_key(w, p->events[i]);
-			if (region_row_value(row, i, &v)) {
-				jsonw_null(w);
-				continue;
-			}
-			jsonw_object_begin(w);
-			jsonw_kv_u64(w, "value", v);
-			jsonw_kv_double(w, "running_ratio", count_running_ratio(&row->counts[i]));
-			jsonw_object_end(w);
-		}
-		jsonw_object_end(w);
-		jsonw_key(w, "metrics");
-		jsonw_object_begin(w);
-		for (size_t m = 0; m < r->nmetrics; m++) {
-			double v;
-
-			jsonw_key(w, r->metrics[m].name);
-			if (region_row_metric(p, row, &r->metrics[m], &v, NULL, 0))
-				jsonw_null(w);
-			else
-				jsonw_double(w, v);
-		}
-		jsonw_object_end(w);
-		jsonw_object_end(w);
+		region_row_json(w, r, &p->rows[k]);
 	}
 	jsonw_array_end(w);
 	jsonw_key(w, "caveats");

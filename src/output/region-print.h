@@ -30,6 +30,11 @@ int region_print_text(const struct region_report *r, FILE *f);
 int region_print_csv(const struct region_report *r, FILE *f);
 
 struct jsonw;
+struct region_row;
+
+/* One row of R as a JSON object: name, pid and thread (or thread "all"), calls, times, each
+ * counter as {value, running_ratio, scaled} or null where not counted, each metric. */
+void region_row_json(struct jsonw *w, const struct region_report *r, const struct region_row *row);
 
 /* The rows, events, metrics and caveats as one JSON object written into W. */
 void region_json(struct jsonw *w, const struct region_report *r);
