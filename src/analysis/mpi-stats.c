@@ -166,8 +166,7 @@ static int unmatched_collect(struct mpi_traffic *t, const struct mpi_model *m)
 	return 0;
 }
 
-/* Bits per second of matched message MSG, or a negative value when it has none. */
-static double message_rate(const struct mpi_model *m, const struct mpi_message *msg)
+double mpi_message_rate(const struct mpi_model *m, const struct mpi_message *msg)
 {
 	int64_t ns;
 
@@ -180,7 +179,7 @@ static double message_rate(const struct mpi_model *m, const struct mpi_message *
 static void pair_add_message(struct mpi_pair *p, const struct mpi_model *m,
 			     const struct mpi_message *msg)
 {
-	double rate = message_rate(m, msg);
+	double rate = mpi_message_rate(m, msg);
 
 	p->messages++;
 	p->bytes += msg->bytes;

@@ -88,6 +88,11 @@ struct mpi_traffic {
 };
 
 /* The traffic of M: every pair with messages and every unmatched end. 0 or -ENOMEM. */
+/* Effective rate of matched message MSG in bits per second: its bits over the time from the
+ * send's start to the receive's completion. Negative when it has none (unmatched, empty, or
+ * no time between them). */
+double mpi_message_rate(const struct mpi_model *m, const struct mpi_message *msg);
+
 int mpi_traffic_compute(struct mpi_traffic *t, const struct mpi_model *m);
 void mpi_traffic_release(struct mpi_traffic *t);
 

@@ -207,6 +207,7 @@ static int data_frames(struct jsonw *w, const struct mpi_model *m, const struct 
 	for (size_t i = 0; i < m->nmsgs; i++) {
 		const struct mpi_message *msg = &m->msgs[i];
 		int64_t a, b;
+		double rate;
 		long pi;
 		size_t f0, f1;
 
@@ -215,7 +216,7 @@ static int data_frames(struct jsonw *w, const struct mpi_model *m, const struct 
 		a = m->calls[msg->send_call].enter_ns - m->start_ns;
 		b = m->calls[msg->recv_call].leave_ns - m->start_ns;
 		pi = pair_index(tr, msg->src, msg->dst);
-		if (b <= a || pi < 0)
+		if (b <= a || b <= 0 || pi < 0) /* b <= 0: over before the run's first event */
 			continue;
 		f0 = a < 0 ? 0 : (size_t)(a / dt);
 		f1 = (size_t)((b - 1) / dt);
@@ -223,6 +224,7 @@ static int data_frames(struct jsonw *w, const struct mpi_model *m, const struct 
 			f0 = nframes - 1;
 		if (f1 >= nframes)
 			f1 = nframes - 1;
+		rate = mpi_message_rate(m, msg);
 		for (size_t f = f0; f <= f1; f++) {
 			struct frame_cell *c = &cells[f * np + (size_t)pi];
 
@@ -230,9 +232,9 @@ static int data_frames(struct jsonw *w, const struct mpi_model *m, const struct 
 				n++;
 			c->messages++;
 			c->bytes += msg->bytes;
-			if (msg->bytes) {
+			if (rate > 0) {
 				c->nrates++;
-				c->rate_sum += (double)msg->bytes * 8.0 * 1e9 / (double)(b - a);
+				c->rate_sum += rate;
 			}
 		}
 	}
