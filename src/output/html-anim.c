@@ -469,16 +469,13 @@ int html_data_states(struct jsonw *w, struct html_input *in)
 	int ret;
 
 	if (m && m->world_size > 0) {
-		struct mpi_waits waits;
+		const struct mpi_waits *waits = html_waits(in);
 		struct anim_states st;
-		int have_waits = mpi_waits_compute(&waits, m) == 0;
 
-		if (!have_waits)
+		if (!waits)
 			html_caveat(in, "Process animation: no wait states (out of memory)");
-		ret = anim_states_build(&st, m, have_waits ? waits.call_wait : NULL,
-					ANIM_MAX_CHANGES, anim_frames(m->world_size));
-		if (have_waits)
-			mpi_waits_release(&waits);
+		ret = anim_states_build(&st, m, waits ? waits->call_wait : NULL, ANIM_MAX_CHANGES,
+					anim_frames(m->world_size));
 		if (ret)
 			return ret;
 		write_states(w, in, &st);

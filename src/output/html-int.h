@@ -26,6 +26,10 @@ int html_data_source(struct jsonw *w, struct html_input *in);	/* "source" (html-
  * has no MPI records, or when loading failed (then a caveat says why). */
 const struct mpi_model *html_mpi(struct html_input *in);
 
+/* The wait states of html_mpi()'s model, computed once for every view on first use; NULL
+ * without a model or out of memory. */
+const struct mpi_waits *html_waits(struct html_input *in);
+
 /* Add a caveat line (printf format) for the Summary view. */
 void html_caveat(struct html_input *in, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -338,22 +338,22 @@ int html_data_mpi(struct jsonw *w, struct html_input *in)
 	const struct mpi_model *m = html_mpi(in);
 	struct mpi_routines rs = {0};
 	struct mpi_traffic tr = {0};
-	struct mpi_waits wt = {0};
+	const struct mpi_waits *wt;
 	struct mpi_report r;
 	int ret = -ENOMEM;
 
 	if (!m)
 		return 0;
-	if (mpi_routines_compute(&rs, m) < 0 || mpi_traffic_compute(&tr, m) < 0 ||
-	    mpi_waits_compute(&wt, m) < 0)
+	wt = html_waits(in);
+	if (!wt || mpi_routines_compute(&rs, m) < 0 || mpi_traffic_compute(&tr, m) < 0)
 		goto out;
-	r = (struct mpi_report){.m = m, .e = in->e, .routines = &rs, .traffic = &tr, .waits = &wt};
+	r = (struct mpi_report){.m = m, .e = in->e, .routines = &rs, .traffic = &tr, .waits = wt};
 	if (mpi_html_caveats(in, &r) < 0)
 		goto out;
 	jsonw_key(w, "mpi");
 	jsonw_object_begin(w);
 	data_ranks(w, m);
-	data_waits(w, &wt);
+	data_waits(w, wt);
 	data_routines(w, &rs);
 	jsonw_key(w, "traffic");
 	jsonw_object_begin(w);
@@ -365,7 +365,6 @@ int html_data_mpi(struct jsonw *w, struct html_input *in)
 	jsonw_object_end(w);
 	jsonw_object_end(w);
 out:
-	mpi_waits_release(&wt);
 	mpi_traffic_release(&tr);
 	mpi_routines_release(&rs);
 	return ret;

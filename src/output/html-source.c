@@ -61,9 +61,9 @@ struct src {
 	int time_from_samples;
 	struct sample_profile own; /* the line profile when the report's has no lines */
 	int have_own;
-	struct mpi_waits waits;
+	const struct mpi_waits *waits; /* html_waits(), shared with the other views */
 	struct mpi_scope_profile mp;
-	int have_waits, have_mp;
+	int have_mp;
 };
 
 static struct raw *raw_add(struct src *s)
@@ -444,12 +444,12 @@ static void build_mpi(struct src *s)
 
 	if (!m)
 		return;
-	if (mpi_waits_compute(&s->waits, m)) {
+	s->waits = html_waits(s->in);
+	if (!s->waits) {
 		html_caveat(s->in, "Source view: no MPI categories: out of memory");
 		return;
 	}
-	s->have_waits = 1;
-	if (mpi_scope_build(&s->mp, s->in->e, s->in->syms, m, &s->waits, err, sizeof(err))) {
+	if (mpi_scope_build(&s->mp, s->in->e, s->in->syms, m, s->waits, err, sizeof(err))) {
 		mpi_scope_release(&s->mp);
 		html_caveat(s->in, "Source view: no MPI categories: %s", err);
 		return;
@@ -687,8 +687,6 @@ int html_data_source(struct jsonw *w, struct html_input *in)
 	}
 	if (s.have_mp)
 		mpi_scope_release(&s.mp);
-	if (s.have_waits)
-		mpi_waits_release(&s.waits);
 	if (s.have_own)
 		sample_profile_release(&s.own);
 	for (size_t i = 0; i < s.nfiles; i++)

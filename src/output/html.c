@@ -3,6 +3,7 @@
 #include "html-int.h"
 
 #include "../analysis/mpi-model.h"
+#include "../analysis/mpi-waits.h"
 #include "caveats.h"
 
 #include <errno.h>
@@ -77,8 +78,34 @@ const struct mpi_model *html_mpi(struct html_input *in)
 	return in->mpi;
 }
 
+const struct mpi_waits *html_waits(struct html_input *in)
+{
+	const struct mpi_model *m;
+
+	if (in->waits_state)
+		return in->waits_state > 0 ? in->waits : NULL;
+	in->waits_state = -1;
+	m = html_mpi(in);
+	if (!m)
+		return NULL;
+	in->waits = calloc(1, sizeof(*in->waits));
+	if (!in->waits || mpi_waits_compute(in->waits, m) < 0) {
+		html_caveat(in, "MPI wait states left out: out of memory");
+		return NULL;
+	}
+	in->waits_state = 1;
+	return in->waits;
+}
+
 void html_input_release(struct html_input *in)
 {
+	if (in->waits) {
+		if (in->waits_state > 0)
+			mpi_waits_release(in->waits);
+		free(in->waits); /* a failed mpi_waits_compute released its own */
+		in->waits = NULL;
+	}
+	in->waits_state = 0;
 	if (in->mpi) {
 		mpi_model_release(in->mpi);
 		free(in->mpi);

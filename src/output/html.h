@@ -15,6 +15,7 @@
 #include "sample-print.h"
 
 struct mpi_model;
+struct mpi_waits;
 
 /* What the report is made from: the experiment, its symbols and the profiles the CLI built
  * (report_open), plus the user's choices. The views build the rest themselves. */
@@ -26,9 +27,11 @@ struct html_input {
 	const struct sample_report *sr; /* NULL without samples files */
 	int grid_rows, grid_cols;	/* --grid for the rank grids; 0: chosen from the size */
 	/* filled while writing (html.c) */
-	struct mpi_model *mpi; /* html_mpi() loads it on first use */
-	int mpi_state;	       /* 0 not tried, 1 loaded, -1 none or failed */
-	char **caveats;	       /* caveats of the views, shown by the Summary */
+	struct mpi_model *mpi;	 /* html_mpi() loads it on first use */
+	int mpi_state;		 /* 0 not tried, 1 loaded, -1 none or failed */
+	struct mpi_waits *waits; /* html_waits() computes them on first use */
+	int waits_state;	 /* as mpi_state */
+	char **caveats;		 /* caveats of the views, shown by the Summary */
 	size_t ncaveats, caveats_cap;
 	int failed; /* a caveat could not be stored */
 };
