@@ -102,13 +102,13 @@ void anim_states_release(struct anim_states *st)
 	memset(st, 0, sizeof(*st));
 }
 
-/* For sorting a rank's calls by entry (then by index, so the order is stable). */
-static const struct mpi_call *sort_calls;
-
-static int cmp_call(const void *a, const void *b)
+/* For sorting a rank's calls (indices into CALLS) by entry, then by index so the order is
+ * stable. */
+static int cmp_call(const void *a, const void *b, void *calls)
 {
+	const struct mpi_call *c = calls;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	int64_t ex = sort_calls[x].enter_ns, ey = sort_calls[y].enter_ns;
+	int64_t ex = c[x].enter_ns, ey = c[y].enter_ns;
 
 	if (ex != ey)
 		return ex < ey ? -1 : 1;
@@ -238,7 +238,6 @@ static int calls_by_rank(const struct mpi_model *m, uint32_t **order, size_t **f
 	for (size_t i = 0; i < m->ncalls; i++)
 		(*order)[pos[mpi_call_rank(m, &m->calls[i])]++] = (uint32_t)i;
 	free(pos);
-	sort_calls = m->calls;
 	for (size_t r = 0; r < p; r++) {
 		uint32_t *o = *order + (*first)[r];
 		size_t n = (*first)[r + 1] - (*first)[r];
@@ -247,7 +246,7 @@ static int calls_by_rank(const struct mpi_model *m, uint32_t **order, size_t **f
 		for (size_t i = 1; i < n && sorted; i++)
 			sorted = m->calls[o[i - 1]].enter_ns <= m->calls[o[i]].enter_ns;
 		if (!sorted)
-			qsort(o, n, sizeof(*o), cmp_call);
+			qsort_r(o, n, sizeof(*o), cmp_call, m->calls);
 	}
 	return 0;
 }

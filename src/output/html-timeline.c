@@ -457,16 +457,18 @@ static int64_t cell_name(const void *l, size_t i)
 	return (int64_t)((const struct tl_lane *)l)->cells[i].key;
 }
 
-/* A bin's busy time in thousandths of the bin (the lane's frames do not overlap, so at
- * most 1000). */
-static int64_t tl_bin_ns;
-
-static int64_t cell_busy(const void *l, size_t i)
+/* "busy": each bin's busy time in thousandths of the bin of BIN_NS (the lane's frames do
+ * not overlap, so at most 1000). */
+static void put_busy(struct jsonw *w, const struct tl_lane *l, int64_t bin_ns)
 {
-	int64_t b = ((const struct tl_lane *)l)->cells[i].busy;
-	int64_t v = (b * 1000 + tl_bin_ns / 2) / tl_bin_ns;
+	jsonw_key(w, "busy");
+	jsonw_array_begin(w);
+	for (size_t i = 0; i < l->ncells; i++) {
+		int64_t v = (l->cells[i].busy * 1000 + bin_ns / 2) / bin_ns;
 
-	return v > 1000 ? 1000 : v;
+		jsonw_i64(w, v > 1000 ? 1000 : v);
+	}
+	jsonw_array_end(w);
 }
 
 static void put_rows(struct jsonw *w, const struct tl_lod *t)
@@ -502,7 +504,6 @@ static void put_rows(struct jsonw *w, const struct tl_lod *t)
 
 static void put_lanes(struct jsonw *w, const struct tl_lod *t)
 {
-	tl_bin_ns = t->bin_ns;
 	jsonw_key(w, "lanes");
 	jsonw_array_begin(w);
 	for (size_t r = 0; r < t->nrows; r++) {
@@ -519,7 +520,7 @@ static void put_lanes(struct jsonw *w, const struct tl_lod *t)
 			put_ints(w, "name", l->nsl, 0, sl_name, l);
 			put_ints(w, "bin", l->ncells, 1, cell_bin, l);
 			put_ints(w, "bname", l->ncells, 0, cell_name, l);
-			put_ints(w, "busy", l->ncells, 0, cell_busy, l);
+			put_busy(w, l, t->bin_ns);
 			jsonw_object_end(w);
 		}
 	}
