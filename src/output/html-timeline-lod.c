@@ -254,8 +254,10 @@ static int coarsen(struct tl_lod *t)
 	for (size_t r = 0; r < t->nrows; r++)
 		for (size_t li = 0; li < t->rows[r].nlanes; li++)
 			lane_normalize(t, &t->rows[r].lanes[li], 0);
-	while (t->ncells > t->p.cell_budget) {
+	/* a bin as long as the run holds each lane in one cell: wider ones change nothing */
+	while (t->ncells > t->p.cell_budget && t->bin_ns < t->p.run_ns) {
 		shift = 1;
+		t->coarsened = 1;
 		t->bin_ns *= 2;
 		for (size_t r = 0; r < t->nrows; r++)
 			for (size_t li = 0; li < t->rows[r].nlanes; li++)

@@ -569,6 +569,12 @@ int html_data_timeline(struct jsonw *w, struct html_input *in)
 			    "name) to keep the report small",
 			    t.nslices, (unsigned long long)t.calls, (long long)t.min_ns,
 			    (long long)t.bin_ns);
+	else if (t.coarsened)
+		html_caveat(
+		    in,
+		    "timeline: the calls shorter than %lld ns are drawn as bins of %lld ns, "
+		    "wider than planned, to keep the report small",
+		    (long long)t.min_ns, (long long)t.bin_ns);
 	if (a.total > a.n)
 		html_caveat(in, "timeline: %zu of %zu MPI messages drawn as arrows (the longest)",
 			    a.n, a.total);

@@ -84,6 +84,7 @@ struct tl_lod {
 	uint64_t calls;		/* slices added */
 	uint64_t too_deep;	/* calls deeper than max_depth, left out */
 	int raised;		/* the slice budget raised min_ns */
+	int coarsened;		/* the bin budget widened bin_ns */
 	struct tl_names names;
 };
 
