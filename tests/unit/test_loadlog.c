@@ -10,6 +10,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "tmpdir.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -28,9 +30,7 @@ static char logpath[PATH_MAX + 16];
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof(dir), "%s/psc-loadlog.XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(dir))
+	if (tmpdir_make(dir, sizeof(dir), "loadlog"))
 		return -1;
 	snprintf(logpath, sizeof(logpath), "%s/load.h1.100", dir);
 	return 0;
@@ -38,20 +38,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[PATH_MAX + 16];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) ? -1 : 0;
-}
-
-static void write_text(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
+	return tmpdir_remove(dir);
 }
 
 #define HEAD                                                                                       \
@@ -65,8 +53,8 @@ static void test_read_values(void **state)
 	char err[512] = "";
 
 	(void)state;
-	write_text(logpath, HEAD "# a comment\n" COLS "1100,0.5000,1.0000,0.2500\n"
-				 "1200,1.0000,-,0.7500\n1250,-,0.5,0\n1300,0.1,0.1");
+	tmpdir_write(logpath, HEAD "# a comment\n" COLS "1100,0.5000,1.0000,0.2500\n"
+				   "1200,1.0000,-,0.7500\n1250,-,0.5,0\n1300,0.1,0.1");
 	if (load_log_read(&log, logpath, err, sizeof(err)))
 		fail_msg("%s", err);
 	assert_string_equal(log.host, "h1");
@@ -106,7 +94,7 @@ static void check_error(const char *text, int line, const char *msg)
 	struct load_log log;
 	char err[512] = "", want[PATH_MAX + 600];
 
-	write_text(logpath, text);
+	tmpdir_write(logpath, text);
 	assert_int_equal(load_log_read(&log, logpath, err, sizeof(err)), -EINVAL);
 	snprintf(want, sizeof(want), "%s: line %d: %s", logpath, line, msg);
 	if (strncmp(err, want, strlen(want)))
@@ -174,9 +162,9 @@ static void test_set_and_print(void **state)
 	assert_int_equal(load_set_read(&set, dir, err, sizeof(err)), -ENOENT);
 	assert_non_null(strstr(err, "no load logs"));
 
-	write_text(logpath, HEAD COLS "1100,0.5000,1.0000,0.2500\n1200,1.0000,-,0.7500\n");
+	tmpdir_write(logpath, HEAD COLS "1100,0.5000,1.0000,0.2500\n1200,1.0000,-,0.7500\n");
 	snprintf(path, sizeof(path), "%s/load.h0.200", dir);
-	write_text(path, LOG_B);
+	tmpdir_write(path, LOG_B);
 	if (load_set_read(&set, dir, err, sizeof(err)))
 		fail_msg("%s", err);
 	assert_int_equal(set.nlogs, 2);
@@ -219,12 +207,12 @@ static void test_set_and_print(void **state)
 
 	/* a rank in two logs */
 	snprintf(path, sizeof(path), "%s/load.h2.300", dir);
-	write_text(path, "# perfscope load 1\n# host h2\n# period_ns 100\n# rank 1 pid 300\n"
-			 "time_ns,host,rank1\n");
+	tmpdir_write(path, "# perfscope load 1\n# host h2\n# period_ns 100\n# rank 1 pid 300\n"
+			   "time_ns,host,rank1\n");
 	assert_int_equal(load_set_read(&set, dir, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "rank 1 is also in"));
 	/* a bad log stops the set with its message */
-	write_text(path, "# perfscope load 1\n# host h2\n");
+	tmpdir_write(path, "# perfscope load 1\n# host h2\n");
 	assert_int_equal(load_print(stdout, &e, LOAD_FORMAT_TEXT, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "load.h2.300: line 3: the file ends before the column row"));
 	remove(path);
@@ -262,7 +250,7 @@ static void test_text_rows(void **state)
 	for (; (p = strchr(p, '\n')); p++)
 		rows++;
 	assert_int_equal(rows, 4 + 34); /* heading, blank, header, rule; 33 rows of 3, 1 of 1 */
-	assert_non_null(strstr(buf, "0.003   50.0 %"));	/* first row ends at sample 3 */
+	assert_non_null(strstr(buf, "0.003   50.0 %")); /* first row ends at sample 3 */
 	assert_non_null(strstr(buf, "0.100  100.0 %")); /* the last sample alone */
 	assert_non_null(strstr(buf, "0.099   50.0 %"));
 	free(buf);

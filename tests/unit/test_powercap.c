@@ -12,6 +12,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "tmpdir.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -36,18 +38,13 @@ static char tmproot[256];
 
 static void make_tmp(void)
 {
-	snprintf(tmproot, sizeof(tmproot), "%s/psc-powercap.XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	assert_non_null(mkdtemp(tmproot));
+	assert_int_equal(tmpdir_make(tmproot, sizeof(tmproot), "powercap"), 0);
 	assert_int_equal(chmod(tmproot, 0755), 0);
 }
 
 static void remove_tmp(void)
 {
-	char cmd[sizeof(tmproot) + 16];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmproot);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(tmpdir_remove(tmproot), 0);
 }
 
 /* Write TEXT into ROOT/REL, making the directories on the way. */

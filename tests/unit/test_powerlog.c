@@ -10,6 +10,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "tmpdir.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -32,9 +34,7 @@ static char logpath[PATH_MAX + 16];
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof(dir), "%s/psc-powerlog.XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(dir))
+	if (tmpdir_make(dir, sizeof(dir), "powerlog"))
 		return -1;
 	snprintf(logpath, sizeof(logpath), "%s/power.rapl", dir);
 	return 0;
@@ -42,27 +42,15 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[PATH_MAX + 16];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) ? -1 : 0;
-}
-
-static void write_text(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
+	return tmpdir_remove(dir);
 }
 
 static void read_ok(struct power_series *ps, const char *text)
 {
 	char err[512] = "";
 
-	write_text(logpath, text);
+	tmpdir_write(logpath, text);
 	if (power_log_read(ps, logpath, err, sizeof(err)))
 		fail_msg("%s", err);
 }
@@ -254,7 +242,7 @@ static void test_errors(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		write_text(logpath, bad[i].text);
+		tmpdir_write(logpath, bad[i].text);
 		memset(&ps, 0x5a, sizeof(ps));
 		if (power_log_read(&ps, logpath, err, sizeof(err)) != -EINVAL)
 			fail_msg("log %zu was accepted", i);
@@ -291,11 +279,11 @@ static void put_zone(const char *zone, const char *name, const char *energy)
 	snprintf(path, sizeof(path), "%s/pc/%s", dir, zone);
 	mkdir(path, 0755);
 	snprintf(path, sizeof(path), "%s/pc/%s/name", dir, zone);
-	write_text(path, name);
+	tmpdir_write(path, name);
 	snprintf(path, sizeof(path), "%s/pc/%s/max_energy_range_uj", dir, zone);
-	write_text(path, "262143328850\n");
+	tmpdir_write(path, "262143328850\n");
 	snprintf(path, sizeof(path), "%s/pc/%s/energy_uj", dir, zone);
-	write_text(path, energy);
+	tmpdir_write(path, energy);
 }
 
 static void test_sampler_log(void **state)

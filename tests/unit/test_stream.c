@@ -13,6 +13,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "tmpdir.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,19 +84,13 @@ static char tmpdir[64];
 static int make_tmpdir(void **state)
 {
 	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/psc-unit-stream-XXXXXX");
-	assert_non_null(mkdtemp(tmpdir));
-	return 0;
+	return tmpdir_make(tmpdir, sizeof(tmpdir), "unit-stream");
 }
 
 static int remove_tmpdir(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	assert_int_equal(system(cmd), 0);
-	return 0;
+	return tmpdir_remove(tmpdir);
 }
 
 /* Write B to a new file named NAME in the test directory; PATH receives its path. */
@@ -570,7 +566,8 @@ static void test_bad_records(void **state)
 		expect_read_error(path, 5, H + 164, "unknown MPI routine id");
 	}
 	{
-		const uint64_t c2[] = {EXT(30, PSC_REC_CLOCK_SYNC, 3, 0), 3000,
+		const uint64_t c2[] = {EXT(30, PSC_REC_CLOCK_SYNC, 3, 0),
+				       3000,
 				       psc_word0(31, PSC_KIND_EXT),
 				       psc_ext_word1(PSC_REC_MPI_LEAVE, 7, MPI_ROUTINE_Send),
 				       0,
@@ -584,7 +581,8 @@ static void test_bad_records(void **state)
 		expect_read_error(path, 5, H + 176, "unknown MPI item kind 9");
 	}
 	{
-		const uint64_t c2[] = {EXT(30, PSC_REC_CLOCK_SYNC, 3, 0), 3000,
+		const uint64_t c2[] = {EXT(30, PSC_REC_CLOCK_SYNC, 3, 0),
+				       3000,
 				       psc_word0(31, PSC_KIND_EXT),
 				       psc_ext_word1(PSC_REC_MPI_COMM, 5, 2),
 				       7,
@@ -596,11 +594,9 @@ static void test_bad_records(void **state)
 		expect_read_error(path, 5, H + 160, "for 5 members");
 	}
 	{
-		const uint64_t c2[] = {EXT(30, PSC_REC_CLOCK_SYNC, 3, 0), 3000,
-				       psc_word0(31, PSC_KIND_EXT),
-				       psc_ext_word1(PSC_REC_MPI_INIT, 4, 4),
-				       4,
-				       0};
+		const uint64_t c2[] = {
+		    EXT(30, PSC_REC_CLOCK_SYNC, 3, 0),	   3000, psc_word0(31, PSC_KIND_EXT),
+		    psc_ext_word1(PSC_REC_MPI_INIT, 4, 4), 4,	 0};
 		two_good_chunks(&b);
 		put_chunk(&b, 2, c2, 7);
 		write_file(&b, "stream.mpiinit", path, sizeof(path));
