@@ -134,10 +134,14 @@ static void data_pairs(struct jsonw *w, const struct mpi_traffic *tr)
 		jsonw_array_begin(w);
 		for (size_t i = 0; i < tr->npairs; i++) {
 			const struct mpi_pair *p = &tr->pairs[i];
-			const uint64_t v[] = {(uint64_t)p->src, (uint64_t)p->dst, p->messages,
-					      p->matched, p->bytes};
+			const int64_t rank[] = {p->src, p->dst};
+			const uint64_t count[] = {p->messages, p->matched, p->bytes};
 
-			jsonw_u64(w, v[k]);
+			/* ranks are signed: an unmatched receive from any source has src -1 */
+			if (k < 2)
+				jsonw_i64(w, rank[k]);
+			else
+				jsonw_u64(w, count[k - 2]);
 		}
 		jsonw_array_end(w);
 	}

@@ -169,6 +169,27 @@ static void test_traffic(void **state)
 	hand_release(&m);
 }
 
+/* A pair's ranks are signed: a receive from any source (peer -1) that no message matched is
+ * the pair (-1, receiver), written -1, not 2^64 - 1. */
+static void test_signed_ranks(void **state)
+{
+	struct mpi_model m;
+	struct html_input in;
+	struct experiment e;
+	char *j;
+
+	(void)state;
+	model(&m);
+	hand_call(&m, 2, R(Recv), 90, 91);
+	hand_item(&m, PSC_MPI_ITEM_RECV, 0, -1, 0, 64, 0);
+	j = build(&m, &in, &e);
+	expect(j, "\"pairs\":{\"src\":[0,2,-1],\"dst\":[1,1,2],\"messages\":[1,1,1],"
+		  "\"matched\":[1,1,0],\"bytes\":[1000,4000,64],");
+	free(j);
+	html_input_release(&in);
+	hand_release(&m);
+}
+
 /* Corrected clocks give a caveat; the model's warnings (html_mpi's) are not repeated. */
 static void test_clock_caveats(void **state)
 {
@@ -264,7 +285,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_matrix_and_routines), cmocka_unit_test(test_traffic),
 	    cmocka_unit_test(test_clock_caveats),	cmocka_unit_test(test_no_mpi),
-	    cmocka_unit_test(test_frame_budget),
+	    cmocka_unit_test(test_frame_budget),	cmocka_unit_test(test_signed_ranks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
