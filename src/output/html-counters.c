@@ -7,10 +7,15 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Functions kept by name in the sample shares; the others are "other". */
 #define HTML_COUNTERS_TOP 8
+
+/* Markers written at most (vertical lines on every chart): a region in a hot loop would
+ * otherwise make millions and hang the page. Also the most region names listed. */
+#define HTML_COUNTERS_MARKERS 1000
 
 static const char *marker_name(int kind)
 {
@@ -91,34 +96,152 @@ static void intervals_json(struct jsonw *w, const struct experiment *e, const st
 	jsonw_array_end(w);
 }
 
-/* "markers": the program's exec and exit, throttling, and its regions' begins and ends, in
- * ns since the start (a region record before the start is clamped to 0). */
-static void markers_json(struct jsonw *w, const struct timeline *t)
+/* A marker to write: where it comes from (the walk's markers, or the regions) and when. */
+struct marker_ref {
+	uint64_t ns;
+	int region; /* 0: t->walk.markers[i], 1: t->regions[i] */
+	size_t i;
+};
+
+/* By kind (exec, exit and throttling before regions, so a program's few process markers
+ * survive a region in a hot loop), then time, then order of reading. */
+static int cmp_kept(const void *pa, const void *pb)
 {
-	jsonw_key(w, "markers");
-	jsonw_array_begin(w);
-	for (size_t m = 0; m < t->walk.nmarkers; m++) {
-		const struct sample_marker *mk = &t->walk.markers[m];
+	const struct marker_ref *a = pa, *b = pb;
 
-		jsonw_object_begin(w);
-		jsonw_kv_i64(w, "t_ns", mk->ns > t->start_ns ? (int64_t)(mk->ns - t->start_ns) : 0);
-		jsonw_kv_string(w, "kind", marker_name((int)mk->kind));
-		jsonw_kv_i64(w, "pid", mk->pid);
-		jsonw_kv_i64(w, "tid", mk->tid);
-		jsonw_object_end(w);
+	if (a->region != b->region)
+		return a->region - b->region;
+	if (a->ns != b->ns)
+		return a->ns < b->ns ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/* By time, then kind and order of reading: the order markers are written in. */
+static int cmp_time(const void *pa, const void *pb)
+{
+	const struct marker_ref *a = pa, *b = pb;
+
+	if (a->ns != b->ns)
+		return a->ns < b->ns ? -1 : 1;
+	if (a->region != b->region)
+		return a->region - b->region;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/* Region records by name, then order of reading (CTX: the regions). */
+static int cmp_region_name(const void *pa, const void *pb, void *ctx)
+{
+	const struct timeline_region *g = ctx;
+	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+	int c = strcmp(g[a].name, g[b].name);
+
+	return c ? c : (a > b) - (a < b);
+}
+
+/* A region name's records: the first one's index, begins, ends. */
+struct region_count {
+	size_t first;
+	uint64_t begins, ends;
+};
+
+static int cmp_first(const void *pa, const void *pb)
+{
+	const struct region_count *a = pa, *b = pb;
+
+	return (a->first > b->first) - (a->first < b->first);
+}
+
+/* "regions": each region name once with its begins and ends in the whole run (markers cut by
+ * the budget included), in order of first appearance; at most HTML_COUNTERS_MARKERS names. */
+static int regions_json(struct jsonw *w, const struct timeline *t)
+{
+	size_t n = t->nregions, ng = 0;
+	size_t *idx = malloc((n + 1) * sizeof(*idx));
+	struct region_count *g = malloc((n + 1) * sizeof(*g));
+
+	if (!idx || !g) {
+		free(idx);
+		free(g);
+		return -ENOMEM;
 	}
-	for (size_t r = 0; r < t->nregions; r++) {
-		const struct timeline_region *g = &t->regions[r];
+	for (size_t r = 0; r < n; r++)
+		idx[r] = r;
+	qsort_r(idx, n, sizeof(*idx), cmp_region_name, t->regions);
+	for (size_t i = 0; i < n; i++) {
+		const struct timeline_region *r = &t->regions[idx[i]];
 
+		if (!i || strcmp(r->name, t->regions[idx[i - 1]].name))
+			g[ng++] = (struct region_count){idx[i], 0, 0};
+		g[ng - 1].begins += r->enter != 0;
+		g[ng - 1].ends += r->enter == 0;
+	}
+	qsort(g, ng, sizeof(*g), cmp_first);
+	jsonw_key(w, "regions");
+	jsonw_array_begin(w);
+	for (size_t k = 0; k < ng && k < HTML_COUNTERS_MARKERS; k++) {
 		jsonw_object_begin(w);
-		jsonw_kv_i64(w, "t_ns", g->ns > t->start_ns ? (int64_t)(g->ns - t->start_ns) : 0);
-		jsonw_kv_string(w, "kind", g->enter ? "begin" : "end");
-		jsonw_kv_string(w, "name", g->name);
-		jsonw_kv_i64(w, "pid", g->pid);
-		jsonw_kv_i64(w, "tid", g->tid);
+		jsonw_kv_string(w, "name", t->regions[g[k].first].name);
+		jsonw_kv_u64(w, "begins", g[k].begins);
+		jsonw_kv_u64(w, "ends", g[k].ends);
 		jsonw_object_end(w);
 	}
 	jsonw_array_end(w);
+	free(idx);
+	free(g);
+	return 0;
+}
+
+/* "markers": the program's exec and exit, throttling, and its regions' begins and ends, in
+ * ns since the start (a region record before the start is clamped to 0), in time order. At
+ * most HTML_COUNTERS_MARKERS: process markers first, then the earliest region records; the
+ * others are counted in "markers_dropped" and a caveat. */
+static int markers_json(struct jsonw *w, struct html_input *in, const struct timeline *t)
+{
+	size_t n = t->walk.nmarkers + t->nregions, keep = n, k = 0;
+	struct marker_ref *refs = malloc((n + 1) * sizeof(*refs));
+
+	if (!refs)
+		return -ENOMEM;
+	for (size_t m = 0; m < t->walk.nmarkers; m++)
+		refs[k++] = (struct marker_ref){t->walk.markers[m].ns, 0, m};
+	for (size_t r = 0; r < t->nregions; r++)
+		refs[k++] = (struct marker_ref){t->regions[r].ns, 1, r};
+	if (n > HTML_COUNTERS_MARKERS) {
+		keep = HTML_COUNTERS_MARKERS;
+		qsort(refs, n, sizeof(*refs), cmp_kept);
+		html_caveat(in,
+			    "Counters over time: %zu of %zu markers drawn (process markers, then "
+			    "the earliest region begins and ends); %zu later ones left out",
+			    keep, n, n - keep);
+	}
+	qsort(refs, keep, sizeof(*refs), cmp_time);
+	jsonw_kv_u64(w, "markers_dropped", n - keep);
+	jsonw_key(w, "markers");
+	jsonw_array_begin(w);
+	for (size_t i = 0; i < keep; i++) {
+		const uint64_t rel = refs[i].ns > t->start_ns ? refs[i].ns - t->start_ns : 0;
+
+		jsonw_object_begin(w);
+		jsonw_kv_i64(w, "t_ns", (int64_t)rel);
+		if (refs[i].region) {
+			const struct timeline_region *g = &t->regions[refs[i].i];
+
+			jsonw_kv_string(w, "kind", g->enter ? "begin" : "end");
+			jsonw_kv_string(w, "name", g->name);
+			jsonw_kv_i64(w, "pid", g->pid);
+			jsonw_kv_i64(w, "tid", g->tid);
+		} else {
+			const struct sample_marker *mk = &t->walk.markers[refs[i].i];
+
+			jsonw_kv_string(w, "kind", marker_name((int)mk->kind));
+			jsonw_kv_i64(w, "pid", mk->pid);
+			jsonw_kv_i64(w, "tid", mk->tid);
+		}
+		jsonw_object_end(w);
+	}
+	jsonw_array_end(w);
+	free(refs);
+	return regions_json(w, t);
 }
 
 int html_data_counters(struct jsonw *w, struct html_input *in)
@@ -150,7 +273,7 @@ int html_data_counters(struct jsonw *w, struct html_input *in)
 		jsonw_string(w, k < in->e->sampling.nevents ? in->e->sampling.events[k] : "?");
 	jsonw_array_end(w);
 	intervals_json(w, in->e, &t);
-	markers_json(w, &t);
+	ret = markers_json(w, in, &t);
 	jsonw_object_end(w);
 out:
 	timeline_release(&t);

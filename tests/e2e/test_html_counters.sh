@@ -6,6 +6,8 @@
 # intervals, the same intervals and counts as `perfscope timeline`, every whole interval of
 # phase A has >= 90 % of its phase samples in phase_a (B likewise), the phases dominate
 # overall, and the sampled functions appear in the Profile.
+# A region in a hot loop (5000 begins and ends) is at most 1000 markers, the others counted
+# and named in a caveat, and the legend lists each region name once: the page still opens.
 . "$(dirname "$0")/lib.sh"
 psc_init
 . "$(dirname "$0")/html-lib.sh"
@@ -68,4 +70,59 @@ for f in phase_a phase_b; do
 	want=$(json_eval "$T/data.json" "'{:,}'.format(sum(r['samples'] for r in d['profile']['samples']['functions'] if r['name']=='$f'))")
 	expect_eq "$want" "$(csv_get "$T/samples.csv" samples function=$f)" "samples of $f in the Profile"
 done
+# a region in a hot loop: the markers are capped, the legend names each region once
+cat >"$T/hot.c" <<'C'
+#include <perfscope.h>
+#include <stdio.h>
+
+static volatile unsigned sink;
+
+int main(void)
+{
+	psc_region_begin("once");
+	for (int i = 0; i < 5000; i++) {
+		psc_region_begin("tick");
+		for (int k = 0; k < 20000; k++)
+			sink = sink * 31 + (unsigned)k;
+		psc_region_end("tick");
+	}
+	psc_region_end("once");
+	printf("done\n");
+	return 0;
+}
+C
+gcc -O1 -I"$PSC_SOURCE/include" "$T/hot.c" -o "$T/hot" -L"$PSC_BUILD" -lperfscope \
+	-Wl,-rpath,"$PSC_BUILD" || die "cannot build the hot-loop program"
+record_or_die rechot "$T/hot.exp" --sample=1000 -- "$T/hot"
+run htmlhot "$PERFSCOPE" html "$T/hot.exp"
+expect_eq 0 "$RC" "html of a run with 10002 region records"
+html_render "$T/hot.exp/report.html" hot counters
+html_expect_ok hot
+expect_eq 1 "$(html_dom hot --tests | grep -c '^counters: ok')" "hot loop: the counters view's own test passed"
+report_data "$T/hot.exp/report.html" >"$T/hot.json"
+python3 - "$T/hot.json" >"$T/hotcheck.txt" <<'PY' || fail "the hot loop's markers: $(cat "$T/hotcheck.txt")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["counters"]
+m = c["markers"]
+regions = [x for x in m if x["kind"] in ("begin", "end")]
+process = [x for x in m if x["kind"] not in ("begin", "end")]
+total = 10002 + len(process)
+print(len(m), c["markers_dropped"], c["regions"])
+assert len(m) == 1000, len(m)
+assert c["markers_dropped"] == total - 1000, (c["markers_dropped"], total)
+assert "exec" in [x["kind"] for x in process] and "exit" in [x["kind"] for x in process], process
+assert [x["t_ns"] for x in m] == sorted(x["t_ns"] for x in m), "markers in time order"
+# the earliest region records: once begins, then tick begin/end alternating
+assert regions[0]["name"] == "once" and regions[0]["kind"] == "begin", regions[0]
+assert all(x["name"] == "tick" and x["kind"] == ("begin" if i % 2 == 0 else "end")
+           for i, x in enumerate(regions[1:])), "tick begins and ends in turn"
+assert c["regions"] == [{"name": "once", "begins": 1, "ends": 1},
+                        {"name": "tick", "begins": 5000, "ends": 5000}], c["regions"]
+want = "Counters over time: 1000 of %d markers drawn" % total
+assert any(x.startswith(want) and "%d later ones left out" % (total - 1000) in x
+           for x in d["caveats"]), d["caveats"]
+PY
+expect_eq 2 "$(grep -o 'data-region="[a-z]*"' "$T/hot.dom" | sort -u | wc -l)" "the legend names the 2 regions"
+expect_eq 2 "$(grep -o 'data-region="[a-z]*"' "$T/hot.dom" | wc -l)" "each region once in the legend"
 finish

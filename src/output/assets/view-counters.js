@@ -1,7 +1,8 @@
 // view-counters.js - Counters over time: each sampled event's rate per interval (threads
 // summed) as a line, with the program's start and end, exec/exit, throttling and region
 // markers as vertical lines; and the share of the samples of the top functions per interval
-// as stacked areas. Data: d.counters (html-counters.c).
+// as stacked areas. Data: d.counters (html-counters.c: at most 1000 markers, the others
+// counted in markers_dropped; region names with their counts in regions).
 "use strict";
 (function () {
   const MARK = { run: [40, 40, 40], exec: [40, 40, 40], exit: [40, 40, 40], throttled: [200, 0, 0],
@@ -12,6 +13,29 @@
   const markers = (c) => [{ x: 0, kind: "run", label: "start" }, { x: c.end_ns / 1e9, kind: "run", label: "end" }]
     .concat(c.markers.map((m) => ({ x: m.t_ns / 1e9, kind: m.kind,
                                     label: m.name ? `${m.name} ${m.kind}` : m.kind })));
+  const swatch = (kind) => PSC.el("span", { class: "swatch", style: `background:${PSC.css(MARK[kind] || MARK.run)}` });
+  // The markers' legend: the run's start and end, each other kind of marker once (with its
+  // count when it occurs more than once), and each region name once with its begins and ends
+  // in the whole run (c.regions: also those beyond the markers' budget).
+  const legendOf = (c, marks) => {
+    const legend = PSC.el("div", { class: "legend", id: "counters-markers" });
+    const kinds = new Map();
+    for (const m of marks) {
+      if (m.kind === "begin" || m.kind === "end") continue;
+      const key = m.kind === "run" ? m.label : m.kind;
+      if (!kinds.has(key)) kinds.set(key, { kind: m.kind, first: m.x, n: 0 });
+      kinds.get(key).n++;
+    }
+    for (const [key, k] of kinds) {
+      legend.append(PSC.el("span", { "data-marker": key }, swatch(k.kind),
+        k.n > 1 ? `${key} ×${PSC.fmtNum(k.n)} (first at ${PSC.fmtNs(k.first * 1e9)})` : `${key} at ${PSC.fmtNs(k.first * 1e9)}`));
+    }
+    for (const g of c.regions || []) {
+      legend.append(PSC.el("span", { "data-region": g.name }, swatch("begin"), swatch("end"),
+        `region ${g.name}: ${PSC.fmtNum(g.begins)} begins, ${PSC.fmtNum(g.ends)} ends`));
+    }
+    return legend;
+  };
   // Share (%) of the samples of function F in each interval.
   const shares = (c) => c.fsamples.map((fs) => fs.map((v, i) => (c.samples[i] ? (100 * v) / c.samples[i] : 0)));
 
@@ -46,10 +70,12 @@
                PSC.el("p", {}, `${c.t_ns.length - 1} intervals of ${PSC.fmtNs(c.interval_ns)}; rates per second, threads summed. ` +
                       "Vertical lines: the run's start and end, exec and exit (dark), throttling (red), " +
                       "region begins (orange) and ends (purple, dashed)."));
-      const legend = PSC.el("div", { class: "legend", id: "counters-markers" });
-      marks.forEach((m) => legend.append(PSC.el("span", {}, PSC.el("span", { class: "swatch", style: `background:${PSC.css(MARK[m.kind] || MARK.run)}` }),
-                                                `${m.label} at ${PSC.fmtNs(m.x * 1e9)}`)));
-      s.append(legend);
+      s.append(legendOf(c, marks));
+      if (c.markers_dropped) {
+        s.append(PSC.el("p", { class: "note", id: "counters-dropped" },
+          `${PSC.fmtNum(c.markers_dropped)} later markers are not drawn: at most ${PSC.fmtNum(c.markers.length)} ` +
+          "(the process markers, then the earliest region begins and ends)."));
+      }
       c.events.forEach((ev, k) => {
         if (!c.rates[k]) {
           s.append(PSC.el("p", { class: "note" }, `${ev}: not counted on this machine`));
@@ -111,7 +137,18 @@
         const tot = sh.reduce((a, v) => a + v[i], 0);
         t.near(tot, 100, 1e-6, `interval ${i}: shares add up to 100 %`);
       });
-      t.eq(s.querySelectorAll("#counters-markers > span").length, c.markers.length + 2, "every marker in the legend");
+      // the legend: start, end and each other kind of marker once, each region name once
+      const kinds = new Set(c.markers.filter((m) => m.kind !== "begin" && m.kind !== "end").map((m) => m.kind));
+      t.eq(s.querySelectorAll("#counters-markers > [data-marker]").length, kinds.size + 2, "each kind of marker once in the legend");
+      const regs = [...s.querySelectorAll("#counters-markers > [data-region]")].map((e) => e.dataset.region);
+      const named = new Set(c.markers.filter((m) => m.name).map((m) => m.name));
+      t.eq(regs.length, new Set(regs).size, "each region name once in the legend");
+      t.ok([...named].every((n) => regs.includes(n)), "every drawn region's name in the legend");
+      t.eq(regs.join("\n"), (c.regions || []).map((g) => g.name).join("\n"), "the legend's regions are the data's");
+      t.ok(c.markers.length <= 1000, `at most 1000 markers (${c.markers.length})`);
+      const dropped = s.querySelector("#counters-dropped");
+      t.eq(!!dropped, c.markers_dropped > 0, "a note when markers were left out");
+      if (dropped) t.ok(dropped.textContent.startsWith(PSC.fmtNum(c.markers_dropped) + " "), "the note counts them");
     },
   });
 })();
