@@ -172,8 +172,6 @@ int call_walker_next(struct call_walker *w, struct call_event *ev, char *err, si
 			w->th.truncated_at = w->r.truncated_at;
 			continue;
 		}
-		if (w->on_record && (ret = w->on_record(w->record_ctx, &rec, err, errlen)) < 0)
-			return ret;
 		ns = clock_fit_ns(w->fit, rec.ticks);
 		if (ns < w->th.first_ns)
 			w->th.first_ns = ns;
@@ -208,6 +206,9 @@ int call_walker_next(struct call_walker *w, struct call_event *ev, char *err, si
 			}
 			continue;
 		case PSC_KIND_EXT:
+			if (w->on_record &&
+			    (ret = w->on_record(w->record_ctx, &rec, err, errlen)) < 0)
+				return ret;
 			ret = ext_record(w, &rec, ns, ev);
 			if (ret < 0) {
 				snprintf(err, errlen, "%s: out of memory", w->s->path);

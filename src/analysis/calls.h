@@ -65,8 +65,8 @@ struct call_walker {
 	char **regions; /* region id -> name, from the stream's definitions */
 	size_t nregions;
 	struct call_thread th;
-	/* called with every record read, before it is walked (another analysis riding along);
-	 * a negative return stops the walk with that error */
+	/* called with every extended record read, before it is walked (another analysis riding
+	 * along); a negative return stops the walk with that error */
 	int (*on_record)(void *ctx, const struct stream_record *rec, char *err, size_t errlen);
 	void *record_ctx;
 	struct stream_record pending; /* a function exit waiting while skipped frames close */

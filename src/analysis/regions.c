@@ -22,7 +22,6 @@ struct frame {
 struct region_pass {
 	struct region_profile *p;
 	const struct exp_stream *s;
-	uint64_t first, last; /* ticks of the stream's first and last records */
 	const struct clock_fit *fit;
 	size_t nev;	/* events of this stream's process */
 	size_t *ev_map; /* stream event index -> profile event index */
@@ -297,9 +296,6 @@ int region_pass_record(struct region_pass *ps, const struct stream_record *r, ch
 	struct region_profile *p = ps->p;
 	int ret = 0;
 
-	if (!ps->th->records++)
-		ps->first = r->ticks;
-	ps->last = r->ticks;
 	if (r->kind != PSC_KIND_EXT)
 		return 0;
 	switch (r->type) {
@@ -359,7 +355,7 @@ int region_pass_end(struct region_pass *ps, const struct stream_reader *rd, char
 
 	/* what is still open at the end of a cut-short run closes at its last timestamp */
 	while (ret == 0 && ps->nstack) {
-		ret = frame_close(p, ps, ps->last, NULL, 1);
+		ret = frame_close(p, ps, rd->last_ticks, NULL, 1);
 		p->unclosed++;
 	}
 	if (ret < 0)
@@ -367,8 +363,10 @@ int region_pass_end(struct region_pass *ps, const struct stream_reader *rd, char
 	ps->th->ended = rd->ended;
 	ps->th->end_reason = rd->end_reason;
 	ps->th->truncated_at = rd->truncated_at;
-	if (ps->th->records) {
-		int64_t a = clock_fit_ns(ps->fit, ps->first), b = clock_fit_ns(ps->fit, ps->last);
+	ps->th->records = rd->nrecords;
+	if (rd->nrecords) {
+		int64_t a = clock_fit_ns(ps->fit, rd->first_ticks);
+		int64_t b = clock_fit_ns(ps->fit, rd->last_ticks);
 
 		if (!p->span_known || a < p->first_ns)
 			p->first_ns = a;

@@ -53,9 +53,9 @@ int region_profile_build(struct region_profile *p, const struct experiment *e, c
 			 size_t errlen);
 
 /* Build in one pass with other analyses: region_profile_init() once, then for each stream of E
- * (in order) region_pass_begin(), region_pass_record() for every record the reader returns,
- * and region_pass_end() with the reader at its end (which frees the pass). Each returns 0 or a
- * negative errno ("file: byte N: ..." in ERR). */
+ * (in order) region_pass_begin(), region_pass_record() for every extended record the reader
+ * returns (others are ignored), and region_pass_end() with the reader at its end (which frees the
+ * pass). Each returns 0 or a negative errno ("file: byte N: ..." in ERR). */
 struct region_pass;
 struct stream_reader;
 struct stream_record;

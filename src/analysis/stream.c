@@ -554,10 +554,8 @@ int stream_next(struct stream_reader *r, struct stream_record *rec, char *err, s
 		return fail(err, errlen, -EINVAL, r->path, at, "record overruns its chunk");
 	w0 = r->chunk[r->pos];
 	w1 = r->chunk[r->pos + 1];
-	memset(rec, 0, sizeof(*rec));
-	rec->kind = psc_rec_kind(w0);
-	rec->ticks = psc_rec_ticks(w0);
-	rec->offset = at;
+	*rec = (struct stream_record){
+	    .kind = psc_rec_kind(w0), .ticks = psc_rec_ticks(w0), .offset = at};
 	nwords = 2;
 	switch (rec->kind) {
 	case PSC_KIND_FUNC_ENTER:
@@ -587,6 +585,8 @@ int stream_next(struct stream_reader *r, struct stream_record *rec, char *err, s
 		if (ret)
 			return ret;
 	}
+	if (!r->nrecords++)
+		r->first_ticks = rec->ticks;
 	r->last_ticks = rec->ticks;
 	if (rec->kind == PSC_KIND_EXT && rec->type == PSC_REC_STREAM_END) {
 		r->ended = 1;

@@ -37,7 +37,8 @@ struct stream_reader {
 	uint64_t *chunk;
 	size_t chunk_words, chunk_cap, pos;
 	uint64_t next_seq;
-	uint64_t last_ticks;
+	uint64_t first_ticks, last_ticks; /* of the records read so far */
+	uint64_t nrecords;		  /* records read so far */
 	uint64_t truncated_at; /* offset where a cut-short chunk starts; 0 when complete */
 	int ended;	       /* a PSC_REC_STREAM_END record was read */
 	unsigned end_reason;
