@@ -144,11 +144,34 @@ int stat_result_metric(const struct stat_result *res, const struct metric *m, do
 	return ret;
 }
 
+int stat_run_unattributed(const struct stat_run *run, size_t i, int64_t *out)
+{
+	uint64_t total, v;
+	int64_t rest;
+
+	if (run->status[i] || count_scale(&run->counts[i], &total) < 0)
+		return -ENODATA;
+	rest = (int64_t)total;
+	for (size_t k = 0; k < run->nthreads; k++) {
+		const struct stat_thread *t = &run->threads[k];
+
+		if (t->status[i] == 0 && count_scale(&t->counts[i], &v) == 0)
+			rest -= (int64_t)v;
+	}
+	*out = rest;
+	return 0;
+}
+
 void stat_result_release(struct stat_result *res)
 {
 	for (size_t r = 0; r < res->cap; r++) {
 		struct stat_run *run = &res->runs[r];
 
+		for (size_t k = 0; k < run->nthreads; k++) {
+			free(run->threads[k].counts);
+			free(run->threads[k].status);
+		}
+		free(run->threads);
 		free(run->counts);
 		free(run->status);
 		free(run->user_only);

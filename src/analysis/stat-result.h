@@ -15,11 +15,21 @@
 #include "../core/metrics.h"
 #include "stats.h"
 
+/* One thread's own counts (stat --per-thread). */
+struct stat_thread {
+	pid_t pid, tid;	      /* its process and itself */
+	char name[16];	      /* its comm when it ended, "" when unknown */
+	struct count *counts; /* event order */
+	int32_t *status;      /* event order: 0 counted, else a negative errno */
+};
+
 struct stat_run {
 	struct count *counts; /* event order */
 	int32_t *status;      /* 0 counted, else negative errno of perf_event_open */
 	int *user_only;
 	double wall_ns, user_ns, sys_ns;
+	struct stat_thread *threads; /* --per-thread: the launched thread first, else NULL */
+	size_t nthreads;
 };
 
 struct stat_result {
@@ -34,6 +44,7 @@ struct stat_result {
 	size_t nruns, cap;
 	int exit_status;
 	int paranoid, have_core_pmu;
+	int per_thread; /* runs carry their threads */
 };
 
 struct stat_event_summary {
@@ -57,6 +68,13 @@ void stat_result_summarize(const struct stat_result *res, size_t i, struct stat_
  * inputs not counted) or -EDOM. */
 int stat_result_metric(const struct stat_result *res, const struct metric *m, double *value,
 		       char *missing, size_t len);
+
+/*
+ * The part of event I's total in RUN that no thread's own count holds: the scaled total minus
+ * the sum of the threads' scaled counts (negative when multiplexing estimates disagree).
+ * 0 and *OUT, or -ENODATA when the total was not counted.
+ */
+int stat_run_unattributed(const struct stat_run *run, size_t i, int64_t *out);
 
 void stat_result_release(struct stat_result *res);
 

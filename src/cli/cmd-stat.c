@@ -1,6 +1,7 @@
 /* cmd-stat.c - `perfscope stat`: count events over whole runs of a command. */
 #include "cli.h"
 #include "launch.h"
+#include "stat-thread.h"
 
 #include "../analysis/stat-result.h"
 #include "../core/compiler.h"
@@ -25,10 +26,12 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* One run of CMD: counts into OUT (event order). Returns CMD's status, or -errno. */
+/* One run of CMD: counts into OUT (event order), with PER_THREAD every thread's own counts
+ * too. Returns CMD's status, or -errno. */
 static int run_once(const char *cmdname, char **cmd, const struct event_desc *evs, size_t nev,
-		    struct stat_run *out)
+		    int per_thread, struct stat_run *out)
 {
+	struct stat_threads th = {0};
 	uint32_t *group_of = calloc(nev + 1, sizeof(*group_of));
 	int32_t *status = calloc(nev + 1, sizeof(*status));
 	uint64_t *words = NULL, t0, t1;
@@ -49,9 +52,32 @@ static int run_once(const char *cmdname, char **cmd, const struct event_desc *ev
 		goto out;
 	}
 	counter_set_open(&set, l.pid);
+	if (per_thread) {
+		ret = stat_threads_attach(&th, l.pid, evs, nev);
+		if (ret) {
+			cli_error(
+			    cmdname, "--per-thread: cannot trace %s: %s%s", cmd[0], strerror(-ret),
+			    ret == -EPERM ? " (ptrace refused: is it run under a debugger, or "
+					    "does a seccomp policy or yama forbid ptrace?)"
+					  : "");
+			launch_abort(&l);
+			goto out;
+		}
+	}
 	t0 = now_ns();
 	ret = launch_go(&l);
-	launch_wait(&l, &exit_status, &ru);
+	if (per_thread) {
+		int wret = stat_threads_wait(&th, &exit_status, &ru);
+
+		if (wret && ret == 0) {
+			cli_error(cmdname, "--per-thread: following the threads failed: %s",
+				  strerror(-wret));
+			ret = wret;
+			goto out;
+		}
+	} else {
+		launch_wait(&l, &exit_status, &ru);
+	}
 	t1 = now_ns();
 	if (ret < 0) {
 		cli_error(cmdname, "%s: %s", cmd[0],
@@ -64,6 +90,8 @@ static int run_once(const char *cmdname, char **cmd, const struct event_desc *ev
 	counter_set_layout(&set, group_of, status);
 	if (ret == 0)
 		ret = count_snapshot_decode(words, set.snapshot_words, group_of, nev, out->counts);
+	if (ret == 0 && per_thread)
+		ret = stat_threads_take(&th, out);
 	if (ret) {
 		cli_error(cmdname, "reading the counters failed: %s", strerror(-ret));
 		goto out;
@@ -80,6 +108,7 @@ out:
 	free(words);
 	free(group_of);
 	free(status);
+	stat_threads_release(&th);
 	counter_set_release(&set);
 	return ret;
 }
@@ -89,12 +118,14 @@ int cmd_stat(int argc, char **argv)
 	struct opt_list events = {0};
 	const char *group = NULL, *output = NULL, *procfs, *sysfs;
 	long repeat = 1;
-	int csv = 0, json = 0, force = 0, help = 0, first, ret;
+	int csv = 0, json = 0, force = 0, help = 0, per_thread = 0, first, ret;
 	const struct option_spec specs[] = {
 	    {'e', "event", OPT_LIST, &events, "EV,..", "events to count (repeatable)", 0, NULL},
 	    {'g', "group", OPT_STRING, &group, "GROUP", "metric group: its events and formulas", 0,
 	     NULL},
 	    {'r', "repeat", OPT_INT, &repeat, "N", "run N times: mean, stddev, min, max", 0, NULL},
+	    {0, "per-thread", OPT_FLAG, &per_thread, NULL,
+	     "each thread's own counts too, child processes' threads included", 0, NULL},
 	    {0, "csv", OPT_FLAG, &csv, NULL, "CSV output", 0, NULL},
 	    {0, "json", OPT_FLAG, &json, NULL, "JSON output", 0, NULL},
 	    {'o', "output", OPT_STRING, &output, "FILE", "write the results to FILE", 0, NULL},
@@ -124,6 +155,10 @@ int cmd_stat(int argc, char **argv)
 	}
 	if (repeat < 1 || repeat > 100000) {
 		cli_error("stat", "--repeat %ld: must be between 1 and 100000", repeat);
+		goto out;
+	}
+	if (per_thread && repeat > 1) {
+		cli_error("stat", "--per-thread shows the threads of one run: drop -r/--repeat");
 		goto out;
 	}
 	if (csv && json) {
@@ -160,7 +195,7 @@ int cmd_stat(int argc, char **argv)
 		goto out;
 	}
 	for (long r = 0; r < repeat; r++) {
-		int st = run_once("stat", cmd, res.events, res.nevents, &res.runs[r]);
+		int st = run_once("stat", cmd, res.events, res.nevents, per_thread, &res.runs[r]);
 
 		if (st < 0) { /* the command could not be run, or not be counted */
 			ret = -st >= 126 && -st <= 127 ? -st : 1;
@@ -176,9 +211,15 @@ int cmd_stat(int argc, char **argv)
 	res.ncommand = (size_t)ncmd;
 	res.paranoid = ps.paranoid;
 	res.have_core_pmu = ps.have_core_pmu;
-	ret = csv    ? stat_print_csv(&res, out)
-	      : json ? stat_print_json(&res, out)
-		     : stat_print_text(&res, out);
+	res.per_thread = per_thread;
+	if (per_thread)
+		ret = csv    ? stat_threads_print_csv(&res, out)
+		      : json ? stat_threads_print_json(&res, out)
+			     : stat_threads_print_text(&res, out);
+	else
+		ret = csv    ? stat_print_csv(&res, out)
+		      : json ? stat_print_json(&res, out)
+			     : stat_print_text(&res, out);
 	ret = ret ? 1 : res.exit_status;
 	if (out != stdout && fclose(out) != 0) {
 		cli_error("stat", "writing %s failed", output);
