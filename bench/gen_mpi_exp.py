@@ -7,7 +7,8 @@ docs/format.md ("MPI records") with the monotonic clock, one process and one str
 Every iteration (20 us) each rank k posts MPI_Irecv from k-1, MPI_Isend to k+1 (1 KiB, rank
 i mod RANKS late by 5 us, so its neighbour waits for it: Late Sender) and completes both with
 MPI_Waitall; every 8th iteration all ranks also call MPI_Allreduce, entering 100 ns apart
-(Wait at N x N). Routine ids come from src/mpi/mpi-calls.def. Call sites are 0 (unknown), so
+(fewer above 40 ranks, so the collective ends inside its 20 us iteration and every stream's
+times increase, whatever RANKS; Wait at N x N). Routine ids come from src/mpi/mpi-calls.def. Call sites are 0 (unknown), so
 no symbols are looked up. Prints the counts of calls, events, messages and collectives."""
 import argparse
 import json
@@ -88,6 +89,8 @@ def main():
     # events per iteration per rank: 3 calls, and 1 allreduce every 8 iterations
     iters = max(8, round(a.events / (p * 2 * (3 + 1 / 8))))
     end = START + (iters + 2) * STEP
+    # collective entries SPREAD ns apart: the last leaves by 15 us + 4 us + 500 ns < STEP
+    spread = min(100, 4_000 // p)
     os.makedirs(a.dir)
     with open(os.path.join(a.dir, "meta.json"), "w") as f:
         json.dump({"version": 1, "created_by": "gen_mpi_exp.py", "command": ["synthetic"],
@@ -136,8 +139,8 @@ def main():
                        ITEM_ISEND_DONE, 0, 0, rq + 1]))
             calls += 3
             if i % 8 == 7:
-                s.add(ext(base + 15_000 + 100 * k, REC_MPI_ENTER, r_allreduce))
-                s.add(ext(base + 15_000 + 100 * p + 500, REC_MPI_LEAVE, r_allreduce,
+                s.add(ext(base + 15_000 + spread * k, REC_MPI_ENTER, r_allreduce))
+                s.add(ext(base + 15_000 + spread * p + 500, REC_MPI_LEAVE, r_allreduce,
                           [0, ITEM_COLL, U32, 8, 8]))
                 calls += 1
         t = end - 10_000

@@ -3,24 +3,90 @@
 
 #include "../output/html.h"
 
+#include "../analysis/fprofile.h"
+#include "../analysis/regions.h"
+#include "../analysis/sprofile.h"
+
+#include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* "ROWSxCOLS" into *ROWS and *COLS, both ≥ 1. 0 or -1. */
+/* A --grid side at most, and cells at most per rank the experiment names (plus a few for
+ * tiny runs): a grid far larger than the ranks only draws empty squares, slowly. */
+#define GRID_SIDE_MAX	    4096
+#define GRID_CELLS_PER_RANK 4
+#define GRID_CELLS_SLACK    16
+
+/* "ROWSxCOLS" into *ROWS and *COLS, both in 1..GRID_SIDE_MAX. 0 or -1. */
 static int parse_grid(const char *s, int *rows, int *cols)
 {
 	char *end;
 	long r = strtol(s, &end, 10), c;
 
-	if (end == s || (*end != 'x' && *end != 'X') || r < 1 || r > 100000)
+	if (end == s || (*end != 'x' && *end != 'X') || r < 1 || r > GRID_SIDE_MAX)
 		return -1;
 	s = end + 1;
 	c = strtol(s, &end, 10);
-	if (end == s || *end || c < 1 || c > 100000)
+	if (end == s || *end || c < 1 || c > GRID_SIDE_MAX)
 		return -1;
 	*rows = (int)r;
 	*cols = (int)c;
+	return 0;
+}
+
+/* The grid IN asks for against the NRANKS ranks of the experiment: 0, or -1 after a one-line
+ * message with a grid that fits. */
+static int check_grid(const char *grid, const struct html_input *in, int nranks)
+{
+	long cells = (long)in->grid_rows * in->grid_cols;
+	long max = (long)GRID_CELLS_PER_RANK * nranks + GRID_CELLS_SLACK;
+	int cols, rows;
+
+	if (!in->grid_rows || cells <= max)
+		return 0;
+	if (!nranks) {
+		cli_error("html",
+			  "--grid %s: %ld cells but the experiment has no MPI ranks; at "
+			  "most %ld cells (or leave --grid out)",
+			  grid, cells, max);
+		return -1;
+	}
+	cols = (int)ceil(sqrt((double)nranks));
+	rows = (nranks + cols - 1) / cols;
+	cli_error("html",
+		  "--grid %s: %ld cells for %d ranks; at most %ld (4 per rank + 16), e.g. "
+		  "--grid %dx%d, or leave --grid out",
+		  grid, cells, nranks, max, rows, cols);
+	return -1;
+}
+
+/* After report_open failed: open DIR again without the profiles, with why they could not be
+ * built in WHY (report_open printed it already). 0, or -1 when the experiment itself cannot be
+ * opened (report_open said why). */
+static int open_without_profiles(struct report *rep, const char *dir, char *why, size_t len)
+{
+	struct region_profile rp;
+	struct func_profile fp;
+	struct sample_profile sp;
+	char err[512] = "";
+
+	memset(rep, 0, sizeof(*rep));
+	if (experiment_open(&rep->e, dir, err, sizeof(err)) || symtab_init(&rep->syms, dir) < 0)
+		return -1;
+	/* the pass that failed, again, for its message */
+	snprintf(why, len, "out of memory");
+	memset(&rp, 0, sizeof(rp));
+	memset(&fp, 0, sizeof(fp));
+	memset(&sp, 0, sizeof(sp));
+	if (func_profile_build(&fp, &rep->e, &rep->syms, &rp, NULL, err, sizeof(err)) ||
+	    (rep->e.nsamples &&
+	     sample_profile_build(&sp, &rep->e, &rep->syms, 1, 1, err, sizeof(err))))
+		snprintf(why, len, "%s", err[0] ? err : "out of memory");
+	func_profile_release(&fp);
+	region_profile_release(&rp);
+	sample_profile_release(&sp);
 	return 0;
 }
 
@@ -38,7 +104,7 @@ int cmd_html(int argc, char **argv)
 	    {0},
 	};
 	struct html_input in;
-	char path[PATH_MAX];
+	char path[PATH_MAX], why[512] = "";
 	struct report rep;
 	FILE *out;
 
@@ -52,7 +118,8 @@ int cmd_html(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (grid && parse_grid(grid, &in.grid_rows, &in.grid_cols)) {
-		cli_error("html", "--grid %s: expected ROWSxCOLS, e.g. --grid 4x8", grid);
+		cli_error("html", "--grid %s: expected ROWSxCOLS, each 1 to %d, e.g. --grid 4x8",
+			  grid, GRID_SIDE_MAX);
 		return EXIT_USAGE;
 	}
 	if (argc - 1 - first == 1)
@@ -62,16 +129,27 @@ int cmd_html(int argc, char **argv)
 		output = path;
 	}
 	ret = EXIT_USAGE;
-	if (report_open(&rep, "html", dir, &(struct report_options){.per_thread = 1, .lines = 1}))
+	if (report_open(&rep, "html", dir, &(struct report_options){.per_thread = 1, .lines = 1})) {
+		/* a stream the profile pass rejects: the other views may still be built */
+		report_close(&rep);
+		if (open_without_profiles(&rep, dir, why, sizeof(why)))
+			goto out;
+		in.profile_error = why;
+		fprintf(stderr,
+			"perfscope html: the Profile view is left out (the report's Summary "
+			"says why)\n");
+	} else {
+		in.rr = &rep.rr;
+		in.fr = &rep.fr;
+		in.sr = rep.e.nsamples ? &rep.sr : NULL;
+	}
+	in.e = &rep.e;
+	in.syms = &rep.syms;
+	if (check_grid(grid, &in, html_ranks_named(&rep.e)))
 		goto out;
 	out = cli_open_output("html", output, force);
 	if (!out)
 		goto out;
-	in.e = &rep.e;
-	in.syms = &rep.syms;
-	in.rr = &rep.rr;
-	in.fr = &rep.fr;
-	in.sr = rep.e.nsamples ? &rep.sr : NULL;
 	ret = html_write(out, &in);
 	if (ret)
 		cli_error("html", "%s: %s", output, strerror(-ret));

@@ -245,68 +245,103 @@ static void functions_json(struct jsonw *w, const struct energy_profile *ep, con
 	jsonw_array_end(w);
 }
 
-int html_data_energy(struct jsonw *w, struct html_input *in)
+/* Build IN's energy profile into HE: 0, 1 when there is none (a caveat says why), or
+ * -ENOMEM. */
+static int energy_build(struct html_input *in, struct html_energy *he)
 {
 	struct energy_options eo = {.nintervals = HTML_ENERGY_INTERVALS};
-	struct energy_profile ep = {0};
-	struct power_series ps = {0};
-	size_t *order = NULL;
 	char err[512] = "";
 	long ch;
 	int ret;
 
-	if (!in->e->has_power)
-		return 0;
-	ret = power_load(&ps, in->e, err, sizeof(err));
+	ret = power_load(&he->ps, in->e, err, sizeof(err));
 	if (ret == -ENOMEM)
-		goto out;
+		return ret;
 	if (ret < 0) {
 		html_caveat(in, "Energy view left out: %s", err);
-		ret = 0;
-		goto out;
+		return 1;
 	}
-	ch = channel_pick(&ps);
+	ch = channel_pick(&he->ps);
 	if (ch < 0) {
 		html_caveat(in, "Energy view left out: %s: no power channel ever advanced",
-			    ps.source ? ps.source : in->e->power.file);
-		ret = 0;
-		goto out;
+			    he->ps.source ? he->ps.source : in->e->power.file);
+		return 1;
 	}
-	eo.channel = (size_t)ch;
-	ret = energy_profile_build(&ep, in->e, in->syms, &ps, &eo, err, sizeof(err));
+	he->channel = eo.channel = (size_t)ch;
+	ret = energy_profile_build(&he->ep, in->e, in->syms, &he->ps, &eo, err, sizeof(err));
 	if (ret == -ENOMEM)
-		goto out;
+		return ret;
 	if (ret < 0) {
 		html_caveat(in, "Energy view left out: %s",
 			    ret == -ENODATA ? "power was recorded but no function calls (record "
 					      "--functions, or -finstrument-functions)"
 					    : err);
-		ret = 0;
-		goto out;
+		return 1;
 	}
-	order = energy_order(&ep, 0);
-	if (!order) {
-		ret = -ENOMEM;
-		goto out;
+	he->order = energy_order(&he->ep, 0);
+	if (!he->order)
+		return -ENOMEM;
+	caveats(in, &he->ep, &he->ps, he->order);
+	return 0;
+}
+
+const struct html_energy *html_energy(struct html_input *in)
+{
+	int ret;
+
+	if (in->energy_state)
+		return in->energy_state > 0 ? in->energy : NULL;
+	in->energy_state = -1;
+	if (!in->e->has_power)
+		return NULL;
+	in->energy = calloc(1, sizeof(*in->energy));
+	if (!in->energy) {
+		in->failed = 1;
+		return NULL;
 	}
-	caveats(in, &ep, &ps, order);
+	ret = energy_build(in, in->energy);
+	if (ret < 0)
+		in->failed = 1;
+	if (ret)
+		return NULL;
+	in->energy_state = 1;
+	return in->energy;
+}
+
+void html_energy_release(struct html_input *in)
+{
+	if (in->energy) {
+		free(in->energy->order);
+		energy_profile_release(&in->energy->ep);
+		power_series_release(&in->energy->ps);
+		free(in->energy);
+		in->energy = NULL;
+	}
+	in->energy_state = 0;
+}
+
+int html_data_energy(struct jsonw *w, struct html_input *in)
+{
+	const struct html_energy *he = html_energy(in);
+	const struct energy_profile *ep;
+	int ret;
+
+	if (!he)
+		return in->failed ? -ENOMEM : 0;
+	ep = &he->ep;
 	jsonw_key(w, "energy");
 	jsonw_object_begin(w);
-	jsonw_kv_string(w, "channel", ps.ch[ch].name);
+	jsonw_kv_string(w, "channel", he->ps.ch[he->channel].name);
 	jsonw_kv_string(w, "source", in->e->power.source);
 	jsonw_kv_string(w, "method", "trapezoid");
-	jsonw_kv_i64(w, "run_ns", ep.run_end - ep.run_start);
-	jsonw_kv_i64(w, "cover_from_ns", ep.cover_start - ep.run_start);
-	jsonw_kv_i64(w, "cover_to_ns", ep.cover_end - ep.run_start);
-	jsonw_kv_double(w, "total_j", ep.total_j);
-	jsonw_kv_double(w, "outside_j", ep.outside_j);
-	jsonw_kv_i64(w, "outside_ns", ep.outside_ns);
-	functions_json(w, &ep, order);
-	ret = intervals_json(w, &ep, order);
+	jsonw_kv_i64(w, "run_ns", ep->run_end - ep->run_start);
+	jsonw_kv_i64(w, "cover_from_ns", ep->cover_start - ep->run_start);
+	jsonw_kv_i64(w, "cover_to_ns", ep->cover_end - ep->run_start);
+	jsonw_kv_double(w, "total_j", ep->total_j);
+	jsonw_kv_double(w, "outside_j", ep->outside_j);
+	jsonw_kv_i64(w, "outside_ns", ep->outside_ns);
+	functions_json(w, ep, he->order);
+	ret = intervals_json(w, ep, he->order);
 	jsonw_object_end(w);
-out:
-	free(order);
-	energy_profile_release(&ep);
-	power_series_release(&ps);
 	return ret;
 }

@@ -7,6 +7,8 @@
 #ifndef PSC_HTML_INT_H
 #define PSC_HTML_INT_H
 
+#include "../analysis/energy.h"
+#include "../analysis/power.h"
 #include "../core/jsonw.h"
 #include "html.h"
 
@@ -29,6 +31,24 @@ const struct mpi_model *html_mpi(struct html_input *in);
 /* The wait states of html_mpi()'s model, computed once for every view on first use; NULL
  * without a model or out of memory. */
 const struct mpi_waits *html_waits(struct html_input *in);
+
+/* The energy profile of IN's experiment (html-energy.c): the power samples, the channel
+ * charged and the profile per thread and merged, with the merged rows' order by exclusive
+ * energy (largest first). */
+struct html_energy {
+	struct power_series ps;
+	size_t channel;
+	struct energy_profile ep;
+	size_t *order; /* ep.merged.nrows indexes */
+};
+
+/* The energy profile, built once for the Energy, Profile and Source views on first use; NULL
+ * without power samples or function calls, or when it could not be built (then a caveat
+ * says why: "Energy view left out: ..."). */
+const struct html_energy *html_energy(struct html_input *in);
+
+/* Release what html_energy() built (html_input_release calls it). */
+void html_energy_release(struct html_input *in);
 
 /* Add a caveat line (printf format) for the Summary view. */
 void html_caveat(struct html_input *in, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

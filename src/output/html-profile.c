@@ -140,6 +140,10 @@ int html_data_profile(struct jsonw *w, struct html_input *in)
 {
 	int ret = 0;
 
+	if (in->profile_error) {
+		html_caveat(in, "Profile view left out: %s", in->profile_error);
+		return 0;
+	}
 	jsonw_key(w, "profile");
 	jsonw_object_begin(w);
 	if (in->rr && in->rr->p)

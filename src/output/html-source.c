@@ -6,7 +6,8 @@
  *
  * Where costs land: samples on their own lines (the line profile of the samples); time on the
  * samples' lines too when the run was sampled, else each traced function's exclusive time on
- * its first line; energy (a traced run with power) on the function's first line as well. A
+ * its first line; energy (a traced run with power, from html_energy()) on the function's first
+ * line as well. A
  * function spans its declaration line to its last line in the DWARF line table (or, without
  * one, to the brace closing its body); a region spans its psc_region_begin to its end call.
  */
@@ -104,6 +105,59 @@ static int raw_cmp(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
+/* Function rows keyed by function (module, address, name), to find a function's energy. */
+static int energy_key_cmp(const void *a, const void *b)
+{
+	const struct func_row *x = *(const struct func_row *const *)a,
+			      *y = *(const struct func_row *const *)b;
+	int c;
+
+	if (x->sym.offset != y->sym.offset)
+		return x->sym.offset < y->sym.offset ? -1 : 1;
+	if ((c = strcmp(x->sym.module, y->sym.module)))
+		return c;
+	return strcmp(x->sym.name, y->sym.name);
+}
+
+/* The energy of the functions from the shared energy profile (html_energy), which has it
+ * merged over threads: the report's own profile is built without power. A function's energy
+ * goes to its first row (FP's rows are raws FIRST on); the scopes sum their rows. 0 or
+ * -ENOMEM. */
+static int energy_fill(struct src *s, const struct func_profile *fp, size_t first)
+{
+	const struct html_energy *he = html_energy(s->in);
+	const struct func_profile *ef = he ? &he->ep.merged : NULL;
+	const struct func_row **idx;
+	char *used;
+
+	if (!ef || !ef->nrows)
+		return s->in->failed ? -ENOMEM : 0;
+	idx = malloc(ef->nrows * sizeof(*idx));
+	used = calloc(ef->nrows, 1);
+	if (!idx || !used) {
+		free(idx);
+		free(used);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < ef->nrows; i++)
+		idx[i] = &ef->rows[i];
+	qsort(idx, ef->nrows, sizeof(*idx), energy_key_cmp);
+	for (size_t i = 0; i < fp->nrows; i++) {
+		const struct func_row *key = &fp->rows[i], **hit;
+		size_t k;
+
+		hit = bsearch(&key, idx, ef->nrows, sizeof(*idx), energy_key_cmp);
+		if (!hit || used[k = (size_t)(hit - idx)])
+			continue;
+		used[k] = 1;
+		s->raws[first + i].incl_j = (*hit)->incl_j;
+		s->raws[first + i].excl_j = (*hit)->excl_j;
+	}
+	free(idx);
+	free(used);
+	return 0;
+}
+
 /* Every function of the traces and the samples, and every region, as raws. */
 static int collect_rows(struct src *s)
 {
@@ -111,6 +165,7 @@ static int collect_rows(struct src *s)
 	const struct sample_profile *sp = s->in->sr ? s->in->sr->p : NULL;
 	const struct region_profile *rp = s->in->rr ? s->in->rr->p : NULL;
 	struct raw *r;
+	int ret;
 
 	for (size_t i = 0; fp && i < fp->nrows; i++) {
 		const struct func_row *row = &fp->rows[i];
@@ -125,9 +180,9 @@ static int collect_rows(struct src *s)
 		r->calls = row->calls;
 		r->incl_ns = row->incl_ns;
 		r->excl_ns = row->excl_ns;
-		r->incl_j = row->incl_j;
-		r->excl_j = row->excl_j;
 	}
+	if (fp && fp->nrows && (ret = energy_fill(s, fp, s->nraws - fp->nrows)))
+		return ret;
 	for (size_t i = 0; sp && i < sp->nrows; i++) {
 		const struct sprof_row *row = &sp->rows[i];
 
@@ -259,7 +314,8 @@ static int file_read(struct src *s, const char *path, size_t *total, size_t *unr
 	struct stat st;
 	char *text;
 	ssize_t got = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO or a device named by the debug info must not block the report */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
 	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		if (fd >= 0)

@@ -4,12 +4,15 @@
 
 #include "../analysis/mpi-model.h"
 #include "../analysis/mpi-waits.h"
+#include "../core/format.h"
 #include "caveats.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Generated at build time (cmake/embed.cmake): the template, the styles, Chart.js, and the
  * report's scripts (core, every view, then the start-up) concatenated in that order. */
@@ -51,6 +54,40 @@ void html_caveat(struct html_input *in, const char *fmt, ...)
 	html_caveat_line(in, line);
 }
 
+/* The rank in the header of the stream at PATH, -1 when it has none or cannot be read. */
+static int stream_header_rank(const char *path)
+{
+	struct psc_stream_header h;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), rank = -1;
+
+	if (fd < 0)
+		return -1;
+	if (pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
+	    !memcmp(h.magic, PSC_STREAM_MAGIC, sizeof(h.magic)))
+		rank = h.rank;
+	close(fd);
+	return rank;
+}
+
+int html_ranks_named(const struct experiment *e)
+{
+	int top = -1;
+
+	for (size_t i = 0; i < e->nprocs; i++)
+		if (e->procs[i].rank > top)
+			top = e->procs[i].rank;
+	for (size_t i = 0; i < e->nstreams; i++) {
+		int r;
+
+		if (e->streams[i].proc && e->streams[i].proc->rank >= 0)
+			continue; /* its process's rank counts already */
+		r = stream_header_rank(e->streams[i].path);
+		if (r > top)
+			top = r;
+	}
+	return top + 1;
+}
+
 const struct mpi_model *html_mpi(struct html_input *in)
 {
 	char err[1024] = "";
@@ -59,6 +96,9 @@ const struct mpi_model *html_mpi(struct html_input *in)
 	if (in->mpi_state)
 		return in->mpi_state > 0 ? in->mpi : NULL;
 	in->mpi_state = -1;
+	/* MPI records come only from ranks: without one, skip reading every stream for them */
+	if (!html_ranks_named(in->e))
+		return NULL;
 	in->mpi = malloc(sizeof(*in->mpi));
 	if (!in->mpi) {
 		in->failed = 1;
@@ -106,6 +146,7 @@ void html_input_release(struct html_input *in)
 		in->waits = NULL;
 	}
 	in->waits_state = 0;
+	html_energy_release(in);
 	if (in->mpi) {
 		mpi_model_release(in->mpi);
 		free(in->mpi);

@@ -16,6 +16,7 @@
 
 struct mpi_model;
 struct mpi_waits;
+struct html_energy;
 
 /* What the report is made from: the experiment, its symbols and the profiles the CLI built
  * (report_open), plus the user's choices. The views build the rest themselves. */
@@ -25,13 +26,16 @@ struct html_input {
 	const struct region_report *rr;
 	const struct func_report *fr;
 	const struct sample_report *sr; /* NULL without samples files */
+	const char *profile_error;	/* why rr, fr and sr are NULL (profile pass failed) */
 	int grid_rows, grid_cols;	/* --grid for the rank grids; 0: chosen from the size */
 	/* filled while writing (html.c) */
-	struct mpi_model *mpi;	 /* html_mpi() loads it on first use */
-	int mpi_state;		 /* 0 not tried, 1 loaded, -1 none or failed */
-	struct mpi_waits *waits; /* html_waits() computes them on first use */
-	int waits_state;	 /* as mpi_state */
-	char **caveats;		 /* caveats of the views, shown by the Summary */
+	struct mpi_model *mpi;	    /* html_mpi() loads it on first use */
+	int mpi_state;		    /* 0 not tried, 1 loaded, -1 none or failed */
+	struct mpi_waits *waits;    /* html_waits() computes them on first use */
+	int waits_state;	    /* as mpi_state */
+	struct html_energy *energy; /* html_energy() builds it on first use */
+	int energy_state;	    /* as mpi_state */
+	char **caveats;		    /* caveats of the views, shown by the Summary */
 	size_t ncaveats, caveats_cap;
 	int failed; /* a caveat could not be stored */
 };
@@ -39,6 +43,12 @@ struct html_input {
 /* Write the report of IN to F. 0, -ENOMEM or -EIO (a view's failure to build its data is a
  * caveat in the report, not an error). */
 int html_write(FILE *f, struct html_input *in);
+
+/* How many MPI ranks E's files name: the highest rank in its proc.<pid>.json files and its
+ * stream headers (a rank killed before it rewrote its proc file may have its rank only in
+ * a stream's header), plus one; 0 when none names a rank, so no stream can hold MPI records
+ * the MPI model would keep. Reads 64 bytes of the streams of processes without a rank. */
+int html_ranks_named(const struct experiment *e);
 
 /* Release what html_write built in IN (the MPI model, the caveats). */
 void html_input_release(struct html_input *in);

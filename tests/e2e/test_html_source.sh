@@ -8,7 +8,9 @@
 #   line, the region placed by its begin/end calls and nested in its function, source text
 #   with '<' shown as text (a comment holding an <img> tag injects nothing);
 # - an MPI ring traced with -finstrument-functions (3 ranks): each scope's computation, MPI
-#   and MPI wait add up to its inclusive time, per rank too.
+#   and MPI wait add up to its inclusive time, per rank too;
+# - the traced program with a 5 W power file: energy per function = 5 W x exclusive time;
+# - a FIFO in place of its source file: left out with a caveat, html does not block.
 . "$(dirname "$0")/lib.sh"
 psc_init
 . "$(dirname "$0")/html-lib.sh"
@@ -108,6 +110,46 @@ expect_eq "$(json_eval "$T/t.src.json" "$q['lines'][3]")" "/* <img src=x onerror
 html_render "$T/t/report.html" traced source
 html_expect_ok traced
 expect_eq 0 "$(html_dom traced --count img)" "no <img> element was injected from the source text"
+
+# 4. traced with power (a meter file of constant 5 W): each function's energy on its first
+# line is 5 W x its exclusive time, from the energy profile the Energy view computes
+python3 -c 'import sys; open(sys.argv[1], "w").write("5.0\n" * 5000)' "$T/meter.txt"
+record_or_die erec "$T/e" --functions --power "file:$T/meter.txt" --power-rate 1000 -- "$T/prog"
+run ehtml "$PERFSCOPE" html "$T/e"
+expect_eq 0 "$RC" "html of the traced run with power"
+src e
+q="[f for f in d['files'] if f['path'].endswith('/prog.c')][0]"
+expect_eq true "$(json_eval "$T/e.src.json" "'energy' in d['metrics']")" "the energy metric is offered"
+python3 - "$T/e.src.json" 5.0 <<'PY' || fail "source energy = 5 W x exclusive time"
+import json, sys
+d, p = json.load(open(sys.argv[1])), float(sys.argv[2])
+f = [f for f in d["files"] if f["path"].endswith("/prog.c")][0]
+cost = dict(zip(f["cost"]["energy"][0::2], f["cost"]["energy"][1::2]))
+seen = 0
+for s in f["scopes"]:
+    if s["kind"] != "function" or not s.get("excl_ns"):
+        continue
+    want = p * s["excl_ns"] * 1e-9
+    got = cost.get(s["first"], 0)
+    assert abs(got - want) <= 1e-6 * want, (s["name"], got, want)
+    seen += 1
+assert seen >= 3, seen
+PY
+html_render "$T/e/report.html" energy source
+html_expect_ok energy
+
+# 5. a FIFO where the debug info names a source file: left out with a caveat, no hang
+mkdir -p "$T/fifo"
+cp "$T/prog.c" "$T/fifo/prog.c"
+"$cc" -O0 -g -finstrument-functions -I"$PSC_SOURCE/include" "$T/fifo/prog.c" -o "$T/fifo/prog" \
+	-L"$PSC_BUILD" -lperfscope -Wl,-rpath,"$PSC_BUILD" || die "cannot build fifo/prog.c"
+record_or_die frec "$T/f" --functions -- "$T/fifo/prog"
+rm "$T/fifo/prog.c"
+mkfifo "$T/fifo/prog.c"
+run fhtml timeout -k 2 20 "$PERFSCOPE" html "$T/f"
+expect_eq 0 "$RC" "html with a FIFO in place of a source file (124: it blocked)"
+expect_grep "source file could not be read ($T/fifo/prog.c)" "$T/f/report.html" \
+	"the FIFO is an unreadable source file"
 
 # 3. MPI: categories per scope and per rank
 if command -v mpirun >/dev/null 2>&1 && [ -x "$EX/mpi/ring_traced" ]; then
