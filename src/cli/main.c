@@ -19,7 +19,7 @@ static const struct cmd commands[] = {
     {"list", cmd_list, "CPU, caches, perf state, events and metric groups of this machine",
      "perfscope list [--json]"},
     {"stat", cmd_stat, "count events over a whole run, with derived metrics",
-     "perfscope stat [-e EV,..] [-g GROUP] [-r N] [--csv|--json] [-o FILE] -- "
+     "perfscope stat [-e EV,..] [-g GROUP] [-r N] [--per-thread] [--csv|--json] [-o FILE] -- "
      "CMD [ARGS..]"},
     {"record", cmd_record, "run a command under the runtime and fill an experiment directory",
      "perfscope record [-o DIR] [--force] [--functions] [--filter FILE] [--sample[=HZ]] "
