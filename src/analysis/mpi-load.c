@@ -33,6 +33,7 @@ struct open_call {
 struct proc_load {
 	const struct exp_process *proc;
 	int init_rank, world; /* from PSC_REC_MPI_INIT, -1 and 0 without one */
+	unsigned version;     /* its MPI record version (PSC_MPI_RECORD_VERSION), 1 without */
 	int has_clock[2];
 	struct mpi_clock_point clock[2];
 	uint64_t lost;
@@ -167,17 +168,25 @@ static int load_stream(struct loader *ld, struct proc_load *pl, const struct exp
 	uint64_t last_ticks = 0;
 	size_t nopen = 0, unpaired = 0;
 	long loc = -1;
-	int ret;
+	int ret, stop = 0;
 
 	if ((ret = stream_open(&rd, s->path, err, sizeof(err))))
 		return ret == -ENOMEM ? ret : note(pl, "%s", err);
 	while ((ret = stream_next(&rd, &r, err, sizeof(err))) > 0) {
-		int64_t t;
+		int64_t t = clock_fit_ns(fit, r.ticks);
 
+		/* times never decrease in a stream: from an implausible one on it is damaged */
+		if (t != mpi_time_clamp(t)) {
+			ret = note(pl,
+				   "%s: byte %" PRIu64 ": a record at %" PRId64 " ns, outside the "
+				   "plausible range of +-2^60 ns: the records from there on are "
+				   "left out",
+				   s->path, r.offset, t);
+			break;
+		}
 		last_ticks = r.ticks;
 		if (r.kind != PSC_KIND_EXT || r.type >= PSC_REC_MPI_INIT ||
 		    r.type == PSC_REC_REGION_ENTER || r.type == PSC_REC_REGION_LEAVE) {
-			t = clock_fit_ns(fit, r.ticks);
 			if (!pl->have_span || t < pl->first_ns)
 				pl->first_ns = t;
 			if (!pl->have_span || t > pl->last_ns)
@@ -194,8 +203,30 @@ static int load_stream(struct loader *ld, struct proc_load *pl, const struct exp
 		case PSC_REC_MPI_INIT:
 			pl->init_rank = (int)r.arg;
 			pl->world = (int)r.payload[0];
+			pl->version = (unsigned)(r.payload[1] >> 32);
+			if (pl->version == 0)
+				pl->version = 1;
+			if (pl->version > PSC_MPI_RECORD_VERSION) {
+				ret = note(pl,
+					   "%s: byte %" PRIu64 ": MPI records of version %u, this "
+					   "reader knows versions up to %d: the records from there "
+					   "on are left out",
+					   s->path, r.offset, pl->version, PSC_MPI_RECORD_VERSION);
+				stop = 1;
+				break;
+			}
 			continue;
 		case PSC_REC_MPI_CLOCK:
+			if ((int64_t)r.payload[0] != mpi_time_clamp((int64_t)r.payload[0]) ||
+			    (int64_t)r.payload[1] != mpi_time_clamp((int64_t)r.payload[1])) {
+				ret = note(pl,
+					   "%s: byte %" PRIu64 ": clock offset %" PRId64
+					   " ns at %" PRId64 " ns is outside the plausible range "
+					   "of +-2^60 ns: ignored",
+					   s->path, r.offset, (int64_t)r.payload[1],
+					   (int64_t)r.payload[0]);
+				break;
+			}
 			pl->has_clock[r.arg] = 1;
 			pl->clock[r.arg] = (struct mpi_clock_point){
 			    (int64_t)r.payload[0], (int64_t)r.payload[1], r.payload[2]};
@@ -204,7 +235,6 @@ static int load_stream(struct loader *ld, struct proc_load *pl, const struct exp
 			ret = add_comm_record(ld, pl, &r);
 			break;
 		default: /* ENTER, LEAVE */
-			t = clock_fit_ns(fit, r.ticks);
 			if (loc < 0 && (loc = mpi_model_add_loc(ld->m, -1, s->tid)) < 0) {
 				ret = (int)loc;
 				break;
@@ -228,7 +258,7 @@ static int load_stream(struct loader *ld, struct proc_load *pl, const struct exp
 				ret = add_items(ld->m, &r);
 			break;
 		}
-		if (ret < 0)
+		if (ret < 0 || stop)
 			break;
 	}
 	if (ret == -ENOMEM)
@@ -250,12 +280,36 @@ static int load_stream(struct loader *ld, struct proc_load *pl, const struct exp
 			   "thread %d: stream cut short at byte %" PRIu64 " (its later MPI calls "
 			   "are missing)",
 			   (int)s->tid, rd.truncated_at);
-	else if (ret == 0 && loc >= 0 && !rd.ended)
+	else if (ret == 0 && loc >= 0 && !rd.ended && !stop)
 		ret = note(pl, "thread %d: stream has no end record (the process was killed?)",
 			   (int)s->tid);
 out:
 	stream_close(&rd);
 	return ret;
+}
+
+/*
+ * Items of a process whose records are of version 1 (docs/format.md "MPI records"): there
+ * MPI_Cancel itself gave a cancel item, whether or not the cancellation succeeded. It is read
+ * as it was meant then, unconfirmed: like a freed request, whose message is still matched.
+ * Cancel items elsewhere (a completion's) already had today's meaning. Returns how many.
+ */
+static uint64_t version1_cancels(struct mpi_model *m, const struct proc_load *pl)
+{
+	uint64_t n = 0;
+
+	if (pl->version >= 2)
+		return 0;
+	for (size_t i = pl->first_item; i < m->nitems; i++) {
+		struct mpi_item *it = &m->items[i];
+
+		if (it->kind == PSC_MPI_ITEM_CANCEL && !(it->flags & PSC_MPI_F_FREED) &&
+		    m->calls[it->call].routine == MPI_ROUTINE_Cancel) {
+			it->flags |= PSC_MPI_F_FREED;
+			n++;
+		}
+	}
+	return n;
 }
 
 /* Leave out what process PL added: it has no rank, or another process has it. */
@@ -410,6 +464,13 @@ static int finish_process(struct loader *ld, struct proc_load *pl)
 		}
 		m->calls[c].site = (uint32_t)v;
 	}
+	v = version1_cancels(m, pl);
+	if (ret == 0 && v)
+		ret = mpi_model_warn(m,
+				     "rank %d: %" PRIu64 " MPI_Cancel calls recorded before MPI "
+				     "record version 2: whether they cancelled is unknown, their "
+				     "messages are matched as sent",
+				     rank, v);
 	if (ret == 0 && unknown)
 		ret = mpi_model_warn(m,
 				     "rank %d: %" PRIu64 " records name a communicator never "
@@ -452,6 +513,7 @@ int mpi_model_load(struct mpi_model *m, const struct experiment *e, unsigned fla
 		memset(&pl, 0, sizeof(pl));
 		pl.proc = e->streams[i].proc;
 		pl.init_rank = -1;
+		pl.version = 1;
 		pl.first_loc = m->nlocs;
 		pl.first_call = m->ncalls;
 		pl.first_item = m->nitems;

@@ -225,7 +225,7 @@ static int collect_call(struct match_ctx *x, int r, uint32_t c)
 
 	for (uint32_t i = call->first_item; i < call->first_item + call->nitems; i++) {
 		const struct mpi_item *it = &m->items[i];
-		struct chan_key k = {r, it->peer, it->tag, it->comm};
+		struct chan_key k = {r, it->peer, it->tag, MPI_NONE};
 		uint32_t j = MPI_NONE;
 		struct ent *e;
 
@@ -276,6 +276,8 @@ static int collect_call(struct match_ctx *x, int r, uint32_t c)
 		default:
 			continue;
 		}
+		/* the communicator only now: request_comm may just have given it one */
+		k.comm = it->comm;
 		if (routable(m, it) && (e->chan = chan_id(&x->ch, &k)) == MPI_NONE)
 			return -ENOMEM;
 	}

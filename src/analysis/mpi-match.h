@@ -7,8 +7,31 @@
 #define PSC_MPI_MATCH_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "mpi-model.h"
+
+/*
+ * The plausible range of times and clock offsets (docs/format.md "MPI records"): a rank's own
+ * CLOCK_MONOTONIC time and its offset to rank 0's clock are within +-2^60 ns (36 years), so
+ * that aligned times stay within +-2^61 and any difference of two fits in an int64. The
+ * loader rejects records outside it (with file and byte offset); the builder clamps to it.
+ */
+#define MPI_TIME_LIMIT_NS (INT64_C(1) << 60)
+
+/* Clock drift the model believes: offsets at init and finalize differing by more than
+ * MPI_DRIFT_PPM of the time between them plus MPI_DRIFT_SLACK_NS (measurement error) are
+ * not a clock's drift; the finalize one is ignored with a warning. */
+#define MPI_DRIFT_PPM	   1000
+#define MPI_DRIFT_SLACK_NS 1000000
+
+/* T clamped into [-MPI_TIME_LIMIT_NS, MPI_TIME_LIMIT_NS]. */
+static inline int64_t mpi_time_clamp(int64_t t)
+{
+	return t < -MPI_TIME_LIMIT_NS  ? -MPI_TIME_LIMIT_NS
+	       : t > MPI_TIME_LIMIT_NS ? MPI_TIME_LIMIT_NS
+				       : t;
+}
 
 /* Make *P hold at least NEED elements of SIZE bytes (*CAP of them now). 0 or -ENOMEM. */
 int mpi_grow(void **p, size_t *cap, size_t need, size_t size);

@@ -222,6 +222,9 @@ long mpi_model_add_call(struct mpi_model *m, uint32_t loc, uint32_t routine, int
 	    mpi_grow((void **)&m->calls, &m->calls_cap, m->ncalls + 1, sizeof(*m->calls)))
 		return -ENOMEM;
 	c = &m->calls[m->ncalls];
+	/* loaders reject implausible times; what reaches here is kept in range, leave >= enter */
+	enter_ns = mpi_time_clamp(enter_ns);
+	leave_ns = mpi_time_clamp(leave_ns);
 	c->enter_ns = enter_ns;
 	c->leave_ns = leave_ns < enter_ns ? enter_ns : leave_ns;
 	c->routine = routine;
@@ -322,15 +325,64 @@ static int group_locs(struct mpi_model *m)
 int64_t mpi_rank_clock_offset(const struct mpi_rank_info *r, int64_t t)
 {
 	const struct mpi_clock_point *a = &r->clock[0], *b = &r->clock[1];
-	__int128 num;
+	__int128 num, off;
 
+	/* all in 128 bits and clamped: far outside the two measurements a line extrapolates
+	 * to anything, and an offset beyond the plausible range is no clock's */
 	if (r->has_clock[0] && r->has_clock[1] && b->local_ns != a->local_ns) {
-		num = (__int128)(b->offset_ns - a->offset_ns) * ((__int128)t - a->local_ns);
-		return a->offset_ns + (int64_t)(num / ((__int128)b->local_ns - a->local_ns));
+		num = ((__int128)b->offset_ns - a->offset_ns) * ((__int128)t - a->local_ns);
+		off = a->offset_ns + num / ((__int128)b->local_ns - a->local_ns);
+	} else if (r->has_clock[0]) {
+		off = a->offset_ns;
+	} else {
+		off = r->has_clock[1] ? b->offset_ns : 0;
 	}
-	if (r->has_clock[0])
-		return a->offset_ns;
-	return r->has_clock[1] ? b->offset_ns : 0;
+	if (off < -MPI_TIME_LIMIT_NS)
+		return -MPI_TIME_LIMIT_NS;
+	return off > MPI_TIME_LIMIT_NS ? MPI_TIME_LIMIT_NS : (int64_t)off;
+}
+
+static uint64_t abs_diff(int64_t a, int64_t b)
+{
+	return a > b ? (uint64_t)a - (uint64_t)b : (uint64_t)b - (uint64_t)a;
+}
+
+/* Clock measurements outside the plausible range are dropped, and a finalize offset that
+ * implies more drift than a clock has is ignored, each with a warning (the loader has already
+ * rejected such records with their file and byte offset; this guards every builder). */
+static void check_clocks(struct mpi_model *m)
+{
+	for (int r = 0; r < m->world_size; r++) {
+		struct mpi_rank_info *ri = &m->ranks[r];
+		const struct mpi_clock_point *a = &ri->clock[0], *b = &ri->clock[1];
+		uint64_t dt, doff;
+
+		for (int k = 0; k < 2; k++) {
+			const struct mpi_clock_point *p = &ri->clock[k];
+
+			if (ri->has_clock[k] && (p->local_ns != mpi_time_clamp(p->local_ns) ||
+						 p->offset_ns != mpi_time_clamp(p->offset_ns))) {
+				ri->has_clock[k] = 0;
+				mpi_model_warn(m,
+					       "rank %d: clock offset %" PRId64 " ns at %" PRId64
+					       " ns is outside the plausible range: ignored",
+					       r, p->offset_ns, p->local_ns);
+			}
+		}
+		if (!ri->has_clock[0] || !ri->has_clock[1])
+			continue;
+		dt = abs_diff(b->local_ns, a->local_ns);
+		doff = abs_diff(b->offset_ns, a->offset_ns);
+		if (doff > dt / (1000000 / MPI_DRIFT_PPM) + MPI_DRIFT_SLACK_NS) {
+			ri->has_clock[1] = 0;
+			mpi_model_warn(m,
+				       "rank %d: clock offsets %" PRId64 " ns at init and %" PRId64
+				       " ns at finalize, %" PRIu64
+				       " ns apart, are more than %d ppm "
+				       "of drift: the one at finalize is ignored",
+				       r, a->offset_ns, b->offset_ns, dt, MPI_DRIFT_PPM);
+		}
+	}
 }
 
 static void align_clocks(struct mpi_model *m, unsigned flags)
@@ -679,6 +731,8 @@ int mpi_model_build(struct mpi_model *m, unsigned flags, char *err, size_t errle
 		goto nomem;
 	warn_missing_ranks(m);
 	check_comms(m);
+	if (!(flags & MPI_BUILD_ALIGNED))
+		check_clocks(m);
 	align_clocks(m, flags);
 	ret = mpi_match_messages(m);
 	if (ret == 0)

@@ -23,6 +23,25 @@ static uint64_t item_bytes(const struct mpi_item *it)
 	}
 }
 
+/* B - A, saturated to [0, INT64_MAX]: the model keeps leave >= enter and its times in range
+ * (mpi-match.h MPI_TIME_LIMIT_NS), but a sum or a difference here must never wrap. */
+static int64_t span_ns(int64_t a, int64_t b)
+{
+	uint64_t d;
+
+	if (b <= a)
+		return 0;
+	d = (uint64_t)b - (uint64_t)a;
+	return d > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)d;
+}
+
+/* *ACC + NS (both >= 0), saturated at INT64_MAX. */
+static void sat_add(int64_t *acc, int64_t ns)
+{
+	if (__builtin_add_overflow(*acc, ns, acc))
+		*acc = INT64_MAX;
+}
+
 static void stat_add(struct mpi_routine_stat *s, int64_t ns, uint64_t bytes)
 {
 	if (!s->calls || ns < s->min_ns)
@@ -30,7 +49,7 @@ static void stat_add(struct mpi_routine_stat *s, int64_t ns, uint64_t bytes)
 	if (!s->calls || ns > s->max_ns)
 		s->max_ns = ns;
 	s->calls++;
-	s->total_ns += ns;
+	sat_add(&s->total_ns, ns);
 	s->bytes += bytes;
 }
 
@@ -43,7 +62,7 @@ static void stat_merge(struct mpi_routine_stat *into, const struct mpi_routine_s
 	if (!into->calls || s->max_ns > into->max_ns)
 		into->max_ns = s->max_ns;
 	into->calls += s->calls;
-	into->total_ns += s->total_ns;
+	sat_add(&into->total_ns, s->total_ns);
 	into->bytes += s->bytes;
 }
 
@@ -64,20 +83,20 @@ int mpi_routines_compute(struct mpi_routines *r, const struct mpi_model *m)
 		const struct mpi_call *c = &m->calls[i];
 		int rank = mpi_call_rank(m, c);
 		uint64_t bytes = 0;
-		int64_t ns = c->leave_ns - c->enter_ns;
+		int64_t ns = span_ns(c->enter_ns, c->leave_ns);
 
 		if (rank < 0 || (size_t)rank >= n || c->routine >= MPI_ROUTINE_COUNT)
 			continue;
 		for (uint32_t k = 0; k < c->nitems; k++)
 			bytes += item_bytes(&m->items[c->first_item + k]);
 		stat_add(&r->rank[(size_t)rank * MPI_ROUTINE_COUNT + c->routine], ns, bytes);
-		r->mpi_ns[rank] += ns;
+		sat_add(&r->mpi_ns[rank], ns);
 	}
 	for (size_t rank = 0; rank < n; rank++) {
 		if (m->ranks[rank].present)
-			r->run_ns[rank] = m->ranks[rank].end_ns - m->ranks[rank].start_ns;
-		r->run_total_ns += r->run_ns[rank];
-		r->mpi_total_ns += r->mpi_ns[rank];
+			r->run_ns[rank] = span_ns(m->ranks[rank].start_ns, m->ranks[rank].end_ns);
+		sat_add(&r->run_total_ns, r->run_ns[rank]);
+		sat_add(&r->mpi_total_ns, r->mpi_ns[rank]);
 		for (unsigned k = 0; k < MPI_ROUTINE_COUNT; k++)
 			stat_merge(&r->all[k], &r->rank[rank * MPI_ROUTINE_COUNT + k]);
 	}
@@ -172,7 +191,7 @@ double mpi_message_rate(const struct mpi_model *m, const struct mpi_message *msg
 
 	if (msg->recv_call == MPI_NONE || msg->send_call == MPI_NONE || !msg->bytes)
 		return -1;
-	ns = m->calls[msg->recv_call].leave_ns - m->calls[msg->send_call].enter_ns;
+	ns = span_ns(m->calls[msg->send_call].enter_ns, m->calls[msg->recv_call].leave_ns);
 	return ns > 0 ? (double)msg->bytes * 8.0 * 1e9 / (double)ns : -1;
 }
 

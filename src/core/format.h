@@ -107,8 +107,9 @@ enum psc_rec_type {
 	PSC_REC_SAMPLE_TOTALS = 13,
 	/*
 	 * MPI (libperfscope-mpi.so, docs/format.md "MPI records"). MPI_INIT: arg = world rank;
-	 * payload: world size, the thread level MPI provided. Written by the thread that called
-	 * MPI_Init(_thread), after it returned.
+	 * payload: world size, the thread level MPI provided (low 32 bits) | the MPI record
+	 * version << 32 (PSC_MPI_RECORD_VERSION; 0 means version 1). Written by the thread that
+	 * called MPI_Init(_thread), after it returned.
 	 */
 	PSC_REC_MPI_INIT = 14,
 	/* arg = routine id (src/core/mpi-routines.h); no payload. */
@@ -156,6 +157,10 @@ enum psc_mpi_item {
 	PSC_MPI_ITEM_CANCEL = 7,
 };
 
+/* Version of the MPI records' meaning (docs/format.md "MPI records", versions). 2: a CANCEL
+ * item without PSC_MPI_F_FREED is a cancellation MPI confirmed; 1: MPI_Cancel's own CANCEL
+ * item only asked for one. */
+#define PSC_MPI_RECORD_VERSION 2
 #define PSC_MPI_ITEM_WORDS 4
 #define PSC_MPI_ANY	   (-1) /* MPI_ANY_SOURCE, MPI_ANY_TAG, no root */
 #define PSC_MPI_F_SYNC	   0x1u /* synchronous send (Ssend, Issend): completes only when matched */

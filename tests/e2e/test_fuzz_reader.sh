@@ -4,8 +4,9 @@
 # tests/fuzz/fuzz_stream.c); then the region analysis of `perfscope report` on what the reader
 # accepts (tests/fuzz/fuzz_profile.c); and the power meter file reader
 # (tests/fuzz/fuzz_powerfile.c, seeds in tests/fuzz/corpus-powerfile/) and the power log reader
-# (tests/fuzz/fuzz_powerlog.c, seeds in tests/fuzz/corpus-powerlog/). The seeds of
-# tests/fuzz/corpus/ run first. A failing
+# (tests/fuzz/fuzz_powerlog.c, seeds in tests/fuzz/corpus-powerlog/); and the MPI model with
+# the analyses of `perfscope mpi` on a rank's stream (tests/fuzz/fuzz_mpi.c, whose regression
+# seeds are tests/fuzz/corpus/regress-mpi-*). The seeds of tests/fuzz/corpus/ run first. A failing
 # input is kept in $PSC_BUILD/fuzz-artifacts/ for `$PSC_BUILD/fuzz/fuzz_stream FILE`. Skips
 # without clang or libFuzzer (scripts/install-deps.sh installs both).
 set -euo pipefail
@@ -41,7 +42,7 @@ fuzz_once() {
 		-print_final_stats=1 "$T/$target"
 	expect_eq 0 "$RC" "$target for $t s: exit status"
 	if [ "$RC" -ne 0 ]; then
-		grep -E -e 'contract broken|fuzz_profile:|fuzz_powerfile:|fuzz_powerlog:|ERROR|SUMMARY|runtime error' \
+		grep -E -e 'contract broken|fuzz_profile:|fuzz_mpi:|fuzz_powerfile:|fuzz_powerlog:|ERROR|SUMMARY|runtime error' \
 			-e 'Test unit written' \
 			"$T/$target.err" >&2 || true
 		echo "failing inputs are kept in $artifacts" >&2
@@ -53,13 +54,15 @@ fuzz_once() {
 	expect_cmp "${execs:-0}" '>' 0 "$target: inputs executed"
 }
 
-# a third of the time for the region analysis on top of the stream reader, an eighth for each
-# power reader, the rest for the stream reader itself
-profile_secs=$((secs / 3 > 0 ? secs / 3 : 1))
+# a quarter of the time for the region analysis on top of the stream reader, a quarter for the
+# MPI model, an eighth for each power reader, the rest for the stream reader itself
+profile_secs=$((secs / 4 > 0 ? secs / 4 : 1))
+mpi_secs=$profile_secs
 power_secs=$((secs / 8 > 0 ? secs / 8 : 1))
-stream_secs=$((secs - profile_secs - 2 * power_secs))
+stream_secs=$((secs - profile_secs - mpi_secs - 2 * power_secs))
 fuzz_once fuzz_stream $((stream_secs > 0 ? stream_secs : 1))
 fuzz_once fuzz_profile "$profile_secs"
+fuzz_once fuzz_mpi "$mpi_secs"
 fuzz_once fuzz_powerfile "$power_secs" "$fuzz/corpus-powerfile" "$fuzz/powerfile.dict"
 fuzz_once fuzz_powerlog "$power_secs" "$fuzz/corpus-powerlog" "$fuzz/powerlog.dict"
 

@@ -8,9 +8,10 @@
  *
  * Build and run: tests/fuzz/build.sh OUTDIR, then OUTDIR/fuzz_mpi CORPUS_DIR.
  *
- * Open defect it finds within seconds (so it is not yet in tests/e2e/test_fuzz_reader.sh):
- * call times and clock offsets from a stream are not range-checked, so absurd ones overflow
- * int64 (mpi-stats.c's leave - enter, mpi-model.c's clock interpolation and alignment).
+ * Run by tests/e2e/test_fuzz_reader.sh. The seeds regress-mpi-* of tests/fuzz/corpus/ are
+ * inputs that overflowed int64 before times and clock offsets were range-checked (mpi-load.c
+ * and mpi-model.c, mpi-match.h MPI_TIME_LIMIT_NS): mpi-stats.c's leave - enter and sums,
+ * mpi-model.c's clock alignment and its count of violations on the ranks' own clocks.
  */
 #include "analysis/experiment.h"
 #include "analysis/mpi-model.h"

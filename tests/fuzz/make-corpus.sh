@@ -3,7 +3,8 @@
 #
 # Seeds: the synthetic streams of gen_corpus.py, and the streams of real runs of the examples
 # under `perfscope record` (regions with counters on two threads; function tracing when the
-# build has it). Streams over 16 KiB are skipped so that the corpus stays small.
+# build has it). Streams over 16 KiB are skipped so that the corpus stays small. The
+# regression seeds (regress-*: inputs a fuzz target once failed on) are kept.
 set -euo pipefail
 
 build=${1:?usage: make-corpus.sh BUILD_DIR}
@@ -13,7 +14,7 @@ perfscope=$build/perfscope
 tmp=$(mktemp -d)
 trap 'rm -rf -- "$tmp"' EXIT
 
-rm -f -- "$corpus"/*
+rm -f -- "$corpus"/gen-* "$corpus"/real-*
 mkdir -p "$corpus"
 python3 "$here/gen_corpus.py" "$corpus"
 
