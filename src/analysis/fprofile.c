@@ -329,6 +329,84 @@ int func_profile_build(struct func_profile *p, const struct experiment *e, struc
 	return ret;
 }
 
+/* A profile fed event by event (fprofile.h): the pass of one thread at a time. */
+struct func_feed {
+	struct func_profile *p;
+	struct pass ps;
+	struct exp_stream s; /* the thread's pid and tid, for its rows */
+	size_t th, nthreads;
+};
+
+int func_feed_open(struct func_feed **out, struct func_profile *p, size_t nthreads)
+{
+	struct func_feed *f = calloc(1, sizeof(*f));
+
+	memset(p, 0, sizeof(*p));
+	*out = f;
+	if (!f)
+		return -ENOMEM;
+	f->p = p;
+	f->nthreads = nthreads;
+	p->threads = calloc(nthreads + 1, sizeof(*p->threads));
+	return p->threads ? 0 : -ENOMEM;
+}
+
+int func_feed_thread(struct func_feed *f, pid_t pid, pid_t tid)
+{
+	if (f->p->nthreads >= f->nthreads)
+		return -EINVAL;
+	pass_reset(&f->ps);
+	f->s.pid = pid;
+	f->s.tid = tid;
+	f->th = f->p->nthreads;
+	return 0;
+}
+
+int func_feed_event(struct func_feed *f, const struct call_event *ev)
+{
+	struct func_profile *p = f->p;
+	struct pass *ps = &f->ps;
+
+	if (ev->type == CALL_ENTER)
+		return on_enter(p, ps, &f->s, f->th, ev->addr);
+	if (ev->type == CALL_EXIT && ps->depth) {
+		struct func_node *n = &p->nodes[ps->stack[--ps->depth]];
+
+		row_exit(&p->rows[n->row], n, ev);
+	}
+	return 0;
+}
+
+void func_feed_thread_end(struct func_feed *f, const struct call_thread *th)
+{
+	struct func_profile *p = f->p;
+	struct func_thread *t = &p->threads[p->nthreads++];
+
+	memset(t, 0, sizeof(*t));
+	t->pid = f->s.pid;
+	t->tid = f->s.tid;
+	t->th = *th;
+	t->traced_ns = th->last_ns >= th->first_ns ? th->last_ns - th->first_ns : 0;
+	p->function_records += th->function_records;
+	p->unmatched_exits += th->unmatched_exits;
+	p->synthetic_exits += th->synthetic_exits;
+	if (th->function_records)
+		p->total_ns += t->traced_ns;
+}
+
+void func_feed_close(struct func_feed *f)
+{
+	if (!f)
+		return;
+	for (size_t i = 0; i < f->p->nrows; i++)
+		if (f->p->rows[i].min_ns == INT64_MAX)
+			f->p->rows[i].min_ns = 0;
+	u64map_release(&f->ps.rows);
+	u64map_release(&f->ps.nodes);
+	free(f->ps.stack);
+	free(f);
+}
+
 /* The same function in two rows: same module and ELF address (or, unknown, same name). */
 static int same_function(const struct func_row *a, const struct func_row *b)
 {

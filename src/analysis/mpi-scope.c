@@ -42,9 +42,10 @@ struct walk {
 	const struct mpi_model *m;
 	const struct mpi_waits *w;
 	struct symtab *syms;
-	const struct exp_stream *s;
+	const struct exp_stream *s; /* NULL when fed (mpi_scope_feed_*) */
 	const struct clock_fit *fit;
 	int rank;
+	pid_t tid;		   /* the thread's id, as the model's locations name it */
 	uint8_t *loc_used;	   /* the model's locations taken by a stream */
 	const struct mpi_loc *loc; /* this thread's, bound at its first MPI record */
 	int loc_bound;
@@ -152,7 +153,7 @@ static void bind_loc(struct walk *x)
 
 	x->loc_bound = 1;
 	for (uint32_t l = ri->first_loc; ri->nlocs && l < ri->first_loc + ri->nlocs; l++)
-		if (x->m->locs[l].tid == x->s->tid && !x->loc_used[l]) {
+		if (x->m->locs[l].tid == x->tid && !x->loc_used[l]) {
 			x->loc_used[l] = 1;
 			x->loc = &x->m->locs[l];
 			return;
@@ -208,7 +209,27 @@ static int mpi_call(struct walk *x, uint32_t routine, int64_t enter, int64_t lea
 	return op_add(p, (uint32_t)scope, x->rank, x->m->calls[call].routine, 1, dur, wait);
 }
 
-/* Every record as it is read: the MPI calls, paired as mpi-load.c pairs them. */
+/* An MPI call of ROUTINE entered at T, in the frame on top. */
+static void mpi_enter(struct walk *x, uint32_t routine, int64_t t)
+{
+	if (x->nopen < OPEN_MAX)
+		x->open[x->nopen++] = (struct open_mpi){routine, t, x->depth,
+							x->depth ? x->st[x->depth - 1].serial : 0};
+}
+
+/* An MPI call of ROUTINE left at T: paired with its enter, as mpi-load.c pairs them (a leave
+ * without one is a call of no duration). */
+static int mpi_leave(struct walk *x, uint32_t routine, int64_t t)
+{
+	if (x->nopen && x->open[x->nopen - 1].routine == routine) {
+		const struct open_mpi *o = &x->open[--x->nopen];
+
+		return mpi_call(x, routine, o->enter_ns, t, o->depth, o->serial);
+	}
+	return mpi_call(x, routine, t, t, x->depth, x->depth ? x->st[x->depth - 1].serial : 0);
+}
+
+/* Every record as it is read: the MPI calls. */
 static int on_record(void *ctx, const struct stream_record *r, char *err, size_t errlen)
 {
 	struct walk *x = ctx;
@@ -220,19 +241,10 @@ static int on_record(void *ctx, const struct stream_record *r, char *err, size_t
 		return 0;
 	t = clock_fit_ns(x->fit, r->ticks);
 	if (r->type == PSC_REC_MPI_ENTER) {
-		if (x->nopen < OPEN_MAX)
-			x->open[x->nopen++] = (struct open_mpi){
-			    r->arg, t, x->depth, x->depth ? x->st[x->depth - 1].serial : 0};
+		mpi_enter(x, r->arg, t);
 		return 0;
 	}
-	if (x->nopen && x->open[x->nopen - 1].routine == r->arg) {
-		const struct open_mpi *o = &x->open[--x->nopen];
-
-		ret = mpi_call(x, r->arg, o->enter_ns, t, o->depth, o->serial);
-	} else {
-		ret =
-		    mpi_call(x, r->arg, t, t, x->depth, x->depth ? x->st[x->depth - 1].serial : 0);
-	}
+	ret = mpi_leave(x, r->arg, t);
 	if (ret < 0)
 		snprintf(err, errlen, "%s: out of memory", x->s->path);
 	return ret;
@@ -394,6 +406,23 @@ static int walk_stream(struct walk *x, char *err, size_t errlen)
 	return ret;
 }
 
+/* Ready for the thread TID of RANK. */
+static void walk_reset(struct walk *x, int rank, pid_t tid)
+{
+	x->rank = rank;
+	x->tid = tid;
+	x->loc = NULL;
+	x->loc_bound = 0;
+	x->next_call = 0;
+	x->depth = 0;
+	x->nopen = 0;
+	u64map_clear(&x->fn_scope);
+	u64map_clear(&x->reg_scope);
+	u64map_clear(&x->closed_early);
+	if (x->active)
+		memset(x->active, 0, x->active_cap * sizeof(*x->active));
+}
+
 /* ---- the whole experiment -------------------------------------------------------------------- */
 
 static int64_t scope_incl(const struct mpi_scope_profile *p, size_t s)
@@ -431,6 +460,15 @@ static int cmp_op(const void *a, const void *b)
 	if (x->rank != y->rank)
 		return x->rank < y->rank ? -1 : 1;
 	return (x->routine > y->routine) - (x->routine < y->routine);
+}
+
+static void walk_release(struct walk *x)
+{
+	free(x->st);
+	free(x->active);
+	u64map_release(&x->fn_scope);
+	u64map_release(&x->reg_scope);
+	u64map_release(&x->closed_early);
 }
 
 /* Scopes by inclusive time, the ops summed over the ranks and sorted. 0 or -ENOMEM. */
@@ -480,6 +518,27 @@ out:
 	return ret;
 }
 
+/* P emptied for the ranks of M; the model's locations taken by threads (all 0), or NULL when
+ * out of memory (P released). */
+static uint8_t *profile_begin(struct mpi_scope_profile *p, const struct mpi_model *m)
+{
+	uint8_t *loc_used;
+
+	memset(p, 0, sizeof(*p));
+	p->nranks = m->world_size;
+	p->present_buf = calloc((size_t)m->world_size + 1, 1);
+	loc_used = calloc(m->nlocs + 1, 1);
+	if (!p->present_buf || !loc_used) {
+		free(loc_used);
+		mpi_scope_release(p);
+		return NULL;
+	}
+	p->present = p->present_buf;
+	for (int r = 0; r < m->world_size; r++)
+		p->present_buf[r] = (uint8_t)(m->ranks[r].present != 0);
+	return loc_used;
+}
+
 int mpi_scope_build(struct mpi_scope_profile *p, const struct experiment *e, struct symtab *syms,
 		    const struct mpi_model *m, const struct mpi_waits *w, char *err, size_t errlen)
 {
@@ -489,22 +548,15 @@ int mpi_scope_build(struct mpi_scope_profile *p, const struct experiment *e, str
 	uint64_t v;
 	int ret = 0;
 
-	memset(p, 0, sizeof(*p));
 	memset(&x, 0, sizeof(x));
-	p->nranks = m->world_size;
-	p->present_buf = calloc((size_t)m->world_size + 1, 1);
-	loc_used = calloc(m->nlocs + 1, 1);
-	if (!p->present_buf || !loc_used) {
-		free(loc_used);
+	loc_used = profile_begin(p, m);
+	if (!loc_used) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	p->present = p->present_buf;
-	for (int r = 0; r < m->world_size && ret == 0; r++) {
-		p->present_buf[r] = (uint8_t)(m->ranks[r].present != 0);
+	for (int r = 0; r < m->world_size && ret == 0; r++)
 		if (m->ranks[r].present && m->ranks[r].pid)
 			ret = u64map_put(&rank_of, (uint64_t)m->ranks[r].pid, (uint64_t)r);
-	}
 	x = (struct walk){.p = p, .m = m, .w = w, .syms = syms, .loc_used = loc_used};
 	for (size_t i = 0; i < e->nstreams && ret == 0; i++) {
 		const struct exp_stream *s = &e->streams[i];
@@ -515,26 +567,12 @@ int mpi_scope_build(struct mpi_scope_profile *p, const struct experiment *e, str
 		}
 		x.s = s;
 		x.fit = &s->proc->fit;
-		x.rank = (int)v;
-		x.loc = NULL;
-		x.loc_bound = 0;
-		x.next_call = 0;
-		x.depth = 0;
-		x.nopen = 0;
-		u64map_clear(&x.fn_scope);
-		u64map_clear(&x.reg_scope);
-		u64map_clear(&x.closed_early);
-		if (x.active)
-			memset(x.active, 0, x.active_cap * sizeof(*x.active));
+		walk_reset(&x, (int)v, s->tid);
 		ret = walk_stream(&x, err, errlen);
 	}
 	if (ret == 0 && (ret = finish(p)) < 0)
 		snprintf(err, errlen, "out of memory");
-	free(x.st);
-	free(x.active);
-	u64map_release(&x.fn_scope);
-	u64map_release(&x.reg_scope);
-	u64map_release(&x.closed_early);
+	walk_release(&x);
 	u64map_release(&rank_of);
 	free(loc_used);
 	if (ret)
@@ -591,4 +629,97 @@ void mpi_scope_total(const struct mpi_scope_profile *p, size_t scope, struct mpi
 		out->mpi.mean /= out->nranks;
 		out->wait.mean /= out->nranks;
 	}
+}
+
+/* ---- fed from elsewhere (an OTF2 archive) ------------------------------------------------------
+ */
+
+struct mpi_scope_feed {
+	struct walk x;
+	int thread_open;
+};
+
+int mpi_scope_feed_open(struct mpi_scope_feed **out, struct mpi_scope_profile *p,
+			const struct mpi_model *m, const struct mpi_waits *w)
+{
+	struct mpi_scope_feed *f = calloc(1, sizeof(*f));
+	uint8_t *loc_used = f ? profile_begin(p, m) : NULL;
+
+	*out = NULL;
+	if (!loc_used) {
+		free(f);
+		return -ENOMEM;
+	}
+	f->x = (struct walk){.p = p, .m = m, .w = w, .loc_used = loc_used};
+	*out = f;
+	return 0;
+}
+
+int mpi_scope_feed_thread(struct mpi_scope_feed *f, int rank, pid_t tid)
+{
+	if (rank < 0 || rank >= f->x.p->nranks)
+		return -EINVAL;
+	walk_reset(&f->x, rank, tid);
+	f->thread_open = 1;
+	return 0;
+}
+
+int mpi_scope_feed_enter(struct mpi_scope_feed *f, enum mpi_scope_kind kind, const char *name,
+			 uint64_t key, int64_t ns)
+{
+	struct walk *x = &f->x;
+	uint64_t v;
+	long scope;
+
+	if (!u64map_get(&x->fn_scope, key, &v)) {
+		scope = scope_of(x->p, kind, name);
+		if (scope < 0 || u64map_put(&x->fn_scope, key, (uint64_t)scope))
+			return -ENOMEM;
+		v = (uint64_t)scope;
+	}
+	return push(x, (uint32_t)v, 0, key, ns);
+}
+
+int mpi_scope_feed_leave(struct mpi_scope_feed *f, uint64_t key, int64_t ns)
+{
+	return scope_end(&f->x, 0, key, ns);
+}
+
+void mpi_scope_feed_mpi_enter(struct mpi_scope_feed *f, uint32_t routine, int64_t ns)
+{
+	mpi_enter(&f->x, routine, ns);
+}
+
+int mpi_scope_feed_mpi_leave(struct mpi_scope_feed *f, uint32_t routine, int64_t ns)
+{
+	return mpi_leave(&f->x, routine, ns);
+}
+
+int mpi_scope_feed_thread_end(struct mpi_scope_feed *f, int64_t last_ns)
+{
+	struct walk *x = &f->x;
+	int ret = close_open_mpi(x, last_ns);
+
+	while (ret == 0 && x->depth)
+		pop(x, last_ns);
+	if (ret == 0 && x->loc)
+		x->p->unmatched_calls += x->loc->ncalls - x->next_call;
+	f->thread_open = 0;
+	return ret;
+}
+
+int mpi_scope_feed_close(struct mpi_scope_feed *f, int ok)
+{
+	int ret = 0;
+
+	if (!f)
+		return 0;
+	if (ok)
+		ret = finish(f->x.p);
+	if (!ok || ret)
+		mpi_scope_release(f->x.p);
+	walk_release(&f->x);
+	free(f->x.loc_used);
+	free(f);
+	return ret;
 }

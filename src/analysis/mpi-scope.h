@@ -114,6 +114,27 @@ int mpi_scope_build(struct mpi_scope_profile *p, const struct experiment *e, str
 
 void mpi_scope_release(struct mpi_scope_profile *p);
 
+/*
+ * The profile fed from events read elsewhere (an OTF2 archive, otf2-calls.c) rather than an
+ * experiment's streams: one thread at a time, its scopes' enters and leaves (KEY tells a
+ * scope's activations apart from others': the archive's region) and its MPI calls in order,
+ * the modelled ones exactly as the model M holds that thread's calls (a rank's location
+ * whose tid is TID). All return 0 or a negative errno.
+ */
+struct mpi_scope_feed;
+int mpi_scope_feed_open(struct mpi_scope_feed **f, struct mpi_scope_profile *p,
+			const struct mpi_model *m, const struct mpi_waits *w);
+int mpi_scope_feed_thread(struct mpi_scope_feed *f, int rank, pid_t tid);
+int mpi_scope_feed_enter(struct mpi_scope_feed *f, enum mpi_scope_kind kind, const char *name,
+			 uint64_t key, int64_t ns);
+int mpi_scope_feed_leave(struct mpi_scope_feed *f, uint64_t key, int64_t ns);
+void mpi_scope_feed_mpi_enter(struct mpi_scope_feed *f, uint32_t routine, int64_t ns);
+int mpi_scope_feed_mpi_leave(struct mpi_scope_feed *f, uint32_t routine, int64_t ns);
+/* The thread ends at LAST_NS: open MPI calls and scopes close there. */
+int mpi_scope_feed_thread_end(struct mpi_scope_feed *f, int64_t last_ns);
+/* OK: the profile finished (sorted, summed over the ranks); else, or on failure, released. */
+int mpi_scope_feed_close(struct mpi_scope_feed *f, int ok);
+
 /* A value's spread over the ranks present (a rank where the scope never ran counts as 0). */
 struct mpi_scope_spread {
 	int64_t min, max;

@@ -38,6 +38,9 @@ struct imp_region {
 	uint64_t name;	 /* string id */
 	int32_t routine; /* routine id, -1 not MPI, -2 an MPI routine the model does not know */
 	uint8_t mpi;	 /* of the MPI paradigm */
+	uint8_t role;	 /* OTF2_RegionRole */
+	uint64_t display, file; /* string ids: its name as shown, its source file (or undefined) */
+	uint32_t line;		/* its first line, 0 unknown */
 };
 
 struct imp_lgroup {
@@ -47,6 +50,7 @@ struct imp_lgroup {
 
 struct imp_loc {
 	uint64_t id, group; /* its id, its location group's id */
+	uint64_t name;	    /* string id */
 	int rank;	    /* -1: not an MPI location */
 	uint32_t thread;
 };
@@ -93,7 +97,7 @@ struct imp {
 	long cur_model_loc; /* -1 until its first call */
 	struct imp_call call;
 	uint64_t unknown_calls, stray_items, nested_calls, open_calls;
-	uint64_t nocomm_items; /* messages and collectives naming no communicator */
+	uint64_t nocomm_items;	 /* messages and collectives naming no communicator */
 	char unknown_names[160]; /* the first routines not modelled, for the warning */
 	struct imp_span *spans;	 /* per rank: its first and last event of any kind */
 };
@@ -115,6 +119,9 @@ int otf2i_grow(void **arr, size_t *cap, size_t n, size_t size);
 
 /* The index of ID in MAP, or -1. */
 long otf2i_lookup(const struct u64map *map, uint64_t id);
+
+/* Ticks T of the archive's clock as ns since its global offset. */
+int64_t otf2i_ns(const struct imp *im, uint64_t t);
 
 /* The string of id ID, "" when undefined. */
 const char *otf2i_string_of(const struct imp *im, uint64_t id);

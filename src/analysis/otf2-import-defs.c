@@ -77,6 +77,15 @@ long otf2i_lookup(const struct u64map *map, uint64_t id)
 	return u64map_get(map, id, &v) ? (long)v : -1;
 }
 
+int64_t otf2i_ns(const struct imp *im, uint64_t t)
+{
+	__int128 d = (__int128)t - (__int128)im->global_offset;
+
+	if (im->timer_resolution == 1000000000u)
+		return (int64_t)d;
+	return (int64_t)(d * 1000000000 / (__int128)im->timer_resolution);
+}
+
 const char *otf2i_string_of(const struct imp *im, uint64_t id)
 {
 	long i = otf2i_lookup(&im->string_ix, id);
@@ -114,9 +123,9 @@ static OTF2_CallbackCode def_string(void *ud, OTF2_StringRef self, const char *s
 
 static OTF2_CallbackCode def_region(void *ud, OTF2_RegionRef self, OTF2_StringRef name,
 				    OTF2_StringRef canonical, OTF2_StringRef descr UNUSED,
-				    OTF2_RegionRole role UNUSED, OTF2_Paradigm paradigm,
-				    OTF2_RegionFlag flags UNUSED, OTF2_StringRef file UNUSED,
-				    uint32_t begin UNUSED, uint32_t end UNUSED)
+				    OTF2_RegionRole role, OTF2_Paradigm paradigm,
+				    OTF2_RegionFlag flags UNUSED, OTF2_StringRef file,
+				    uint32_t begin, uint32_t end UNUSED)
 {
 	struct imp *im = ud;
 	struct imp_region *r;
@@ -129,6 +138,11 @@ static OTF2_CallbackCode def_region(void *ud, OTF2_RegionRef self, OTF2_StringRe
 	r->name = canonical != OTF2_UNDEFINED_STRING ? canonical : name;
 	r->mpi = paradigm == OTF2_PARADIGM_MPI;
 	r->routine = -1;
+	r->role = (uint8_t)role;
+	/* the name as shown ("int main(int, char**)"); the canonical one may be mangled */
+	r->display = name != OTF2_UNDEFINED_STRING ? name : canonical;
+	r->file = file;
+	r->line = begin;
 	return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -149,7 +163,7 @@ static OTF2_CallbackCode def_lgroup(void *ud, OTF2_LocationGroupRef self,
 	return OTF2_CALLBACK_SUCCESS;
 }
 
-static OTF2_CallbackCode def_location(void *ud, OTF2_LocationRef self, OTF2_StringRef name UNUSED,
+static OTF2_CallbackCode def_location(void *ud, OTF2_LocationRef self, OTF2_StringRef name,
 				      OTF2_LocationType type, uint64_t nevents,
 				      OTF2_LocationGroupRef group)
 {
@@ -164,6 +178,7 @@ static OTF2_CallbackCode def_location(void *ud, OTF2_LocationRef self, OTF2_Stri
 		return CB_OOM(im);
 	l = &im->locs[im->nlocs++];
 	l->id = self;
+	l->name = name;
 	l->group = group;
 	l->rank = -1;
 	l->thread = 0;

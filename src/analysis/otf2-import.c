@@ -23,11 +23,7 @@
 /* Ticks to ns since the global offset. */
 static int64_t ns_of(const struct imp *im, OTF2_TimeStamp t)
 {
-	__int128 d = (__int128)t - (__int128)im->global_offset;
-
-	if (im->timer_resolution == 1000000000u)
-		return (int64_t)d;
-	return (int64_t)(d * 1000000000 / (__int128)im->timer_resolution);
+	return otf2i_ns(im, t);
 }
 
 /* The model communicator of OTF2 communicator ID as seen by the current rank, or -1. */

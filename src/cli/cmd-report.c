@@ -8,6 +8,7 @@
 #include "../core/metrics.h"
 #include "../output/region-print.h"
 #include "../output/scope-print.h"
+#include "report-otf2.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -332,7 +333,7 @@ int cmd_report(int argc, char **argv)
 	const char *output = NULL, *sort_key = NULL, *min_time = NULL, *rank_arg = NULL;
 	long top = 0;
 	int csv = 0, json = 0, force = 0, help = 0, tree = 0, lines = 0, accuracy = 0, first, ret;
-	int categories = 0, per_rank = 0;
+	int categories = 0, per_rank = 0, otf2;
 	const struct option_spec specs[] = {
 	    {0, "by", OPT_LIST, &by, "function|region|sample|scope|thread|rank",
 	     "what to show: function (default when traced), sample (default when sampled), "
@@ -382,14 +383,7 @@ int cmd_report(int argc, char **argv)
 	}
 	if (argc - 1 - first == 1)
 		dir = argv[1 + first];
-	if (is_otf2_anchor(dir)) {
-		/* not yet: the per-scope categories and a function profile from an archive */
-		cli_error("report",
-			  "%s: an OTF2 archive; report reads experiment directories (perfscope mpi "
-			  "%s reads archives)",
-			  dir, dir);
-		goto out;
-	}
+	otf2 = is_otf2_anchor(dir); /* report-otf2.h reads it */
 	for (size_t i = 0; i < by.n; i++) {
 		if (!strcmp(by.items[i], "thread")) {
 			opt.per_thread = 1;
@@ -439,6 +433,18 @@ int cmd_report(int argc, char **argv)
 		}
 		so.rank = rank_arg ? (int)v : MPI_SCOPE_ALL;
 		so.top = (size_t)top;
+		if (otf2) {
+			const struct report_otf2_scopes os = {.rank = so.rank,
+							      .per_rank = per_rank,
+							      .top = so.top,
+							      .csv = csv,
+							      .json = json,
+							      .output = output,
+							      .force = force};
+
+			ret = report_otf2_scopes(dir, &os);
+			goto out;
+		}
 		ret = report_scopes(dir, &so);
 		goto out;
 	}
@@ -472,8 +478,18 @@ int cmd_report(int argc, char **argv)
 	opt.sort_key = sort_key;
 	opt.top = (size_t)top;
 	opt.min_ns = (int64_t)min_ns;
-	if (report_open(&rep, "report", dir, &opt))
+	if (otf2 && (view == VIEW_REGIONS || view == VIEW_SAMPLES)) {
+		report_otf2_refuse(dir, lines		       ? "--lines"
+					: accuracy	       ? "--accuracy"
+					: view == VIEW_REGIONS ? "--by region"
+							       : "--by sample");
 		goto out;
+	}
+	if (otf2 ? report_otf2_open(&rep, "report", dir) || report_functions(&rep, "report", &opt)
+		 : report_open(&rep, "report", dir, &opt))
+		goto out;
+	if (otf2)
+		view = VIEW_FUNCTIONS;
 	if (view == VIEW_SAMPLES && !rep.e.nsamples) {
 		cli_error("report",
 			  "%s has no samples: record with perfscope record --sample -o %s -- CMD",
