@@ -237,10 +237,13 @@ def gen_f_one(c):
             hargs.append(cn)
         elif k == "intout":
             decl.append("\tint %s = 0;" % cn)
+            before.append("\t*%s = (MPI_Fint)%s;" % (n, cn))
             after.append("\t%s = (int)*%s;" % (cn, n))
             hargs.append("&" + cn)
         elif k == "index":
             decl.append("\tint %s = MPI_UNDEFINED;" % cn)
+            before.append("\t*%s = %s == MPI_UNDEFINED ? MPI_UNDEFINED : (MPI_Fint)%s + 1;"
+                          % (n, cn, cn))
             after.append("\t%s = *%s == MPI_UNDEFINED ? MPI_UNDEFINED : (int)*%s - 1;"
                          % (cn, n, n))
             hargs.append("&" + cn)
@@ -324,6 +327,9 @@ def gen_f_one(c):
         body.append("")
     if pre:
         body.append("\t\tpre_%s(&c%s%s);" % (c.family, hsep, ", ".join(hargs)))
+    # outputs read back after the call start as the hook left them: MPI may leave them unset
+    # when the call fails
+    body += ["\t" + b for b in before]
     body.append("\t\tpmpi_%s_(%s);" % (lname, fargs(c)))
     body += ["\t" + a for a in after]
     body.append("\t\tpost_%s(&c, (int)*ierr%s%s);" % (c.family, hsep, ", ".join(hargs)))

@@ -105,7 +105,7 @@ static void mpi_started(struct mpi_call *c, int ret, int provided)
 	PMPI_Comm_size(MPI_COMM_WORLD, &mpi_world_size);
 	psc_rt_set_rank(mpi_world_rank, mpi_world_size);
 	payload[0] = (uint64_t)mpi_world_size;
-	payload[1] = (uint64_t)(int64_t)provided;
+	payload[1] = (uint64_t)(uint32_t)provided | (uint64_t)PSC_MPI_RECORD_VERSION << 32;
 	psc_rt_record(PSC_REC_MPI_INIT, (uint32_t)mpi_world_rank, payload, 2);
 	comms_init();
 	if (PMPI_Comm_dup(MPI_COMM_WORLD, &clock_comm) != MPI_SUCCESS)
@@ -565,7 +565,7 @@ static void any_end(struct mpi_call *c, int ret, int count, const MPI_Request *a
 		    const int *index, const MPI_Status *status)
 {
 	uint64_t it[PSC_MPI_ITEM_WORDS];
-	int k = *index;
+	int k = index ? *index : MPI_UNDEFINED;
 
 	if (ret == MPI_SUCCESS) {
 		end_some(c, ret, done ? 1 : 0, index, status, count, after);
@@ -576,10 +576,21 @@ static void any_end(struct mpi_call *c, int ret, int count, const MPI_Request *a
 	}
 }
 
+/*
+ * The outputs a completion hook reads afterwards (flag, index, outcount) are set before the
+ * call to what "nothing completed" reads as: MPI leaves them unset when it fails, for
+ * example on an invalid argument. Null pointers (also an invalid argument, which MPI
+ * reports) are never dereferenced.
+ */
+static MPI_Request req_of(const MPI_Request *request)
+{
+	return request ? *request : MPI_REQUEST_NULL;
+}
+
 void pre_wait(struct mpi_call *c, MPI_Request *request, MPI_Status *status)
 {
 	(void)status;
-	c->req = *request;
+	c->req = req_of(request);
 }
 
 void post_wait(struct mpi_call *c, int ret, MPI_Request *request, MPI_Status *status)
@@ -588,24 +599,28 @@ void post_wait(struct mpi_call *c, int ret, MPI_Request *request, MPI_Status *st
 
 	mpi_call_end(c, it,
 		     ret == MPI_SUCCESS ? completed(it, c->req, status)
-					: failed(it, c->req, *request, status, ret));
+					: failed(it, c->req, req_of(request), status, ret));
 }
 
 void pre_test(struct mpi_call *c, MPI_Request *request, int *flag, MPI_Status *status)
 {
-	(void)flag, (void)status;
-	c->req = *request;
+	(void)status;
+	c->req = req_of(request);
+	if (flag)
+		*flag = 0;
 }
 
 void post_test(struct mpi_call *c, int ret, MPI_Request *request, int *flag, MPI_Status *status)
 {
 	uint64_t it[PSC_MPI_ITEM_WORDS];
 
+	int done = flag && *flag;
+
 	if (ret == MPI_SUCCESS)
-		mpi_call_end(c, it, *flag ? completed(it, c->req, status) : 0);
+		mpi_call_end(c, it, done ? completed(it, c->req, status) : 0);
 	else /* an error of the request, or of the arguments when MPI did not free it */
 		mpi_call_end(c, it,
-			     *flag || *request == MPI_REQUEST_NULL
+			     request && (done || *request == MPI_REQUEST_NULL)
 				 ? failed(it, c->req, *request, status, ret)
 				 : 0);
 }
@@ -626,14 +641,16 @@ void post_waitall(struct mpi_call *c, int ret, int count, MPI_Request array_of_r
 void pre_testall(struct mpi_call *c, int count, MPI_Request array_of_requests[], int *flag,
 		 MPI_Status array_of_statuses[])
 {
-	(void)flag, (void)array_of_statuses;
+	(void)array_of_statuses;
 	save_requests(c, count, array_of_requests);
+	if (flag)
+		*flag = 0;
 }
 
 void post_testall(struct mpi_call *c, int ret, int count, MPI_Request array_of_requests[],
 		  int *flag, MPI_Status array_of_statuses[])
 {
-	if (ret == MPI_SUCCESS && !*flag)
+	if (ret == MPI_SUCCESS && !(flag && *flag))
 		count = 0;
 	end_all(c, ret, count, array_of_statuses, array_of_requests);
 }
@@ -641,60 +658,71 @@ void post_testall(struct mpi_call *c, int ret, int count, MPI_Request array_of_r
 void pre_waitany(struct mpi_call *c, int count, MPI_Request array_of_requests[], int *index,
 		 MPI_Status *status)
 {
-	(void)index, (void)status;
+	(void)status;
 	save_requests(c, count, array_of_requests);
+	if (index)
+		*index = MPI_UNDEFINED;
 }
 
 void post_waitany(struct mpi_call *c, int ret, int count, MPI_Request array_of_requests[],
 		  int *index, MPI_Status *status)
 {
-	any_end(c, ret, count, array_of_requests, *index != MPI_UNDEFINED, index, status);
+	any_end(c, ret, count, array_of_requests, index && *index != MPI_UNDEFINED, index, status);
 }
 
 void pre_testany(struct mpi_call *c, int count, MPI_Request array_of_requests[], int *index,
 		 int *flag, MPI_Status *status)
 {
-	(void)index, (void)flag, (void)status;
+	(void)status;
 	save_requests(c, count, array_of_requests);
+	if (index)
+		*index = MPI_UNDEFINED;
+	if (flag)
+		*flag = 0;
 }
 
 void post_testany(struct mpi_call *c, int ret, int count, MPI_Request array_of_requests[],
 		  int *index, int *flag, MPI_Status *status)
 {
-	any_end(c, ret, count, array_of_requests, *flag && *index != MPI_UNDEFINED, index, status);
+	any_end(c, ret, count, array_of_requests, flag && *flag && index && *index != MPI_UNDEFINED,
+		index, status);
 }
 
 void pre_waitsome(struct mpi_call *c, int incount, MPI_Request array_of_requests[], int *outcount,
 		  int array_of_indices[], MPI_Status array_of_statuses[])
 {
-	(void)outcount, (void)array_of_indices, (void)array_of_statuses;
+	(void)array_of_indices, (void)array_of_statuses;
 	save_requests(c, incount, array_of_requests);
+	if (outcount)
+		*outcount = MPI_UNDEFINED;
 }
 
 void post_waitsome(struct mpi_call *c, int ret, int incount, MPI_Request array_of_requests[],
 		   int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
-	end_some(c, ret, *outcount, array_of_indices, array_of_statuses, incount,
-		 array_of_requests);
+	end_some(c, ret, outcount ? *outcount : MPI_UNDEFINED, array_of_indices, array_of_statuses,
+		 incount, array_of_requests);
 }
 
 void pre_testsome(struct mpi_call *c, int incount, MPI_Request array_of_requests[], int *outcount,
 		  int array_of_indices[], MPI_Status array_of_statuses[])
 {
-	(void)outcount, (void)array_of_indices, (void)array_of_statuses;
+	(void)array_of_indices, (void)array_of_statuses;
 	save_requests(c, incount, array_of_requests);
+	if (outcount)
+		*outcount = MPI_UNDEFINED;
 }
 
 void post_testsome(struct mpi_call *c, int ret, int incount, MPI_Request array_of_requests[],
 		   int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
-	end_some(c, ret, *outcount, array_of_indices, array_of_statuses, incount,
-		 array_of_requests);
+	end_some(c, ret, outcount ? *outcount : MPI_UNDEFINED, array_of_indices, array_of_statuses,
+		 incount, array_of_requests);
 }
 
 void pre_request_free(struct mpi_call *c, MPI_Request *request)
 {
-	c->req = *request;
+	c->req = req_of(request);
 }
 
 void post_request_free(struct mpi_call *c, int ret, MPI_Request *request)
@@ -714,7 +742,7 @@ void post_request_free(struct mpi_call *c, int ret, MPI_Request *request)
 
 void pre_cancel(struct mpi_call *c, MPI_Request *request)
 {
-	c->req = *request;
+	c->req = req_of(request);
 }
 
 /* No item: whether the cancellation took effect is known only when the request completes
