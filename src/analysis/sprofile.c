@@ -11,6 +11,8 @@ struct build {
 	struct sample_profile *p;
 	int lines;
 	struct str_arena names; /* "module (no symbols)" labels */
+	uint32_t *path;		/* the sample's functions in p->calls, outermost first */
+	size_t pathcap;
 };
 
 static uint64_t hash_str(uint64_t h, const char *s)
@@ -35,12 +37,13 @@ static int same_row(const struct sprof_row *r, const struct sym_info *sym, uint6
 	       (!sym->known || !strcmp(r->sym.name, sym->name));
 }
 
-static struct sprof_row *row_get(struct build *b, const struct sample *s,
+/* The row of the function SYM holding ADDR (the sample's IP or a caller's) in S's thread. */
+static struct sprof_row *row_get(struct build *b, const struct sample *s, uint64_t addr,
 				 const struct sym_info *sym)
 {
 	struct sample_profile *p = b->p;
 	pid_t tid = p->per_thread ? s->tid : 0, pid = p->per_thread ? s->pid : 0;
-	uint64_t foff = function_offset(sym, s->ip), v;
+	uint64_t foff = function_offset(sym, addr), v;
 	uint64_t h = hash_str(hash_str(1469598103934665603ull ^ foff, sym->module),
 			      sym->known ? sym->name : "") ^
 		     ((uint64_t)(uint32_t)tid << 20) ^ (uint64_t)(uint32_t)pid;
@@ -69,7 +72,7 @@ static struct sprof_row *row_get(struct build *b, const struct sample *s,
 	r->pid = pid;
 	r->tid = tid;
 	r->image = s->image;
-	r->addr = s->ip;
+	r->addr = addr;
 	r->sym = *sym;
 	if (!sym->known) {
 		/* addresses without a symbol count for their module as a whole */
@@ -86,6 +89,8 @@ static struct sprof_row *row_get(struct build *b, const struct sample *s,
 	}
 	r->counts = p->nrows;
 	memset(p->counts + r->counts * p->nevents, 0, p->nevents * sizeof(uint64_t));
+	if (scall_func_id(&p->calls, r->sym.name, r->sym.module, &r->cfunc))
+		return NULL;
 	if (!u64map_get(p->index, h, &v) && u64map_put(p->index, h, p->nrows))
 		return NULL;
 	p->nrows++;
@@ -128,6 +133,62 @@ static int line_add(struct build *b, const struct sample *s, const struct sym_in
 	return 0;
 }
 
+int sample_kernel_sym(const struct kallsyms *k, uint64_t addr, struct sym_info *sym)
+{
+	const struct kallsym *ks = kallsyms_find(k, addr);
+
+	*sym = (struct sym_info){
+	    .name = "[kernel]", .module = "[kernel]", .file = "", .func_file = ""};
+	if (!ks)
+		return 0;
+	sym->name = ks->name;
+	sym->offset = addr;
+	sym->start = ks->addr;
+	sym->known = 1;
+	return 1;
+}
+
+/* Count ROW in the sample's inclusive counts, once per sample. */
+static void count_incl(struct sample_profile *p, struct sprof_row *row, const struct sample *s)
+{
+	if (row->seen == p->samples + 1)
+		return;
+	row->seen = p->samples + 1;
+	row->incl_samples++;
+	row->incl_ns += s->weight_ns;
+}
+
+/* The callers of the leader's sample S (return addresses: named at the call, ADDR - 1) into
+ * the inclusive counts and b->path, outermost first; the sampled function goes after them. */
+static int add_callers(struct build *b, const struct sample *s)
+{
+	struct sample_profile *p = b->p;
+
+	if (s->nchain + 1 > b->pathcap) {
+		size_t cap = s->nchain + 64;
+		uint32_t *v = realloc(b->path, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		b->path = v;
+		b->pathcap = cap;
+	}
+	for (size_t k = s->nchain; k-- > 0;) {
+		uint64_t addr = s->chain[k] ? s->chain[k] - 1 : 0;
+		struct sym_info sym;
+		struct sprof_row *r;
+
+		if (symtab_lookup(p->syms, s->pid, s->image, addr, &sym))
+			return -ENOMEM;
+		r = row_get(b, s, addr, &sym);
+		if (!r)
+			return -ENOMEM;
+		count_incl(p, r, s);
+		b->path[s->nchain - 1 - k] = r->cfunc;
+	}
+	return 0;
+}
+
 static int on_sample(void *ctx, const struct sample *s)
 {
 	struct build *b = ctx;
@@ -135,14 +196,17 @@ static int on_sample(void *ctx, const struct sample *s)
 	struct sym_info sym;
 	struct sprof_row *r;
 	uint64_t *c;
+	size_t ri;
+	int ret;
 
 	if (s->kernel) {
-		sym = (struct sym_info){
-		    .name = "[kernel]", .module = "[kernel]", .file = "", .func_file = ""};
+		if (sample_kernel_sym(&p->ksyms, s->ip, &sym) && s->group == 0)
+			p->kernel_named++;
+		p->kernel_samples += s->group == 0;
 	} else if (symtab_lookup(p->syms, s->pid, s->image, s->ip, &sym)) {
 		return -ENOMEM;
 	}
-	r = row_get(b, s, &sym);
+	r = row_get(b, s, s->ip, &sym);
 	if (!r)
 		return -ENOMEM;
 	c = p->counts + r->counts * p->nevents;
@@ -152,6 +216,17 @@ static int on_sample(void *ctx, const struct sample *s)
 	}
 	if (s->group != 0)
 		return 0;
+	ri = (size_t)(r - p->rows);
+	ret = add_callers(b, s);
+	if (ret)
+		return ret;
+	r = &p->rows[ri]; /* add_callers may have moved the rows */
+	count_incl(p, r, s);
+	b->path[s->nchain] = r->cfunc;
+	ret = scall_add(&p->calls, b->path, s->nchain + 1, s->weight_ns);
+	if (ret)
+		return ret;
+	p->chains += s->nchain > 0;
 	r->samples++;
 	r->time_ns += s->weight_ns;
 	p->samples++;
@@ -162,7 +237,7 @@ static int on_sample(void *ctx, const struct sample *s)
 int sample_profile_build(struct sample_profile *p, const struct experiment *e, struct symtab *syms,
 			 int per_thread, int lines, char *err, size_t errlen)
 {
-	struct build b = {p, lines, {0}};
+	struct build b = {p, lines, {0}, NULL, 0};
 	int ret;
 
 	memset(p, 0, sizeof(*p));
@@ -172,11 +247,18 @@ int sample_profile_build(struct sample_profile *p, const struct experiment *e, s
 	p->estimated = calloc(p->nevents + 1, sizeof(uint64_t));
 	p->index = calloc(1, sizeof(*p->index));
 	p->line_index = calloc(1, sizeof(*p->line_index));
-	if (!p->estimated || !p->index || !p->line_index) {
+	if (!p->estimated || !p->index || !p->line_index || scall_init(&p->calls)) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
+	ret = kallsyms_load(&p->ksyms, e->dir);
+	if (ret) {
+		snprintf(err, errlen, "%s/kallsyms: %s", e->dir,
+			 ret == -EINVAL ? "not a list of kernel symbols" : strerror(-ret));
+		return ret;
+	}
 	ret = samples_walk(e, &p->walk, on_sample, &b, err, errlen);
+	free(b.path);
 	if (ret == -ENOMEM && !*err)
 		snprintf(err, errlen, "out of memory");
 	/* the labels live as long as the profile: hand the arena to the symtab's lifetime */
@@ -195,6 +277,25 @@ static int cmp_row(const void *a, const void *b)
 	return strcmp(x->sym.name, y->sym.name);
 }
 
+static int cmp_row_incl(const void *a, const void *b)
+{
+	const struct sprof_row *x = a, *y = b;
+
+	if (x->incl_ns != y->incl_ns)
+		return x->incl_ns < y->incl_ns ? 1 : -1;
+	if (x->incl_samples != y->incl_samples)
+		return x->incl_samples < y->incl_samples ? 1 : -1;
+	return cmp_row(a, b);
+}
+
+static int cmp_row_name(const void *a, const void *b)
+{
+	const struct sprof_row *x = a, *y = b;
+	int c = strcmp(x->sym.name, y->sym.name);
+
+	return c ? c : (x->tid > y->tid) - (x->tid < y->tid);
+}
+
 static int cmp_line(const void *a, const void *b)
 {
 	const struct sprof_line *x = a, *y = b;
@@ -208,8 +309,16 @@ static int cmp_line(const void *a, const void *b)
 
 void sample_profile_sort(struct sample_profile *p)
 {
+	sample_profile_sort_by(p, SPROF_SELF);
+}
+
+void sample_profile_sort_by(struct sample_profile *p, enum sprof_key key)
+{
 	if (p->nrows)
-		qsort(p->rows, p->nrows, sizeof(*p->rows), cmp_row);
+		qsort(p->rows, p->nrows, sizeof(*p->rows),
+		      key == SPROF_INCL	  ? cmp_row_incl
+		      : key == SPROF_NAME ? cmp_row_name
+					  : cmp_row);
 	if (p->nlines)
 		qsort(p->lines, p->nlines, sizeof(*p->lines), cmp_line);
 	/* the indexes point at the old order: a sorted profile is for reading only */
@@ -231,5 +340,7 @@ void sample_profile_release(struct sample_profile *p)
 	free(p->lines);
 	free(p->estimated);
 	arena_release(&p->names);
+	kallsyms_release(&p->ksyms);
+	scall_release(&p->calls);
 	memset(p, 0, sizeof(*p));
 }

@@ -11,7 +11,9 @@
 #include <stdint.h>
 
 #include "experiment.h"
+#include "kallsyms.h"
 #include "samples.h"
+#include "scallers.h"
 #include "symbols.h"
 
 struct sprof_row {
@@ -22,6 +24,14 @@ struct sprof_row {
 	uint64_t samples; /* of the leader's group */
 	uint64_t time_ns; /* on-CPU time those samples stand for */
 	size_t counts;	  /* index of its nevents counts in sample_profile.counts */
+	/*
+	 * With call chains: the leader's samples with the function anywhere on their path
+	 * (counted once per sample, also when recursive), and their time; without chains the
+	 * same as samples and time_ns. A function only seen as a caller has samples 0.
+	 */
+	uint64_t incl_samples, incl_ns;
+	uint32_t cfunc; /* its function in sample_profile.calls */
+	uint64_t seen;	/* internal: the last sample that counted it inclusively, plus one */
 };
 
 struct sprof_line {
@@ -46,6 +56,16 @@ struct sample_profile {
 	uint64_t *estimated;	   /* per event: the sum of every sample's delta */
 	struct u64map *index, *line_index;
 	struct str_arena names; /* labels of rows without a symbol */
+	/* kernel IPs are named from the experiment's kallsyms file, when it has one */
+	struct kallsyms ksyms;
+	uint64_t kernel_samples, kernel_named; /* the leader's samples in the kernel, named */
+	/*
+	 * The leader's samples as paths of functions (outermost caller first) merged over the
+	 * threads; with call chains (chains is the number of samples that had one), else each
+	 * path is just the sampled function.
+	 */
+	struct scall_tree calls;
+	uint64_t chains;
 };
 
 /*
@@ -57,6 +77,19 @@ int sample_profile_build(struct sample_profile *p, const struct experiment *e, s
 
 /* Sort rows by time (then samples) descending, lines by samples descending. */
 void sample_profile_sort(struct sample_profile *p);
+
+/* How sample_profile_sort_by orders the rows. */
+enum sprof_key { SPROF_SELF, SPROF_INCL, SPROF_NAME };
+
+/* Sort rows by KEY (self: time, then samples; incl: inclusive time, then inclusive samples;
+ * name), lines by samples descending. */
+void sample_profile_sort_by(struct sample_profile *p, enum sprof_key key);
+
+/*
+ * Name the kernel address ADDR into *SYM from P's kallsyms: "[kernel]" as a whole when the
+ * experiment has none or no symbol holds it. Returns 1 when named.
+ */
+int sample_kernel_sym(const struct kallsyms *k, uint64_t addr, struct sym_info *sym);
 
 /* The NEVENTS counts of row R. */
 static inline const uint64_t *sprof_counts(const struct sample_profile *p,

@@ -1,5 +1,6 @@
 /* timeline.c - per-interval event rates and function shares from samples. */
 #include "timeline.h"
+#include "sprofile.h"
 #include "stream.h"
 #include "u64map.h"
 
@@ -14,8 +15,9 @@
 struct pass {
 	struct timeline *t;
 	struct symtab *syms;
-	struct u64map fids;   /* name hash -> function id */
-	struct u64map counts; /* (thread, interval, fid) -> samples */
+	struct kallsyms ksyms; /* the experiment's, for kernel IPs */
+	struct u64map fids;    /* name hash -> function id */
+	struct u64map counts;  /* (thread, interval, fid) -> samples */
 	char **names;
 	uint64_t *totals; /* per function id */
 	size_t nnames, cap;
@@ -127,7 +129,7 @@ static int on_sample(void *ctx, const struct sample *s)
 		return 0;
 	t->samples[s->thread * t->nintervals + i]++;
 	if (s->kernel)
-		sym = (struct sym_info){.name = "[kernel]", .module = "[kernel]", .known = 1};
+		sample_kernel_sym(&ps->ksyms, s->ip, &sym);
 	else if (symtab_lookup(ps->syms, s->pid, s->image, s->ip, &sym))
 		return -ENOMEM;
 	fid = function_id(ps, sample_function_name(&sym, label, sizeof(label)));
@@ -280,7 +282,12 @@ int timeline_build(struct timeline *t, const struct experiment *e, struct symtab
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	ret = samples_walk(e, &t->walk, on_sample, &ps, err, errlen);
+	ret = kallsyms_load(&ps.ksyms, e->dir);
+	if (ret)
+		snprintf(err, errlen, "%s/kallsyms: %s", e->dir,
+			 ret == -EINVAL ? "not a list of kernel symbols" : strerror(-ret));
+	else
+		ret = samples_walk(e, &t->walk, on_sample, &ps, err, errlen);
 	if (ret == -ENOMEM && !*err)
 		snprintf(err, errlen, "out of memory");
 	if (!ret && (ret = fold_functions(&ps, top, t->walk.nthreads)))
@@ -293,6 +300,7 @@ int timeline_build(struct timeline *t, const struct experiment *e, struct symtab
 	free(ps.totals);
 	u64map_release(&ps.fids);
 	u64map_release(&ps.counts);
+	kallsyms_release(&ps.ksyms);
 	return ret;
 }
 

@@ -7,6 +7,7 @@
 #include "../analysis/regions.h"
 #include "../core/metrics.h"
 #include "../output/region-print.h"
+#include "../output/sample-print.h"
 #include "../output/scope-print.h"
 #include "report-otf2.h"
 
@@ -331,6 +332,7 @@ int cmd_report(int argc, char **argv)
 {
 	struct opt_list by = {0};
 	const char *output = NULL, *sort_key = NULL, *min_time = NULL, *rank_arg = NULL;
+	const char *callers = NULL;
 	long top = 0;
 	int csv = 0, json = 0, force = 0, help = 0, tree = 0, lines = 0, accuracy = 0, first, ret;
 	int categories = 0, per_rank = 0, otf2;
@@ -350,6 +352,8 @@ int cmd_report(int argc, char **argv)
 	     "sampled: totals estimated from the samples against exact counts", 0, NULL},
 	    {0, "tree", OPT_FLAG, &tree, NULL, "the call tree with inclusive times and calls", 0,
 	     NULL},
+	    {0, "callers", OPT_STRING, &callers, "FUNC",
+	     "sampled with --callgraph: the callers of FUNC, and theirs, as a tree", 0, NULL},
 	    {0, "sort", OPT_STRING, &sort_key, "KEY",
 	     "excl (functions' default), incl (regions' default), calls, mean, max, name", 0, NULL},
 	    {0, "top", OPT_INT, &top, "N", "show the first N rows", 0, NULL},
@@ -413,7 +417,7 @@ int cmd_report(int argc, char **argv)
 		if (rank_arg)
 			v = strtol(rank_arg, &end, 10);
 		if ((view != VIEW_AUTO && view != VIEW_SCOPES) || opt.per_thread || tree || lines ||
-		    accuracy || sort_key || min_time) {
+		    accuracy || sort_key || min_time || callers) {
 			cli_error("report",
 				  "--categories is the view --by scope[,rank] [--rank N]: "
 				  "drop the other --by, --tree, --lines, --accuracy, --sort "
@@ -494,6 +498,22 @@ int cmd_report(int argc, char **argv)
 		cli_error("report",
 			  "%s has no samples: record with perfscope record --sample -o %s -- CMD",
 			  dir, dir);
+		goto out;
+	}
+	/* the sampled view checks its own options (call trees from samples) */
+	if (view == VIEW_SAMPLES ||
+	    (view == VIEW_AUTO && !rep.fprof.function_records && rep.e.nsamples)) {
+		struct sample_view sv = {tree, callers, sort_key, min_ns, csv, json};
+		char why[512];
+
+		if (sample_report_setup(&rep.sr, &rep.sprof, &sv, why, sizeof(why))) {
+			cli_error("report", "%s", why);
+			goto out;
+		}
+		view = VIEW_SAMPLES;
+	} else if (callers) {
+		cli_error("report", "--callers FUNC is a view of samples: record with perfscope "
+				    "record --sample --callgraph");
 		goto out;
 	}
 	out = cli_open_output("report", output, force);

@@ -3,8 +3,10 @@
 #include "ring.h"
 #include "sample-out.h"
 
+#include "../analysis/kallsyms.h"
 #include "../core/clock.h"
 #include "../core/compiler.h"
+#include "../core/cpuinfo.h"
 #include "../core/format.h"
 
 #include <errno.h>
@@ -564,6 +566,17 @@ int sampler_start(struct sampler *s, const char *dir)
 
 	if (ret)
 		return ret;
+	/* kernel IPs are named from a copy of the kernel's symbols (not with fake system calls) */
+	if (!s->cfg.exclude_kernel && s->cfg.sys == &counter_sys_linux) {
+		const char *procfs;
+		char why[512];
+
+		psc_machine_roots(&procfs, NULL);
+		if (kallsyms_save(procfs, dir, why, sizeof(why)))
+			fprintf(stderr,
+				"perfscope record: kernel functions will show as [kernel]: %s\n",
+				why);
+	}
 	for (uint32_t g = 0; g < s->ngroups; g++) {
 		uint64_t m[64];
 

@@ -36,6 +36,107 @@ static size_t shown(size_t n, size_t top)
 	return top && top < n ? top : n;
 }
 
+/* The experiment has call chains: functions get their inclusive ("children") share too. */
+static int has_chains(const struct sample_report *r)
+{
+	return r->p->chains > 0 || r->e->sampling.callgraph;
+}
+
+/* Row I is left out by --min-time (its inclusive time is below it). */
+static int row_hidden(const struct sample_report *r, size_t i)
+{
+	return r->p->rows[i].incl_ns < r->min_ns;
+}
+
+/* The next row from I on that --min-time keeps, counting what --top lets through in *N. */
+static size_t next_row(const struct sample_report *r, size_t i, size_t *n)
+{
+	while (i < r->p->nrows && row_hidden(r, i))
+		i++;
+	if (r->top && *n >= r->top)
+		return r->p->nrows;
+	if (i < r->p->nrows)
+		(*n)++;
+	return i;
+}
+
+static int sort_key(const char *key, enum sprof_key *out)
+{
+	if (!key || !strcmp(key, "excl"))
+		*out = SPROF_SELF;
+	else if (!strcmp(key, "incl"))
+		*out = SPROF_INCL;
+	else if (!strcmp(key, "name"))
+		*out = SPROF_NAME;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+int sample_report_setup(struct sample_report *r, struct sample_profile *p,
+			const struct sample_view *v, char *err, size_t errlen)
+{
+	const char *view = v->tree ? "--tree" : "--callers";
+	enum sprof_key key;
+
+	if (sort_key(v->sort_key, &key)) {
+		snprintf(err, errlen,
+			 "--sort %s: the sampled view sorts by excl (self time, the default), incl "
+			 "(inclusive time) or name",
+			 v->sort_key);
+		return -EINVAL;
+	}
+	if (v->tree || v->callers) {
+		if (v->tree && v->callers) {
+			snprintf(err, errlen, "--tree and --callers exclude each other");
+			return -EINVAL;
+		}
+		if (!p->chains && !r->e->sampling.callgraph) {
+			snprintf(err, errlen,
+				 "%s needs call chains: record with perfscope record --sample "
+				 "--callgraph",
+				 view);
+			return -EINVAL;
+		}
+		const char *drop = p->per_thread		    ? "--by thread"
+				   : r->lines			    ? "--lines"
+				   : r->accuracy		    ? "--accuracy"
+				   : r->top			    ? "--top"
+				   : v->sort_key		    ? "--sort"
+				   : v->tree && (v->csv || v->json) ? (v->csv ? "--csv" : "--json")
+								    : NULL;
+
+		if (drop) {
+			snprintf(err, errlen,
+				 "%s of samples: drop %s (the tree merges the threads, orders "
+				 "callees by inclusive samples%s; --min-time prunes it)",
+				 view, drop, v->tree ? " and is text" : "");
+			return -EINVAL;
+		}
+		if (v->callers && scall_find(&p->calls, v->callers) < 0) {
+			snprintf(err, errlen,
+				 "--callers %s: no sample has that function on its call chain",
+				 v->callers);
+			return -EINVAL;
+		}
+	}
+	if (v->min_ns && (r->lines || r->accuracy)) {
+		snprintf(err, errlen,
+			 "--min-time applies to functions and call trees, not to "
+			 "--lines or --accuracy");
+		return -EINVAL;
+	}
+	sample_profile_sort_by(p, key);
+	if (scall_sort(&p->calls)) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	r->tree = v->tree;
+	r->callers = v->callers;
+	r->min_ns = v->min_ns;
+	return 0;
+}
+
 /* Where the function is: its declaration, else the line of the first sampled address. */
 static void row_source(const struct sprof_row *row, const char **file, unsigned *line)
 {
@@ -70,6 +171,14 @@ static void caveats(const struct sample_report *r, void (*fn)(void *ctx, const c
 	if (sm->user_only)
 		fn(ctx,
 		   "kernel code was not sampled (kernel.perf_event_paranoid): user space only");
+	if (r->p->kernel_samples > r->p->kernel_named) {
+		caveat_say(fn, ctx, "%" PRIu64 " samples in the kernel show as [kernel]: %s",
+			   r->p->kernel_samples - r->p->kernel_named,
+			   r->p->ksyms.missing
+			       ? "the experiment has no kallsyms (kernel.kptr_restrict hid the "
+				 "kernel's addresses when it was recorded)"
+			       : "no kernel symbol holds their addresses");
+	}
 	if (!sm->inherit)
 		fn(ctx, "this kernel (before Linux 6.12) sampled only the command's first thread");
 	if (sm->late) {
@@ -130,11 +239,13 @@ static int print_functions(const struct sample_report *r, FILE *f)
 		table_add_column(t, "thread", TABLE_RIGHT);
 	table_add_column(t, "samples", TABLE_RIGHT);
 	table_add_column(t, "share", TABLE_RIGHT);
+	if (has_chains(r))
+		table_add_column(t, "children", TABLE_RIGHT);
 	table_add_column(t, "est. time", TABLE_RIGHT);
 	for (uint32_t k = 1; k < p->nevents; k++)
 		table_add_column(t, r->e->sampling.events[k], TABLE_RIGHT);
 	table_add_column(t, "where", TABLE_LEFT);
-	for (size_t i = 0; i < shown(p->nrows, r->top); i++) {
+	for (size_t n = 0, i = next_row(r, 0, &n); i < p->nrows; i = next_row(r, i + 1, &n)) {
 		const struct sprof_row *row = &p->rows[i];
 		const uint64_t *c = sprof_counts(p, row);
 		const char *file;
@@ -148,6 +259,8 @@ static int print_functions(const struct sample_report *r, FILE *f)
 		fmt_count(buf, sizeof(buf), row->samples);
 		table_set(t, col++, "%s", buf);
 		table_set(t, col++, "%.1f %%", share(row->samples, p->samples));
+		if (has_chains(r))
+			table_set(t, col++, "%.1f %%", share(row->incl_samples, p->samples));
 		fmt_duration(buf, sizeof(buf), (double)row->time_ns);
 		table_set(t, col++, "%s", buf);
 		for (uint32_t k = 1; k < p->nevents; k++) {
@@ -207,7 +320,12 @@ int sample_print_text(const struct sample_report *r, FILE *f)
 	if (r->accuracy)
 		return sample_print_accuracy(r, f, 0);
 	heading(r, f);
-	ret = print_functions(r, f);
+	if (r->tree)
+		ret = sample_print_tree(r, f);
+	else if (r->callers)
+		ret = sample_print_callers(r, f, 0, NULL);
+	else
+		ret = print_functions(r, f);
 	if (!ret && r->lines)
 		ret = print_lines(r, f);
 	fputc('\n', f);
@@ -222,6 +340,8 @@ int sample_print_csv(const struct sample_report *r, FILE *f)
 	if (r->accuracy)
 		return sample_print_accuracy(r, f, 1);
 	caveats(r, caveat_warning, stderr);
+	if (r->callers)
+		return sample_print_callers(r, f, 1, NULL);
 	if (r->lines) {
 		fprintf(f, "file,line,function,samples,share,time_ns\n");
 		for (size_t i = 0; i < shown(p->nlines, r->top); i++) {
@@ -240,8 +360,8 @@ int sample_print_csv(const struct sample_report *r, FILE *f)
 		fputc(',', f);
 		csv_field(f, r->e->sampling.events[k]);
 	}
-	fprintf(f, ",file,line\n");
-	for (size_t i = 0; i < shown(p->nrows, r->top); i++) {
+	fprintf(f, ",file,line%s\n", has_chains(r) ? ",incl_samples,incl_share,incl_ns" : "");
+	for (size_t n = 0, i = next_row(r, 0, &n); i < p->nrows; i = next_row(r, i + 1, &n)) {
 		const struct sprof_row *row = &p->rows[i];
 		const uint64_t *c = sprof_counts(p, row);
 		const char *file;
@@ -262,7 +382,11 @@ int sample_print_csv(const struct sample_report *r, FILE *f)
 				fprintf(f, ",%" PRIu64, c[k]);
 		fputc(',', f);
 		csv_field(f, file);
-		fprintf(f, ",%u\n", line);
+		fprintf(f, ",%u", line);
+		if (has_chains(r))
+			fprintf(f, ",%" PRIu64 ",%.4f,%" PRIu64, row->incl_samples,
+				share(row->incl_samples, p->samples), row->incl_ns);
+		fputc('\n', f);
 	}
 	return ferror(f) ? -EIO : 0;
 }
@@ -306,10 +430,21 @@ int sample_print_json(const struct sample_report *r, FILE *f)
 	jsonw_kv_u64(&w, "time_ns", p->time_ns);
 	jsonw_kv_u64(&w, "lost", p->walk.lost);
 	jsonw_kv_u64(&w, "throttled", p->walk.throttled);
+	jsonw_kv_u64(&w, "call_chains", p->chains);
 	jsonw_object_end(&w);
+	if (r->callers) {
+		int ret;
+
+		jsonw_key(&w, "callers");
+		ret = sample_print_callers(r, f, 0, &w);
+		if (ret) {
+			jsonw_release(&w);
+			return ret;
+		}
+	}
 	jsonw_key(&w, "functions");
 	jsonw_array_begin(&w);
-	for (size_t i = 0; i < shown(p->nrows, r->top); i++) {
+	for (size_t n = 0, i = next_row(r, 0, &n); i < p->nrows; i = next_row(r, i + 1, &n)) {
 		const struct sprof_row *row = &p->rows[i];
 		const uint64_t *c = sprof_counts(p, row);
 		const char *file;
@@ -326,6 +461,9 @@ int sample_print_json(const struct sample_report *r, FILE *f)
 		jsonw_kv_u64(&w, "samples", row->samples);
 		jsonw_kv_double(&w, "share", share(row->samples, p->samples));
 		jsonw_kv_u64(&w, "time_ns", row->time_ns);
+		jsonw_kv_u64(&w, "incl_samples", row->incl_samples);
+		jsonw_kv_double(&w, "incl_share", share(row->incl_samples, p->samples));
+		jsonw_kv_u64(&w, "incl_ns", row->incl_ns);
 		jsonw_key(&w, "counts");
 		jsonw_object_begin(&w);
 		for (uint32_t k = 0; k < p->nevents; k++) {

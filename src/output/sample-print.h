@@ -15,7 +15,28 @@ struct sample_report {
 	size_t top;			/* rows (and lines) to show, 0 = all */
 	int lines;			/* the hottest source lines too */
 	int accuracy;			/* estimated against exact totals instead of functions */
+	/* set by sample_report_setup */
+	int tree;	     /* the top-down call tree instead of the functions */
+	const char *callers; /* the callers tree of this function instead, or NULL */
+	uint64_t min_ns;     /* leave out functions and call paths under this inclusive time */
 };
+
+/* The options of `report` as the sampled view sees them. */
+struct sample_view {
+	int tree;	      /* --tree */
+	const char *callers;  /* --callers FUNC, or NULL */
+	const char *sort_key; /* --sort KEY, or NULL */
+	uint64_t min_ns;      /* --min-time, 0 when not given */
+	int csv, json;
+};
+
+/*
+ * Check V against R's profile P (sorting P's rows and call tree as asked) and fill R's view
+ * fields: 0, or -EINVAL with a one-line message for the user in ERR (an option the sampled view
+ * does not have, or a call tree from an experiment without call chains).
+ */
+int sample_report_setup(struct sample_report *r, struct sample_profile *p,
+			const struct sample_view *v, char *err, size_t errlen);
 
 /*
  * Heading (leader, frequency, events, samples, losses), the functions by estimated time with
@@ -25,8 +46,10 @@ struct sample_report {
 int sample_print_text(const struct sample_report *r, FILE *f);
 
 /*
- * CSV: name,thread,samples,share,time_ns,<one column per event>,file,line; with LINES instead
- * file,line,function,samples,share,time_ns. 0 or -EIO.
+ * CSV: name,thread,samples,share,time_ns,<one column per event>,file,line, plus
+ * incl_samples,incl_share,incl_ns with call chains; with LINES instead
+ * file,line,function,samples,share,time_ns; with CALLERS depth,function,module,samples,share,
+ * time_ns. 0 or -EIO.
  */
 int sample_print_csv(const struct sample_report *r, FILE *f);
 
@@ -39,5 +62,16 @@ int sample_print_json(const struct sample_report *r, FILE *f);
  * 0 or -EIO.
  */
 int sample_print_accuracy(const struct sample_report *r, FILE *f, int csv);
+
+struct jsonw;
+
+/* sample-tree.c: the call tree as text, from the root's callees down. 0 or -EIO. */
+int sample_print_tree(const struct sample_report *r, FILE *f);
+
+/*
+ * sample-tree.c: the callers tree of r->callers: into W as a JSON object when W is given, else
+ * to F as CSV or text. 0, -ENOMEM or -EIO.
+ */
+int sample_print_callers(const struct sample_report *r, FILE *f, int csv, struct jsonw *w);
 
 #endif /* PSC_SAMPLE_PRINT_H */

@@ -163,7 +163,7 @@ int timeline_print_csv(const struct experiment *e, const struct timeline *t, FIL
 					(int)t->walk.threads[th].tid);
 				csv_field(f, fn < t->nfuncs ? t->funcs[fn] : "other");
 				fprintf(f, ",%" PRIu64 ",%.4f\n", n,
-					total ? (double)n / (double)total : 0);
+					total ? 100.0 * (double)n / (double)total : 0);
 			}
 		}
 	}

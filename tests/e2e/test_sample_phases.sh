@@ -67,6 +67,10 @@ cells=$(json_eval "$T/tl.out" 'len(d["intervals"]) * len(d["threads"]) * len(d["
 nrows=$(awk 'NR > 1 && /^$/ {exit} NR > 1' "$T/csv.out" | wc -l)
 expect_eq "$cells" "$nrows" "one CSV row per interval, thread and event"
 expect_grep 't_start_ns,t_end_ns,thread,function,samples,share' "$T/csv.out" "function share table"
+# the shares are in % as in report's CSV: a mid-phase interval has phase_a above half (50, not 0.5)
+top_share=$(awk -F, '/^t_start_ns,t_end_ns,thread,function/ {t = 1; next} t && $4 == "phase_a" && $6 > m {m = $6} END {print m + 0}' "$T/csv.out")
+expect_cmp "$top_share" ">=" 50 "timeline CSV share of phase_a in its best interval, in %"
+expect_cmp "$top_share" "<=" 100 "timeline CSV share is at most 100 %"
 
 # the report names both phases, with about half of the samples each
 report_csv_or_die rep "$d"

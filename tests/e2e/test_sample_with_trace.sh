@@ -14,7 +14,7 @@ report_csv_or_die fn "$d"
 expect_eq "name,thread,calls,incl_ns,excl_ns,min_ns,max_ns,file,line" "$(csv_header "$T/fn.out")" "traced functions by default"
 expect_eq 1 "$(csv_get "$T/fn.out" calls name=main)" "main traced once"
 report_csv_or_die smp "$d" --by sample
-expect_eq "name,thread,samples,share,time_ns,file,line" "$(csv_header "$T/smp.out")" "--by sample: the samples' view"
+expect_eq "name,thread,samples,share,time_ns,file,line,incl_samples,incl_share,incl_ns" "$(csv_header "$T/smp.out")" "--by sample: the samples' view, with inclusive columns (call chains)"
 sum=$(python3 -c 'import csv, sys; print(sum(int(r["samples"]) for r in csv.DictReader(open(sys.argv[1]))))' "$T/smp.out")
 expect_eq "$(json_eval "$d/meta.json" 'd["sampling"]["samples"]')" "$sum" "the sample view's rows add up to the samples taken"
 expect_cmp "$sum" ">=" 20 "samples over the traced run (at least 20 ms on CPU at 1 kHz)"

@@ -1,0 +1,48 @@
+/*
+ * kallsyms.h - kernel text symbols for samples whose IP is in the kernel.
+ *
+ * `record --sample` copies the text symbols of /proc/kallsyms into the experiment (`kallsyms`,
+ * docs/format.md), so that kernel addresses are named on any machine the experiment is read
+ * on. kernel.kptr_restrict can hide the addresses (all read as 0): then no file is written and
+ * kernel samples stay "[kernel]".
+ */
+#ifndef PSC_AN_KALLSYMS_H
+#define PSC_AN_KALLSYMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct kallsym {
+	uint64_t addr;
+	const char *name; /* "name" or "name [module]" */
+};
+
+struct kallsyms {
+	struct kallsym *v; /* sorted by address */
+	size_t n;
+	char *text;  /* the names */
+	int missing; /* the experiment has no kallsyms file */
+};
+
+/*
+ * Copy the text symbols (types t, T, w, W) of PROCFS/kallsyms to DIR/kallsyms. 0; -EPERM when
+ * the addresses are hidden (kernel.kptr_restrict), with the reason in WHY; or another negative
+ * errno (reading or writing), with the reason in WHY.
+ */
+int kallsyms_save(const char *procfs, const char *dir, char *why, size_t whylen);
+
+/*
+ * Read DIR/kallsyms into K. 0 (K->missing set when there is no such file: lookups then fail),
+ * -ENOMEM, or -EINVAL for a malformed file.
+ */
+int kallsyms_load(struct kallsyms *k, const char *dir);
+
+/*
+ * The symbol holding ADDR: the last one at or below it; NULL below the first symbol, without
+ * symbols, or more than 16 MiB above the last.
+ */
+const struct kallsym *kallsyms_find(const struct kallsyms *k, uint64_t addr);
+
+void kallsyms_release(struct kallsyms *k);
+
+#endif /* PSC_AN_KALLSYMS_H */

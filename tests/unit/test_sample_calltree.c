@@ -1,0 +1,278 @@
+/*
+ * test_sample_calltree.c - call trees from sampled call paths (src/analysis/scallers.h) on
+ * hand-made paths with exact counts: the top-down tree's inclusive and self samples per call
+ * path, children ordered by inclusive samples; per function the inclusive count takes a sample
+ * once even when the function recurs on its path; the callers tree of a function counts each
+ * sample through its outermost occurrence. And the kernel symbols file (kallsyms.h): only text
+ * symbols are saved, hidden addresses (kptr_restrict) save nothing, lookups find the symbol
+ * at or below an address and prefer a name without a leading underscore among aliases.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kallsyms.h"
+#include "scallers.h"
+
+enum { MAIN, A, B, SPIN, F, NFUNCS };
+
+static const char *const names[NFUNCS] = {"main", "a", "b", "spin", "f"};
+
+/* The child of NODE that is function FUNC, or UINT32_MAX. */
+static uint32_t child(const struct scall_tree *t, uint32_t node, uint32_t func)
+{
+	for (uint32_t c = t->nodes[node].first_child; c != UINT32_MAX; c = t->nodes[c].next_sibling)
+		if (t->nodes[c].func == func)
+			return c;
+	return UINT32_MAX;
+}
+
+static void add(struct scall_tree *t, const uint32_t *path, size_t n, int times)
+{
+	for (int i = 0; i < times; i++)
+		assert_int_equal(scall_add(t, path, n, 10), 0);
+}
+
+/*
+ * 3 x main>a>spin, 6 x main>b>spin, 1 x main>a (in a itself), 2 x main>f>f>f: 12 samples of
+ * 10 ns each.
+ */
+static void build(struct scall_tree *t)
+{
+	static const uint32_t p1[] = {MAIN, A, SPIN}, p2[] = {MAIN, B, SPIN}, p3[] = {MAIN, A},
+			      p4[] = {MAIN, F, F, F};
+	uint32_t id;
+
+	assert_int_equal(scall_init(t), 0);
+	for (uint32_t i = 0; i < NFUNCS; i++) {
+		assert_int_equal(scall_func_id(t, names[i], "/bin/x", &id), 0);
+		assert_int_equal(id, i);
+	}
+	/* the same name and module is the same function */
+	assert_int_equal(scall_func_id(t, "spin", "/bin/x", &id), 0);
+	assert_int_equal(id, SPIN);
+	add(t, p1, 3, 3);
+	add(t, p2, 3, 6);
+	add(t, p3, 2, 1);
+	add(t, p4, 4, 2);
+	assert_int_equal(scall_sort(t), 0);
+}
+
+static void test_functions(void **state)
+{
+	static const uint64_t incl[NFUNCS] = {12, 4, 6, 9, 2}, self[NFUNCS] = {0, 1, 0, 9, 2};
+	struct scall_tree t;
+
+	(void)state;
+	build(&t);
+	assert_int_equal(t.paths, 12);
+	assert_int_equal(t.nodes[0].samples, 12);
+	assert_int_equal(t.nodes[0].time_ns, 120);
+	for (int i = 0; i < NFUNCS; i++) {
+		assert_int_equal(t.funcs[i].incl, incl[i]);
+		assert_int_equal(t.funcs[i].self, self[i]);
+		assert_int_equal(t.funcs[i].incl_ns, 10 * incl[i]);
+		assert_int_equal(t.funcs[i].self_ns, 10 * self[i]);
+	}
+	assert_int_equal(scall_find(&t, "spin"), SPIN);
+	assert_int_equal(scall_find(&t, "nosuch"), -1);
+	/* an index outside the functions is refused */
+	assert_int_equal(scall_add(&t, (const uint32_t[]){NFUNCS}, 1, 1), -EINVAL);
+	scall_release(&t);
+}
+
+static void test_tree(void **state)
+{
+	struct scall_tree t;
+	uint32_t m, a, b, f, n, c;
+
+	(void)state;
+	build(&t);
+	/* one root function, main, with all samples */
+	m = t.nodes[0].first_child;
+	assert_int_equal(t.nodes[m].func, MAIN);
+	assert_int_equal(t.nodes[m].next_sibling, UINT32_MAX);
+	assert_int_equal(t.nodes[m].samples, 12);
+	assert_int_equal(t.nodes[m].self, 0);
+	/* main's callees by inclusive samples: b 6, a 4, f 2 */
+	b = t.nodes[m].first_child;
+	a = t.nodes[b].next_sibling;
+	f = t.nodes[a].next_sibling;
+	assert_int_equal(t.nodes[b].func, B);
+	assert_int_equal(t.nodes[a].func, A);
+	assert_int_equal(t.nodes[f].func, F);
+	assert_int_equal(t.nodes[f].next_sibling, UINT32_MAX);
+	assert_int_equal(t.nodes[b].samples, 6);
+	assert_int_equal(t.nodes[a].samples, 4);
+	assert_int_equal(t.nodes[a].self, 1);
+	assert_int_equal(t.nodes[a].time_ns, 40);
+	/* spin under both a and b */
+	c = child(&t, a, SPIN);
+	assert_int_not_equal(c, UINT32_MAX);
+	assert_int_equal(t.nodes[c].samples, 3);
+	assert_int_equal(t.nodes[c].self, 3);
+	c = child(&t, b, SPIN);
+	assert_int_not_equal(c, UINT32_MAX);
+	assert_int_equal(t.nodes[c].samples, 6);
+	assert_int_equal(t.nodes[c].self_ns, 60);
+	/* recursion: one node per depth, f > f > f, 2 samples each, self at the deepest */
+	n = f;
+	for (int depth = 0; depth < 3; depth++) {
+		assert_int_equal(t.nodes[n].func, F);
+		assert_int_equal(t.nodes[n].samples, 2);
+		assert_int_equal(t.nodes[n].self, depth == 2 ? 2 : 0);
+		c = t.nodes[n].first_child;
+		if (depth < 2)
+			n = c;
+		else
+			assert_int_equal(c, UINT32_MAX);
+	}
+	/* root, main, a, spin, b, spin, f, f, f */
+	assert_int_equal(t.nnodes, 9);
+	scall_release(&t);
+}
+
+static void test_callers(void **state)
+{
+	struct scall_tree t, c;
+	uint32_t s, b, a, m, f;
+
+	(void)state;
+	build(&t);
+	assert_int_equal(scall_callers(&t, SPIN, &c), 0);
+	assert_int_equal(scall_sort(&c), 0);
+	assert_int_equal(c.nodes[0].samples, 9);
+	s = c.nodes[0].first_child;
+	assert_int_equal(c.nodes[s].func, SPIN);
+	assert_int_equal(c.nodes[s].samples, 9);
+	assert_int_equal(c.nodes[s].next_sibling, UINT32_MAX);
+	b = c.nodes[s].first_child;
+	a = c.nodes[b].next_sibling;
+	assert_int_equal(c.nodes[b].func, B);
+	assert_int_equal(c.nodes[b].samples, 6);
+	assert_int_equal(c.nodes[a].func, A);
+	assert_int_equal(c.nodes[a].samples, 3);
+	assert_int_equal(c.nodes[a].time_ns, 30);
+	m = c.nodes[a].first_child;
+	assert_int_equal(c.nodes[m].func, MAIN);
+	assert_int_equal(c.nodes[m].samples, 3);
+	assert_int_equal(c.nodes[m].first_child, UINT32_MAX);
+	assert_string_equal(c.funcs[c.nodes[m].func].name, "main");
+	scall_release(&c);
+
+	/* a recursive function: its outermost occurrence, so main is its only caller */
+	assert_int_equal(scall_callers(&t, F, &c), 0);
+	f = c.nodes[0].first_child;
+	assert_int_equal(c.nodes[f].func, F);
+	assert_int_equal(c.nodes[f].samples, 2);
+	m = c.nodes[f].first_child;
+	assert_int_equal(c.nodes[m].func, MAIN);
+	assert_int_equal(c.nodes[m].samples, 2);
+	assert_int_equal(c.nodes[m].next_sibling, UINT32_MAX);
+	scall_release(&c);
+
+	/* a, with its own sample and its 3 through spin */
+	assert_int_equal(scall_callers(&t, A, &c), 0);
+	a = c.nodes[0].first_child;
+	assert_int_equal(c.nodes[a].samples, 4);
+	assert_int_equal(c.nodes[c.nodes[a].first_child].samples, 4);
+	scall_release(&c);
+	scall_release(&t);
+}
+
+static char tmpdir[64];
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/psc-calltree-XXXXXX");
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void test_kallsyms(void **state)
+{
+	char proc[128], exp[128], path[160], why[256];
+	struct kallsyms k;
+	const struct kallsym *s;
+
+	(void)state;
+	snprintf(proc, sizeof(proc), "%s/proc", tmpdir);
+	snprintf(exp, sizeof(exp), "%s/exp", tmpdir);
+	assert_int_equal(mkdir(proc, 0755), 0);
+	assert_int_equal(mkdir(exp, 0755), 0);
+	snprintf(path, sizeof(path), "%s/kallsyms", proc);
+	/* hidden addresses: nothing saved */
+	write_file(path, "0000000000000000 T _text\n0000000000000000 t foo\n");
+	assert_int_equal(kallsyms_save(proc, exp, why, sizeof(why)), -EPERM);
+	assert_non_null(strstr(why, "kptr_restrict"));
+	assert_int_equal(kallsyms_load(&k, exp), 0);
+	assert_true(k.missing);
+	assert_null(kallsyms_find(&k, 0xffffffff81000000ull));
+	kallsyms_release(&k);
+	/* text kept (unsorted modules too), data (D, b, r) left out */
+	write_file(path, "ffffffffc0001000 t modfn\t[mod]\n"
+			 "ffffffff81000000 T _text\n"
+			 "ffffffff81000000 T startup\n"
+			 "ffffffff81000080 D some_data\n"
+			 "ffffffff81000100 t foo\n"
+			 "ffffffff82000000 b some_bss\n"
+			 "ffffffff81000200 W weakfn\n");
+	assert_int_equal(kallsyms_save(proc, exp, why, sizeof(why)), 0);
+	assert_int_equal(kallsyms_load(&k, exp), 0);
+	assert_false(k.missing);
+	assert_int_equal(k.n, 5);
+	assert_null(kallsyms_find(&k, 0xffffffff80ffffffull));
+	s = kallsyms_find(&k, 0xffffffff81000050ull);
+	assert_non_null(s);
+	assert_string_equal(s->name, "startup");
+	assert_string_equal(kallsyms_find(&k, 0xffffffff81000100ull)->name, "foo");
+	assert_string_equal(kallsyms_find(&k, 0xffffffff810001ffull)->name, "foo");
+	assert_string_equal(kallsyms_find(&k, 0xffffffff81000300ull)->name, "weakfn");
+	assert_string_equal(kallsyms_find(&k, 0xffffffffc0001010ull)->name, "modfn [mod]");
+	/* far above the last symbol: not the kernel's */
+	assert_null(kallsyms_find(&k, 0xffffffffc0001000ull + (32u << 20)));
+	kallsyms_release(&k);
+	/* a malformed file is said */
+	snprintf(path, sizeof(path), "%s/kallsyms", exp);
+	write_file(path, "not a symbol line\n");
+	assert_int_equal(kallsyms_load(&k, exp), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_functions),
+	    cmocka_unit_test(test_tree),
+	    cmocka_unit_test(test_callers),
+	    cmocka_unit_test(test_kallsyms),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
