@@ -96,6 +96,7 @@ void anim_states_release(struct anim_states *st)
 	for (int r = 0; st->ranks && r < st->nranks; r++) {
 		free(st->ranks[r].t);
 		free(st->ranks[r].s);
+		free(st->ranks[r].mix);
 	}
 	free(st->ranks);
 	free(st->routines);
@@ -170,8 +171,61 @@ static int rank_track(struct anim_states *st, uint32_t *map, const struct mpi_mo
 	return ret;
 }
 
-/* Replace TR by its NFRAMES frames of FRAME ns: each the state covering most of it. ACC holds
- * a zero per state (and is left so). */
+/* Append N values V to TR's mix. 0 or -ENOMEM. */
+static int mix_push(struct anim_track *tr, const uint32_t *v, size_t n)
+{
+	if (tr->nmix + n > tr->mixcap) {
+		size_t cap = tr->mixcap ? 2 * tr->mixcap : 64;
+		uint32_t *nm;
+
+		while (cap < tr->nmix + n)
+			cap *= 2;
+		nm = realloc(tr->mix, cap * sizeof(*nm));
+		if (!nm)
+			return -ENOMEM;
+		tr->mix = nm;
+		tr->mixcap = cap;
+	}
+	memcpy(tr->mix + tr->nmix, v, n * sizeof(*v));
+	tr->nmix += n;
+	return 0;
+}
+
+/* Sort the N states of TOUCHED by their time in ACC, largest first (ties: lower state). */
+static void sort_by_share(uint32_t *touched, uint32_t n, const int64_t *acc)
+{
+	for (uint32_t i = 1; i < n; i++) {
+		uint32_t s = touched[i], j = i;
+
+		while (j > 0 && (acc[touched[j - 1]] < acc[s] ||
+				 (acc[touched[j - 1]] == acc[s] && touched[j - 1] > s))) {
+			touched[j] = touched[j - 1];
+			j--;
+		}
+		touched[j] = s;
+	}
+}
+
+/* The mix entry of frame F of LEN ns whose states TOUCHED[0 .. N) (sorted) took ACC. */
+static int mix_frame(struct anim_track *out, unsigned f, int64_t len, const uint32_t *touched,
+		     uint32_t n, const int64_t *acc)
+{
+	uint32_t v[2 + 2 * ANIM_MIX_STATES], k = n < ANIM_MIX_STATES ? n : ANIM_MIX_STATES;
+
+	v[0] = f;
+	v[1] = k;
+	for (uint32_t i = 0; i < k; i++) {
+		int64_t pm = (acc[touched[i]] * 1000 + len / 2) / len;
+
+		v[2 + 2 * i] = touched[i];
+		v[3 + 2 * i] = pm > 0 ? (uint32_t)pm : 1;
+	}
+	return mix_push(out, v, 2 + 2 * (size_t)k);
+}
+
+/* Replace TR by its NFRAMES frames of FRAME ns: each the state covering most of it, and the
+ * shares of the frames with several states in its mix. ACC holds a zero per state (and is
+ * left so). */
 static int track_frames(struct anim_track *tr, int64_t duration, int64_t frame, unsigned nframes,
 			int64_t *acc, uint32_t *touched)
 {
@@ -181,7 +235,7 @@ static int track_frames(struct anim_track *tr, int64_t duration, int64_t frame, 
 
 	for (unsigned f = 0; f < nframes && !ret; f++) {
 		int64_t a = (int64_t)f * frame, b = a + frame < duration ? a + frame : duration;
-		uint32_t ntouched = 0, best = ANIM_IDLE;
+		uint32_t ntouched = 0;
 
 		for (; seg < tr->n; seg++) {
 			int64_t sa = tr->t[seg], sb = seg + 1 < tr->n ? tr->t[seg + 1] : duration;
@@ -197,25 +251,39 @@ static int track_frames(struct anim_track *tr, int64_t duration, int64_t frame, 
 			if (sb > b)
 				break; /* continues in the next frame */
 		}
-		for (uint32_t k = 0; k < ntouched; k++) {
-			uint32_t s = touched[k];
-
-			if (acc[s] > acc[best] || (acc[s] == acc[best] && s < best))
-				best = s;
-		}
+		sort_by_share(touched, ntouched, acc);
+		if (ntouched > 1)
+			ret = mix_frame(&out, f, b - a, touched, ntouched, acc);
 		for (uint32_t k = 0; k < ntouched; k++)
 			acc[touched[k]] = 0;
-		ret = track_push(&out, a, best);
+		if (!ret)
+			ret = track_push(&out, a, ntouched ? touched[0] : ANIM_IDLE);
 	}
 	if (ret) {
 		free(out.t);
 		free(out.s);
+		free(out.mix);
 		return ret;
 	}
 	free(tr->t);
 	free(tr->s);
+	free(tr->mix);
 	*tr = out;
 	return 0;
+}
+
+void anim_mix_json(struct jsonw *w, const struct anim_track *tr)
+{
+	uint32_t prev = 0;
+
+	jsonw_array_begin(w);
+	for (size_t i = 0; i + 1 < tr->nmix; i += 2 + 2 * (size_t)tr->mix[i + 1]) {
+		jsonw_u64(w, tr->mix[i] - prev);
+		prev = tr->mix[i];
+		for (size_t k = 1; k < 2 + 2 * (size_t)tr->mix[i + 1] && i + k < tr->nmix; k++)
+			jsonw_u64(w, tr->mix[i + k]);
+	}
+	jsonw_array_end(w);
 }
 
 /* ORDER: every call index grouped by rank (FIRST[r] .. FIRST[r + 1]), by entry in a rank. */
@@ -353,6 +421,13 @@ static void write_states(struct jsonw *w, struct html_input *in, const struct an
 		jsonw_array_end(w);
 	}
 	jsonw_array_end(w);
+	if (st->frame_ns) {
+		jsonw_key(w, "mix");
+		jsonw_array_begin(w);
+		for (int r = 0; r < st->nranks; r++)
+			anim_mix_json(w, &st->ranks[r]);
+		jsonw_array_end(w);
+	}
 	jsonw_object_end(w);
 }
 

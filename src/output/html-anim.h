@@ -19,12 +19,22 @@ enum anim_state {
 	ANIM_ROUTINE = 3, /* inside an MPI routine, not waiting */
 };
 
+/* At most this many states listed per frame in a track's mix (the largest shares). */
+#define ANIM_MIX_STATES 4
+
 /* One rank's states: s[i] from t[i] to t[i + 1] (the last to the run's end); t[0] = 0,
- * times increasing strictly, ns relative to the run's start; no two equal neighbours. */
+ * times increasing strictly, ns relative to the run's start; no two equal neighbours.
+ * Aggregated to frames, MIX lists the frames where more than one state occurred as entries
+ * {frame, n, state_1, permille_1, ..., state_n, permille_n}: frames increasing, the n (at
+ * most ANIM_MIX_STATES) states with the largest shares of the frame, largest first (ties:
+ * the lower state; so state_1 is the frame's state in s), each share in thousandths of the
+ * frame's length, rounded, at least 1. */
 struct anim_track {
 	size_t n, cap;
 	int64_t *t;
 	uint32_t *s;
+	uint32_t *mix;
+	size_t nmix, mixcap;
 };
 
 struct anim_states {
@@ -50,12 +60,18 @@ unsigned anim_frames(int nranks);
  * when the call does: a late sender or a barrier holds the call from its entry). Calls of a
  * rank's threads that overlap are cut where the earlier one ended. With more than MAX_CHANGES
  * changes in all, every rank is aggregated to NFRAMES frames of equal length (the last may
- * be shorter), each holding the state that covers most of it (ties: the lower state number).
- * 0 or -ENOMEM.
+ * be shorter), each holding the state that covers most of it (ties: the lower state number),
+ * and the shares of the frames with several states in the track's mix. 0 or -ENOMEM.
  */
 int anim_states_build(struct anim_states *st, const struct mpi_model *m, const int64_t *call_wait,
 		      size_t max_changes, unsigned nframes);
 void anim_states_release(struct anim_states *st);
+
+/* TR's mix (an array of its entries) as JSON into W: the entries flat, each frame written as
+ * the difference to the previous entry's frame (the first as is), e.g. [3,2,1,600,2,400] for
+ * frame 3 computing 60 % and waiting 40 %. */
+struct jsonw;
+void anim_mix_json(struct jsonw *w, const struct anim_track *tr);
 
 /* The state of TR at time T (relative ns): the last change at or before T. */
 uint32_t anim_track_at(const struct anim_track *tr, int64_t t);

@@ -7,6 +7,9 @@
 # that instant (its own test checks every square's pixels against the data at many instants,
 # plays, steps and rewinds in virtual time); the Load view's averages table against
 # `perfscope mpi --load --csv`; --grid 1x4 and 2x2 are used, --grid 1x3 falls back with a caveat.
+# A synthetic run of 8 ranks with 1,000,000 MPI events (bench/gen_mpi_exp.py) is aggregated
+# to frames: each frame's state is its mix's largest share, the mix lists the short MPI calls
+# hidden by computing, and the view's own test checks the bars and tooltips of those frames.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/mpi-lib.sh"
 mpi_init
@@ -133,4 +136,40 @@ expect_eq 0 "$RC" "html --grid 1x3"
 report=$T/g13.html
 expect_eq "2x2 2x2" "$(data grid)" "--grid 1x3 falls back to 2x2"
 expect_eq 2 "$(data caveats | grep -c 'grid 1x3 holds fewer than the 4 ranks: 2x2 used')" "a caveat per view"
+# aggregated frames: the mix of states per frame and rank
+python3 "$PSC_SOURCE/bench/gen_mpi_exp.py" -e 1000000 -p 8 "$T/gen" >"$T/gen.out" || die "gen_mpi_exp.py failed"
+run genh "$PERFSCOPE" html "$T/gen"
+expect_eq 0 "$RC" "html of the synthetic run"
+report=$T/gen/report.html
+python3 - "$report" >"$T/mix.txt" <<'PY' || fail "the mix of the synthetic run: $(cat "$T/mix.txt")"
+import json, re, sys
+html = open(sys.argv[1]).read()
+st = json.loads(re.search(r'id="psc-data">(.*?)</script>', html, re.S).group(1))["states"]
+assert st["frame_ns"] > 0 and len(st["mix"]) == st["ranks"] == 8, (st["frame_ns"], len(st["mix"]))
+nframes = -(-st["duration_ns"] // st["frame_ns"])
+marked = 0
+for r in range(8):
+    a, f, i, last = st["mix"][r], 0, 0, -1
+    while i < len(a):
+        f += a[i]
+        n = a[i + 1]
+        pairs = [(a[i + 2 + 2 * k], a[i + 3 + 2 * k]) for k in range(n)]
+        i += 2 + 2 * n
+        assert f > last and f < nframes, (r, f)
+        last = f
+        assert 2 <= n <= 4, (r, f, n)
+        # largest first; the first is the frame's state in the change list
+        assert all(pairs[k][1] >= pairs[k + 1][1] for k in range(n - 1)), (r, f, pairs)
+        t = f * st["frame_ns"]
+        k = max(j for j, x in enumerate(st["t"][r]) if x <= t)
+        assert st["s"][r][k] == pairs[0][0], (r, f, pairs, st["s"][r][k])
+        assert sum(v for _, v in pairs) <= 1000 + n, (r, f, pairs)
+        if pairs[0][0] == 1 and sum(v for s, v in pairs[1:] if s >= 2) >= 50:
+            marked += 1
+print("frames with >= 5 % MPI beside computing:", marked)
+assert marked > 100, marked
+PY
+html_render "$report" gen animation
+html_expect_ok gen
+expect_eq "ok" "$(html_dom gen --tests | sed -n 's/^animation: \(ok\) (.*/\1/p')" "the animation's own test on aggregated frames"
 finish

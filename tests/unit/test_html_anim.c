@@ -21,6 +21,15 @@
 
 #define R(name) MPI_ROUTINE_##name
 
+/* The mix of track TR is exactly the N values V. */
+static void expect_mix(const struct anim_track *tr, size_t n, const uint32_t *v)
+{
+	assert_int_equal(tr->nmix, n);
+	for (size_t i = 0; i < n; i++)
+		if (tr->mix[i] != v[i])
+			fail_msg("mix value %zu: %u, expected %u", i, tr->mix[i], v[i]);
+}
+
 /* The states of track TR are exactly N changes (times in ms, states) given as pairs. */
 static void expect_track(const struct anim_track *tr, size_t n, const double *t_ms,
 			 const uint32_t *s)
@@ -119,6 +128,30 @@ static void test_frames(void **state)
 	expect_track(&st.ranks[0], 3, t0, s0);
 	expect_track(&st.ranks[1], 4, t1b, s1b);
 	expect_track(&st.ranks[2], 3, t2, s2);
+	/* the shares of the frames with several states, in thousandths, largest (then lowest
+	 * state) first: rank 0's frame 2 waiting 1 ms, Barrier 1 ms; rank 1's frames 0 and 1
+	 * computing 1 ms and Send 1 ms, frame 4 computing 1 and Wait 1; rank 2's frames 0 and 4
+	 * idle 1 ms and computing 1 ms */
+	const uint32_t m0[] = {2, 2, 2, 500, 3, 500};
+	const uint32_t m1[] = {0, 2, 1, 500, 5, 500, 1, 2, 1, 500, 5, 500, 4, 2, 1, 500, 7, 500};
+	const uint32_t m2[] = {0, 2, 0, 500, 1, 500, 4, 2, 0, 500, 1, 500};
+	expect_mix(&st.ranks[0], 6, m0);
+	expect_mix(&st.ranks[1], 18, m1);
+	expect_mix(&st.ranks[2], 12, m2);
+	{
+		/* the JSON: each frame as the difference to the previous entry's */
+		struct jsonw w;
+
+		jsonw_init(&w, 0);
+		anim_mix_json(&w, &st.ranks[1]);
+		assert_string_equal(jsonw_text(&w),
+				    "[0,2,1,500,5,500,1,2,1,500,5,500,3,2,1,500,7,500]");
+		jsonw_release(&w);
+		jsonw_init(&w, 0);
+		anim_mix_json(&w, &st.ranks[2]);
+		assert_string_equal(jsonw_text(&w), "[0,2,0,500,1,500,4,2,0,500,1,500]");
+		jsonw_release(&w);
+	}
 	anim_states_release(&st);
 
 	/* 4 frames of 2.5 ms: rank 0 compute 2 + wait 0.5 | wait 2.5 | Barrier 1 + compute 1.5
@@ -128,6 +161,9 @@ static void test_frames(void **state)
 	const double u0[] = {0, 2.5, 5};
 	const uint32_t v0[] = {1, 2, 1};
 	expect_track(&st.ranks[0], 3, u0, v0);
+	/* frame 0: computing 2 ms, waiting 0.5; frame 2: computing 1.5, Barrier 1 */
+	const uint32_t w0[] = {0, 2, 1, 800, 2, 200, 2, 2, 1, 600, 3, 400};
+	expect_mix(&st.ranks[0], 12, w0);
 	anim_states_release(&st);
 
 	/* 3 frames: 3333334 ns each, the last shorter; the changes stay at frame starts */
@@ -136,6 +172,10 @@ static void test_frames(void **state)
 	for (int r = 0; r < 3; r++)
 		for (size_t i = 0; i < st.ranks[r].n; i++)
 			assert_int_equal(st.ranks[r].t[i] % 3333334, 0);
+	/* rank 0, frame 0: computing 2 ms and waiting 1.333334 of 3.333334 (599.99988 and
+	 * 400.00012 thousandths); frame 1: waiting 1.666666, Barrier 1, computing 0.666668 */
+	const uint32_t x0[] = {0, 2, 1, 600, 2, 400, 1, 3, 2, 500, 3, 300, 1, 200};
+	expect_mix(&st.ranks[0], 14, x0);
 	anim_states_release(&st);
 
 	/* under the limit: exact */
@@ -144,6 +184,13 @@ static void test_frames(void **state)
 	anim_states_release(&st);
 	assert_int_equal(anim_states_build(&st, &m, wait, 13, 3), 0);
 	assert_int_not_equal(st.frame_ns, 0);
+	anim_states_release(&st);
+
+	/* a share below half a thousandth is still listed, as 1: one 1 us Send in 10 ms */
+	hand_call(&m, 2, R(Send), 5, 5.001);
+	assert_int_equal(anim_states_build(&st, &m, wait, 0, 1), 0);
+	const uint32_t y2[] = {0, 3, 1, 800, 0, 200, 5, 1};
+	expect_mix(&st.ranks[2], 8, y2);
 	anim_states_release(&st);
 	free(wait);
 	hand_release(&m);

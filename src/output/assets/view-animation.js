@@ -95,20 +95,49 @@ PSC.niceFps = (duration, frames) => {
   return [1, 2, 5, 10].map((m) => m * p).find((v) => v >= f * 0.75) || 10 * p;
 };
 
+// Chromium draws nothing on a canvas with a side above 32,767 px or more than 2^28 pixels.
+PSC.CANVAS_MAX_SIDE = 32767;
+PSC.CANVAS_MAX_AREA = 1 << 28;
+
+// The layout of N ranks on ROWS × COLS squares fitting MAXW × MAXH: cells of 3 to 48 px,
+// smaller (down to 1 px) when the canvas would exceed the browser's limits; if even 1 px does
+// not fit, the canvas is cut at the limits and the ranks beyond are not drawn.
+// {cell, width, height, drawnRows, drawnCols, drawn (ranks on the canvas)}
+PSC.gridLayout = (n, rows, cols, maxW, maxH) => {
+  const SIDE = PSC.CANVAS_MAX_SIDE, AREA = PSC.CANVAS_MAX_AREA;
+  let cell = Math.max(3, Math.min(48, Math.floor(Math.min(maxW / cols, maxH / rows))));
+  const lim = Math.floor(Math.min(SIDE / cols, SIDE / rows, Math.sqrt(AREA / (cols * rows))));
+  if (cell > lim) cell = Math.max(1, lim);
+  const width = Math.min(cols * cell, SIDE);
+  const height = Math.min(rows * cell, SIDE, Math.floor(AREA / width));
+  const drawnCols = Math.floor(width / cell), drawnRows = Math.floor(height / cell);
+  let drawn = 0;
+  for (let r = 0; r < Math.min(rows, drawnRows); r++) drawn += Math.max(0, Math.min(drawnCols, n - r * cols));
+  return { cell, width, height, drawnRows, drawnCols, drawn };
+};
+
 // A grid of N ranks as squares on a canvas, ROWS × COLS (changeable in the page), coloured by
-// colorOf(rank) on draw(); clicking a square emits "rank". ID prefixes its elements' ids.
-PSC.rankGrid = (id, n, rows, cols, colorOf, describe) => {
+// colorOf(rank) on draw(), with a bar across the bottom quarter of a square in markOf(rank)'s
+// colour when it gives one (squares of at least 6 px); clicking a square emits "rank". ID
+// prefixes its elements' ids.
+PSC.rankGrid = (id, n, rows, cols, colorOf, describe, markOf) => {
   const el = PSC.el;
   const wrap = el("div");
   const rowsIn = el("input", { type: "number", id: id + "-rows", min: "1", value: String(rows), style: "width: 64px" });
   const colsIn = el("input", { type: "number", id: id + "-cols", min: "1", value: String(cols), style: "width: 64px" });
   const msg = el("span", { id: id + "-grid-msg", class: "muted" });
-  const g = { rows, cols, cell: 0, gap: 0, canvas: null };
+  const fitMsg = el("p", { id: id + "-grid-fit", class: "note" });
+  const g = { rows, cols, cell: 0, gap: 0, canvas: null, layout: null };
   const layout = () => {
-    const maxW = PSC.width(), maxH = 520;
-    g.cell = Math.max(3, Math.min(48, Math.floor(Math.min(maxW / g.cols, maxH / g.rows))));
+    g.layout = PSC.gridLayout(n, g.rows, g.cols, PSC.width(), 520);
+    g.cell = g.layout.cell;
     g.gap = g.cell >= 8 ? 2 : 0;
-    g.canvas = PSC.canvas(g.cols * g.cell, g.rows * g.cell, { id: id + "-canvas" });
+    g.canvas = PSC.canvas(g.layout.width, g.layout.height, { id: id + "-canvas" });
+    fitMsg.textContent = g.layout.drawn < n
+      ? `Only ${g.layout.drawn} of ${n} ranks are drawn: a ${g.rows} × ${g.cols} grid of 1-pixel squares exceeds the ` +
+        `browser's canvas limits (${PSC.CANVAS_MAX_SIDE} px a side); choose a grid nearer to square.`
+      : "";
+    fitMsg.hidden = !fitMsg.textContent;
     g.canvas.style.cursor = "pointer";
     g.canvas.getContext("2d", { willReadFrequently: true }); // tests read many pixels
     // the rank under a mouse event (canvas pixels from the border's inner edge)
@@ -124,10 +153,19 @@ PSC.rankGrid = (id, n, rows, cols, colorOf, describe) => {
       const r = under(ev);
       g.canvas.title = r >= 0 ? `rank ${r}: ${describe(r)}` : "";
     });
-    wrap.replaceChildren(g.canvas);
+    wrap.replaceChildren(g.canvas, fitMsg);
   };
   // The top-left corner of rank R's square.
   g.origin = (r) => [(r % g.cols) * g.cell, Math.floor(r / g.cols) * g.cell];
+  // Rank R's square is on the canvas.
+  g.shown = (r) => r % g.cols < g.layout.drawnCols && Math.floor(r / g.cols) < g.layout.drawnRows;
+  // A pixel of rank R's square showing its fill (above the mark bar).
+  g.fillPoint = (r) => {
+    const [x, y] = g.origin(r), off = g.cell - g.gap >= 3 ? 1 : 0;
+    return [x + off, y + off];
+  };
+  // The height of the mark bar (0: squares too small for one).
+  g.markH = () => (g.cell - g.gap >= 6 ? Math.max(2, Math.floor((g.cell - g.gap) / 4)) : 0);
   g.rankAt = (x, y) => {
     const c = Math.floor(x / g.cell), r = Math.floor(y / g.cell);
     const k = r * g.cols + c;
@@ -137,15 +175,21 @@ PSC.rankGrid = (id, n, rows, cols, colorOf, describe) => {
     const ctx = g.canvas.getContext("2d");
     ctx.fillStyle = "#fff";
     ctx.fillRect(0, 0, g.canvas.width, g.canvas.height);
-    const label = g.cell >= 28;
+    const label = g.cell >= 28, mh = markOf ? g.markH() : 0, side = g.cell - g.gap;
     ctx.font = "10px sans-serif";
     for (let r = 0; r < n; r++) {
+      if (!g.shown(r)) continue;
       const [x, y] = g.origin(r), rgb = colorOf(r);
       ctx.fillStyle = PSC.css(rgb);
-      ctx.fillRect(x, y, g.cell - g.gap, g.cell - g.gap);
+      ctx.fillRect(x, y, side, side);
+      const mark = mh ? markOf(r) : null;
+      if (mark) {
+        ctx.fillStyle = PSC.css(mark);
+        ctx.fillRect(x, y + side - mh, side, mh);
+      }
       if (label) {
         ctx.fillStyle = rgb[0] * 0.3 + rgb[1] * 0.59 + rgb[2] * 0.11 > 128 ? "#000" : "#fff";
-        ctx.fillText(String(r), x + 4, y + g.cell - g.gap - 5);
+        ctx.fillText(String(r), x + 4, y + side - 5 - mh);
       }
     }
   };
@@ -175,52 +219,120 @@ PSC.rankGrid = (id, n, rows, cols, colorOf, describe) => {
 (function () {
   const fixed = [PSC.stateRGB.idle, PSC.stateRGB.compute, PSC.stateRGB.wait];
   const colorsOf = (st) => st.names.map((name, k) => (k < 3 ? fixed[k] : PSC.colorRGB(name)));
+  // A square is marked when MPI states (waiting or a routine) other than its colour took at
+  // least this many thousandths of its frame; at most this many ranks in the shares table.
+  const MARK_PM = 50, TABLE_MAX = 64;
   // The state of rank R at time T: the last change at or before T (binary search).
-  const stateAt = (st, r, t) => {
-    const ts = st.t[r];
+  const lastAtOrBefore = (ts, t) => {
     let lo = 0, hi = ts.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
       if (ts[mid] <= t) lo = mid + 1;
       else hi = mid;
     }
-    return st.s[r][Math.max(0, lo - 1)];
+    return Math.max(0, lo - 1);
   };
+  const stateAt = (st, r, t) => st.s[r][lastAtOrBefore(st.t[r], t)];
+  // st.mix (aggregated runs) decoded: per rank a Map frame → [[state, permille], …].
+  const decodeMix = (st) => (st.mix || []).map((a) => {
+    const m = new Map();
+    let f = 0;
+    for (let i = 0; i + 1 < a.length; i += 2 + 2 * a[i + 1]) {
+      f += a[i];
+      const list = [];
+      for (let k = 0; k < a[i + 1]; k++) list.push([a[i + 2 + 2 * k], a[i + 3 + 2 * k]]);
+      m.set(f, list);
+    }
+    return m;
+  });
+  // The shares of rank R's states over [A, B) from its exact changes, largest first (ties: the
+  // lower state), in thousandths (rounded, at least 1); null when one state covers it.
+  const sharesExact = (st, r, a, b) => {
+    const ts = st.t[r], ss = st.s[r];
+    b = Math.min(b, st.duration_ns);
+    if (b <= a) return null;
+    const acc = new Map();
+    for (let i = lastAtOrBefore(ts, a); i < ts.length && ts[i] < b; i++) {
+      const x0 = Math.max(a, ts[i]), x1 = Math.min(b, i + 1 < ts.length ? ts[i + 1] : st.duration_ns);
+      if (x1 > x0) acc.set(ss[i], (acc.get(ss[i]) || 0) + x1 - x0);
+    }
+    if (acc.size < 2) return null;
+    return [...acc].sort((p, q) => q[1] - p[1] || p[0] - q[0])
+      .map(([k, v]) => [k, Math.max(1, Math.round((1000 * v) / (b - a)))]);
+  };
+  // The MPI state (waiting or a routine, not FILL) with the largest share of LIST, when such
+  // states together took at least MARK_PM; else null.
+  const markOfShares = (list, fill) => {
+    if (!list) return null;
+    const mpi = list.filter(([k]) => k >= 2 && k !== fill);
+    return mpi.length && mpi.reduce((a, [, v]) => a + v, 0) >= MARK_PM ? mpi[0][0] : null;
+  };
+  const fmtShares = (st, list) => list.map(([k, v]) => `${st.names[k]} ${(v / 10).toFixed(1)} %`).join(", ");
   let ui = null; // the rendered view's parts, for its test
 
   PSC.view({
     id: "animation", title: "Process animation", order: 30,
     available: (d) => !!d.states && d.states.ranks > 0,
     render(s, d) {
-      const st = d.states, colors = colorsOf(st);
-      let now = 0;
+      const st = d.states, colors = colorsOf(st), mix = decodeMix(st);
+      let now = 0, player = null;
+      // per rank at the shown time: [state, shares of its frame or null, mark state or null]
+      let cur = [];
+      // the frame a square summarises: the data's (aggregated runs), else the player's
+      const frameOf = (t) => (st.frame_ns ? [Math.floor(t / st.frame_ns) * st.frame_ns, st.frame_ns]
+                                          : [t, player ? player.step : 1]);
+      const sharesAt = (r, t) => {
+        if (st.frame_ns) return (mix[r] && mix[r].get(Math.floor(t / st.frame_ns))) || null;
+        const [a, len] = frameOf(t);
+        return sharesExact(st, r, a, a + len);
+      };
+      const describe = (r) => {
+        const [k, list] = cur[r] || [stateAt(st, r, now), null];
+        return st.names[k] + (list ? `; this frame: ${fmtShares(st, list)}` : "");
+      };
       const grid = PSC.rankGrid("anim", st.ranks, st.grid[0], st.grid[1],
-                                (r) => colors[stateAt(st, r, now)], (r) => st.names[stateAt(st, r, now)]);
+                                (r) => colors[cur[r][0]], describe,
+                                (r) => (cur[r][2] === null ? null : colors[cur[r][2]]));
       const counts = PSC.el("p", { id: "anim-counts" });
       const legend = PSC.el("div", { class: "legend", id: "anim-legend" });
       st.names.forEach((name, k) => legend.append(PSC.el("span", { "data-state": name },
         PSC.el("span", { class: "swatch", style: `background:${PSC.css(colors[k])}` }), name)));
+      const mixedNote = PSC.el("p", { id: "anim-mixed-note" });
+      const mixedBox = PSC.el("div", { id: "anim-mixed-box" });
       const update = (t) => {
         now = t;
-        grid.draw();
-        const c = new Map();
+        cur = [];
+        const c = new Map(), marked = [];
         for (let r = 0; r < st.ranks; r++) {
-          const k = stateAt(st, r, t);
+          const k = stateAt(st, r, t), list = sharesAt(r, t), m = markOfShares(list, k);
+          cur.push([k, list, m]);
           c.set(k, (c.get(k) || 0) + 1);
+          if (m !== null) marked.push(r);
         }
+        grid.draw();
         counts.textContent = [...c.keys()].sort((a, b) => a - b).map((k) => `${st.names[k]} ${c.get(k)}`).join(", ");
+        const [a, len] = frameOf(t);
+        mixedNote.textContent = `${marked.length} of ${st.ranks} ranks spent at least ${MARK_PM / 10} % of the frame ` +
+          `${PSC.fmtNs(a)} – ${PSC.fmtNs(a + len)} in MPI states other than their colour (a bar in the largest one's colour)` +
+          (marked.length > TABLE_MAX ? `; the first ${TABLE_MAX}:` : marked.length ? ":" : ".");
+        mixedBox.replaceChildren(marked.length ? PSC.table([
+          ["rank", (r) => r], ["shown", (r) => st.names[cur[r][0]]], ["mark", (r) => st.names[cur[r][2]]],
+          ["shares of the frame", (r) => fmtShares(st, cur[r][1])]], marked.slice(0, TABLE_MAX), { id: "anim-mixed" }) : "");
       };
       const fps = PSC.niceFps(st.duration_ns, st.frame_ns ? Math.min(200, st.duration_ns / st.frame_ns) : 200);
-      const player = PSC.player("anim", st.duration_ns, fps, update);
+      player = PSC.player("anim", st.duration_ns, fps, update);
+      update(player.time);
       const at = Number(PSC.params.get("at"));
       if (at > 0) player.set(Math.round(at / player.step));
       s.append(PSC.el("h2", {}, "Process animation"),
         PSC.el("p", {}, `${st.ranks} ranks; each square is a rank (row by row), coloured by its state. ` +
           (st.frame_ns ? `The run had too many changes: each frame of ${PSC.fmtNs(st.frame_ns)} shows the state that covered most of it.`
-                       : "Every change of state is kept.") +
+                       : "Every change of state is kept: a square shows the state at the shown time.") +
+          ` A bar across the bottom of a square marks a frame in which other MPI states took at least ${MARK_PM / 10} %` +
+          " (hover a square, or see the table below, for the shares)." +
           " Waiting: the part of an MPI call spent waiting for another rank (late sender, collectives). Click a rank for its details."),
-        player.el, grid.controls, grid.el, legend, counts);
-      ui = { grid, player, colors, fps, initial: player.frame };
+        player.el, grid.controls, grid.el, legend, counts, mixedNote, mixedBox);
+      ui = { grid, player, colors, fps, initial: player.frame, describe, cur: () => cur };
     },
     async test(s, d, t) {
       const st = d.states, { grid, player, colors } = ui;
@@ -235,9 +347,52 @@ PSC.rankGrid = (id, n, rows, cols, colorOf, describe) => {
         const time = player.time;
         let bad = 0;
         for (let r = 0; r < st.ranks && bad < 3; r++) {
-          const [x, y] = grid.origin(r), k = expect(r, time);
-          if (!t.pixel(grid.canvas, x + 1, y + 1, colors[k], `${what}: rank ${r} at ${time} ns is ${st.names[k]}`, 2)) bad++;
+          if (!grid.shown(r)) continue;
+          const [x, y] = grid.fillPoint(r), k = expect(r, time);
+          if (!t.pixel(grid.canvas, x, y, colors[k], `${what}: rank ${r} at ${time} ns is ${st.names[k]}`, 2)) bad++;
         }
+      };
+      // the shares of rank R's frame at TIME, independently: the data's list for the frame
+      // (a linear walk of st.mix), or every exact change overlapping the player's frame
+      const expectShares = (r, time) => {
+        if (st.frame_ns) {
+          const a = st.mix[r], f = Math.floor(time / st.frame_ns);
+          for (let i = 0, g = 0; i < a.length; i += 2 + 2 * a[i + 1]) {
+            g += a[i];
+            if (g === f) return Array.from({ length: a[i + 1] }, (_, k) => [a[i + 2 + 2 * k], a[i + 3 + 2 * k]]);
+          }
+          return null;
+        }
+        const lo = time, hi = Math.min(time + player.step, st.duration_ns), acc = {};
+        st.t[r].forEach((x, i) => {
+          const y = i + 1 < st.t[r].length ? st.t[r][i + 1] : st.duration_ns;
+          const ov = Math.min(y, hi) - Math.max(x, lo);
+          if (ov > 0) acc[st.s[r][i]] = (acc[st.s[r][i]] || 0) + ov;
+        });
+        const keys = Object.keys(acc).map(Number);
+        if (keys.length < 2) return null;
+        keys.sort((p, q) => acc[q] - acc[p] || p - q);
+        return keys.map((k) => [k, Math.max(1, Math.round((acc[k] * 1000) / (hi - lo)))]);
+      };
+      // each square's mark bar (its bottom row) against the expected shares, the tooltip and
+      // the table; returns the marks seen
+      const checkMarks = (what) => {
+        const time = player.time, mh = grid.markH();
+        let marks = 0, bad = 0;
+        for (let r = 0; r < st.ranks && bad < 3; r++) {
+          const list = expectShares(r, time), k = expect(r, time);
+          const mpi = (list || []).filter(([s]) => s >= 2 && s !== k);
+          const m = mpi.length && mpi.reduce((a, [, v]) => a + v, 0) >= 50 ? mpi[0][0] : null;
+          if (m !== null) marks++;
+          const want = list ? `; this frame: ${list.map(([s, v]) => `${st.names[s]} ${(v / 10).toFixed(1)} %`).join(", ")}` : "";
+          if (!t.eq(ui.describe(r), st.names[k] + want, `${what}: rank ${r}'s tooltip`)) bad++;
+          if (!mh || !grid.shown(r)) continue;
+          const [x, y] = grid.origin(r), side = grid.cell - grid.gap;
+          if (!t.pixel(grid.canvas, x + side / 2, y + side - 1, colors[m === null ? k : m],
+                       `${what}: rank ${r}'s bar ${m === null ? "absent" : st.names[m]}`, 2)) bad++;
+        }
+        t.eq(s.querySelectorAll("#anim-mixed tbody tr").length, Math.min(marks, 64), `${what}: a table row per marked rank`);
+        return marks;
       };
       // the grid at instants spread over the run, and just after each of rank 0's first changes
       const instants = [];
@@ -250,6 +405,52 @@ PSC.rankGrid = (id, n, rows, cols, colorOf, describe) => {
         t.eq(player.time, Math.min(x, st.duration_ns), "slider to an instant");
         checkGrid(`t=${x}`);
       }
+
+      // the frames' shares: aggregated runs at the data's frames with a mark (and some
+      // others), exact runs at frames of the default length spread over the run
+      let marks = 0, markable = false;
+      if (st.frame_ns) {
+        const frames = new Set();
+        for (let f = 0; f * st.frame_ns < st.duration_ns && frames.size < 12; f += Math.max(1, Math.floor(st.duration_ns / st.frame_ns / 12))) frames.add(f);
+        st.mix.forEach((a) => {
+          for (let i = 0, g = 0; i < a.length && frames.size < 24; i += 2 + 2 * a[i + 1]) {
+            g += a[i];
+            let mpi = 0;
+            for (let k = 1; k < a[i + 1]; k++) if (a[i + 2 + 2 * k] >= 2) mpi += a[i + 3 + 2 * k];
+            if (a[i + 2] < 2 && mpi >= 50) { frames.add(g); markable = true; }
+          }
+        });
+        for (const f of frames) {
+          player.set(f * st.frame_ns + Math.floor(st.frame_ns / 2));
+          marks += checkMarks(`frame ${f}`);
+        }
+      } else {
+        player.setFps(ui.fps);
+        const n = player.nframes, k = Math.min(n, 60);
+        for (let i = 0; i < k; i++) {
+          player.set(Math.floor((i * n) / k));
+          marks += checkMarks(`frame ${player.frame}`);
+        }
+      }
+      if (markable) t.ok(marks > 0, `frames with ≥ 5 % in MPI beside computing show bars (${marks})`);
+
+      // the grid stays within the browser's canvas limits: smaller squares, at least 1 px
+      const L = PSC.gridLayout, SIDE = PSC.CANVAS_MAX_SIDE, AREA = PSC.CANVAS_MAX_AREA;
+      for (const [n, r, c] of [[10000, 100, 100], [10000, 1, 10000], [40000, 1, 40000], [20000, 20000, 20000], [100000, 317, 317]]) {
+        const g = L(n, r, c, 1400, 520);
+        t.ok(g.cell >= 1 && g.width <= SIDE && g.height <= SIDE && g.width * g.height <= AREA,
+             `a ${r} × ${c} grid: ${g.width} × ${g.height} px of ${g.cell} px squares, within the limits`);
+        t.eq(g.drawn, Math.min(n, Math.min(r, g.drawnRows) * Math.min(c, g.drawnCols)), `${r} × ${c}: the ranks drawn`);
+      }
+      t.eq(L(10000, 100, 100, 1400, 520).cell, 5, "100 × 100 ranks: squares of 5 px");
+      t.eq(L(10000, 1, 10000, 1400, 520).cell, 3, "1 × 10000 ranks: squares of 3 px (30000 px wide)");
+      t.eq(L(40000, 1, 40000, 1400, 520).drawn, SIDE, "1 × 40000 ranks: 1-px squares, the ranks up to the limit drawn");
+      t.ok(grid.resize(2, 40000), "a 2 × 40000 grid");
+      t.ok(grid.canvas.width <= SIDE && grid.cell === 1, `drawn on ${grid.canvas.width} px with 1-px squares`);
+      player.setFps(1e9);
+      player.set(Math.round(st.duration_ns / 3));
+      checkGrid("2 × 40000 grid");
+      grid.resize(st.grid[0], st.grid[1]);
 
       // frame steps and play speeds at 100 frames per second of run time (frames of 10 ms)
       player.setFps(100);

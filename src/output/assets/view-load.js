@@ -105,8 +105,9 @@
         const time = player.time;
         let bad = 0;
         for (let r = 0; r < ld.ranks && bad < 3; r++) {
-          const [x, y] = grid.origin(r), v = expect(r, time);
-          if (!t.pixel(grid.canvas, x + 1, y + 1, colorOfValue(v),
+          if (!grid.shown(r)) continue;
+          const [x, y] = grid.fillPoint(r), v = expect(r, time);
+          if (!t.pixel(grid.canvas, x, y, colorOfValue(v),
                        `${what}: rank ${r} at ${time} ns: ${v === null ? "not known" : v + " CPUs"}`, 2)) bad++;
         }
       };
