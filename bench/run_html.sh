@@ -12,13 +12,23 @@
 # each outer call).
 # Then, REPS times each, interleaved: `perfscope html` (wall time, peak RSS: events/s is
 # EVENTS / median), `perfscope report --csv` (the profile pass that html's report_open makes
-# too, to show the split), `perfscope mpi --waits` (html_mpi's read of every stream looking
-# for MPI records, which this experiment has none of), and Chromium (headless, --dump-dom of the report without #test):
+# too, to show the split), `perfscope mpi --waits` (the read of every stream looking for MPI
+# records, which this experiment has none of: what html saves by reading no stream for them
+# when no process names an MPI rank), and Chromium (headless, --dump-dom of the report without #test):
 # wall time to the dump, minus the median wall time of a tiny report (Chromium's own start),
 # with the status it dumped. Medians.
 #
+# Then `#test` mode: Chromium loading the report with #test (every view renders and runs its
+# own test, with the virtual time of tests/e2e/html-lib.sh), wall time less the tiny report's,
+# and the status it set.
+# Then an MPI report: bench/gen_mpi_exp.py writes MPI_EVENTS MPI events of MPI_RANKS ranks (40
+# bytes per event on OUT_BASE; `perfscope html` peaks at about 100 bytes per event, the MPI
+# model's ~68 and the views'), and the same figures: html's wall time, events/s, peak RSS,
+# report size, Chromium's open time and #test time. MPI_REPS times each (3).
+#
 # Environment: BUILD_DIR (build), REPS (5), EVENTS (100000000), THREADS (2), OUTER (1000),
-# LEVELS (0), OUT_BASE
+# LEVELS (0), MPI_EVENTS (1000000; 0 skips the MPI report, 100000000 is the big case: ~4 GB
+# of streams, ~10 GB of RAM, minutes), MPI_RANKS (64), MPI_REPS (3), OUT_BASE
 # (/dev/shm/psc-html-bench: 16 bytes per event, 1.6 GB for 10^8; removed at the end unless
 # KEEP=1).
 set -euo pipefail
@@ -31,6 +41,9 @@ THREADS=${THREADS:-2}
 OUTER=${OUTER:-1000}
 LEVELS=${LEVELS:-0}
 OUT_BASE=${OUT_BASE:-/dev/shm/psc-html-bench}
+MPI_EVENTS=${MPI_EVENTS:-1000000}
+MPI_RANKS=${MPI_RANKS:-64}
+MPI_REPS=${MPI_REPS:-3}
 case "$BUILD_DIR" in /*) ;; *) BUILD_DIR=$SRC/$BUILD_DIR ;; esac
 PSC=$BUILD_DIR/perfscope
 
@@ -62,16 +75,23 @@ time_of() {
 	shift
 	/usr/bin/time -f "%e %M" -a -o "$f" "$@" >/dev/null 2>/dev/null
 }
+# chromium_dump REPORT [#test]: wall seconds to Chromium's DOM dump of REPORT (with #test: the
+# views' own tests, in virtual time as tests/e2e/html-lib.sh runs them)
 chromium_dump() {
-	local t0 t1
+	local t0 t1 url="file://$1" vt=()
+	if [ -n "${2:-}" ]; then
+		url="$url#test"
+		vt=(--virtual-time-budget=20000)
+	fi
 	t0=$(date +%s.%N)
-	timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run \
+	timeout 600 chromium --headless --no-sandbox --disable-gpu --no-first-run \
 		--disable-background-networking --disable-component-update --disable-sync \
-		--disable-extensions --user-data-dir="$OUT_BASE/profile" --dump-dom \
-		"file://$1" >"$OUT_BASE/dump.html" 2>/dev/null
+		--disable-extensions --user-data-dir="$OUT_BASE/profile" "${vt[@]}" --dump-dom \
+		"$url" >"$OUT_BASE/dump.html" 2>/dev/null
 	t1=$(date +%s.%N)
 	echo "$t0 $t1" | awk '{ printf "%.3f\n", $2 - $1 }'
 }
+status_of() { sed -n 's/.*data-perfscope-status="\([^"]*\)".*/\1/p' "$OUT_BASE/dump.html" | head -n 1; }
 
 rm -f "$OUT_BASE"/t.*
 for ((i = 0; i < REPS; i++)); do
@@ -80,7 +100,10 @@ for ((i = 0; i < REPS; i++)); do
 	time_of "$OUT_BASE/t.mpi" "$PSC" mpi "$OUT_BASE/exp" --waits || true
 	chromium_dump "$OUT_BASE/small.html" >>"$OUT_BASE/t.base"
 	chromium_dump "$OUT_BASE/report.html" >>"$OUT_BASE/t.chromium"
-	sed -n 's/.*data-perfscope-status="\([^"]*\)".*/\1/p' "$OUT_BASE/dump.html" | head -n 1 >>"$OUT_BASE/t.status"
+	status_of >>"$OUT_BASE/t.status"
+	chromium_dump "$OUT_BASE/small.html" test >>"$OUT_BASE/t.tbase"
+	chromium_dump "$OUT_BASE/report.html" test >>"$OUT_BASE/t.test"
+	status_of | cut -c1-120 >>"$OUT_BASE/t.tstatus"
 done
 
 events=$(python3 - "$OUT_BASE/report.html" <<'EOF'
@@ -96,6 +119,8 @@ rep_s=$(cut -d' ' -f1 "$OUT_BASE/t.report" | median)
 mpi_s=$(grep -E '^[0-9.]+ [0-9]+$' "$OUT_BASE/t.mpi" | cut -d' ' -f1 | median)
 chr_s=$(median <"$OUT_BASE/t.chromium")
 base_s=$(median <"$OUT_BASE/t.base")
+test_s=$(median <"$OUT_BASE/t.test")
+tbase_s=$(median <"$OUT_BASE/t.tbase")
 size=$(stat -c %s "$OUT_BASE/report.html")
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "events: $events, $THREADS threads x $OUTER outer calls x $((LEVELS + 1)) levels (reps: $REPS, medians)"
@@ -108,13 +133,44 @@ print(f"timeline: {t['slices']} slices kept (min_ns {t['min_ns']}), "
       f"{sum(len(l['bin']) for l in t['lanes'])} bins of {t['bin_ns']} ns, run {t['run_ns']} ns")
 EOF
 awk -v e="$events" -v h="$html_s" -v k="$html_kib" -v r="$rep_s" -v c="$chr_s" -v b="$base_s" -v m="$mpi_s" \
-	-v z="$size" 'BEGIN {
+	-v z="$size" -v t="$test_s" -v tb="$tbase_s" 'BEGIN {
 	printf "perfscope html:           %6.3f s  %6.1f M events/s  peak %d MiB\n", h, e / h / 1e6, k / 1024
 	printf "  of which profile pass:  %6.3f s  (perfscope report --csv: %.1f M events/s)\n", r, e / r / 1e6
 	printf "  the views (html - report): %.3f s  %6.1f M events/s\n", h - r, e / (h - r) / 1e6
-	printf "  of which looking for MPI records: %.3f s (perfscope mpi --waits, which finds none)\n", m
+	printf "  looking for MPI records (html skips it: no rank named): %.3f s (perfscope mpi --waits)\n", m
 	printf "report size:              %6.1f MB (%d bytes)\n", z / 1e6, z
 	printf "chromium to status:       %6.3f s wall, %6.3f s for a tiny report: %.3f s for this one\n", c, b, c - b
+	printf "chromium #test mode:      %6.3f s wall, %6.3f s for a tiny report: %.3f s for this one\n", t, tb, t - tb
 }'
 echo "statuses dumped: $(sort "$OUT_BASE/t.status" | uniq -c | tr '\n' ' ')"
+echo "#test statuses: $(sort "$OUT_BASE/t.tstatus" | uniq -c | tr '\n' ' ')"
 echo "raw: html $(cut -d' ' -f1 "$OUT_BASE/t.html" | tr '\n' ' ')| report $(cut -d' ' -f1 "$OUT_BASE/t.report" | tr '\n' ' ')| chromium $(tr '\n' ' ' <"$OUT_BASE/t.chromium")| base $(tr '\n' ' ' <"$OUT_BASE/t.base")"
+
+# The MPI report: a synthetic experiment of MPI_EVENTS MPI events (enter and leave records)
+[ "$MPI_EVENTS" -gt 0 ] || exit 0
+rm -rf "$OUT_BASE/exp" "$OUT_BASE/report.html" # the function trace's space back first
+gen_s=$( { /usr/bin/time -f "%e" python3 "$HERE/gen_mpi_exp.py" -e "$MPI_EVENTS" -p "$MPI_RANKS" \
+	"$OUT_BASE/mpi" >"$OUT_BASE/gen.out"; } 2>&1 | tail -n 1)
+echo "mpi trace: $(cat "$OUT_BASE/gen.out") ($(du -sh "$OUT_BASE/mpi" | cut -f1), written in $gen_s s)"
+mev=$(sed -n 's/.* calls, \([0-9]*\) MPI events.*/\1/p' "$OUT_BASE/gen.out")
+rm -f "$OUT_BASE"/m.*
+for ((i = 0; i < MPI_REPS; i++)); do
+	time_of "$OUT_BASE/m.html" "$PSC" html "$OUT_BASE/mpi" -o "$OUT_BASE/mpi.html" --force
+	chromium_dump "$OUT_BASE/mpi.html" >>"$OUT_BASE/m.chromium"
+	status_of >>"$OUT_BASE/m.status"
+	chromium_dump "$OUT_BASE/mpi.html" test >>"$OUT_BASE/m.test"
+	status_of | cut -c1-120 >>"$OUT_BASE/m.tstatus"
+done
+awk -v e="$mev" -v h="$(cut -d' ' -f1 "$OUT_BASE/m.html" | median)" \
+	-v k="$(cut -d' ' -f2 "$OUT_BASE/m.html" | median)" -v z="$(stat -c %s "$OUT_BASE/mpi.html")" \
+	-v c="$(median <"$OUT_BASE/m.chromium")" -v t="$(median <"$OUT_BASE/m.test")" -v b="$base_s" \
+	-v tb="$tbase_s" -v n="$MPI_RANKS" 'BEGIN {
+	printf "mpi: %d MPI events, %d ranks (reps: '"$MPI_REPS"', medians)\n", e, n
+	printf "perfscope html (mpi):     %6.3f s  %6.1f M events/s  peak %d MiB (%.0f bytes/event)\n", h, e / h / 1e6, k / 1024, k * 1024 / e
+	printf "report size (mpi):        %6.1f MB (%d bytes)\n", z / 1e6, z
+	printf "chromium to status (mpi): %6.3f s wall, %.3f s less the tiny report'"'"'s\n", c, c - b
+	printf "chromium #test (mpi):     %6.3f s wall, %.3f s less the tiny report'"'"'s\n", t, t - tb
+}'
+echo "mpi statuses dumped: $(sort "$OUT_BASE/m.status" | uniq -c | tr '\n' ' ')"
+echo "mpi #test statuses: $(sort "$OUT_BASE/m.tstatus" | uniq -c | tr '\n' ' ')"
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
