@@ -31,6 +31,7 @@ if(PSC_MPI_C_TARGET AND Python3_Interpreter_FOUND)
     ${PSC_MPI_GEN_DIR}/mpi-hooks.h
     ${PSC_MPI_GEN_DIR}/mpi-wrappers.c
     ${PSC_MPI_GEN_DIR}/mpi-wrappers-f.c
+    ${PSC_MPI_GEN_DIR}/mpi-wrappers-f08.c
     ${PSC_MPI_GEN_DIR}/mpi-exports.map)
   add_custom_command(OUTPUT ${PSC_MPI_GENERATED}
     COMMAND Python3::Interpreter ${CMAKE_SOURCE_DIR}/src/mpi/gen-wrappers.py
@@ -47,7 +48,10 @@ if(PSC_MPI_C_TARGET AND Python3_Interpreter_FOUND)
     src/mpi/clocksync.c
     src/mpi/load.c)
   if(PSC_MPIFH_LIBRARY)
-    list(APPEND PSC_MPI_SOURCES ${PSC_MPI_GEN_DIR}/mpi-wrappers-f.c)
+    # mpi_f08 (mpi_x_f08_): calls the f08 bindings through weak references, so that the
+    # library does not load libmpi_usempif08 (nor libgfortran) into C programs
+    list(APPEND PSC_MPI_SOURCES ${PSC_MPI_GEN_DIR}/mpi-wrappers-f.c
+      ${PSC_MPI_GEN_DIR}/mpi-wrappers-f08.c)
   else()
     message(WARNING "no Fortran MPI bindings (libmpi_mpifh): Fortran MPI calls are not traced")
   endif()
