@@ -226,13 +226,31 @@ static int region_record(void *ctx, const struct stream_record *rec, char *err, 
 	return region_pass_record(ctx, rec, err, errlen);
 }
 
+/* The next thread of P: stream S's identity and the facts of its walk TH, added to the totals. */
+static void thread_add(struct func_profile *p, const struct exp_stream *s,
+		       const struct call_thread *th)
+{
+	struct func_thread *t = &p->threads[p->nthreads++];
+
+	memset(t, 0, sizeof(*t));
+	t->pid = s->pid;
+	t->tid = s->tid;
+	t->image = s->image;
+	t->th = *th;
+	t->traced_ns = th->last_ns >= th->first_ns ? th->last_ns - th->first_ns : 0;
+	p->function_records += th->function_records;
+	p->unmatched_exits += th->unmatched_exits;
+	p->synthetic_exits += th->synthetic_exits;
+	if (th->function_records)
+		p->total_ns += t->traced_ns;
+}
+
 static int stream_pass(struct func_profile *p, struct pass *ps, const struct exp_stream *s,
 		       struct region_profile *regions, char *err, size_t errlen)
 {
 	struct region_pass *rp = NULL;
 	struct call_walker w;
 	struct call_event ev;
-	struct func_thread *t;
 	size_t th = p->nthreads;
 	int ret;
 
@@ -272,18 +290,7 @@ static int stream_pass(struct func_profile *p, struct pass *ps, const struct exp
 		ret = region_pass_end(rp, &w.r, err, errlen);
 	else if (rp)
 		region_pass_abandon(rp);
-	t = &p->threads[p->nthreads++];
-	memset(t, 0, sizeof(*t));
-	t->pid = s->pid;
-	t->tid = s->tid;
-	t->image = s->image;
-	t->th = w.th;
-	t->traced_ns = w.th.last_ns >= w.th.first_ns ? w.th.last_ns - w.th.first_ns : 0;
-	p->function_records += w.th.function_records;
-	p->unmatched_exits += w.th.unmatched_exits;
-	p->synthetic_exits += w.th.synthetic_exits;
-	if (w.th.function_records)
-		p->total_ns += t->traced_ns;
+	thread_add(p, s, &w.th);
 	call_walker_close(&w);
 	return ret;
 }
@@ -379,19 +386,7 @@ int func_feed_event(struct func_feed *f, const struct call_event *ev)
 
 void func_feed_thread_end(struct func_feed *f, const struct call_thread *th)
 {
-	struct func_profile *p = f->p;
-	struct func_thread *t = &p->threads[p->nthreads++];
-
-	memset(t, 0, sizeof(*t));
-	t->pid = f->s.pid;
-	t->tid = f->s.tid;
-	t->th = *th;
-	t->traced_ns = th->last_ns >= th->first_ns ? th->last_ns - th->first_ns : 0;
-	p->function_records += th->function_records;
-	p->unmatched_exits += th->unmatched_exits;
-	p->synthetic_exits += th->synthetic_exits;
-	if (th->function_records)
-		p->total_ns += t->traced_ns;
+	thread_add(f->p, &f->s, th);
 }
 
 void func_feed_close(struct func_feed *f)
