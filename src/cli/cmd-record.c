@@ -126,10 +126,12 @@ struct record_mpi {
 	int rank;	 /* this record's MPI rank from the launcher's environment, -1 if none */
 	const char *job; /* the MPI job's id from the environment, NULL when unknown */
 	const char *run; /* this run's nonce (PSC_ENV_MPI_RUN), NULL when none */
-	char run_buf[24];
+	char run_buf[48];
+	time_t run_start; /* the launch time in a launcher's nonce ("HEX-EPOCH"), 0 when none */
 };
 
-#define MPI_DIR_WAIT_MS 30000 /* how long a rank waits for rank 0's meta.json */
+#define MPI_DIR_WAIT_MS	 30000 /* how long a rank waits for rank 0's meta.json */
+#define MPI_META_SLACK_S 10    /* how much older than the launch or the rank's start it may be */
 
 /* This process's MPI rank from the environment that MPI launchers set (Open MPI, PMIx
  * launchers such as Slurm, MPICH's Hydra and Intel MPI), or -1. */
@@ -172,18 +174,38 @@ static const char *mpi_env_job(void)
 	return NULL;
 }
 
-/* This run's nonce: a rank's from its launcher (NULL when none); a launcher's fresh. -EINVAL
- * when the environment's is not one. */
+/* The launch time (CLOCK_REALTIME s) in a nonce of the launcher's form: 16 lowercase hex
+ * digits, '-', the time in decimal (at least 10 digits, so a user's "run-5" is no time); else 0. */
+static time_t mpi_run_start(const char *run)
+{
+	const char *t = run + 17;
+	char *end;
+	long long v;
+
+	if (strlen(run) < 17 + 10 || strspn(run, "0123456789abcdef") != 16 || run[16] != '-' ||
+	    strspn(t, "0123456789") != strlen(t))
+		return 0;
+	errno = 0;
+	v = strtoll(t, &end, 10);
+	return errno || *end || v <= 0 ? 0 : (time_t)v;
+}
+
+/* This run's nonce: a rank's from its launcher (NULL when none); a launcher's fresh, random
+ * and with its start time ("HEX-EPOCH"). -EINVAL when the environment's is not one. */
 static int mpi_run_id(struct record_mpi *mpi)
 {
 	const char *v = getenv(PSC_ENV_MPI_RUN);
 	uint64_t r = 0;
 
 	if (mpi->rank < 0) {
+		time_t now = time(NULL);
+
 		if (getrandom(&r, sizeof(r), 0) != sizeof(r))
-			r = (uint64_t)time(NULL) << 24 ^ (uint64_t)getpid() ^ (uint64_t)clock();
-		snprintf(mpi->run_buf, sizeof(mpi->run_buf), "%016llx", (unsigned long long)r);
+			r = (uint64_t)now << 24 ^ (uint64_t)getpid() ^ (uint64_t)clock();
+		snprintf(mpi->run_buf, sizeof(mpi->run_buf), "%016llx-%lld", (unsigned long long)r,
+			 (long long)now);
 		mpi->run = mpi->run_buf;
+		mpi->run_start = now;
 		return 0;
 	}
 	if (!v || !*v)
@@ -196,12 +218,17 @@ static int mpi_run_id(struct record_mpi *mpi)
 		return -EINVAL;
 	}
 	mpi->run = v;
+	mpi->run_start = mpi_run_start(v);
 	return 0;
 }
 
-/* True when DIR/meta.json was written by rank 0 of this run: its "mpi_run" is the run's nonce;
- * without one, its "mpi_job" is JOB, or, without a job id, "" and the file was written after
- * NOT_BEFORE (CLOCK_REALTIME s). */
+/*
+ * True when DIR/meta.json was written by rank 0 of this run: its "mpi_run" is the run's nonce
+ * and the file was written at most MPI_META_SLACK_S before the launch the nonce names, or,
+ * for a nonce without a time (a user's, which may be reused), after NOT_BEFORE
+ * (CLOCK_REALTIME s); without a nonce, its "mpi_job" is JOB, or, without a job id, "" and the
+ * file was written after NOT_BEFORE.
+ */
 static int mpi_meta_ready(const char *dir, const struct record_mpi *mpi, time_t not_before)
 {
 	const char *job = mpi->job;
@@ -222,7 +249,11 @@ static int mpi_meta_ready(const char *dir, const struct record_mpi *mpi, time_t 
 	buf[n] = 0;
 	if (mpi->run) {
 		snprintf(want, sizeof(want), "\"mpi_run\": \"%s\"", mpi->run);
-		return strstr(buf, want) != NULL;
+		if (!strstr(buf, want))
+			return 0;
+		if (mpi->run_start)
+			return st.st_mtime >= mpi->run_start - MPI_META_SLACK_S;
+		return st.st_mtime >= not_before;
 	}
 	snprintf(want, sizeof(want), "\"mpi_job\": \"%s\"", job ? job : "");
 	if (!strstr(buf, want))
@@ -234,7 +265,7 @@ static int mpi_meta_ready(const char *dir, const struct record_mpi *mpi, time_t 
 static int mpi_wait_dir(const char *dir, const struct record_mpi *mpi)
 {
 	struct timespec pause = {0, 20 * 1000000};
-	time_t not_before = time(NULL) - 10;
+	time_t not_before = time(NULL) - MPI_META_SLACK_S;
 
 	for (int waited = 0; waited < MPI_DIR_WAIT_MS; waited += 20) {
 		if (mpi_meta_ready(dir, mpi, not_before))
@@ -547,7 +578,7 @@ int cmd_record(int argc, char **argv)
 	const char *dir = "perfscope.out", *group = NULL, *filter = NULL, *bufsize = NULL;
 	const char *sample = NULL, *load = NULL;
 	uint64_t period = UINT64_MAX; /* not given */
-	struct record_mpi mpi = {0, mpi_env_rank(), NULL, NULL, ""};
+	struct record_mpi mpi = {.rank = mpi_env_rank()};
 	unsigned long load_ms = 100;
 	int force = 0, help = 0, functions = 0, callgraph = 0, first, ret, status = 0, created = 0;
 	struct record_power rp = {0};

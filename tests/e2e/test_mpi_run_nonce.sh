@@ -34,7 +34,7 @@ expect_grep '"mpi_run": "new"' "$T/seen" "the meta.json rank 1 went ahead with"
 # the launcher form: a fresh nonce for its command, written into meta.json
 run launcher "$PERFSCOPE" record --mpi -o "$T/l" -- sh -c 'echo "run=$PERFSCOPE_MPI_RUN"'
 [ "$RC" -eq 0 ] || { show launcher; die "record --mpi -- sh exited $RC"; }
-nonce=$(sed -n 's/^run=\([0-9a-f]\{16\}\)$/\1/p' "$T/launcher.out")
+nonce=$(sed -n 's/^run=\([0-9a-f]\{16\}-[0-9]\{10,\}\)$/\1/p' "$T/launcher.out")
 [ -n "$nonce" ] || die "the command saw no nonce: $(cat "$T/launcher.out")"
 expect_grep "\"mpi_run\": \"$nonce\"" "$T/l/meta.json" "the launcher's meta.json"
 run launcher2 "$PERFSCOPE" record --mpi -o "$T/l2" -- sh -c 'echo "run=$PERFSCOPE_MPI_RUN"'
