@@ -24,5 +24,15 @@ if(PERFSCOPE_FORTRAN)
         Fortran_MODULE_DIRECTORY ${CMAKE_BINARY_DIR}/examples/mpi/mod
         RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/examples/mpi)
     endforeach()
+    # ring_f08: the same through the mpi_f08 module (test_mpi_fortran08.sh)
+    if(MPI_Fortran_HAVE_F08_MODULE)
+      add_executable(mpi_ring_f08 ${CMAKE_SOURCE_DIR}/examples/mpi/ring_f08.f90)
+      target_compile_options(mpi_ring_f08 PRIVATE -g -fno-sanitize=all)
+      target_link_options(mpi_ring_f08 PRIVATE -fno-sanitize=all)
+      target_link_libraries(mpi_ring_f08 PRIVATE MPI::MPI_Fortran)
+      set_target_properties(mpi_ring_f08 PROPERTIES OUTPUT_NAME ring_f08
+        Fortran_MODULE_DIRECTORY ${CMAKE_BINARY_DIR}/examples/mpi/mod-f08
+        RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/examples/mpi)
+    endif()
   endif()
 endif()
