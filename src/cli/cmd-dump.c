@@ -326,8 +326,10 @@ static void print_mpi_record(FILE *out, const struct stream_record *rec)
 
 	switch (rec->type) {
 	case PSC_REC_MPI_INIT:
-		fprintf(out, " rank=%u size=%" PRIu64 " thread-level=%" PRId64, rec->arg, p[0],
-			(int64_t)p[1]);
+		/* the thread level in the low 32 bits, the MPI record version above (0: 1) */
+		fprintf(out, " rank=%u size=%" PRIu64 " thread-level=%" PRId32 " version=%" PRIu32,
+			rec->arg, p[0], (int32_t)(uint32_t)p[1],
+			(uint32_t)(p[1] >> 32) ? (uint32_t)(p[1] >> 32) : 1);
 		break;
 	case PSC_REC_MPI_ENTER:
 		print_routine(out, rec->arg);
