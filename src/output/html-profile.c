@@ -84,11 +84,15 @@ static int functions_json(struct jsonw *w, const struct func_profile *p)
 }
 
 /* "samples": the sampled functions per thread with their share of the leader's samples, the
- * on-CPU time they stand for and each sampled event's count (null: not supported here). */
+ * on-CPU time they stand for and each sampled event's count (null: not supported here); with
+ * call chains also the inclusive samples and share. */
 static void samples_json(struct jsonw *w, const struct sample_report *r)
 {
 	const struct sample_profile *p = r->p;
 	const struct exp_sampling *sm = &r->e->sampling;
+	/* with call chains, functions seen only as callers are rows too: their inclusive share
+	 * ("children", as report prints it) is what says something about them */
+	int chains = p->chains > 0 || sm->callgraph;
 
 	jsonw_key(w, "samples");
 	jsonw_object_begin(w);
@@ -99,6 +103,7 @@ static void samples_json(struct jsonw *w, const struct sample_report *r)
 	jsonw_array_end(w);
 	jsonw_kv_u64(w, "samples", p->samples);
 	jsonw_kv_u64(w, "time_ns", p->time_ns);
+	jsonw_kv_bool(w, "call_chains", chains);
 	jsonw_key(w, "functions");
 	jsonw_array_begin(w);
 	for (size_t i = 0; i < p->nrows; i++) {
@@ -118,6 +123,13 @@ static void samples_json(struct jsonw *w, const struct sample_report *r)
 		jsonw_kv_double(w, "share",
 				p->samples ? 100.0 * (double)row->samples / (double)p->samples : 0);
 		jsonw_kv_u64(w, "time_ns", row->time_ns);
+		if (chains) {
+			jsonw_kv_u64(w, "incl_samples", row->incl_samples);
+			jsonw_kv_double(w, "incl_share",
+					p->samples
+					    ? 100.0 * (double)row->incl_samples / (double)p->samples
+					    : 0);
+		}
 		jsonw_key(w, "counts");
 		jsonw_array_begin(w);
 		for (uint32_t k = 0; k < p->nevents; k++) {

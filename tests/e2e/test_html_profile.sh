@@ -78,4 +78,20 @@ expect_eq 7 "$(csv_get "$T/regions.csv" calls region=outer)" "outer region's cal
 expect_eq 21 "$(csv_get "$T/regions.csv" calls region=inner)" "inner region's calls"
 html_dom regions --table profile-functions >"$T/rf.csv"
 expect_eq 21 "$(csv_get "$T/rf.csv" calls function=work)" "work's calls next to the regions"
+# sampled call chains: the Profile's sampled table gets report's "children" share, and the
+# functions seen only as callers (main, a, b: self share about 0) carry it
+record_or_die rec3 "$T/cc.exp" --sample=1000 --callgraph -- "$EX/callchain" -a 100 -b 100
+run html3 "$PERFSCOPE" html "$T/cc.exp"
+expect_eq 0 "$RC" "html of a sampled run with call chains"
+run rcc "$PERFSCOPE" report "$T/cc.exp" --csv
+expect_eq 0 "$RC" "report --csv of the call chains"
+html_render "$T/cc.exp/report.html" chains profile
+html_expect_ok chains
+html_dom chains --table profile-samples >"$T/cc.csv"
+for f in main a b; do
+	want=$(csv_get "$T/rcc.out" incl_share name=$f)
+	want=$(awk -v v="$want" 'BEGIN { printf(v >= 10 ? "%.1f %%" : "%.2f %%", v) }')
+	expect_eq "$want" "$(csv_get "$T/cc.csv" children function=$f)" \
+		"children share of $f as report gives it"
+done
 finish

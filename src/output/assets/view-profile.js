@@ -57,8 +57,10 @@
   const sampleCols = (s) => {
     const cols = [
       ["function", (r) => r.name], ["thread", (r) => String(r.thread)], ["samples", (r) => r.samples],
-      ["share", (r) => r.share, PSC.fmtPct], ["est. time", (r) => r.time_ns, PSC.fmtNs],
+      ["share", (r) => r.share, PSC.fmtPct],
     ];
+    if (s.call_chains) cols.push(["children", (r) => r.incl_share, PSC.fmtPct]);
+    cols.push(["est. time", (r) => r.time_ns, PSC.fmtNs]);
     s.events.forEach((ev, k) => cols.push([ev, (r) => r.counts[k]]));
     cols.push(["source", src]);
     return cols;
@@ -101,7 +103,8 @@
         s.append(PSC.el("h3", {}, "Regions"), t);
       }
       if (p.samples && p.samples.functions.length) {
-        const t = PSC.table(sampleCols(p.samples), p.samples.functions, { id: "profile-samples", sortCol: 4 });
+        const t = PSC.table(sampleCols(p.samples), p.samples.functions,
+          { id: "profile-samples", sortCol: p.samples.call_chains ? 5 : 4 });
         tables.push(t);
         s.append(PSC.el("h3", {}, `Sampled functions (${PSC.fmtNum(p.samples.samples)} samples)`), t);
       }
