@@ -7,6 +7,9 @@
 #  - examples/calls.c: 2014 calls in 3 threads (1000 leaf calls of a few ns become bins).
 #  - examples/mpi/ring.c, 4 ranks, -b 20: rank k+1 waits 20 (k+1) ms in MPI_Recv for rank k;
 #    4 messages, each an arrow from rank k to rank k+1 (only with mpirun).
+#  - 4000 threads, each one region: 4000 rows, more than a canvas of 32,767 px could hold at
+#    3 px a lane; the canvas stays within Chromium's limits and scrolls over the rows (the
+#    view's test checks the slices' pixels after scrolling, also in the last row).
 . "$(dirname "$0")/lib.sh"
 psc_init
 . "$(dirname "$0")/html-lib.sh"
@@ -92,4 +95,49 @@ if command -v mpirun >/dev/null 2>&1 && [ -x "$EX/mpi/ring" ]; then
 else
 	note "mpirun or examples/mpi/ring missing: the MPI part is left out"
 fi
+
+# many rows: 4000 threads (100 at a time), each in region "work" once
+cat >"$T/many.c" <<'C'
+#include <perfscope.h>
+#include <pthread.h>
+#include <stdio.h>
+
+static volatile unsigned sink;
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	psc_region_begin("work");
+	for (int k = 0; k < 20000; k++)
+		sink = sink * 31 + (unsigned)k;
+	psc_region_end("work");
+	return NULL;
+}
+
+int main(void)
+{
+	pthread_t t[100];
+
+	for (int i = 0; i < 4000; i += 100) {
+		for (int k = 0; k < 100; k++)
+			if (pthread_create(&t[k], NULL, worker, NULL))
+				return 1;
+		for (int k = 0; k < 100; k++)
+			pthread_join(t[k], NULL);
+	}
+	printf("threads 4000\n");
+	return 0;
+}
+C
+gcc -O1 -I"$PSC_SOURCE/include" "$T/many.c" -o "$T/many" -pthread -L"$PSC_BUILD" -lperfscope \
+	-Wl,-rpath,"$PSC_BUILD" || die "cannot build the many-threads program"
+run many "$PERFSCOPE" record -o "$T/many.exp" -- "$T/many"
+expect_eq 0 "$RC" "record 4000 threads"
+run manyh "$PERFSCOPE" html "$T/many.exp"
+expect_eq 0 "$RC" "html of 4000 threads"
+tl many "$T/many.exp/report.html"
+expect_eq 4000 "$(json_eval "$T/many.json" "sum(1 for r in d['timeline']['rows'] if r['depth'] == 1)")" "a row per thread with its region"
+html_render "$T/many.exp/report.html" many timeline
+html_expect_ok many
+expect_eq 1 "$(html_dom many --tests | grep -c '^timeline: ok')" "4000 rows: the timeline's own test passed"
 finish

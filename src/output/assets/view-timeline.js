@@ -4,7 +4,10 @@
 // buttons), pan (drag), hover for name and duration, rank labels open the Process detail.
 "use strict";
 (function () {
-  const AXIS = 20, GAP = 6, LABEL_W = 150;
+  const AXIS = 20, LABEL_W = 150;
+  // Rows taller than this in all are drawn through a window of the canvas' height that
+  // scrolls over them (Chromium leaves a canvas above 32,767 px blank).
+  const MAX_CANVAS_H = 4096;
   const ARROW_RGB = [25, 25, 25];
 
   // Lanes with absolute times: slices' starts and bins' indices are delta-encoded.
@@ -34,14 +37,30 @@
     const laneCount = rows.map((r) => Math.max(1, r.depth + (r.mpi ? 1 : 0)));
     const total = laneCount.reduce((a, b) => a + b, 0);
     const laneH = Math.max(3, Math.min(14, Math.floor(2400 / Math.max(1, total))));
-    const rowY = [];
+    const GAP = total > 1000 ? 2 : 6;
+    const rowY = []; // in the rows' coordinates (y0 = 0: the canvas shows the top)
     let y = AXIS;
     rows.forEach((r, i) => { rowY.push(y); y += laneCount[i] * laneH + GAP; });
     const W = PSC.width() - LABEL_W, H = y;
-    const canvas = PSC.canvas(W, H, { id: "timeline-canvas", class: "tl-canvas" });
+    const CH = H <= MAX_CANVAS_H ? H : Math.max(400, Math.min(1600, window.innerHeight - 80));
+    const canvas = PSC.canvas(W, CH, { id: "timeline-canvas", class: "tl-canvas" });
+    canvas.style.position = "sticky";
+    canvas.style.top = "0";
     const ctx = canvas.getContext("2d", { willReadFrequently: true }); // tests read pixels
     const laneY = (row, depth) => rowY[row] + (depth < 0 ? 0 : depth + (rows[row].mpi ? 1 : 0)) * laneH;
-    const st = { t0: 0, t1: Math.max(1, tl.run_ns), arrows: true };
+    // y0: the rows' coordinate at the canvas' top (vertical scroll)
+    const st = { t0: 0, t1: Math.max(1, tl.run_ns), arrows: true, y0: 0 };
+    // the rows [first, last) on the canvas
+    const visibleRows = () => {
+      let lo = 0, hi = rows.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (rowY[mid] + laneCount[mid] * laneH <= st.y0 + AXIS) lo = mid + 1; else hi = mid;
+      }
+      let last = lo;
+      while (last < rows.length && rowY[last] < st.y0 + CH) last++;
+      return [lo, last];
+    };
     const x = (t) => ((t - st.t0) / (st.t1 - st.t0)) * W;
     const tAt = (px) => st.t0 + (px / W) * (st.t1 - st.t0);
 
@@ -77,24 +96,25 @@
       }
     };
     const drawArrows = () => {
-      const a = tl.arrows;
+      const a = tl.arrows, y0 = st.y0;
       ctx.strokeStyle = PSC.css(ARROW_RGB);
       ctx.fillStyle = PSC.css(ARROW_RGB);
       ctx.lineWidth = 2;
       for (let i = 0; i < a.t0.length; i++) {
         if (a.t1[i] < st.t0 || a.t0[i] > st.t1) continue;
         const x0 = x(a.t0[i]), x1 = x(a.t1[i]);
-        const y0 = rowY[a.from[i]] + (laneCount[a.from[i]] * laneH) / 2;
-        const y1 = rowY[a.to[i]] + (laneCount[a.to[i]] * laneH) / 2;
+        const ya = rowY[a.from[i]] + (laneCount[a.from[i]] * laneH) / 2 - y0;
+        const yb = rowY[a.to[i]] + (laneCount[a.to[i]] * laneH) / 2 - y0;
+        if ((ya < 0 && yb < 0) || (ya > CH && yb > CH)) continue;
         ctx.beginPath();
-        ctx.moveTo(x0, y0);
-        ctx.lineTo(x1, y1);
+        ctx.moveTo(x0, ya);
+        ctx.lineTo(x1, yb);
         ctx.stroke();
-        const ang = Math.atan2(y1 - y0, x1 - x0);
+        const ang = Math.atan2(yb - ya, x1 - x0);
         ctx.beginPath();
-        ctx.moveTo(x1, y1);
-        ctx.lineTo(x1 - 7 * Math.cos(ang - 0.4), y1 - 7 * Math.sin(ang - 0.4));
-        ctx.lineTo(x1 - 7 * Math.cos(ang + 0.4), y1 - 7 * Math.sin(ang + 0.4));
+        ctx.moveTo(x1, yb);
+        ctx.lineTo(x1 - 7 * Math.cos(ang - 0.4), yb - 7 * Math.sin(ang - 0.4));
+        ctx.lineTo(x1 - 7 * Math.cos(ang + 0.4), yb - 7 * Math.sin(ang + 0.4));
         ctx.fill();
       }
     };
@@ -102,6 +122,8 @@
       const span = st.t1 - st.t0;
       let step = Math.pow(10, Math.floor(Math.log10(span / 8)));
       if (span / step > 16) step *= 5; else if (span / step > 8) step *= 2;
+      ctx.fillStyle = "#fff";
+      ctx.fillRect(0, 0, W, AXIS);
       ctx.fillStyle = "#444";
       ctx.font = "11px sans-serif";
       for (let t = Math.ceil(st.t0 / step) * step; t <= st.t1; t += step) {
@@ -113,13 +135,15 @@
     const info = PSC.el("span", { class: "tl-span", id: "timeline-span" });
     const draw = () => {
       ctx.fillStyle = "#fff";
-      ctx.fillRect(0, 0, W, H);
-      rows.forEach((r, i) => {
+      ctx.fillRect(0, 0, W, CH);
+      const [r0, r1] = visibleRows();
+      for (let i = r0; i < r1; i++) {
         ctx.fillStyle = i % 2 ? "#f6f6f6" : "#fbfbfb";
-        ctx.fillRect(0, rowY[i], W, laneCount[i] * laneH);
-      });
-      for (const l of lanes) drawBins(l, laneY(l.row, l.depth));
-      for (const l of lanes) drawSlices(l, laneY(l.row, l.depth));
+        ctx.fillRect(0, rowY[i] - st.y0, W, laneCount[i] * laneH);
+      }
+      const shown = lanes.filter((l) => l.row >= r0 && l.row < r1);
+      for (const l of shown) drawBins(l, laneY(l.row, l.depth) - st.y0);
+      for (const l of shown) drawSlices(l, laneY(l.row, l.depth) - st.y0);
       if (st.arrows) drawArrows();
       drawAxis();
       info.textContent = `${PSC.fmtNs(st.t0)} – ${PSC.fmtNs(st.t1)} (${PSC.fmtNs(st.t1 - st.t0)} shown)`;
@@ -166,8 +190,8 @@
     // hover: the slice, else the bin, under the pointer
     const tip = PSC.el("div", { class: "tl-tip", id: "timeline-tip" });
     tip.hidden = true;
-    const hit = (px, py) => {
-      const row = rowY.findIndex((ry, i) => py >= ry && py < ry + laneCount[i] * laneH);
+    const hit = (px, cy) => {
+      const py = cy + st.y0, row = rowY.findIndex((ry, i) => py >= ry && py < ry + laneCount[i] * laneH);
       if (row < 0) return null;
       const t = tAt(px), tol = (st.t1 - st.t0) / W;
       for (const l of lanes) {
@@ -222,10 +246,31 @@
     const note = `${PSC.fmtNum(tl.calls)} calls; ${PSC.fmtNum(tl.slices)} drawn whole (≥ ${PSC.fmtNs(tl.min_ns)}), ` +
       `the shorter ones as bins of ${PSC.fmtNs(tl.bin_ns)} (busiest name, height = busy share)` +
       (tl.arrows.total ? `; ${PSC.fmtNum(tl.arrows.t0.length)} of ${PSC.fmtNum(tl.arrows.total)} messages as arrows` : "");
-    s.append(PSC.el("h2", {}, "Timeline"), controls, PSC.el("p", { class: "note" }, note),
-      PSC.el("div", { class: "tl-wrap" }, labels, canvas, tip), legend);
+    // the rows scroll under the canvas, which stays at the top of the scroller (sticky) and
+    // draws the rows from st.y0
+    const column = PSC.el("div", { style: `position:relative;flex:none;width:${W}px;height:${H}px` }, canvas);
+    const scroller = PSC.el("div", { class: "tl-scroll", id: "timeline-scroll",
+      style: `height:${CH}px;overflow-y:${H > CH ? "auto" : "hidden"};overflow-x:hidden` },
+      PSC.el("div", { style: `display:flex;align-items:flex-start;height:${H}px` }, labels, column));
+    const scrollTo = (y0) => {
+      st.y0 = Math.max(0, Math.min(H - CH, Math.round(y0)));
+      scroller.scrollTop = st.y0;
+      draw();
+    };
+    scroller.addEventListener("scroll", () => {
+      if (Math.round(scroller.scrollTop) === st.y0) return;
+      st.y0 = Math.max(0, Math.min(H - CH, Math.round(scroller.scrollTop)));
+      draw();
+    });
+    const rowsNote = H > CH ? ` ${PSC.fmtNum(rows.length)} rows: scroll them under the canvas.` : "";
+    s.append(PSC.el("h2", {}, "Timeline"), controls, PSC.el("p", { class: "note" }, note + rowsNote),
+      PSC.el("div", { class: "tl-wrap" }, scroller, tip), legend);
     setSpan(0, tl.run_ns);
-    s._tl = { st, setSpan, zoom, x, laneY, laneH, canvas, lanes, rowY, draw, arrowsBox };
+    // reveal(y): scroll so that the rows' coordinate Y is on the canvas, at its middle when
+    // scrolling; cy(y): Y on the canvas
+    const reveal = (yy) => { if (yy < st.y0 + AXIS || yy >= st.y0 + CH) scrollTo(yy - CH / 2); };
+    const cy = (yy) => yy - st.y0;
+    s._tl = { st, setSpan, zoom, x, laneY, laneH, canvas, lanes, rowY, draw, arrowsBox, scrollTo, reveal, cy, H, CH };
   };
 
   // The longest slice of the data: {lane, i}.
@@ -251,7 +296,9 @@
       if (b) {
         const st0 = b.l.start[b.i], dur = b.l.dur[b.i], mid = st0 + dur / 2;
         v.setSpan(Math.max(0, st0 - dur / 2), st0 + 1.5 * dur);
-        t.pixel(v.canvas, v.x(mid), v.laneY(b.l.row, b.l.depth) + v.laneH / 2,
+        const ym = v.laneY(b.l.row, b.l.depth) + Math.floor((v.laneH - 1) / 2); // a slice is laneH - 1 high
+        v.reveal(ym);
+        t.pixel(v.canvas, v.x(mid), v.cy(ym),
                 PSC.colorRGB(names[b.l.name[b.i]]), `middle of the longest slice (${names[b.l.name[b.i]]})`, 0);
         v.setSpan(0, tl.run_ns);
       }
@@ -266,7 +313,8 @@
         const t0 = bin.l.bin[bin.i] * tl.bin_ns;
         v.setSpan(t0 - 3.5 * tl.bin_ns, t0 + 4.5 * tl.bin_ns);
         const yb = v.laneY(bin.l.row, bin.l.depth) + v.laneH - 2;
-        t.pixel(v.canvas, v.x(t0 + tl.bin_ns / 2), yb, PSC.colorRGB(names[bin.l.bname[bin.i]]),
+        v.reveal(yb);
+        t.pixel(v.canvas, v.x(t0 + tl.bin_ns / 2), v.cy(yb), PSC.colorRGB(names[bin.l.bname[bin.i]]),
                 `bottom of bin ${bin.l.bin[bin.i]} (${names[bin.l.bname[bin.i]]})`, 0);
         v.setSpan(0, tl.run_ns);
       }
@@ -293,7 +341,8 @@
         const y0 = v.rowY[a.from[k]] + (lc(a.from[k]) * v.laneH) / 2;
         const y1 = v.rowY[a.to[k]] + (lc(a.to[k]) * v.laneH) / 2;
         // the line is anti-aliased: the closest pixel to its colour around the middle
-        const mx = (v.x(a.t0[k]) + v.x(a.t1[k])) / 2, my = (y0 + y1) / 2;
+        v.reveal((y0 + y1) / 2);
+        const mx = (v.x(a.t0[k]) + v.x(a.t1[k])) / 2, my = v.cy((y0 + y1) / 2);
         let dist = 255;
         for (let dx = -1; dx <= 1; dx++) {
           for (let dy = -1; dy <= 1; dy++) {
@@ -302,6 +351,26 @@
           }
         }
         t.ok(dist <= 24, `middle of the longest arrow (${Math.round(mx)},${Math.round(my)}) drawn: closest colour ${dist} away`);
+      }
+      // the canvas stays within Chromium's limits; with more rows than it holds, the last
+      // row's longest slice is drawn once scrolled to
+      t.ok(v.canvas.height <= 32767 && v.canvas.width * v.canvas.height <= (1 << 28),
+           `the canvas (${v.canvas.width} × ${v.canvas.height} px) within the limits`);
+      if (v.H > v.CH) {
+        const lastRow = tl.rows.length - 1;
+        const own = v.lanes.filter((l) => l.row === lastRow);
+        const lb = longest(own);
+        v.scrollTo(v.H);
+        t.eq(v.st.y0, v.H - v.CH, "scrolled to the bottom");
+        if (lb) {
+          const s0 = lb.l.start[lb.i], du = lb.l.dur[lb.i], yy = v.laneY(lastRow, lb.l.depth) + Math.floor((v.laneH - 1) / 2);
+          v.setSpan(Math.max(0, s0 - du / 2), s0 + 1.5 * du);
+          t.ok(yy - v.st.y0 >= 0 && yy - v.st.y0 < v.CH, "the last row is on the canvas");
+          t.pixel(v.canvas, v.x(s0 + du / 2), v.cy(yy), PSC.colorRGB(names[lb.l.name[lb.i]]),
+                  `middle of the last row's longest slice (${names[lb.l.name[lb.i]]})`, 0);
+          v.setSpan(0, tl.run_ns);
+        }
+        v.scrollTo(0);
       }
       // a rank's label opens its detail
       const lab = s.querySelector(".tl-label.rank");
