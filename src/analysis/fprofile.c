@@ -465,6 +465,7 @@ int func_profile_merge(const struct func_profile *in, struct func_profile *out)
 	memcpy(out->threads, in->threads, in->nthreads * sizeof(*in->threads));
 	out->nthreads = in->nthreads;
 	out->function_records = in->function_records;
+	out->no_records_caveat = in->no_records_caveat;
 	out->unmatched_exits = in->unmatched_exits;
 	out->synthetic_exits = in->synthetic_exits;
 	out->total_ns = in->total_ns;

@@ -82,6 +82,9 @@ struct func_profile {
 	struct func_thread *threads;
 	size_t nthreads;
 	uint64_t function_records; /* over all streams */
+	/* the caveat when there are none (a static string), NULL for an experiment's: "build the
+	 * program with -finstrument-functions" */
+	const char *no_records_caveat;
 	uint64_t unmatched_exits, synthetic_exits;
 	int64_t total_ns;  /* traced time summed over threads with function events */
 	size_t nintervals; /* of every row's slices */

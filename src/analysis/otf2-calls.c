@@ -347,6 +347,11 @@ int otf2_func_profile(struct func_profile *p, struct str_arena *names, const cha
 	func_feed_close(c.ff);
 	if (ret == 0 && name_rows(p, names, &c.im))
 		ret = otf2i_fail(&c.im, -ENOMEM, "out of memory");
+	/* the experiment's caveat would ask to rebuild the program: it is the archive's tracer */
+	p->no_records_caveat =
+	    "the archive has no Enter/Leave events: its tracer recorded no "
+	    "calls of functions, regions or MPI routines, so there is nothing to "
+	    "profile";
 	oc_release(&c);
 	return ret;
 }

@@ -67,7 +67,9 @@ static void caveats(const struct func_report *r, void (*fn)(void *ctx, const cha
 	const struct func_profile *p = r->p;
 	char how[160];
 
-	if (p->function_records == 0) {
+	if (p->function_records == 0 && p->no_records_caveat) {
+		fn(ctx, p->no_records_caveat);
+	} else if (p->function_records == 0) {
 		fn(ctx, "no function events were recorded: build the program with "
 			"-finstrument-functions and record it with perfscope record --functions");
 	}
