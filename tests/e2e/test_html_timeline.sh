@@ -45,13 +45,14 @@ expect_eq 0 "$dm" "main at depth 0"
 expect_eq 1 "$da" "phase_a at depth 1"
 expect_eq 1 "$db" "phase_b at depth 1"
 expect_cmp "$dura" ">=" 300000000 "phase_a lasts at least its 300 ms"
-expect_cmp "$dura" "<" 400000000 "phase_a lasts less than 400 ms"
 expect_cmp "$durb" ">=" 150000000 "phase_b lasts at least its 150 ms"
-expect_cmp "$durb" "<" 250000000 "phase_b lasts less than 250 ms"
 origin=$(json_eval "$T/ph.json" "d['timeline']['origin_ns']")
 # the program prints the switch just before it calls phase_b: within 1 ms of its slice
 expect_near "$switch" "$((origin + sb))" 1000000 "phase_b starts at the printed switch"
 expect_cmp "$((sa + dura))" "<=" "$sb" "phase_a ends before phase_b starts"
+# no upper bound on the durations (a loaded machine stretches them): both lie inside main
+expect_cmp "$sa" ">=" "$sm" "phase_a starts inside main"
+expect_cmp "$((sb + durb))" "<=" "$((sm + durm))" "phase_b ends inside main"
 html_render "$T/ph/report.html" phases timeline
 html_expect_ok phases
 expect_eq 1 "$(html_dom phases --tests | grep -c '^timeline: ok')" "phases: the timeline's own test passed"
