@@ -13,34 +13,61 @@
 
 /* ---- channels: (source, destination, communicator, tag) -> id ------------------------------ */
 
+/*
+ * Two levels: (source, destination, communicator) -> a pair, then the pair's own table of
+ * tag -> channel id. A rank's lookups touch only its few pairs' tables, which stay in cache
+ * where one table of every channel (a channel per message when tags count iterations) missed
+ * it on nearly every lookup.
+ */
 struct chan_key {
 	int32_t src, dst, tag;
 	uint32_t comm;
 };
 
-struct chans {
-	struct chan_key *keys;
-	size_t n, cap;
-	uint32_t *slots; /* id + 1, 0 empty */
-	size_t nslots;	 /* a power of two */
+struct tag_slot {
+	int32_t tag;
+	uint32_t id; /* channel id + 1, 0 empty */
 };
 
-static size_t chan_hash(const struct chan_key *k)
-{
-	uint64_t h = ((uint64_t)(uint32_t)k->src << 32 | (uint32_t)k->dst) * 0x9e3779b97f4a7c15ull;
+struct pair {
+	int32_t src, dst;
+	uint32_t comm;
+	struct tag_slot *slots;
+	size_t n, nslots; /* nslots a power of two, or 0 */
+};
 
-	h ^= ((uint64_t)(uint32_t)k->tag << 32 | k->comm) * 0xc2b2ae3d27d4eb4full;
+struct chans {
+	struct pair *pairs;
+	size_t npairs, cap;
+	uint32_t *slots; /* pair index + 1, 0 empty */
+	size_t nslots;	 /* a power of two */
+	size_t n;	 /* channels */
+};
+
+static size_t pair_hash(int32_t src, int32_t dst, uint32_t comm)
+{
+	uint64_t h = ((uint64_t)(uint32_t)src << 32 | (uint32_t)dst) * 0x9e3779b97f4a7c15ull;
+
+	h ^= (uint64_t)comm * 0xc2b2ae3d27d4eb4full;
 	return (size_t)(h ^ (h >> 29));
 }
 
-static int chans_rehash(struct chans *t, size_t nslots)
+static size_t tag_hash(int32_t tag)
+{
+	uint64_t h = (uint64_t)(uint32_t)tag * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h ^ (h >> 29));
+}
+
+static int pairs_rehash(struct chans *t, size_t nslots)
 {
 	uint32_t *slots = calloc(nslots, sizeof(*slots));
 
 	if (!slots)
 		return -ENOMEM;
-	for (size_t i = 0; i < t->n; i++) {
-		size_t h = chan_hash(&t->keys[i]) & (nslots - 1);
+	for (size_t i = 0; i < t->npairs; i++) {
+		const struct pair *p = &t->pairs[i];
+		size_t h = pair_hash(p->src, p->dst, p->comm) & (nslots - 1);
 
 		while (slots[h])
 			h = (h + 1) & (nslots - 1);
@@ -52,21 +79,71 @@ static int chans_rehash(struct chans *t, size_t nslots)
 	return 0;
 }
 
-/* The id of K, added when new; MPI_NONE when out of memory. */
-static uint32_t chan_id(struct chans *t, const struct chan_key *k)
+/* The pair of K, added when new; NULL when out of memory. */
+static struct pair *pair_of(struct chans *t, const struct chan_key *k)
 {
 	size_t h;
 
-	if ((t->n + 1) * 2 > t->nslots && chans_rehash(t, t->nslots ? t->nslots * 2 : 1024))
+	if ((t->npairs + 1) * 2 > t->nslots && pairs_rehash(t, t->nslots ? t->nslots * 2 : 256))
+		return NULL;
+	for (h = pair_hash(k->src, k->dst, k->comm) & (t->nslots - 1); t->slots[h];
+	     h = (h + 1) & (t->nslots - 1)) {
+		struct pair *p = &t->pairs[t->slots[h] - 1];
+
+		if (p->src == k->src && p->dst == k->dst && p->comm == k->comm)
+			return p;
+	}
+	if (mpi_grow((void **)&t->pairs, &t->cap, t->npairs + 1, sizeof(*t->pairs)))
+		return NULL;
+	t->pairs[t->npairs] = (struct pair){k->src, k->dst, k->comm, NULL, 0, 0};
+	t->slots[h] = (uint32_t)t->npairs + 1;
+	return &t->pairs[t->npairs++];
+}
+
+static int tags_rehash(struct pair *p, size_t nslots)
+{
+	struct tag_slot *slots = calloc(nslots, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->nslots; i++) {
+		size_t h;
+
+		if (!p->slots[i].id)
+			continue;
+		for (h = tag_hash(p->slots[i].tag) & (nslots - 1); slots[h].id;
+		     h = (h + 1) & (nslots - 1))
+			;
+		slots[h] = p->slots[i];
+	}
+	free(p->slots);
+	p->slots = slots;
+	p->nslots = nslots;
+	return 0;
+}
+
+/* The id of K, added when new; MPI_NONE when out of memory. */
+static uint32_t chan_id(struct chans *t, const struct chan_key *k)
+{
+	struct pair *p = pair_of(t, k);
+	size_t h;
+
+	if (!p || ((p->n + 1) * 2 > p->nslots && tags_rehash(p, p->nslots ? p->nslots * 2 : 16)))
 		return MPI_NONE;
-	for (h = chan_hash(k) & (t->nslots - 1); t->slots[h]; h = (h + 1) & (t->nslots - 1))
-		if (!memcmp(&t->keys[t->slots[h] - 1], k, sizeof(*k)))
-			return t->slots[h] - 1;
-	if (mpi_grow((void **)&t->keys, &t->cap, t->n + 1, sizeof(*t->keys)))
-		return MPI_NONE;
-	t->keys[t->n] = *k;
-	t->slots[h] = (uint32_t)t->n + 1;
+	for (h = tag_hash(k->tag) & (p->nslots - 1); p->slots[h].id; h = (h + 1) & (p->nslots - 1))
+		if (p->slots[h].tag == k->tag)
+			return p->slots[h].id - 1;
+	p->slots[h] = (struct tag_slot){k->tag, (uint32_t)t->n + 1};
+	p->n++;
 	return (uint32_t)t->n++;
+}
+
+static void chans_free(struct chans *t)
+{
+	for (size_t i = 0; i < t->npairs; i++)
+		free(t->pairs[i].slots);
+	free(t->pairs);
+	free(t->slots);
 }
 
 /* ---- matching ------------------------------------------------------------------------------- */
@@ -426,8 +503,7 @@ out:
 	free(x.aux);
 	free(x.sends);
 	free(x.recvs);
-	free(x.ch.keys);
-	free(x.ch.slots);
+	chans_free(&x.ch);
 	free(x.req.ids);
 	free(x.req.items);
 	free(x.next);
