@@ -284,6 +284,40 @@ void tl_arrows_release(struct tl_arrows *a)
 	memset(a, 0, sizeof(*a));
 }
 
+/* Sifts IDX[I] down the heap IDX[0..N) whose root is the arrow the order of cmp_arrow_len
+ * puts last. */
+static void heap_down(size_t *idx, size_t n, size_t i, struct tl_arrows *a)
+{
+	for (;;) {
+		size_t c = 2 * i + 1, t;
+
+		if (c >= n)
+			return;
+		if (c + 1 < n && cmp_arrow_len(&idx[c + 1], &idx[c], a) > 0)
+			c++;
+		if (cmp_arrow_len(&idx[c], &idx[i], a) <= 0)
+			return;
+		t = idx[c];
+		idx[c] = idx[i];
+		idx[i] = t;
+		i = c;
+	}
+}
+
+/* IDX[0..N) (the first N arrows on entry): the N first of all arrows in the order of
+ * cmp_arrow_len (a total order), in no particular order. A heap of them, one compare for
+ * most arrows, where sorting all of them took n log n (a message each with MPI). */
+static void arrows_longest(struct tl_arrows *a, size_t *idx, size_t n)
+{
+	for (size_t i = n / 2; i-- > 0;)
+		heap_down(idx, n, i, a);
+	for (size_t i = n; i < a->n; i++)
+		if (cmp_arrow_len(&i, &idx[0], a) < 0) {
+			idx[0] = i;
+			heap_down(idx, n, 0, a);
+		}
+}
+
 /* Keep the BUDGET longest arrows, in time order. */
 static int arrows_trim(struct tl_arrows *a, size_t budget)
 {
@@ -292,10 +326,11 @@ static int arrows_trim(struct tl_arrows *a, size_t budget)
 
 	if (!idx)
 		return -ENOMEM;
-	for (size_t i = 0; i < a->n; i++)
-		idx[i] = i;
-	qsort_r(idx, a->n, sizeof(*idx), cmp_arrow_len, a);
 	n = a->n < budget ? a->n : budget;
+	for (size_t i = 0; i < n; i++)
+		idx[i] = i;
+	if (n && n < a->n)
+		arrows_longest(a, idx, n);
 	qsort_r(idx, n, sizeof(*idx), cmp_arrow, a);
 	k.from = malloc((n + 1) * sizeof(*k.from));
 	k.to = malloc((n + 1) * sizeof(*k.to));
