@@ -8,6 +8,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -195,6 +196,25 @@ static void test_empty_and_growth(void **state)
 	assert_false(w.failed);
 	assert_string_equal(jsonw_text(&w), expect);
 	assert_int_equal(w.len, n);
+	jsonw_release(&w);
+
+	/* signed values of every length, as printf writes them */
+	jsonw_init(&w, 0);
+	jsonw_array_begin(&w);
+	n = 0;
+	expect[n++] = '[';
+	for (int i = 0; i < 40; i++) {
+		int64_t v = i < 38 ? (int64_t)1 << (i * 5 / 3) : INT64_MAX;
+
+		v = i % 2 ? -v + 1 : v - 1;
+		jsonw_i64(&w, v);
+		n += (size_t)snprintf(expect + n, sizeof(expect) - n, i ? ",%" PRId64 : "%" PRId64,
+				      v);
+	}
+	jsonw_array_end(&w);
+	expect[n++] = ']';
+	expect[n] = 0;
+	assert_string_equal(jsonw_text(&w), expect);
 	jsonw_release(&w);
 }
 
