@@ -40,19 +40,24 @@ enum out_state {
  * Per-thread recording state, reached through a thread-local pointer without locks. Two
  * chunk buffers: the thread fills BUF while the writer thread writes the previous one
  * (OUT); the thread waits only when it fills BUF before OUT is written.
+ *
+ * Layout: what a function hook reads and writes (pos, end, guard) shares the first cache line
+ * with nothing that another thread writes; the hand-off fields the writer thread writes (out,
+ * spare, out_state) start a line of their own, so that a hand-off or the writer's periodic
+ * walk does not take the hot line away from the recording thread's core.
  */
 struct psc_thread {
-	uint64_t *buf; /* chunk: 2 words of chunk header, then records */
 	uint64_t *pos; /* next free word; published with release stores */
 	uint64_t *end; /* set to BUF when the stream closes, so every record takes the slow path */
-	uint64_t *spare; /* the other buffer, NULL while it is out */
-	uint64_t *out;	 /* a full chunk handed to the writer */
-	int out_state;	 /* enum out_state, changed atomically */
-	uint64_t seq;	 /* chunks sealed */
+	volatile int guard;	      /* re-entrancy: set while the runtime works on this thread */
+	int closed;		      /* the stream has its end record; nothing more is written */
+	uint64_t *buf;		      /* chunk: 2 words of chunk header, then records */
+	_Alignas(64) uint64_t *spare; /* the other buffer, NULL while it is out */
+	uint64_t *out;		      /* a full chunk handed to the writer */
+	int out_state;		      /* enum out_state, changed atomically */
+	uint64_t seq;		      /* chunks sealed */
 	pid_t pid, tid;
-	volatile int guard; /* re-entrancy: set while the runtime works on this thread */
-	int flushing;	    /* set (atomically) by whoever seals or closes this thread's chunk */
-	int closed;	    /* the stream has its end record; nothing more is written */
+	int flushing; /* set (atomically) by whoever seals or closes this thread's chunk */
 	int header_written;
 	int discard;	     /* writing failed: chunks are dropped and counted, not written */
 	int functions;	     /* function events were recorded (a header feature bit) */
@@ -74,11 +79,13 @@ struct psc_thread {
 struct psc_filter;
 
 struct psc_session {
+	/* read by every function hook: kept together at the start, in one cache line */
+	_Alignas(64) const struct psc_filter *filter; /* functions to record; NULL records all */
+	enum clock_source clock;
 	int state;
 	pid_t pid;
 	unsigned image; /* program images of this pid before this one (exec count) */
 	char dir[PATH_MAX];
-	enum clock_source clock;
 	struct clock_pair start_pair;
 	uint64_t start_unix_ns;
 	size_t chunk_bytes;
@@ -93,8 +100,7 @@ struct psc_session {
 	int nregions;
 	uint32_t *region_index; /* open-addressing hash: id + 1, 0 = empty */
 	size_t region_index_cap;
-	const struct psc_filter *filter; /* functions to record; NULL records all */
-	struct psc_filter *filter_spec;	 /* the filter file's entries */
+	struct psc_filter *filter_spec; /* the filter file's entries */
 	char filter_path[PATH_MAX];
 	unsigned long long objects_seen; /* dlpi_adds when the maps were last written */
 	unsigned writer_kick;		 /* futex word: bumped at every hand-off */
