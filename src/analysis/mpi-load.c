@@ -182,6 +182,7 @@ static int load_stream(struct loader *ld, struct proc_load *pl, const struct exp
 				   "plausible range of +-2^60 ns: the records from there on are "
 				   "left out",
 				   s->path, r.offset, t);
+			stop = 1; /* not also "no end record" */
 			break;
 		}
 		last_ticks = r.ticks;

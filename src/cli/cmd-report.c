@@ -512,8 +512,11 @@ int cmd_report(int argc, char **argv)
 		}
 		view = VIEW_SAMPLES;
 	} else if (callers) {
-		cli_error("report", "--callers FUNC is a view of samples: record with perfscope "
-				    "record --sample --callgraph");
+		cli_error("report", "%s",
+			  rep.e.nsamples
+			      ? "--callers FUNC is a view of samples: add --by sample"
+			      : "--callers FUNC is a view of samples: record with perfscope "
+				"record --sample --callgraph");
 		goto out;
 	}
 	out = cli_open_output("report", output, force);

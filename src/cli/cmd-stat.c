@@ -65,10 +65,14 @@ static int run_once(const char *cmdname, char **cmd, const struct event_desc *ev
 		}
 	}
 	t0 = now_ns();
-	ret = launch_go(&l);
 	if (per_thread) {
-		int wret = stat_threads_wait(&th, &exit_status, &ru);
+		int wret;
 
+		/* the traced child stops at any signal until served, even before its exec: read
+		 * the exec's outcome only once the tracer loop has run */
+		launch_release(&l);
+		wret = stat_threads_wait(&th, &exit_status, &ru);
+		ret = launch_exec_result(&l);
 		if (wret && ret == 0) {
 			cli_error(cmdname, "--per-thread: following the threads failed: %s",
 				  strerror(-wret));
@@ -76,6 +80,7 @@ static int run_once(const char *cmdname, char **cmd, const struct event_desc *ev
 			goto out;
 		}
 	} else {
+		ret = launch_go(&l);
 		launch_wait(&l, &exit_status, &ru);
 	}
 	t1 = now_ns();

@@ -55,22 +55,35 @@ int launch_prepare(struct launch *l, char *const argv[])
 	return 0;
 }
 
-int launch_go(struct launch *l)
+void launch_release(struct launch *l)
 {
 	char c = 1;
+	/* a failed write means the child is gone: launch_exec_result() then reads 0, and the
+	 * wait reports how it ended */
+	ssize_t n = write(l->go_fd, &c, 1);
+
+	(void)n;
+	close(l->go_fd);
+	l->go_fd = -1;
+}
+
+int launch_exec_result(struct launch *l)
+{
 	int e = 0;
 	ssize_t n;
 
-	if (write(l->go_fd, &c, 1) != 1)
-		e = errno;
-	close(l->go_fd);
-	l->go_fd = -1;
 	do
 		n = read(l->err_fd, &e, sizeof(e));
 	while (n < 0 && errno == EINTR);
 	close(l->err_fd);
 	l->err_fd = -1;
 	return n == (ssize_t)sizeof(e) ? -e : 0;
+}
+
+int launch_go(struct launch *l)
+{
+	launch_release(l);
+	return launch_exec_result(l);
 }
 
 void launch_abort(struct launch *l)

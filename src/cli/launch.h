@@ -21,6 +21,12 @@ int launch_prepare(struct launch *l, char *const argv[]);
  * exited with 127 or 126 then). */
 int launch_go(struct launch *l);
 
+/* launch_go() in two halves, for a launcher that must serve the child (a ptrace tracer)
+ * while it execs: release it, then, once it cannot need the launcher any more, learn the
+ * exec's outcome (as launch_go returns it; the result waits in a pipe until read). */
+void launch_release(struct launch *l);
+int launch_exec_result(struct launch *l);
+
 /* Give up before releasing the child: it exits without running anything; reaped here. */
 void launch_abort(struct launch *l);
 

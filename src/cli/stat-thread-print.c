@@ -47,6 +47,7 @@ int stat_threads_print_text(const struct stat_result *res, FILE *f)
 	for (size_t k = 0; k < run->nthreads; k++) {
 		const struct stat_thread *th = &run->threads[k];
 		double low = 1.0;
+		int counted = 0;
 		uint64_t v;
 
 		table_add_row(t);
@@ -60,6 +61,7 @@ int stat_threads_print_text(const struct stat_result *res, FILE *f)
 			if (thread_value(th, i, &v) == 0) {
 				fmt_count(a, sizeof(a), v);
 				table_set(t, col, "%s", a);
+				counted = 1;
 				if (count_running_ratio(&th->counts[i]) < low)
 					low = count_running_ratio(&th->counts[i]);
 			} else {
@@ -67,7 +69,10 @@ int stat_threads_print_text(const struct stat_result *res, FILE *f)
 			}
 			col++;
 		}
-		table_set(t, run_col, "%.1f%%", 100 * low);
+		if (counted)
+			table_set(t, run_col, "%.1f%%", 100 * low);
+		else
+			table_set(t, run_col, "-"); /* nothing counted: no ratio to show */
 	}
 	table_add_separator(t);
 	table_add_row(t);

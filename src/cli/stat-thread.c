@@ -62,7 +62,7 @@ static struct st_thread *find(struct stat_threads *st, pid_t tid)
 static struct st_thread *thread_get(struct stat_threads *st, pid_t tid, unsigned flags)
 {
 	struct st_thread *t = find(st, tid);
-	int ret;
+	int ret = -ENOMEM;
 
 	if (t && !t->done)
 		return t; /* else an ended thread's tid, reused */
@@ -82,32 +82,39 @@ static struct st_thread *thread_get(struct stat_threads *st, pid_t tid, unsigned
 	read_name(tid, t->name);
 	t->counts = calloc(st->nev + 1, sizeof(*t->counts));
 	t->status = calloc(st->nev + 1, sizeof(*t->status));
-	ret = counter_set_init(&t->set, st->evs, st->nev, flags, NULL);
-	if (!t->counts || !t->status || ret || u64map_put(&st->by_tid, (uint64_t)tid, st->n)) {
+	if (t->counts && t->status)
+		ret = counter_set_init(&t->set, st->evs, st->nev, flags, NULL);
+	if (ret == 0 && u64map_put(&st->by_tid, (uint64_t)tid, st->n))
+		ret = -ENOMEM;
+	if (ret) {
 		free(t->counts);
 		free(t->status);
 		counter_set_release(&t->set);
-		goto nomem;
+		goto fail;
 	}
 	st->n++;
 	/* an event that cannot be opened keeps its status; the thread is still listed */
 	counter_set_open(&t->set, tid);
 	return t;
 nomem:
-	st->error = st->error ? st->error : -ENOMEM;
+	ret = -ENOMEM;
+fail:
+	st->error = st->error ? st->error : ret;
 	return NULL;
 }
 
 /* T has ended (or the run is over): its final counts, then its descriptors closed. */
 static void thread_read(struct stat_threads *st, struct st_thread *t)
 {
-	uint32_t *group_of = calloc(st->nev + 1, sizeof(*group_of));
-	uint64_t *words = calloc(t->set.snapshot_words + 1, sizeof(*words));
+	uint32_t *group_of;
+	uint64_t *words;
 	int ret;
 
 	if (t->done)
 		return;
 	t->done = 1;
+	group_of = calloc(st->nev + 1, sizeof(*group_of));
+	words = calloc(t->set.snapshot_words + 1, sizeof(*words));
 	ret = group_of && words ? 0 : -ENOMEM;
 	if (ret == 0)
 		ret = counter_set_snapshot(&t->set, words);

@@ -63,6 +63,7 @@ int stat_threads_wait(struct stat_threads *st, int *status, struct rusage *ru);
  * creation. 0 or -ENOMEM. */
 int stat_threads_take(struct stat_threads *st, struct stat_run *out);
 
+/* Free what ST holds (counter groups still open are closed). */
 void stat_threads_release(struct stat_threads *st);
 
 /* stat-thread-print.c: RES (one run with its threads) as the totals of stat_print_text, then

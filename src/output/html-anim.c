@@ -215,7 +215,8 @@ static int mix_frame(struct anim_track *out, unsigned f, int64_t len, const uint
 	v[0] = f;
 	v[1] = k;
 	for (uint32_t i = 0; i < k; i++) {
-		int64_t pm = (acc[touched[i]] * 1000 + len / 2) / len;
+		/* in 128 bits: a damaged model's spans reach 2^62 ns, times 1000 overflows */
+		int64_t pm = (int64_t)(((__int128)acc[touched[i]] * 1000 + len / 2) / len);
 
 		v[2 + 2 * i] = touched[i];
 		v[3 + 2 * i] = pm > 0 ? (uint32_t)pm : 1;

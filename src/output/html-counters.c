@@ -153,7 +153,7 @@ static int cmp_first(const void *pa, const void *pb)
 
 /* "regions": each region name once with its begins and ends in the whole run (markers cut by
  * the budget included), in order of first appearance; at most HTML_COUNTERS_MARKERS names. */
-static int regions_json(struct jsonw *w, const struct timeline *t)
+static int regions_json(struct jsonw *w, struct html_input *in, const struct timeline *t)
 {
 	size_t n = t->nregions, ng = 0;
 	size_t *idx = malloc((n + 1) * sizeof(*idx));
@@ -186,6 +186,9 @@ static int regions_json(struct jsonw *w, const struct timeline *t)
 		jsonw_object_end(w);
 	}
 	jsonw_array_end(w);
+	if (ng > HTML_COUNTERS_MARKERS)
+		html_caveat(in, "Counters over time: %zu region names, the first %d listed", ng,
+			    HTML_COUNTERS_MARKERS);
 	free(idx);
 	free(g);
 	return 0;
@@ -241,7 +244,7 @@ static int markers_json(struct jsonw *w, struct html_input *in, const struct tim
 	}
 	jsonw_array_end(w);
 	free(refs);
-	return regions_json(w, t);
+	return regions_json(w, in, t);
 }
 
 int html_data_counters(struct jsonw *w, struct html_input *in)

@@ -69,12 +69,15 @@ static int stream_header_rank(const char *path)
 	return rank;
 }
 
+/* Ranks at or above this are a damaged file's, not a job's (and keep rank arithmetic small). */
+#define HTML_RANK_LIMIT (1 << 24)
+
 int html_ranks_named(const struct experiment *e)
 {
 	int top = -1;
 
 	for (size_t i = 0; i < e->nprocs; i++)
-		if (e->procs[i].rank > top)
+		if (e->procs[i].rank > top && e->procs[i].rank < HTML_RANK_LIMIT)
 			top = e->procs[i].rank;
 	for (size_t i = 0; i < e->nstreams; i++) {
 		int r;
@@ -82,7 +85,7 @@ int html_ranks_named(const struct experiment *e)
 		if (e->streams[i].proc && e->streams[i].proc->rank >= 0)
 			continue; /* its process's rank counts already */
 		r = stream_header_rank(e->streams[i].path);
-		if (r > top)
+		if (r > top && r < HTML_RANK_LIMIT)
 			top = r;
 	}
 	return top + 1;

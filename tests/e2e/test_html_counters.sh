@@ -91,8 +91,7 @@ int main(void)
 	return 0;
 }
 C
-gcc -O1 -I"$PSC_SOURCE/include" "$T/hot.c" -o "$T/hot" -L"$PSC_BUILD" -lperfscope \
-	-Wl,-rpath,"$PSC_BUILD" || die "cannot build the hot-loop program"
+build_c hot "$T/hot.c"
 record_or_die rechot "$T/hot.exp" --sample=1000 -- "$T/hot"
 run htmlhot "$PERFSCOPE" html "$T/hot.exp"
 expect_eq 0 "$RC" "html of a run with 10002 region records"

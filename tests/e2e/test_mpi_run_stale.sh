@@ -15,13 +15,14 @@ unset PMIX_NAMESPACE OMPI_MCA_ess_base_jobid SLURM_JOB_ID SLURM_STEP_ID PMIX_RAN
 now=$(date +%s)
 
 # old_run NAME NONCE AGE_S: rank 0 of an old run with NONCE wrote $T/NAME/meta.json (its
-# command names "old"), AGE_S seconds ago
+# command names "old"), AGE_S seconds before now
 old_run() {
 	run "$1.old" env OMPI_COMM_WORLD_RANK=0 PERFSCOPE_MPI_RUN="$2" "$PERFSCOPE" record --mpi \
 		-o "$T/$1" -- true old
 	[ "$RC" -eq 0 ] || { show "$1.old"; die "$1: the old run's rank 0 exited $RC"; }
 	expect_grep "\"mpi_run\": \"$2\"" "$T/$1/meta.json" "$1: the old run's meta.json"
-	touch -d "@$((now - $3))" "$T/$1/meta.json"
+	# aged from the current time: the user nonce's check is relative to rank 1's start
+	touch -d "@$(($(date +%s) - $3))" "$T/$1/meta.json"
 }
 
 # rank1 NAME NONCE: start rank 1 of the new run in the background; its command copies the
