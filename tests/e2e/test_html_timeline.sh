@@ -130,8 +130,7 @@ int main(void)
 	return 0;
 }
 C
-gcc -O1 -I"$PSC_SOURCE/include" "$T/many.c" -o "$T/many" -pthread -L"$PSC_BUILD" -lperfscope \
-	-Wl,-rpath,"$PSC_BUILD" || die "cannot build the many-threads program"
+build_c many "$T/many.c"
 run many "$PERFSCOPE" record -o "$T/many.exp" -- "$T/many"
 expect_eq 0 "$RC" "record 4000 threads"
 run manyh "$PERFSCOPE" html "$T/many.exp"
