@@ -29,11 +29,18 @@ struct tag_slot {
 	uint32_t id; /* channel id + 1, 0 empty */
 };
 
+/* A pair with PAIR_DIRECT_AT channels in its table moves the tags in [0, PAIR_DIRECT) (the
+ * tags every MPI allows, where programs that count iterations in tags keep them) to an array
+ * indexed by tag: consecutive tags, consecutive memory. At most 128 KiB per 1024 channels. */
+#define PAIR_DIRECT    32768
+#define PAIR_DIRECT_AT 1024
+
 struct pair {
 	int32_t src, dst;
 	uint32_t comm;
 	struct tag_slot *slots;
-	size_t n, nslots; /* nslots a power of two, or 0 */
+	size_t n, nslots; /* tags in slots; nslots a power of two, or 0 */
+	uint32_t *direct; /* NULL, or PAIR_DIRECT: tag -> channel id + 1, 0 none */
 };
 
 struct chans {
@@ -95,7 +102,7 @@ static struct pair *pair_of(struct chans *t, const struct chan_key *k)
 	}
 	if (mpi_grow((void **)&t->pairs, &t->cap, t->npairs + 1, sizeof(*t->pairs)))
 		return NULL;
-	t->pairs[t->npairs] = (struct pair){k->src, k->dst, k->comm, NULL, 0, 0};
+	t->pairs[t->npairs] = (struct pair){k->src, k->dst, k->comm, NULL, 0, 0, NULL};
 	t->slots[h] = (uint32_t)t->npairs + 1;
 	return &t->pairs[t->npairs++];
 }
@@ -122,26 +129,67 @@ static int tags_rehash(struct pair *p, size_t nslots)
 	return 0;
 }
 
+/* P's tags in [0, PAIR_DIRECT) out of its table into P->direct. */
+static int pair_go_direct(struct pair *p)
+{
+	struct tag_slot *old = p->slots;
+	size_t nold = p->nslots;
+
+	p->direct = calloc(PAIR_DIRECT, sizeof(*p->direct));
+	p->slots = calloc(nold, sizeof(*p->slots));
+	if (!p->direct || !p->slots) {
+		free(p->slots);
+		p->slots = old;
+		return -ENOMEM;
+	}
+	p->n = 0;
+	for (size_t i = 0; i < nold; i++) {
+		size_t h;
+
+		if (!old[i].id)
+			continue;
+		if (old[i].tag >= 0 && old[i].tag < PAIR_DIRECT) {
+			p->direct[old[i].tag] = old[i].id;
+			continue;
+		}
+		for (h = tag_hash(old[i].tag) & (nold - 1); p->slots[h].id;
+		     h = (h + 1) & (nold - 1))
+			;
+		p->slots[h] = old[i];
+		p->n++;
+	}
+	free(old);
+	return 0;
+}
+
 /* The id of K, added when new; MPI_NONE when out of memory. */
 static uint32_t chan_id(struct chans *t, const struct chan_key *k)
 {
 	struct pair *p = pair_of(t, k);
 	size_t h;
 
+	if (p && p->direct && k->tag >= 0 && k->tag < PAIR_DIRECT) {
+		if (!p->direct[k->tag])
+			p->direct[k->tag] = (uint32_t)++t->n;
+		return p->direct[k->tag] - 1;
+	}
 	if (!p || ((p->n + 1) * 2 > p->nslots && tags_rehash(p, p->nslots ? p->nslots * 2 : 16)))
 		return MPI_NONE;
 	for (h = tag_hash(k->tag) & (p->nslots - 1); p->slots[h].id; h = (h + 1) & (p->nslots - 1))
 		if (p->slots[h].tag == k->tag)
 			return p->slots[h].id - 1;
 	p->slots[h] = (struct tag_slot){k->tag, (uint32_t)t->n + 1};
-	p->n++;
+	if (++p->n >= PAIR_DIRECT_AT && !p->direct && pair_go_direct(p))
+		return MPI_NONE;
 	return (uint32_t)t->n++;
 }
 
 static void chans_free(struct chans *t)
 {
-	for (size_t i = 0; i < t->npairs; i++)
+	for (size_t i = 0; i < t->npairs; i++) {
 		free(t->pairs[i].slots);
+		free(t->pairs[i].direct);
+	}
 	free(t->pairs);
 	free(t->slots);
 }
