@@ -111,24 +111,6 @@ void mpi_routines_release(struct mpi_routines *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* A message end for the pair table: sorted by pair, then by where it came from. */
-struct pair_ref {
-	uint64_t key; /* src << 32 | dst */
-	size_t what;  /* index in msgs, or in items when ITEM */
-	int item;
-};
-
-static int cmp_ref(const void *a, const void *b)
-{
-	const struct pair_ref *x = a, *y = b;
-
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	if (x->item != y->item)
-		return x->item - y->item;
-	return (x->what > y->what) - (x->what < y->what);
-}
-
 static int cmp_unmatched(const void *a, const void *b)
 {
 	const struct mpi_unmatched *x = a, *y = b;
@@ -218,66 +200,128 @@ static void pair_add_message(struct mpi_pair *p, const struct mpi_model *m,
 	p->rate_mean += (rate - p->rate_mean) / (double)p->nrates;
 }
 
+/* The pairs by (source, destination) as unsigned numbers, pair_key's order. */
+static int cmp_pair(const void *a, const void *b)
+{
+	const struct mpi_pair *x = a, *y = b;
+	uint64_t kx = pair_key(x->src, x->dst), ky = pair_key(y->src, y->dst);
+
+	return (kx > ky) - (kx < ky);
+}
+
+/* Pair table under construction: key -> index in t->pairs, open addressing. */
+struct pair_index {
+	uint64_t *keys;
+	uint32_t *idx; /* index + 1, 0 empty */
+	size_t cap;    /* a power of two */
+};
+
+static size_t pair_slot(uint64_t key, size_t cap)
+{
+	key *= 0x9e3779b97f4a7c15ull;
+	return (size_t)(key ^ (key >> 29)) & (cap - 1);
+}
+
+/* The pair of KEY in T, added when new; NULL when out of memory. */
+static struct mpi_pair *pair_get(struct mpi_traffic *t, struct pair_index *x, uint64_t key)
+{
+	size_t h;
+
+	if (2 * (t->npairs + 1) > x->cap) {
+		struct pair_index n = {NULL, NULL, x->cap ? 2 * x->cap : 256};
+
+		n.keys = malloc(n.cap * sizeof(*n.keys));
+		n.idx = calloc(n.cap, sizeof(*n.idx));
+		if (!n.keys || !n.idx) {
+			free(n.keys);
+			free(n.idx);
+			return NULL;
+		}
+		for (size_t i = 0; i < x->cap; i++) {
+			if (!x->idx[i])
+				continue;
+			for (h = pair_slot(x->keys[i], n.cap); n.idx[h]; h = (h + 1) & (n.cap - 1))
+				;
+			n.keys[h] = x->keys[i];
+			n.idx[h] = x->idx[i];
+		}
+		free(x->keys);
+		free(x->idx);
+		*x = n;
+	}
+	for (h = pair_slot(key, x->cap); x->idx[h]; h = (h + 1) & (x->cap - 1))
+		if (x->keys[h] == key)
+			return &t->pairs[x->idx[h] - 1];
+	x->keys[h] = key;
+	x->idx[h] = (uint32_t)++t->npairs;
+	memset(&t->pairs[t->npairs - 1], 0, sizeof(t->pairs[0]));
+	t->pairs[t->npairs - 1].src = (int32_t)(key >> 32);
+	t->pairs[t->npairs - 1].dst = (int32_t)(uint32_t)key;
+	return &t->pairs[t->npairs - 1];
+}
+
+/* An end without a message, item IT, into pair P. */
+static void pair_add_end(struct mpi_pair *p, const struct mpi_item *it)
+{
+	p->messages++;
+	p->bytes += it->bytes;
+	if (it->kind == PSC_MPI_ITEM_RECV)
+		p->unmatched_recvs++;
+	else
+		p->unmatched_sends++;
+}
+
+/* The pairs in one pass: each pair takes its messages in msgs order, then its ends without a
+ * message in items order, the order a sort of them by (pair, kind, index) gave (the rates'
+ * running mean depends on it), and only the few pairs are sorted. */
 int mpi_traffic_compute(struct mpi_traffic *t, const struct mpi_model *m)
 {
-	struct pair_ref *refs;
-	size_t nrefs = 0;
+	struct pair_index x = {NULL, NULL, 0};
+	int ret = -ENOMEM;
 
 	memset(t, 0, sizeof(*t));
 	if (unmatched_collect(t, m) < 0)
 		return -ENOMEM;
-	refs = malloc((m->nmsgs + m->nitems + 1) * sizeof(*refs));
 	t->pairs = malloc((m->nmsgs + m->nitems + 1) * sizeof(*t->pairs));
-	if (!refs || !t->pairs) {
-		free(refs);
-		mpi_traffic_release(t);
-		return -ENOMEM;
+	if (!t->pairs)
+		goto out;
+	for (size_t i = 0; i < m->nmsgs; i++) {
+		struct mpi_pair *p = pair_get(t, &x, pair_key(m->msgs[i].src, m->msgs[i].dst));
+
+		if (!p)
+			goto out;
+		pair_add_message(p, m, &m->msgs[i]);
 	}
-	for (size_t i = 0; i < m->nmsgs; i++)
-		refs[nrefs++] = (struct pair_ref){pair_key(m->msgs[i].src, m->msgs[i].dst), i, 0};
-	/* message ends without a message (the unmatched sends of msgs are counted there) */
 	for (size_t i = 0; i < m->nitems; i++) {
 		const struct mpi_item *it = &m->items[i];
 		int rank = mpi_call_rank(m, &m->calls[it->call]);
+		struct mpi_pair *p;
 
 		if (it->msg != MPI_NONE || (it->flags & MPI_ITEM_F_CANCELLED))
 			continue;
 		if (it->kind == PSC_MPI_ITEM_RECV)
-			refs[nrefs++] = (struct pair_ref){pair_key(it->peer, rank), i, 1};
+			p = pair_get(t, &x, pair_key(it->peer, rank));
 		else if (it->kind == PSC_MPI_ITEM_SEND || it->kind == PSC_MPI_ITEM_ISEND)
-			refs[nrefs++] = (struct pair_ref){pair_key(rank, it->peer), i, 1};
+			p = pair_get(t, &x, pair_key(rank, it->peer));
+		else
+			continue;
+		if (!p)
+			goto out;
+		pair_add_end(p, it);
 	}
-	qsort(refs, nrefs, sizeof(*refs), cmp_ref);
-	for (size_t i = 0; i < nrefs; i++) {
-		struct mpi_pair *p;
-
-		if (!i || refs[i].key != refs[i - 1].key) {
-			p = &t->pairs[t->npairs++];
-			memset(p, 0, sizeof(*p));
-			p->src = (int32_t)(refs[i].key >> 32);
-			p->dst = (int32_t)(uint32_t)refs[i].key;
-		}
-		p = &t->pairs[t->npairs - 1];
-		if (refs[i].item) {
-			const struct mpi_item *it = &m->items[refs[i].what];
-
-			p->messages++;
-			p->bytes += it->bytes;
-			if (it->kind == PSC_MPI_ITEM_RECV)
-				p->unmatched_recvs++;
-			else
-				p->unmatched_sends++;
-		} else {
-			pair_add_message(p, m, &m->msgs[refs[i].what]);
-		}
-	}
+	qsort(t->pairs, t->npairs, sizeof(*t->pairs), cmp_pair);
 	for (size_t i = 0; i < t->npairs; i++) {
 		t->messages += t->pairs[i].messages;
 		t->matched += t->pairs[i].matched;
 		t->bytes += t->pairs[i].bytes;
 	}
-	free(refs);
-	return 0;
+	ret = 0;
+out:
+	free(x.keys);
+	free(x.idx);
+	if (ret)
+		mpi_traffic_release(t);
+	return ret;
 }
 
 void mpi_traffic_release(struct mpi_traffic *t)
