@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The page-fault time series of a sampled run, against numbers known in advance: pagewalk -n N
 # -s MS spins MS ms in region "spin", takes exactly N page faults in region "walk", then spins
-# again. Every interval that lies wholly inside a spin region has no page fault; the series
+# again. The intervals that lie wholly inside a spin region have almost no page faults (at
+# most 1 % of N: a starved thread's deltas are spread over wall time); the series
 # around the walk sums to N within 5 %; over the run it matches the exact count of the same
 # event within 5 % (report --accuracy). The spins and the walk run in the main thread: its
 # series is the one checked (the runtime's writer thread may fault pages of its own).
@@ -31,7 +32,7 @@ for r in d["regions"]:
             spins.append(span)
         else:
             walk = span
-quiet = around = total = 0
+quiet = around = total = leaked = 0
 bad = []
 for iv in d["intervals"]:
     lo, hi = iv["t_start_ns"], iv["t_end_ns"]
@@ -40,20 +41,26 @@ for iv in d["intervals"]:
     if any(a <= lo and hi <= b for a, b in spins):
         quiet += 1
         if v != 0:
-            bad.append(f"{lo}:{v}")
+            bad.append(f"{lo}:{v:.0f}")
+            leaked += v
     if walk and hi > walk[0] - 20e6 and lo < walk[1] + 20e6:
         around += v
 print("spins", len(spins), "walk", walk is not None)
-print("quiet", quiet, "bad", " ".join(bad) or "none")
+print("quiet", quiet, round(leaked), "bad", " ".join(bad) or "none")
 print("around", round(around))
 print("total", round(total))
 PY
 read -r _ nspins _ haswalk < <(grep '^spins' "$T/series.txt")
 expect_eq 2 "$nspins" "spin regions seen in the timeline"
 expect_eq True "$haswalk" "walk region seen in the timeline"
-read -r _ quiet _ bad < <(grep '^quiet' "$T/series.txt")
+read -r _ quiet leaked _ bad < <(grep '^quiet' "$T/series.txt")
 expect_cmp "$quiet" ">=" 20 "whole 20 ms intervals inside the spin regions"
-expect_eq none "$bad" "intervals inside a spin region with page faults (start:faults)"
+# A sample's delta is spread over the thread's last running time before it (its time
+# running), taken as wall time: a thread the machine starved near the walk or at start-up
+# shows a few dozen faults inside a spin (docs/cmd-timeline.md, NOTES). Spread wrongly, the walk's
+# thousands of faults would land there: at most 1 % of them may.
+note "intervals inside a spin region with page faults (start:faults): $bad"
+expect_cmp "$leaked" "<=" $((n / 100)) "page faults inside the spin regions (1 % of the walk's at most)"
 around=$(awk '/^around/ {print $2}' "$T/series.txt")
 expect_within 5 "$around" "$n" "page faults in the series around the walk against the known count"
 
