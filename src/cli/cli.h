@@ -79,6 +79,21 @@ int cli_resolve_event_options(const char *cmd, const struct opt_list *events,
  * stdout. Prints the cause and returns NULL on failure. */
 FILE *cli_open_output(const char *cmd, const char *path, int force);
 
+/* How report --by scope --categories is shown (of an experiment or an OTF2 archive). */
+struct scope_options {
+	int rank; /* MPI_SCOPE_ALL or --rank N */
+	int per_rank;
+	size_t top;
+	int csv, json;
+	const char *output;
+	int force;
+};
+
+struct scope_report;
+/* Print R (its rank, per_rank and top filled in from SO here) as SO asks, to SO's output.
+ * An exit status: 0; 2 when the output cannot be opened (said); 1 when writing failed. */
+int report_scopes_write(struct scope_report *r, const struct scope_options *so);
+
 /* An experiment with its region and function profiles, ready to print (report and html). */
 struct report {
 	struct experiment e;

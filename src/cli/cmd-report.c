@@ -216,15 +216,25 @@ void report_close(struct report *rep)
 /* What the report shows. */
 enum report_view { VIEW_AUTO, VIEW_FUNCTIONS, VIEW_REGIONS, VIEW_SAMPLES, VIEW_SCOPES };
 
-/* How --by scope --categories is shown. */
-struct scope_options {
-	int rank; /* MPI_SCOPE_ALL or --rank N */
-	int per_rank;
-	size_t top;
-	int csv, json;
-	const char *output;
-	int force;
-};
+int report_scopes_write(struct scope_report *r, const struct scope_options *so)
+{
+	FILE *out = cli_open_output("report", so->output, so->force);
+	int ret;
+
+	if (!out)
+		return EXIT_USAGE; /* said: the output exists without --force, or cannot be made */
+	r->rank = so->rank;
+	r->per_rank = so->per_rank;
+	r->top = so->top;
+	ret = (so->csv	  ? scope_print_csv(r, out)
+	       : so->json ? scope_print_json(r, out)
+			  : scope_print_text(r, out))
+		  ? 1
+		  : 0;
+	if (out != stdout && fclose(out) != 0)
+		ret = 1;
+	return ret;
+}
 
 /* `report --by scope --categories`: the MPI model of DIR, its waits and the scope profile. An
  * exit status. */
@@ -238,7 +248,6 @@ static int report_scopes(const char *dir, const struct scope_options *so)
 	struct scope_report r;
 	int have_e = 0, have_syms = 0, have_w = 0, have_p = 0, ret = EXIT_USAGE;
 	char err[512];
-	FILE *out;
 
 	mpi_model_init(&m);
 	if (experiment_open(&e, dir, err, sizeof(err))) {
@@ -261,17 +270,8 @@ static int report_scopes(const char *dir, const struct scope_options *so)
 		goto out;
 	}
 	have_p = 1;
-	out = cli_open_output("report", so->output, so->force);
-	if (!out)
-		goto out;
-	r = (struct scope_report){&p, &m, &e, so->rank, so->per_rank, so->top};
-	ret = (so->csv	  ? scope_print_csv(&r, out)
-	       : so->json ? scope_print_json(&r, out)
-			  : scope_print_text(&r, out))
-		  ? 1
-		  : 0;
-	if (out != stdout && fclose(out) != 0)
-		ret = 1;
+	r = (struct scope_report){.p = &p, .m = &m, .e = &e};
+	ret = report_scopes_write(&r, so);
 out:
 	if (have_p)
 		mpi_scope_release(&p);
@@ -437,19 +437,7 @@ int cmd_report(int argc, char **argv)
 		}
 		so.rank = rank_arg ? (int)v : MPI_SCOPE_ALL;
 		so.top = (size_t)top;
-		if (otf2) {
-			const struct report_otf2_scopes os = {.rank = so.rank,
-							      .per_rank = per_rank,
-							      .top = so.top,
-							      .csv = csv,
-							      .json = json,
-							      .output = output,
-							      .force = force};
-
-			ret = report_otf2_scopes(dir, &os);
-			goto out;
-		}
-		ret = report_scopes(dir, &so);
+		ret = otf2 ? report_otf2_scopes(dir, &so) : report_scopes(dir, &so);
 		goto out;
 	}
 	if (sort_key && !report_sort_key_valid(sort_key)) {

@@ -45,7 +45,7 @@ void report_otf2_refuse(const char *anchor, const char *option)
 			  anchor, option);
 }
 
-int report_otf2_scopes(const char *anchor, const struct report_otf2_scopes *so)
+int report_otf2_scopes(const char *anchor, const struct scope_options *so)
 {
 	struct mpi_model m;
 	struct mpi_waits w;
@@ -53,7 +53,6 @@ int report_otf2_scopes(const char *anchor, const struct report_otf2_scopes *so)
 	struct scope_report r;
 	int have_w = 0, have_p = 0, ret = EXIT_USAGE;
 	char err[1024] = "";
-	FILE *out;
 
 	mpi_model_init(&m);
 	if (mpi_model_load_otf2(&m, anchor, 0, err, sizeof(err))) {
@@ -71,17 +70,8 @@ int report_otf2_scopes(const char *anchor, const struct report_otf2_scopes *so)
 		goto out;
 	}
 	have_p = 1;
-	out = cli_open_output("report", so->output, so->force);
-	if (!out)
-		goto out;
-	r = (struct scope_report){&p, &m, NULL, so->rank, so->per_rank, so->top};
-	ret = (so->csv	  ? scope_print_csv(&r, out)
-	       : so->json ? scope_print_json(&r, out)
-			  : scope_print_text(&r, out))
-		  ? 1
-		  : 0;
-	if (out != stdout && fclose(out) != 0)
-		ret = 1;
+	r = (struct scope_report){.p = &p, .m = &m};
+	ret = report_scopes_write(&r, so);
 out:
 	if (have_p)
 		mpi_scope_release(&p);

@@ -17,18 +17,8 @@ int report_otf2_open(struct report *rep, const char *cmd, const char *anchor);
  * data only a perfscope experiment has. */
 void report_otf2_refuse(const char *anchor, const char *option);
 
-/* How report --by scope --categories shows an archive's scopes. */
-struct report_otf2_scopes {
-	int rank; /* MPI_SCOPE_ALL or --rank N */
-	int per_rank;
-	size_t top;
-	int csv, json;
-	const char *output;
-	int force;
-};
-
 /* `report --by scope --categories` on the archive ANCHOR: its MPI model, waits and scope
  * profile, printed. An exit status. */
-int report_otf2_scopes(const char *anchor, const struct report_otf2_scopes *so);
+int report_otf2_scopes(const char *anchor, const struct scope_options *so);
 
 #endif /* PSC_REPORT_OTF2_H */

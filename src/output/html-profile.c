@@ -92,7 +92,7 @@ static void samples_json(struct jsonw *w, const struct sample_report *r)
 	const struct exp_sampling *sm = &r->e->sampling;
 	/* with call chains, functions seen only as callers are rows too: their inclusive share
 	 * ("children", as report prints it) is what says something about them */
-	int chains = p->chains > 0 || sm->callgraph;
+	int chains = sample_report_has_chains(r);
 
 	jsonw_key(w, "samples");
 	jsonw_object_begin(w);

@@ -36,8 +36,7 @@ static size_t shown(size_t n, size_t top)
 	return top && top < n ? top : n;
 }
 
-/* The experiment has call chains: functions get their inclusive ("children") share too. */
-static int has_chains(const struct sample_report *r)
+int sample_report_has_chains(const struct sample_report *r)
 {
 	return r->p->chains > 0 || r->e->sampling.callgraph;
 }
@@ -239,7 +238,7 @@ static int print_functions(const struct sample_report *r, FILE *f)
 		table_add_column(t, "thread", TABLE_RIGHT);
 	table_add_column(t, "samples", TABLE_RIGHT);
 	table_add_column(t, "share", TABLE_RIGHT);
-	if (has_chains(r))
+	if (sample_report_has_chains(r))
 		table_add_column(t, "children", TABLE_RIGHT);
 	table_add_column(t, "est. time", TABLE_RIGHT);
 	for (uint32_t k = 1; k < p->nevents; k++)
@@ -259,7 +258,7 @@ static int print_functions(const struct sample_report *r, FILE *f)
 		fmt_count(buf, sizeof(buf), row->samples);
 		table_set(t, col++, "%s", buf);
 		table_set(t, col++, "%.1f %%", share(row->samples, p->samples));
-		if (has_chains(r))
+		if (sample_report_has_chains(r))
 			table_set(t, col++, "%.1f %%", share(row->incl_samples, p->samples));
 		fmt_duration(buf, sizeof(buf), (double)row->time_ns);
 		table_set(t, col++, "%s", buf);
@@ -360,7 +359,8 @@ int sample_print_csv(const struct sample_report *r, FILE *f)
 		fputc(',', f);
 		csv_field(f, r->e->sampling.events[k]);
 	}
-	fprintf(f, ",file,line%s\n", has_chains(r) ? ",incl_samples,incl_share,incl_ns" : "");
+	fprintf(f, ",file,line%s\n",
+		sample_report_has_chains(r) ? ",incl_samples,incl_share,incl_ns" : "");
 	for (size_t n = 0, i = next_row(r, 0, &n); i < p->nrows; i = next_row(r, i + 1, &n)) {
 		const struct sprof_row *row = &p->rows[i];
 		const uint64_t *c = sprof_counts(p, row);
@@ -383,7 +383,7 @@ int sample_print_csv(const struct sample_report *r, FILE *f)
 		fputc(',', f);
 		csv_field(f, file);
 		fprintf(f, ",%u", line);
-		if (has_chains(r))
+		if (sample_report_has_chains(r))
 			fprintf(f, ",%" PRIu64 ",%.4f,%" PRIu64, row->incl_samples,
 				share(row->incl_samples, p->samples), row->incl_ns);
 		fputc('\n', f);

@@ -30,6 +30,9 @@ struct sample_view {
 	int csv, json;
 };
 
+/* The experiment has call chains: functions get their inclusive ("children") share too. */
+int sample_report_has_chains(const struct sample_report *r);
+
 /*
  * Check V against R's profile P (sorting P's rows and call tree as asked) and fill R's view
  * fields: 0, or -EINVAL with a one-line message for the user in ERR (an option the sampled view
