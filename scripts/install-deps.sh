@@ -15,6 +15,7 @@ packages=(
 	linux-perf                               # perf stat: the reference the tests compare with
 	hyperfine                                # benchmarks (bench/)
 	time                                     # GNU time: peak RSS and CPU time in bench/run_trace.sh
+	strace                                   # tests count the reads a command makes
 	python3                                  # tests parse JSON output with it; MPI wrapper generator
 	libopenmpi-dev openmpi-bin               # MPI: libperfscope-mpi.so, its examples and tests
 	libopen-trace-format2-dev otf2-tools     # OTF2 export/import; otf2-print checks what we write

@@ -88,21 +88,18 @@ expect_eq 0 "$RC" "report of 64 generated ranks"
 # MPI records are looked for only when some rank is named (proc.<pid>.json, else a stream
 # header): without one, html reads each stream once less than when a rank is named (the MPI
 # model's pass, which finds nothing here). Passes counted as reads of the first chunk header.
-if command -v strace >/dev/null 2>&1; then
-	passes() {
-		strace -f -y -e trace=pread64,read -o "$T/strace.$1" "$PERFSCOPE" html "$2" -o "$T/p.html" --force >/dev/null 2>&1
-		grep -c 'stream\.[0-9.]*>, "PSCK.*, 16, 64) = 16' "$T/strace.$1" || true
-	}
-	cp -r "$T/exp" "$T/ranked"
-	sed -i 's/"rank": *-1/"rank": 0/' "$T/ranked"/proc.*.json
-	grep -q '"rank": 0' "$T/ranked"/proc.*.json || die "cannot name a rank in proc.*.json"
-	n0=$(passes plain "$T/exp")
-	n1=$(passes ranked "$T/ranked")
-	expect_cmp "$n0" ">" 0 "html reads the streams"
-	expect_eq "$((n0 + 1))" "$n1" "one pass more when a rank is named (the MPI model's), none without"
-else
-	note "no strace: the count of passes over the streams is not checked"
-fi
+command -v strace >/dev/null 2>&1 || die "strace not found: run scripts/install-deps.sh"
+passes() {
+	strace -f -y -e trace=pread64,read -o "$T/strace.$1" "$PERFSCOPE" html "$2" -o "$T/p.html" --force >/dev/null 2>&1
+	grep -c 'stream\.[0-9.]*>, "PSCK.*, 16, 64) = 16' "$T/strace.$1" || true
+}
+cp -r "$T/exp" "$T/ranked"
+sed -i 's/"rank": *-1/"rank": 0/' "$T/ranked"/proc.*.json
+grep -q '"rank": 0' "$T/ranked"/proc.*.json || die "cannot name a rank in proc.*.json"
+n0=$(passes plain "$T/exp")
+n1=$(passes ranked "$T/ranked")
+expect_cmp "$n0" ">" 0 "html reads the streams"
+expect_eq "$((n0 + 1))" "$n1" "one pass more when a rank is named (the MPI model's), none without"
 # a rank whose proc.<pid>.json lost its rank still has it in its stream header: MPI views kept
 python3 "$PSC_SOURCE/bench/gen_mpi_exp.py" -p 4 -e 2000 "$T/norank" >/dev/null || die "gen_mpi_exp.py"
 for f in "$T/norank"/proc.*.json; do sed -i 's/"rank": *[0-9]*/"rank": -1/' "$f"; done
