@@ -66,17 +66,4 @@ int stat_threads_take(struct stat_threads *st, struct stat_run *out);
 /* Free what ST holds (counter groups still open are closed). */
 void stat_threads_release(struct stat_threads *st);
 
-/* stat-thread-print.c: RES (one run with its threads) as the totals of stat_print_text, then
- * a table of the threads (pid, tid, name, each event, lowest running ratio), the totals and
- * the unattributed part. 0, -ENOMEM or -EIO. */
-int stat_threads_print_text(const struct stat_result *res, FILE *f);
-
-/* CSV with the columns row,pid,tid,name,event,value,running_pct,status, one line per thread
- * and event, then the total and the unattributed part of each event (docs/cmd-stat.md).
- * 0 or -EIO. */
-int stat_threads_print_csv(const struct stat_result *res, FILE *f);
-
-/* The object of stat_print_json with "threads" and "unattributed" added. 0, -ENOMEM or -EIO. */
-int stat_threads_print_json(const struct stat_result *res, FILE *f);
-
 #endif /* PSC_STAT_THREAD_H */

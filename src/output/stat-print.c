@@ -244,6 +244,12 @@ static void json_stats(struct jsonw *w, const char *key, const struct stats *s)
 
 int stat_print_json(const struct stat_result *res, FILE *f)
 {
+	return stat_print_json_extra(res, f, NULL);
+}
+
+int stat_print_json_extra(const struct stat_result *res, FILE *f,
+			  void (*extra)(struct jsonw *w, const struct stat_result *res))
+{
 	const struct metric *ms[64];
 	size_t nm = metrics_of(res, ms, 64);
 	struct stats wall, user, sys;
@@ -308,6 +314,8 @@ int stat_print_json(const struct stat_result *res, FILE *f)
 		jsonw_object_end(&w);
 	}
 	jsonw_array_end(&w);
+	if (extra)
+		extra(&w, res);
 	jsonw_object_end(&w);
 	return jsonw_print(&w, f);
 }

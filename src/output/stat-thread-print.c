@@ -1,9 +1,8 @@
 /* stat-thread-print.c - `perfscope stat --per-thread` results as text, CSV and JSON. */
-#include "stat-thread.h"
+#include "stat-print.h"
 
 #include "../core/jsonw.h"
-#include "../output/stat-print.h"
-#include "../output/table.h"
+#include "table.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -180,12 +179,11 @@ int stat_threads_print_csv(const struct stat_result *res, FILE *f)
 	return ferror(f) ? -EIO : 0;
 }
 
-/* The "threads" and "unattributed" members, as an object of their own in W. */
-static void json_threads(const struct stat_result *res, struct jsonw *w)
+/* The "threads" and "unattributed" members, into W's open object. */
+static void json_threads(struct jsonw *w, const struct stat_result *res)
 {
 	const struct stat_run *run = &res->runs[0];
 
-	jsonw_object_begin(w);
 	jsonw_key(w, "threads");
 	jsonw_array_begin(w);
 	for (size_t k = 0; res->nruns && k < run->nthreads; k++) {
@@ -233,40 +231,9 @@ static void json_threads(const struct stat_result *res, struct jsonw *w)
 		jsonw_object_end(w);
 	}
 	jsonw_array_end(w);
-	jsonw_object_end(w);
 }
 
 int stat_threads_print_json(const struct stat_result *res, FILE *f)
 {
-	char *totals = NULL, *end;
-	size_t len = 0;
-	FILE *mem = open_memstream(&totals, &len);
-	struct jsonw w;
-	const char *threads;
-	int ret;
-
-	if (!mem)
-		return -ENOMEM;
-	ret = stat_print_json(res, mem);
-	if (fclose(mem) != 0 && ret == 0)
-		ret = -ENOMEM;
-	end = ret == 0 && totals ? strrchr(totals, '}') : NULL;
-	jsonw_init(&w, 1);
-	json_threads(res, &w);
-	threads = jsonw_text(&w);
-	if (!end || !threads || !strchr(threads, '{')) {
-		ret = ret ? ret : -ENOMEM;
-	} else {
-		/* the totals' object without its closing brace, then the threads' members */
-		while (end > totals && (end[-1] == '\n' || end[-1] == ' '))
-			end--;
-		fwrite(totals, 1, (size_t)(end - totals), f);
-		fprintf(f, ",%s", strchr(threads, '{') + 1);
-		if (threads[strlen(threads) - 1] != '\n')
-			fputc('\n', f);
-		ret = ferror(f) ? -EIO : 0;
-	}
-	jsonw_release(&w);
-	free(totals);
-	return ret;
+	return stat_print_json_extra(res, f, json_threads);
 }
