@@ -246,7 +246,7 @@ static int report_scopes(const char *dir, const struct scope_options *so)
 	struct mpi_waits w;
 	struct mpi_scope_profile p;
 	struct scope_report r;
-	int have_e = 0, have_syms = 0, have_w = 0, have_p = 0, ret = EXIT_USAGE;
+	int have_e = 0, have_syms = 0, have_w = 0, have_p = 0, ret = EXIT_USAGE, lret;
 	char err[512];
 
 	mpi_model_init(&m);
@@ -255,8 +255,9 @@ static int report_scopes(const char *dir, const struct scope_options *so)
 		goto out;
 	}
 	have_e = 1;
-	if (mpi_model_load(&m, &e, 0, err, sizeof(err))) {
+	if ((lret = mpi_model_load(&m, &e, 0, err, sizeof(err)))) {
 		cli_error("report", "%s: --categories splits the time of MPI calls", err);
+		ret = lret == -ENOMEM ? 1 : EXIT_USAGE; /* the experiment's fault, or ours */
 		goto out;
 	}
 	if (symtab_init(&syms, dir) < 0 || mpi_waits_compute(&w, &m)) {
@@ -265,8 +266,9 @@ static int report_scopes(const char *dir, const struct scope_options *so)
 		goto out;
 	}
 	have_syms = have_w = 1;
-	if (mpi_scope_build(&p, &e, &syms, &m, &w, err, sizeof(err))) {
+	if ((lret = mpi_scope_build(&p, &e, &syms, &m, &w, err, sizeof(err)))) {
 		cli_error("report", "%s", err);
+		ret = lret == -ENOMEM ? 1 : EXIT_USAGE;
 		goto out;
 	}
 	have_p = 1;

@@ -51,12 +51,13 @@ int report_otf2_scopes(const char *anchor, const struct scope_options *so)
 	struct mpi_waits w;
 	struct mpi_scope_profile p;
 	struct scope_report r;
-	int have_w = 0, have_p = 0, ret = EXIT_USAGE;
+	int have_w = 0, have_p = 0, ret = EXIT_USAGE, lret;
 	char err[1024] = "";
 
 	mpi_model_init(&m);
-	if (mpi_model_load_otf2(&m, anchor, 0, err, sizeof(err))) {
+	if ((lret = mpi_model_load_otf2(&m, anchor, 0, err, sizeof(err)))) {
 		cli_error("report", "%s", err);
+		ret = lret == -ENOMEM ? 1 : EXIT_USAGE; /* the archive's fault, or ours */
 		goto out;
 	}
 	if (mpi_waits_compute(&w, &m)) {
@@ -65,8 +66,9 @@ int report_otf2_scopes(const char *anchor, const struct scope_options *so)
 		goto out;
 	}
 	have_w = 1;
-	if (otf2_scope_profile(&p, anchor, &m, &w, err, sizeof(err))) {
+	if ((lret = otf2_scope_profile(&p, anchor, &m, &w, err, sizeof(err)))) {
 		cli_error("report", "%s", err);
+		ret = lret == -ENOMEM ? 1 : EXIT_USAGE;
 		goto out;
 	}
 	have_p = 1;
