@@ -38,8 +38,9 @@ struct raw {
 	uint64_t vaddr;
 	pid_t tid;
 	int region;
-	uint64_t calls, samples;
-	int64_t incl_ns, excl_ns, sample_ns;
+	int sampled; /* a row of the sample profile */
+	uint64_t calls, samples, incl_samples;
+	int64_t incl_ns, excl_ns, sample_ns, incl_sample_ns;
 	double incl_j, excl_j;
 };
 
@@ -193,8 +194,11 @@ static int collect_rows(struct src *s)
 		r->module = row->sym.module;
 		r->vaddr = row->sym.offset;
 		r->tid = row->tid;
+		r->sampled = 1;
 		r->samples = row->samples;
 		r->sample_ns = (int64_t)row->time_ns;
+		r->incl_samples = row->incl_samples;
+		r->incl_sample_ns = (int64_t)row->incl_ns;
 	}
 	for (size_t i = 0; rp && i < rp->nrows; i++) {
 		const struct region_row *row = &rp->rows[i];
@@ -229,8 +233,8 @@ static int merge_rows(struct src *s)
 		size_t j = i;
 
 		sc->sum = *a;
-		sc->sum.calls = sc->sum.samples = 0;
-		sc->sum.incl_ns = sc->sum.excl_ns = sc->sum.sample_ns = 0;
+		sc->sum.calls = sc->sum.samples = sc->sum.incl_samples = 0;
+		sc->sum.incl_ns = sc->sum.excl_ns = sc->sum.sample_ns = sc->sum.incl_sample_ns = 0;
 		sc->sum.incl_j = sc->sum.excl_j = 0;
 		for (; j < s->nraws && a->region == s->raws[j].region &&
 		       !strcmp(a->file, s->raws[j].file) && a->line == s->raws[j].line &&
@@ -238,8 +242,11 @@ static int merge_rows(struct src *s)
 		     j++) {
 			const struct raw *b = &s->raws[j];
 
+			sc->sum.sampled |= b->sampled;
 			sc->sum.calls += b->calls;
 			sc->sum.samples += b->samples;
+			sc->sum.incl_samples += b->incl_samples;
+			sc->sum.incl_sample_ns += b->incl_sample_ns;
 			sc->sum.incl_ns += b->incl_ns;
 			sc->sum.excl_ns += b->excl_ns;
 			sc->sum.sample_ns += b->sample_ns;
@@ -524,13 +531,22 @@ static size_t mpi_find(const struct src *s, const struct scope *sc)
 	return SIZE_MAX;
 }
 
-/* SC's inclusive cost in metric M: measured where a profile has it, else its lines' sum. */
+/*
+ * SC's inclusive cost in metric M: measured where a profile has it, else its lines' sum. A
+ * sampled function's samples are the sample profile's, as report counts them: its lines' sum
+ * would miss the code inlined into it (its lines are the callee's) and count copies of it
+ * inlined elsewhere.
+ */
 static double scope_cost(const struct src *s, const struct scope *sc, enum src_metric m)
 {
 	const struct src_file *f = &s->files[sc->file];
 
 	if (m == SRC_TIME && (sc->sum.region || (!s->time_from_samples && sc->sum.calls)))
 		return (double)sc->sum.incl_ns;
+	if (m == SRC_TIME && s->time_from_samples && sc->sum.sampled)
+		return (double)sc->sum.incl_sample_ns;
+	if (m == SRC_SAMPLES && sc->sum.sampled)
+		return (double)sc->sum.incl_samples;
 	if (m == SRC_ENERGY && sc->sum.incl_j > 0)
 		return sc->sum.incl_j;
 	return src_file_sum(f, m, sc->first, sc->last);

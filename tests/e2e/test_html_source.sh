@@ -44,13 +44,15 @@ top=$(json_eval "$T/s.src.json" "(lambda c: c[0::2][c[1::2].index(max(c[1::2]))]
 	fail "the line with the most samples is phase_a's inner loop ($((hot - 1))-$hot): got $top"
 expect_eq "$a_first-$a_last" "$(json_eval "$T/s.src.json" "[str(s['first'])+'-'+str(s['last']) for s in $q['scopes'] if s['name']=='phase_a'][0]")" \
 	"phase_a spans its declaration to its closing brace"
-# a scope's samples are its lines' samples
-expect_eq true "$(json_eval "$T/s.src.json" "all(s['incl']['samples'] == sum(v for l, v in zip($q['cost']['samples'][0::2], $q['cost']['samples'][1::2]) if s['first'] <= l <= s['last']) for s in $q['scopes'])")" \
-	"each scope's samples are the sum over its lines"
+# phase_a is never inlined, so its lines' samples are all its own; its scope also counts the
+# samples of now_ns() inlined into it, whose lines lie outside phase_a's
+lsum="sum(v for l, v in zip($q['cost']['samples'][0::2], $q['cost']['samples'][1::2]) if s['first'] <= l <= s['last'])"
+expect_eq true "$(json_eval "$T/s.src.json" "all(0 < $lsum <= s['incl']['samples'] for s in $q['scopes'] if s['name'] in ('phase_a', 'phase_b'))")" \
+	"phase_a's and phase_b's lines hold at most their scopes' samples"
 na=$(json_eval "$T/s.src.json" "[s['incl']['samples'] for s in $q['scopes'] if s['name']=='phase_a'][0]")
 nb=$(json_eval "$T/s.src.json" "[s['incl']['samples'] for s in $q['scopes'] if s['name']=='phase_b'][0]")
-# the scopes' samples are report's (the 300:100 ms split itself depends on the CPU the phases
-# got, so only its order is checked)
+# the scopes' samples are report's, exactly (the 300:100 ms split itself depends on the CPU the
+# phases got, so only its order is checked)
 report_csv_or_die srep "$T/s"
 expect_eq "$(csv_get "$T/srep.out" samples name=phase_a)" "${na:-}" "phase_a's samples as report counts them"
 expect_eq "$(csv_get "$T/srep.out" samples name=phase_b)" "${nb:-}" "phase_b's samples as report counts them"
