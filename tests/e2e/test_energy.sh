@@ -47,15 +47,34 @@ rows = list(csv.DictReader(open(sys.argv[1])))
 start, end, p = int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
 names = [r["name"] for r in rows]
 assert "phase_a" in names and "phase_b" in names and "[outside traced functions]" in names, names
-for r in rows:
+for r in rows:  # every function, however short (main's own time is some microseconds)
     e, t = float(r["energy_j"]), int(r["time_ns"])
-    if t > 1000000:
-        assert abs(e - p * t * 1e-9) <= 1e-3 * p * t * 1e-9, (r, p * t * 1e-9)
+    assert abs(e - p * t * 1e-9) <= 1e-3 * p * t * 1e-9, (r, p * t * 1e-9)
 total = sum(float(r["energy_j"]) for r in rows)
 want = p * (end - start) * 1e-9
 assert abs(total - want) <= 1e-6 * want, (total, want)
 a = next(r for r in rows if r["name"] == "phase_a")
 assert abs(float(a["power_w"]) - p) < 1e-6 * p, a
+PY
+
+# the same over fib(20): 21,891 calls of a few hundred ns each, under a 20 kHz meter
+record_or_die frec "$T/fib.exp" --functions -- "$EX/fib" 20
+read -r fstart fend < <(json_eval "$T/fib.exp/meta.json" '"%d %d" % (d["start_ns"], d["end_ns"])')
+python3 -c 'import sys; open(sys.argv[1], "w").write("5.0\n" * int(sys.argv[2]))' "$T/fconst.txt" \
+	"$(((fend - fstart) / 50000 + 10))"
+run fe "$PERFSCOPE" energy "$T/fib.exp" --power "$T/fconst.txt" --csv
+expect_eq 0 "$RC" "energy of fib with a constant meter exits 0"
+python3 - "$T/fe.out" "$fstart" "$fend" <<'PY' || fail "constant power over fib: energy = P x time"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+start, end = int(sys.argv[2]), int(sys.argv[3])
+fib = next(r for r in rows if r["name"] == "fib")
+assert int(fib["calls"]) == 21891, fib
+for r in rows:
+    e, t = float(r["energy_j"]), int(r["time_ns"])
+    assert abs(e - 5 * t * 1e-9) <= 1e-3 * 5 * t * 1e-9, r
+total = sum(float(r["energy_j"]) for r in rows)
+assert abs(total - 5 * (end - start) * 1e-9) <= 1e-6 * total, (total, end - start)
 PY
 
 # --top 1: the functions left out are summed in one row, so the rows still add up
@@ -151,6 +170,21 @@ total = sum(float(r["energy_j"]) for r in rows)
 assert abs(total - want) <= 1e-6 * want, (total, want)
 PY
 
+# power ending 100 ms before the run's end: that part is reported and excluded as well
+python3 -c 'import sys; open(sys.argv[1], "w").write("5.0\n" * int(sys.argv[2]))' "$T/early.txt" \
+	"$(((end - start - 100000000) / 50000 + 1))"
+run e6e "$PERFSCOPE" energy "$d" --power "$T/early.txt" --csv
+expect_eq 0 "$RC" "a meter stopping early still gives a profile"
+expect_grep "of it gets no energy (not extrapolated)" "$T/e6e.err" "the uncovered end is stated"
+python3 - "$T/e6e.out" "$start" "$end" <<'PY' || fail "partial cover at the end: P x the covered time"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+start, end = int(sys.argv[2]), int(sys.argv[3])
+want = 5.0 * ((end - start - 100_000_000) // 50_000 * 50_000) * 1e-9
+total = sum(float(r["energy_j"]) for r in rows)
+assert abs(total - want) <= 1e-6 * want, (total, want)
+PY
+
 # the meter's statistics: constant 5 W, 20 kHz
 run e7 "$PERFSCOPE" energy "$d" --power "$T/const.txt" --csv --stats
 expect_eq 0 "$RC" "--csv --stats exits 0"
@@ -158,11 +192,23 @@ expect_eq 5 "$(csv_get "$T/e7.out" median column=power)" "median power"
 expect_eq 0 "$(csv_get "$T/e7.out" sd column=power)" "sd of a constant"
 expect_within 0.1 20000 "$(csv_get "$T/e7.out" rate_hz column=power)" "achieved sample rate"
 
-# short functions against a slow meter: a warning with the select hint
-meter "$T/slow.txt" 2 "5.0"
-run e8 "$PERFSCOPE" energy "$d" --power "$T/slow.txt" --power-rate 2
-expect_eq 0 "$RC" "a 2 Hz meter still gives a profile"
-expect_grep "perfscope select $d --min-time" "$T/e8.out" "the two-pass hint for short functions"
+# short functions against a slow meter: a warning with the select hint for each function
+# whose mean call is under 4 sample periods (10 Hz: 400 ms): phase_a and phase_b (300 ms),
+# not main (600 ms); the hint's --min-time keeps exactly the functions not warned about
+meter "$T/slow.txt" 10 "5.0"
+run e8 "$PERFSCOPE" energy "$d" --power "$T/slow.txt" --power-rate 10
+expect_eq 0 "$RC" "a 10 Hz meter still gives a profile"
+for f in phase_a phase_b; do
+	expect_grep "! $f: mean call 300 ms is shorter than 4 power sample periods (400 ms): its energy is interpolated, not measured (perfscope select $d --min-time 400000us keeps only longer functions)" \
+		"$T/e8.out" "the two-pass hint for $f"
+done
+expect_eq 2 "$(grep -c "shorter than 4 power sample periods" "$T/e8.out")" "no hint for main"
+hint=$(sed -n 's/.*(perfscope select \(.*\) keeps only longer functions)$/\1/p' "$T/e8.out" | head -1)
+# shellcheck disable=SC2086 # the hint is DIR --min-time T
+run sel "$PERFSCOPE" select $hint -o "$T/hint.filter"
+expect_eq 0 "$RC" "the hinted select exits 0"
+expect_eq "main" "$(grep -v '^#' "$T/hint.filter" | cut -f3 | sort | tr '\n' ' ' | sed 's/ $//')" \
+	"the hinted select keeps the functions not warned about"
 
 # a meter's file given to record: copied into the experiment, read by energy as recorded
 record_or_die mrec "$T/m.exp" --functions --power "file:$T/const.txt" --power-rate 20000 -- \
@@ -191,6 +237,9 @@ expect_grep "line 2" "$T/b2.err" "the negative value's line is named"
 printf '5.0\nnan\n' >"$T/nan.txt"
 run b3 "$PERFSCOPE" energy "$d" --power "$T/nan.txt"
 expect_eq 2 "$RC" "NaN exits 2"
+expect_grep "$T/nan.txt: line 2: NaN: 'nan' (column 1, watts)" "$T/b3.err" "the NaN's line is named"
+expect_grep "$T/neg.txt: line 2: negative value -1 (column 1, watts)" "$T/b2.err" "the negative value is named"
+expect_grep "$T/bad.txt: line 3: not a number: 'five' (column 1, watts)" "$T/b1.err" "what was expected is said"
 run b4 "$PERFSCOPE" energy "$d"
 expect_eq 2 "$RC" "no power samples exits 2"
 expect_grep "has no power samples" "$T/b4.err" "says what is missing"
