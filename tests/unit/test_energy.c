@@ -6,6 +6,7 @@
 #include "synth-exp.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "energy.h"
@@ -345,13 +346,162 @@ static void test_recursion_inclusive(void **state)
 	release(&x);
 }
 
+/* ---- analytic power over a synthetic timeline, every method ---- */
+
+/* P(t) in W at T ns: a polynomial in u = (t - 1000) / 1000 (coefficients c[0..3]) or, with
+ * SINE, 10 + 5 sin(4 pi u) (two periods over the run). */
+struct shape {
+	double c[4];
+	int sine;
+};
+
+static double shape_at(const struct shape *sh, double t)
+{
+	double u = (t - 1000) / 1000;
+
+	if (sh->sine)
+		return 10 + 5 * sin(4 * M_PI * u);
+	return sh->c[0] + u * (sh->c[1] + u * (sh->c[2] + u * sh->c[3]));
+}
+
+/* Its exact integral from 1000 ns to T, in J. */
+static double shape_j(const struct shape *sh, double t)
+{
+	double u = (t - 1000) / 1000;
+
+	if (sh->sine)
+		return (10 * u + 5 * (1 - cos(4 * M_PI * u)) / (4 * M_PI)) * 1000e-9;
+	return u * (sh->c[0] + u * (sh->c[1] / 2 + u * (sh->c[2] / 3 + u * sh->c[3] / 4))) *
+	       1000e-9;
+}
+
+/* X's power: SH sampled every DT ns from 1000 to 2000 ns (V owned by the caller). */
+static void sample_shape(struct fixture *x, double *v, const struct shape *sh, double dt)
+{
+	static char name[] = "power", source[] = "test";
+	size_t n = (size_t)(1000 / dt) + 1;
+
+	for (size_t i = 0; i < n; i++)
+		v[i] = shape_at(sh, 1000 + (double)i * dt);
+	x->ps = (struct power_series){.source = source, .n = n, .t0 = 1000, .dt = dt, .nch = 1};
+	x->ps.ch = calloc(1, sizeof(*x->ps.ch));
+	assert_non_null(x->ps.ch);
+	x->ps.ch[0] = (struct power_channel){name, POWER_WATTS, v, 1};
+}
+
+/* One thread: F from B[0] to B[1], G from B[1] to B[2] (right after F: no gap), H from B[3]
+ * to B[4]; nothing else traced. */
+static void three_calls(struct fixture *x, const int64_t *b)
+{
+	struct words s = {{0}, 0};
+
+	fixture_dir(x);
+	w_clock(&s, 1000);
+	w_call(&s, (uint64_t)b[0], 1, F);
+	w_call(&s, (uint64_t)b[1], 0, F);
+	w_call(&s, (uint64_t)b[1], 1, G);
+	w_call(&s, (uint64_t)b[2], 0, G);
+	w_call(&s, (uint64_t)b[3], 1, H);
+	w_call(&s, (uint64_t)b[4], 0, H);
+	w_end(&s, 1990);
+	write_stream(x->dir, 100, 100, &s, NULL, 0);
+}
+
+/* The charges of F, G, H under SH sampled every DT by METHOD, minus their exact integrals:
+ * ERR[0..2]; the rows and the outside add up to the run's energy either way. */
+static void charge_errors(const int64_t *b, const struct shape *sh, double dt,
+			  enum integ_method method, double *err)
+{
+	static const uint64_t addr[3] = {F, G, H};
+	struct energy_options opt = {.method = method};
+	struct fixture x;
+	double v[1001], sum;
+
+	three_calls(&x, b);
+	sample_shape(&x, v, sh, dt);
+	build(&x, &opt);
+	sum = x.ep.outside_j;
+	for (int k = 0; k < 3; k++) {
+		double got = row_of(&x.ep.merged, addr[k])->excl_j;
+
+		err[k] = got - (shape_j(sh, (double)b[k == 2 ? 4 : k + 1]) -
+				shape_j(sh, (double)b[k == 2 ? 3 : k]));
+		sum += got;
+	}
+	assert_rel(x.ep.total_j, sum);
+	release(&x);
+}
+
+/* Constant and linear power by the trapezoid, up to quadratic by Simpson, are charged exactly
+ * (1e-9 relative) to calls whose boundaries fall between samples; cubic power by Simpson
+ * when the boundaries are on its groups' edges (every other sample from the first). */
+static void test_analytic_exact(void **state)
+{
+	static const int64_t between[5] = {1103, 1257, 1501, 1733, 1911};
+	static const int64_t edges[5] = {1120, 1280, 1520, 1760, 1920};
+	const struct shape constant = {{4, 0, 0, 0}, 0}, ramp = {{2, 7, 0, 0}, 0};
+	const struct shape quad = {{3, -2, 9, 0}, 0}, cubic = {{1, 2, -6, 8}, 0};
+	double err[3];
+
+	(void)state;
+	for (int m = 0; m < 2; m++) {
+		enum integ_method method = m ? INTEG_SIMPSON : INTEG_TRAPEZOID;
+
+		charge_errors(between, &constant, 10, method, err);
+		for (int k = 0; k < 3; k++)
+			assert_true(fabs(err[k]) <= 1e-9 * 4 * 400e-9);
+		charge_errors(between, &ramp, 10, method, err);
+		for (int k = 0; k < 3; k++)
+			assert_true(fabs(err[k]) <= 1e-9 * 9 * 400e-9);
+	}
+	charge_errors(between, &quad, 10, INTEG_SIMPSON, err);
+	for (int k = 0; k < 3; k++)
+		assert_true(fabs(err[k]) <= 1e-9 * 12 * 400e-9);
+	/* the trapezoid is not exact there: the test can tell */
+	charge_errors(between, &quad, 10, INTEG_TRAPEZOID, err);
+	assert_true(fabs(err[1]) > 1e-7 * 12 * 244e-9);
+	charge_errors(edges, &cubic, 20, INTEG_SIMPSON, err);
+	for (int k = 0; k < 3; k++)
+		assert_true(fabs(err[k]) <= 1e-9 * 10 * 400e-9);
+	charge_errors(edges, &cubic, 20, INTEG_TRAPEZOID, err);
+	assert_true(fabs(err[1]) > 1e-7 * 10 * 240e-9);
+}
+
+/* Sine power: halving the sample period divides each call's error by about 4 with the
+ * trapezoid (second order) and by about 16 with Simpson (fourth order). */
+static void test_analytic_sine_order(void **state)
+{
+	static const int64_t b[5] = {1120, 1280, 1520, 1760, 1920};
+	const struct shape sine = {{0}, 1};
+	const double dts[3] = {20, 10, 5};
+	double err[2][3][3];
+
+	(void)state;
+	for (int m = 0; m < 2; m++)
+		for (int i = 0; i < 3; i++)
+			charge_errors(b, &sine, dts[i], m ? INTEG_SIMPSON : INTEG_TRAPEZOID,
+				      err[m][i]);
+	for (int k = 0; k < 3; k++)
+		for (int i = 0; i + 1 < 3; i++) {
+			double trap = log2(fabs(err[0][i][k] / err[0][i + 1][k]));
+			double simp = log2(fabs(err[1][i][k] / err[1][i + 1][k]));
+
+			print_message("call %d, dt %g -> %g: orders %.3f (trapezoid), %.3f "
+				      "(Simpson)\n",
+				      k, dts[i], dts[i + 1], trap, simp);
+			assert_true(trap > 1.8 && trap < 2.2);
+			assert_true(simp > 3.6 && simp < 4.4);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_nested_ramp),		cmocka_unit_test(test_two_threads_share),
 	    cmocka_unit_test(test_partial_cover),	cmocka_unit_test(test_no_overlap),
 	    cmocka_unit_test(test_zero_length_call),	cmocka_unit_test(test_call_outside_run),
-	    cmocka_unit_test(test_recursion_inclusive),
+	    cmocka_unit_test(test_recursion_inclusive), cmocka_unit_test(test_analytic_exact),
+	    cmocka_unit_test(test_analytic_sine_order),
 	};
 
 	return cmocka_run_group_tests(tests, synth_make_top, synth_remove_top);
