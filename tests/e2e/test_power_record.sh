@@ -170,6 +170,32 @@ mkdir -p "$T/sysfs/bus/event_source/devices/cpu"
 PERFSCOPE_SYSFS_ROOT=$T/sysfs bad noperf "--power perf: no perf power PMU" \
 	"$PERFSCOPE" record -o "$T/x.exp" --power perf -- true
 
+# energy_uj readable by root only (the PLATYPUS fix): one line with the fix, exit 2, nothing
+# created. Root reads any file, so the record runs as nobody (setpriv), where this can be done.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
+	mkdir -p "$T/denied/intel-rapl:0" "$T/nobody"
+	echo package-0 >"$T/denied/intel-rapl:0/name"
+	echo 1000 >"$T/denied/intel-rapl:0/max_energy_range_uj"
+	echo 5 >"$T/denied/intel-rapl:0/energy_uj"
+	chmod 0400 "$T/denied/intel-rapl:0/energy_uj"
+	chmod 0777 "$T/nobody"
+	chmod a+x "$T"
+	run denied env PERFSCOPE_POWERCAP_ROOT="$T/denied" setpriv --reuid=65534 --regid=65534 \
+		--clear-groups "$PERFSCOPE" record -o "$T/nobody/x.exp" --power rapl -- true
+	if grep -q "Permission denied\|cannot open\|cannot execute" "$T/denied.err" &&
+		! grep -q "energy_uj" "$T/denied.err"; then
+		note "nobody cannot run $PERFSCOPE here: the permission message is not exercised"
+	else
+		expect_eq 2 "$RC" "a root-only energy_uj exits 2"
+		expect_eq 1 "$(wc -l <"$T/denied.err")" "and says one line"
+		expect_grep "perfscope record: --power rapl: cannot read $T/denied/intel-rapl:0/energy_uj: permission denied (RAPL energy is readable by root only since the 2020 PLATYPUS fix): run as root, or: sudo chmod a+r $T/denied/intel-rapl:*/energy_uj" \
+			"$T/denied.err" "the cause and the fix"
+		expect_no_file "$T/nobody/x.exp" "nothing is created"
+	fi
+else
+	note "not root (or no setpriv): the permission message is checked by test_powercap only"
+fi
+
 # a directory that existed before is kept, without power files, when --power fails
 mkdir -p "$T/old.exp"
 PERFSCOPE_POWERCAP_ROOT=$T/empty run oldrun "$PERFSCOPE" record -o "$T/old.exp" --force --power rapl -- true
