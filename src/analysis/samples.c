@@ -9,6 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Completed on-CPU spans a state keeps at most: past this, the two closest ones merge. */
+#define MAX_SPANS 64
+
+/* Where a (thread, cpu, group) state's thread ran since that state's last sample. */
+struct sample_oncpu {
+	uint64_t since; /* on the CPU since this time (switched in or sampled), or 0 */
+	uint64_t last;	/* time of the state's last sample or switch record, or 0 */
+	uint64_t *iv;	/* spans completed since the last sample: n [from, to] pairs */
+	uint32_t n, cap;
+};
+
 static struct sample_thread *thread_get(struct sample_walk *w, pid_t pid, pid_t tid, size_t *idx)
 {
 	for (size_t i = w->nthreads; i-- > 0;)
@@ -48,27 +59,162 @@ static int mark(struct sample_walk *w, uint64_t ns, uint64_t pidtid, int kind)
 	return 0;
 }
 
-/* The previous values of (tid, cpu, group): a state of 2 + nevents words, zero when new. */
-static uint64_t *prev_state(struct sample_walk *w, uint64_t tid, uint64_t cpu, uint64_t group)
+/*
+ * The state of (tid, cpu, group): its previous values (2 + nevents words in prev_vals, zero
+ * when new: sample time, time_running, the values) and its on-CPU spans. Its index, or
+ * SIZE_MAX when out of memory.
+ */
+static size_t state_get(struct sample_walk *w, uint64_t tid, uint64_t cpu, uint64_t group)
 {
 	uint64_t key = tid << 32 | (cpu & 0xffff) << 16 | (group & 0xffff), idx;
 	size_t words = 2 + (size_t)w->nevents;
 
 	if (u64map_get(w->prev, key, &idx))
-		return w->prev_vals + idx * words;
+		return (size_t)idx;
 	if (w->nprev == w->prevcap) {
 		size_t cap = w->prevcap ? 2 * w->prevcap : 64;
 		uint64_t *v = realloc(w->prev_vals, cap * words * sizeof(*v));
+		struct sample_oncpu *o;
 
 		if (!v)
-			return NULL;
+			return SIZE_MAX;
 		w->prev_vals = v;
+		o = realloc(w->oncpu, cap * sizeof(*o));
+		if (!o)
+			return SIZE_MAX;
+		w->oncpu = o;
 		w->prevcap = cap;
 	}
 	if (u64map_put(w->prev, key, w->nprev))
-		return NULL;
+		return SIZE_MAX;
 	memset(w->prev_vals + w->nprev * words, 0, words * sizeof(uint64_t));
-	return w->prev_vals + w->nprev++ * words;
+	memset(&w->oncpu[w->nprev], 0, sizeof(w->oncpu[0]));
+	return w->nprev++;
+}
+
+/* Forget every state (a new file begins). */
+static void states_reset(struct sample_walk *w)
+{
+	for (size_t i = 0; i < w->nprev; i++)
+		free(w->oncpu[i].iv);
+	if (w->prev)
+		u64map_clear(w->prev);
+	w->nprev = 0;
+}
+
+/* Append the on-CPU span [FROM, TO] to O, merging its two closest spans when it is full. */
+static int span_add(struct sample_oncpu *o, uint64_t from, uint64_t to)
+{
+	if (o->n && from < o->iv[2 * o->n - 1])
+		from = o->iv[2 * o->n - 1];
+	if (to <= from)
+		return 0;
+	if (o->n == MAX_SPANS) {
+		uint32_t best = 1;
+
+		for (uint32_t i = 2; i < o->n; i++)
+			if (o->iv[2 * i] - o->iv[2 * i - 1] < o->iv[2 * best] - o->iv[2 * best - 1])
+				best = i;
+		/* the off-CPU gap between spans best - 1 and best counts as on-CPU from now */
+		o->iv[2 * best - 1] = o->iv[2 * best + 1];
+		memmove(o->iv + 2 * best, o->iv + 2 * best + 2,
+			(size_t)(o->n - best - 1) * 2 * sizeof(uint64_t));
+		o->n--;
+	}
+	if (o->n == o->cap) {
+		uint32_t cap = o->cap ? 2 * o->cap : 4;
+		uint64_t *iv = realloc(o->iv, (size_t)cap * 2 * sizeof(*iv));
+
+		if (!iv)
+			return -ENOMEM;
+		o->iv = iv;
+		o->cap = cap;
+	}
+	o->iv[2 * o->n] = from;
+	o->iv[2 * o->n + 1] = to;
+	o->n++;
+	return 0;
+}
+
+/*
+ * A switch record: the thread went on or off a CPU. Every group's state of (thread, cpu)
+ * notes it: a switch out closes the span that began at the switch in (or at the state's last
+ * sample, or at the start when no record said when the thread came: the root's first CPU).
+ */
+static int on_switch(struct sample_walk *w, const struct stream_record *rec)
+{
+	uint64_t tid = rec->payload[0] >> 32, cpu = w->per_cpu ? rec->arg & 0xffffu : 0;
+	int out = !!((rec->arg >> 16) & PSC_SWITCH_OUT);
+
+	for (uint32_t g = 0; g < (w->ngroups ? w->ngroups : 1); g++) {
+		size_t idx = state_get(w, tid, cpu, g);
+		struct sample_oncpu *o;
+
+		if (idx == SIZE_MAX)
+			return -ENOMEM;
+		o = &w->oncpu[idx];
+		if (!out) {
+			o->since = rec->ticks;
+		} else {
+			uint64_t from = o->since ? o->since : o->last;
+
+			if (span_add(o, from > w->start_ns ? from : w->start_ns, rec->ticks))
+				return -ENOMEM;
+			o->since = 0;
+		}
+		o->last = rec->ticks;
+	}
+	return 0;
+}
+
+/*
+ * The spans sample S's deltas were counted in, from state O's switch records, into w->spans;
+ * O starts over at the sample. 0 or -ENOMEM.
+ */
+static int sample_spans(struct sample_walk *w, struct sample_oncpu *o, struct sample *s)
+{
+	uint64_t covered = 0, from = o->since;
+	size_t n = 0;
+
+	if (w->spancap < 2 * ((size_t)o->n + 1)) {
+		size_t cap = 2 * ((size_t)o->n + 1);
+		uint64_t *sp = realloc(w->spans, cap * sizeof(*sp));
+
+		if (!sp)
+			return -ENOMEM;
+		w->spans = sp;
+		w->spancap = cap;
+	}
+	for (uint32_t i = 0; i < o->n; i++) {
+		w->spans[n++] = o->iv[2 * i];
+		w->spans[n++] = o->iv[2 * i + 1];
+		covered += o->iv[2 * i + 1] - o->iv[2 * i];
+	}
+	if (!from) {
+		/*
+		 * No record says when the thread came on this CPU (the root, running since its
+		 * exec): the on-CPU time the spans do not cover ends at the sample.
+		 */
+		uint64_t rest = s->weight_ns > covered ? s->weight_ns - covered : 0;
+
+		from = s->ns > rest ? s->ns - rest : 0;
+		if (from < o->last)
+			from = o->last;
+		if (from < w->start_ns)
+			from = w->start_ns;
+	}
+	if (n && from < w->spans[n - 1])
+		from = w->spans[n - 1];
+	if (s->ns > from || !n) {
+		w->spans[n++] = from < s->ns ? from : s->ns;
+		w->spans[n++] = s->ns;
+	}
+	s->spans = w->spans;
+	s->nspans = n / 2;
+	s->from_ns = w->spans[0];
+	o->n = 0;
+	o->since = o->last = s->ns;
+	return 0;
 }
 
 static unsigned image_get(struct sample_walk *w, pid_t pid)
@@ -115,6 +261,7 @@ static int on_sample(struct sample_walk *w, const struct stream_record *rec, con
 	uint64_t nr = p[3], *prev, running = p[5];
 	struct sample s = {0};
 	struct sample_thread *t;
+	size_t idx;
 
 	s.ns = rec->ticks;
 	s.pid = (pid_t)(uint32_t)p[0];
@@ -128,9 +275,10 @@ static int on_sample(struct sample_walk *w, const struct stream_record *rec, con
 	s.image = image_get(w, s.pid);
 	t = thread_get(w, s.pid, s.tid, &s.thread);
 	/* per-CPU events count a thread per CPU; a per-task event (before Linux 6.12) follows it */
-	prev = prev_state(w, (uint64_t)(uint32_t)s.tid, w->per_cpu ? s.cpu : 0, s.group);
-	if (!t || !prev)
+	idx = state_get(w, (uint64_t)(uint32_t)s.tid, w->per_cpu ? s.cpu : 0, s.group);
+	if (!t || idx == SIZE_MAX)
 		return -ENOMEM;
+	prev = w->prev_vals + idx * (2 + (size_t)w->nevents);
 	memset(w->delta, 0, w->nevents * sizeof(uint64_t));
 	for (uint64_t k = 0; k < nr; k++) {
 		uint64_t ev = groups[rec->arg * w->nevents + k];
@@ -148,6 +296,15 @@ static int on_sample(struct sample_walk *w, const struct stream_record *rec, con
 	prev[0] = s.ns;
 	prev[1] = running;
 	s.delta = w->delta;
+	if (w->switches) {
+		if (sample_spans(w, &w->oncpu[idx], &s))
+			return -ENOMEM;
+	} else {
+		w->spans[0] = s.from_ns;
+		w->spans[1] = s.ns;
+		s.spans = w->spans;
+		s.nspans = 1;
+	}
 	if (!t->samples)
 		t->first_ns = s.ns;
 	t->samples++;
@@ -181,6 +338,8 @@ static int walk_file(struct sample_walk *w, const struct exp_samples *f,
 	}
 	if (!w->start_ns || r.hdr.start_ns < w->start_ns)
 		w->start_ns = r.hdr.start_ns;
+	w->switches = !!(r.hdr.features & PSC_FEAT_SWITCHES);
+	w->ngroups = 0;
 	while ((ret = stream_next(&r, &rec, err, errlen)) > 0) {
 		ret = 0;
 		if (rec.ticks > w->end_ns)
@@ -191,6 +350,11 @@ static int walk_file(struct sample_walk *w, const struct exp_samples *f,
 		case PSC_REC_SAMPLE_GROUP:
 			for (size_t k = 0; k < rec.npayload; k++)
 				groups[rec.arg * w->nevents + k] = rec.payload[k];
+			if (rec.arg >= w->ngroups)
+				w->ngroups = rec.arg + 1;
+			break;
+		case PSC_REC_SWITCH:
+			ret = w->switches ? on_switch(w, &rec) : 0;
 			break;
 		case PSC_REC_SAMPLE:
 			ret = on_sample(w, &rec, groups, fn, ctx);
@@ -247,13 +411,14 @@ int samples_walk(const struct experiment *e, struct sample_walk *w,
 	w->prev = calloc(1, sizeof(*w->prev));
 	w->images = calloc(1, sizeof(*w->images));
 	w->delta = calloc(w->nevents + 1, sizeof(uint64_t));
-	if (!w->prev || !w->images || !w->delta) {
+	w->spans = calloc(2, sizeof(uint64_t));
+	w->spancap = 2;
+	if (!w->prev || !w->images || !w->delta || !w->spans) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < e->nsamples && !ret; i++) {
-		u64map_clear(w->prev);
-		w->nprev = 0;
+		states_reset(w);
 		u64map_clear(w->images);
 		ret = walk_file(w, &e->samples[i], fn, ctx, err, errlen);
 	}
@@ -262,6 +427,9 @@ int samples_walk(const struct experiment *e, struct sample_walk *w,
 
 void sample_walk_release(struct sample_walk *w)
 {
+	states_reset(w);
+	free(w->oncpu);
+	free(w->spans);
 	if (w->prev)
 		u64map_release(w->prev);
 	if (w->images)

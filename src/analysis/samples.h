@@ -6,7 +6,9 @@
  * started (inherited per-CPU events), so the walker keeps the previous sample's values per
  * thread, CPU and group and hands out differences: what the thread counted since its previous
  * sample there. The on-CPU time a sample stands for is the difference of the group's
- * time_running. Task records give thread names and exec boundaries (program images).
+ * time_running. Task records give thread names and exec boundaries (program images). Where the
+ * file has switch records (PSC_FEAT_SWITCHES), each sample also comes with the spans of time
+ * its thread was on that CPU since its previous sample there: its deltas were counted in them.
  */
 #ifndef PSC_AN_SAMPLES_H
 #define PSC_AN_SAMPLES_H
@@ -33,6 +35,13 @@ struct sample {
 	const uint64_t *delta;
 	uint64_t from_ns;   /* start of the span the deltas cover (estimated, >= previous sample) */
 	uint64_t weight_ns; /* on-CPU time the sample stands for: its group's time_running delta */
+	/*
+	 * The times the deltas were counted in: NSPANS [from, to] pairs of ns, in time order,
+	 * from from_ns to ns. With switch records, the thread's on-CPU spans on this CPU since its
+	 * previous sample there; without, the one span [from_ns, ns].
+	 */
+	const uint64_t *spans;
+	size_t nspans;
 	const uint64_t *chain; /* caller return addresses, innermost first */
 	size_t nchain;
 };
@@ -68,7 +77,12 @@ struct sample_walk {
 	uint64_t *prev_vals; /* per state: ns, time_running, then nevents values */
 	size_t nprev, prevcap;
 	uint64_t *delta;
-	struct u64map *images; /* pid -> image + 1 (0: the root's launch exec not seen yet) */
+	struct u64map *images;	    /* pid -> image + 1 (0: the root's launch exec not seen yet) */
+	int switches;		    /* the file being read has switch records */
+	uint32_t ngroups;	    /* groups defined in the file being read */
+	struct sample_oncpu *oncpu; /* per state: on-CPU spans since its last sample */
+	uint64_t *spans;	    /* the spans handed out with a sample */
+	size_t spancap;
 };
 
 /*

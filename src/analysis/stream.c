@@ -176,7 +176,7 @@ static int load_chunk(struct stream_reader *r, char *err, size_t errlen)
 
 static int known_type(enum psc_rec_type t)
 {
-	return t >= PSC_REC_REGION_DEF && t <= PSC_REC_MPI_CLOCK;
+	return t >= PSC_REC_REGION_DEF && t <= PSC_REC_SWITCH;
 }
 
 static const char *type_name(enum psc_rec_type t)
@@ -200,6 +200,7 @@ static const char *type_name(enum psc_rec_type t)
 	    [PSC_REC_MPI_LEAVE] = "MPI leave",
 	    [PSC_REC_MPI_COMM] = "MPI communicator",
 	    [PSC_REC_MPI_CLOCK] = "MPI clock",
+	    [PSC_REC_SWITCH] = "switch",
 	};
 
 	return known_type(t) ? names[t] : "unknown";
@@ -405,6 +406,11 @@ static int check_sample_payload(struct stream_reader *r, const struct stream_rec
 			return fail(err, errlen, -EINVAL, r->path, at + 8,
 				    "malformed throttle record");
 		return 0;
+	case PSC_REC_SWITCH:
+		if (rec->arg >> 16 > (PSC_SWITCH_OUT | PSC_SWITCH_PREEMPT) || rec->npayload != 1)
+			return fail(err, errlen, -EINVAL, r->path, at + 8,
+				    "malformed switch record");
+		return 0;
 	default: /* PSC_REC_SAMPLE_TOTALS */
 		if (rec->arg != r->hdr.nevents || rec->npayload != 3 * (size_t)rec->arg)
 			return fail(err, errlen, -EINVAL, r->path, at + 8,
@@ -511,6 +517,7 @@ static int check_payload(struct stream_reader *r, const struct stream_record *re
 	case PSC_REC_TASK:
 	case PSC_REC_THROTTLE:
 	case PSC_REC_SAMPLE_TOTALS:
+	case PSC_REC_SWITCH:
 		return check_sample_payload(r, rec, at, err, errlen);
 	case PSC_REC_MPI_INIT:
 	case PSC_REC_MPI_ENTER:
@@ -678,6 +685,7 @@ const char *stream_record_name(const struct stream_record *rec)
 	    [PSC_REC_MPI_LEAVE] = "mpi-leave",
 	    [PSC_REC_MPI_COMM] = "mpi-comm",
 	    [PSC_REC_MPI_CLOCK] = "mpi-clock",
+	    [PSC_REC_SWITCH] = "switch",
 	};
 
 	if (rec->kind == PSC_KIND_FUNC_ENTER)

@@ -77,6 +77,29 @@ static void spread(struct timeline *t, size_t th, uint32_t k, uint64_t from, uin
 	}
 }
 
+/*
+ * Spread DELTA over the spans of S (the times its thread counted it) in proportion to their
+ * lengths: over the thread's on-CPU time, where the file has switch records.
+ */
+static void spread_spans(struct timeline *t, const struct sample *s, uint32_t k, double delta)
+{
+	uint64_t total = 0;
+
+	for (size_t i = 0; i < s->nspans; i++)
+		total += s->spans[2 * i + 1] - s->spans[2 * i];
+	if (!total) {
+		spread(t, s->thread, k, s->ns, s->ns, delta);
+		return;
+	}
+	for (size_t i = 0; i < s->nspans; i++) {
+		uint64_t from = s->spans[2 * i], to = s->spans[2 * i + 1];
+
+		if (to > from)
+			spread(t, s->thread, k, from, to,
+			       delta * (double)(to - from) / (double)total);
+	}
+}
+
 static uint64_t hash_str(const char *s)
 {
 	uint64_t h = 1469598103934665603ull;
@@ -124,7 +147,7 @@ static int on_sample(void *ctx, const struct sample *s)
 
 	for (uint32_t k = 0; k < t->nevents; k++)
 		if (s->delta[k])
-			spread(t, s->thread, k, s->from_ns, s->ns, (double)s->delta[k]);
+			spread_spans(t, s, k, (double)s->delta[k]);
 	if (s->group != 0)
 		return 0;
 	t->samples[s->thread * t->nintervals + i]++;

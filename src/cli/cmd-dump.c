@@ -254,6 +254,12 @@ static void print_sample_record(FILE *out, const struct stream_record *rec)
 					p[3 * i + 1], p[3 * i + 2]);
 		}
 		break;
+	case PSC_REC_SWITCH:
+		fprintf(out, " %s%s pid=%u tid=%u cpu=%u",
+			(rec->arg >> 16) & PSC_SWITCH_OUT ? "out" : "in",
+			(rec->arg >> 16) & PSC_SWITCH_PREEMPT ? " preempted" : "", (uint32_t)p[0],
+			(uint32_t)(p[0] >> 32), rec->arg & 0xffffu);
+		break;
 	default:
 		break;
 	}

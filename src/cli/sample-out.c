@@ -92,7 +92,8 @@ static int chunk_write(struct sample_out *o)
 
 static unsigned *image_of(struct sample_out *o, pid_t pid);
 
-int sample_out_open(struct sample_out **out, const char *dir, pid_t pid, uint32_t nevents)
+int sample_out_open(struct sample_out **out, const char *dir, pid_t pid, uint32_t nevents,
+		    uint64_t features)
 {
 	struct psc_stream_header h;
 	struct sample_out *o = calloc(1, sizeof(*o));
@@ -121,7 +122,7 @@ int sample_out_open(struct sample_out **out, const char *dir, pid_t pid, uint32_
 	memcpy(h.magic, PSC_STREAM_MAGIC, sizeof(h.magic));
 	h.version = PSC_FORMAT_VERSION;
 	h.header_size = sizeof(h);
-	h.features = PSC_FEAT_SAMPLES;
+	h.features = PSC_FEAT_SAMPLES | features;
 	h.pid = (uint32_t)pid;
 	h.rank = -1;
 	h.clock_source = CLOCK_SOURCE_MONOTONIC;

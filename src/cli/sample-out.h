@@ -13,8 +13,13 @@
 
 struct sample_out;
 
-/* Create DIR/samples.<PID> (never replacing a file) with NEVENTS sampled events. 0 or -errno. */
-int sample_out_open(struct sample_out **out, const char *dir, pid_t pid, uint32_t nevents);
+/*
+ * Create DIR/samples.<PID> (never replacing a file) with NEVENTS sampled events and the header
+ * feature bits PSC_FEAT_SAMPLES | FEATURES (PSC_FEAT_SWITCHES when switch records will follow).
+ * 0 or -errno.
+ */
+int sample_out_open(struct sample_out **out, const char *dir, pid_t pid, uint32_t nevents,
+		    uint64_t features);
 
 /* Payload words of the largest record sample_out_add takes (a sample of 64 values and a long
  * call chain fits). */

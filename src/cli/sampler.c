@@ -97,6 +97,8 @@ static void attr_build(const struct sampler *s, const struct event_desc *ev, int
 	}
 	if (tracks) {
 		a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = 1;
+		/* on- and off-CPU times, so that deltas spread over the time a thread ran */
+		a->context_switch = 1;
 		a->watermark = 1;
 		a->wakeup_watermark = (uint32_t)(s->cpus[0].ring.data_bytes / 4);
 	}
@@ -415,12 +417,14 @@ static int take_sample(struct sampler *s, struct sampler_cpu *cpu,
 }
 
 /* The sample_id_all trailer of a non-sample record. */
-static void trailer(const struct perf_event_header *h, uint64_t *pidtid, uint64_t *ns)
+static void trailer(const struct perf_event_header *h, uint64_t *pidtid, uint64_t *ns,
+		    uint32_t *cpu)
 {
 	const uint64_t *t = (const uint64_t *)((const uint8_t *)h + h->size - TRAILER_BYTES);
 
 	*pidtid = t[0];
 	*ns = t[1];
+	*cpu = (uint32_t)t[2];
 }
 
 static int take_record(struct sampler *s, struct sampler_cpu *cpu,
@@ -428,13 +432,13 @@ static int take_record(struct sampler *s, struct sampler_cpu *cpu,
 {
 	const uint32_t *u = (const uint32_t *)(h + 1);
 	uint64_t pidtid, ns, p[2 + 8] = {0};
-	uint32_t arg;
+	uint32_t arg, cpuno;
 
 	if (h->type == PERF_RECORD_SAMPLE)
 		return take_sample(s, cpu, h);
 	if (h->size < sizeof(*h) + TRAILER_BYTES)
 		return 0;
-	trailer(h, &pidtid, &ns);
+	trailer(h, &pidtid, &ns, &cpuno);
 	switch (h->type) {
 	case PERF_RECORD_MMAP2: {
 		const uint64_t *q = (const uint64_t *)(u + 2);
@@ -478,6 +482,12 @@ static int take_record(struct sampler *s, struct sampler_cpu *cpu,
 		p[1] = 0;
 		s->lost += p[0];
 		return sample_out_add(s->out, ns, PSC_REC_LOST, 0, p, 2);
+	case PERF_RECORD_SWITCH:
+		arg = (h->misc & PERF_RECORD_MISC_SWITCH_OUT) ? PSC_SWITCH_OUT : 0;
+		if (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT)
+			arg |= PSC_SWITCH_PREEMPT;
+		return sample_out_add(s->out, ns, PSC_REC_SWITCH, (cpuno & 0xffffu) | arg << 16,
+				      &pidtid, 1);
 	case PERF_RECORD_THROTTLE:
 	case PERF_RECORD_UNTHROTTLE:
 		s->throttled += h->type == PERF_RECORD_THROTTLE;
@@ -561,7 +571,7 @@ static void *drain_main(void *arg)
 
 int sampler_start(struct sampler *s, const char *dir)
 {
-	int ret = sample_out_open(&s->out, dir, s->pid, (uint32_t)s->nev);
+	int ret = sample_out_open(&s->out, dir, s->pid, (uint32_t)s->nev, PSC_FEAT_SWITCHES);
 	uint64_t now = clock_monotonic_ns();
 
 	if (ret)

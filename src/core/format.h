@@ -42,6 +42,8 @@ _Static_assert(sizeof(struct psc_stream_header) == 64, "stream header is 64 byte
 #define PSC_FEAT_FUNCTIONS 0x2u
 #define PSC_FEAT_COUNTERS  0x4u
 #define PSC_FEAT_SAMPLES   0x8u /* a samples file written by the launcher (samples.<pid>) */
+/* with PSC_FEAT_SAMPLES: the file has every sampled thread's switch records */
+#define PSC_FEAT_SWITCHES 0x10u
 
 struct psc_chunk_header {
 	uint32_t magic; /* PSC_CHUNK_MAGIC */
@@ -130,6 +132,11 @@ enum psc_rec_type {
 	 * trip of the best ping-pong (ns). Rank 0 has offset 0.
 	 */
 	PSC_REC_MPI_CLOCK = 18,
+	/*
+	 * Samples files with PSC_FEAT_SWITCHES. arg = cpu (bits 0-15) | PSC_SWITCH_* (bits
+	 * 16-31); payload: pid | tid << 32 of the thread the kernel put on or took off that cpu.
+	 */
+	PSC_REC_SWITCH = 19,
 };
 
 /* The 4-word items of PSC_REC_MPI_LEAVE. Word 0: kind (bits 0-7) | PSC_MPI_F_* (bits 8-15) |
@@ -182,6 +189,10 @@ static inline uint64_t psc_mpi_pack2(int32_t lo, int32_t hi)
 }
 
 #define PSC_SAMPLE_KERNEL 0x1u /* the sample's IP is in the kernel */
+
+/* PSC_REC_SWITCH flags: switched out (else in); switched out while still runnable */
+#define PSC_SWITCH_OUT	   0x1u
+#define PSC_SWITCH_PREEMPT 0x2u
 
 enum psc_task_event {
 	PSC_TASK_FORK = 1, /* a new thread (tid != pid) or process (tid == pid) */

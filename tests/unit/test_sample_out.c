@@ -107,7 +107,7 @@ static void test_order_and_watermark(void **state)
 
 	(void)state;
 	new_dir("order");
-	assert_int_equal(sample_out_open(&o, dir, 4242, 2), 0);
+	assert_int_equal(sample_out_open(&o, dir, 4242, 2, 0), 0);
 	for (size_t i = 0; i < 6; i++)
 		add_tagged(o, ns[i], i + 1);
 	assert_int_equal(sample_out_written(o), 0);
@@ -156,7 +156,7 @@ static void test_chunks_and_stability(void **state)
 	(void)state;
 	assert_non_null(words);
 	new_dir("chunks");
-	assert_int_equal(sample_out_open(&o, dir, 77, 1), 0);
+	assert_int_equal(sample_out_open(&o, dir, 77, 1, 0), 0);
 	/* tag i at time (i * 7919) % TIMES: every time 120 times, arriving out of order */
 	for (uint64_t i = 0; i < HALF; i++)
 		add_tagged(o, 1000 + (i * 7919) % TIMES, i);
@@ -312,7 +312,7 @@ static void test_pmaps_images(void **state)
 
 	(void)state;
 	new_dir("pmaps");
-	assert_int_equal(sample_out_open(&o, dir, 4242, 1), 0);
+	assert_int_equal(sample_out_open(&o, dir, 4242, 1, 0), 0);
 	add_exec(o, 10, 4242, "prog");
 	add_map(o, 20, 4242, 0x400000, "/bin/prog");
 	add_map(o, 30, 4300, 0x410000, "/bin/child");
@@ -365,7 +365,7 @@ static void test_late_record_keeps_file_readable(void **state)
 
 	(void)state;
 	new_dir("late");
-	assert_int_equal(sample_out_open(&o, dir, 4242, 1), 0);
+	assert_int_equal(sample_out_open(&o, dir, 4242, 1, 0), 0);
 	add_tagged(o, 100, 1);
 	assert_int_equal(sample_out_flush(o, 100), 0);
 	add_tagged(o, 50, 2); /* late: before the watermark already written */
@@ -393,8 +393,8 @@ static void test_refusals(void **state)
 
 	(void)state;
 	new_dir("refuse");
-	assert_int_equal(sample_out_open(&o, dir, 5, 1), 0);
-	assert_int_equal(sample_out_open(&o2, dir, 5, 1), -EEXIST);
+	assert_int_equal(sample_out_open(&o, dir, 5, 1, 0), 0);
+	assert_int_equal(sample_out_open(&o2, dir, 5, 1, 0), -EEXIST);
 	assert_null(o2);
 	assert_int_equal(sample_out_add(o, 1, PSC_REC_SAMPLE_TOTALS, 1, big, 600), -E2BIG);
 	assert_int_equal(sample_out_written(o), 0);

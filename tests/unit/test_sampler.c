@@ -491,7 +491,7 @@ static void read_samples(const char *path, const struct sampler *s, pid_t pid, s
 
 	memset(z, 0, sizeof(*z));
 	assert_int_equal(stream_open(&r, path, err, sizeof(err)), 0);
-	assert_int_equal(r.hdr.features, PSC_FEAT_SAMPLES);
+	assert_int_equal(r.hdr.features, PSC_FEAT_SAMPLES | PSC_FEAT_SWITCHES);
 	assert_int_equal(r.hdr.pid, pid);
 	assert_int_equal(r.hdr.nevents, s->nev);
 	while ((ret = stream_next(&r, &rec, err, sizeof(err))) > 0) {
