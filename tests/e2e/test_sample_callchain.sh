@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Call trees from sampled call chains (record --sample --callgraph) on callchain, a program of
 # known structure built with frame pointers, -O0 and nothing inlined: main calls a, which
-# spins ~0.3 s in spin, then b, which spins ~0.6 s in spin. The report's inclusive ("children")
+# spins in spin, then b, which spins twice as long in spin: fixed amounts of work (~0.3 s and
+# ~0.6 s of CPU time here), so their split holds however loaded the machine is. The report's inclusive ("children")
 # share of a is ~1/3 and of b ~2/3 (+-10 points of the samples under main), their self shares
 # ~0; the tree has spin under both a and b; --callers spin names a and b with main above them;
 # options the sampled view does not have are usage errors (exit 2), never ignored; kernel
