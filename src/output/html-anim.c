@@ -273,6 +273,57 @@ static int track_frames(struct anim_track *tr, int64_t duration, int64_t frame, 
 	return 0;
 }
 
+/* The thousandths outside the first state of the mix entry E (1000 - its first share). */
+static uint32_t mix_outside(const uint32_t *e)
+{
+	return e[3] < 1000 ? 1000 - e[3] : 0;
+}
+
+/* The numbers of the mix entry E. */
+static size_t mix_len(const uint32_t *e)
+{
+	return 2 + 2 * (size_t)e[1];
+}
+
+void anim_mix_cap(struct anim_states *st, size_t max_numbers)
+{
+	size_t hist[1001] = {0}, total = 0, entries = 0;
+	uint32_t level = 0;
+
+	for (int r = 0; r < st->nranks; r++) {
+		const struct anim_track *tr = &st->ranks[r];
+
+		for (size_t i = 0; i + 1 < tr->nmix; i += mix_len(tr->mix + i)) {
+			hist[mix_outside(tr->mix + i)] += mix_len(tr->mix + i);
+			total += mix_len(tr->mix + i);
+			entries++;
+		}
+	}
+	st->mix_entries = entries;
+	st->mix_dropped = 0;
+	st->mix_min_pm = 0;
+	if (total <= max_numbers)
+		return;
+	while (level <= 1000 && total > max_numbers)
+		total -= hist[level++];
+	for (int r = 0; r < st->nranks; r++) {
+		struct anim_track *tr = &st->ranks[r];
+		size_t out = 0;
+
+		for (size_t i = 0; i + 1 < tr->nmix; i += mix_len(tr->mix + i)) {
+			if (mix_outside(tr->mix + i) < level) {
+				st->mix_dropped++;
+				continue;
+			}
+			memmove(tr->mix + out, tr->mix + i,
+				mix_len(tr->mix + i) * sizeof(*tr->mix));
+			out += mix_len(tr->mix + i);
+		}
+		tr->nmix = out;
+	}
+	st->mix_min_pm = level;
+}
+
 void anim_mix_json(struct jsonw *w, const struct anim_track *tr)
 {
 	uint32_t prev = 0;
@@ -428,6 +479,7 @@ static void write_states(struct jsonw *w, struct html_input *in, const struct an
 		for (int r = 0; r < st->nranks; r++)
 			anim_mix_json(w, &st->ranks[r]);
 		jsonw_array_end(w);
+		jsonw_kv_u64(w, "mix_min_pm", st->mix_min_pm);
 	}
 	jsonw_object_end(w);
 }
@@ -553,10 +605,19 @@ int html_data_states(struct jsonw *w, struct html_input *in)
 					anim_frames(m->world_size));
 		if (ret)
 			return ret;
+		anim_mix_cap(&st, ANIM_MIX_MAX);
+		if (st.mix_dropped)
+			html_caveat(
+			    in,
+			    "Process animation: the shares of %zu of the %zu mixed frames (those "
+			    "with less than %u.%u %% outside their main state) were left out to "
+			    "keep the report small (at most %d numbers of shares)",
+			    st.mix_dropped, st.mix_entries, st.mix_min_pm / 10, st.mix_min_pm % 10,
+			    ANIM_MIX_MAX);
 		write_states(w, in, &st);
 		anim_states_release(&st);
 	}
-	if (!in->e || !in->e->dir)
+	if (!in->e || !in->e->dir || in->otf2) /* an archive has no load logs */
 		return 0;
 	ret = load_set_read(&set, in->e->dir, err, sizeof(err));
 	if (ret == -ENOMEM)

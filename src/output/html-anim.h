@@ -45,6 +45,10 @@ struct anim_states {
 	int64_t duration_ns;	  /* the run: model end - start */
 	int64_t frame_ns;	  /* 0: exact; else each change is at a frame start f x frame_ns
 				   * and holds the frame's dominant state */
+	size_t mix_entries;	  /* the mixes' entries before anim_mix_cap() */
+	size_t mix_dropped;	  /* the entries anim_mix_cap() dropped */
+	uint32_t mix_min_pm;	  /* the kept entries have at least this many thousandths
+				   * outside their first state (0: none dropped) */
 };
 
 /* At most this many changes over all ranks are written exactly; a run with more is
@@ -66,6 +70,21 @@ unsigned anim_frames(int nranks);
 int anim_states_build(struct anim_states *st, const struct mpi_model *m, const int64_t *call_wait,
 		      size_t max_changes, unsigned nframes);
 void anim_states_release(struct anim_states *st);
+
+/* At most this many numbers of mix over all ranks (about 3 MB of JSON): ten times fewer
+ * than the frames' limit allows (ANIM_MAX_CHANGES frames of up to 2 + 2 ANIM_MIX_STATES
+ * numbers). */
+#define ANIM_MIX_MAX 1000000
+
+/*
+ * Bound the mixes of ST's tracks to MAX_NUMBERS numbers in all: when they hold more, drop
+ * the entries with the fewest thousandths outside their first state (1000 - permille_1)
+ * up to the smallest level L that leaves at most MAX_NUMBERS, so every entry with at least
+ * L thousandths outside its first state is kept and every other one dropped (a tie at a
+ * level is kept or dropped whole). Sets mix_entries, mix_dropped and mix_min_pm (L, 0
+ * when nothing was dropped).
+ */
+void anim_mix_cap(struct anim_states *st, size_t max_numbers);
 
 /* TR's mix (an array of its entries) as JSON into W: the entries flat, each frame written as
  * the difference to the previous entry's frame (the first as is), e.g. [3,2,1,600,2,400] for

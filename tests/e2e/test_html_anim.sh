@@ -146,6 +146,8 @@ import json, re, sys
 html = open(sys.argv[1]).read()
 st = json.loads(re.search(r'id="psc-data">(.*?)</script>', html, re.S).group(1))["states"]
 assert st["frame_ns"] > 0 and len(st["mix"]) == st["ranks"] == 8, (st["frame_ns"], len(st["mix"]))
+# 8 ranks x 2000 frames stay under the mixes' budget (tests/unit/test_html_anim.c tests it)
+assert st["mix_min_pm"] == 0, st["mix_min_pm"]
 nframes = -(-st["duration_ns"] // st["frame_ns"])
 marked = 0
 for r in range(8):

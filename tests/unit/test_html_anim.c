@@ -2,7 +2,8 @@
  * test_html_anim.c - the Process animation's states (html-anim.h) on an MPI model built by
  * hand (mpi-hand.h) with known times: exact change lists with waits, overlapping and empty
  * calls, a rank's idle span; frames with dominant states and ties; the grid; and the JSON of
- * html_data_states ("states", its grid caveat, and "load" from a hand-written load log).
+ * html_data_states ("states", its grid caveat, and "load" from a hand-written load log); the
+ * mixes' budget (anim_mix_cap) on a run of 250 ranks whose 500,000 frames are all mixed.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -315,13 +316,132 @@ static void test_json(void **state)
 	hand_release(&m);
 }
 
+/* The share of rank R's Send in frame F of the large run, in thousandths: 1 to 400, each
+ * value 5 times per rank (2000 frames), so 1250 times over the 250 ranks. */
+static uint32_t big_k(int r, int f)
+{
+	return 1 + (uint32_t)(r * 7 + f) % 400;
+}
+
+/* 250 ranks over 2000 ms; in each 1-ms frame f rank r sends for big_k(r, f) us from 0.1 ms
+ * into the frame and computes otherwise: 1,000,250 changes, aggregated to 2000 frames of
+ * 1 ms whose every one is mixed ([f, 2, 1, 1000 - k, 3, k]: 6 numbers, 3,000,000 in all). */
+static void big_model(struct mpi_model *m)
+{
+	const int p = 250, nf = 2000;
+
+	hand_init(m, p, nf);
+	free(m->calls);
+	m->calls = calloc((size_t)p * nf, sizeof(*m->calls));
+	assert_non_null(m->calls);
+	for (int r = 0; r < p; r++)
+		for (int f = 0; f < nf; f++) {
+			int64_t a = MS(f) + 100000;
+
+			m->calls[m->ncalls++] =
+			    (struct mpi_call){a,	a + 1000 * (int64_t)big_k(r, f),
+					      R(Send),	(uint32_t)r,
+					      MPI_NONE, 0,
+					      0,	MPI_NONE};
+		}
+}
+
+static void test_mix_cap(void **state)
+{
+	struct mpi_model m;
+	struct anim_states st;
+	size_t kept = 0;
+
+	(void)state;
+	big_model(&m);
+	assert_int_equal(anim_states_build(&st, &m, NULL, ANIM_MAX_CHANGES, anim_frames(250)), 0);
+	assert_int_equal(st.frame_ns, MS(1));
+	for (int r = 0; r < 250; r++)
+		kept += st.ranks[r].nmix;
+	assert_int_equal(kept, 3000000);
+	/* a budget above the mixes: nothing dropped */
+	anim_mix_cap(&st, 3000000);
+	assert_int_equal(st.mix_entries, 500000);
+	assert_int_equal(st.mix_dropped, 0);
+	assert_int_equal(st.mix_min_pm, 0);
+	/* the report's budget: the levels k = 268 to 400 (133 x 7500 = 997,500 numbers) stay,
+	 * one more level (134 x 7500) would pass 1,000,000 */
+	anim_mix_cap(&st, ANIM_MIX_MAX);
+	assert_int_equal(st.mix_entries, 500000);
+	assert_int_equal(st.mix_min_pm, 268);
+	assert_int_equal(st.mix_dropped, 500000 - 133 * 1250);
+	kept = 0;
+	for (int r = 0; r < 250; r++) {
+		const struct anim_track *tr = &st.ranks[r];
+		size_t i = 0;
+
+		/* exactly the frames with k >= 268, in order, 5 x 133 per rank */
+		for (int f = 0; f < 2000; f++) {
+			uint32_t k = big_k(r, f);
+
+			if (k < 268)
+				continue;
+			assert_true(i + 6 <= tr->nmix);
+			if (tr->mix[i] != (uint32_t)f || tr->mix[i + 1] != 2 ||
+			    tr->mix[i + 2] != 1 || tr->mix[i + 3] != 1000 - k ||
+			    tr->mix[i + 4] != 3 || tr->mix[i + 5] != k)
+				fail_msg("rank %d frame %d: [%u,%u,%u,%u,%u,%u], expected "
+					 "[%d,2,1,%u,3,%u]",
+					 r, f, tr->mix[i], tr->mix[i + 1], tr->mix[i + 2],
+					 tr->mix[i + 3], tr->mix[i + 4], tr->mix[i + 5], f,
+					 1000 - k, k);
+			i += 6;
+		}
+		assert_int_equal(tr->nmix, i);
+		assert_int_equal(i, 6 * 5 * 133);
+		kept += i;
+	}
+	assert_int_equal(kept, 997500);
+	{
+		/* rank 1 (k = 1 + (7 + f) mod 400): the first kept frames are 260, 261, ... */
+		struct jsonw w;
+
+		jsonw_init(&w, 0);
+		anim_mix_json(&w, &st.ranks[1]);
+		assert_memory_equal(jsonw_text(&w), "[260,2,1,732,3,268,1,2,1,731,3,269,", 35);
+		jsonw_release(&w);
+	}
+	/* one number less: the level 268 goes too (132 x 7500 = 990,000 numbers) */
+	anim_mix_cap(&st, 997499);
+	assert_int_equal(st.mix_entries, 166250);
+	assert_int_equal(st.mix_min_pm, 269);
+	assert_int_equal(st.mix_dropped, 1250);
+	anim_states_release(&st);
+
+	{
+		/* the report: the cap, its caveat and "mix_min_pm" */
+		struct html_input in = {0};
+		char *s;
+
+		in.mpi = &m;
+		in.mpi_state = 1;
+		s = states_json(&in);
+		assert_non_null(strstr(s, "\"frame_ns\":1000000,"));
+		assert_non_null(strstr(s, "\"mix_min_pm\":268}"));
+		assert_non_null(strstr(s, "[260,2,1,732,3,268,1,2,1,731,3,269,"));
+		free(s);
+		assert_int_equal(in.ncaveats, 1);
+		assert_string_equal(
+		    in.caveats[0],
+		    "Process animation: the shares of 333750 of the 500000 mixed frames "
+		    "(those with less than 26.8 % outside their main state) were left out "
+		    "to keep the report small (at most 1000000 numbers of shares)");
+		release_caveats(&in);
+	}
+	hand_release(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_exact),
-	    cmocka_unit_test(test_frames),
-	    cmocka_unit_test(test_grid),
-	    cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_exact),   cmocka_unit_test(test_frames),
+	    cmocka_unit_test(test_grid),    cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_mix_cap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -330,6 +330,8 @@ PSC.rankGrid = (id, n, rows, cols, colorOf, describe, markOf) => {
                        : "Every change of state is kept: a square shows the state at the shown time.") +
           ` A bar across the bottom of a square marks a frame in which other MPI states took at least ${MARK_PM / 10} %` +
           " (hover a square, or see the table below, for the shares)." +
+          (st.mix_min_pm ? ` To keep the report small, the shares were kept only for the frames with at least ${st.mix_min_pm / 10} %` +
+                           " outside their state (see the Summary's caveats): the others show no bar and no shares." : "") +
           " Waiting: the part of an MPI call spent waiting for another rank (late sender, collectives). Click a rank for its details."),
         player.el, grid.controls, grid.el, legend, counts, mixedNote, mixedBox);
       ui = { grid, player, colors, fps, initial: player.frame, describe, cur: () => cur };
