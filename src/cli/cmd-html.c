@@ -1,7 +1,9 @@
-/* cmd-html.c - `perfscope html`: the self-contained HTML report of an experiment. */
+/* cmd-html.c - `perfscope html`: the self-contained HTML report of an experiment or of an OTF2
+ * archive (its anchor file, *.otf2). */
 #include "cli.h"
 
 #include "../output/html.h"
+#include "report-otf2.h"
 
 #include "../analysis/fprofile.h"
 #include "../analysis/regions.h"
@@ -12,6 +14,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* A --grid side at most, and cells at most per rank the experiment names (plus a few for
  * tiny runs): a grid far larger than the ranks only draws empty squares, slowly. */
@@ -90,12 +93,55 @@ static int open_without_profiles(struct report *rep, const char *dir, char *why,
 	return 0;
 }
 
+/* PATH is a file named *.otf2: an OTF2 archive's anchor (as `perfscope report` takes it). */
+static int is_otf2_anchor(const char *path)
+{
+	size_t n = strlen(path);
+	struct stat st;
+
+	return n > 5 && !strcmp(path + n - 5, ".otf2") && stat(path, &st) == 0 &&
+	       S_ISREG(st.st_mode);
+}
+
+/* Rows by exclusive time, largest first (report's default order of functions). */
+static int func_excl_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct func_row *x = a, *y = b;
+
+	(void)ctx;
+	if (x->excl_ns != y->excl_ns)
+		return x->excl_ns < y->excl_ns ? 1 : -1;
+	return strcmp(x->sym.name, y->sym.name);
+}
+
+/* REP with the function profile of the archive ANCHOR (per thread: a location per thread) as
+ * IN's profile. 0, or an exit status after a one-line message naming the archive. */
+static int open_archive(struct report *rep, struct html_input *in, const char *anchor)
+{
+	int ret = report_otf2_open(rep, "html", anchor);
+
+	if (ret == 0 && func_profile_sort(&rep->fprof, func_excl_cmp, NULL) < 0) {
+		cli_error("html", "out of memory");
+		ret = -ENOMEM;
+	}
+	if (ret < 0)
+		return ret == -ENOMEM ? 1 : EXIT_USAGE;
+	rep->fr.e = &rep->e;
+	rep->fr.p = &rep->fprof;
+	rep->fr.per_thread = 1;
+	rep->fr.sort_label = "exclusive time";
+	in->otf2 = anchor;
+	in->fr = &rep->fr;
+	return 0;
+}
+
 int cmd_html(int argc, char **argv)
 {
 	const char *output = NULL, *dir = "perfscope.out", *grid = NULL;
-	int force = 0, help = 0, first, ret;
+	int force = 0, help = 0, first, ret, otf2;
 	const struct option_spec specs[] = {
-	    {'o', "output", OPT_STRING, &output, "FILE", "the report file (DIR/report.html)", 0,
+	    {'o', "output", OPT_STRING, &output, "FILE",
+	     "the report file (DIR/report.html; for ARCHIVE/traces.otf2, ARCHIVE/traces.html)", 0,
 	     NULL},
 	    {0, "grid", OPT_STRING, &grid, "ROWSxCOLS",
 	     "the rank grid of the animation and load views (near-square by default)", 0, NULL},
@@ -124,12 +170,22 @@ int cmd_html(int argc, char **argv)
 	}
 	if (argc - 1 - first == 1)
 		dir = argv[1 + first];
+	otf2 = is_otf2_anchor(dir);
 	if (!output) {
-		snprintf(path, sizeof(path), "%s/report.html", dir);
+		/* an archive's report beside its anchor: ARCHIVE/traces.otf2 -> traces.html */
+		if (otf2)
+			snprintf(path, sizeof(path), "%.*s.html", (int)(strlen(dir) - 5), dir);
+		else
+			snprintf(path, sizeof(path), "%s/report.html", dir);
 		output = path;
 	}
 	ret = EXIT_USAGE;
-	if (report_open(&rep, "html", dir, &(struct report_options){.per_thread = 1, .lines = 1})) {
+	if (otf2) {
+		if ((ret = open_archive(&rep, &in, dir)))
+			goto out;
+		ret = EXIT_USAGE;
+	} else if (report_open(&rep, "html", dir,
+			       &(struct report_options){.per_thread = 1, .lines = 1})) {
 		/* a stream the profile pass rejects: the other views may still be built */
 		report_close(&rep);
 		if (open_without_profiles(&rep, dir, why, sizeof(why)))
@@ -145,7 +201,7 @@ int cmd_html(int argc, char **argv)
 	}
 	in.e = &rep.e;
 	in.syms = &rep.syms;
-	if (check_grid(grid, &in, html_ranks_named(&rep.e)))
+	if (grid && check_grid(grid, &in, html_input_ranks(&in)))
 		goto out;
 	out = cli_open_output("html", output, force);
 	if (!out)

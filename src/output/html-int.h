@@ -24,7 +24,20 @@ int html_data_energy(struct jsonw *w, struct html_input *in);	/* "energy" (html-
 int html_data_counters(struct jsonw *w, struct html_input *in); /* "counters" (html-counters.c) */
 int html_data_source(struct jsonw *w, struct html_input *in);	/* "source" (html-source.c) */
 
-/* The MPI model of IN's experiment, loaded and built on first use; NULL when the experiment
+/* An OTF2 archive's report (IN->otf2, html-otf2.c). */
+struct tl_lod;
+
+/* "meta": the archive's facts (creator, clock, locations) for the Summary, and the caveat
+ * naming what an archive lacks. 0, or -ENOMEM; an unreadable archive is a caveat. */
+int html_otf2_meta(struct jsonw *w, struct html_input *in);
+
+/* The archive's calls of functions and regions (every Enter/Leave but the MPI routines', which
+ * the MPI model gives) into T: a row per location of a rank (rank and thread index as tid,
+ * as the model's locations), ORIGIN_NS its time 0 on the archive's clock. 0, or -ENOMEM; an
+ * unreadable archive is a caveat and keeps the rows read. */
+int html_otf2_timeline(struct tl_lod *t, struct html_input *in, int64_t origin_ns);
+
+/* The MPI model of IN's experiment (or archive), loaded and built on first use; NULL when it
  * has no MPI records, or when loading failed (then a caveat says why). */
 const struct mpi_model *html_mpi(struct html_input *in);
 

@@ -351,7 +351,9 @@ int html_data_mpi(struct jsonw *w, struct html_input *in)
 	wt = html_waits(in);
 	if (!wt || mpi_routines_compute(&rs, m) < 0 || mpi_traffic_compute(&tr, m) < 0)
 		goto out;
-	r = (struct mpi_report){.m = m, .e = in->e, .routines = &rs, .traffic = &tr, .waits = wt};
+	/* no experiment: the archive's times as it gives them (mpi_caveats) */
+	r = (struct mpi_report){
+	    .m = m, .e = in->otf2 ? NULL : in->e, .routines = &rs, .traffic = &tr, .waits = wt};
 	if (mpi_html_caveats(in, &r) < 0)
 		goto out;
 	jsonw_key(w, "mpi");

@@ -433,6 +433,8 @@ int tl_build(struct tl_lod *t, struct tl_arrows *a, int64_t *origin_ns, struct h
 			ret = stream_pass(t, in, s, row, &clk);
 	}
 	free(order);
+	if (ret == 0 && in->otf2) /* an archive's calls: its locations' rows */
+		ret = html_otf2_timeline(t, in, start);
 	if (ret == 0 && m) {
 		loc_row = malloc((m->nlocs + 1) * sizeof(*loc_row));
 		ret = loc_row ? mpi_pass(t, in, m, start, loc_row) : -ENOMEM;

@@ -100,7 +100,7 @@ const struct mpi_model *html_mpi(struct html_input *in)
 		return in->mpi_state > 0 ? in->mpi : NULL;
 	in->mpi_state = -1;
 	/* MPI records come only from ranks: without one, skip reading every stream for them */
-	if (!html_ranks_named(in->e))
+	if (!in->otf2 && !html_ranks_named(in->e))
 		return NULL;
 	in->mpi = malloc(sizeof(*in->mpi));
 	if (!in->mpi) {
@@ -108,7 +108,8 @@ const struct mpi_model *html_mpi(struct html_input *in)
 		return NULL;
 	}
 	mpi_model_init(in->mpi);
-	ret = mpi_model_load(in->mpi, in->e, 0, err, sizeof(err));
+	ret = in->otf2 ? mpi_model_load_otf2(in->mpi, in->otf2, 0, err, sizeof(err))
+		       : mpi_model_load(in->mpi, in->e, 0, err, sizeof(err));
 	if (ret == -ENODATA)
 		return NULL;
 	if (ret < 0) {
@@ -119,6 +120,16 @@ const struct mpi_model *html_mpi(struct html_input *in)
 		html_caveat_line(in, in->mpi->warnings[i]);
 	in->mpi_state = 1;
 	return in->mpi;
+}
+
+int html_input_ranks(struct html_input *in)
+{
+	const struct mpi_model *m;
+
+	if (!in->otf2)
+		return html_ranks_named(in->e);
+	m = html_mpi(in);
+	return m ? m->world_size : 0;
 }
 
 const struct mpi_waits *html_waits(struct html_input *in)
@@ -231,15 +242,29 @@ static char *data_json(struct html_input *in)
 	    html_data_profile, html_data_timeline, html_data_mpi,    html_data_states,
 	    html_data_energy,  html_data_counters, html_data_source,
 	};
+	/* an archive has no samples, counters, power or source lines to show */
+	static const html_data_fn otf2_builders[] = {
+	    html_data_profile,
+	    html_data_timeline,
+	    html_data_mpi,
+	    html_data_states,
+	};
+	const html_data_fn *b = in->otf2 ? otf2_builders : builders;
+	size_t nb = in->otf2 ? sizeof(otf2_builders) / sizeof(*b) : sizeof(builders) / sizeof(*b);
 	struct jsonw w;
 	char *out = NULL;
 
 	jsonw_init(&w, 0);
 	jsonw_object_begin(&w);
-	data_meta(&w, in);
-	experiment_caveats(in->e, 1, html_caveat_line, in);
-	for (size_t i = 0; i < sizeof(builders) / sizeof(builders[0]); i++)
-		if (builders[i](&w, in) < 0)
+	if (in->otf2) {
+		if (html_otf2_meta(&w, in) < 0)
+			goto out;
+	} else {
+		data_meta(&w, in);
+		experiment_caveats(in->e, 1, html_caveat_line, in);
+	}
+	for (size_t i = 0; i < nb; i++)
+		if (b[i](&w, in) < 0)
 			goto out;
 	data_caveats(&w, in);
 	jsonw_object_end(&w);

@@ -27,7 +27,12 @@ struct html_input {
 	const struct func_report *fr;
 	const struct sample_report *sr; /* NULL without samples files */
 	const char *profile_error;	/* why rr, fr and sr are NULL (profile pass failed) */
-	int grid_rows, grid_cols;	/* --grid for the rank grids; 0: chosen from the size */
+	/* the anchor file (*.otf2) of the OTF2 archive the report is made from, or NULL: then e
+	 * is an empty experiment, fr the archive's function profile (otf2-calls.h), the MPI
+	 * model and the timeline's calls come from the archive, and only the views with data
+	 * from it are built (html-otf2.c) */
+	const char *otf2;
+	int grid_rows, grid_cols; /* --grid for the rank grids; 0: chosen from the size */
 	/* filled while writing (html.c) */
 	struct mpi_model *mpi;	    /* html_mpi() loads it on first use */
 	int mpi_state;		    /* 0 not tried, 1 loaded, -1 none or failed */
@@ -49,6 +54,10 @@ int html_write(FILE *f, struct html_input *in);
  * a stream's header), plus one; 0 when none names a rank, so no stream can hold MPI records
  * the MPI model would keep. Reads 64 bytes of the streams of processes without a rank. */
 int html_ranks_named(const struct experiment *e);
+
+/* How many MPI ranks IN's data has: html_ranks_named() of its experiment, or the world size
+ * of its archive's MPI model (loaded here, kept for html_write; 0 when it has none). */
+int html_input_ranks(struct html_input *in);
 
 /* Release what html_write built in IN (the MPI model, the caveats). */
 void html_input_release(struct html_input *in);

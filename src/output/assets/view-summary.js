@@ -17,6 +17,11 @@ PSC.view({
     add("exit status", m.exit_status === undefined ? "unknown" : m.exit_status);
     add("processes", m.processes);
     add("threads", m.threads);
+    if (m.archive) {
+      const a = m.archive;
+      add("OTF2 archive", `${a.anchor} (${a.creator || "creator unknown"}, OTF2 ${a.version}, ` +
+          `${a.locations} locations, ${a.events.toLocaleString("en-US")} events)`);
+    }
     const measured = [];
     if (m.events.length) measured.push("counters: " + m.events.join(", "));
     if (d.profile && d.profile.regions && d.profile.regions.length) measured.push("regions");
