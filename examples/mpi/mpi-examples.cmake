@@ -3,7 +3,7 @@
 # Included from cmake/mpi.cmake; without MPI nothing is built and the MPI tests skip.
 find_package(MPI QUIET COMPONENTS C)
 if(MPI_C_FOUND)
-  foreach(ex ring barrier alltoall_nb pingpong cancel errret errarg intercomm)
+  foreach(ex ring barrier alltoall_nb pingpong cancel errret errarg intercomm icoll)
     add_executable(mpi_${ex} ${CMAKE_SOURCE_DIR}/examples/mpi/${ex}.c)
     target_compile_options(mpi_${ex} PRIVATE -g -fno-sanitize=all)
     target_link_options(mpi_${ex} PRIVATE -fno-sanitize=all)

@@ -1,6 +1,7 @@
 /* mpi-waits.c - wait states of an MPI model (mpi-waits.h). */
 #include "mpi-waits.h"
 
+#include "../core/format.h"
 #include "../core/mpi-routines.h"
 
 #include <errno.h>
@@ -232,6 +233,162 @@ static void coll_charge(struct ctx *x, const struct mpi_coll *co)
 	}
 }
 
+/* The blocking kind of each non-blocking collective (Iallreduce: Allreduce's), from the name. */
+static enum mpi_kind icoll_kind(uint32_t routine)
+{
+	const char *name = mpi_routine_name(routine);
+	int blocking;
+
+	if (!name || strncmp(name, "MPI_I", 5))
+		return MPI_KIND_INIT;
+	blocking = mpi_routine_find(name + 5);
+	return blocking < 0 ? MPI_KIND_INIT : mpi_routine_kind((unsigned)blocking);
+}
+
+/* A non-blocking collective started by a rank: its request and what its completion waits. */
+struct icoll_start {
+	int32_t rank;
+	uint64_t request;
+	int64_t until; /* the late arrival its completion waits for (INT64_MIN none) */
+	enum mpi_pattern pattern;
+};
+
+static int cmp_icoll(const void *a, const void *b)
+{
+	const struct icoll_start *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return (x->request > y->request) - (x->request < y->request);
+}
+
+/* The request of call C (its COLL_REQ item), 0 none. */
+static uint64_t coll_request(const struct mpi_model *m, const struct mpi_call *c)
+{
+	for (uint32_t i = c->first_item; i < c->first_item + c->nitems; i++)
+		if (m->items[i].kind == PSC_MPI_ITEM_COLL_REQ)
+			return m->items[i].request;
+	return 0;
+}
+
+/*
+ * The starts of the non-blocking collective CO into S: for each participant the late arrival
+ * its blocking twin would wait for (the last start; a non-root the root's; the root of an
+ * all-to-one the last non-root's; Scan the last of the ranks up to it). Returns the count.
+ */
+static size_t icoll_starts(const struct mpi_model *m, const struct mpi_coll *co, enum mpi_kind kind,
+			   struct icoll_start *s)
+{
+	const uint32_t *calls = m->coll_calls + co->first;
+	const struct mpi_call *root = NULL;
+	int64_t last = INT64_MIN, last_nonroot = INT64_MIN, upto = INT64_MIN;
+	size_t n = 0;
+
+	for (uint32_t k = 0; k < co->n; k++) {
+		const struct mpi_call *c;
+
+		if (calls[k] == MPI_NONE)
+			continue;
+		c = &m->calls[calls[k]];
+		if (c->enter_ns > last)
+			last = c->enter_ns;
+		if (co->root >= 0 && mpi_call_rank(m, c) == co->root)
+			root = c;
+		else if (c->enter_ns > last_nonroot)
+			last_nonroot = c->enter_ns;
+	}
+	for (uint32_t k = 0; k < co->n; k++) {
+		const struct mpi_call *c;
+		struct icoll_start st;
+
+		if (calls[k] == MPI_NONE)
+			continue;
+		c = &m->calls[calls[k]];
+		st = (struct icoll_start){mpi_call_rank(m, c), coll_request(m, c), INT64_MIN,
+					  MPI_PAT_WAIT_NXN};
+
+		switch (kind) {
+		case MPI_KIND_BARRIER:
+			st.until = last;
+			st.pattern = MPI_PAT_WAIT_BARRIER;
+			break;
+		case MPI_KIND_ALL_TO_ALL:
+			st.until = last;
+			break;
+		case MPI_KIND_ONE_TO_ALL:
+			st.pattern = MPI_PAT_LATE_BROADCAST;
+			if (root && c != root)
+				st.until = root->enter_ns;
+			break;
+		case MPI_KIND_ALL_TO_ONE:
+			st.pattern = MPI_PAT_EARLY_REDUCE;
+			if (c == root)
+				st.until = last_nonroot;
+			break;
+		case MPI_KIND_SCAN:
+			st.pattern = MPI_PAT_EARLY_SCAN;
+			if (c->enter_ns > upto)
+				upto = c->enter_ns;
+			st.until = upto;
+			break;
+		default:
+			break;
+		}
+		if (st.request && st.until != INT64_MIN)
+			s[n++] = st;
+	}
+	return n;
+}
+
+/*
+ * The waits of the blocking completions (Wait family) of non-blocking collectives, as events
+ * like the point-to-point ones (a Waitall completing both is split between them): the time in
+ * the call before the late arrival its collective waits for. The Test family never blocks.
+ * Returns the number of events added at EV, or -ENOMEM.
+ */
+static long icoll_events(const struct mpi_model *m, struct p2p_event *ev)
+{
+	enum mpi_kind twin[MPI_ROUTINE_COUNT];
+	struct icoll_start *s;
+	size_t ns = 0, n = 0;
+
+	for (size_t i = 0; i < m->ncolls; i++)
+		if (mpi_routine_kind(m->colls[i].routine) == MPI_KIND_ICOLL)
+			ns += m->colls[i].n;
+	if (ns == 0)
+		return 0;
+	s = malloc(ns * sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	for (uint32_t r = 0; r < MPI_ROUTINE_COUNT; r++)
+		twin[r] = icoll_kind(r);
+	ns = 0;
+	for (size_t i = 0; i < m->ncolls; i++)
+		if (mpi_routine_kind(m->colls[i].routine) == MPI_KIND_ICOLL)
+			ns += icoll_starts(m, &m->colls[i], twin[m->colls[i].routine], s + ns);
+	qsort(s, ns, sizeof(*s), cmp_icoll);
+	for (size_t i = 0; i < m->nitems; i++) {
+		const struct mpi_item *it = &m->items[i];
+		const struct mpi_call *c;
+		struct icoll_start key, *st;
+
+		if (it->kind != PSC_MPI_ITEM_COLL_REQ || it->call >= m->ncalls)
+			continue;
+		c = &m->calls[it->call];
+		if (mpi_routine_kind(c->routine) != MPI_KIND_WAIT)
+			continue;
+		key.rank = mpi_call_rank(m, c);
+		key.request = it->request;
+		st = bsearch(&key, s, ns, sizeof(*s), cmp_icoll);
+		if (st && st->until > c->enter_ns)
+			ev[n++] = (struct p2p_event){
+			    it->call, -1, st->until < c->leave_ns ? st->until : c->leave_ns,
+			    st->pattern};
+	}
+	free(s);
+	return (long)n;
+}
+
 static int cmp_site(const void *a, const void *b)
 {
 	const struct mpi_wait_site *x = a, *y = b;
@@ -295,7 +452,8 @@ int mpi_waits_compute(struct mpi_waits *w, const struct mpi_model *m)
 	size_t p = m->world_size > 0 ? (size_t)m->world_size : 0;
 	struct ctx x = {m, w, NULL, NULL};
 	struct p2p_event *ev;
-	size_t nev;
+	size_t nev, ndone = 0;
+	long nic;
 	int ret = -ENOMEM;
 
 	memset(w, 0, sizeof(*w));
@@ -309,7 +467,9 @@ int mpi_waits_compute(struct mpi_waits *w, const struct mpi_model *m)
 	w->ncalls = m->ncalls;
 	x.by_site = calloc(m->nsites * MPI_PAT_COUNT + 1, sizeof(*x.by_site));
 	x.by_routine = calloc(p * MPI_ROUTINE_COUNT * MPI_PAT_COUNT + 1, sizeof(*x.by_routine));
-	ev = malloc((2 * m->nmsgs + 1) * sizeof(*ev));
+	for (size_t i = 0; i < m->nitems; i++)
+		ndone += m->items[i].kind == PSC_MPI_ITEM_COLL_REQ;
+	ev = malloc((2 * m->nmsgs + ndone + 1) * sizeof(*ev));
 	if (!w->p2p || !w->coll || !w->total || !w->exec_ns || !w->pattern || !w->call_wait ||
 	    !x.by_site || !x.by_routine || !ev)
 		goto out;
@@ -317,6 +477,9 @@ int mpi_waits_compute(struct mpi_waits *w, const struct mpi_model *m)
 		if (m->ranks[r].present)
 			w->exec_ns[r] = m->ranks[r].end_ns - m->ranks[r].start_ns;
 	nev = p2p_events(m, ev);
+	if ((nic = icoll_events(m, ev + nev)) < 0)
+		goto out;
+	nev += (size_t)nic;
 	qsort(ev, nev, sizeof(*ev), cmp_event);
 	p2p_charge(&x, ev, nev);
 	for (size_t i = 0; i < m->ncolls; i++)

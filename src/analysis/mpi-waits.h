@@ -6,7 +6,9 @@
  *
  * A blocking call that completes several messages (Waitall) waits once: its wait is split at
  * the times the late peers arrived, each part going to the peer whose arrival ended it, so a
- * rank's waits never add up to more than the time it spent in those calls.
+ * rank's waits never add up to more than the time it spent in those calls. A non-blocking
+ * collective waits like its blocking twin, in the Wait-family call completing its request,
+ * for the late start (I-call) of its participants; such a call splits its wait the same way.
  */
 #ifndef PSC_MPI_WAITS_H
 #define PSC_MPI_WAITS_H

@@ -448,7 +448,7 @@ static int check_mpi_payload(struct stream_reader *r, const struct stream_record
 		for (size_t i = 1; i < rec->npayload; i += PSC_MPI_ITEM_WORDS) {
 			unsigned kind = (unsigned)(p[i] & 0xffu);
 
-			if (kind < PSC_MPI_ITEM_SEND || kind > PSC_MPI_ITEM_CANCEL)
+			if (kind < PSC_MPI_ITEM_SEND || kind > PSC_MPI_ITEM_COLL_REQ)
 				return fail(err, errlen, -EINVAL, r->path, at + 16 + i * 8,
 					    "unknown MPI item kind %u", kind);
 		}

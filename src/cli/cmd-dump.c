@@ -288,8 +288,8 @@ static void print_rank(FILE *out, const char *key, int32_t v)
 /* The 4-word items of an MPI leave record (format.h PSC_MPI_ITEM_*), one [...] each. */
 static void print_mpi_items(FILE *out, const uint64_t *it, size_t n)
 {
-	static const char *const kinds[] = {"?",     "send",	   "recv", "isend",
-					    "irecv", "isend-done", "coll", "cancel"};
+	static const char *const kinds[] = {"?",	  "send", "recv",   "isend",	"irecv",
+					    "isend-done", "coll", "cancel", "coll-req"};
 
 	for (size_t i = 0; i < n; i++, it += PSC_MPI_ITEM_WORDS) {
 		unsigned kind = (unsigned)(it[0] & 0xffu), flags = (unsigned)((it[0] >> 8) & 0xffu);
@@ -313,7 +313,7 @@ static void print_mpi_items(FILE *out, const uint64_t *it, size_t n)
 			print_rank(out, "root", lo);
 			fprintf(out, " sent=%" PRIu64 " received=%" PRIu64, it[2], it[3]);
 			break;
-		default: /* ISEND_DONE, CANCEL */
+		default: /* ISEND_DONE, CANCEL, COLL_REQ */
 			fprintf(out, " req=%" PRIu64, it[3]);
 			break;
 		}

@@ -162,6 +162,10 @@ enum psc_mpi_item {
 	/* a request whose cancellation MPI confirmed (in the call that completed it), or, with
 	 * PSC_MPI_F_FREED, one freed by MPI_Request_free before it completed: w3 its id */
 	PSC_MPI_ITEM_CANCEL = 7,
+	/* the request of a non-blocking collective (Iallreduce, Ibarrier, ...): in the call that
+	 * started it, after its COLL item, and in the call that completed it (Wait/Test family);
+	 * w1 PSC_MPI_ANY | 0; w3 its request id */
+	PSC_MPI_ITEM_COLL_REQ = 8,
 };
 
 /* Version of the MPI records' meaning (docs/format.md "MPI records", versions). 2: a CANCEL

@@ -11,11 +11,44 @@
  */
 #include "mpi-hooks.h"
 
+#include <string.h>
+
+/* The kind of each routine (mpi_routine_kind without linking the CLI's table). */
+static const unsigned char routine_kind[] = {
+#define MPI_CALL(name, family, kind, params) MPI_KIND_##kind,
+#include "mpi-calls.def"
+#undef MPI_CALL
+};
+
+/* A non-blocking collective C (its request in c->req) on CM: track the request, so that the
+ * call completing it names it, and make its COLL_REQ item in IT. 1 with the item, else 0. */
+static size_t icoll_request(struct mpi_call *c, struct mpi_comm *cm, uint64_t *it)
+{
+	struct mpi_req_info r;
+
+	if (c->id >= MPI_ROUTINE_COUNT || routine_kind[c->id] != MPI_KIND_ICOLL ||
+	    c->req == MPI_REQUEST_NULL)
+		return 0;
+	memset(&r, 0, sizeof(r));
+	r.id = requests_new_id();
+	r.comm = cm;
+	r.peer = PSC_MPI_ANY;
+	r.kind = REQ_COLL;
+	comm_ref(cm);
+	if (requests_add(c->req, &r))
+		return 0;
+	it[0] = psc_mpi_item_word0(PSC_MPI_ITEM_COLL_REQ, 0, cm->index);
+	it[1] = (uint64_t)(uint32_t)PSC_MPI_ANY;
+	it[2] = 0;
+	it[3] = r.id;
+	return 1;
+}
+
 /* The COLL item of a call on COMM with ROOT (a rank of COMM, or < 0 for none). */
 static void coll_end(struct mpi_call *c, int ret, MPI_Comm comm, int root, uint64_t sent,
 		     uint64_t received)
 {
-	uint64_t it[PSC_MPI_ITEM_WORDS];
+	uint64_t it[2 * PSC_MPI_ITEM_WORDS];
 	struct mpi_comm *cm = ret == MPI_SUCCESS ? comms_find(comm) : NULL;
 
 	if (!cm) {
@@ -26,7 +59,7 @@ static void coll_end(struct mpi_call *c, int ret, MPI_Comm comm, int root, uint6
 	it[1] = (uint64_t)(uint32_t)(root >= 0 && !cm->inter ? comm_peer(cm, root) : PSC_MPI_ANY);
 	it[2] = sent;
 	it[3] = received;
-	mpi_call_end(c, it, 1);
+	mpi_call_end(c, it, 1 + icoll_request(c, cm, it + PSC_MPI_ITEM_WORDS));
 }
 
 /* Is this rank the root of a rooted collective on COMM? */
@@ -314,14 +347,14 @@ void post_scan(struct mpi_call *c, int ret, const void *sendbuf, void *recvbuf, 
 
 void post_ibarrier(struct mpi_call *c, int ret, MPI_Comm comm, MPI_Request *request)
 {
-	(void)request;
+	c->req = ret == MPI_SUCCESS ? *request : MPI_REQUEST_NULL;
 	coll_end(c, ret, comm, -1, 0, 0);
 }
 
 void post_ibcast(struct mpi_call *c, int ret, void *buffer, int count, MPI_Datatype datatype,
 		 int root, MPI_Comm comm, MPI_Request *request)
 {
-	(void)request;
+	c->req = ret == MPI_SUCCESS ? *request : MPI_REQUEST_NULL;
 	post_bcast(c, ret, buffer, count, datatype, root, comm);
 }
 
@@ -329,7 +362,7 @@ void post_iscatter(struct mpi_call *c, int ret, const void *sendbuf, int sendcou
 		   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
 		   int root, MPI_Comm comm, MPI_Request *request)
 {
-	(void)request;
+	c->req = ret == MPI_SUCCESS ? *request : MPI_REQUEST_NULL;
 	post_scatter(c, ret, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
 		     comm);
 }
@@ -338,7 +371,7 @@ void post_iscatterv(struct mpi_call *c, int ret, const void *sendbuf, const int 
 		    const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount,
 		    MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-	(void)request;
+	c->req = ret == MPI_SUCCESS ? *request : MPI_REQUEST_NULL;
 	post_scatterv(c, ret, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
 		      root, comm);
 }
@@ -347,7 +380,7 @@ void post_igather(struct mpi_call *c, int ret, const void *sendbuf, int sendcoun
 		  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
 		  int root, MPI_Comm comm, MPI_Request *request)
 {
-	(void)request;
+	c->req = ret == MPI_SUCCESS ? *request : MPI_REQUEST_NULL;
 	post_gather(c, ret, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
@@ -355,7 +388,7 @@ void post_igatherv(struct mpi_call *c, int ret, const void *sendbuf, int sendcou
 		   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[],
 		   MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-	(void)request;
+	c->req = ret == MPI_SUCCESS ? *request : MPI_REQUEST_NULL;
 	post_gatherv(c, ret, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
 		     root, comm);
 }
@@ -363,7 +396,7 @@ void post_igatherv(struct mpi_call *c, int ret, const void *sendbuf, int sendcou
 void post_ireduce(struct mpi_call *c, int ret, const void *sendbuf, void *recvbuf, int count,
 		  MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
-	(void)request;
+	c->req = ret == MPI_SUCCESS ? *request : MPI_REQUEST_NULL;
 	post_reduce(c, ret, sendbuf, recvbuf, count, datatype, op, root, comm);
 }
 
@@ -371,7 +404,7 @@ void post_iallgather(struct mpi_call *c, int ret, const void *sendbuf, int sendc
 		     MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
 		     MPI_Comm comm, MPI_Request *request)
 {
-	(void)request;
+	c->req = ret == MPI_SUCCESS ? *request : MPI_REQUEST_NULL;
 	post_allgather(c, ret, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
@@ -380,7 +413,7 @@ void post_iallgatherv(struct mpi_call *c, int ret, const void *sendbuf, int send
 		      const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
 		      MPI_Request *request)
 {
-	(void)request;
+	c->req = ret == MPI_SUCCESS ? *request : MPI_REQUEST_NULL;
 	post_allgatherv(c, ret, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
 			comm);
 }
@@ -388,7 +421,7 @@ void post_iallgatherv(struct mpi_call *c, int ret, const void *sendbuf, int send
 void post_iallreduce(struct mpi_call *c, int ret, const void *sendbuf, void *recvbuf, int count,
 		     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-	(void)request;
+	c->req = ret == MPI_SUCCESS ? *request : MPI_REQUEST_NULL;
 	post_allreduce(c, ret, sendbuf, recvbuf, count, datatype, op, comm);
 }
 
@@ -396,7 +429,7 @@ void post_ialltoall(struct mpi_call *c, int ret, const void *sendbuf, int sendco
 		    MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
 		    MPI_Comm comm, MPI_Request *request)
 {
-	(void)request;
+	c->req = ret == MPI_SUCCESS ? *request : MPI_REQUEST_NULL;
 	post_alltoall(c, ret, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
@@ -405,7 +438,7 @@ void post_ialltoallv(struct mpi_call *c, int ret, const void *sendbuf, const int
 		     const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
 		     MPI_Comm comm, MPI_Request *request)
 {
-	(void)request;
+	c->req = ret == MPI_SUCCESS ? *request : MPI_REQUEST_NULL;
 	post_alltoallv(c, ret, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
 		       recvtype, comm);
 }
@@ -414,14 +447,14 @@ void post_ireduce_scatter_block(struct mpi_call *c, int ret, const void *sendbuf
 				int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
 				MPI_Request *request)
 {
-	(void)request;
+	c->req = ret == MPI_SUCCESS ? *request : MPI_REQUEST_NULL;
 	post_reduce_scatter_block(c, ret, sendbuf, recvbuf, recvcount, datatype, op, comm);
 }
 
 void post_iscan(struct mpi_call *c, int ret, const void *sendbuf, void *recvbuf, int count,
 		MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-	(void)request;
+	c->req = ret == MPI_SUCCESS ? *request : MPI_REQUEST_NULL;
 	post_scan(c, ret, sendbuf, recvbuf, count, datatype, op, comm);
 }
 

@@ -399,7 +399,7 @@ void post_startall(struct mpi_call *c, int ret, int count, MPI_Request array_of_
 /* A CANCEL item for R (FLAGS: PSC_MPI_F_FREED when it was freed, not cancelled). */
 static size_t cancel_item(uint64_t *it, const struct mpi_req_info *r, unsigned flags)
 {
-	if (r->procnull)
+	if (r->procnull || r->kind == REQ_COLL)
 		return 0;
 	item_set(it, PSC_MPI_ITEM_CANCEL, (r->sync ? PSC_MPI_F_SYNC : 0) | flags, r->comm->index, 0,
 		 0, 0, r->id);
@@ -422,6 +422,9 @@ static size_t completed_as(uint64_t *it, MPI_Request h, const MPI_Status *st, in
 		cancelled = 0;
 	if (r.procnull) {
 		/* no message: nothing to say */
+	} else if (r.kind == REQ_COLL) {
+		item_set(it, PSC_MPI_ITEM_COLL_REQ, 0, r.comm->index, PSC_MPI_ANY, 0, 0, r.id);
+		n = 1;
 	} else if (cancelled) {
 		n = cancel_item(it, &r, 0);
 	} else if (r.kind == REQ_SEND) {

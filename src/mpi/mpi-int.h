@@ -165,6 +165,7 @@ int mpi_comm_peers(MPI_Comm handle);
 enum mpi_req_kind {
 	REQ_SEND = 1,
 	REQ_RECV = 2,
+	REQ_COLL = 3, /* a non-blocking collective's */
 };
 
 /* What the request table remembers of a request. */
