@@ -27,6 +27,8 @@ int kallsyms_save(const char *procfs, const char *dir, char *why, size_t whylen)
 	if (!in) {
 		ret = -errno;
 		snprintf(why, whylen, "cannot read %s: %s", path, strerror(errno));
+		snprintf(path, sizeof(path), "%s/kallsyms", dir);
+		unlink(path); /* an older experiment's copy would name this run's samples */
 		return ret;
 	}
 	snprintf(tmp, sizeof(tmp), "%s/kallsyms.tmp", dir);
@@ -38,6 +40,8 @@ int kallsyms_save(const char *procfs, const char *dir, char *why, size_t whylen)
 		if (fd >= 0)
 			close(fd);
 		fclose(in);
+		snprintf(path, sizeof(path), "%s/kallsyms", dir);
+		unlink(path);
 		return ret;
 	}
 	while (fgets(line, sizeof(line), in)) {
@@ -76,8 +80,10 @@ int kallsyms_save(const char *procfs, const char *dir, char *why, size_t whylen)
 		ret = -errno;
 		snprintf(why, whylen, "cannot write %s: %s", path, strerror(errno));
 	}
-	if (ret)
+	if (ret) {
 		unlink(tmp);
+		unlink(path); /* an older experiment's copy would name this run's samples */
+	}
 	return ret;
 }
 

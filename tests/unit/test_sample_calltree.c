@@ -5,7 +5,8 @@
  * once even when the function recurs on its path; the callers tree of a function counts each
  * sample through its outermost occurrence. And the kernel symbols file (kallsyms.h): only text
  * symbols are saved, hidden addresses (kptr_restrict) save nothing, lookups find the symbol
- * at or below an address and prefer a name without a leading underscore among aliases.
+ * at or below an address and prefer a name without a leading underscore among aliases; a save
+ * that cannot copy leaves no older copy behind.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -259,6 +260,14 @@ static void test_kallsyms(void **state)
 	/* far above the last symbol: not the kernel's */
 	assert_null(kallsyms_find(&k, 0xffffffffc0001000ull + (32u << 20)));
 	kallsyms_release(&k);
+	/* a later save into the same directory that cannot copy removes the old copy */
+	write_file(path, "0000000000000000 T _text\n");
+	assert_int_equal(kallsyms_save(proc, exp, why, sizeof(why)), -EPERM);
+	assert_int_equal(kallsyms_load(&k, exp), 0);
+	assert_true(k.missing);
+	kallsyms_release(&k);
+	write_file(path, "ffffffff81000000 T _text\n");
+	assert_int_equal(kallsyms_save(proc, exp, why, sizeof(why)), 0);
 	/* a malformed file is said */
 	snprintf(path, sizeof(path), "%s/kallsyms", exp);
 	write_file(path, "not a symbol line\n");
