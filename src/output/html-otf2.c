@@ -213,7 +213,7 @@ int html_otf2_meta(struct jsonw *w, struct html_input *in)
 	struct facts f = {.node_class = UINT64_MAX};
 	char *creator = NULL, *machine = NULL;
 	uint8_t v[3] = {0, 0, 0};
-	char version[32];
+	char version[32], clock[64];
 	OTF2_Reader *rd;
 	int ret = -1;
 
@@ -242,7 +242,8 @@ int html_otf2_meta(struct jsonw *w, struct html_input *in)
 	jsonw_kv_string(w, "created_by", creator ? creator : "");
 	put_host(w, &f, machine);
 	jsonw_kv_string(w, "cpu", "");
-	jsonw_kv_string(w, "clock", "");
+	snprintf(clock, sizeof(clock), "OTF2 timer, %" PRIu64 " ticks/s", f.resolution);
+	jsonw_kv_string(w, "clock", f.resolution ? clock : "");
 	if (f.realtime != OTF2_UNDEFINED_TIMESTAMP && f.realtime)
 		jsonw_kv_u64(w, "start_unix_ns", f.realtime);
 	if (f.resolution && f.length)

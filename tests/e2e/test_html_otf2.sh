@@ -96,7 +96,8 @@ say("function calls", all(pa.get(k) == v for k, v in pe.items()), (pe, pa))
 say("MPI routines in the profile", pa.get("MPI_Send") == np * rounds and pa.get("MPI_Recv") == np * rounds, pa)
 m = a["meta"]
 say("summary", m["processes"] == np and m["threads"] == np and m["archive"]["locations"] == np and
-    m["archive"]["anchor"].endswith("traces.otf2"), m)
+    m["archive"]["anchor"].endswith("traces.otf2") and
+    m["clock"] == f"OTF2 timer, {m['archive']['timer_resolution']} ticks/s", m)
 say("caveat", any("OTF2 archive" in c and "Source" in c for c in a["caveats"]), a["caveats"])
 say("no experiment views", not any(k in a for k in ("source", "energy", "counters", "load")), sorted(a))
 EOF
