@@ -1,6 +1,7 @@
 /* cmd-record.c - `perfscope record`: run a command under the runtime into an experiment. */
 #include "cli.h"
 #include "launch.h"
+#include "record-mpi.h"
 #include "record-power.h"
 #include "sampler.h"
 
@@ -21,7 +22,6 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -115,168 +115,6 @@ static int write_padded(const char *path, const char *text, const char *mode)
 	if (fclose(f) != 0)
 		ok = 0;
 	return ok ? 0 : -1;
-}
-
-/*
- * record --mpi, and record run as an MPI rank (`mpirun -np N perfscope record -- APP`): every
- * rank's record shares DIR; rank 0 prepares it and writes meta.json, the others wait for it.
- */
-struct record_mpi {
-	int on;		 /* --mpi: libperfscope-mpi.so preloaded, "mpi": true */
-	int rank;	 /* this record's MPI rank from the launcher's environment, -1 if none */
-	const char *job; /* the MPI job's id from the environment, NULL when unknown */
-	const char *run; /* this run's nonce (PSC_ENV_MPI_RUN), NULL when none */
-	char run_buf[48];
-	time_t run_start; /* the launch time in a launcher's nonce ("HEX-EPOCH"), 0 when none */
-};
-
-#define MPI_DIR_WAIT_MS	 30000 /* how long a rank waits for rank 0's meta.json */
-#define MPI_META_SLACK_S 10    /* how much older than the launch or the rank's start it may be */
-
-/* This process's MPI rank from the environment that MPI launchers set (Open MPI, PMIx
- * launchers such as Slurm, MPICH's Hydra and Intel MPI), or -1. */
-static int mpi_env_rank(void)
-{
-	static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"};
-
-	for (size_t i = 0; i < ARRAY_SIZE(vars); i++) {
-		const char *v = getenv(vars[i]);
-		char *end;
-		long r;
-
-		if (!v || !*v)
-			continue;
-		errno = 0;
-		r = strtol(v, &end, 10);
-		if (!errno && !*end && r >= 0 && r <= INT32_MAX)
-			return (int)r;
-	}
-	return -1;
-}
-
-/* The MPI job's id, the same in every rank: PMIx's namespace, Open MPI's job id, or Slurm's
- * job and step. NULL when the launcher gives none. */
-static const char *mpi_env_job(void)
-{
-	static char slurm[128];
-	const char *v = getenv("PMIX_NAMESPACE");
-
-	if (v && *v)
-		return v;
-	v = getenv("OMPI_MCA_ess_base_jobid");
-	if (v && *v)
-		return v;
-	if (getenv("SLURM_JOB_ID") && getenv("SLURM_STEP_ID")) {
-		snprintf(slurm, sizeof(slurm), "slurm-%s.%s", getenv("SLURM_JOB_ID"),
-			 getenv("SLURM_STEP_ID"));
-		return slurm;
-	}
-	return NULL;
-}
-
-/* The launch time (CLOCK_REALTIME s) in a nonce of the launcher's form: 16 lowercase hex
- * digits, '-', the time in decimal (at least 10 digits, so a user's "run-5" is no time); else 0. */
-static time_t mpi_run_start(const char *run)
-{
-	const char *t = run + 17;
-	char *end;
-	long long v;
-
-	if (strlen(run) < 17 + 10 || strspn(run, "0123456789abcdef") != 16 || run[16] != '-' ||
-	    strspn(t, "0123456789") != strlen(t))
-		return 0;
-	errno = 0;
-	v = strtoll(t, &end, 10);
-	return errno || *end || v <= 0 ? 0 : (time_t)v;
-}
-
-/* This run's nonce: a rank's from its launcher (NULL when none); a launcher's fresh, random
- * and with its start time ("HEX-EPOCH"). -EINVAL when the environment's is not one. */
-static int mpi_run_id(struct record_mpi *mpi)
-{
-	const char *v = getenv(PSC_ENV_MPI_RUN);
-	uint64_t r = 0;
-
-	if (mpi->rank < 0) {
-		time_t now = time(NULL);
-
-		if (getrandom(&r, sizeof(r), 0) != sizeof(r))
-			r = (uint64_t)now << 24 ^ (uint64_t)getpid() ^ (uint64_t)clock();
-		snprintf(mpi->run_buf, sizeof(mpi->run_buf), "%016llx-%lld", (unsigned long long)r,
-			 (long long)now);
-		mpi->run = mpi->run_buf;
-		mpi->run_start = now;
-		return 0;
-	}
-	if (!v || !*v)
-		return 0;
-	if (strlen(v) > 64 || v[strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-					  "0123456789._-")]) {
-		cli_error("record",
-			  "%s=%s: give letters, digits, '.', '_' and '-' only (at most 64)",
-			  PSC_ENV_MPI_RUN, v);
-		return -EINVAL;
-	}
-	mpi->run = v;
-	mpi->run_start = mpi_run_start(v);
-	return 0;
-}
-
-/*
- * True when DIR/meta.json was written by rank 0 of this run: its "mpi_run" is the run's nonce
- * and the file was written at most MPI_META_SLACK_S before the launch the nonce names, or,
- * for a nonce without a time (a user's, which may be reused), after NOT_BEFORE
- * (CLOCK_REALTIME s); without a nonce, its "mpi_job" is JOB, or, without a job id, "" and the
- * file was written after NOT_BEFORE.
- */
-static int mpi_meta_ready(const char *dir, const struct record_mpi *mpi, time_t not_before)
-{
-	const char *job = mpi->job;
-	char path[PATH_MAX + 16], buf[4096], want[256];
-	struct stat st;
-	ssize_t n;
-	int fd, ok;
-
-	snprintf(path, sizeof(path), "%s/meta.json", dir);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	ok = n > 0 && fstat(fd, &st) == 0;
-	close(fd);
-	if (!ok)
-		return 0;
-	buf[n] = 0;
-	if (mpi->run) {
-		snprintf(want, sizeof(want), "\"mpi_run\": \"%s\"", mpi->run);
-		if (!strstr(buf, want))
-			return 0;
-		if (mpi->run_start)
-			return st.st_mtime >= mpi->run_start - MPI_META_SLACK_S;
-		return st.st_mtime >= not_before;
-	}
-	snprintf(want, sizeof(want), "\"mpi_job\": \"%s\"", job ? job : "");
-	if (!strstr(buf, want))
-		return 0;
-	return job || st.st_mtime >= not_before;
-}
-
-/* A rank other than 0: wait until rank 0 has made DIR an experiment of this job. */
-static int mpi_wait_dir(const char *dir, const struct record_mpi *mpi)
-{
-	struct timespec pause = {0, 20 * 1000000};
-	time_t not_before = time(NULL) - MPI_META_SLACK_S;
-
-	for (int waited = 0; waited < MPI_DIR_WAIT_MS; waited += 20) {
-		if (mpi_meta_ready(dir, mpi, not_before))
-			return 0;
-		nanosleep(&pause, NULL);
-	}
-	cli_error("record",
-		  "rank %d: %s/meta.json of this MPI job did not appear within %d s: the record "
-		  "of rank 0 failed (see its message)",
-		  mpi->rank, dir, MPI_DIR_WAIT_MS / 1000);
-	return -ETIMEDOUT;
 }
 
 /* meta.json's "sampling" object: the sampled events in samples-file order and their fate. */
@@ -578,7 +416,7 @@ int cmd_record(int argc, char **argv)
 	const char *dir = "perfscope.out", *group = NULL, *filter = NULL, *bufsize = NULL;
 	const char *sample = NULL, *load = NULL;
 	uint64_t period = UINT64_MAX; /* not given */
-	struct record_mpi mpi = {.rank = mpi_env_rank()};
+	struct record_mpi mpi = {.rank = record_mpi_env_rank()};
 	unsigned long load_ms = 100;
 	int force = 0, help = 0, functions = 0, callgraph = 0, first, ret, status = 0, created = 0;
 	struct record_power rp = {0};
@@ -682,8 +520,8 @@ int cmd_record(int argc, char **argv)
 	if (!mpi.on)
 		mpi.rank = -1;
 	if (mpi.rank >= 0)
-		mpi.job = mpi_env_job();
-	if (mpi.on && mpi_run_id(&mpi))
+		mpi.job = record_mpi_env_job();
+	if (mpi.on && record_mpi_run_id(&mpi))
 		goto out;
 
 	if (period == 0) {
@@ -717,7 +555,7 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	if (mpi.rank > 0) {
 		/* rank 0 makes the directory; never touch it from here */
-		if (mpi_wait_dir(dir, &mpi))
+		if (record_mpi_wait_dir(dir, &mpi))
 			goto out;
 	} else if (prepare_dir(dir, force, &created)) {
 		goto out;

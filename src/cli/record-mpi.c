@@ -1,0 +1,158 @@
+/* record-mpi.c - the MPI side of perfscope record (record-mpi.h): the rank and job from the
+ * launcher's environment, the run's nonce, and a rank waiting for rank 0's meta.json. */
+#include "record-mpi.h"
+
+#include "cli.h"
+
+#include "../core/compiler.h"
+#include "../core/env.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int record_mpi_env_rank(void)
+{
+	static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"};
+
+	for (size_t i = 0; i < ARRAY_SIZE(vars); i++) {
+		const char *v = getenv(vars[i]);
+		char *end;
+		long r;
+
+		if (!v || !*v)
+			continue;
+		errno = 0;
+		r = strtol(v, &end, 10);
+		if (!errno && !*end && r >= 0 && r <= INT32_MAX)
+			return (int)r;
+	}
+	return -1;
+}
+
+const char *record_mpi_env_job(void)
+{
+	static char slurm[128];
+	const char *v = getenv("PMIX_NAMESPACE");
+
+	if (v && *v)
+		return v;
+	v = getenv("OMPI_MCA_ess_base_jobid");
+	if (v && *v)
+		return v;
+	if (getenv("SLURM_JOB_ID") && getenv("SLURM_STEP_ID")) {
+		snprintf(slurm, sizeof(slurm), "slurm-%s.%s", getenv("SLURM_JOB_ID"),
+			 getenv("SLURM_STEP_ID"));
+		return slurm;
+	}
+	return NULL;
+}
+
+/* The launch time (CLOCK_REALTIME s) in a nonce of the launcher's form: 16 lowercase hex
+ * digits, '-', the time in decimal (at least 10 digits, so a user's "run-5" is no time); else 0. */
+static time_t mpi_run_start(const char *run)
+{
+	const char *t = run + 17;
+	char *end;
+	long long v;
+
+	if (strlen(run) < 17 + 10 || strspn(run, "0123456789abcdef") != 16 || run[16] != '-' ||
+	    strspn(t, "0123456789") != strlen(t))
+		return 0;
+	errno = 0;
+	v = strtoll(t, &end, 10);
+	return errno || *end || v <= 0 ? 0 : (time_t)v;
+}
+
+int record_mpi_run_id(struct record_mpi *mpi)
+{
+	const char *v = getenv(PSC_ENV_MPI_RUN);
+	uint64_t r = 0;
+
+	if (mpi->rank < 0) {
+		time_t now = time(NULL);
+
+		if (getrandom(&r, sizeof(r), 0) != sizeof(r))
+			r = (uint64_t)now << 24 ^ (uint64_t)getpid() ^ (uint64_t)clock();
+		snprintf(mpi->run_buf, sizeof(mpi->run_buf), "%016llx-%lld", (unsigned long long)r,
+			 (long long)now);
+		mpi->run = mpi->run_buf;
+		mpi->run_start = now;
+		return 0;
+	}
+	if (!v || !*v)
+		return 0;
+	if (strlen(v) > 64 || v[strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					  "0123456789._-")]) {
+		cli_error("record",
+			  "%s=%s: give letters, digits, '.', '_' and '-' only (at most 64)",
+			  PSC_ENV_MPI_RUN, v);
+		return -EINVAL;
+	}
+	mpi->run = v;
+	mpi->run_start = mpi_run_start(v);
+	return 0;
+}
+
+/*
+ * True when DIR/meta.json was written by rank 0 of this run: its "mpi_run" is the run's nonce
+ * and the file was written at most MPI_META_SLACK_S before the launch the nonce names, or,
+ * for a nonce without a time (a user's, which may be reused), after NOT_BEFORE
+ * (CLOCK_REALTIME s); without a nonce, its "mpi_job" is JOB, or, without a job id, "" and the
+ * file was written after NOT_BEFORE.
+ */
+static int mpi_meta_ready(const char *dir, const struct record_mpi *mpi, time_t not_before)
+{
+	const char *job = mpi->job;
+	char path[PATH_MAX + 16], buf[4096], want[256];
+	struct stat st;
+	ssize_t n;
+	int fd, ok;
+
+	snprintf(path, sizeof(path), "%s/meta.json", dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	ok = n > 0 && fstat(fd, &st) == 0;
+	close(fd);
+	if (!ok)
+		return 0;
+	buf[n] = 0;
+	if (mpi->run) {
+		snprintf(want, sizeof(want), "\"mpi_run\": \"%s\"", mpi->run);
+		if (!strstr(buf, want))
+			return 0;
+		if (mpi->run_start)
+			return st.st_mtime >= mpi->run_start - MPI_META_SLACK_S;
+		return st.st_mtime >= not_before;
+	}
+	snprintf(want, sizeof(want), "\"mpi_job\": \"%s\"", job ? job : "");
+	if (!strstr(buf, want))
+		return 0;
+	return job || st.st_mtime >= not_before;
+}
+
+int record_mpi_wait_dir(const char *dir, const struct record_mpi *mpi)
+{
+	struct timespec pause = {0, 20 * 1000000};
+	time_t not_before = time(NULL) - MPI_META_SLACK_S;
+
+	for (int waited = 0; waited < MPI_DIR_WAIT_MS; waited += 20) {
+		if (mpi_meta_ready(dir, mpi, not_before))
+			return 0;
+		nanosleep(&pause, NULL);
+	}
+	cli_error("record",
+		  "rank %d: %s/meta.json of this MPI job did not appear within %d s: the record "
+		  "of rank 0 failed (see its message)",
+		  mpi->rank, dir, MPI_DIR_WAIT_MS / 1000);
+	return -ETIMEDOUT;
+}

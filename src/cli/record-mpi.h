@@ -1,0 +1,40 @@
+/*
+ * record-mpi.h - the MPI side of `perfscope record`: record --mpi, and record run as an MPI
+ * rank (`mpirun -np N perfscope record -- APP`), where every rank's record shares DIR: rank 0
+ * prepares it and writes meta.json (with the job id and the run's nonce), the others wait for
+ * it. Prints its messages.
+ */
+#ifndef PSC_RECORD_MPI_H
+#define PSC_RECORD_MPI_H
+
+#include <time.h>
+
+/* What record knows of the MPI run it belongs to. */
+struct record_mpi {
+	int on;		 /* --mpi: libperfscope-mpi.so preloaded, "mpi": true */
+	int rank;	 /* this record's MPI rank from the launcher's environment, -1 if none */
+	const char *job; /* the MPI job's id from the environment, NULL when unknown */
+	const char *run; /* this run's nonce (PSC_ENV_MPI_RUN), NULL when none */
+	char run_buf[48];
+	time_t run_start; /* the launch time in a launcher's nonce ("HEX-EPOCH"), 0 when none */
+};
+
+#define MPI_DIR_WAIT_MS	 30000 /* how long a rank waits for rank 0's meta.json */
+#define MPI_META_SLACK_S 10    /* how much older than the launch or the rank's start it may be */
+
+/* This process's MPI rank from the environment that MPI launchers set (Open MPI, PMIx
+ * launchers such as Slurm, MPICH's Hydra and Intel MPI), or -1. */
+int record_mpi_env_rank(void);
+
+/* The MPI job's id, the same in every rank: PMIx's namespace, Open MPI's job id, or Slurm's
+ * job and step. NULL when the launcher gives none. */
+const char *record_mpi_env_job(void);
+
+/* This run's nonce: a rank's from its launcher (NULL when none); a launcher's fresh, random
+ * and with its start time ("HEX-EPOCH"). -EINVAL when the environment's is not one. */
+int record_mpi_run_id(struct record_mpi *mpi);
+
+/* A rank other than 0: wait until rank 0 has made DIR an experiment of this job. */
+int record_mpi_wait_dir(const char *dir, const struct record_mpi *mpi);
+
+#endif /* PSC_RECORD_MPI_H */
