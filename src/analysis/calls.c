@@ -164,13 +164,15 @@ int call_walker_next(struct call_walker *w, struct call_event *ev, char *err, si
 			pop(w, w->th.last_ns, 1, ev);
 			return 1;
 		}
-		ret = stream_next(&w->r, &rec, err, errlen);
-		if (ret < 0)
-			return ret;
-		if (ret == 0) {
-			w->at_end = 1;
-			w->th.truncated_at = w->r.truncated_at;
-			continue;
+		if (!stream_next_func(&w->r, &rec)) {
+			ret = stream_next(&w->r, &rec, err, errlen);
+			if (ret < 0)
+				return ret;
+			if (ret == 0) {
+				w->at_end = 1;
+				w->th.truncated_at = w->r.truncated_at;
+				continue;
+			}
 		}
 		ns = clock_fit_ns(w->fit, rec.ticks);
 		if (ns < w->th.first_ns)

@@ -24,15 +24,17 @@ enum call_event_type {
 
 struct call_event {
 	enum call_event_type type;
-	uint64_t addr;		  /* function address (CALL_ENTER/EXIT) */
-	uint32_t region;	  /* region id (CALL_REGION_*) */
-	const char *name;	  /* region name, NULL for functions or an undefined id */
-	int64_t ns;		  /* time on the process's CLOCK_MONOTONIC base */
-	unsigned depth;		  /* function stack depth: of the caller at enter, after exit */
-	int synthetic;		  /* an exit the stream lacks, made up by the walker */
-	int64_t incl_ns;	  /* CALL_EXIT: the call's duration */
+	uint64_t addr;	  /* function address (CALL_ENTER/EXIT) */
+	uint32_t region;  /* region id (CALL_REGION_*) */
+	const char *name; /* region name, NULL for functions or an undefined id */
+	int64_t ns;	  /* time on the process's CLOCK_MONOTONIC base */
+	unsigned depth;	  /* function stack depth: of the caller at enter, after exit */
+	int synthetic;	  /* an exit the stream lacks, made up by the walker */
+	int64_t incl_ns;  /* CALL_EXIT: the call's duration */
+	uint64_t offset;  /* byte offset of the record in the stream file */
+	/* apart from incl_ns: a consumer that reads both with one 16-byte load would wait for
+	 * the two 8-byte stores that wrote them (a failed store-to-load forward, every exit) */
 	int64_t excl_ns;	  /* CALL_EXIT: the duration minus its callees' */
-	uint64_t offset;	  /* byte offset of the record in the stream file */
 	const uint64_t *snapshot; /* CALL_REGION_*: counter snapshot words (until the next event) */
 	size_t nsnapshot;
 };

@@ -389,6 +389,7 @@ int experiment_open(struct experiment *e, const char *dir, char *err, size_t err
 			p->fit.ref_ticks = p->npairs ? p->pairs[0].ticks : 0;
 			p->fit.ref_ns = p->npairs ? p->pairs[0].ns : 0;
 			p->fit.ns_per_tick = 1.0;
+			clock_fit_prepare(&p->fit);
 		}
 	}
 	return 0;

@@ -48,8 +48,8 @@ struct stream_reader {
 	size_t nregion_ids, region_ids_cap;
 	uint32_t *group_nr; /* members per counter group, from the counters record */
 	size_t ngroups;
-	int have_layout;       /* a counters record was read */
-	uint64_t last_sync_ns; /* CLOCK_MONOTONIC ns of the last clock-sync record */
+	int have_layout;	  /* a counters record was read */
+	uint64_t last_sync_ns;	  /* CLOCK_MONOTONIC ns of the last clock-sync record */
 	uint32_t *sample_group_n; /* samples files: members per sample group, 0 undefined */
 };
 
@@ -60,6 +60,31 @@ int stream_open(struct stream_reader *r, const char *path, char *err, size_t err
  * "PATH: byte N: ..." in ERR. */
 int stream_next(struct stream_reader *r, struct stream_record *rec, char *err, size_t errlen);
 
+/*
+ * stream_next() for the common case, inline: when the next record is a function record of the
+ * chunk in memory that passes the checks, 1 with rec->kind, ticks, addr and offset set (the
+ * other fields are left as they were); else 0 and nothing consumed: call stream_next().
+ */
+static inline int stream_next_func(struct stream_reader *r, struct stream_record *rec)
+{
+	uint64_t w0, ticks;
+
+	if (r->pos + 2 > r->chunk_words || r->ended || !r->nrecords)
+		return 0;
+	w0 = r->chunk[r->pos];
+	ticks = psc_rec_ticks(w0);
+	if (psc_rec_kind(w0) > PSC_KIND_FUNC_EXIT || ticks < r->last_ticks)
+		return 0;
+	rec->kind = psc_rec_kind(w0);
+	rec->ticks = ticks;
+	rec->addr = r->chunk[r->pos + 1];
+	rec->offset = r->offset - (r->chunk_words - r->pos) * 8;
+	r->nrecords++;
+	r->last_ticks = ticks;
+	r->pos += 2;
+	return 1;
+}
+
 /* Read only the clock-sync record that opens every chunk, skipping the rest: cheap
  * calibration before a full pass. Calls FN for each (ticks, ns). 0 or negative errno. */
 int stream_scan_clock(const char *path, void (*fn)(void *ctx, uint64_t ticks, uint64_t ns),
@@ -69,8 +94,7 @@ int stream_scan_clock(const char *path, void (*fn)(void *ctx, uint64_t ticks, ui
  * each of its NEVENTS events' group index (PSC_NO_GROUP: not opened) into GROUP_OF and its
  * open status (0 or a negative errno) into STATUS (may be NULL). 1 when found, 0 when the
  * stream cannot be read, has none, or has one for another number of events. */
-int stream_counters_layout(const char *path, uint32_t nevents, uint32_t *group_of,
-			   int32_t *status);
+int stream_counters_layout(const char *path, uint32_t nevents, uint32_t *group_of, int32_t *status);
 
 void stream_close(struct stream_reader *r);
 

@@ -4,6 +4,7 @@
 #include "compiler.h"
 
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 const char *clock_source_name(enum clock_source source)
@@ -108,6 +109,7 @@ int clock_fit_pairs(const struct clock_pair *pairs, size_t n, enum clock_source 
 	fit->ref_ticks = pairs[0].ticks;
 	fit->ref_ns = pairs[0].ns;
 	fit->ns_per_tick = 1.0;
+	clock_fit_prepare(fit);
 	if (n == 1 || source == CLOCK_SOURCE_MONOTONIC)
 		return 0;
 	/* Two passes on offsets from the first pair, so doubles keep full precision. */
@@ -124,15 +126,64 @@ int clock_fit_pairs(const struct clock_pair *pairs, size_t n, enum clock_source 
 		sxx += dx * dx;
 		sxy += dx * dy;
 	}
-	if (!(sxx > 0))
+	if (!(sxx > 0)) {
+		clock_fit_prepare(fit);
 		return -EINVAL;
+	}
 	fit->ns_per_tick = sxy / sxx;
 	/* The fitted line's value at ref_ticks becomes the new reference. */
 	double at_ref = my - fit->ns_per_tick * mx;
 
 	fit->ref_ns =
 	    (uint64_t)((int64_t)fit->ref_ns + (int64_t)(at_ref + (at_ref < 0 ? -0.5 : 0.5)));
+	clock_fit_prepare(fit);
 	return 0;
+}
+
+/* Offsets and results of the fast path stay below these, so nothing can overflow there. */
+#define FAST_NS_LIMIT  (1.0 * (1ull << 61)) /* |offset * ns_per_tick| */
+#define FAST_REF_LIMIT (1ll << 62)	    /* |ref_ns| as a signed value */
+
+void clock_fit_prepare(struct clock_fit *fit)
+{
+	double a = fabs(fit->ns_per_tick), span;
+	int e;
+	double f = frexp(fit->ns_per_tick, &e); /* ns_per_tick = f * 2^e, 0.5 <= |f| < 1 */
+
+	fit->mult = 0;
+	fit->shift = 1;
+	fit->fast_max = 0; /* every offset through the slow path */
+	if (!isfinite(fit->ns_per_tick) || (int64_t)fit->ref_ns > FAST_REF_LIMIT ||
+	    (int64_t)fit->ref_ns < -FAST_REF_LIMIT)
+		return;
+	if (fit->ns_per_tick == 0) {
+		fit->fast_max = INT64_MAX;
+		return;
+	}
+	/* f * 2^53 is an integer of 53 bits: mult = that, shift = 53 - e */
+	if (53 - e < 1 || 53 - e > 126)
+		return; /* slopes of 2^52 ns per tick and more, or below 2^-73: the slow path */
+	fit->mult = (int64_t)ldexp(f, 53);
+	fit->shift = (unsigned)(53 - e);
+	/* |offset| <= fast_max keeps |offset * slope| below 2^61 (with a margin for rounding) */
+	span = FAST_NS_LIMIT / a * (1 - 1e-9);
+	fit->fast_max = span >= 9.2e18 ? (uint64_t)INT64_MAX : (uint64_t)span;
+}
+
+int64_t clock_fit_ns_slow(const struct clock_fit *fit, uint64_t ticks)
+{
+	double d = (double)(int64_t)(ticks - fit->ref_ticks) * fit->ns_per_tick;
+	int64_t delta, out;
+
+	/* saturate: a fit from a damaged file must not overflow (9.2e18 ns is 292 years) */
+	if (!(d < 9.2e18))
+		return INT64_MAX;
+	if (!(d > -9.2e18))
+		return INT64_MIN;
+	delta = (int64_t)(d < 0 ? d - 0.5 : d + 0.5);
+	if (__builtin_add_overflow((int64_t)fit->ref_ns, delta, &out))
+		return delta < 0 ? INT64_MIN : INT64_MAX;
+	return out;
 }
 
 __attribute__((noinline)) uint64_t clock_monotonic_ns_call(void)

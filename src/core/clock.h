@@ -29,11 +29,22 @@ struct clock_pair {
 	uint64_t ns;
 };
 
-/* ns = ref_ns + (ticks - ref_ticks) * ns_per_tick; relative form keeps double precision. */
+/*
+ * ns = ref_ns + (ticks - ref_ticks) * ns_per_tick; relative form keeps double precision.
+ *
+ * clock_fit_prepare() adds the slope in fixed point: ns_per_tick is exactly mult / 2^shift
+ * (a double is a 53-bit integer times a power of two), so that the product in 128 bits,
+ * rounded, is the exactly rounded value of (ticks - ref_ticks) * ns_per_tick. Tick offsets
+ * in [-fast_max, fast_max) cannot saturate and take that path; a fit that was not prepared
+ * (the three zero) converts every offset through the double slow path.
+ */
 struct clock_fit {
 	uint64_t ref_ticks;
 	uint64_t ref_ns;
 	double ns_per_tick;
+	int64_t mult;	   /* ns_per_tick * 2^shift, exact */
+	unsigned shift;	   /* 1..126 */
+	uint64_t fast_max; /* offsets in [-fast_max, fast_max) convert without saturation checks */
 };
 
 /* Name of SOURCE for meta data and messages ("tsc", "monotonic", "cntvct"). */
@@ -106,21 +117,29 @@ struct clock_pair clock_pair_take(enum clock_source source);
 int clock_fit_pairs(const struct clock_pair *pairs, size_t n, enum clock_source source,
 		    struct clock_fit *fit);
 
-/* Nanoseconds of TICKS under FIT (CLOCK_MONOTONIC time base). */
+/* Fill in FIT's fixed-point slope (mult, shift, fast_max) from ref_ns and ns_per_tick. Call
+ * after setting those fields by hand; clock_fit_pairs() calls it. */
+void clock_fit_prepare(struct clock_fit *fit);
+
+/* clock_fit_ns() through doubles, with saturation: offsets outside the fast range. */
+int64_t clock_fit_ns_slow(const struct clock_fit *fit, uint64_t ticks);
+
+/*
+ * Nanoseconds of TICKS under FIT (CLOCK_MONOTONIC time base), rounded to the nearest ns,
+ * halves away from zero; INT64_MAX / INT64_MIN when out of range (a damaged file's fit).
+ */
 static inline int64_t clock_fit_ns(const struct clock_fit *fit, uint64_t ticks)
 {
-	double d = (double)(int64_t)(ticks - fit->ref_ticks) * fit->ns_per_tick;
-	int64_t delta, out;
+	int64_t delta = (int64_t)(ticks - fit->ref_ticks);
 
-	/* saturate: a fit from a damaged file must not overflow (9.2e18 ns is 292 years) */
-	if (!(d < 9.2e18))
-		return INT64_MAX;
-	if (!(d > -9.2e18))
-		return INT64_MIN;
-	delta = (int64_t)(d < 0 ? d - 0.5 : d + 0.5);
-	if (__builtin_add_overflow((int64_t)fit->ref_ns, delta, &out))
-		return delta < 0 ? INT64_MIN : INT64_MAX;
-	return out;
+	if (__builtin_expect((uint64_t)delta + fit->fast_max < 2 * fit->fast_max, 1)) {
+		__int128 p = (__int128)delta * fit->mult;
+
+		/* floor((p + half - [p < 0]) / 2^shift): the nearest, halves away from zero */
+		p += ((__int128)1 << (fit->shift - 1)) - (p < 0);
+		return (int64_t)fit->ref_ns + (int64_t)(p >> fit->shift);
+	}
+	return clock_fit_ns_slow(fit, ticks);
 }
 
 /* Duration in ns of a tick interval under FIT. */

@@ -9,6 +9,8 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "clock.h"
@@ -154,9 +156,9 @@ static void test_fit_errors(void **state)
 /* clock_fit_ns rounds to the nearest ns, halves away from zero. */
 static void test_fit_ns_rounding(void **state)
 {
-	struct clock_fit fit = {1000, 5000, 0.5};
-	struct clock_fit third = {0, 100, 1.0 / 3.0};
-	struct clock_fit quarter = {100, 0, 0.25};
+	struct clock_fit fit = {1000, 5000, 0.5, 0, 0, 0};
+	struct clock_fit third = {0, 100, 1.0 / 3.0, 0, 0, 0};
+	struct clock_fit quarter = {100, 0, 0.25, 0, 0, 0};
 
 	(void)state;
 	assert_int_equal(clock_fit_ns(&fit, 1001), 5001); /* 0.5 -> 1 */
@@ -170,6 +172,129 @@ static void test_fit_ns_rounding(void **state)
 	assert_int_equal(clock_fit_ns(&quarter, 103), 1); /* 0.75 -> 1 */
 	assert_int_equal(clock_fit_ns(&quarter, 99), 0);  /* -0.25 -> 0 */
 	assert_int_equal(clock_fit_ns(&quarter, 97), -1); /* -0.75 -> -1 */
+}
+
+/* The rounding cases above through the fixed-point path: the same values. */
+static void test_fit_ns_rounding_prepared(void **state)
+{
+	struct clock_fit fit = {1000, 5000, 0.5, 0, 0, 0};
+	struct clock_fit third = {0, 100, 1.0 / 3.0, 0, 0, 0};
+	struct clock_fit quarter = {100, 0, 0.25, 0, 0, 0};
+
+	(void)state;
+	clock_fit_prepare(&fit);
+	clock_fit_prepare(&third);
+	clock_fit_prepare(&quarter);
+	assert_true(fit.fast_max > 0 && third.fast_max > 0 && quarter.fast_max > 0);
+	assert_int_equal(clock_fit_ns(&fit, 1001), 5001);
+	assert_int_equal(clock_fit_ns(&fit, 2001), 5501);
+	assert_int_equal(clock_fit_ns(&fit, 999), 4999);
+	assert_int_equal(clock_fit_ns(&fit, 997), 4998);
+	assert_int_equal(clock_fit_ns(&third, 1), 100);
+	assert_int_equal(clock_fit_ns(&third, 2), 101);
+	assert_int_equal(clock_fit_ns(&third, 3), 101);
+	assert_int_equal(clock_fit_ns(&quarter, 101), 0);
+	assert_int_equal(clock_fit_ns(&quarter, 103), 1);
+	assert_int_equal(clock_fit_ns(&quarter, 99), 0);
+	assert_int_equal(clock_fit_ns(&quarter, 97), -1);
+	assert_int_equal(clock_fit_ns(&quarter, 98), -1); /* -0.5 -> -1 */
+	assert_int_equal(clock_fit_ns(&quarter, 102), 1); /* 0.5 -> 1 */
+	/* exact where the double path is not: (2^62 - 3) / 4 = 2^60 - 0.75 -> 2^60 - 1, while
+	 * (double)(2^62 - 3) is 2^62 */
+	quarter.ref_ticks = 0;
+	clock_fit_prepare(&quarter);
+	assert_int_equal(clock_fit_ns(&quarter, (1ull << 62) - 3), (int64_t)(1ull << 60) - 1);
+	assert_int_equal(clock_fit_ns_slow(&quarter, (1ull << 62) - 3), (int64_t)(1ull << 60));
+}
+
+/* (TICKS - ref_ticks) * ns_per_tick in long double: within 1/8 ns below 2^61 ns on x86 (64-bit
+ * mantissa), exact on aarch64 (128-bit). */
+static long double reference_offset_ns(const struct clock_fit *fit, uint64_t ticks)
+{
+	return (long double)(int64_t)(ticks - fit->ref_ticks) * fit->ns_per_tick;
+}
+
+/*
+ * Fixed point against the double conversion and an exact reference over edge values: slopes
+ * of real clocks (1 / 2.6 GHz, 1 / 3 GHz, 1 ns per tick for MONOTONIC, 41.67 for a 24 MHz
+ * timer) and of damaged files (0, negative, tiny, huge), reference points at 0, mid-range and
+ * near the top of 64 bits, offsets 0, +-1, powers of two up to 2^63, the fast range's edges
+ * and pseudo-random ones. Within 2^51 ns of the reference (where a double holds the product
+ * to 1/2 ns) the result is the double conversion's within 1 ns; in the whole fast range it
+ * is the reference's within 1 ns; outside it, the double conversion's exactly (saturation).
+ */
+static void test_fit_ns_fixed_point(void **state)
+{
+	const double slopes[] = {1 / 2.6, 1 / 3.0, 0.5,	  1.0, 2.0,  1000.0 / 24, 0.0,
+				 -0.5,	  1e-12,   1e-30, 3e9, 1e16, 1e300};
+	const uint64_t refs_ticks[] = {0, 123456789, 1ull << 63, UINT64_MAX - 5};
+	const uint64_t refs_ns[] = {0, 5000, 1ull << 60, (1ull << 62) + 1, UINT64_MAX - 9};
+	uint64_t offsets[200], seed = 88172645463325252ull;
+	size_t n = 0;
+	unsigned long checked_fast = 0, checked_slow = 0;
+
+	(void)state;
+	offsets[n++] = 0;
+	for (int b = 0; b < 64; b++) {
+		offsets[n++] = 1ull << b;
+		offsets[n++] = (uint64_t) - (int64_t)(1ull << b);
+		if (b >= 2)
+			offsets[n++] = (1ull << b) + 1;
+	}
+	offsets[n++] = INT64_MAX;
+	while (n < sizeof(offsets) / sizeof(offsets[0]) - 4) {
+		seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+		offsets[n++] = seed >> (seed & 63); /* every scale */
+	}
+	for (size_t si = 0; si < sizeof(slopes) / sizeof(slopes[0]); si++)
+		for (size_t ti = 0; ti < sizeof(refs_ticks) / sizeof(refs_ticks[0]); ti++)
+			for (size_t ni = 0; ni < sizeof(refs_ns) / sizeof(refs_ns[0]); ni++) {
+				struct clock_fit fit = {
+				    refs_ticks[ti], refs_ns[ni], slopes[si], 0, 0, 0};
+				uint64_t edges[4];
+
+				clock_fit_prepare(&fit);
+				edges[0] = fit.fast_max;
+				edges[1] = fit.fast_max + 1;
+				edges[2] = (uint64_t) - (int64_t)fit.fast_max;
+				edges[3] = (uint64_t) - (int64_t)fit.fast_max - 1;
+				for (size_t k = 0; k < n + 4; k++) {
+					uint64_t off = k < n ? offsets[k] : edges[k - n];
+					uint64_t t = fit.ref_ticks + off;
+					int64_t got = clock_fit_ns(&fit, t);
+					int64_t dbl = clock_fit_ns_slow(&fit, t);
+					int64_t d = (int64_t)off;
+
+					if (!(d >= -(int64_t)fit.fast_max &&
+					      d < (int64_t)fit.fast_max)) {
+						assert_int_equal(got, dbl);
+						checked_slow++;
+						continue;
+					}
+					long double prod = reference_offset_ns(&fit, t);
+					int64_t r = (int64_t)((uint64_t)got - fit.ref_ns);
+
+					checked_fast++;
+					assert_true(fabsl((long double)r - prod) <= 0.75L);
+					if (fabsl(prod) < 0x1p51L && (d < 0 ? -d : d) < (1ll << 53))
+						assert_true(llabs(got - dbl) <= 1);
+				}
+			}
+	/* both paths were taken many times */
+	assert_true(checked_fast > 10000);
+	assert_true(checked_slow > 1000);
+}
+
+/* A fit never prepared (only the three fields set) still converts right, through doubles. */
+static void test_fit_ns_unprepared(void **state)
+{
+	struct clock_fit raw = {1000, 5000, 0.5, 0, 0, 0};
+
+	(void)state;
+	assert_int_equal(clock_fit_ns(&raw, 1000), 5000);
+	assert_int_equal(clock_fit_ns(&raw, 3001), 6001);
+	assert_int_equal(clock_fit_ns(&raw, 0), 4500);
+	assert_int_equal(clock_fit_ns(&raw, UINT64_MAX), 4499); /* offset -1001: -500.5 */
 }
 
 static void test_source_names(void **state)
@@ -291,6 +416,9 @@ int main(void)
 	    cmocka_unit_test(test_fit_unit_slope),
 	    cmocka_unit_test(test_fit_errors),
 	    cmocka_unit_test(test_fit_ns_rounding),
+	    cmocka_unit_test(test_fit_ns_rounding_prepared),
+	    cmocka_unit_test(test_fit_ns_fixed_point),
+	    cmocka_unit_test(test_fit_ns_unprepared),
 	    cmocka_unit_test(test_source_names),
 	    cmocka_unit_test(test_source_choose),
 	    cmocka_unit_test(test_pair_monotonic),

@@ -545,14 +545,14 @@ static void test_bad_records(void **state)
 		write_file(&b, "stream.halfrec", path, sizeof(path));
 		expect_read_error(path, 5, H + 152, "overruns");
 	}
-	/* an unknown record type (19): the type is in word 1 */
+	/* an unknown record type (200): the type is in word 1 */
 	{
 		const uint64_t c2[] = {EXT(30, PSC_REC_CLOCK_SYNC, 3, 0), 3000,
-				       psc_word0(31, PSC_KIND_EXT), psc_ext_word1(19, 2, 0)};
+				       psc_word0(31, PSC_KIND_EXT), psc_ext_word1(200, 2, 0)};
 		two_good_chunks(&b);
 		put_chunk(&b, 2, c2, 5);
-		write_file(&b, "stream.type19", path, sizeof(path));
-		expect_read_error(path, 5, H + 160, "unknown record type 19");
+		write_file(&b, "stream.type200", path, sizeof(path));
+		expect_read_error(path, 5, H + 160, "unknown record type 200");
 	}
 	/* MPI records: an unknown routine, an item of unknown kind, a communicator short of its
 	 * members, an init whose rank is outside its world */
