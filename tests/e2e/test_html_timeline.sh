@@ -10,6 +10,14 @@
 #  - 4000 threads, each one region: 4000 rows, more than a canvas of 32,767 px could hold at
 #    3 px a lane; the canvas stays within Chromium's limits and scrolls over the rows (the
 #    view's test checks the slices' pixels after scrolling, also in the last row).
+# The view's UI checks (its test writes each outcome into the hidden #timeline-ui, and the
+# canvas says its lane height and the names it drew in data-lane-h and data-labels):
+#  - names inside slices only in lanes of at least 10 px: phases' lanes are 14 px and its 3
+#    slices are named; 4000 rows give 3-px lanes and no names; lanes of 14 px chosen in the
+#    page name the slices (the rows then scroll), 3 px not; the tooltip names row and slice;
+#  - the plain wheel scrolls the rows (4000 rows) or leaves the page to scroll (phases' rows
+#    fit) and keeps the span; Ctrl+wheel zooms around the pointer (-300 px: x0.5, a pinch's
+#    -10 px: x2^(-1/30)); Shift+wheel pans in time by the wheel's pixels.
 . "$(dirname "$0")/lib.sh"
 psc_init
 . "$(dirname "$0")/html-lib.sh"
@@ -22,6 +30,30 @@ s = open(sys.argv[1]).read()
 m = re.search(r'<script type="application/json" id="psc-data">(.*?)</script>', s, re.S)
 print(m.group(1).replace("\\u003c", "<"))
 EOF
+}
+
+# canvas_attr NAME ATTR: the attribute ATTR of the timeline's canvas in $T/NAME.dom
+canvas_attr() {
+	python3 - "$T/$1.dom" "$2" <<'EOF'
+import re, sys
+tag = re.search(r'<canvas[^>]*id="timeline-canvas"[^>]*>', open(sys.argv[1]).read())
+m = tag and re.search(sys.argv[2] + r'="([^"]*)"', tag.group(0))
+print(m.group(1) if m else "missing")
+EOF
+}
+
+# ui_expect NAME LANE_PX ROWS ROWS_AT_14: the view's UI outcomes (#timeline-ui) for automatic
+# lanes of LANE_PX, rows that "fit" or "scroll" then, and at lanes of 14 px
+ui_expect() {
+	local lh=$2 rows=$3 named=drawn wheel="the rows fit, the page scrolls, the span stays"
+	[ "$lh" -ge 10 ] || named="not drawn"
+	[ "$rows" = fit ] || wheel="scrolls the rows, the span stays"
+	expect_eq "lanes auto: $lh px, names $named, tooltip names the slice, rows $rows
+lanes 3 px: 3 px, names not drawn, tooltip names the slice, rows $rows
+lanes 14 px: 14 px, names drawn, tooltip names the slice, rows $4
+wheel: $wheel
+ctrl+wheel: span x0.500 then x1.000 around the pointer, pinch x0.977
+shift+wheel: moves 100.0 px then 200.0 px of time, the span stays" "$(html_dom "$1" --text timeline-ui)" "$1: the timeline's names, tooltip and wheel"
 }
 
 # the slice of NAME (first one) of a timeline: "depth start dur" (the Python expression's d)
@@ -56,6 +88,9 @@ expect_cmp "$((sb + durb))" "<=" "$((sm + durm))" "phase_b ends inside main"
 html_render "$T/ph/report.html" phases timeline
 html_expect_ok phases
 expect_eq 1 "$(html_dom phases --tests | grep -c '^timeline: ok')" "phases: the timeline's own test passed"
+# one row of 2 lanes: 14 px, main, phase_a and phase_b named over the whole run
+expect_eq "14 3" "$(canvas_attr phases data-lane-h) $(canvas_attr phases data-labels)" "phases: lanes of 14 px, 3 names drawn"
+ui_expect phases 14 fit fit
 
 # calls: three threads, leaf calls far below a pixel
 run ca "$PERFSCOPE" record --functions -o "$T/ca" -- "$EX/calls"
@@ -140,4 +175,6 @@ expect_eq 4000 "$(json_eval "$T/many.json" "sum(1 for r in d['timeline']['rows']
 html_render "$T/many.exp/report.html" many timeline
 html_expect_ok many
 expect_eq 1 "$(html_dom many --tests | grep -c '^timeline: ok')" "4000 rows: the timeline's own test passed"
+expect_eq "3 0" "$(canvas_attr many data-lane-h) $(canvas_attr many data-labels)" "4000 rows: lanes of 3 px, no names"
+ui_expect many 3 scroll scroll
 finish
