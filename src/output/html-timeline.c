@@ -106,11 +106,33 @@ static const char *key_name(void *ctx, uint64_t key, enum tl_kind *kind)
 	return si.name;
 }
 
+/* Stream S as the profile pass walked it when it found no function call and no region in
+ * it (an MPI rank's stream with MPI records only): nothing to draw, so no second read of it.
+ * NULL when that pass did not see it whole or it has calls or regions. */
+static const struct call_thread *without_calls(const struct html_input *in,
+					       const struct exp_stream *s)
+{
+	const struct func_profile *fp = in->fr ? in->fr->p : NULL;
+	const struct region_profile *rp = in->rr ? in->rr->p : NULL;
+	size_t i = (size_t)(s - in->e->streams);
+
+	/* a profile exists only when its pass read every stream without error */
+	if (!fp || !rp || !in->fr->per_thread || !in->rr->per_thread ||
+	    fp->nthreads != in->e->nstreams || fp->threads[i].pid != s->pid ||
+	    fp->threads[i].tid != s->tid || fp->threads[i].th.function_records)
+		return NULL;
+	for (size_t r = 0; r < rp->nrows; r++)
+		if (rp->rows[r].pid == s->pid && rp->rows[r].tid == s->tid)
+			return NULL;
+	return &fp->threads[i].th;
+}
+
 /* One stream into ROW: every call and region a slice at its nesting depth (regions and
  * functions nest in one stack; a frame left open inside another closes with it). */
 static int stream_pass(struct tl_lod *t, struct html_input *in, const struct exp_stream *s,
 		       size_t row, const struct tl_clock *clk)
 {
+	const struct call_thread *none = without_calls(in, s);
 	struct tl_stack st = {0};
 	struct call_walker w;
 	struct call_event ev;
@@ -119,6 +141,11 @@ static int stream_pass(struct tl_lod *t, struct html_input *in, const struct exp
 	int64_t last = 0;
 	int ret;
 
+	if (none) {
+		memcpy(t->rows[row].name, none->name, sizeof(t->rows[row].name));
+		t->rows[row].name[sizeof(t->rows[row].name) - 1] = 0;
+		return 0;
+	}
 	ret = call_walker_open(&w, s, err, sizeof(err));
 	if (ret < 0) {
 		call_walker_close(&w);
