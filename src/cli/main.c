@@ -25,11 +25,11 @@ static const struct cmd commands[] = {
      "perfscope record [-o DIR] [--force] [--functions] [--filter FILE] [--sample[=HZ]] "
      "[--period N] [--callgraph] [-e EV,..] [-g GROUP] [--power rapl|perf|file:PATH "
      "[--power-period T]] [--buffer-size SIZE] -- CMD [ARGS..]"},
-    {"html", cmd_html, "the self-contained HTML report of an experiment",
-     "perfscope html [DIR] [-o FILE] [--force]"},
+    {"html", cmd_html, "the self-contained HTML report of an experiment or an OTF2 archive",
+     "perfscope html [DIR|ARCHIVE/traces.otf2] [-o FILE] [--grid ROWSxCOLS] [--force]"},
     {"report", cmd_report, "functions and regions of an experiment: calls, time, counters",
-     "perfscope report [DIR] [--by function|region|sample|thread] [--tree] [--lines] "
-     "[--accuracy] [--sort KEY] [--top N] [--min-time T] [--csv|--json]"},
+     "perfscope report [DIR|ARCHIVE/traces.otf2] [--by function|region|sample|thread] [--tree] "
+     "[--lines] [--accuracy] [--sort KEY] [--top N] [--min-time T] [--csv|--json]"},
     {"timeline", cmd_timeline, "counters and function shares over time, from samples",
      "perfscope timeline [DIR] [--interval T] [--top N] [--csv|--json] [-o FILE]"},
     {"energy", cmd_energy, "energy per function and per interval, from power samples",
