@@ -244,17 +244,17 @@ static int read_location(struct oc *c, OTF2_Reader *rd, OTF2_EvtReaderCallbacks 
 /* Read ANCHOR's definitions and every location's events into C's feeds. */
 static int read_archive(struct oc *c, const char *anchor)
 {
-	OTF2_ErrorCallback old = OTF2_Error_RegisterCallback(otf2i_error_cb, NULL);
+	OTF2_ErrorCallback old = OTF2_Error_RegisterCallback(otf2i_error_cb, c->im.msg);
 	OTF2_EvtReaderCallbacks *cbs = NULL;
 	OTF2_Reader *rd;
 	OTF2_ErrorCode code;
 	int ret;
 
-	otf2i_msg[0] = 0;
+	c->im.msg[0] = 0;
 	rd = OTF2_Reader_Open(anchor);
 	if (!rd) {
 		ret = otf2i_fail(&c->im, -ENOENT, "cannot open the OTF2 archive%s%s",
-				 otf2i_msg[0] ? ": " : "", otf2i_msg);
+				 c->im.msg[0] ? ": " : "", c->im.msg);
 		goto out;
 	}
 	code = OTF2_Reader_SetSerialCollectiveCallbacks(rd);

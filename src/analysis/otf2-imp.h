@@ -71,6 +71,8 @@ struct imp_call {
 	size_t nitems, cap;
 };
 
+#define OTF2I_MSG_LEN 256 /* an imp's msg: OTF2's error messages of a failure */
+
 struct imp {
 	struct mpi_model *m;
 	const char *anchor;
@@ -100,11 +102,14 @@ struct imp {
 	uint64_t nocomm_items;	 /* messages and collectives naming no communicator */
 	char unknown_names[160]; /* the first routines not modelled, for the warning */
 	struct imp_span *spans;	 /* per rank: its first and last event of any kind */
+	char msg[OTF2I_MSG_LEN]; /* the first OTF2 error messages of a failure (otf2i_error_cb) */
 };
 
-/* The first OTF2 error messages of a failure, from otf2i_error_cb. */
-extern char otf2i_msg[256];
-
+/*
+ * OTF2's error callback: keeps the first two messages of a failure (the cause and its context)
+ * in the buffer of OTF2I_MSG_LEN bytes its user data points to, an imp's msg or the caller's;
+ * register it with OTF2_Error_RegisterCallback(otf2i_error_cb, buffer) around the reading.
+ */
 OTF2_ErrorCode otf2i_error_cb(void *ud, const char *file, uint64_t line, const char *function,
 			      OTF2_ErrorCode code, const char *fmt, va_list va);
 

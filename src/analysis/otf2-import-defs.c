@@ -10,19 +10,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-char otf2i_msg[256];
-
-OTF2_ErrorCode otf2i_error_cb(void *ud UNUSED, const char *file UNUSED, uint64_t line UNUSED,
+OTF2_ErrorCode otf2i_error_cb(void *ud, const char *file UNUSED, uint64_t line UNUSED,
 			      const char *function UNUSED, OTF2_ErrorCode code, const char *fmt,
 			      va_list va)
 {
-	size_t n = strlen(otf2i_msg);
+	char *msg = ud;
+	size_t n;
 
+	if (!msg)
+		return code;
+	n = strnlen(msg, OTF2I_MSG_LEN - 1);
 	/* the first two messages of a failure: the innermost, the cause, and its context */
-	if (!strchr(otf2i_msg, ';') && n + 3 < sizeof(otf2i_msg)) {
-		strcpy(otf2i_msg + n, n ? "; " : "");
-		vsnprintf(otf2i_msg + n + (n ? 2 : 0), sizeof(otf2i_msg) - n - 2, fmt ? fmt : "",
-			  va);
+	if (!strchr(msg, ';') && n + 3 < OTF2I_MSG_LEN) {
+		strcpy(msg + n, n ? "; " : "");
+		vsnprintf(msg + n + (n ? 2 : 0), OTF2I_MSG_LEN - n - 2, fmt ? fmt : "", va);
 	}
 	return code;
 }
@@ -32,7 +33,7 @@ int otf2i_fail_otf2(struct imp *im, OTF2_ErrorCode code, const char *what)
 	if (!im->failed)
 		snprintf(im->err, im->errlen, "%s: %s: %s (%s)%s%s", im->anchor, what,
 			 OTF2_Error_GetDescription(code), OTF2_Error_GetName(code),
-			 otf2i_msg[0] ? ": " : "", otf2i_msg);
+			 im->msg[0] ? ": " : "", im->msg);
 	im->failed = 1;
 	return code == OTF2_ERROR_MEM_ALLOC_FAILED ? -ENOMEM : -EINVAL;
 }

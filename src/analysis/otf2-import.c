@@ -394,7 +394,7 @@ int mpi_model_load_otf2(struct mpi_model *m, const char *anchor, unsigned flags,
 			size_t errlen)
 {
 	struct imp im;
-	OTF2_ErrorCallback old = OTF2_Error_RegisterCallback(otf2i_error_cb, NULL);
+	OTF2_ErrorCallback old = OTF2_Error_RegisterCallback(otf2i_error_cb, im.msg);
 	OTF2_Reader *rd;
 	OTF2_ErrorCode code;
 	int ret;
@@ -404,7 +404,7 @@ int mpi_model_load_otf2(struct mpi_model *m, const char *anchor, unsigned flags,
 	im.anchor = anchor;
 	im.err = err;
 	im.errlen = errlen;
-	otf2i_msg[0] = 0;
+	im.msg[0] = 0;
 	if (!m->source && !(m->source = strdup(anchor))) {
 		ret = otf2i_fail(&im, -ENOMEM, "out of memory");
 		goto out;
@@ -412,7 +412,7 @@ int mpi_model_load_otf2(struct mpi_model *m, const char *anchor, unsigned flags,
 	rd = OTF2_Reader_Open(anchor);
 	if (!rd) {
 		ret = otf2i_fail(&im, -ENOENT, "cannot open the OTF2 archive%s%s",
-				 otf2i_msg[0] ? ": " : "", otf2i_msg);
+				 im.msg[0] ? ": " : "", im.msg);
 		goto out;
 	}
 	code = OTF2_Reader_SetSerialCollectiveCallbacks(rd);

@@ -209,7 +209,8 @@ static void archive_caveat(struct html_input *in, const struct facts *f)
 
 int html_otf2_meta(struct jsonw *w, struct html_input *in)
 {
-	OTF2_ErrorCallback old = OTF2_Error_RegisterCallback(otf2i_error_cb, NULL);
+	char msg[OTF2I_MSG_LEN] = "";
+	OTF2_ErrorCallback old = OTF2_Error_RegisterCallback(otf2i_error_cb, msg);
 	struct facts f = {.node_class = UINT64_MAX};
 	char *creator = NULL, *machine = NULL;
 	uint8_t v[3] = {0, 0, 0};
@@ -217,7 +218,6 @@ int html_otf2_meta(struct jsonw *w, struct html_input *in)
 	OTF2_Reader *rd;
 	int ret = -1;
 
-	otf2i_msg[0] = 0;
 	rd = OTF2_Reader_Open(in->otf2);
 	if (rd) {
 		OTF2_Reader_GetCreator(rd, &creator);
@@ -231,7 +231,7 @@ int html_otf2_meta(struct jsonw *w, struct html_input *in)
 		goto out;
 	if (ret)
 		html_caveat(in, "%s: the archive's definitions could not be read%s%s", in->otf2,
-			    otf2i_msg[0] ? ": " : "", otf2i_msg);
+			    msg[0] ? ": " : "", msg);
 	snprintf(version, sizeof(version), "%u.%u.%u", v[0], v[1], v[2]);
 	jsonw_key(w, "meta");
 	jsonw_object_begin(w);
@@ -423,11 +423,11 @@ static int tread_archive(struct trd *r, const char *anchor)
 	OTF2_Reader *rd;
 	int ret;
 
-	otf2i_msg[0] = 0;
+	r->im.msg[0] = 0;
 	rd = OTF2_Reader_Open(anchor);
 	if (!rd)
 		return otf2i_fail(&r->im, -ENOENT, "cannot open the OTF2 archive%s%s",
-				  otf2i_msg[0] ? ": " : "", otf2i_msg);
+				  r->im.msg[0] ? ": " : "", r->im.msg);
 	code = OTF2_Reader_SetSerialCollectiveCallbacks(rd);
 	ret = code == OTF2_SUCCESS ? 0 : otf2i_fail_otf2(&r->im, code, "opening the archive");
 	if (ret == 0)
@@ -457,9 +457,9 @@ static int tread_archive(struct trd *r, const char *anchor)
 
 int html_otf2_timeline(struct tl_lod *t, struct html_input *in, int64_t origin_ns)
 {
-	OTF2_ErrorCallback old = OTF2_Error_RegisterCallback(otf2i_error_cb, NULL);
 	char err[1024] = "";
 	struct trd r;
+	OTF2_ErrorCallback old = OTF2_Error_RegisterCallback(otf2i_error_cb, r.im.msg);
 	int ret;
 
 	memset(&r, 0, sizeof(r));
