@@ -2,11 +2,16 @@
 # A Fortran 2008 MPI program (`use mpi_f08`, examples/mpi/ring_f08) is traced: Open MPI 4.1's
 # f08 procedures call its Fortran internals (ompi_send_f, pmpi_test_ ...), never MPI_Send or
 # mpi_send_, so only the wrappers of the f08 symbols (mpi_send_f08_ ...) see these calls.
-# ring_f08 on 3 ranks, 3 rounds: per rank 9 messages of 64 bytes to k+1 (Send/Recv ring,
-# Isend/Irecv + Waitall, Isend/Irecv + Wait), then rank 1 sleeps 40 ms and sends one message
-# to rank 0, then Allreduce (MPI_IN_PLACE), Bcast, Barrier. Checked: every rank's exact calls
-# and bytes per routine (a call recorded twice, by the f08 wrapper and a wrapper of a layer
-# below, would double them), the traffic per pair, rank 0's wait of 40 ms for rank 1 (within
+# ring_f08 on 3 ranks, 3 rounds: per rank 27 messages of 64 bytes to k+1 (per round: Send/Recv
+# ring, Isend/Irecv completed by Waitall, by Wait, by Testall, by Test, by Waitany twice, by
+# Waitsome, and a persistent receive and send started by Start and by Startall, completed by
+# Waitall), then rank 1 sleeps 40 ms and sends one message to rank 0, then Allreduce
+# (MPI_IN_PLACE), Bcast, Barrier. Checked: every rank's exact calls and bytes per routine (a
+# call recorded twice, by the f08 wrapper and a wrapper of a layer below, would double them;
+# Test, Testall and Waitsome poll as often as the rank needed, which it prints), that a
+# completion counts the bytes of the receive it completed (64 per round for each completing
+# routine) and a Start of the send its 64 bytes, the traffic per pair (persistent messages
+# matched too), rank 0's wait of 40 ms for rank 1 (within
 # 10 % or 2 ms, and against the program's own clock), and that the wait's call site is the
 # program's MPI_Recv line (the wrapper records its caller, not the f08 library).
 set -euo pipefail
@@ -26,7 +31,11 @@ clean_run() {
 		{ note "rank 0 really waited ${got:-?} ns for rank 1, not $((sleep_ms * 1000000))" && return 1; }
 }
 mpi_record_clean rec "$T/out" "$np" clean_run "$prog" "$rounds" "$sleep_ms"
-expect_grep "expected messages: $((3 * np * rounds + 1))" "$T/rec.out" "ring_f08 ran $rounds rounds on $np ranks"
+expect_grep "expected messages: $((9 * np * rounds + 1))" "$T/rec.out" "ring_f08 ran $rounds rounds on $np ranks"
+# polled COUNT of RANK's ROUTINE (MPI_Test, MPI_Testall, MPI_Waitsome) as the program printed it
+polled() {
+	sed -n "s/^rank $1: .*$2 \([0-9][0-9]*\).*/\1/p" "$T/rec.out" | head -n 1
+}
 
 run routines "$PERFSCOPE" mpi "$T/out" --routines --csv
 expect_eq 0 "$RC" "perfscope mpi --routines --csv exit status"
@@ -42,25 +51,38 @@ for ((k = 0; k < np; k++)); do
 	[ "$k" -eq 0 ] && r=$((rounds + 1))
 	routine_row "$k" MPI_Send "$s" $((s * b))
 	routine_row "$k" MPI_Recv "$r" $((r * b))
-	routine_row "$k" MPI_Isend $((2 * rounds)) $((2 * rounds * b))
-	routine_row "$k" MPI_Irecv $((2 * rounds)) 0
-	routine_row "$k" MPI_Waitall "$rounds" $((rounds * b))
+	routine_row "$k" MPI_Isend $((6 * rounds)) $((6 * rounds * b))
+	routine_row "$k" MPI_Irecv $((6 * rounds)) 0
+	routine_row "$k" MPI_Waitall $((3 * rounds)) $((3 * rounds * b))
 	routine_row "$k" MPI_Wait $((2 * rounds)) $((rounds * b))
+	routine_row "$k" MPI_Waitany $((2 * rounds)) $((rounds * b))
+	for p in MPI_Test MPI_Testall MPI_Waitsome; do
+		n=$(polled "$k" "$p")
+		[ -n "$n" ] || die "ring_f08 did not print rank $k's $p count: $(cat "$T/rec.out")"
+		# at least one call per request completed: 2 per round (Testall and Waitsome: 1)
+		expect_cmp "$n" ">=" "$rounds" "rank $k: $p calls printed"
+		routine_row "$k" "$p" "$n" $((rounds * b))
+	done
+	routine_row "$k" MPI_Send_init 1 0
+	routine_row "$k" MPI_Recv_init 1 0
+	routine_row "$k" MPI_Start $((2 * rounds)) $((rounds * b))
+	routine_row "$k" MPI_Startall "$rounds" $((rounds * b))
+	routine_row "$k" MPI_Request_free 2 0
 	routine_row "$k" MPI_Barrier 3 0
 	routine_row "$k" MPI_Allreduce 1 8
 	routine_row "$k" MPI_Bcast 1 "$b"
 	routine_row "$k" MPI_Init 1 0
 	routine_row "$k" MPI_Finalize 1 0
-	# nothing else was recorded: 11 routines per rank
-	expect_eq 11 "$(awk -F, -v k="$k" '$1 == k' "$T/routines.out" | wc -l)" "rank $k: routines recorded"
+	# nothing else was recorded: 20 routines per rank
+	expect_eq 20 "$(awk -F, -v k="$k" '$1 == k' "$T/routines.out" | wc -l)" "rank $k: routines recorded"
 done
 
 run traffic "$PERFSCOPE" mpi "$T/out" --traffic --csv
 expect_eq 0 "$RC" "perfscope mpi --traffic --csv exit status"
 for ((k = 0; k < np; k++)); do
 	j=$(((k + 1) % np))
-	expect_eq $((3 * rounds)) "$(csv_get "$T/traffic.out" matched sender="$k" receiver="$j")" "matched messages $k -> $j"
-	expect_eq $((3 * rounds * b)) "$(csv_get "$T/traffic.out" bytes sender="$k" receiver="$j")" "bytes $k -> $j"
+	expect_eq $((9 * rounds)) "$(csv_get "$T/traffic.out" matched sender="$k" receiver="$j")" "matched messages $k -> $j"
+	expect_eq $((9 * rounds * b)) "$(csv_get "$T/traffic.out" bytes sender="$k" receiver="$j")" "bytes $k -> $j"
 done
 expect_eq 1 "$(csv_get "$T/traffic.out" matched sender=1 receiver=0)" "matched messages 1 -> 0"
 
