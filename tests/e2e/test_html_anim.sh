@@ -6,7 +6,9 @@
 # compute. Checked in the report's data (per rank), then in Chromium with the view opened at
 # that instant (its own test checks every square's pixels against the data at many instants,
 # plays, steps and rewinds in virtual time); the Load view's averages table against
-# `perfscope mpi --load --csv`; --grid 1x4 and 2x2 are used, --grid 1x3 falls back with a caveat.
+# `perfscope mpi --load --csv`, and so are the share bars beside the grid (each rank's host
+# busy share and its own CPU share, as the page lists them in #load-bars-data); --grid 1x4
+# and 2x2 are used, --grid 1x3 falls back with a caveat.
 # A synthetic run of 8 ranks with 1,000,000 MPI events (bench/gen_mpi_exp.py) is aggregated
 # to frames: each frame's state is its mix's largest share, the mix lists the short MPI calls
 # hidden by computing, and the view's own test checks the bars and tooltips of those frames.
@@ -122,6 +124,15 @@ for ((r = 0; r < np; r++)); do
 	expect_near "$want" "${got:-nan}" 0.0006 "rank $r's mean CPU share in the page"
 	expect_eq "$(csv_get "$T/loadcsv.out" samples rank="$r")" \
 		"$(awk -F, -v r="$r" 'NR > 1 && $1 == r { print $4 }' "$T/avg.csv")" "rank $r's samples"
+done
+
+# the share bars beside the grid: the host's busy share and each rank's own CPU share
+html_dom load --text load-bars-data >"$T/bars.txt"
+expect_eq "$np" "$(grep -c '^rank [0-9]*: host .* busy [0-9.]*, own [0-9.]* CPUs of [0-9]*$' "$T/bars.txt")" "a share bar per rank ($(head -n 1 "$T/bars.txt"))"
+for ((r = 0; r < np; r++)); do
+	line=$(grep "^rank $r: " "$T/bars.txt")
+	expect_near "$(csv_get "$T/loadcsv.out" mean rank=host)" "$(sed -n 's/.* busy \([0-9.]*\),.*/\1/p' <<<"$line")" 0.0006 "rank $r's bar: its host's busy share"
+	expect_near "$(csv_get "$T/loadcsv.out" mean rank="$r")" "$(sed -n 's/.* own \([0-9.]*\) CPUs.*/\1/p' <<<"$line")" 0.0006 "rank $r's bar: its own CPU share"
 done
 
 # --grid 2x2: used; --grid 1x3 cannot hold 4 ranks: near-square 2x2 and a caveat

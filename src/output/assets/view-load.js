@@ -1,7 +1,9 @@
 // view-load.js - Load: each rank's CPU share (1 = one CPU busy) from the load logs, animated on
 // the rank grid (colour on the heat gradient, 0 to 1 CPU and above), its host's busy share at
-// the shown time, and the run averages per rank (bar chart and table) and per host. Data:
-// d.load (html-anim.c); the player and grid come from view-animation.js.
+// the shown time, beside it each rank's run averages as share bars (its host's busy share and
+// the rank's own CPU share, both of the host's CPUs), and the run averages per rank (bar
+// chart and table) and per host. Data: d.load (html-anim.c); the player and grid come from
+// view-animation.js.
 "use strict";
 (function () {
   const UNKNOWN = [150, 150, 150]; // no sample covers the time, or the share was not known
@@ -25,6 +27,24 @@
     return i < 0 ? null : rk.share[i];
   };
   const colorOfValue = (v) => (v === null || v === undefined ? UNKNOWN : PSC.heatRGB(Math.min(1, v)));
+  // The share bars: a row per rank (LABEL_W px of label, BAR_W of bar from 0 to 100 % of the
+  // host's CPUs, TEXT_W of values), rows of 2 to 18 px filling at least the grid's height.
+  const BARS = { LABEL_W: 64, BAR_W: 200, TEXT_W: 170, HEAD: 18, TRACK: [242, 242, 242],
+                 HOST: [170, 190, 215], OWN: [189, 0, 38] };
+  BARS.W = BARS.LABEL_W + BARS.BAR_W + BARS.TEXT_W;
+  const clamp01 = (v) => Math.min(1, Math.max(0, v));
+  // The bars' geometry for N ranks beside a grid of GRIDH px: row height, gap, drawn ranks.
+  const barsLayout = (n, gridH) => {
+    const rh = Math.max(2, Math.min(18, Math.floor(Math.max(260, gridH) / Math.max(1, n))));
+    const drawn = Math.min(n, Math.floor((PSC.CANVAS_MAX_SIDE - BARS.HEAD) / rh));
+    const gap = rh >= 6 ? 2 : 0, barH = rh - gap, q = barH >= 4 ? Math.floor(barH / 4) : 0;
+    return { rh, gap, barH, q, drawn, height: BARS.HEAD + drawn * rh };
+  };
+  // The host's busy share (null: not known) and the rank's own share of the host's CPUs.
+  const barValues = (ld, rk) => {
+    const h = ld.hosts[rk.host];
+    return { busy: h.busy.mean, own: rk.mean === null ? null : rk.mean / Math.max(1, h.cpus), h };
+  };
   const runLength = (ld) => Math.max(ld.duration_ns || 0, ...ld.hosts.map((h) => (h.t.length ? h.t[h.t.length - 1] : 0)));
   let ui = null;
 
@@ -70,11 +90,74 @@
         ["busy mean", (h) => h.busy.mean, pct], ["min", (h) => h.busy.min, pct], ["max", (h) => h.busy.max, pct],
         ["every", (h) => h.period_ns, PSC.fmtNs]];
       const htable = PSC.table(hcols, ld.hosts, { id: "load-hosts" });
+      // share bars beside the grid: per rank, its host's busy share (all processes) and its
+      // own CPU share, both of the host's CPUs
+      const L = barsLayout(ld.rank.length, grid.canvas.height);
+      const bars = PSC.canvas(BARS.W, L.height, { id: "load-bars" });
+      bars.getContext("2d", { willReadFrequently: true }); // tests read pixels
+      const barsData = PSC.el("pre", { id: "load-bars-data", hidden: "" });
+      const drawBars = () => {
+        const ctx = bars.getContext("2d"), x0 = BARS.LABEL_W, bw = BARS.BAR_W;
+        ctx.fillStyle = "#fff";
+        ctx.fillRect(0, 0, bars.width, bars.height);
+        ctx.font = "11px sans-serif";
+        ctx.textBaseline = "middle";
+        ctx.fillStyle = "#444";
+        for (const f of [0, 0.5, 1]) {
+          ctx.fillRect(x0 + Math.min(bw - 1, Math.round(f * bw)), BARS.HEAD - 5, 1, 5);
+          ctx.fillText(`${f * 100} %`, x0 + Math.min(bw - 28, Math.round(f * bw)) + 2, BARS.HEAD / 2 - 2);
+        }
+        const lines = [];
+        ld.rank.forEach((rk, i) => {
+          const { busy, own, h } = barValues(ld, rk);
+          lines.push(`rank ${rk.rank}: host ${h.host} busy ${busy === null ? "n/a" : busy.toFixed(4)}, ` +
+                     `own ${rk.mean === null ? "n/a" : rk.mean.toFixed(4)} CPUs of ${h.cpus}`);
+          if (i >= L.drawn) return;
+          const y = BARS.HEAD + i * L.rh + L.gap / 2;
+          ctx.fillStyle = PSC.css(BARS.TRACK);
+          ctx.fillRect(x0, y, bw, L.barH);
+          if (busy !== null) {
+            ctx.fillStyle = PSC.css(BARS.HOST);
+            ctx.fillRect(x0, y, Math.round(clamp01(busy) * bw), L.barH);
+          }
+          if (own !== null) {
+            ctx.fillStyle = PSC.css(BARS.OWN);
+            ctx.fillRect(x0, y + L.q, Math.round(clamp01(own) * bw), L.barH - 2 * L.q);
+          }
+          if (L.rh >= 10) {
+            ctx.fillStyle = "#222";
+            ctx.fillText(`rank ${rk.rank}`, 2, y + L.barH / 2);
+            ctx.fillText(`${busy === null ? "n/a" : pct(busy)} · ${rk.mean === null ? "n/a" : fmt3(rk.mean)} CPU`,
+                         x0 + bw + 6, y + L.barH / 2);
+          }
+        });
+        barsData.textContent = lines.join("\n");
+      };
+      bars.style.cursor = "pointer";
+      bars.addEventListener("click", (ev) => {
+        const b = bars.getBoundingClientRect(), i = Math.floor((ev.clientY - b.top - bars.clientTop - BARS.HEAD) / L.rh);
+        if (i >= 0 && i < L.drawn) PSC.emit("rank", ld.rank[i].rank);
+      });
+      bars.addEventListener("mousemove", (ev) => {
+        const b = bars.getBoundingClientRect(), i = Math.floor((ev.clientY - b.top - bars.clientTop - BARS.HEAD) / L.rh);
+        const rk = i >= 0 && i < L.drawn ? ld.rank[i] : null, v = rk && barValues(ld, rk);
+        bars.title = rk ? `rank ${rk.rank}: host ${v.h.host} ${v.busy === null ? "busy not known" : pct(v.busy) + " busy"}` +
+          ` (all processes); this rank ${rk.mean === null ? "not known" : `${fmt3(rk.mean)} CPUs = ${pct(v.own)}`} of its ${v.h.cpus} CPUs` : "";
+      });
+      drawBars();
+      const barsKey = PSC.el("div", { class: "legend" },
+        PSC.el("span", {}, PSC.el("span", { class: "swatch", style: `background:${PSC.css(BARS.HOST)}` }), "host busy (all processes)"),
+        PSC.el("span", {}, PSC.el("span", { class: "swatch", style: `background:${PSC.css(BARS.OWN)}` }), "the rank's own CPU share"));
+      const barsBox = PSC.el("div", { id: "load-bars-box" },
+        PSC.el("div", { class: "note" }, "Run averages, % of the host's CPUs"), bars, barsKey, barsData,
+        L.drawn < ld.rank.length ? PSC.el("p", { class: "note" }, `The first ${L.drawn} of ${ld.rank.length} ranks are drawn.`) : null);
       const chartCanvas = PSC.canvas(Math.min(PSC.width(), 60 + 28 * ld.rank.length), 260, { id: "load-chart" });
       s.append(PSC.el("h2", {}, "Load"),
         PSC.el("p", {}, `The CPU share of each rank over time (1 = one CPU busy all the time), sampled every ${PSC.fmtNs(period)}: ` +
           "a square shows the sample covering the shown time. Click a rank for its details."),
-        player.el, grid.controls, grid.el, leg, hostsNow,
+        player.el, grid.controls,
+        PSC.el("div", { style: "display:flex;flex-wrap:wrap;gap:24px;align-items:flex-start" }, grid.el, barsBox),
+        leg, hostsNow,
         PSC.el("h3", {}, "Run averages"), chartCanvas, table, PSC.el("h3", {}, "Hosts"), htable);
       const chart = new Chart(chartCanvas.getContext("2d"), {
         type: "bar",
@@ -86,7 +169,7 @@
         options: { scales: { y: { beginAtZero: true, title: { display: true, text: "CPUs" } } },
                    onClick: (ev, els) => { if (els.length) PSC.emit("rank", ld.rank[els[0].index].rank); } },
       });
-      ui = { grid, player, chart, fps, byRank, initial: player.frame };
+      ui = { grid, player, chart, fps, byRank, initial: player.frame, bars, L };
     },
     async test(s, d, t) {
       const ld = d.load, { grid, player, chart, byRank } = ui;
@@ -155,6 +238,38 @@
       });
       t.eq(JSON.stringify(chart.data.datasets[0].data), JSON.stringify(ld.rank.map((r) => r.mean)), "a bar per rank at its mean");
       t.eq(s.querySelectorAll("#load-hosts tbody tr").length, ld.hosts.length, "a row per host");
+      // the share bars: a line of values per rank, and each bar ends where its share says
+      // (the host's in the row's top quarter, the rank's own in its middle)
+      const { bars, L } = ui, bx0 = BARS.LABEL_W, bw = BARS.BAR_W;
+      const lines = s.querySelector("#load-bars-data").textContent.split("\n");
+      t.eq(lines.length, ld.rank.length, "a share bar's values per rank");
+      const near = (a, b) => a.every((c, k) => Math.abs(c - b[k]) <= 2);
+      ld.rank.slice(0, Math.min(L.drawn, 64)).forEach((rk, i) => {
+        const h = ld.hosts[rk.host], busy = h.busy.mean, own = rk.mean === null ? null : rk.mean / Math.max(1, h.cpus);
+        const f4 = (v) => (v === null ? "n/a" : v.toFixed(4));
+        t.eq(lines[i], `rank ${rk.rank}: host ${h.host} busy ${f4(busy)}, own ${f4(rk.mean)} CPUs of ${h.cpus}`, `rank ${rk.rank}'s bar values`);
+        if (L.barH < 8) return;
+        const y = BARS.HEAD + i * L.rh + L.gap / 2, ytop = y, ymid = y + Math.floor(L.barH / 2);
+        const pix = (x, yy) => PSC.pixel(bars, x, yy).slice(0, 3);
+        const ends = (v, yy, rgb, what) => {
+          if (v === null) return;
+          const e = bx0 + Math.round(clamp01(v) * bw);
+          if (e - bx0 >= 2) t.ok(near(pix(e - 1, yy), rgb), `rank ${rk.rank}: the ${what} bar reaches ${e - 1} (${v.toFixed(4)})`);
+          if (e + 1 < bx0 + bw) t.ok(!near(pix(e + 1, yy), rgb), `rank ${rk.rank}: the ${what} bar ends before ${e + 1}`);
+        };
+        ends(busy, ytop, BARS.HOST, "host busy");
+        ends(own, ymid, BARS.OWN, "own share");
+      });
+      {
+        // a click on the last drawn rank's bar emits its rank
+        let got = -1;
+        const emit = PSC.emit, i = L.drawn - 1, b = bars.getBoundingClientRect();
+        PSC.emit = (ev, ...args) => (ev === "rank" ? (got = args[0]) : emit(ev, ...args));
+        bars.dispatchEvent(new MouseEvent("click", { clientX: b.left + bx0 + 2,
+          clientY: b.top + bars.clientTop + BARS.HEAD + i * L.rh + L.rh / 2 }));
+        PSC.emit = emit;
+        t.eq(got, ld.rank[i].rank, "clicking a share bar emits its rank");
+      }
       // clicking a square emits its rank (caught here, so other views keep their state)
       let got = -1;
       const emit = PSC.emit;
