@@ -14,7 +14,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* A --grid side at most, and cells at most per rank the experiment names (plus a few for
  * tiny runs): a grid far larger than the ranks only draws empty squares, slowly. */
@@ -93,16 +92,6 @@ static int open_without_profiles(struct report *rep, const char *dir, char *why,
 	return 0;
 }
 
-/* PATH is a file named *.otf2: an OTF2 archive's anchor (as `perfscope report` takes it). */
-static int is_otf2_anchor(const char *path)
-{
-	size_t n = strlen(path);
-	struct stat st;
-
-	return n > 5 && !strcmp(path + n - 5, ".otf2") && stat(path, &st) == 0 &&
-	       S_ISREG(st.st_mode);
-}
-
 /* Rows by exclusive time, largest first (report's default order of functions). */
 static int func_excl_cmp(const void *a, const void *b, void *ctx)
 {
@@ -170,7 +159,7 @@ int cmd_html(int argc, char **argv)
 	}
 	if (argc - 1 - first == 1)
 		dir = argv[1 + first];
-	otf2 = is_otf2_anchor(dir);
+	otf2 = report_otf2_is_anchor(dir);
 	if (!output) {
 		/* an archive's report beside its anchor: ARCHIVE/traces.otf2 -> traces.html */
 		if (otf2)

@@ -14,7 +14,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static double row_key(const struct region_row *r, const char *sort_key)
 {
@@ -320,16 +319,6 @@ static int report_print(const struct report *rep, enum report_view view, int tre
 	return ret;
 }
 
-/* PATH is a file named *.otf2 (an OTF2 archive's anchor). */
-static int is_otf2_anchor(const char *path)
-{
-	size_t n = strlen(path);
-	struct stat st;
-
-	return n > 5 && !strcmp(path + n - 5, ".otf2") && stat(path, &st) == 0 &&
-	       S_ISREG(st.st_mode);
-}
-
 int cmd_report(int argc, char **argv)
 {
 	struct opt_list by = {0};
@@ -389,7 +378,7 @@ int cmd_report(int argc, char **argv)
 	}
 	if (argc - 1 - first == 1)
 		dir = argv[1 + first];
-	otf2 = is_otf2_anchor(dir); /* report-otf2.h reads it */
+	otf2 = report_otf2_is_anchor(dir);
 	for (size_t i = 0; i < by.n; i++) {
 		if (!strcmp(by.items[i], "thread")) {
 			opt.per_thread = 1;

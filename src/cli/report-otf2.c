@@ -8,6 +8,16 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+int report_otf2_is_anchor(const char *path)
+{
+	size_t n = strlen(path);
+	struct stat st;
+
+	return n > 5 && !strcmp(path + n - 5, ".otf2") && stat(path, &st) == 0 &&
+	       S_ISREG(st.st_mode);
+}
 
 int report_otf2_open(struct report *rep, const char *cmd, const char *anchor)
 {

@@ -7,6 +7,10 @@
 
 #include "cli.h"
 
+/* PATH names a regular file *.otf2: an OTF2 archive's anchor, which report and html read
+ * instead of an experiment directory. */
+int report_otf2_is_anchor(const char *path);
+
 /* REP as report_open leaves it, with the function profile of the archive ANCHOR (per thread:
  * a location's rows carry its rank as pid and its OTF2 location id as tid) and no region
  * profile or samples; not yet merged or sorted. Prints the cause on failure; report_close()
