@@ -323,7 +323,8 @@ int cmd_report(int argc, char **argv)
 {
 	struct opt_list by = {0};
 	const char *output = NULL, *sort_key = NULL, *min_time = NULL, *rank_arg = NULL;
-	const char *callers = NULL;
+	const char *callers = NULL, *min_share = NULL;
+	double min_pct = 0;
 	long top = 0;
 	int csv = 0, json = 0, force = 0, help = 0, tree = 0, lines = 0, accuracy = 0, first, ret;
 	int categories = 0, per_rank = 0, otf2;
@@ -350,6 +351,10 @@ int cmd_report(int argc, char **argv)
 	    {0, "top", OPT_INT, &top, "N", "show the first N rows", 0, NULL},
 	    {0, "min-time", OPT_STRING, &min_time, "T",
 	     "leave out functions and call paths under T inclusive (10us, 1ms...)", 0, NULL},
+	    {0, "min-share", OPT_STRING, &min_share, "PCT",
+	     "sampled: leave out functions and call-tree nodes (inclusive) under PCT % of the "
+	     "samples",
+	     0, NULL},
 	    {0, "csv", OPT_FLAG, &csv, NULL, "CSV output", 0, NULL},
 	    {0, "json", OPT_FLAG, &json, NULL, "JSON output", 0, NULL},
 	    {'o', "output", OPT_STRING, &output, "FILE", "write to FILE", 0, NULL},
@@ -397,6 +402,25 @@ int cmd_report(int argc, char **argv)
 			    "report",
 			    "--by %s: expected function, region, sample, scope, thread or rank",
 			    by.items[i]);
+			goto out;
+		}
+	}
+	if (min_share) {
+		char *end = NULL;
+
+		min_pct = strtod(min_share, &end);
+		if (end == min_share || (*end && strcmp(end, "%")) ||
+		    !(min_pct > 0 && min_pct <= 100)) {
+			cli_error("report",
+				  "--min-share %s: expected a share of the samples in %%, "
+				  "more than 0 and at most 100 (e.g. 1 or 0.5)",
+				  min_share);
+			goto out;
+		}
+		if (categories || view == VIEW_SCOPES || per_rank || rank_arg ||
+		    view == VIEW_FUNCTIONS || view == VIEW_REGIONS) {
+			cli_error("report", "--min-share prunes reports of samples: drop it, or "
+					    "--by sample without --categories/--rank");
 			goto out;
 		}
 	}
@@ -482,7 +506,7 @@ int cmd_report(int argc, char **argv)
 	/* the sampled view checks its own options (call trees from samples) */
 	if (view == VIEW_SAMPLES ||
 	    (view == VIEW_AUTO && !rep.fprof.function_records && rep.e.nsamples)) {
-		struct sample_view sv = {tree, callers, sort_key, min_ns, csv, json};
+		struct sample_view sv = {tree, callers, sort_key, min_ns, csv, json, min_pct};
 		char why[512];
 
 		if (sample_report_setup(&rep.sr, &rep.sprof, &sv, why, sizeof(why))) {
@@ -490,6 +514,14 @@ int cmd_report(int argc, char **argv)
 			goto out;
 		}
 		view = VIEW_SAMPLES;
+	} else if (min_share) {
+		cli_error("report", "%s",
+			  rep.e.nsamples
+			      ? "--min-share prunes reports of samples: add --by sample "
+				"(functions by time: --min-time)"
+			      : "--min-share prunes reports of samples and this experiment "
+				"has none: use --min-time");
+		goto out;
 	} else if (callers) {
 		cli_error("report", "%s",
 			  rep.e.nsamples

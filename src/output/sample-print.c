@@ -41,10 +41,41 @@ int sample_report_has_chains(const struct sample_report *r)
 	return r->p->chains > 0 || r->e->sampling.callgraph;
 }
 
-/* Row I is left out by --min-time (its inclusive time is below it). */
+/* Row I is below --min-share (its share of the samples, as its "share" column shows it). */
+static int row_below_share(const struct sample_report *r, size_t i)
+{
+	return r->min_share > 0 && share(r->p->rows[i].samples, r->p->samples) < r->min_share;
+}
+
+/* Row I is left out by --min-time (its inclusive time is below it) or --min-share. */
 static int row_hidden(const struct sample_report *r, size_t i)
 {
-	return r->p->rows[i].incl_ns < r->min_ns;
+	return r->p->rows[i].incl_ns < r->min_ns || row_below_share(r, i);
+}
+
+size_t sample_report_hidden(const struct sample_report *r)
+{
+	size_t n = 0;
+
+	if (r->min_share <= 0)
+		return 0;
+	if (r->tree || r->callers)
+		return sample_tree_hidden(r);
+	for (size_t i = 0; i < r->p->nrows; i++)
+		n += row_below_share(r, i) && r->p->rows[i].incl_ns >= r->min_ns;
+	return n;
+}
+
+/* The line that says what --min-share hid, to F (text) or stderr (CSV). */
+static void say_hidden(const struct sample_report *r, FILE *f, const char *prefix)
+{
+	size_t n = sample_report_hidden(r);
+
+	if (r->min_share > 0)
+		fprintf(f, "%s%zu %s under %g %% of the samples hidden (--min-share)\n", prefix, n,
+			r->tree || r->callers ? (n == 1 ? "call-tree node" : "call-tree nodes")
+					      : (n == 1 ? "function" : "functions"),
+			r->min_share);
 }
 
 /* The next row from I on that --min-time keeps, counting what --top lets through in *N. */
@@ -119,10 +150,10 @@ int sample_report_setup(struct sample_report *r, struct sample_profile *p,
 			return -EINVAL;
 		}
 	}
-	if (v->min_ns && (r->lines || r->accuracy)) {
+	if ((v->min_ns || v->min_share > 0) && (r->lines || r->accuracy)) {
 		snprintf(err, errlen,
-			 "--min-time applies to functions and call trees, not to "
-			 "--lines or --accuracy");
+			 "%s applies to functions and call trees, not to --lines or --accuracy",
+			 v->min_ns ? "--min-time" : "--min-share");
 		return -EINVAL;
 	}
 	sample_profile_sort_by(p, key);
@@ -133,6 +164,7 @@ int sample_report_setup(struct sample_report *r, struct sample_profile *p,
 	r->tree = v->tree;
 	r->callers = v->callers;
 	r->min_ns = v->min_ns;
+	r->min_share = v->min_share;
 	return 0;
 }
 
@@ -325,6 +357,8 @@ int sample_print_text(const struct sample_report *r, FILE *f)
 		ret = sample_print_callers(r, f, 0, NULL);
 	else
 		ret = print_functions(r, f);
+	if (!ret)
+		say_hidden(r, f, "  ");
 	if (!ret && r->lines)
 		ret = print_lines(r, f);
 	fputc('\n', f);
@@ -339,6 +373,7 @@ int sample_print_csv(const struct sample_report *r, FILE *f)
 	if (r->accuracy)
 		return sample_print_accuracy(r, f, 1);
 	caveats(r, caveat_warning, stderr);
+	say_hidden(r, stderr, "perfscope report: ");
 	if (r->callers)
 		return sample_print_callers(r, f, 1, NULL);
 	if (r->lines) {
@@ -431,6 +466,10 @@ int sample_print_json(const struct sample_report *r, FILE *f)
 	jsonw_kv_u64(&w, "lost", p->walk.lost);
 	jsonw_kv_u64(&w, "throttled", p->walk.throttled);
 	jsonw_kv_u64(&w, "call_chains", p->chains);
+	if (r->min_share > 0) {
+		jsonw_kv_double(&w, "min_share", r->min_share);
+		jsonw_kv_u64(&w, "hidden", sample_report_hidden(r));
+	}
 	jsonw_object_end(&w);
 	if (r->callers) {
 		int ret;

@@ -19,6 +19,8 @@ struct sample_report {
 	int tree;	     /* the top-down call tree instead of the functions */
 	const char *callers; /* the callers tree of this function instead, or NULL */
 	uint64_t min_ns;     /* leave out functions and call paths under this inclusive time */
+	double min_share;    /* and rows (self) and tree nodes (inclusive) under this % of the
+				samples; 0: none */
 };
 
 /* The options of `report` as the sampled view sees them. */
@@ -28,7 +30,14 @@ struct sample_view {
 	const char *sort_key; /* --sort KEY, or NULL */
 	uint64_t min_ns;      /* --min-time, 0 when not given */
 	int csv, json;
+	double min_share; /* --min-share PCT (0 < PCT <= 100), 0 when not given */
 };
+
+/*
+ * How many functions (flat view) or call-tree nodes (--tree, --callers: a hidden node's
+ * callees or callers counted too) R's min_share hides.
+ */
+size_t sample_report_hidden(const struct sample_report *r);
 
 /* The experiment has call chains: functions get their inclusive ("children") share too. */
 int sample_report_has_chains(const struct sample_report *r);
@@ -67,6 +76,12 @@ int sample_print_json(const struct sample_report *r, FILE *f);
 int sample_print_accuracy(const struct sample_report *r, FILE *f, int csv);
 
 struct jsonw;
+
+/*
+ * sample-tree.c: the nodes of the tree that R prints (the call tree, or the callers tree of
+ * r->callers) that its min_share hides, with all below them; 0 when the tree cannot be built.
+ */
+size_t sample_tree_hidden(const struct sample_report *r);
 
 /* sample-tree.c: the call tree as text, from the root's callees down. 0 or -EIO. */
 int sample_print_tree(const struct sample_report *r, FILE *f);

@@ -20,6 +20,73 @@ static void put_right(FILE *f, const char *s, int width)
 	fprintf(f, "%*s", width, s);
 }
 
+/* Node N is left out: under --min-time, or under --min-share of ALL samples (inclusive). */
+static int below_share(const struct sample_report *r, const struct scall_node *n, uint64_t all)
+{
+	return r->min_share > 0 && pct(n->samples, all) < r->min_share;
+}
+
+static int node_hidden(const struct sample_report *r, const struct scall_node *n, uint64_t all)
+{
+	return n->time_ns < r->min_ns || below_share(r, n, all);
+}
+
+/* Nodes in the subtree of NODE. */
+static size_t subtree_size(const struct scall_tree *t, uint32_t node)
+{
+	size_t n = 1;
+
+	for (uint32_t c = t->nodes[node].first_child; c != NONE; c = t->nodes[c].next_sibling)
+		n += subtree_size(t, c);
+	return n;
+}
+
+/* Nodes under NODE (itself included) that --min-share hides where --min-time would show them. */
+static size_t hidden_under(const struct sample_report *r, const struct scall_tree *t, uint32_t node,
+			   uint64_t all)
+{
+	const struct scall_node *n = &t->nodes[node];
+	size_t k = 0;
+
+	if (n->time_ns < r->min_ns)
+		return 0;
+	if (below_share(r, n, all))
+		return subtree_size(t, node);
+	for (uint32_t c = n->first_child; c != NONE; c = t->nodes[c].next_sibling)
+		k += hidden_under(r, t, c, all);
+	return k;
+}
+
+static size_t hidden_in(const struct sample_report *r, const struct scall_tree *t)
+{
+	uint64_t all = r->p->calls.nodes[0].samples;
+	size_t k = 0;
+
+	for (uint32_t c = t->nodes[0].first_child; c != NONE; c = t->nodes[c].next_sibling)
+		k += hidden_under(r, t, c, all);
+	return k;
+}
+
+size_t sample_tree_hidden(const struct sample_report *r)
+{
+	const struct scall_tree *calls = &r->p->calls;
+	struct scall_tree t;
+	long func;
+	size_t k = 0;
+
+	if (r->min_share <= 0)
+		return 0;
+	if (!r->callers)
+		return hidden_in(r, calls);
+	func = scall_find(calls, r->callers);
+	if (func < 0)
+		return 0;
+	if (!scall_callers(calls, (uint32_t)func, &t) && !scall_sort(&t))
+		k = hidden_in(r, &t);
+	scall_release(&t);
+	return k;
+}
+
 static void tree_node(const struct sample_report *r, const struct scall_tree *t, uint32_t node,
 		      unsigned depth, FILE *f)
 {
@@ -27,7 +94,7 @@ static void tree_node(const struct sample_report *r, const struct scall_tree *t,
 	uint64_t all = t->nodes[0].samples;
 	char samples[32], time[32];
 
-	if (n->time_ns < r->min_ns)
+	if (node_hidden(r, n, all))
 		return;
 	fmt_count(samples, sizeof(samples), n->samples);
 	fmt_duration(time, sizeof(time), (double)n->time_ns);
@@ -61,7 +128,7 @@ static void callers_node(const struct sample_report *r, const struct scall_tree 
 	uint64_t all = r->p->calls.nodes[0].samples;
 	char samples[32], time[32];
 
-	if (n->time_ns < r->min_ns)
+	if (node_hidden(r, n, all))
 		return;
 	if (w) {
 		jsonw_object_begin(w);

@@ -6,7 +6,10 @@
 # share of a is ~1/3 and of b ~2/3 (+-10 points of the samples under main), their self shares
 # ~0; the tree has spin under both a and b; --callers spin names a and b with main above them;
 # options the sampled view does not have are usage errors (exit 2), never ignored; kernel
-# samples are named from the experiment's kallsyms when record could read them.
+# samples are named from the experiment's kallsyms when record could read them. --min-share
+# PCT keeps exactly the rows of the full report at or above PCT % (self share) and says how
+# many it hid, prunes the tree by inclusive share (a and b under 40 %: only b stays), and is a
+# usage error where it does not apply.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 psc_init
@@ -95,6 +98,29 @@ print(" ".join(r["name"] for r in csv.DictReader(open(sys.argv[1])) if r["name"]
 expect_eq "main b a " "$order" "--sort incl: main, then b (2/3), then a (1/3)"
 
 # without call chains: the tree and the callers are refused with the fix
+# --min-share: the kept rows are the full report's rows at or above 5 %, in the same order
+run ms "$PERFSCOPE" report "$d" --csv --min-share 5
+expect_eq 0 "$RC" "--min-share 5 --csv"
+want=$(awk -F, 'NR == 1 || $4 >= 5' "$T/rep.out")
+expect_eq "$want" "$(cat "$T/ms.out")" "--min-share 5 keeps exactly the rows at or above 5 %"
+hidden=$(awk -F, 'NR > 1 && $4 < 5' "$T/rep.out" | wc -l)
+[ "$hidden" = 1 ] && what=function || what=functions
+expect_grep "perfscope report: $hidden $what under 5 % of the samples hidden (--min-share)" "$T/ms.err" \
+	"--min-share says how many rows it hid ($hidden)"
+run mst "$PERFSCOPE" report "$d" --tree --min-share 40
+expect_eq 0 "$RC" "--tree --min-share 40"
+expect_eq 1 "$(grep -cE ' b$' "$T/mst.out")" "b (2/3 of the samples) stays in the tree"
+expect_eq 0 "$(grep -cE ' a$' "$T/mst.out" || true)" "a (1/3 of the samples) is pruned"
+expect_grep "call-tree node" "$T/mst.out" "the tree says it hid nodes"
+expect_grep "under 40 % of the samples hidden (--min-share)" "$T/mst.out" "the tree says under what it hid them"
+for bad in "--min-share 0" "--min-share 150" "--min-share ten" "--min-share 5 --lines" \
+	"--min-share 5 --accuracy" "--min-share 5 --by region"; do
+	# shellcheck disable=SC2086 # the options are words
+	run msbad "$PERFSCOPE" report "$d" $bad
+	expect_eq 2 "$RC" "report $bad: usage error"
+	expect_eq 1 "$(wc -l <"$T/msbad.err")" "report $bad: one line"
+done
+
 record_or_die rec2 "$T/flat.exp" --sample=1000 -- "$EX/callchain" -a 50 -b 50
 run flat "$PERFSCOPE" report "$T/flat.exp" --tree
 expect_eq 2 "$RC" "--tree without call chains: usage error"

@@ -6,7 +6,8 @@
  * sample through its outermost occurrence. And the kernel symbols file (kallsyms.h): only text
  * symbols are saved, hidden addresses (kptr_restrict) save nothing, lookups find the symbol
  * at or below an address and prefer a name without a leading underscore among aliases; a save
- * that cannot copy leaves no older copy behind.
+ * that cannot copy leaves no older copy behind. --min-share on the printed trees: exact rows
+ * kept, and the count of hidden nodes (a hidden node's subtree counted with it).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,6 +23,7 @@
 #include <unistd.h>
 
 #include "kallsyms.h"
+#include "sample-print.h"
 #include "scallers.h"
 
 enum { MAIN, A, B, SPIN, F, NFUNCS };
@@ -190,6 +192,72 @@ static void test_callers(void **state)
 	scall_release(&t);
 }
 
+/* What sample_print_tree (or with CALLERS sample_print_callers) prints for R, in a string. */
+static char *print_tree(struct sample_report *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(r->callers ? sample_print_callers(r, f, 0, NULL) : sample_print_tree(r, f),
+			 0);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+static void test_min_share(void **state)
+{
+	struct sample_profile p;
+	struct sample_report r = {.p = &p, .tree = 1, .min_share = 20};
+	char *text;
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	build(&p.calls);
+	/* main 12 (100 %), b 6 (50 %) > spin 6, a 4 (33.3 %) > spin 3 (25 %) kept; f 2 (16.7 %)
+	 * hidden with its f > f below: 3 nodes */
+	text = print_tree(&r);
+	assert_string_equal(text, "Call tree from the samples' call chains (callees by inclusive "
+				  "samples):\n"
+				  "    samples     incl.      self   est. time  function\n"
+				  "         12   100.0 %     0.0 %      120 ns  main\n"
+				  "          6    50.0 %     0.0 %     60.0 ns    b\n"
+				  "          6    50.0 %    50.0 %     60.0 ns      spin\n"
+				  "          4    33.3 %     8.3 %     40.0 ns    a\n"
+				  "          3    25.0 %    25.0 %     30.0 ns      spin\n");
+	free(text);
+	assert_int_equal(sample_report_hidden(&r), 3);
+	/* at exactly a node's share it stays: 25 % keeps a > spin; 25.1 % hides it too */
+	r.min_share = 25;
+	assert_int_equal(sample_report_hidden(&r), 3);
+	r.min_share = 25.1;
+	assert_int_equal(sample_report_hidden(&r), 4);
+	/* --min-time prunes first: what it hides is not counted again */
+	r.min_ns = 35;
+	assert_int_equal(sample_report_hidden(&r), 0);
+	r.min_ns = 0;
+
+	/* callers of spin (9 samples of 12): spin 75 %, b 50 % > main 50 %, a 25 % > main 25 % */
+	r.tree = 0;
+	r.callers = "spin";
+	r.min_share = 30;
+	text = print_tree(&r);
+	assert_string_equal(text,
+			    "Callers of spin (each line called the one above it; shares of all "
+			    "samples):\n"
+			    "    samples     incl.   est. time  function\n"
+			    "          9    75.0 %     90.0 ns  spin\n"
+			    "          6    50.0 %     60.0 ns    b\n"
+			    "          6    50.0 %     60.0 ns      main\n");
+	free(text);
+	assert_int_equal(sample_report_hidden(&r), 2);
+	/* no --min-share: nothing hidden */
+	r.min_share = 0;
+	assert_int_equal(sample_report_hidden(&r), 0);
+	scall_release(&p.calls);
+}
+
 static char tmpdir[64];
 
 static int setup(void **state)
@@ -277,9 +345,8 @@ static void test_kallsyms(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_functions),
-	    cmocka_unit_test(test_tree),
-	    cmocka_unit_test(test_callers),
+	    cmocka_unit_test(test_functions), cmocka_unit_test(test_tree),
+	    cmocka_unit_test(test_callers),   cmocka_unit_test(test_min_share),
 	    cmocka_unit_test(test_kallsyms),
 	};
 
