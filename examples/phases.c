@@ -1,7 +1,11 @@
 /*
  * phases.c - two phases of known length: about 0.6 s spinning in phase_a, then about 0.6 s in
  * phase_b (-a MS and -b MS change them). Prints the CLOCK_MONOTONIC time of the switch in ns,
- * so a timeline can be checked against it.
+ * so a timeline can be checked against it. The phases are fixed amounts of work, not of wall
+ * time, so their split of the CPU time is 1 : 1 (or a : b) however the scheduler shares the
+ * CPUs; on a loaded machine they just take longer. Built with -DPHASES_WALL_TIME they spin for
+ * MS milliseconds of wall time instead, as the traced build does for the energy and timeline
+ * tests, which charge power over wall time.
  *
  * Build: cc -O1 -g -fno-omit-frame-pointer examples/phases.c -o phases
  * Run:   perfscope record --sample -o out -- ./phases && perfscope timeline out
@@ -13,7 +17,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-/* not traced: the phases call it every few microseconds */
+/* not traced: the wall-time phases call it every few microseconds */
 __attribute__((no_instrument_function)) static unsigned long long now_ns(void)
 {
 	struct timespec t;
@@ -22,14 +26,34 @@ __attribute__((no_instrument_function)) static unsigned long long now_ns(void)
 	return (unsigned long long)t.tv_sec * 1000000000ull + (unsigned long long)t.tv_nsec;
 }
 
-/* Spin for MS milliseconds doing floating-point work; returns it so it is not optimised out. */
+/* Blocks of BLOCK iterations per nominal millisecond: one block took 5.4 us of CPU time on
+ * the 2-CPU development VM (a faster machine just finishes sooner). x is volatile so that every
+ * iteration loads and stores it at any optimisation level: the block costs the same built at
+ * -O0 or -O2, and is never folded or vectorised away. */
+#define BLOCK	      2000
+#define BLOCKS_PER_MS 185
+
+/* Whether a phase of MS nominal ms has more to do after K blocks (wall time: until END). */
+__attribute__((no_instrument_function)) static int more(long k, long ms, unsigned long long end)
+{
+#ifdef PHASES_WALL_TIME
+	(void)k;
+	(void)ms;
+	return now_ns() < end;
+#else
+	(void)end;
+	return k < ms * BLOCKS_PER_MS;
+#endif
+}
+
+/* Do MS nominal milliseconds of floating-point work; returns it so it is not optimised out. */
 __attribute__((noinline)) double phase_a(long ms)
 {
 	unsigned long long end = now_ns() + (unsigned long long)ms * 1000000ull;
-	double x = 0;
+	volatile double x = 0;
 
-	while (now_ns() < end)
-		for (int i = 0; i < 2000; i++)
+	for (long k = 0; more(k, ms, end); k++)
+		for (int i = 0; i < BLOCK; i++)
 			x += i * 0.5;
 	return x;
 }
@@ -37,10 +61,10 @@ __attribute__((noinline)) double phase_a(long ms)
 __attribute__((noinline)) double phase_b(long ms)
 {
 	unsigned long long end = now_ns() + (unsigned long long)ms * 1000000ull;
-	double x = 1;
+	volatile double x = 1;
 
-	while (now_ns() < end)
-		for (int i = 0; i < 2000; i++)
+	for (long k = 0; more(k, ms, end); k++)
+		for (int i = 0; i < BLOCK; i++)
 			x *= 1.0000001;
 	return x;
 }

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Sampling an unmodified program with two phases of known length (phases: ~0.6 s in phase_a,
-# then ~0.6 s in phase_b, printing the CLOCK_MONOTONIC time of the switch): in the timeline,
+# Sampling an unmodified program with two phases of known length (phases: ~0.6 s of CPU time
+# in phase_a, then as much work in phase_b, printing the CLOCK_MONOTONIC time of the switch):
+# in the timeline, with intervals of a 12th of the shorter phase's wall time (50 ms on an idle
+# machine; a loaded one stretches the phases, each by its own share of the CPUs, so every
+# phase keeps 12 intervals of about 50 samples),
 # every interval inside a phase has >= 90 % of its phase_a + phase_b samples in that phase's
 # function and more than half of all its samples there (on a loaded machine the scheduler's
 # [kernel] samples take a real share of an interval), and the first interval where phase_b
@@ -15,7 +18,8 @@ sw=$(sed -n 's/^switch_ns=//p' "$T/rec.out")
 [ -n "$sw" ] || die "phases printed no switch time"
 expect_grep "samples" "$T/rec.err" "record says how many samples it took"
 
-run tl "$PERFSCOPE" timeline "$d" --interval 50ms --json
+ms=$(json_eval "$d/meta.json" "max(1, min($sw - d['start_ns'], d['end_ns'] - $sw) // 12000000)")
+run tl "$PERFSCOPE" timeline "$d" --interval "${ms}ms" --json
 expect_eq 0 "$RC" "timeline --json exits 0"
 json_ok "$T/tl.out" || die "timeline --json is not JSON"
 
@@ -48,8 +52,8 @@ print("switch", sw // step, first_b)
 PY
 inside_a=$(awk '$1 == "A"' "$T/phases.txt" | wc -l)
 inside_b=$(awk '$1 == "B"' "$T/phases.txt" | wc -l)
-expect_cmp "$inside_a" ">=" 8 "whole 50 ms intervals inside phase A"
-expect_cmp "$inside_b" ">=" 8 "whole 50 ms intervals inside phase B"
+expect_cmp "$inside_a" ">=" 8 "whole $ms ms intervals inside phase A"
+expect_cmp "$inside_b" ">=" 8 "whole $ms ms intervals inside phase B"
 bad_a=$(awk '$1 == "A" && ($4 < 0.9 * ($4 + $5) || $4 <= $3 / 2) {print $2}' "$T/phases.txt" | tr '\n' ' ')
 bad_b=$(awk '$1 == "B" && ($5 < 0.9 * ($4 + $5) || $5 <= $3 / 2) {print $2}' "$T/phases.txt" | tr '\n' ' ')
 expect_eq "" "$bad_a" "intervals of phase A with < 90 % of the phase samples or <= half of all in phase_a"
@@ -60,7 +64,7 @@ off=$((first_b - at))
 expect_cmp "${off#-}" "<=" 2 "phase boundary placed within two intervals (switch in $at, found $first_b)"
 
 # the same timeline as CSV: header, one row per interval, thread and event
-run csv "$PERFSCOPE" timeline "$d" --interval 50ms --csv
+run csv "$PERFSCOPE" timeline "$d" --interval "${ms}ms" --csv
 expect_eq "t_start_ns,t_end_ns,thread,event,value,rate_per_s" "$(csv_header "$T/csv.out")" "timeline CSV header"
 # (threads: the program's, and in sanitizer builds LeakSanitizer's helper at exit)
 cells=$(json_eval "$T/tl.out" 'len(d["intervals"]) * len(d["threads"]) * len(d["events"])')
