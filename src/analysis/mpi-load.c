@@ -122,7 +122,8 @@ static int add_call_record(struct loader *ld, struct proc_load *pl, long loc, ui
 
 	if (ret < 0)
 		return (int)ret;
-	if (mpi_grow((void **)&pl->site_addr, &pl->site_addr_cap, k + 1, sizeof(*pl->site_addr)))
+	if (k >= pl->site_addr_cap &&
+	    mpi_grow((void **)&pl->site_addr, &pl->site_addr_cap, k + 1, sizeof(*pl->site_addr)))
 		return -ENOMEM;
 	pl->site_addr[k] = site_addr;
 	return 0;
@@ -433,15 +434,23 @@ static int finish_process(struct loader *ld, struct proc_load *pl)
 	}
 	for (size_t l = pl->first_loc; l < m->nlocs; l++)
 		m->locs[l].rank = rank;
-	for (size_t i = pl->first_item; i < m->nitems; i++) {
+	for (size_t i = pl->first_item, last = MPI_NONE, last_v = MPI_NONE; i < m->nitems; i++) {
 		struct mpi_item *it = &m->items[i];
 
 		if (it->comm == MPI_NONE)
 			continue;
+		/* runs of items name the same communicator: one lookup each run */
+		if (it->comm == last) {
+			unknown += last_v == MPI_NONE;
+			it->comm = (uint32_t)last_v;
+			continue;
+		}
+		last = it->comm;
 		if (!u64map_get(&pl->comm_local, it->comm, &v)) {
 			v = MPI_NONE;
 			unknown++;
 		}
+		last_v = v;
 		it->comm = (uint32_t)v;
 	}
 	u64map_clear(&ld->site_of);

@@ -322,6 +322,7 @@ struct match_ctx {
 	uint32_t *next;	 /* per location of the rank: its next call */
 	struct ent *sends, *recvs;
 	size_t nsends, nrecvs;
+	size_t ncancelled; /* ISEND items flagged MPI_ITEM_F_CANCELLED */
 };
 
 /* Item I and the item J that started its request (MPI_NONE: unknown) share a communicator:
@@ -349,16 +350,22 @@ static int collect_call(struct match_ctx *x, int r, uint32_t c)
 	const struct mpi_call *call = &m->calls[c];
 
 	for (uint32_t i = call->first_item; i < call->first_item + call->nitems; i++) {
-		const struct mpi_item *it = &m->items[i];
+		struct mpi_item *it = &m->items[i];
 		struct chan_key k = {r, it->peer, it->tag, MPI_NONE};
 		uint32_t j = MPI_NONE;
 		struct ent *e;
 
+		/* every item passes here once, before any later one can refer to it (a request is
+		 * in the table only once its start was read): what matching sets starts unset */
+		it->msg = MPI_NONE;
+		it->flags &= (uint8_t)~MPI_ITEM_F_CANCELLED;
 		switch (it->kind) {
 		case PSC_MPI_ITEM_SEND:
 			x->aux[i] = c;
 			/* fall through */
 		case PSC_MPI_ITEM_ISEND:
+			if (it->kind == PSC_MPI_ITEM_ISEND)
+				x->aux[i] = MPI_NONE; /* its completion, when one is read */
 			if (it->kind == PSC_MPI_ITEM_ISEND && it->request &&
 			    reqs_put(&x->req, it->request, i))
 				return -ENOMEM;
@@ -380,8 +387,10 @@ static int collect_call(struct match_ctx *x, int r, uint32_t c)
 			j = reqs_take(&x->req, it->request);
 			request_comm(m, i, j);
 			if (j != MPI_NONE && m->items[j].kind == PSC_MPI_ITEM_ISEND &&
-			    !(it->flags & PSC_MPI_F_FREED))
+			    !(it->flags & PSC_MPI_F_FREED)) {
 				m->items[j].flags |= MPI_ITEM_F_CANCELLED;
+				x->ncancelled++;
+			}
 			continue;
 		case PSC_MPI_ITEM_RECV:
 			k.src = it->peer;
@@ -447,25 +456,31 @@ static int collect_rank(struct match_ctx *x, int r)
 }
 
 /* Sends and receives paired in order per channel: a send item's msg holds its receive item
- * for now. Entries without a channel stay unmatched. */
-static int pair_channels(struct match_ctx *x)
+ * for now, *NPAIRED counts them. Entries without a channel stay unmatched. *BLOCK gets the
+ * memory the sorted entries were in (malloc'd, its pages written: the messages go there). */
+static int pair_channels(struct match_ctx *x, size_t *npaired, void **block)
 {
 	size_t nchan = x->ch.n, ns = 0, nr = 0;
-	struct ent *s = malloc((x->nsends + 1) * sizeof(*s)), *rv;
+	struct ent *s = NULL, *rv;
 	uint32_t *as = malloc((nchan + 1) * sizeof(*as)), *ar = malloc((nchan + 1) * sizeof(*ar));
 	int ret = -ENOMEM;
 
-	rv = malloc((x->nrecvs + 1) * sizeof(*rv));
-	if (!s || !rv || !as || !ar)
+	if (!as || !ar)
 		goto out;
-	/* the unroutable and the cancelled ones out of the way first */
+	/* the unroutable and the cancelled ones out of the way first (the flag is looked up
+	 * only when some send was cancelled: a read of a far item per send) */
 	for (size_t i = 0; i < x->nsends; i++)
 		if (x->sends[i].chan != MPI_NONE &&
-		    !(x->m->items[x->sends[i].item].flags & MPI_ITEM_F_CANCELLED))
+		    (!x->ncancelled ||
+		     !(x->m->items[x->sends[i].item].flags & MPI_ITEM_F_CANCELLED)))
 			x->sends[ns++] = x->sends[i];
 	for (size_t i = 0; i < x->nrecvs; i++)
 		if (x->recvs[i].chan != MPI_NONE)
 			x->recvs[nr++] = x->recvs[i];
+	s = malloc((ns + nr + 1) * sizeof(*s));
+	if (!s)
+		goto out;
+	rv = s + ns;
 	sort_by_chan(x->sends, ns, s, as, nchan);
 	sort_by_chan(x->recvs, nr, rv, ar, nchan);
 	for (size_t c = 0; c < nchan; c++) {
@@ -475,11 +490,13 @@ static int pair_channels(struct match_ctx *x)
 			n = ar[c + 1] - ar[c];
 		for (size_t k = 0; k < n; k++)
 			x->m->items[s[as[c] + k].item].msg = rv[ar[c] + k].item;
+		*npaired += n;
 	}
 	ret = 0;
+	*block = s;
+	s = NULL;
 out:
 	free(s);
-	free(rv);
 	free(as);
 	free(ar);
 	return ret;
@@ -488,32 +505,33 @@ out:
 int mpi_match_messages(struct mpi_model *m)
 {
 	struct match_ctx x;
-	size_t nsend = 0, nrecv = 0;
+	size_t npaired = 0;
+	void *block = NULL;
 	int ret = -ENOMEM;
 
 	memset(&x, 0, sizeof(x));
 	x.m = m;
-	for (size_t i = 0; i < m->nitems; i++) {
-		nsend +=
-		    m->items[i].kind == PSC_MPI_ITEM_SEND || m->items[i].kind == PSC_MPI_ITEM_ISEND;
-		nrecv += m->items[i].kind == PSC_MPI_ITEM_RECV;
-		m->items[i].msg = MPI_NONE;
-		m->items[i].flags &= (uint8_t)~MPI_ITEM_F_CANCELLED;
-	}
 	m->cancelled_sends = 0;
+	/* room for every item as a send and as a receive: pages never written cost nothing,
+	 * and no pass over the items counts them first */
 	x.aux = malloc((m->nitems + 1) * sizeof(*x.aux));
 	x.next = malloc((m->nlocs + 1) * sizeof(*x.next));
-	x.sends = malloc((nsend + 1) * sizeof(*x.sends));
-	x.recvs = malloc((nrecv + 1) * sizeof(*x.recvs));
-	m->msgs = malloc((nsend + 1) * sizeof(*m->msgs));
-	if (!x.aux || !x.next || !x.sends || !x.recvs || !m->msgs)
+	x.sends = malloc((m->nitems + 1) * sizeof(*x.sends));
+	x.recvs = malloc((m->nitems + 1) * sizeof(*x.recvs));
+	if (!x.aux || !x.next || !x.sends || !x.recvs)
 		goto out;
-	memset(x.aux, 0xff, m->nitems * sizeof(*x.aux));
 	for (int r = 0; r < m->world_size; r++)
 		if (m->ranks[r].nlocs && (ret = collect_rank(&x, r)))
 			goto out;
-	if ((ret = pair_channels(&x)))
+	if ((ret = pair_channels(&x, &npaired, &block)))
 		goto out;
+	/* in the pages the sorted entries were written to: no fresh ones to fault in */
+	m->msgs = realloc(block, (x.nsends + 1) * sizeof(*m->msgs));
+	if (!m->msgs) {
+		free(block);
+		ret = -ENOMEM;
+		goto out;
+	}
 	for (size_t i = 0; i < m->nitems; i++) {
 		struct mpi_item *it = &m->items[i];
 		struct mpi_message *g;
@@ -543,9 +561,8 @@ int mpi_match_messages(struct mpi_model *m)
 			m->unmatched_sends++;
 		m->nmsgs++;
 	}
-	for (size_t i = 0; i < m->nitems; i++)
-		if (m->items[i].kind == PSC_MPI_ITEM_RECV && m->items[i].msg == MPI_NONE)
-			m->unmatched_recvs++;
+	/* every receive has an entry, and a paired one's send made a message above */
+	m->unmatched_recvs += x.nrecvs - npaired;
 	ret = 0;
 out:
 	free(x.aux);
