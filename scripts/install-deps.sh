@@ -8,6 +8,7 @@ packages=(
 	libpfm4-dev                              # event names and encodings
 	libcjson-dev                             # JSON reading in the CLI
 	libdw-dev libelf-dev                     # symbols and source lines of traced addresses
+	liblz4-dev                               # compressed stream chunks (runtime and reader)
 	libcmocka-dev                            # unit tests
 	valgrind                                 # callgrind: the independent oracle of call counts
 	clang libclang-rt-14-dev                 # libFuzzer for the reader's fuzz target

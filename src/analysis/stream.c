@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <lz4.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -61,10 +62,10 @@ static int check_header(const struct stream_reader *r, const char *path, char *e
 
 	if (memcmp(h->magic, PSC_STREAM_MAGIC, 8))
 		return fail(err, errlen, -EINVAL, path, 0, "not a perfscope stream (bad magic)");
-	if (h->version != PSC_FORMAT_VERSION)
+	if (h->version < PSC_STREAM_VERSION_MIN || h->version > PSC_STREAM_VERSION)
 		return fail(err, errlen, -EINVAL, path, 8,
-			    "format version %u, this perfscope reads %d", h->version,
-			    PSC_FORMAT_VERSION);
+			    "format version %u, this perfscope reads %d to %d", h->version,
+			    PSC_STREAM_VERSION_MIN, PSC_STREAM_VERSION);
 	if (h->header_size < sizeof(*h) || h->header_size % 8 || h->header_size > r->file_size)
 		return fail(err, errlen, -EINVAL, path, 12, "bad header size %u", h->header_size);
 	if (h->pid == 0 || h->pid > PID_LIMIT)
@@ -128,11 +129,80 @@ int stream_open(struct stream_reader *r, const char *path, char *err, size_t err
 	return 0;
 }
 
+/* Room for WORDS words in the chunk buffer. */
+static int chunk_room(struct stream_reader *r, size_t words)
+{
+	if (words > r->chunk_cap) {
+		uint64_t *p = realloc(r->chunk, words * 8);
+
+		if (!p)
+			return -ENOMEM;
+		r->chunk = p;
+		r->chunk_cap = words;
+	}
+	return 0;
+}
+
+/*
+ * The payload of the compressed chunk at AT (header CH, all bytes present) into r->chunk: its
+ * first records as they are, then the LZ4 block decompressed. Words in *WORDS; 0 or an error
+ * at the offending field.
+ */
+static int load_zchunk(struct stream_reader *r, const struct psc_chunk_header *ch, uint64_t at,
+		       size_t *words, char *err, size_t errlen)
+{
+	const size_t head = PSC_ZCHUNK_HEAD_WORDS * 8;
+	uint64_t zw;
+	uint32_t raw, csize;
+	int ret, n;
+
+	if (r->hdr.version < 2)
+		return fail(err, errlen, -EINVAL, r->path, at,
+			    "compressed chunk in a version %u stream", r->hdr.version);
+	if (ch->size < head + 8)
+		return fail(err, errlen, -EINVAL, r->path, at + 4,
+			    "compressed chunk of %u bytes, its head needs %zu", ch->size, head + 8);
+	ret = read_at(r->fd, &zw, 8, at + sizeof(*ch) + head);
+	if (ret <= 0)
+		return fail(err, errlen, ret < 0 ? ret : -EIO, r->path, at, "read error");
+	raw = (uint32_t)zw;
+	csize = (uint32_t)(zw >> 32);
+	if (raw == 0 || raw % 8 || raw > CHUNK_MAX_BYTES || csize == 0 ||
+	    csize > (uint64_t)raw + raw / 255 + 16 || ch->size - head - 8 < csize ||
+	    ch->size - head - 8 - csize >= 8)
+		return fail(err, errlen, -EINVAL, r->path, at + sizeof(*ch) + head,
+			    "compressed chunk: %u bytes that hold %u in a chunk of %u", csize, raw,
+			    ch->size);
+	if (csize > r->zcap) {
+		char *p = realloc(r->zbuf, csize);
+
+		if (!p)
+			return fail(err, errlen, -ENOMEM, r->path, at, "out of memory");
+		r->zbuf = p;
+		r->zcap = csize;
+	}
+	if (chunk_room(r, (head + raw) / 8))
+		return fail(err, errlen, -ENOMEM, r->path, at, "out of memory");
+	ret = read_at(r->fd, r->chunk, head, at + sizeof(*ch));
+	if (ret > 0)
+		ret = read_at(r->fd, r->zbuf, csize, at + sizeof(*ch) + head + 8);
+	if (ret <= 0)
+		return fail(err, errlen, ret < 0 ? ret : -EIO, r->path, at, "read error");
+	n = LZ4_decompress_safe(r->zbuf, (char *)(r->chunk + PSC_ZCHUNK_HEAD_WORDS), (int)csize,
+				(int)raw);
+	if (n != (int)raw)
+		return fail(err, errlen, -EINVAL, r->path, at + sizeof(*ch) + head + 8,
+			    "compressed chunk does not decompress to its %u bytes", raw);
+	*words = (head + raw) / 8;
+	return 0;
+}
+
 /* Load the chunk starting at r->offset. 1 loaded, 0 end of data, negative on corruption. */
 static int load_chunk(struct stream_reader *r, char *err, size_t errlen)
 {
 	struct psc_chunk_header ch;
 	uint64_t at = r->offset;
+	size_t words = 0;
 	int ret;
 
 	if (at == r->file_size)
@@ -144,7 +214,7 @@ static int load_chunk(struct stream_reader *r, char *err, size_t errlen)
 		r->truncated_at = at;
 		return 0;
 	}
-	if (ch.magic != PSC_CHUNK_MAGIC)
+	if (ch.magic != PSC_CHUNK_MAGIC && ch.magic != PSC_CHUNK_MAGIC_LZ4)
 		return fail(err, errlen, -EINVAL, r->path, at, "bad chunk magic 0x%08x", ch.magic);
 	if (ch.size % 8 || ch.size > CHUNK_MAX_BYTES)
 		return fail(err, errlen, -EINVAL, r->path, at + 4, "bad chunk size %u", ch.size);
@@ -155,19 +225,25 @@ static int load_chunk(struct stream_reader *r, char *err, size_t errlen)
 		r->truncated_at = at;
 		return 0;
 	}
-	if (ch.size / 8 > r->chunk_cap) {
-		uint64_t *p = realloc(r->chunk, ch.size);
-
-		if (!p)
+	if (ch.magic == PSC_CHUNK_MAGIC_LZ4) {
+		ret = load_zchunk(r, &ch, at, &words, err, errlen);
+		if (ret)
+			return ret;
+		/* records of a compressed chunk are reported at the chunk's offset */
+		r->rec_base = at;
+		r->pos_scale = 0;
+	} else {
+		if (chunk_room(r, ch.size / 8))
 			return fail(err, errlen, -ENOMEM, r->path, at, "out of memory");
-		r->chunk = p;
-		r->chunk_cap = ch.size / 8;
+		ret = read_at(r->fd, r->chunk, ch.size, at + sizeof(ch));
+		if (ret <= 0)
+			return fail(err, errlen, ret < 0 ? ret : -EIO, r->path, at, "read error");
+		words = ch.size / 8;
+		r->rec_base = at + sizeof(ch);
+		r->pos_scale = 8;
 	}
-	ret = read_at(r->fd, r->chunk, ch.size, at + sizeof(ch));
-	if (ret <= 0)
-		return fail(err, errlen, ret < 0 ? ret : -EIO, r->path, at, "read error");
 	r->chunk_offset = at;
-	r->chunk_words = ch.size / 8;
+	r->chunk_words = words;
 	r->pos = 0;
 	r->offset = at + sizeof(ch) + ch.size;
 	r->next_seq++;
@@ -554,7 +630,7 @@ int stream_next(struct stream_reader *r, struct stream_record *rec, char *err, s
 		if (ret <= 0)
 			return ret;
 	}
-	at = r->offset - (r->chunk_words - r->pos) * 8;
+	at = stream_record_offset(r);
 	if (r->ended)
 		return fail(err, errlen, -EINVAL, r->path, at, "records after the end record");
 	if (r->pos + 2 > r->chunk_words)
@@ -615,7 +691,9 @@ int stream_scan_clock(const char *path, void (*fn)(void *ctx, uint64_t ticks, ui
 		struct psc_chunk_header ch;
 		uint64_t rec[3];
 
-		if (read_at(r.fd, &ch, sizeof(ch), at) <= 0 || ch.magic != PSC_CHUNK_MAGIC ||
+		if (read_at(r.fd, &ch, sizeof(ch), at) <= 0 ||
+		    (ch.magic != PSC_CHUNK_MAGIC &&
+		     (ch.magic != PSC_CHUNK_MAGIC_LZ4 || r.hdr.version < 2)) ||
 		    ch.size % 8 || at + sizeof(ch) + ch.size > r.file_size)
 			break; /* the full pass reports defects precisely */
 		if (ch.size >= sizeof(rec) &&
@@ -656,6 +734,7 @@ void stream_close(struct stream_reader *r)
 	if (r->fd >= 0)
 		close(r->fd);
 	free(r->chunk);
+	free(r->zbuf);
 	free(r->path);
 	free(r->region_ids);
 	free(r->sample_group_n);

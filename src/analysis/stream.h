@@ -7,7 +7,9 @@
  * snapshot that does not match the counters record) is reported with the file name and byte
  * offset. A last chunk cut short (a run killed with SIGKILL) is not an error: the stream ends
  * there and `truncated_at` says where. The reader never trusts a length it has not checked
- * against the file: fuzzed by tests/fuzz/fuzz_stream.c.
+ * against the file: fuzzed by tests/fuzz/fuzz_stream.c. Compressed chunks (stream version 2)
+ * are decompressed as they are loaded; defects of their records are reported at the chunk's
+ * offset.
  */
 #ifndef PSC_STREAM_H
 #define PSC_STREAM_H
@@ -43,6 +45,10 @@ struct stream_reader {
 	int ended;	       /* a PSC_REC_STREAM_END record was read */
 	unsigned end_reason;
 	uint64_t chunk_offset; /* file offset of the current chunk's header */
+	uint64_t rec_base;     /* a record's offset is rec_base + pos * pos_scale: */
+	unsigned pos_scale;    /* 8 in a plain chunk, 0 in a compressed one (the chunk's) */
+	char *zbuf;	       /* a compressed chunk's bytes */
+	size_t zcap;
 	/* validation state */
 	uint32_t *region_ids; /* region ids defined so far, sorted */
 	size_t nregion_ids, region_ids_cap;
@@ -59,6 +65,12 @@ int stream_open(struct stream_reader *r, const char *path, char *err, size_t err
 /* Next record: 1 and *REC, 0 at the end of the valid data, or a negative errno with
  * "PATH: byte N: ..." in ERR. */
 int stream_next(struct stream_reader *r, struct stream_record *rec, char *err, size_t errlen);
+
+/* File offset of the next record: in a compressed chunk, the chunk's. */
+static inline uint64_t stream_record_offset(const struct stream_reader *r)
+{
+	return r->rec_base + r->pos * r->pos_scale;
+}
 
 /*
  * stream_next() for the common case, inline: when the next record is a function record of the
@@ -78,7 +90,7 @@ static inline int stream_next_func(struct stream_reader *r, struct stream_record
 	rec->kind = psc_rec_kind(w0);
 	rec->ticks = ticks;
 	rec->addr = r->chunk[r->pos + 1];
-	rec->offset = r->offset - (r->chunk_words - r->pos) * 8;
+	rec->offset = stream_record_offset(r);
 	r->nrecords++;
 	r->last_ticks = ticks;
 	r->pos += 2;

@@ -1,5 +1,6 @@
 /*
- * format.h - the experiment directory's binary stream layout, format v1 (docs/format.md).
+ * format.h - the experiment directory's binary stream layout, format v1, streams v2
+ * (docs/format.md).
  *
  * A stream file holds one thread's records: a 64-byte header, then chunks. Each chunk is a
  * 16-byte chunk header followed by whole records; a reader trusts a chunk only when all of its
@@ -15,10 +16,15 @@
 
 #include <stdint.h>
 
-#define PSC_FORMAT_VERSION 1
+#define PSC_FORMAT_VERSION 1 /* of the experiment: meta.json and proc.<pid>.json */
 
-#define PSC_STREAM_MAGIC "PSCSTRM1"  /* 8 bytes, no NUL */
-#define PSC_CHUNK_MAGIC	 0x4b435350u /* "PSCK" little-endian */
+/* Stream files: version 2 adds compressed chunks; readers read versions 1 and 2. */
+#define PSC_STREAM_VERSION     2
+#define PSC_STREAM_VERSION_MIN 1
+
+#define PSC_STREAM_MAGIC    "PSCSTRM1"	/* 8 bytes, no NUL */
+#define PSC_CHUNK_MAGIC	    0x4b435350u /* "PSCK" little-endian */
+#define PSC_CHUNK_MAGIC_LZ4 0x5a435350u /* "PSCZ": an LZ4-compressed chunk (version 2) */
 
 /* Stream file header: fixed 64 bytes. */
 struct psc_stream_header {
@@ -50,6 +56,19 @@ struct psc_chunk_header {
 	uint32_t size;	/* payload bytes that follow, a multiple of 8 */
 	uint64_t seq;	/* 0, 1, 2, ... within the stream */
 };
+
+/*
+ * A compressed chunk (magic PSC_CHUNK_MAGIC_LZ4, docs/format.md "Compressed chunks"): after
+ * the chunk header, the chunk's first record (its clock-sync record, 3 words) as it is, then
+ * this word, then an LZ4 block of CSIZE bytes holding the RAW bytes of the other records,
+ * zero-padded to 8 bytes. The header's size counts all of it.
+ */
+#define PSC_ZCHUNK_HEAD_WORDS 3 /* records kept uncompressed at the start */
+
+static inline uint64_t psc_zchunk_word(uint32_t raw, uint32_t csize)
+{
+	return (uint64_t)raw | ((uint64_t)csize << 32);
+}
 
 /* Record kinds, in the low 2 bits of word 0. */
 enum psc_kind {

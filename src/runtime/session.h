@@ -174,8 +174,10 @@ void thread_close_wait(struct psc_thread *t, unsigned reason);
 /* Write T's queued chunk now if nobody is writing it, else wait until it is written. */
 void thread_drain(struct psc_thread *t);
 
-/* Write the chunk OUT of T that the caller claimed (OUT_WRITING), then free the slot. */
-void thread_write_out(struct psc_thread *t);
+/* Write the chunk OUT of T that the caller claimed (OUT_WRITING), then free the slot. With
+ * COMPRESS (the writer thread only: it owns the compression buffers), compressed when that is
+ * expected to end before T fills its buffer. */
+void thread_write_out(struct psc_thread *t, int compress);
 
 /* Wake the writer thread, starting it on first use in this process. 0, or -1 when there is
  * no writer (the caller writes its chunk itself). */

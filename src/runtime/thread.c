@@ -8,6 +8,7 @@
 #include <time.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <lz4.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,21 +72,16 @@ static void chunk_seal(struct psc_thread *t, uint64_t *chunk, const uint64_t *up
 }
 
 /*
- * Append the sealed CHUNK (its header says how long) and NTAIL words of TAIL to the stream
- * file: open, write, close, so that no descriptor stays open in the program. Async-signal-safe.
+ * Append LEN bytes of DATA and NTAIL words of TAIL to the stream file (its header first, the
+ * first time): open, write, close, so that no descriptor stays open in the program.
+ * Async-signal-safe.
  */
-static int chunk_write(struct psc_thread *t, const uint64_t *chunk, const uint64_t *tail,
-		       size_t ntail)
+static int stream_append(struct psc_thread *t, const void *data, size_t len, const uint64_t *tail,
+			 size_t ntail)
 {
-	const struct psc_chunk_header *ch = (const struct psc_chunk_header *)chunk;
-	size_t body = ch->size - ntail * sizeof(uint64_t);
 	char path[PATH_MAX + 64];
 	int fd, ret = 0;
 
-	if (t->discard) {
-		t->lost_bytes += sizeof(*ch) + ch->size;
-		return 0;
-	}
 	stream_path(t, path, sizeof(path));
 	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
@@ -95,7 +91,7 @@ static int chunk_write(struct psc_thread *t, const uint64_t *chunk, const uint64
 
 		memset(&h, 0, sizeof(h));
 		memcpy(h.magic, PSC_STREAM_MAGIC, 8);
-		h.version = PSC_FORMAT_VERSION;
+		h.version = PSC_STREAM_VERSION;
 		h.header_size = sizeof(h);
 		h.features = PSC_FEAT_REGIONS | (psc_session.nevents ? PSC_FEAT_COUNTERS : 0) |
 			     (t->functions ? PSC_FEAT_FUNCTIONS : 0);
@@ -112,11 +108,113 @@ static int chunk_write(struct psc_thread *t, const uint64_t *chunk, const uint64
 			t->header_written = 1;
 	}
 	if (ret == 0)
-		ret = write_all(fd, chunk, sizeof(*ch) + body);
+		ret = write_all(fd, data, len);
 	if (ret == 0 && ntail)
 		ret = write_all(fd, tail, ntail * sizeof(uint64_t));
 	close(fd);
 	return ret;
+}
+
+/* Append the sealed CHUNK (its header says how long) and NTAIL words of TAIL. */
+static int chunk_write(struct psc_thread *t, const uint64_t *chunk, const uint64_t *tail,
+		       size_t ntail)
+{
+	const struct psc_chunk_header *ch = (const struct psc_chunk_header *)chunk;
+	size_t body = ch->size - ntail * sizeof(uint64_t);
+
+	if (t->discard) {
+		t->lost_bytes += sizeof(*ch) + ch->size;
+		return 0;
+	}
+	return stream_append(t, chunk, sizeof(*ch) + body, tail, ntail);
+}
+
+/*
+ * Compression, in the writer thread only (one per process): its output buffer, LZ4's state,
+ * and what compressing a KiB has cost it so far (ticks, a running average; 0 not known yet).
+ */
+static uint64_t *zbuf;
+static size_t zbuf_words;
+static void *zstate;
+static double z_ticks_per_kib;
+
+/* Chunks with fewer records than this are written as they are. */
+#define ZCHUNK_MIN_WORDS 256
+
+/*
+ * Whether compressing RAW bytes now is expected to end before T fills the buffer it is
+ * recording into (it would wait for this writer otherwise): T's pace so far in that buffer
+ * against the measured cost of compressing. A chunk not worth the wait is written as it is.
+ */
+static int compress_in_time(const struct psc_thread *t, size_t raw)
+{
+	const uint64_t *buf = t->buf, *pos = __atomic_load_n(&t->pos, __ATOMIC_ACQUIRE);
+	const uint64_t *end = buf + psc_session.chunk_bytes / sizeof(uint64_t);
+	uint64_t start, now;
+	double filled, left, remaining;
+
+	if (z_ticks_per_kib == 0 || pos < buf + 5 || pos > end)
+		return 1; /* not measured yet, or T has not started its buffer */
+	filled = (double)(pos - (buf + 5));
+	left = (double)(end - pos);
+	if (filled < 512)
+		return 1; /* too early to tell T's pace: it has most of a buffer to fill */
+	start = psc_rec_ticks(buf[2]); /* the buffer's clock-sync record */
+	now = clock_ticks(psc_session.clock);
+	remaining = (double)(now > start ? now - start : 0) * left / filled;
+	return z_ticks_per_kib * (double)raw / 1024 * 1.25 < remaining;
+}
+
+/*
+ * CHUNK compressed (docs/format.md "Compressed chunks") into the writer's buffer, its length
+ * in *LEN; NULL when it is small, does not start with its clock-sync record, would not be
+ * ready in time, or does not shrink: then it is written as it is.
+ */
+static const void *chunk_compress(struct psc_thread *t, const uint64_t *chunk, size_t *len)
+{
+	const struct psc_chunk_header *ch = (const struct psc_chunk_header *)chunk;
+	const size_t head = PSC_ZCHUNK_HEAD_WORDS, words = ch->size / sizeof(uint64_t);
+	struct psc_chunk_header *zh;
+	size_t raw, cap;
+	uint64_t t0, t1;
+	int csize;
+
+	if (words < head + ZCHUNK_MIN_WORDS || psc_rec_kind(chunk[2]) != PSC_KIND_EXT ||
+	    psc_rec_type(chunk[3]) != PSC_REC_CLOCK_SYNC || psc_rec_nwords(chunk[3]) != head)
+		return NULL;
+	if (zbuf_words < words + 8) {
+		free(zbuf);
+		zbuf = malloc((words + 8) * sizeof(uint64_t));
+		zbuf_words = zbuf ? words + 8 : 0;
+	}
+	if (!zstate)
+		zstate = malloc((size_t)LZ4_sizeofState());
+	raw = (words - head) * sizeof(uint64_t);
+	if (!zbuf || !zstate || !compress_in_time(t, raw))
+		return NULL;
+	/* room for less than the raw records: a chunk that does not shrink fails fast */
+	cap = raw - 64;
+	t0 = clock_ticks(psc_session.clock);
+	csize = LZ4_compress_fast_extState(zstate, (const char *)(chunk + 2 + head),
+					   (char *)(zbuf + 3 + head), (int)raw, (int)cap, 1);
+	t1 = clock_ticks(psc_session.clock);
+	if (t1 > t0) {
+		double cost = (double)(t1 - t0) * 1024 / (double)raw;
+
+		z_ticks_per_kib =
+		    z_ticks_per_kib == 0 ? cost : 0.75 * z_ticks_per_kib + 0.25 * cost;
+	}
+	if (csize <= 0)
+		return NULL;
+	memset((char *)(zbuf + 3 + head) + csize, 0, (8 - (size_t)csize % 8) % 8);
+	memcpy(zbuf + 2, chunk + 2, head * sizeof(uint64_t));
+	zbuf[2 + head] = psc_zchunk_word((uint32_t)raw, (uint32_t)csize);
+	zh = (struct psc_chunk_header *)zbuf;
+	zh->magic = PSC_CHUNK_MAGIC_LZ4;
+	zh->size = (uint32_t)((head + 1) * sizeof(uint64_t) + ((size_t)csize + 7) / 8 * 8);
+	zh->seq = ch->seq;
+	*len = sizeof(*zh) + zh->size;
+	return zbuf;
 }
 
 /* Writing failed (full disk, removed directory): the program goes on, this thread's records
@@ -140,9 +238,15 @@ static void futex_wake(int *addr)
 	syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
-void thread_write_out(struct psc_thread *t)
+void thread_write_out(struct psc_thread *t, int compress)
 {
-	int ret = chunk_write(t, t->out, NULL, 0);
+	const void *z = NULL;
+	size_t zlen = 0;
+	int ret;
+
+	if (compress && !t->discard)
+		z = chunk_compress(t, t->out, &zlen);
+	ret = z ? stream_append(t, z, zlen, NULL, 0) : chunk_write(t, t->out, NULL, 0);
 
 	if (ret < 0)
 		chunk_write_failed(t, t->out, ret);
@@ -158,7 +262,7 @@ void thread_drain(struct psc_thread *t)
 
 	if (__atomic_compare_exchange_n(&t->out_state, &state, OUT_WRITING, 0, __ATOMIC_ACQUIRE,
 					__ATOMIC_ACQUIRE)) {
-		thread_write_out(t);
+		thread_write_out(t, 0);
 		return;
 	}
 	while ((state = __atomic_load_n(&t->out_state, __ATOMIC_ACQUIRE)) == OUT_WRITING)

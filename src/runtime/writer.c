@@ -1,6 +1,7 @@
 /*
  * writer.c - the background thread that writes full chunks to the stream files, so that a
- * recording thread hands a chunk over and goes on filling its other buffer.
+ * recording thread hands a chunk over and goes on filling its other buffer. It compresses
+ * them when it can do so before the thread fills that buffer (thread.c, chunk_compress).
  */
 #include "session.h"
 
@@ -28,7 +29,7 @@ static void *writer_main(void *arg)
 
 			if (__atomic_compare_exchange_n(&t->out_state, &state, OUT_WRITING, 0,
 							__ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
-				thread_write_out(t);
+				thread_write_out(t, 1);
 		}
 		if (psc_session.state == SESSION_RECORDING)
 			session_check_objects();

@@ -87,11 +87,12 @@ expect_eq 0 "$RC" "report of 64 generated ranks"
 
 # MPI records are looked for only when some rank is named (proc.<pid>.json, else a stream
 # header): without one, html reads each stream once less than when a rank is named (the MPI
-# model's pass, which finds nothing here). Passes counted as reads of the first chunk header.
+# model's pass, which finds nothing here). Passes counted as reads of the first chunk header
+# (plain "PSCK" or compressed "PSCZ").
 command -v strace >/dev/null 2>&1 || die "strace not found: run scripts/install-deps.sh"
 passes() {
 	strace -f -y -e trace=pread64,read -o "$T/strace.$1" "$PERFSCOPE" html "$2" -o "$T/p.html" --force >/dev/null 2>&1
-	grep -c 'stream\.[0-9.]*>, "PSCK.*, 16, 64) = 16' "$T/strace.$1" || true
+	grep -c 'stream\.[0-9.]*>, "PSC[KZ].*, 16, 64) = 16' "$T/strace.$1" || true
 }
 cp -r "$T/exp" "$T/ranked"
 sed -i 's/"rank": *-1/"rank": 0/' "$T/ranked"/proc.*.json

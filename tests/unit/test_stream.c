@@ -25,128 +25,7 @@
 #include "mpi-routines.h"
 #include "stream.h"
 
-/* The stream header's size: every offset below is relative to it. */
-#define H ((uint64_t)sizeof(struct psc_stream_header))
-
-/* ---- building stream files ------------------------------------------------------------------ */
-
-struct buf {
-	unsigned char *p;
-	size_t len, cap;
-};
-
-static void put(struct buf *b, const void *data, size_t n)
-{
-	if (n == 0)
-		return;
-	if (b->len + n > b->cap) {
-		b->cap = (b->len + n) * 2 + 256;
-		b->p = realloc(b->p, b->cap);
-		assert_non_null(b->p);
-	}
-	memcpy(b->p + b->len, data, n);
-	b->len += n;
-}
-
-static void put_header(struct buf *b, uint32_t version, const char *magic)
-{
-	struct psc_stream_header h;
-
-	assert_int_equal(sizeof(h), H);
-	memset(&h, 0, sizeof(h));
-	memcpy(h.magic, magic, 8);
-	h.version = version;
-	h.header_size = sizeof(h);
-	h.features = PSC_FEAT_REGIONS;
-	h.pid = 4242;
-	h.tid = 4243;
-	h.rank = -1;
-	h.clock_source = 2;
-	h.start_ticks = 100;
-	h.start_ns = 5000;
-	put(b, &h, sizeof(h));
-}
-
-static void put_chunk(struct buf *b, uint64_t seq, const uint64_t *words, size_t n)
-{
-	struct psc_chunk_header ch = {PSC_CHUNK_MAGIC, (uint32_t)(n * 8), seq};
-
-	put(b, &ch, sizeof(ch));
-	put(b, words, n * 8);
-}
-
-/* Word builders. */
-#define EXT(ticks, type, nwords, arg)                                                              \
-	psc_word0((ticks), PSC_KIND_EXT), psc_ext_word1((type), (nwords), (arg))
-
-static char tmpdir[64];
-
-static int make_tmpdir(void **state)
-{
-	(void)state;
-	return tmpdir_make(tmpdir, sizeof(tmpdir), "unit-stream");
-}
-
-static int remove_tmpdir(void **state)
-{
-	(void)state;
-	return tmpdir_remove(tmpdir);
-}
-
-/* Write B to a new file named NAME in the test directory; PATH receives its path. */
-static void write_file(struct buf *b, const char *name, char *path, size_t len)
-{
-	FILE *f;
-
-	snprintf(path, len, "%s/%s", tmpdir, name);
-	f = fopen(path, "wb");
-	assert_non_null(f);
-	if (b->len)
-		assert_int_equal(fwrite(b->p, 1, b->len, f), b->len);
-	assert_int_equal(fclose(f), 0);
-	free(b->p);
-	memset(b, 0, sizeof(*b));
-}
-
-/* Read every record; returns the last stream_next result. */
-static int read_all(struct stream_reader *r, char *err, size_t errlen, int *nrec)
-{
-	struct stream_record rec;
-	int ret;
-
-	*nrec = 0;
-	while ((ret = stream_next(r, &rec, err, errlen)) > 0)
-		(*nrec)++;
-	return ret;
-}
-
-/* ERR must be exactly "PATH: byte N: " followed by WHAT (a substring of the rest). */
-static void check_error(const char *err, const char *path, unsigned long long byte,
-			const char *what)
-{
-	char prefix[512];
-
-	snprintf(prefix, sizeof(prefix), "%s: byte %llu: ", path, byte);
-	if (strncmp(err, prefix, strlen(prefix)))
-		fail_msg("error '%s' does not start with '%s'", err, prefix);
-	if (what && !strstr(err + strlen(prefix), what))
-		fail_msg("error '%s' does not say '%s'", err, what);
-}
-
-/* Open PATH (must succeed), read to the end, expect an error at BYTE. */
-static void expect_read_error(const char *path, int nrec_expected, unsigned long long byte,
-			      const char *what)
-{
-	struct stream_reader r;
-	char err[512] = "";
-	int nrec;
-
-	assert_int_equal(stream_open(&r, path, err, sizeof(err)), 0);
-	assert_int_equal(read_all(&r, err, sizeof(err), &nrec), -EINVAL);
-	assert_int_equal(nrec, nrec_expected);
-	check_error(err, path, byte, what);
-	stream_close(&r);
-}
+#include "stream-build.h"
 
 /*
  * format.h ("fixed 64 bytes", "a 64-byte header") and docs/format.md (the field table ends
@@ -428,10 +307,14 @@ static void test_bad_version(void **state)
 	char path[256], err[512] = "";
 
 	(void)state;
-	put_header(&b, 2, PSC_STREAM_MAGIC);
+	put_header(&b, 3, PSC_STREAM_MAGIC);
 	write_file(&b, "stream.version", path, sizeof(path));
 	assert_int_equal(stream_open(&r, path, err, sizeof(err)), -EINVAL);
-	check_error(err, path, 8, "format version 2, this perfscope reads 1");
+	check_error(err, path, 8, "format version 3, this perfscope reads 1 to 2");
+	put_header(&b, 0, PSC_STREAM_MAGIC);
+	write_file(&b, "stream.version0", path, sizeof(path));
+	assert_int_equal(stream_open(&r, path, err, sizeof(err)), -EINVAL);
+	check_error(err, path, 8, "format version 0");
 }
 
 /* The message names the header size found in the file. */
@@ -765,23 +648,6 @@ static void test_samples_file(void **state)
 	expect_read_error(path, 1, H + 52, "unknown task event 9");
 }
 
-/* ---- clock scan ----------------------------------------------------------------------------- */
-
-struct pairs {
-	uint64_t ticks[8], ns[8];
-	int n;
-};
-
-static void collect(void *ctx, uint64_t ticks, uint64_t ns)
-{
-	struct pairs *p = ctx;
-
-	assert_true(p->n < 8);
-	p->ticks[p->n] = ticks;
-	p->ns[p->n] = ns;
-	p->n++;
-}
-
 static void test_scan_clock(void **state)
 {
 	const uint64_t c0[] = {
@@ -818,7 +684,7 @@ static void test_scan_clock(void **state)
 	assert_int_equal(p.ns[2], 4000);
 
 	/* a file that is not a stream: the open error */
-	put_header(&b, 2, PSC_STREAM_MAGIC);
+	put_header(&b, 3, PSC_STREAM_MAGIC);
 	write_file(&b, "stream.scanbad", path, sizeof(path));
 	memset(&p, 0, sizeof(p));
 	assert_int_equal(stream_scan_clock(path, collect, &p, err, sizeof(err)), -EINVAL);
