@@ -106,33 +106,38 @@ static int on_enter(struct func_profile *p, struct pass *ps, const struct exp_st
 
 	if (ps->row_cache[rs].key == addr) {
 		row = ps->row_cache[rs].val;
-	} else if (u64map_get(&ps->rows, addr, &v)) {
-		row = (size_t)v;
 	} else {
-		struct func_row *r = row_add(p, &row);
+		if (u64map_get(&ps->rows, addr, &v)) {
+			row = (size_t)v;
+		} else {
+			struct func_row *r = row_add(p, &row);
 
-		if (!r || u64map_put(&ps->rows, addr, row))
-			return -ENOMEM;
-		r->pid = s->pid;
-		r->tid = s->tid;
-		r->image = s->image;
-		r->addr = addr;
+			if (!r || u64map_put(&ps->rows, addr, row))
+				return -ENOMEM;
+			r->pid = s->pid;
+			r->tid = s->tid;
+			r->image = s->image;
+			r->addr = addr;
+		}
+		ps->row_cache[rs].key = addr;
+		ps->row_cache[rs].val = row;
 	}
-	ps->row_cache[rs].key = addr;
-	ps->row_cache[rs].val = row;
 	p->rows[row].active++;
 	key = node_key(parent, row);
 	ns = cache_slot(key);
 	if (ps->node_cache[ns].key == key) {
 		node = ps->node_cache[ns].val;
-	} else if (u64map_get(&ps->nodes, key, &v)) {
-		node = (size_t)v;
-	} else if (!node_add(p, parent, row, th, &node) || u64map_put(&ps->nodes, key, node)) {
-		return -ENOMEM;
+	} else {
+		if (u64map_get(&ps->nodes, key, &v))
+			node = (size_t)v;
+		else if (!node_add(p, parent, row, th, &node) || u64map_put(&ps->nodes, key, node))
+			return -ENOMEM;
+		ps->node_cache[ns].key = key;
+		ps->node_cache[ns].val = node;
 	}
-	ps->node_cache[ns].key = key;
-	ps->node_cache[ns].val = node;
-	if (array_reserve((void **)&ps->stack, &ps->cap, ps->depth + 1, sizeof(*ps->stack)))
+	/* the call only when the stack must grow: it is this function's most frequent path */
+	if (ps->depth == ps->cap &&
+	    array_reserve((void **)&ps->stack, &ps->cap, ps->depth + 1, sizeof(*ps->stack)))
 		return -ENOMEM;
 	ps->stack[ps->depth++] = node;
 	return 0;
