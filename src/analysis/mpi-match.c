@@ -321,7 +321,7 @@ struct match_ctx {
 	uint32_t *aux;	 /* per item: ISEND its completing call, RECV its posting call */
 	uint32_t *next;	 /* per location of the rank: its next call */
 	struct ent *sends, *recvs;
-	size_t nsends, nrecvs;
+	size_t nsends, nrecvs, sends_cap, recvs_cap;
 	size_t ncancelled; /* ISEND items flagged MPI_ITEM_F_CANCELLED */
 };
 
@@ -369,6 +369,9 @@ static int collect_call(struct match_ctx *x, int r, uint32_t c)
 			if (it->kind == PSC_MPI_ITEM_ISEND && it->request &&
 			    reqs_put(&x->req, it->request, i))
 				return -ENOMEM;
+			if (x->nsends == x->sends_cap && mpi_grow((void **)&x->sends, &x->sends_cap,
+								  x->nsends + 1, sizeof(*x->sends)))
+				return -ENOMEM;
 			e = &x->sends[x->nsends++];
 			*e = (struct ent){call->enter_ns, i, i, MPI_NONE};
 			break;
@@ -403,6 +406,9 @@ static int collect_call(struct match_ctx *x, int r, uint32_t c)
 				request_comm(m, i, j);
 				x->aux[i] = j != MPI_NONE ? m->items[j].call : MPI_NONE;
 			}
+			if (x->nrecvs == x->recvs_cap && mpi_grow((void **)&x->recvs, &x->recvs_cap,
+								  x->nrecvs + 1, sizeof(*x->recvs)))
+				return -ENOMEM;
 			e = &x->recvs[x->nrecvs++];
 			*e = (struct ent){m->calls[x->aux[i] != MPI_NONE ? x->aux[i] : c].enter_ns,
 					  j != MPI_NONE ? j : i, i, MPI_NONE};
@@ -512,13 +518,10 @@ int mpi_match_messages(struct mpi_model *m)
 	memset(&x, 0, sizeof(x));
 	x.m = m;
 	m->cancelled_sends = 0;
-	/* room for every item as a send and as a receive: pages never written cost nothing,
-	 * and no pass over the items counts them first */
+	/* sends and receives grow as they are found (no pass over the items counts them) */
 	x.aux = malloc((m->nitems + 1) * sizeof(*x.aux));
 	x.next = malloc((m->nlocs + 1) * sizeof(*x.next));
-	x.sends = malloc((m->nitems + 1) * sizeof(*x.sends));
-	x.recvs = malloc((m->nitems + 1) * sizeof(*x.recvs));
-	if (!x.aux || !x.next || !x.sends || !x.recvs)
+	if (!x.aux || !x.next)
 		goto out;
 	for (int r = 0; r < m->world_size; r++)
 		if (m->ranks[r].nlocs && (ret = collect_rank(&x, r)))

@@ -565,16 +565,12 @@ static int cmp_coll_full(const void *a, const void *b)
 /* The k-th collective call of a communicator on each member forms its k-th operation. */
 static int match_collectives(struct mpi_model *m)
 {
-	struct coll_ent *e;
+	struct coll_ent *e = NULL;
 	uint32_t *scratch;
-	size_t n = 0, ncoll = 0, maxsize = 1;
+	size_t n = 0, cap = 0, ncoll = 0, maxsize = 1;
 	int sorted = 1;
 
-	/* room for every call, so one pass over the calls finds and counts them (pages never
-	 * written cost nothing) */
-	e = malloc((m->ncalls + 1) * sizeof(*e));
-	if (!e)
-		return -ENOMEM;
+	/* one pass over the calls finds and counts them, E growing as it goes */
 	for (size_t l = 0; l < m->nlocs; l++)
 		for (uint32_t c = m->locs[l].first_call;
 		     c < m->locs[l].first_call + m->locs[l].ncalls; c++)
@@ -585,6 +581,11 @@ static int match_collectives(struct mpi_model *m)
 					continue;
 				ncoll++;
 				if (m->items[it].comm != MPI_NONE) {
+					if (n == cap &&
+					    mpi_grow((void **)&e, &cap, n + 1, sizeof(*e))) {
+						free(e);
+						return -ENOMEM;
+					}
 					e[n] = (struct coll_ent){m->items[it].comm, m->locs[l].rank,
 								 m->calls[c].enter_ns, c, it};
 					if (n && cmp_coll_full(&e[n - 1], &e[n]) > 0)
