@@ -26,9 +26,13 @@
 # model's ~68 and the views'), and the same figures: html's wall time, events/s, peak RSS,
 # report size, Chromium's open time and #test time. MPI_REPS times each (3).
 #
-# Environment: BUILD_DIR (build), REPS (5), EVENTS (100000000), THREADS (2), OUTER (1000),
-# LEVELS (0), MPI_EVENTS (1000000; 0 skips the MPI report, 100000000 is the big case: ~4 GB
-# of streams, ~10 GB of RAM, minutes), MPI_RANKS (64), MPI_REPS (3), OUT_BASE
+# For the MPI report also CPU time (user + sys, from /usr/bin/time): the wall time of a
+# loaded machine says more about the others than about perfscope.
+#
+# Environment: BUILD_DIR (build), REPS (5), EVENTS (100000000; 0 skips the function trace),
+# THREADS (2), OUTER (1000), LEVELS (0), MPI_EVENTS (1000000; 0 skips the MPI report,
+# 100000000 is the big case: ~4 GB of streams, 7.4 GiB peak RSS, minutes), MPI_RANKS (64),
+# MPI_REPS (3), CHROMIUM (1; 0 times `perfscope html` alone), OUT_BASE
 # (/dev/shm/psc-html-bench: 16 bytes per event, 1.6 GB for 10^8; removed at the end unless
 # KEEP=1).
 set -euo pipefail
@@ -44,6 +48,7 @@ OUT_BASE=${OUT_BASE:-/dev/shm/psc-html-bench}
 MPI_EVENTS=${MPI_EVENTS:-1000000}
 MPI_RANKS=${MPI_RANKS:-64}
 MPI_REPS=${MPI_REPS:-3}
+CHROMIUM=${CHROMIUM:-1}
 case "$BUILD_DIR" in /*) ;; *) BUILD_DIR=$SRC/$BUILD_DIR ;; esac
 PSC=$BUILD_DIR/perfscope
 
@@ -51,7 +56,8 @@ if [ "${1:-}" != --no-build ]; then
 	cmake -S "$SRC" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release >/dev/null
 	make -C "$BUILD_DIR" -j2 perfscope_cli perfscope >/dev/null
 fi
-command -v chromium >/dev/null || { echo "chromium not found (scripts/install-deps.sh)" >&2; exit 1; }
+[ "$CHROMIUM" = 0 ] || command -v chromium >/dev/null ||
+	{ echo "chromium not found (scripts/install-deps.sh)" >&2; exit 1; }
 [ -x "$PSC" ] || { echo "$PSC not built" >&2; exit 1; }
 
 rm -rf "$OUT_BASE"
@@ -62,23 +68,24 @@ cc -O2 -finstrument-functions "$HERE/html_calls.c" -o "$OUT_BASE/html_small" -pt
 
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "load average before: $load"
-"$PSC" record --functions -o "$OUT_BASE/exp" -- "$OUT_BASE/html_calls" -c $((EVENTS / 2)) \
-	-t "$THREADS" -o "$OUTER" -l "$LEVELS" >/dev/null
 "$PSC" record --functions -o "$OUT_BASE/small" -- "$OUT_BASE/html_small" -c 1000 -o 10 >/dev/null
 "$PSC" html "$OUT_BASE/small" -o "$OUT_BASE/small.html" 2>/dev/null
-echo "trace: $(du -sh "$OUT_BASE/exp" | cut -f1)"
-
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-# time_of FILE CMD..: appends "wall_s peak_kib" of CMD to FILE
+
+# time_of FILE CMD..: appends "wall_s peak_kib user_s sys_s" of CMD to FILE
 time_of() {
 	local f=$1
 	shift
-	/usr/bin/time -f "%e %M" -a -o "$f" "$@" >/dev/null 2>/dev/null
+	/usr/bin/time -f "%e %M %U %S" -a -o "$f" "$@" >/dev/null 2>/dev/null
 }
 # chromium_dump REPORT [#test]: wall seconds to Chromium's DOM dump of REPORT (with #test: the
 # views' own tests, in virtual time as tests/e2e/html-lib.sh runs them)
 chromium_dump() {
 	local t0 t1 url="file://$1" vt=()
+	if [ "$CHROMIUM" = 0 ]; then
+		echo 0
+		return
+	fi
 	if [ -n "${2:-}" ]; then
 		url="$url#test"
 		vt=(--virtual-time-budget=20000)
@@ -91,8 +98,16 @@ chromium_dump() {
 	t1=$(date +%s.%N)
 	echo "$t0 $t1" | awk '{ printf "%.3f\n", $2 - $1 }'
 }
-status_of() { sed -n 's/.*data-perfscope-status="\([^"]*\)".*/\1/p' "$OUT_BASE/dump.html" | head -n 1; }
+status_of() {
+	[ "$CHROMIUM" = 0 ] && echo "(not run)" && return
+	sed -n 's/.*data-perfscope-status="\([^"]*\)".*/\1/p' "$OUT_BASE/dump.html" | head -n 1
+}
 
+# the function trace (EVENTS=0 leaves it out)
+if [ "$EVENTS" -gt 0 ]; then
+"$PSC" record --functions -o "$OUT_BASE/exp" -- "$OUT_BASE/html_calls" -c $((EVENTS / 2)) \
+	-t "$THREADS" -o "$OUTER" -l "$LEVELS" >/dev/null
+echo "trace: $(du -sh "$OUT_BASE/exp" | cut -f1)"
 rm -f "$OUT_BASE"/t.*
 for ((i = 0; i < REPS; i++)); do
 	time_of "$OUT_BASE/t.html" "$PSC" html "$OUT_BASE/exp" -o "$OUT_BASE/report.html" --force
@@ -116,7 +131,7 @@ EOF
 html_s=$(cut -d' ' -f1 "$OUT_BASE/t.html" | median)
 html_kib=$(cut -d' ' -f2 "$OUT_BASE/t.html" | median)
 rep_s=$(cut -d' ' -f1 "$OUT_BASE/t.report" | median)
-mpi_s=$(grep -E '^[0-9.]+ [0-9]+$' "$OUT_BASE/t.mpi" | cut -d' ' -f1 | median)
+mpi_s=$(grep -E '^[0-9.]+ [0-9]+ [0-9.]+ [0-9.]+$' "$OUT_BASE/t.mpi" | cut -d' ' -f1 | median)
 chr_s=$(median <"$OUT_BASE/t.chromium")
 base_s=$(median <"$OUT_BASE/t.base")
 test_s=$(median <"$OUT_BASE/t.test")
@@ -145,6 +160,7 @@ awk -v e="$events" -v h="$html_s" -v k="$html_kib" -v r="$rep_s" -v c="$chr_s" -
 echo "statuses dumped: $(sort "$OUT_BASE/t.status" | uniq -c | tr '\n' ' ')"
 echo "#test statuses: $(sort "$OUT_BASE/t.tstatus" | uniq -c | tr '\n' ' ')"
 echo "raw: html $(cut -d' ' -f1 "$OUT_BASE/t.html" | tr '\n' ' ')| report $(cut -d' ' -f1 "$OUT_BASE/t.report" | tr '\n' ' ')| chromium $(tr '\n' ' ' <"$OUT_BASE/t.chromium")| base $(tr '\n' ' ' <"$OUT_BASE/t.base")"
+fi
 
 # The MPI report: a synthetic experiment of MPI_EVENTS MPI events (enter and leave records)
 [ "$MPI_EVENTS" -gt 0 ] || exit 0
@@ -156,6 +172,8 @@ mev=$(sed -n 's/.* calls, \([0-9]*\) MPI events.*/\1/p' "$OUT_BASE/gen.out")
 rm -f "$OUT_BASE"/m.*
 for ((i = 0; i < MPI_REPS; i++)); do
 	time_of "$OUT_BASE/m.html" "$PSC" html "$OUT_BASE/mpi" -o "$OUT_BASE/mpi.html" --force
+	chromium_dump "$OUT_BASE/small.html" >>"$OUT_BASE/m.base"
+	chromium_dump "$OUT_BASE/small.html" test >>"$OUT_BASE/m.tbase"
 	chromium_dump "$OUT_BASE/mpi.html" >>"$OUT_BASE/m.chromium"
 	status_of >>"$OUT_BASE/m.status"
 	chromium_dump "$OUT_BASE/mpi.html" test >>"$OUT_BASE/m.test"
@@ -163,14 +181,17 @@ for ((i = 0; i < MPI_REPS; i++)); do
 done
 awk -v e="$mev" -v h="$(cut -d' ' -f1 "$OUT_BASE/m.html" | median)" \
 	-v k="$(cut -d' ' -f2 "$OUT_BASE/m.html" | median)" -v z="$(stat -c %s "$OUT_BASE/mpi.html")" \
-	-v c="$(median <"$OUT_BASE/m.chromium")" -v t="$(median <"$OUT_BASE/m.test")" -v b="$base_s" \
-	-v tb="$tbase_s" -v n="$MPI_RANKS" 'BEGIN {
+	-v c="$(median <"$OUT_BASE/m.chromium")" -v t="$(median <"$OUT_BASE/m.test")" \
+	-v b="$(median <"$OUT_BASE/m.base")" -v tb="$(median <"$OUT_BASE/m.tbase")" -v n="$MPI_RANKS" \
+	-v u="$(awk '{ print $3 + $4 }' "$OUT_BASE/m.html" | median)" 'BEGIN {
 	printf "mpi: %d MPI events, %d ranks (reps: '"$MPI_REPS"', medians)\n", e, n
 	printf "perfscope html (mpi):     %6.3f s  %6.1f M events/s  peak %d MiB (%.0f bytes/event)\n", h, e / h / 1e6, k / 1024, k * 1024 / e
+	printf "  CPU time (user + sys):  %6.3f s  %6.1f M events/s\n", u, e / u / 1e6
 	printf "report size (mpi):        %6.1f MB (%d bytes)\n", z / 1e6, z
 	printf "chromium to status (mpi): %6.3f s wall, %.3f s less the tiny report'"'"'s\n", c, c - b
 	printf "chromium #test (mpi):     %6.3f s wall, %.3f s less the tiny report'"'"'s\n", t, t - tb
 }'
 echo "mpi statuses dumped: $(sort "$OUT_BASE/m.status" | uniq -c | tr '\n' ' ')"
 echo "mpi #test statuses: $(sort "$OUT_BASE/m.tstatus" | uniq -c | tr '\n' ' ')"
+echo "mpi raw: wall $(cut -d' ' -f1 "$OUT_BASE/m.html" | tr '\n' ' ')| cpu $(awk '{ printf "%.2f ", $3 + $4 }' "$OUT_BASE/m.html")"
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
