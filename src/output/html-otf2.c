@@ -4,20 +4,25 @@
  * from its Enter/Leave events. The Profile comes from the archive's function profile
  * (otf2-calls.h, built by the CLI), the MPI views from its MPI model (html_mpi()).
  *
- * The events are read with the MPI import's definitions (otf2-imp.h), so the locations, the
- * ranks and the times (ns since the archive's global offset, local clock offsets applied) are
- * the MPI model's.
+ * The calls come from the archive's walk (otf2-calls.h), which reads the definitions as the
+ * MPI import does, so the locations, the ranks and the times (ns since the archive's global
+ * offset, local clock offsets applied) are the MPI model's.
  */
 #include "html-int.h"
 #include "html-timeline.h"
 
-#include "../analysis/otf2-imp.h"
+#include "../analysis/otf2-calls.h"
+#include "../analysis/u64map.h"
 #include "../core/array.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <otf2/otf2.h>
+
+#define UNUSED __attribute__((unused))
 
 /* ---- the Summary's facts ---- */
 
@@ -209,8 +214,7 @@ static void archive_caveat(struct html_input *in, const struct facts *f)
 
 int html_otf2_meta(struct jsonw *w, struct html_input *in)
 {
-	char msg[OTF2I_MSG_LEN] = "";
-	OTF2_ErrorCallback old = OTF2_Error_RegisterCallback(otf2i_error_cb, msg);
+	struct otf2_errors errs;
 	struct facts f = {.node_class = UINT64_MAX};
 	char *creator = NULL, *machine = NULL;
 	uint8_t v[3] = {0, 0, 0};
@@ -218,6 +222,7 @@ int html_otf2_meta(struct jsonw *w, struct html_input *in)
 	OTF2_Reader *rd;
 	int ret = -1;
 
+	otf2_errors_begin(&errs);
 	rd = OTF2_Reader_Open(in->otf2);
 	if (rd) {
 		OTF2_Reader_GetCreator(rd, &creator);
@@ -226,12 +231,12 @@ int html_otf2_meta(struct jsonw *w, struct html_input *in)
 		ret = facts_read(&f, rd);
 		OTF2_Reader_Close(rd);
 	}
-	OTF2_Error_RegisterCallback(old, NULL);
+	otf2_errors_end(&errs);
 	if (ret == -ENOMEM)
 		goto out;
 	if (ret)
 		html_caveat(in, "%s: the archive's definitions could not be read%s%s", in->otf2,
-			    msg[0] ? ": " : "", msg);
+			    errs.msg[0] ? ": " : "", errs.msg);
 	snprintf(version, sizeof(version), "%u.%u.%u", v[0], v[1], v[2]);
 	jsonw_key(w, "meta");
 	jsonw_object_begin(w);
@@ -277,208 +282,88 @@ out:
 
 /* ---- the Timeline's calls ---- */
 
-/* An open region of the location being read. */
-struct tframe {
-	uint32_t region; /* index in im.regions */
-	int draw; /* a function or region drawn at its index as depth (not MPI, not in MPI) */
-	int64_t start;
-};
-
-/* One read of the archive's events into the timeline. */
-struct trd {
-	struct imp im;
-	struct mpi_model defs_model; /* the definitions' ranks (otf2i_read_definitions) */
+/* The walk of the archive's calls into the timeline. */
+struct twalk {
+	struct otf2_walk *w;
 	struct tl_lod *t;
 	int64_t origin;
-	size_t row;
-	struct tframe *st;
-	size_t depth, cap;
-	int in_mpi; /* MPI frames open */
-	int64_t last;
-	int ret;
+	size_t row; /* the location's */
+	int in_mpi; /* MPI calls open: the calls inside them are not drawn */
 };
 
-static OTF2_CallbackCode trd_fail(struct trd *r, int ret)
+/* A call of an MPI routine, or of a region of the MPI paradigm: the MPI model draws it. */
+static int tmpi(const struct twalk *r, uint32_t region)
 {
-	r->ret = ret;
-	otf2i_fail(&r->im, ret, "%s", strerror(-ret));
-	return OTF2_CALLBACK_INTERRUPT;
+	const struct otf2_walk_region *reg = otf2_walk_region(r->w, region);
+
+	return reg->routine != -1 || reg->mpi;
 }
 
-static OTF2_CallbackCode tev_enter(OTF2_LocationRef loc UNUSED, OTF2_TimeStamp t,
-				   uint64_t pos UNUSED, void *ud, OTF2_AttributeList *al UNUSED,
-				   OTF2_RegionRef region)
+static int tw_location(void *ctx, const struct otf2_walk_loc *l)
 {
-	struct trd *r = ud;
-	long i = otf2i_lookup(&r->im.region_ix, region);
-	int64_t ns = otf2i_ns(&r->im, t) - r->origin;
-	int mpi;
+	struct twalk *r = ctx;
+	int ret = tl_row_add(r->t, 0, (pid_t)l->thread, l->rank, 0, &r->row);
 
-	r->last = ns;
-	if (i < 0)
-		return OTF2_CALLBACK_SUCCESS; /* the MPI import and the profile say it */
-	mpi = r->im.regions[i].routine != -1 || r->im.regions[i].mpi;
-	if (array_reserve((void **)&r->st, &r->cap, r->depth + 1, sizeof(*r->st)))
-		return trd_fail(r, -ENOMEM);
-	r->st[r->depth++] = (struct tframe){(uint32_t)i, !mpi && !r->in_mpi, ns};
-	r->in_mpi += mpi;
-	return OTF2_CALLBACK_SUCCESS;
+	if (ret == 0)
+		snprintf(r->t->rows[r->row].name, sizeof(r->t->rows[r->row].name), "%s", l->name);
+	r->in_mpi = 0;
+	return ret;
 }
 
-/* Close the top frame at NS: a slice when drawn. */
-static int tclose_top(struct trd *r, int64_t ns)
+static int tw_enter(void *ctx, const struct otf2_call *c)
 {
-	const struct tframe f = r->st[--r->depth];
-	const struct imp_region *reg = &r->im.regions[f.region];
+	struct twalk *r = ctx;
 
-	if (reg->routine != -1 || reg->mpi)
+	r->in_mpi += tmpi(r, c->region);
+	return 0;
+}
+
+/* A call of a function or region outside MPI is a slice at its depth. */
+static int tw_leave(void *ctx, const struct otf2_call *c)
+{
+	struct twalk *r = ctx;
+
+	if (tmpi(r, c->region)) {
 		r->in_mpi--;
-	if (!f.draw)
 		return 0;
-	return tl_add(r->t, r->row, (int)r->depth, f.start, ns > f.start ? ns - f.start : 0,
-		      f.region);
-}
-
-static OTF2_CallbackCode tev_leave(OTF2_LocationRef loc UNUSED, OTF2_TimeStamp t,
-				   uint64_t pos UNUSED, void *ud, OTF2_AttributeList *al UNUSED,
-				   OTF2_RegionRef region)
-{
-	struct trd *r = ud;
-	long i = otf2i_lookup(&r->im.region_ix, region);
-	int64_t ns = otf2i_ns(&r->im, t) - r->origin;
-	size_t k;
-	int ret = 0;
-
-	r->last = ns;
-	for (k = r->depth; k-- > 0 && (long)r->st[k].region != i;)
-		;
-	if (i < 0 || k == (size_t)-1)
-		return OTF2_CALLBACK_SUCCESS; /* a Leave of a region not open: dropped */
-	while (ret == 0 && r->depth > k)
-		ret = tclose_top(r, ns); /* regions left open inside close with it */
-	return ret ? trd_fail(r, ret) : OTF2_CALLBACK_SUCCESS;
+	}
+	if (r->in_mpi)
+		return 0;
+	return tl_add(r->t, r->row, (int)c->depth, c->enter_ns - r->origin, c->incl_ns, c->region);
 }
 
 /* A region's name for tl_resolve: its display name, a function or a region by its role. */
 static const char *tregion_name(void *ctx, uint64_t key, enum tl_kind *kind)
 {
-	const struct imp *im = ctx;
-	const struct imp_region *reg = &im->regions[key];
+	const struct otf2_walk_region *reg = otf2_walk_region(ctx, (uint32_t)key);
 
-	*kind = reg->role == OTF2_REGION_ROLE_FUNCTION ? TL_FUNCTION : TL_REGION;
-	return otf2i_string_of(im, reg->display);
+	*kind = reg->function ? TL_FUNCTION : TL_REGION;
+	return reg->name;
 }
 
-/* The events of location L into a new row of the timeline. */
-static int tread_location(struct trd *r, OTF2_Reader *rd, OTF2_EvtReaderCallbacks *cbs,
-			  const struct imp_loc *l)
+static int tw_location_end(void *ctx, const struct otf2_walk_loc *l UNUSED,
+			   const struct call_thread *th UNUSED)
 {
-	OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(rd, l->id);
-	struct tl_row *row;
-	OTF2_ErrorCode code;
-	char what[64];
-	uint64_t n;
-	int ret;
+	struct twalk *r = ctx;
 
-	if (!er)
-		return otf2i_fail_otf2(&r->im, OTF2_ERROR_INVALID_ARGUMENT,
-				       "opening an event reader");
-	ret = tl_row_add(r->t, 0, (pid_t)l->thread, l->rank, 0, &r->row);
-	if (ret) {
-		OTF2_Reader_CloseEvtReader(rd, er);
-		return ret;
-	}
-	row = &r->t->rows[r->row];
-	snprintf(row->name, sizeof(row->name), "%s", otf2i_string_of(&r->im, l->name));
-	r->im.cur = l;
-	r->depth = 0;
-	r->in_mpi = 0;
-	r->last = 0;
-	code = OTF2_Reader_RegisterEvtCallbacks(rd, er, cbs, r);
-	if (code == OTF2_SUCCESS)
-		code = OTF2_Reader_ReadAllLocalEvents(rd, er, &n);
-	OTF2_Reader_CloseEvtReader(rd, er);
-	if (r->ret == -ENOMEM)
-		return r->ret;
-	if (code != OTF2_SUCCESS && !r->im.failed) {
-		snprintf(what, sizeof(what), "events of location %" PRIu64, l->id);
-		otf2i_fail_otf2(&r->im, code, what);
-	}
-	/* open at the location's last event (or at a defect): end there, as read so far */
-	ret = 0;
-	while (ret == 0 && r->depth)
-		ret = tclose_top(r, r->last);
-	if (ret == 0)
-		ret = tl_resolve(r->t, r->row, 0, tregion_name, &r->im);
-	if (ret == 0 && r->im.failed)
-		ret = code == OTF2_ERROR_MEM_ALLOC_FAILED ? -ENOMEM : -EINVAL;
-	return ret;
-}
-
-/* Read the archive's definitions and every rank's locations' events into R's timeline. */
-static int tread_archive(struct trd *r, const char *anchor)
-{
-	OTF2_EvtReaderCallbacks *cbs = NULL;
-	OTF2_ErrorCode code;
-	OTF2_Reader *rd;
-	int ret;
-
-	r->im.msg[0] = 0;
-	rd = OTF2_Reader_Open(anchor);
-	if (!rd)
-		return otf2i_fail(&r->im, -ENOENT, "cannot open the OTF2 archive%s%s",
-				  r->im.msg[0] ? ": " : "", r->im.msg);
-	code = OTF2_Reader_SetSerialCollectiveCallbacks(rd);
-	ret = code == OTF2_SUCCESS ? 0 : otf2i_fail_otf2(&r->im, code, "opening the archive");
-	if (ret == 0)
-		ret = otf2i_read_definitions(&r->im, rd);
-	if (ret == 0)
-		ret = otf2i_read_local_definitions(&r->im, rd);
-	cbs = ret == 0 ? OTF2_EvtReaderCallbacks_New() : NULL;
-	if (ret == 0 && !cbs)
-		ret = otf2i_fail(&r->im, -ENOMEM, "out of memory");
-	if (ret == 0) {
-		OTF2_EvtReaderCallbacks_SetEnterCallback(cbs, tev_enter);
-		OTF2_EvtReaderCallbacks_SetLeaveCallback(cbs, tev_leave);
-		code = OTF2_Reader_OpenEvtFiles(rd);
-		if (code != OTF2_SUCCESS)
-			ret = otf2i_fail_otf2(&r->im, code, "opening the event files");
-	}
-	for (size_t i = 0; ret == 0 && i < r->im.nlocs; i++)
-		if (r->im.locs[i].rank >= 0)
-			ret = tread_location(r, rd, cbs, &r->im.locs[i]);
-	if (cbs) {
-		OTF2_Reader_CloseEvtFiles(rd);
-		OTF2_EvtReaderCallbacks_Delete(cbs);
-	}
-	OTF2_Reader_Close(rd);
-	return ret;
+	return tl_resolve(r->t, r->row, 0, tregion_name, r->w);
 }
 
 int html_otf2_timeline(struct tl_lod *t, struct html_input *in, int64_t origin_ns)
 {
+	static const struct otf2_walk_ops ops = {tw_location, tw_enter, tw_leave, tw_location_end};
+	/* the archive's times are ns since its global offset, as the model's */
+	struct twalk r = {.t = t, .origin = origin_ns};
 	char err[1024] = "";
-	struct trd r;
-	OTF2_ErrorCallback old = OTF2_Error_RegisterCallback(otf2i_error_cb, r.im.msg);
 	int ret;
 
-	memset(&r, 0, sizeof(r));
-	mpi_model_init(&r.defs_model);
-	r.im.m = &r.defs_model;
-	r.im.anchor = in->otf2;
-	r.im.err = err;
-	r.im.errlen = sizeof(err);
-	r.t = t;
-	/* the archive's times are ns since its global offset, as the model's */
-	r.origin = origin_ns;
-	ret = tread_archive(&r, in->otf2);
-	OTF2_Error_RegisterCallback(old, NULL);
+	ret = otf2_walk_open(&r.w, in->otf2, err, sizeof(err));
+	if (ret == 0)
+		ret = otf2_walk_run(r.w, &ops, &r);
+	otf2_walk_close(r.w);
 	if (ret < 0 && ret != -ENOMEM) {
 		html_caveat(in, "timeline: %s (the calls after it are left out)", err);
 		ret = 0;
 	}
-	free(r.st);
-	otf2i_release(&r.im);
-	mpi_model_release(&r.defs_model);
 	return ret;
 }
