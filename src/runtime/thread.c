@@ -129,6 +129,8 @@ static int chunk_write(struct psc_thread *t, const uint64_t *chunk, const uint64
 	return stream_append(t, chunk, sizeof(*ch) + body, tail, ntail);
 }
 
+static void pages_touch(void *p, size_t len);
+
 /*
  * Compression, in the writer thread only (one per process): its output buffer, LZ4's state,
  * and what compressing a KiB has cost it so far (ticks, a running average; 0 not known yet).
@@ -142,27 +144,39 @@ static double z_ticks_per_kib;
 #define ZCHUNK_MIN_WORDS 256
 
 /*
- * Whether compressing RAW bytes now is expected to end before T fills the buffer it is
- * recording into (it would wait for this writer otherwise): T's pace so far in that buffer
- * against the measured cost of compressing. A chunk not worth the wait is written as it is.
+ * Whether compressing RAW bytes of CHUNK now is expected to end before T fills the buffer it is
+ * recording into (it would wait for this writer otherwise). T's pace is the sealed chunk's:
+ * its words over the time from its clock-sync record to the one that began T's current buffer
+ * (written just after CHUNK was sealed; now, when T has not begun it yet). The cost is what
+ * compressing a KiB has cost so far; every chunk left plain lowers that estimate a little, so
+ * that one inflated measurement (a preempted writer) does not stop compression for good.
  */
-static int compress_in_time(const struct psc_thread *t, size_t raw)
+static int compress_in_time(const struct psc_thread *t, const uint64_t *chunk, size_t raw)
 {
 	const uint64_t *buf = t->buf, *pos = __atomic_load_n(&t->pos, __ATOMIC_ACQUIRE);
 	const uint64_t *end = buf + psc_session.chunk_bytes / sizeof(uint64_t);
-	uint64_t start, now;
-	double filled, left, remaining;
+	const struct psc_chunk_header *ch = (const struct psc_chunk_header *)chunk;
+	uint64_t t0 = psc_rec_ticks(chunk[2]), t1;
+	double pace, left;
+	int in_time;
 
-	if (z_ticks_per_kib == 0 || pos < buf + 5 || pos > end)
-		return 1; /* not measured yet, or T has not started its buffer */
-	filled = (double)(pos - (buf + 5));
-	left = (double)(end - pos);
-	if (filled < 512)
-		return 1; /* too early to tell T's pace: it has most of a buffer to fill */
-	start = psc_rec_ticks(buf[2]); /* the buffer's clock-sync record */
-	now = clock_ticks(psc_session.clock);
-	remaining = (double)(now > start ? now - start : 0) * left / filled;
-	return z_ticks_per_kib * (double)raw / 1024 * 1.25 < remaining;
+	if (z_ticks_per_kib == 0)
+		return 1; /* not measured yet */
+	if (pos < buf + 5 || pos > end) {
+		/* T is handing CHUNK over: all of its next buffer is ahead */
+		t1 = clock_ticks(psc_session.clock);
+		left = (double)(end - buf);
+	} else {
+		t1 = psc_rec_ticks(buf[2]);
+		left = (double)(end - pos);
+	}
+	if (t1 <= t0)
+		return 0;
+	pace = (double)(t1 - t0) / (double)(ch->size / sizeof(uint64_t)); /* ticks per word */
+	in_time = z_ticks_per_kib * (double)raw / 1024 * 1.25 < left * pace;
+	if (!in_time)
+		z_ticks_per_kib *= 0.98;
+	return in_time;
 }
 
 /*
@@ -186,11 +200,13 @@ static const void *chunk_compress(struct psc_thread *t, const uint64_t *chunk, s
 		free(zbuf);
 		zbuf = malloc((words + 8) * sizeof(uint64_t));
 		zbuf_words = zbuf ? words + 8 : 0;
+		if (zbuf) /* its page faults now, not in the first measured compression */
+			pages_touch(zbuf, zbuf_words * sizeof(uint64_t));
 	}
 	if (!zstate)
 		zstate = malloc((size_t)LZ4_sizeofState());
 	raw = (words - head) * sizeof(uint64_t);
-	if (!zbuf || !zstate || !compress_in_time(t, raw))
+	if (!zbuf || !zstate || !compress_in_time(t, chunk, raw))
 		return NULL;
 	/* room for less than the raw records: a chunk that does not shrink fails fast */
 	cap = raw - 64;
