@@ -7,7 +7,8 @@
  * layout of the counters record, then stream_scan_clock. Besides the sanitizers, the target
  * checks the reader's contract and aborts when it is broken:
  *   - every record lies inside the file, after the header, in increasing order, and its
- *     payload is readable (every word is read);
+ *     payload is readable (every word is read); the records of a compressed chunk all lie
+ *     at the chunk's offset;
  *   - time never goes backwards; nothing follows an end record;
  *   - an error is a negative errno with a message "PATH: byte N: ..." where N is inside the
  *     file; the end of the data is final (stream_next keeps returning 0);
@@ -116,10 +117,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		check(ret == 1, "stream_next returns 1 for a record", err);
 		check(!ended, "no record after the end record", err);
-		check(rec.offset >= r.hdr.header_size + 16 && rec.offset % 8 == 0,
-		      "record after the header and a chunk header, word-aligned", err);
-		check(rec.offset + bytes <= size, "record inside the file", err);
-		check(nrec == 0 || rec.offset > last_offset, "records in file order", err);
+		if (r.pos_scale == 0) {
+			/* a compressed chunk's records are at the chunk's offset */
+			check(rec.offset == r.chunk_offset && rec.offset >= r.hdr.header_size &&
+				  rec.offset + 16 + 8 * PSC_ZCHUNK_HEAD_WORDS + 8 <= size,
+			      "record of a compressed chunk at the chunk, inside the file", err);
+			check(nrec == 0 || rec.offset >= last_offset, "records in file order", err);
+		} else {
+			check(rec.offset >= r.hdr.header_size + 16 && rec.offset % 8 == 0,
+			      "record after the header and a chunk header, word-aligned", err);
+			check(rec.offset + bytes <= size, "record inside the file", err);
+			check(nrec == 0 || rec.offset > last_offset, "records in file order", err);
+		}
 		check(rec.ticks >= last_ticks, "time never goes backwards", err);
 		check(rec.kind <= PSC_KIND_EXT, "known kind", err);
 		check(rec.kind == PSC_KIND_EXT || rec.npayload == 0, "function records: 16 bytes",

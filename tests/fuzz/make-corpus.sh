@@ -38,6 +38,15 @@ if "$perfscope" record --help 2>&1 | grep -q -- --functions && [ -x "$build/exam
 	"$perfscope" record --functions -o "$tmp/fib" -- "$build/examples/fib" 5 >/dev/null
 	take fib "$tmp/fib"
 fi
+# compressed chunks (stream version 2): gauss_jordan's chunks of 64 KiB compress to about
+# 20 KiB; the first 24 KiB hold one whole compressed chunk and one cut short
+if [ -x "$build/examples/gauss_jordan" ]; then
+	"$perfscope" record --functions --buffer-size 64K -o "$tmp/gj" -- \
+		"$build/examples/gauss_jordan" 600 >/dev/null
+	for s in "$tmp/gj"/stream.*; do
+		head -c 24576 "$s" >"$corpus/real-gj-compressed-1"
+	done
+fi
 # MPI records (enter, leave with items of every kind, communicators, clock records) when the
 # build has MPI: small runs of the MPI examples, every rank's streams
 if [ -f "$build/libperfscope-mpi.so" ] && command -v mpirun >/dev/null 2>&1; then
