@@ -45,7 +45,7 @@ top=$(json_eval "$T/s.src.json" "(lambda c: c[0::2][c[1::2].index(max(c[1::2]))]
 expect_eq "$a_first-$a_last" "$(json_eval "$T/s.src.json" "[str(s['first'])+'-'+str(s['last']) for s in $q['scopes'] if s['name']=='phase_a'][0]")" \
 	"phase_a spans its declaration to its closing brace"
 # phase_a is never inlined, so its lines' samples are all its own; its scope also counts the
-# samples of now_ns() inlined into it, whose lines lie outside phase_a's
+# samples of the helpers inlined into it (now_ns(), more()), whose lines lie outside phase_a's
 lsum="sum(v for l, v in zip($q['cost']['samples'][0::2], $q['cost']['samples'][1::2]) if s['first'] <= l <= s['last'])"
 expect_eq true "$(json_eval "$T/s.src.json" "all(0 < $lsum <= s['incl']['samples'] for s in $q['scopes'] if s['name'] in ('phase_a', 'phase_b'))")" \
 	"phase_a's and phase_b's lines hold at most their scopes' samples"
