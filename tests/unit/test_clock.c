@@ -237,7 +237,7 @@ static void test_fit_ns_fixed_point(void **state)
 	offsets[n++] = 0;
 	for (int b = 0; b < 64; b++) {
 		offsets[n++] = 1ull << b;
-		offsets[n++] = (uint64_t) - (int64_t)(1ull << b);
+		offsets[n++] = 0 - (1ull << b);
 		if (b >= 2)
 			offsets[n++] = (1ull << b) + 1;
 	}
