@@ -24,6 +24,11 @@
  * launcher passing it to `perfscope record --mpi` ranks makes them share DIR only with rank 0's
  * record of the same run ("mpi_run" in meta.json), whatever the MPI job id. */
 #define PSC_ENV_MPI_RUN "PERFSCOPE_MPI_RUN"
+/* Chunk compression by the writer thread: "auto" (the default: a full chunk is compressed when
+ * the writer expects to finish before its thread fills its other buffer), "always" (every
+ * full chunk: the smallest traces, and a recording thread may wait for the writer) or
+ * "never". */
+#define PSC_ENV_COMPRESS "PERFSCOPE_COMPRESS"
 /* Force the clock source: "tsc" or "monotonic" (testing and odd hardware). */
 #define PSC_ENV_CLOCK "PERFSCOPE_CLOCK"
 

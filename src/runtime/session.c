@@ -332,6 +332,18 @@ void session_fail(const char *what, int err)
 	pthread_mutex_unlock(&psc_session.lock);
 }
 
+/* PSC_ENV_COMPRESS; auto when unset or not understood (the runtime cannot tell the user). */
+static enum psc_compress compress_from_env(void)
+{
+	const char *s = getenv(PSC_ENV_COMPRESS);
+
+	if (s && !strcmp(s, "always"))
+		return PSC_COMPRESS_ALWAYS;
+	if (s && !strcmp(s, "never"))
+		return PSC_COMPRESS_NEVER;
+	return PSC_COMPRESS_AUTO;
+}
+
 static size_t chunk_bytes_from_env(void)
 {
 	const char *s = getenv(PSC_ENV_BUFSIZE);
@@ -462,6 +474,7 @@ void session_start(void)
 	psc_session.clock = clock_source_choose(cpu_info_tsc_usable(&ci), getenv(PSC_ENV_CLOCK));
 	psc_session.pid = getpid();
 	psc_session.chunk_bytes = chunk_bytes_from_env();
+	psc_session.compress = compress_from_env();
 	test_skew_from_env();
 	clock_gettime(CLOCK_REALTIME, &now);
 	psc_session.start_unix_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;

@@ -89,6 +89,7 @@ struct psc_session {
 	struct clock_pair start_pair;
 	uint64_t start_unix_ns;
 	size_t chunk_bytes;
+	enum psc_compress { PSC_COMPRESS_AUTO, PSC_COMPRESS_ALWAYS, PSC_COMPRESS_NEVER } compress;
 	struct event_desc *events; /* configured for region boundaries */
 	size_t nevents;
 	int paranoid;

@@ -160,8 +160,8 @@ static int compress_in_time(const struct psc_thread *t, const uint64_t *chunk, s
 	double pace, left;
 	int in_time;
 
-	if (z_ticks_per_kib == 0)
-		return 1; /* not measured yet */
+	if (psc_session.compress == PSC_COMPRESS_ALWAYS || z_ticks_per_kib == 0)
+		return 1; /* asked for, or not measured yet */
 	if (pos < buf + 5 || pos > end) {
 		/* T is handing CHUNK over: all of its next buffer is ahead */
 		t1 = clock_ticks(psc_session.clock);
@@ -193,7 +193,8 @@ static const void *chunk_compress(struct psc_thread *t, const uint64_t *chunk, s
 	uint64_t t0, t1;
 	int csize;
 
-	if (words < head + ZCHUNK_MIN_WORDS || psc_rec_kind(chunk[2]) != PSC_KIND_EXT ||
+	if (psc_session.compress == PSC_COMPRESS_NEVER || words < head + ZCHUNK_MIN_WORDS ||
+	    psc_rec_kind(chunk[2]) != PSC_KIND_EXT ||
 	    psc_rec_type(chunk[3]) != PSC_REC_CLOCK_SYNC || psc_rec_nwords(chunk[3]) != head)
 		return NULL;
 	if (zbuf_words < words + 8) {
