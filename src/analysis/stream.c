@@ -168,8 +168,8 @@ static int load_zchunk(struct stream_reader *r, const struct psc_chunk_header *c
 	raw = (uint32_t)zw;
 	csize = (uint32_t)(zw >> 32);
 	if (raw == 0 || raw % 8 || raw > CHUNK_MAX_BYTES || csize == 0 ||
-	    csize > (uint64_t)raw + raw / 255 + 16 || ch->size - head - 8 < csize ||
-	    ch->size - head - 8 - csize >= 8)
+	    csize > (uint64_t)raw + raw / 255 + 16 || raw > (uint64_t)csize * 255 + 16 ||
+	    ch->size - head - 8 < csize || ch->size - head - 8 - csize >= 8)
 		return fail(err, errlen, -EINVAL, r->path, at + sizeof(*ch) + head,
 			    "compressed chunk: %u bytes that hold %u in a chunk of %u", csize, raw,
 			    ch->size);

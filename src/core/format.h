@@ -29,7 +29,7 @@
 /* Stream file header: fixed 64 bytes. */
 struct psc_stream_header {
 	char magic[8];
-	uint32_t version;     /* PSC_FORMAT_VERSION */
+	uint32_t version;     /* PSC_STREAM_VERSION */
 	uint32_t header_size; /* sizeof(struct psc_stream_header) */
 	uint64_t features;    /* PSC_FEAT_* */
 	uint32_t pid;
@@ -187,14 +187,15 @@ enum psc_mpi_item {
 	PSC_MPI_ITEM_COLL_REQ = 8,
 };
 
-/* Version of the MPI records' meaning (docs/format.md "MPI records", versions). 2: a CANCEL
- * item without PSC_MPI_F_FREED is a cancellation MPI confirmed; 1: MPI_Cancel's own CANCEL
- * item only asked for one. */
-#define PSC_MPI_RECORD_VERSION 2
-#define PSC_MPI_ITEM_WORDS 4
-#define PSC_MPI_ANY	   (-1) /* MPI_ANY_SOURCE, MPI_ANY_TAG, no root */
-#define PSC_MPI_F_SYNC	   0x1u /* synchronous send (Ssend, Issend): completes only when matched */
-#define PSC_MPI_F_FREED	   0x2u /* CANCEL: freed, not cancelled (a send's message still goes) */
+/* Version of the MPI records' meaning (docs/format.md "MPI records", versions). 3: COLL_REQ
+ * items tie non-blocking collectives to their completion (a reader of version 2 stops at the
+ * init record instead of taking kind 8 for damage); 2: a CANCEL item without PSC_MPI_F_FREED
+ * is a cancellation MPI confirmed; 1: MPI_Cancel's own CANCEL item only asked for one. */
+#define PSC_MPI_RECORD_VERSION 3
+#define PSC_MPI_ITEM_WORDS     4
+#define PSC_MPI_ANY	       (-1) /* MPI_ANY_SOURCE, MPI_ANY_TAG, no root */
+#define PSC_MPI_F_SYNC	       0x1u /* synchronous send (Ssend, Issend): completes only when matched */
+#define PSC_MPI_F_FREED	       0x2u /* CANCEL: freed, not cancelled (a send's message still goes) */
 
 enum psc_mpi_clock_phase {
 	PSC_MPI_CLOCK_INIT = 0,

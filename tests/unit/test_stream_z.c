@@ -133,6 +133,15 @@ static void test_compressed(void **state)
 	write_file(&b, "stream.zsize", path, sizeof(path));
 	expect_read_error(path, 2, z1 + 16 + 24, "compressed chunk");
 
+	/* a RAW no LZ4 block of CSIZE bytes can hold (1 GiB from a few bytes): refused before the
+	 * reader sizes its buffer for it */
+	put_header(&b, 2, PSC_STREAM_MAGIC);
+	put_chunk(&b, 0, c0, 5);
+	put_zchunk(&b, 1, c1, 3 + 2 * N);
+	memcpy(&b.p[z1 + 16 + 24], &(uint32_t){1u << 30}, 4);
+	write_file(&b, "stream.zraw", path, sizeof(path));
+	expect_read_error(path, 2, z1 + 16 + 24, "compressed chunk");
+
 	/* a chunk too short for its head */
 	put_header(&b, 2, PSC_STREAM_MAGIC);
 	put_chunk(&b, 0, c0, 5);
