@@ -32,12 +32,15 @@ static int node_hidden(const struct sample_report *r, const struct scall_node *n
 }
 
 /* Nodes in the subtree of NODE. */
-static size_t subtree_size(const struct scall_tree *t, uint32_t node)
+/* Nodes of NODE's subtree (itself included) that --min-time (MIN_NS) would show. */
+static size_t subtree_size(const struct scall_tree *t, uint32_t node, uint64_t min_ns)
 {
 	size_t n = 1;
 
+	if (t->nodes[node].time_ns < min_ns)
+		return 0;
 	for (uint32_t c = t->nodes[node].first_child; c != NONE; c = t->nodes[c].next_sibling)
-		n += subtree_size(t, c);
+		n += subtree_size(t, c, min_ns);
 	return n;
 }
 
@@ -51,7 +54,7 @@ static size_t hidden_under(const struct sample_report *r, const struct scall_tre
 	if (n->time_ns < r->min_ns)
 		return 0;
 	if (below_share(r, n, all))
-		return subtree_size(t, node);
+		return subtree_size(t, node, r->min_ns);
 	for (uint32_t c = n->first_child; c != NONE; c = t->nodes[c].next_sibling)
 		k += hidden_under(r, t, c, all);
 	return k;

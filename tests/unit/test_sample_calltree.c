@@ -45,6 +45,18 @@ static void add(struct scall_tree *t, const uint32_t *path, size_t n, int times)
 		assert_int_equal(scall_add(t, path, n, 10), 0);
 }
 
+/* T with the functions of names[] and no samples yet. */
+static void build_empty(struct scall_tree *t)
+{
+	uint32_t id;
+
+	assert_int_equal(scall_init(t), 0);
+	for (uint32_t i = 0; i < NFUNCS; i++) {
+		assert_int_equal(scall_func_id(t, names[i], "/bin/x", &id), 0);
+		assert_int_equal(id, i);
+	}
+}
+
 /*
  * 3 x main>a>spin, 6 x main>b>spin, 1 x main>a (in a itself), 2 x main>f>f>f: 12 samples of
  * 10 ns each.
@@ -55,11 +67,7 @@ static void build(struct scall_tree *t)
 			      p4[] = {MAIN, F, F, F};
 	uint32_t id;
 
-	assert_int_equal(scall_init(t), 0);
-	for (uint32_t i = 0; i < NFUNCS; i++) {
-		assert_int_equal(scall_func_id(t, names[i], "/bin/x", &id), 0);
-		assert_int_equal(id, i);
-	}
+	build_empty(t);
 	/* the same name and module is the same function */
 	assert_int_equal(scall_func_id(t, "spin", "/bin/x", &id), 0);
 	assert_int_equal(id, SPIN);
@@ -237,6 +245,24 @@ static void test_min_share(void **state)
 	r.min_ns = 35;
 	assert_int_equal(sample_report_hidden(&r), 0);
 	r.min_ns = 0;
+	{
+		/* main > a 9 (75 %); main > f 3 (25 %, 30 ns) > spin 1 (10 ns): at 30 % f goes, and
+		 * with --min-time 15ns its spin was hidden already, so only f counts */
+		static const uint32_t ma[] = {MAIN, A}, mf[] = {MAIN, F}, mfs[] = {MAIN, F, SPIN};
+		struct sample_profile q;
+		struct sample_report rq = {.p = &q, .tree = 1, .min_share = 30};
+
+		memset(&q, 0, sizeof(q));
+		build_empty(&q.calls);
+		add(&q.calls, ma, 2, 9);
+		add(&q.calls, mf, 2, 2);
+		add(&q.calls, mfs, 3, 1);
+		assert_int_equal(scall_sort(&q.calls), 0);
+		assert_int_equal(sample_report_hidden(&rq), 2);
+		rq.min_ns = 15;
+		assert_int_equal(sample_report_hidden(&rq), 1);
+		scall_release(&q.calls);
+	}
 
 	/* callers of spin (9 samples of 12): spin 75 %, b 50 % > main 50 %, a 25 % > main 25 % */
 	r.tree = 0;
