@@ -251,9 +251,12 @@ int html_otf2_meta(struct jsonw *w, struct html_input *in)
 	jsonw_kv_string(w, "clock", f.resolution ? clock : "");
 	if (f.realtime != OTF2_UNDEFINED_TIMESTAMP && f.realtime)
 		jsonw_kv_u64(w, "start_unix_ns", f.realtime);
-	if (f.resolution && f.length)
-		jsonw_kv_i64(w, "duration_ns",
-			     (int64_t)((__int128)f.length * 1000000000 / f.resolution));
+	if (f.resolution && f.length) {
+		/* a hostile archive's length could exceed what int64 nanoseconds hold */
+		__int128 ns = (__int128)f.length * 1000000000 / f.resolution;
+
+		jsonw_kv_i64(w, "duration_ns", ns > INT64_MAX ? INT64_MAX : (int64_t)ns);
+	}
 	jsonw_kv_u64(w, "processes", f.processes);
 	jsonw_kv_u64(w, "threads", f.threads);
 	jsonw_key(w, "events");
