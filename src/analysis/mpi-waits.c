@@ -179,27 +179,39 @@ static void coll_wait(struct ctx *x, const struct mpi_call *c, enum mpi_pattern 
 		charge(x, c, pat, -1, end - c->enter_ns, 1);
 }
 
-static void coll_charge(struct ctx *x, const struct mpi_coll *co)
+/* CO's arrivals: the last enter of all its calls (*LAST), of the non-roots (*LAST_NONROOT),
+ * and the root's call (*ROOT, NULL without a root); INT64_MIN where there is none. */
+static void coll_arrivals(const struct mpi_model *m, const struct mpi_coll *co, int64_t *last,
+			  int64_t *last_nonroot, const struct mpi_call **root)
 {
-	const struct mpi_model *m = x->m;
 	const uint32_t *calls = m->coll_calls + co->first;
-	enum mpi_kind kind = mpi_routine_kind(co->routine);
-	const struct mpi_call *root = NULL;
-	int64_t last = INT64_MIN, last_nonroot = INT64_MIN, upto = INT64_MIN;
 
+	*last = *last_nonroot = INT64_MIN;
+	*root = NULL;
 	for (uint32_t k = 0; k < co->n; k++) {
 		const struct mpi_call *c;
 
 		if (calls[k] == MPI_NONE)
 			continue;
 		c = &m->calls[calls[k]];
-		if (c->enter_ns > last)
-			last = c->enter_ns;
+		if (c->enter_ns > *last)
+			*last = c->enter_ns;
 		if (co->root >= 0 && mpi_call_rank(m, c) == co->root)
-			root = c;
-		else if (c->enter_ns > last_nonroot)
-			last_nonroot = c->enter_ns;
+			*root = c;
+		else if (c->enter_ns > *last_nonroot)
+			*last_nonroot = c->enter_ns;
 	}
+}
+
+static void coll_charge(struct ctx *x, const struct mpi_coll *co)
+{
+	const struct mpi_model *m = x->m;
+	const uint32_t *calls = m->coll_calls + co->first;
+	enum mpi_kind kind = mpi_routine_kind(co->routine);
+	const struct mpi_call *root;
+	int64_t last, last_nonroot, upto = INT64_MIN;
+
+	coll_arrivals(m, co, &last, &last_nonroot, &root);
 	for (uint32_t k = 0; k < co->n; k++) {
 		const struct mpi_call *c;
 
@@ -280,23 +292,11 @@ static size_t icoll_starts(const struct mpi_model *m, const struct mpi_coll *co,
 			   struct icoll_start *s)
 {
 	const uint32_t *calls = m->coll_calls + co->first;
-	const struct mpi_call *root = NULL;
-	int64_t last = INT64_MIN, last_nonroot = INT64_MIN, upto = INT64_MIN;
+	const struct mpi_call *root;
+	int64_t last, last_nonroot, upto = INT64_MIN;
 	size_t n = 0;
 
-	for (uint32_t k = 0; k < co->n; k++) {
-		const struct mpi_call *c;
-
-		if (calls[k] == MPI_NONE)
-			continue;
-		c = &m->calls[calls[k]];
-		if (c->enter_ns > last)
-			last = c->enter_ns;
-		if (co->root >= 0 && mpi_call_rank(m, c) == co->root)
-			root = c;
-		else if (c->enter_ns > last_nonroot)
-			last_nonroot = c->enter_ns;
-	}
+	coll_arrivals(m, co, &last, &last_nonroot, &root);
 	for (uint32_t k = 0; k < co->n; k++) {
 		const struct mpi_call *c;
 		struct icoll_start st;
