@@ -12,6 +12,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "tmpdir.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -32,18 +34,14 @@ static char dir[128]; /* a fresh directory per test */
 static int make_tmpdir(void **state)
 {
 	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/psc-unit-sample-out-XXXXXX");
-	assert_non_null(mkdtemp(tmpdir));
+	assert_int_equal(tmpdir_make(tmpdir, sizeof(tmpdir), "sample-out"), 0);
 	return 0;
 }
 
 static int remove_tmpdir(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(tmpdir_remove(tmpdir), 0);
 	return 0;
 }
 

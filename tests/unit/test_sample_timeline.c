@@ -13,6 +13,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "tmpdir.h"
+
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,18 +37,14 @@ static char tmpdir[64];
 static int make_tmpdir(void **state)
 {
 	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/psc-unit-sample-tl-XXXXXX");
-	assert_non_null(mkdtemp(tmpdir));
+	assert_int_equal(tmpdir_make(tmpdir, sizeof(tmpdir), "sample-tl"), 0);
 	return 0;
 }
 
 static int remove_tmpdir(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(tmpdir_remove(tmpdir), 0);
 	return 0;
 }
 
