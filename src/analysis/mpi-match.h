@@ -1,6 +1,7 @@
 /*
- * mpi-match.h - the parts of mpi_model_build (mpi-model.c) that work on messages: matching
- * sends to receives, and counting and correcting causality violations (mpi-match.c).
+ * mpi-match.h - the parts of mpi_model_build (mpi-model.c) that work on messages and
+ * collectives: matching sends to receives (mpi-match.c), and counting and correcting
+ * causality violations (mpi-causal.c).
  * Internal to the MPI model.
  */
 #ifndef PSC_MPI_MATCH_H
