@@ -422,6 +422,7 @@ void ox_release(struct xp *x)
 	free(x->open_regions);
 	free(x->members);
 	free(x->classes);
+	free(x->icolls);
 	u64map_release(&x->string_ix);
 	u64map_release(&x->region_ix);
 	u64map_release(&x->addr_ix);

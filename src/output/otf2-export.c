@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* The region of the function at ADDR in stream S's process. */
 static uint32_t function_region(struct xp *x, const struct exp_stream *s, uint64_t addr)
@@ -139,12 +140,86 @@ static OTF2_CollectiveOp coll_op(unsigned routine)
 		return OTF2_COLLECTIVE_OP_BARRIER;
 	name += 4; /* "MPI_" */
 	if (mpi_routine_kind(routine) == MPI_KIND_ICOLL)
-		name++; /* Ibarrier: as Barrier */
+		name++; /* Ibarrier: as Barrier ("barrier" after the I) */
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
-		if (!strcmp(ops[i].name, name))
+		if (!strcasecmp(ops[i].name, name))
 			return ops[i].op;
 	return mpi_routine_kind(routine) == MPI_KIND_COMM ? OTF2_COLLECTIVE_OP_CREATE_HANDLE
 							  : OTF2_COLLECTIVE_OP_BARRIER;
+}
+
+/* The request of call C's COLL_REQ item (a non-blocking collective's), 0 none. */
+static uint64_t coll_request(const struct mpi_model *m, const struct mpi_call *c)
+{
+	for (uint32_t i = c->first_item; i < c->first_item + c->nitems; i++)
+		if (m->items[i].kind == PSC_MPI_ITEM_COLL_REQ)
+			return m->items[i].request;
+	return 0;
+}
+
+/* By rank and request (ids are unique in a process: one start each). */
+static int cmp_icoll(const void *a, const void *b)
+{
+	const struct ox_icoll *p = a, *q = b;
+
+	if (p->rank != q->rank)
+		return p->rank < q->rank ? -1 : 1;
+	return (p->request > q->request) - (p->request < q->request);
+}
+
+/* The starts of the model's non-blocking collectives into x->icolls, sorted. 0 or -1. */
+static int find_icolls(struct xp *x)
+{
+	const struct mpi_model *m = x->m;
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->ncalls; i++)
+		n += mpi_routine_kind(m->calls[i].routine) == MPI_KIND_ICOLL;
+	x->icolls = malloc((n + 1) * sizeof(*x->icolls));
+	if (!x->icolls)
+		return ox_fail(x, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < m->ncalls; i++) {
+		const struct mpi_call *c = &m->calls[i];
+		uint64_t req;
+
+		if (mpi_routine_kind(c->routine) != MPI_KIND_ICOLL || !(req = coll_request(m, c)))
+			continue;
+		for (uint32_t k = c->first_item; k < c->first_item + c->nitems; k++)
+			if (m->items[k].kind == PSC_MPI_ITEM_COLL) {
+				x->icolls[x->nicolls++] =
+				    (struct ox_icoll){mpi_call_rank(m, c), req, k};
+				break;
+			}
+	}
+	qsort(x->icolls, x->nicolls, sizeof(*x->icolls), cmp_icoll);
+	return 0;
+}
+
+/* A non-blocking collective's COLL_REQ item IT of call C: NonBlockingCollectiveRequest at
+ * the enter of the I-call that started it (Score-P's way: its COLL item is not written
+ * there), NonBlockingCollectiveComplete with the operation, communicator, root and bytes of
+ * that start at the leave of the call that completed it (Wait/Test family). */
+static OTF2_ErrorCode coll_req_event(struct xp *x, OTF2_EvtWriter *w, const struct mpi_call *c,
+				     const struct mpi_item *it, uint64_t ts, int leave)
+{
+	struct ox_icoll key, *st;
+	const struct mpi_item *s;
+
+	if (mpi_routine_kind(c->routine) == MPI_KIND_ICOLL)
+		return leave
+			   ? OTF2_SUCCESS
+			   : OTF2_EvtWriter_NonBlockingCollectiveRequest(w, NULL, ts, it->request);
+	if (!leave)
+		return OTF2_SUCCESS;
+	key = (struct ox_icoll){mpi_call_rank(x->m, c), it->request, 0};
+	st = bsearch(&key, x->icolls, x->nicolls, sizeof(key), cmp_icoll);
+	if (!st)
+		return OTF2_SUCCESS; /* its start is not in the trace: nothing to describe */
+	s = &x->m->items[st->item];
+	x->stats->collectives++;
+	return OTF2_EvtWriter_NonBlockingCollectiveComplete(
+	    w, NULL, ts, coll_op(x->m->calls[s->call].routine), s->comm,
+	    comm_rank(x, s->comm, s->peer), s->bytes, s->bytes2, it->request);
 }
 
 /* The events of call C at its enter (LEAVE 0) or its leave (LEAVE 1). */
@@ -154,6 +229,8 @@ static int mpi_events(struct xp *x, struct track *t, const struct mpi_call *c, i
 	OTF2_ErrorCode code = OTF2_SUCCESS;
 	uint32_t region = ox_region_id(x, mpi_routine_name(c->routine), RK_MPI, c->routine);
 	uint64_t ts = stamp(x, t, leave ? c->leave_ns : c->enter_ns);
+	/* a non-blocking collective with its request: written through coll_req_event */
+	int icoll = mpi_routine_kind(c->routine) == MPI_KIND_ICOLL && coll_request(x->m, c);
 
 	if (region == UINT32_MAX)
 		return ox_fail(x, -ENOMEM, "out of memory");
@@ -186,6 +263,8 @@ static int mpi_events(struct xp *x, struct track *t, const struct mpi_call *c, i
 				code = OTF2_EvtWriter_MpiIrecvRequest(w, NULL, ts, it->request);
 			break;
 		case PSC_MPI_ITEM_COLL:
+			if (icoll)
+				break;
 			if (!leave) {
 				code = OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, ts);
 			} else {
@@ -211,6 +290,9 @@ static int mpi_events(struct xp *x, struct track *t, const struct mpi_call *c, i
 			/* OTF2 has no event for a request freed while active: it never completes */
 			if (leave && !(it->flags & PSC_MPI_F_FREED))
 				code = OTF2_EvtWriter_MpiRequestCancelled(w, NULL, ts, it->request);
+			break;
+		case PSC_MPI_ITEM_COLL_REQ:
+			code = coll_req_event(x, w, c, it, ts, leave);
 			break;
 		}
 	}
@@ -518,6 +600,8 @@ static int export_all(struct xp *x)
 			return ox_fail(x, -ENOMEM, "out of memory");
 		for (int r = 0; r < m->world_size; r++)
 			x->rank_loc[r] = -1;
+		if (find_icolls(x))
+			return -1;
 	}
 	if (ox_check(x, OTF2_Archive_SetFlushCallbacks(x->ar, &flush_callbacks, NULL),
 		     "setting up the archive") ||

@@ -9,11 +9,13 @@
  * event, clock properties in ns.
  * Events: Enter/Leave of function calls, regions and MPI calls; the MPI calls' messages
  * (MpiSend, MpiIsend, MpiIsendComplete, MpiIrecvRequest, MpiIrecv, MpiRecv,
- * MpiRequestCancelled) and collectives (MpiCollectiveBegin/End), with the request ids that
- * tie a completion to its message; the counters read at region boundaries as Metric events
- * (otf2-metrics.c). Times are ns on rank 0's clock: MPI calls as the model
- * aligned and corrected them, functions and regions of a rank moved by its measured clock
- * offset (interpolated as the model does). The archive is written as the streams are read.
+ * MpiRequestCancelled), blocking collectives (MpiCollectiveBegin/End) and non-blocking ones
+ * (NonBlockingCollectiveRequest in the I-call, NonBlockingCollectiveComplete in the call that
+ * completed it), with the request ids that tie a completion to its message or collective; the
+ * counters read at region boundaries as Metric events (otf2-metrics.c). Times are ns on rank 0's
+ * clock: MPI calls as the model aligned and corrected them, functions and regions of a rank moved
+ * by its measured clock offset (interpolated as the model does). The archive is written as the
+ * streams are read.
  */
 #ifndef PSC_OTF2_EXPORT_H
 #define PSC_OTF2_EXPORT_H
@@ -35,7 +37,7 @@ struct otf2_export_stats {
 	uint64_t regions;	  /* regions entered */
 	uint64_t mpi_calls;	  /* MPI calls */
 	uint64_t messages;	  /* MpiSend and MpiIsend events */
-	uint64_t collectives;	  /* MpiCollectiveEnd events */
+	uint64_t collectives;	  /* MpiCollectiveEnd and NonBlockingCollectiveComplete events */
 	uint64_t locations;	  /* locations (threads, and the region tracks of threads) */
 	uint64_t processes;	  /* location groups */
 	uint64_t synthetic_exits; /* call ends made up: killed run, or frames skipped */

@@ -52,6 +52,14 @@ struct xclass {
 	uint32_t members[255];
 };
 
+/* A non-blocking collective's start (an I-call with a COLL_REQ item): its rank, request and
+ * COLL item, which the completing call's NonBlockingCollectiveComplete event describes. */
+struct ox_icoll {
+	int32_t rank;
+	uint64_t request;
+	uint32_t item;
+};
+
 /* One thread's counters as metrics (otf2-metrics.c), set up at its first snapshot. */
 struct ox_metrics {
 	int state; /* 0 not read yet, 1 known, -1 nothing counted */
@@ -101,6 +109,8 @@ struct xp {
 	size_t nmembers, members_cap;
 	struct xclass *classes;
 	size_t nclasses, classes_cap;
+	struct ox_icoll *icolls; /* sorted by rank and request */
+	size_t nicolls;
 };
 
 /* The first OTF2 error messages of a failure, from ox_error_cb (registered while exporting). */
