@@ -1,59 +1,20 @@
 /* stream.c - validating stream reader. */
-#include "stream.h"
+#include "stream-int.h"
 
 #include "../core/clock.h"
 #include "../core/mpi-routines.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <lz4.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Chunks above this size are treated as corruption, not allocated. */
-#define CHUNK_MAX_BYTES (1u << 30)
 /* Linux's PID_MAX_LIMIT: no pid or tid is larger. */
 #define PID_LIMIT (1u << 22)
-
-static int fail(char *err, size_t errlen, int code, const char *path, uint64_t offset,
-		const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-
-static int fail(char *err, size_t errlen, int code, const char *path, uint64_t offset,
-		const char *fmt, ...)
-{
-	char msg[200];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	snprintf(err, errlen, "%s: byte %" PRIu64 ": %s", path, offset, msg);
-	return code;
-}
-
-/* 1 when all LEN bytes were read, 0 when the file ends first, or a negative errno. */
-static int read_at(int fd, void *buf, size_t len, uint64_t offset)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = pread(fd, (char *)buf + done, len - done, (off_t)(offset + done));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		done += (size_t)n;
-	}
-	return (int)(done == len);
-}
 
 /* The header's fields, checked in file order: 0 or a message at the field's offset. */
 static int check_header(const struct stream_reader *r, const char *path, char *err, size_t errlen)
@@ -61,24 +22,27 @@ static int check_header(const struct stream_reader *r, const char *path, char *e
 	const struct psc_stream_header *h = &r->hdr;
 
 	if (memcmp(h->magic, PSC_STREAM_MAGIC, 8))
-		return fail(err, errlen, -EINVAL, path, 0, "not a perfscope stream (bad magic)");
+		return stream_fail(err, errlen, -EINVAL, path, 0,
+				   "not a perfscope stream (bad magic)");
 	if (h->version < PSC_STREAM_VERSION_MIN || h->version > PSC_STREAM_VERSION)
-		return fail(err, errlen, -EINVAL, path, 8,
-			    "format version %u, this perfscope reads %d to %d", h->version,
-			    PSC_STREAM_VERSION_MIN, PSC_STREAM_VERSION);
+		return stream_fail(err, errlen, -EINVAL, path, 8,
+				   "format version %u, this perfscope reads %d to %d", h->version,
+				   PSC_STREAM_VERSION_MIN, PSC_STREAM_VERSION);
 	if (h->header_size < sizeof(*h) || h->header_size % 8 || h->header_size > r->file_size)
-		return fail(err, errlen, -EINVAL, path, 12, "bad header size %u", h->header_size);
+		return stream_fail(err, errlen, -EINVAL, path, 12, "bad header size %u",
+				   h->header_size);
 	if (h->pid == 0 || h->pid > PID_LIMIT)
-		return fail(err, errlen, -EINVAL, path, 24, "bad pid %u", h->pid);
+		return stream_fail(err, errlen, -EINVAL, path, 24, "bad pid %u", h->pid);
 	if ((h->tid == 0 && !(h->features & PSC_FEAT_SAMPLES)) || h->tid > PID_LIMIT)
-		return fail(err, errlen, -EINVAL, path, 28, "bad tid %u", h->tid);
+		return stream_fail(err, errlen, -EINVAL, path, 28, "bad tid %u", h->tid);
 	if (h->rank < -1)
-		return fail(err, errlen, -EINVAL, path, 32, "bad rank %d", h->rank);
+		return stream_fail(err, errlen, -EINVAL, path, 32, "bad rank %d", h->rank);
 	if (h->clock_source < CLOCK_SOURCE_MONOTONIC || h->clock_source > CLOCK_SOURCE_CNTVCT)
-		return fail(err, errlen, -EINVAL, path, 36, "unknown clock source %u",
-			    h->clock_source);
+		return stream_fail(err, errlen, -EINVAL, path, 36, "unknown clock source %u",
+				   h->clock_source);
 	if (h->nevents > PSC_REC_MAX_WORDS - 2)
-		return fail(err, errlen, -EINVAL, path, 56, "bad number of events %u", h->nevents);
+		return stream_fail(err, errlen, -EINVAL, path, 56, "bad number of events %u",
+				   h->nevents);
 	return 0;
 }
 
@@ -106,18 +70,18 @@ int stream_open(struct stream_reader *r, const char *path, char *err, size_t err
 		return -EINVAL;
 	}
 	r->file_size = (uint64_t)st.st_size;
-	ret = read_at(r->fd, &r->hdr, sizeof(r->hdr), 0);
+	ret = stream_read_at(r->fd, &r->hdr, sizeof(r->hdr), 0);
 	if (ret < 0) {
 		stream_close(r);
-		return fail(err, errlen, ret, path, 0, "read error: %s", strerror(-ret));
+		return stream_fail(err, errlen, ret, path, 0, "read error: %s", strerror(-ret));
 	}
 	if (ret == 0) {
 		uint64_t size = r->file_size;
 
 		stream_close(r);
-		return fail(err, errlen, -EINVAL, path, 0,
-			    "file shorter than the %zu-byte header (%" PRIu64 " bytes)",
-			    sizeof(r->hdr), size);
+		return stream_fail(err, errlen, -EINVAL, path, 0,
+				   "file shorter than the %zu-byte header (%" PRIu64 " bytes)",
+				   sizeof(r->hdr), size);
 	}
 	ret = check_header(r, path, err, errlen);
 	if (ret) {
@@ -127,127 +91,6 @@ int stream_open(struct stream_reader *r, const char *path, char *err, size_t err
 	r->offset = r->hdr.header_size;
 	r->last_ticks = 0;
 	return 0;
-}
-
-/* Room for WORDS words in the chunk buffer. */
-static int chunk_room(struct stream_reader *r, size_t words)
-{
-	if (words > r->chunk_cap) {
-		uint64_t *p = realloc(r->chunk, words * 8);
-
-		if (!p)
-			return -ENOMEM;
-		r->chunk = p;
-		r->chunk_cap = words;
-	}
-	return 0;
-}
-
-/*
- * The payload of the compressed chunk at AT (header CH, all bytes present) into r->chunk: its
- * first records as they are, then the LZ4 block decompressed. Words in *WORDS; 0 or an error
- * at the offending field.
- */
-static int load_zchunk(struct stream_reader *r, const struct psc_chunk_header *ch, uint64_t at,
-		       size_t *words, char *err, size_t errlen)
-{
-	const size_t head = PSC_ZCHUNK_HEAD_WORDS * 8;
-	uint64_t zw;
-	uint32_t raw, csize;
-	int ret, n;
-
-	if (r->hdr.version < 2)
-		return fail(err, errlen, -EINVAL, r->path, at,
-			    "compressed chunk in a version %u stream", r->hdr.version);
-	if (ch->size < head + 8)
-		return fail(err, errlen, -EINVAL, r->path, at + 4,
-			    "compressed chunk of %u bytes, its head needs %zu", ch->size, head + 8);
-	ret = read_at(r->fd, &zw, 8, at + sizeof(*ch) + head);
-	if (ret <= 0)
-		return fail(err, errlen, ret < 0 ? ret : -EIO, r->path, at, "read error");
-	raw = (uint32_t)zw;
-	csize = (uint32_t)(zw >> 32);
-	if (raw == 0 || raw % 8 || raw > CHUNK_MAX_BYTES || csize == 0 ||
-	    csize > (uint64_t)raw + raw / 255 + 16 || raw > (uint64_t)csize * 255 + 16 ||
-	    ch->size - head - 8 < csize || ch->size - head - 8 - csize >= 8)
-		return fail(err, errlen, -EINVAL, r->path, at + sizeof(*ch) + head,
-			    "compressed chunk: %u bytes that hold %u in a chunk of %u", csize, raw,
-			    ch->size);
-	if (csize > r->zcap) {
-		char *p = realloc(r->zbuf, csize);
-
-		if (!p)
-			return fail(err, errlen, -ENOMEM, r->path, at, "out of memory");
-		r->zbuf = p;
-		r->zcap = csize;
-	}
-	if (chunk_room(r, (head + raw) / 8))
-		return fail(err, errlen, -ENOMEM, r->path, at, "out of memory");
-	ret = read_at(r->fd, r->chunk, head, at + sizeof(*ch));
-	if (ret > 0)
-		ret = read_at(r->fd, r->zbuf, csize, at + sizeof(*ch) + head + 8);
-	if (ret <= 0)
-		return fail(err, errlen, ret < 0 ? ret : -EIO, r->path, at, "read error");
-	n = LZ4_decompress_safe(r->zbuf, (char *)(r->chunk + PSC_ZCHUNK_HEAD_WORDS), (int)csize,
-				(int)raw);
-	if (n != (int)raw)
-		return fail(err, errlen, -EINVAL, r->path, at + sizeof(*ch) + head + 8,
-			    "compressed chunk does not decompress to its %u bytes", raw);
-	*words = (head + raw) / 8;
-	return 0;
-}
-
-/* Load the chunk starting at r->offset. 1 loaded, 0 end of data, negative on corruption. */
-static int load_chunk(struct stream_reader *r, char *err, size_t errlen)
-{
-	struct psc_chunk_header ch;
-	uint64_t at = r->offset;
-	size_t words = 0;
-	int ret;
-
-	if (at == r->file_size)
-		return 0;
-	ret = read_at(r->fd, &ch, sizeof(ch), at);
-	if (ret < 0)
-		return fail(err, errlen, ret, r->path, at, "read error: %s", strerror(-ret));
-	if (ret == 0) { /* a chunk header cut short: the run was killed while writing */
-		r->truncated_at = at;
-		return 0;
-	}
-	if (ch.magic != PSC_CHUNK_MAGIC && ch.magic != PSC_CHUNK_MAGIC_LZ4)
-		return fail(err, errlen, -EINVAL, r->path, at, "bad chunk magic 0x%08x", ch.magic);
-	if (ch.size % 8 || ch.size > CHUNK_MAX_BYTES)
-		return fail(err, errlen, -EINVAL, r->path, at + 4, "bad chunk size %u", ch.size);
-	if (ch.seq != r->next_seq)
-		return fail(err, errlen, -EINVAL, r->path, at + 8,
-			    "chunk sequence %" PRIu64 ", expected %" PRIu64, ch.seq, r->next_seq);
-	if (at + sizeof(ch) + ch.size > r->file_size) {
-		r->truncated_at = at;
-		return 0;
-	}
-	if (ch.magic == PSC_CHUNK_MAGIC_LZ4) {
-		ret = load_zchunk(r, &ch, at, &words, err, errlen);
-		if (ret)
-			return ret;
-		/* records of a compressed chunk are reported at the chunk's offset */
-		r->rec_base = at;
-		r->pos_scale = 0;
-	} else {
-		if (chunk_room(r, ch.size / 8))
-			return fail(err, errlen, -ENOMEM, r->path, at, "out of memory");
-		ret = read_at(r->fd, r->chunk, ch.size, at + sizeof(ch));
-		if (ret <= 0)
-			return fail(err, errlen, ret < 0 ? ret : -EIO, r->path, at, "read error");
-		words = ch.size / 8;
-		r->rec_base = at + sizeof(ch);
-		r->pos_scale = 8;
-	}
-	r->chunk_offset = at;
-	r->chunk_words = words;
-	r->pos = 0;
-	r->offset = at + sizeof(ch) + ch.size;
-	r->next_seq++;
-	return 1;
 }
 
 static int known_type(enum psc_rec_type t)
@@ -340,14 +183,15 @@ static int counters_layout(struct stream_reader *r, const struct stream_record *
 		if (g == PSC_NO_GROUP)
 			continue;
 		if (g >= rec->npayload)
-			return fail(err, errlen, -EINVAL, r->path, at + 16 + 8 * i,
-				    "event %zu: group %u of %zu events", i, g, rec->npayload);
+			return stream_fail(err, errlen, -EINVAL, r->path, at + 16 + 8 * i,
+					   "event %zu: group %u of %zu events", i, g,
+					   rec->npayload);
 		if (g + 1 > ngroups)
 			ngroups = g + 1;
 	}
 	nr = calloc(ngroups + 1, sizeof(*nr));
 	if (!nr)
-		return fail(err, errlen, -ENOMEM, r->path, at, "out of memory");
+		return stream_fail(err, errlen, -ENOMEM, r->path, at, "out of memory");
 	for (size_t i = 0; i < rec->npayload; i++)
 		if ((uint32_t)rec->payload[i] != PSC_NO_GROUP)
 			nr[(uint32_t)rec->payload[i]]++;
@@ -373,29 +217,30 @@ static int check_snapshot(const struct stream_reader *r, const struct stream_rec
 		uint64_t nr = rec->payload[pos];
 
 		if (r->have_layout && g >= r->ngroups)
-			return fail(err, errlen, -EINVAL, r->path, at + 16 + 8 * pos,
-				    "counter snapshot has more than the %zu groups of the counters "
-				    "record",
-				    r->ngroups);
+			return stream_fail(
+			    err, errlen, -EINVAL, r->path, at + 16 + 8 * pos,
+			    "counter snapshot has more than the %zu groups of the counters "
+			    "record",
+			    r->ngroups);
 		if (r->have_layout && nr != r->group_nr[g])
-			return fail(err, errlen, -EINVAL, r->path, at + 16 + 8 * pos,
-				    "counter group %zu has %" PRIu64
-				    " members, the counters record "
-				    "%u",
-				    g, nr, r->group_nr[g]);
+			return stream_fail(err, errlen, -EINVAL, r->path, at + 16 + 8 * pos,
+					   "counter group %zu has %" PRIu64
+					   " members, the counters record "
+					   "%u",
+					   g, nr, r->group_nr[g]);
 		if (!r->have_layout && nr == 0)
-			return fail(err, errlen, -EINVAL, r->path, at + 16 + 8 * pos,
-				    "counter group %zu has no members", g);
+			return stream_fail(err, errlen, -EINVAL, r->path, at + 16 + 8 * pos,
+					   "counter group %zu has no members", g);
 		if (nr > rec->npayload - pos || rec->npayload - pos - nr < 3)
-			return fail(err, errlen, -EINVAL, r->path, at + 16 + 8 * pos,
-				    "counter group %zu overruns its record", g);
+			return stream_fail(err, errlen, -EINVAL, r->path, at + 16 + 8 * pos,
+					   "counter group %zu overruns its record", g);
 		pos += 3 + nr;
 		g++;
 	}
 	if (r->have_layout && g != r->ngroups)
-		return fail(err, errlen, -EINVAL, r->path, at + 8,
-			    "counter snapshot of %zu groups, the counters record has %zu", g,
-			    r->ngroups);
+		return stream_fail(err, errlen, -EINVAL, r->path, at + 8,
+				   "counter snapshot of %zu groups, the counters record has %zu", g,
+				   r->ngroups);
 	return 0;
 }
 
@@ -404,8 +249,8 @@ static int check_text(const struct stream_reader *r, const struct stream_record 
 		      char *err, size_t errlen)
 {
 	if (rec->npayload == 0 || !memchr(rec->payload, 0, rec->npayload * 8))
-		return fail(err, errlen, -EINVAL, r->path, rec->npayload ? at + 16 : at + 8,
-			    "%s record without a NUL-terminated name", type_name(rec->type));
+		return stream_fail(err, errlen, -EINVAL, r->path, rec->npayload ? at + 16 : at + 8,
+				   "%s record without a NUL-terminated name", type_name(rec->type));
 	return 0;
 }
 
@@ -416,22 +261,22 @@ static int sample_group_define(struct stream_reader *r, const struct stream_reco
 	uint32_t *n;
 
 	if (rec->arg >= r->hdr.nevents || rec->npayload == 0 || rec->npayload > r->hdr.nevents)
-		return fail(err, errlen, -EINVAL, r->path, at + 8,
-			    "sample group %u of %zu members in a file of %u events", rec->arg,
-			    rec->npayload, r->hdr.nevents);
+		return stream_fail(err, errlen, -EINVAL, r->path, at + 8,
+				   "sample group %u of %zu members in a file of %u events",
+				   rec->arg, rec->npayload, r->hdr.nevents);
 	for (size_t i = 0; i < rec->npayload; i++)
 		if (rec->payload[i] >= r->hdr.nevents)
-			return fail(err, errlen, -EINVAL, r->path, at + 16 + 8 * i,
-				    "sample group member %" PRIu64 " of %u events", rec->payload[i],
-				    r->hdr.nevents);
+			return stream_fail(err, errlen, -EINVAL, r->path, at + 16 + 8 * i,
+					   "sample group member %" PRIu64 " of %u events",
+					   rec->payload[i], r->hdr.nevents);
 	if (!r->sample_group_n) {
 		r->sample_group_n = calloc(r->hdr.nevents, sizeof(*n));
 		if (!r->sample_group_n)
-			return fail(err, errlen, -ENOMEM, r->path, at, "out of memory");
+			return stream_fail(err, errlen, -ENOMEM, r->path, at, "out of memory");
 	}
 	if (r->sample_group_n[rec->arg])
-		return fail(err, errlen, -EINVAL, r->path, at + 12, "sample group %u defined twice",
-			    rec->arg);
+		return stream_fail(err, errlen, -EINVAL, r->path, at + 12,
+				   "sample group %u defined twice", rec->arg);
 	r->sample_group_n[rec->arg] = (uint32_t)rec->npayload;
 	return 0;
 }
@@ -444,26 +289,27 @@ static int check_sample_payload(struct stream_reader *r, const struct stream_rec
 	uint64_t nr, nchain;
 
 	if (!(r->hdr.features & PSC_FEAT_SAMPLES))
-		return fail(err, errlen, -EINVAL, r->path, at + 8,
-			    "%s record outside a samples file", type_name(rec->type));
+		return stream_fail(err, errlen, -EINVAL, r->path, at + 8,
+				   "%s record outside a samples file", type_name(rec->type));
 	switch (rec->type) {
 	case PSC_REC_SAMPLE_GROUP:
 		return sample_group_define(r, rec, at, err, errlen);
 	case PSC_REC_SAMPLE:
 		if (rec->arg >= r->hdr.nevents || !r->sample_group_n ||
 		    !r->sample_group_n[rec->arg])
-			return fail(err, errlen, -EINVAL, r->path, at + 12,
-				    "sample of group %u, never defined before", rec->arg);
+			return stream_fail(err, errlen, -EINVAL, r->path, at + 12,
+					   "sample of group %u, never defined before", rec->arg);
 		if (rec->npayload < 6 || p[3] != r->sample_group_n[rec->arg])
-			return fail(err, errlen, -EINVAL, r->path, at + 8,
-				    "sample of group %u does not hold its %u values", rec->arg,
-				    r->sample_group_n[rec->arg]);
+			return stream_fail(err, errlen, -EINVAL, r->path, at + 8,
+					   "sample of group %u does not hold its %u values",
+					   rec->arg, r->sample_group_n[rec->arg]);
 		nr = p[3];
 		nchain = p[2] >> 32;
 		if (rec->npayload != 6 + nr + nchain)
-			return fail(err, errlen, -EINVAL, r->path, at + 8,
-				    "sample of %zu words, its values and call chain need %" PRIu64,
-				    rec->npayload + 2, 8 + nr + nchain);
+			return stream_fail(
+			    err, errlen, -EINVAL, r->path, at + 8,
+			    "sample of %zu words, its values and call chain need %" PRIu64,
+			    rec->npayload + 2, 8 + nr + nchain);
 		return 0;
 	case PSC_REC_TASK:
 		if (rec->arg == PSC_TASK_FORK || rec->arg == PSC_TASK_EXIT) {
@@ -473,25 +319,26 @@ static int check_sample_payload(struct stream_reader *r, const struct stream_rec
 			if (rec->npayload >= 2 && memchr(p + 1, 0, (rec->npayload - 1) * 8))
 				return 0;
 		} else {
-			return fail(err, errlen, -EINVAL, r->path, at + 12, "unknown task event %u",
-				    rec->arg);
+			return stream_fail(err, errlen, -EINVAL, r->path, at + 12,
+					   "unknown task event %u", rec->arg);
 		}
-		return fail(err, errlen, -EINVAL, r->path, at + 8, "malformed task record");
+		return stream_fail(err, errlen, -EINVAL, r->path, at + 8, "malformed task record");
 	case PSC_REC_THROTTLE:
 		if (rec->arg > 1 || rec->npayload != 1)
-			return fail(err, errlen, -EINVAL, r->path, at + 8,
-				    "malformed throttle record");
+			return stream_fail(err, errlen, -EINVAL, r->path, at + 8,
+					   "malformed throttle record");
 		return 0;
 	case PSC_REC_SWITCH:
 		if (rec->arg >> 16 > (PSC_SWITCH_OUT | PSC_SWITCH_PREEMPT) || rec->npayload != 1)
-			return fail(err, errlen, -EINVAL, r->path, at + 8,
-				    "malformed switch record");
+			return stream_fail(err, errlen, -EINVAL, r->path, at + 8,
+					   "malformed switch record");
 		return 0;
 	default: /* PSC_REC_SAMPLE_TOTALS */
 		if (rec->arg != r->hdr.nevents || rec->npayload != 3 * (size_t)rec->arg)
-			return fail(err, errlen, -EINVAL, r->path, at + 8,
-				    "totals of %u events in %zu words for a file of %u events",
-				    rec->arg, rec->npayload, r->hdr.nevents);
+			return stream_fail(
+			    err, errlen, -EINVAL, r->path, at + 8,
+			    "totals of %u events in %zu words for a file of %u events", rec->arg,
+			    rec->npayload, r->hdr.nevents);
 		return 0;
 	}
 }
@@ -507,39 +354,41 @@ static int check_mpi_payload(struct stream_reader *r, const struct stream_record
 	case PSC_REC_MPI_INIT:
 		if (rec->npayload != 2 || rec->arg > INT32_MAX || p[0] <= rec->arg ||
 		    p[0] > INT32_MAX)
-			return fail(err, errlen, -EINVAL, r->path, at + 8,
-				    "MPI init record: rank %u of a world of %" PRIu64, rec->arg,
-				    rec->npayload ? p[0] : 0);
+			return stream_fail(err, errlen, -EINVAL, r->path, at + 8,
+					   "MPI init record: rank %u of a world of %" PRIu64,
+					   rec->arg, rec->npayload ? p[0] : 0);
 		return 0;
 	case PSC_REC_MPI_ENTER:
 	case PSC_REC_MPI_LEAVE:
 		if (rec->arg >= MPI_ROUTINE_COUNT)
-			return fail(err, errlen, -EINVAL, r->path, at + 12,
-				    "unknown MPI routine id %u", rec->arg);
+			return stream_fail(err, errlen, -EINVAL, r->path, at + 12,
+					   "unknown MPI routine id %u", rec->arg);
 		if (rec->type == PSC_REC_MPI_ENTER
 			? rec->npayload != 0
 			: rec->npayload < 1 || (rec->npayload - 1) % PSC_MPI_ITEM_WORDS)
-			return fail(err, errlen, -EINVAL, r->path, at + 8, "%s record of %zu words",
-				    type_name(rec->type), rec->npayload + 2);
+			return stream_fail(err, errlen, -EINVAL, r->path, at + 8,
+					   "%s record of %zu words", type_name(rec->type),
+					   rec->npayload + 2);
 		for (size_t i = 1; i < rec->npayload; i += PSC_MPI_ITEM_WORDS) {
 			unsigned kind = (unsigned)(p[i] & 0xffu);
 
 			if (kind < PSC_MPI_ITEM_SEND || kind > PSC_MPI_ITEM_COLL_REQ)
-				return fail(err, errlen, -EINVAL, r->path, at + 16 + i * 8,
-					    "unknown MPI item kind %u", kind);
+				return stream_fail(err, errlen, -EINVAL, r->path, at + 16 + i * 8,
+						   "unknown MPI item kind %u", kind);
 		}
 		return 0;
 	case PSC_REC_MPI_COMM:
 		if (rec->npayload < 2 || p[1] == 0 || p[1] > INT32_MAX ||
 		    rec->npayload != 2 + (p[1] + 1) / 2)
-			return fail(err, errlen, -EINVAL, r->path, at + 8,
-				    "MPI communicator record of %zu words for %" PRIu64 " members",
-				    rec->npayload + 2, rec->npayload >= 2 ? p[1] : 0);
+			return stream_fail(err, errlen, -EINVAL, r->path, at + 8,
+					   "MPI communicator record of %zu words for %" PRIu64
+					   " members",
+					   rec->npayload + 2, rec->npayload >= 2 ? p[1] : 0);
 		return 0;
 	default: /* PSC_REC_MPI_CLOCK */
 		if (rec->arg > PSC_MPI_CLOCK_FINALIZE || rec->npayload != 3)
-			return fail(err, errlen, -EINVAL, r->path, at + 8,
-				    "malformed MPI clock record");
+			return stream_fail(err, errlen, -EINVAL, r->path, at + 8,
+					   "malformed MPI clock record");
 		return 0;
 	}
 }
@@ -555,32 +404,33 @@ static int check_payload(struct stream_reader *r, const struct stream_record *re
 		if (check_text(r, rec, at, err, errlen))
 			return -EINVAL;
 		if (rec->arg >= PSC_REGION_ID_MAX)
-			return fail(err, errlen, -EINVAL, r->path, at + 8,
-				    "region id %u out of range (ids are below %u)", rec->arg,
-				    PSC_REGION_ID_MAX);
+			return stream_fail(err, errlen, -EINVAL, r->path, at + 8,
+					   "region id %u out of range (ids are below %u)", rec->arg,
+					   PSC_REGION_ID_MAX);
 		return region_define(r, rec->arg)
-			   ? fail(err, errlen, -ENOMEM, r->path, at, "out of memory")
+			   ? stream_fail(err, errlen, -ENOMEM, r->path, at, "out of memory")
 			   : 0;
 	case PSC_REC_REGION_ENTER:
 	case PSC_REC_REGION_LEAVE:
 		if (!region_defined(r, rec->arg))
-			return fail(err, errlen, -EINVAL, r->path, at,
-				    "%s of region id %u, never defined before",
-				    type_name(rec->type), rec->arg);
+			return stream_fail(err, errlen, -EINVAL, r->path, at,
+					   "%s of region id %u, never defined before",
+					   type_name(rec->type), rec->arg);
 		return check_snapshot(r, rec, at, err, errlen);
 	case PSC_REC_COUNTERS:
 		if (rec->npayload != rec->arg)
-			return fail(err, errlen, -EINVAL, r->path, at + 8,
-				    "counters record of %zu words for %u events", rec->npayload + 2,
-				    rec->arg);
+			return stream_fail(err, errlen, -EINVAL, r->path, at + 8,
+					   "counters record of %zu words for %u events",
+					   rec->npayload + 2, rec->arg);
 		return counters_layout(r, rec, at, err, errlen);
 	case PSC_REC_THREAD_NAME:
 		return check_text(r, rec, at, err, errlen);
 	case PSC_REC_CLOCK_SYNC:
 		if (rec->npayload == 1 && rec->payload[0] < r->last_sync_ns)
-			return fail(err, errlen, -EINVAL, r->path, at + 16,
-				    "clock-sync ns %" PRIu64 " before the previous one's %" PRIu64,
-				    rec->payload[0], r->last_sync_ns);
+			return stream_fail(err, errlen, -EINVAL, r->path, at + 16,
+					   "clock-sync ns %" PRIu64
+					   " before the previous one's %" PRIu64,
+					   rec->payload[0], r->last_sync_ns);
 		if (rec->npayload == 1)
 			r->last_sync_ns = rec->payload[0];
 		want = 1;
@@ -603,14 +453,14 @@ static int check_payload(struct stream_reader *r, const struct stream_record *re
 		return check_mpi_payload(r, rec, at, err, errlen);
 	case PSC_REC_STREAM_END:
 		if ((rec->arg & 0xffu) < PSC_END_EXIT || (rec->arg & 0xffu) > PSC_END_SIGNAL)
-			return fail(err, errlen, -EINVAL, r->path, at + 12, "unknown end reason %u",
-				    rec->arg & 0xffu);
+			return stream_fail(err, errlen, -EINVAL, r->path, at + 12,
+					   "unknown end reason %u", rec->arg & 0xffu);
 		break;
 	}
 	if (rec->npayload != want)
-		return fail(err, errlen, -EINVAL, r->path, at + 8,
-			    "%s record of %zu words, expected %zu", type_name(rec->type),
-			    rec->npayload + 2, want + 2);
+		return stream_fail(err, errlen, -EINVAL, r->path, at + 8,
+				   "%s record of %zu words, expected %zu", type_name(rec->type),
+				   rec->npayload + 2, want + 2);
 	return 0;
 }
 
@@ -622,19 +472,20 @@ int stream_next(struct stream_reader *r, struct stream_record *rec, char *err, s
 
 	while (r->pos >= r->chunk_words) {
 		if (r->ended && r->offset < r->file_size)
-			return fail(err, errlen, -EINVAL, r->path, r->offset,
-				    "data after the end record");
+			return stream_fail(err, errlen, -EINVAL, r->path, r->offset,
+					   "data after the end record");
 		if (r->ended)
 			return 0;
-		ret = load_chunk(r, err, errlen);
+		ret = stream_load_chunk(r, err, errlen);
 		if (ret <= 0)
 			return ret;
 	}
 	at = stream_record_offset(r);
 	if (r->ended)
-		return fail(err, errlen, -EINVAL, r->path, at, "records after the end record");
+		return stream_fail(err, errlen, -EINVAL, r->path, at,
+				   "records after the end record");
 	if (r->pos + 2 > r->chunk_words)
-		return fail(err, errlen, -EINVAL, r->path, at, "record overruns its chunk");
+		return stream_fail(err, errlen, -EINVAL, r->path, at, "record overruns its chunk");
 	w0 = r->chunk[r->pos];
 	w1 = r->chunk[r->pos + 1];
 	*rec = (struct stream_record){
@@ -650,19 +501,19 @@ int stream_next(struct stream_reader *r, struct stream_record *rec, char *err, s
 		rec->arg = psc_rec_arg(w1);
 		nwords = psc_rec_nwords(w1);
 		if (!known_type(rec->type))
-			return fail(err, errlen, -EINVAL, r->path, at + 8, "unknown record type %u",
-				    rec->type);
+			return stream_fail(err, errlen, -EINVAL, r->path, at + 8,
+					   "unknown record type %u", rec->type);
 		if (nwords < 2 || r->pos + nwords > r->chunk_words)
-			return fail(err, errlen, -EINVAL, r->path, at + 8,
-				    "record length %zu words overruns its chunk", nwords);
+			return stream_fail(err, errlen, -EINVAL, r->path, at + 8,
+					   "record length %zu words overruns its chunk", nwords);
 		rec->payload = r->chunk + r->pos + 2;
 		rec->npayload = nwords - 2;
 		break;
 	default:
-		return fail(err, errlen, -EINVAL, r->path, at, "reserved record kind 3");
+		return stream_fail(err, errlen, -EINVAL, r->path, at, "reserved record kind 3");
 	}
 	if (rec->ticks < r->last_ticks)
-		return fail(err, errlen, -EINVAL, r->path, at, "time goes backwards");
+		return stream_fail(err, errlen, -EINVAL, r->path, at, "time goes backwards");
 	if (rec->kind == PSC_KIND_EXT) {
 		ret = check_payload(r, rec, at, err, errlen);
 		if (ret)
@@ -691,13 +542,13 @@ int stream_scan_clock(const char *path, void (*fn)(void *ctx, uint64_t ticks, ui
 		struct psc_chunk_header ch;
 		uint64_t rec[3];
 
-		if (read_at(r.fd, &ch, sizeof(ch), at) <= 0 ||
+		if (stream_read_at(r.fd, &ch, sizeof(ch), at) <= 0 ||
 		    (ch.magic != PSC_CHUNK_MAGIC &&
 		     (ch.magic != PSC_CHUNK_MAGIC_LZ4 || r.hdr.version < 2)) ||
 		    ch.size % 8 || at + sizeof(ch) + ch.size > r.file_size)
 			break; /* the full pass reports defects precisely */
 		if (ch.size >= sizeof(rec) &&
-		    read_at(r.fd, rec, sizeof(rec), at + sizeof(ch)) > 0 &&
+		    stream_read_at(r.fd, rec, sizeof(rec), at + sizeof(ch)) > 0 &&
 		    psc_rec_kind(rec[0]) == PSC_KIND_EXT &&
 		    psc_rec_type(rec[1]) == PSC_REC_CLOCK_SYNC && psc_rec_nwords(rec[1]) == 3)
 			fn(ctx, psc_rec_ticks(rec[0]), rec[2]);
@@ -716,6 +567,7 @@ int stream_counters_layout(const char *path, uint32_t nevents, uint32_t *group_o
 
 	if (nevents == 0 || stream_open(&r, path, err, sizeof(err)) < 0)
 		return 0;
+	stream_set_prefetch(&r, STREAM_PREFETCH_OFF); /* one record, near the start */
 	while ((ret = stream_next(&r, &rec, err, sizeof(err))) > 0)
 		if (rec.kind == PSC_KIND_EXT && rec.type == PSC_REC_COUNTERS)
 			break;
@@ -731,6 +583,7 @@ int stream_counters_layout(const char *path, uint32_t nevents, uint32_t *group_o
 
 void stream_close(struct stream_reader *r)
 {
+	stream_prefetch_stop(r);
 	if (r->fd >= 0)
 		close(r->fd);
 	free(r->chunk);

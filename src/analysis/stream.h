@@ -9,7 +9,9 @@
  * there and `truncated_at` says where. The reader never trusts a length it has not checked
  * against the file: fuzzed by tests/fuzz/fuzz_stream.c. Compressed chunks (stream version 2)
  * are decompressed as they are loaded; defects of their records are reported at the chunk's
- * offset.
+ * offset. Once a stream shows a compressed chunk, a second thread loads (reads and
+ * decompresses) chunk N + 1 while the caller walks chunk N (stream_set_prefetch()): the
+ * records, errors and offsets are the same either way.
  */
 #ifndef PSC_STREAM_H
 #define PSC_STREAM_H
@@ -30,6 +32,16 @@ struct stream_record {
 	size_t npayload;	 /* words */
 };
 
+/* Who loads the chunks after the current one (stream_set_prefetch()). */
+enum stream_prefetch_mode {
+	STREAM_PREFETCH_AUTO = 0, /* a second thread, once a compressed chunk is seen, when the
+				   * process may run on 2 CPUs or more (its affinity) */
+	STREAM_PREFETCH_OFF,	  /* the calling thread, in stream_next() */
+	STREAM_PREFETCH_ON,	  /* a second thread from the first chunk on (tests) */
+};
+
+struct stream_prefetch;
+
 struct stream_reader {
 	char *path;
 	int fd;
@@ -49,6 +61,8 @@ struct stream_reader {
 	unsigned pos_scale;    /* 8 in a plain chunk, 0 in a compressed one (the chunk's) */
 	char *zbuf;	       /* a compressed chunk's bytes */
 	size_t zcap;
+	enum stream_prefetch_mode prefetch;
+	struct stream_prefetch *pf; /* the prefetch thread and its buffers; NULL none */
 	/* validation state */
 	uint32_t *region_ids; /* region ids defined so far, sorted */
 	size_t nregion_ids, region_ids_cap;
@@ -61,6 +75,13 @@ struct stream_reader {
 
 /* Open PATH and check its header. 0, or a negative errno with "PATH: ..." in ERR. */
 int stream_open(struct stream_reader *r, const char *path, char *err, size_t errlen);
+
+/* Choose who loads R's chunks (STREAM_PREFETCH_AUTO after stream_open()); before the first
+ * stream_next(). */
+static inline void stream_set_prefetch(struct stream_reader *r, enum stream_prefetch_mode mode)
+{
+	r->prefetch = mode;
+}
 
 /* Next record: 1 and *REC, 0 at the end of the valid data, or a negative errno with
  * "PATH: byte N: ..." in ERR. */
