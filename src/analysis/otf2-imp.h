@@ -72,6 +72,19 @@ struct imp_call {
 	size_t nitems, cap;
 };
 
+/* A non-blocking collective's start (NonBlockingCollectiveRequest in an I-call: its COLL
+ * item, whose communicator, root and bytes only the completion names) or its completion
+ * (NonBlockingCollectiveComplete), kept until the events are read and the two are paired. */
+struct imp_nbc {
+	int32_t rank;
+	uint64_t request;
+	uint64_t seq;  /* reading order */
+	uint32_t item; /* a start: its COLL item in the model */
+	uint32_t comm; /* a completion: the model communicator, the root (world rank, -1 none) */
+	int32_t root;
+	uint64_t sent, received;
+};
+
 #define OTF2I_MSG_LEN 256 /* an imp's msg: OTF2's error messages of a failure */
 
 struct imp {
@@ -103,6 +116,9 @@ struct imp {
 	uint64_t nocomm_items;	 /* messages and collectives naming no communicator */
 	char unknown_names[160]; /* the first routines not modelled, for the warning */
 	struct imp_span *spans;	 /* per rank: its first and last event of any kind */
+	struct imp_nbc *nbc_starts, *nbc_dones;
+	size_t nnbc_starts, nbc_starts_cap, nnbc_dones, nbc_dones_cap;
+	uint64_t nbc_seq, nbc_open; /* starts read; starts never completed */
 	char msg[OTF2I_MSG_LEN]; /* the first OTF2 error messages of a failure (otf2i_error_cb) */
 };
 

@@ -373,6 +373,8 @@ void otf2i_release(struct imp *im)
 	free(im->locs);
 	free(im->call.items);
 	free(im->spans);
+	free(im->nbc_starts);
+	free(im->nbc_dones);
 	u64map_release(&im->string_ix);
 	u64map_release(&im->region_ix);
 	u64map_release(&im->group_ix);

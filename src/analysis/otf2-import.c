@@ -70,6 +70,33 @@ static int32_t world_rank(const struct imp *im, long c, uint32_t r)
 	return ci->members[r];
 }
 
+/* In an item of the open call: the COLL item of a non-blocking collective's start, whose
+ * communicator, root and bytes its completion gives (pair_nbc); not in the model's items. */
+#define IMP_F_NBC_START 0x40u
+
+/* IT as an item of the open MPI call. */
+static OTF2_CallbackCode push_item(struct imp *im, const struct mpi_item *it)
+{
+	if (otf2i_grow((void **)&im->call.items, &im->call.cap, im->call.nitems, sizeof(*it)))
+		return CB_OOM(im);
+	im->call.items[im->call.nitems++] = *it;
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+/* Room for one more non-blocking collective start or completion in *ARR. */
+static struct imp_nbc *nbc_next(struct imp *im, struct imp_nbc **arr, size_t *n, size_t *cap)
+{
+	struct imp_nbc *e;
+
+	if (otf2i_grow((void **)arr, cap, *n, sizeof(**arr)))
+		return NULL;
+	e = &(*arr)[(*n)++];
+	memset(e, 0, sizeof(*e));
+	e->rank = im->cur->rank;
+	e->seq = im->nbc_seq++;
+	return e;
+}
+
 /* An item of the open MPI call; peer is a rank in communicator COMM, converted here. Without
  * a communicator (the request events have none in OTF2: matching gives them their request's)
  * the item has none: MPI_NONE, peer PSC_MPI_ANY. */
@@ -109,10 +136,7 @@ static OTF2_CallbackCode add_item(struct imp *im, enum psc_mpi_item kind, OTF2_C
 	it.request = request;
 	if (im->call.routine == MPI_ROUTINE_Ssend || im->call.routine == MPI_ROUTINE_Issend)
 		it.flags = PSC_MPI_F_SYNC;
-	if (otf2i_grow((void **)&im->call.items, &im->call.cap, im->call.nitems, sizeof(it)))
-		return CB_OOM(im);
-	im->call.items[im->call.nitems++] = it;
-	return OTF2_CALLBACK_SUCCESS;
+	return push_item(im, &it);
 }
 
 /* Add NAME to the list of routines left out (the first few, each once). */
@@ -213,9 +237,24 @@ static OTF2_CallbackCode ev_leave(OTF2_LocationRef loc UNUSED, OTF2_TimeStamp t,
 				 im->call.enter_ns, ns_of(im, t), MPI_NONE);
 	if (ret < 0)
 		return CB_OOM(im);
-	for (size_t i = 0; i < im->call.nitems; i++)
-		if (mpi_model_add_item(im->m, &im->call.items[i]) < 0)
+	for (size_t i = 0; i < im->call.nitems; i++) {
+		const struct mpi_item *it = &im->call.items[i];
+		struct mpi_item *d;
+		struct imp_nbc *st;
+
+		if (mpi_model_add_item(im->m, it) < 0)
 			return CB_OOM(im);
+		if (!(it->flags & IMP_F_NBC_START))
+			continue;
+		d = &im->m->items[im->m->nitems - 1];
+		st = nbc_next(im, &im->nbc_starts, &im->nnbc_starts, &im->nbc_starts_cap);
+		if (!st)
+			return CB_OOM(im);
+		st->request = it->request;
+		st->item = (uint32_t)(im->m->nitems - 1);
+		d->flags = 0;
+		d->request = 0;
+	}
 	return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -263,6 +302,61 @@ EV_HEAD(ev_coll_end, OTF2_CollectiveOp op UNUSED, OTF2_CommRef comm, uint32_t ro
 			0);
 }
 
+/* A non-blocking collective started by the open call (an I-call): its COLL item, completed
+ * by pair_nbc, and its COLL_REQ item, as the runtime records them. Outside an I-call (OTF2
+ * allows MPI_Comm_idup's, which perfscope does not model) it is left out. */
+EV_HEAD(ev_nbc_request, uint64_t req)
+{
+	struct imp *im = ud;
+	struct mpi_item it;
+
+	if (im->call.depth == 0 || im->call.routine < 0 ||
+	    mpi_routine_kind((unsigned)im->call.routine) != MPI_KIND_ICOLL) {
+		im->stray_items += im->call.depth == 0;
+		return OTF2_CALLBACK_SUCCESS;
+	}
+	memset(&it, 0, sizeof(it));
+	it.kind = PSC_MPI_ITEM_COLL;
+	it.flags = IMP_F_NBC_START;
+	it.comm = MPI_NONE;
+	it.peer = PSC_MPI_ANY;
+	it.tag = PSC_MPI_ANY;
+	it.request = req;
+	if (push_item(im, &it) != OTF2_CALLBACK_SUCCESS)
+		return OTF2_CALLBACK_INTERRUPT;
+	it.kind = PSC_MPI_ITEM_COLL_REQ;
+	it.flags = 0;
+	return push_item(im, &it);
+}
+
+/* A non-blocking collective completed by the open call (Wait/Test family): its COLL_REQ item,
+ * and what it was for its start. Communicator creation and release are no collectives here. */
+EV_HEAD(ev_nbc_complete, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root, uint64_t sent,
+	uint64_t received, uint64_t req)
+{
+	struct imp *im = ud;
+	struct imp_nbc *d;
+	OTF2_CallbackCode ret;
+
+	if (op == OTF2_COLLECTIVE_OP_CREATE_HANDLE || op == OTF2_COLLECTIVE_OP_DESTROY_HANDLE ||
+	    op == OTF2_COLLECTIVE_OP_CREATE_HANDLE_AND_ALLOCATE ||
+	    op == OTF2_COLLECTIVE_OP_DESTROY_HANDLE_AND_DEALLOCATE)
+		return OTF2_CALLBACK_SUCCESS;
+	ret = add_item(im, PSC_MPI_ITEM_COLL_REQ, comm, OTF2_UNDEFINED_UINT32,
+		       OTF2_UNDEFINED_UINT32, 0, 0, req);
+	if (ret != OTF2_CALLBACK_SUCCESS || im->call.depth == 0 || comm == OTF2_UNDEFINED_COMM)
+		return ret;
+	d = nbc_next(im, &im->nbc_dones, &im->nnbc_dones, &im->nbc_dones_cap);
+	if (!d)
+		return CB_OOM(im);
+	d->request = req;
+	d->comm = im->call.items[im->call.nitems - 1].comm;
+	d->root = world_rank(im, (long)d->comm, root);
+	d->sent = sent;
+	d->received = received;
+	return OTF2_CALLBACK_SUCCESS;
+}
+
 static OTF2_ErrorCode read_location(struct imp *im, OTF2_Reader *rd, OTF2_EvtReaderCallbacks *cbs,
 				    const struct imp_loc *l)
 {
@@ -308,6 +402,8 @@ static OTF2_EvtReaderCallbacks *event_callbacks(void)
 	OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cbs, ev_recv);
 	OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(cbs, ev_cancelled);
 	OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cbs, ev_coll_end);
+	OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cbs, ev_nbc_request);
+	OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cbs, ev_nbc_complete);
 	return cbs;
 }
 
@@ -338,6 +434,55 @@ static int read_events(struct imp *im, OTF2_Reader *rd)
 	return im->failed ? -EINVAL : 0;
 }
 
+/* By rank and request. */
+static int cmp_nbc_key(const struct imp_nbc *x, const struct imp_nbc *y)
+{
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return (x->request > y->request) - (x->request < y->request);
+}
+
+/* By rank, request and reading order. */
+static int cmp_nbc(const void *a, const void *b)
+{
+	const struct imp_nbc *x = a, *y = b;
+	int c = cmp_nbc_key(x, y);
+
+	return c ? c : (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* Each non-blocking collective's start (its COLL item, and its COLL_REQ item's communicator)
+ * gets the communicator, root and bytes of its completion (the same rank and request, in
+ * order: a reused id pairs its k-th start with its k-th completion), whichever location was
+ * read first. A start never completed keeps no communicator: counted, and left out of the
+ * collectives. */
+static void pair_nbc(struct imp *im)
+{
+	const struct imp_nbc *d = im->nbc_dones, *end = d + im->nnbc_dones;
+
+	qsort(im->nbc_starts, im->nnbc_starts, sizeof(*im->nbc_starts), cmp_nbc);
+	qsort(im->nbc_dones, im->nnbc_dones, sizeof(*im->nbc_dones), cmp_nbc);
+	for (size_t i = 0; i < im->nnbc_starts; i++) {
+		const struct imp_nbc *s = &im->nbc_starts[i];
+		struct mpi_item *it = &im->m->items[s->item];
+
+		while (d < end && cmp_nbc_key(d, s) < 0)
+			d++;
+		if (d == end || cmp_nbc_key(d, s) > 0) {
+			im->nbc_open++;
+			continue;
+		}
+		it->comm = d->comm;
+		it->peer = d->root;
+		it->bytes = d->sent;
+		it->bytes2 = d->received;
+		/* its COLL_REQ item, right after it */
+		if (s->item + 1 < im->m->nitems && it[1].kind == PSC_MPI_ITEM_COLL_REQ)
+			it[1].comm = d->comm;
+		d++;
+	}
+}
+
 /* Say what was left out, as the model's warnings. */
 static int warn_skipped(struct imp *im)
 {
@@ -351,6 +496,7 @@ static int warn_skipped(struct imp *im)
 	    {im->open_calls, "locations end inside an MPI call (cut short; the call is left out)"},
 	    {im->nocomm_items,
 	     "MPI message or collective events name no communicator (not matched)"},
+	    {im->nbc_open, "non-blocking collectives never completed (not matched)"},
 	};
 	int ret = 0;
 
@@ -425,8 +571,10 @@ int mpi_model_load_otf2(struct mpi_model *m, const char *anchor, unsigned flags,
 		ret = otf2i_read_local_definitions(&im, rd);
 	if (ret == 0)
 		ret = read_events(&im, rd);
-	if (ret == 0)
+	if (ret == 0) {
+		pair_nbc(&im);
 		ret = warn_skipped(&im);
+	}
 close:
 	OTF2_Reader_Close(rd);
 	if (ret == 0)
