@@ -70,6 +70,58 @@ if(PSC_MPI_C_TARGET AND Python3_Interpreter_FOUND)
     -Wl,--version-script=${PSC_MPI_GEN_DIR}/mpi-exports.map -Wl,-z,defs)
   install(TARGETS perfscope_mpi LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 
+  # libperfscope-mpich.so: the same wrappers built against MPICH (pkg-config mpich), which
+  # record --mpi preloads for programs linked with libmpich.so.12. C wrappers alone: MPICH's
+  # Fortran bindings (libmpichfort: mpi_send_, mpi_send_f08ts_ ...) call the C MPI_Send, not
+  # PMPI_Send, so the C wrappers see Fortran calls too, and Fortran wrappers would count them
+  # twice.
+  pkg_check_modules(PSC_MPICH QUIET IMPORTED_TARGET mpich)
+  if(PSC_MPICH_FOUND)
+    add_library(perfscope_mpich SHARED ${PSC_MPI_GEN_DIR}/mpi-wrappers.c src/mpi/hooks.c
+      src/mpi/hooks-coll.c src/mpi/comms.c src/mpi/requests.c src/mpi/clocksync.c
+      src/mpi/load.c)
+    set_target_properties(perfscope_mpich PROPERTIES
+      OUTPUT_NAME perfscope-mpich
+      VERSION ${PROJECT_VERSION} SOVERSION 0
+      INSTALL_RPATH "$ORIGIN"
+      LINK_DEPENDS ${PSC_MPI_GEN_DIR}/mpi-exports.map)
+    target_include_directories(perfscope_mpich PRIVATE ${PSC_MPI_GEN_DIR}
+      ${CMAKE_SOURCE_DIR}/src/mpi)
+    target_compile_options(perfscope_mpich PRIVATE -fvisibility=hidden)
+    target_link_libraries(perfscope_mpich PRIVATE perfscope PkgConfig::PSC_MPICH
+      Threads::Threads)
+    target_link_options(perfscope_mpich PRIVATE
+      -Wl,--version-script=${PSC_MPI_GEN_DIR}/mpi-exports.map -Wl,-z,defs)
+    install(TARGETS perfscope_mpich LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+    # examples/mpi/ring.c linked with MPICH (ring_mpich), and ring_f.f90 and ring_f08.f90 built
+    # by MPICH's Fortran compiler wrapper (ring_f_mpich, ring_f08_mpich), for
+    # tests/e2e/test_mpi_mpich*.sh
+    add_executable(mpi_ring_mpich ${CMAKE_SOURCE_DIR}/examples/mpi/ring.c)
+    target_compile_options(mpi_ring_mpich PRIVATE -g -fno-sanitize=all)
+    target_link_options(mpi_ring_mpich PRIVATE -fno-sanitize=all)
+    target_link_libraries(mpi_ring_mpich PRIVATE PkgConfig::PSC_MPICH)
+    set_target_properties(mpi_ring_mpich PROPERTIES OUTPUT_NAME ring_mpich
+      RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/examples/mpi)
+    find_program(PSC_MPIFORT_MPICH NAMES mpifort.mpich mpif90.mpich)
+    if(PERFSCOPE_FORTRAN AND PSC_MPIFORT_MPICH)
+      set(PSC_MPICH_F_OUT)
+      foreach(ex ring_f ring_f08)
+        set(out ${CMAKE_BINARY_DIR}/examples/mpi/${ex}_mpich)
+        add_custom_command(OUTPUT ${out}
+          COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/examples/mpi/mod-${ex}-mpich
+          COMMAND ${PSC_MPIFORT_MPICH} -g -o ${out} -J ${CMAKE_BINARY_DIR}/examples/mpi/mod-${ex}-mpich
+                  ${CMAKE_SOURCE_DIR}/examples/mpi/${ex}.f90
+          DEPENDS ${CMAKE_SOURCE_DIR}/examples/mpi/${ex}.f90
+          COMMENT "building examples/mpi/${ex}_mpich with ${PSC_MPIFORT_MPICH}")
+        list(APPEND PSC_MPICH_F_OUT ${out})
+      endforeach()
+      add_custom_target(mpi_mpich_f ALL DEPENDS ${PSC_MPICH_F_OUT})
+    endif()
+  else()
+    message(STATUS "MPICH not found (pkg-config mpich): no libperfscope-mpich.so, "
+      "tests/e2e/test_mpi_mpich*.sh not registered")
+  endif()
+
   # examples/mpi/calls_mpi(.c, _f.f90) and calls_more.c: a known number of every kind of
   # call, for tests/e2e/test_mpi_record.sh
   foreach(ex calls_mpi calls_more)

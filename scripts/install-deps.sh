@@ -19,6 +19,7 @@ packages=(
 	strace                                   # tests count the reads a command makes
 	python3                                  # tests parse JSON output with it; MPI wrapper generator
 	libopenmpi-dev openmpi-bin               # MPI: libperfscope-mpi.so, its examples and tests
+	mpich libmpich-dev                       # MPICH (mpiexec.mpich): libperfscope-mpich.so and its tests; Open MPI stays the default mpicc/mpirun
 	libopen-trace-format2-dev otf2-tools     # OTF2 export/import; otf2-print checks what we write
 	python3-otf2                             # tests read exported OTF2 with Python's otf2 too
 	libjs-chart.js                           # Chart.js, inlined into the HTML report at build time

@@ -248,28 +248,9 @@ static int has_function_events(const char *dir)
 	return found;
 }
 
-/* libperfscope-mpi.so next to the runtime LIB into MPILIB (":" and the path). 0 or -ENOENT. */
-static int mpi_library(const char *lib, char *mpilib, size_t len)
-{
-	static const char *const names[] = {"libperfscope-mpi.so.0", "libperfscope-mpi.so"};
-	const char *slash = strrchr(lib, '/');
-	int dirlen = slash ? (int)(slash - lib) : 1;
-
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		snprintf(mpilib, len, ":%.*s/%s", dirlen, slash ? lib : ".", names[i]);
-		if (access(mpilib + 1, R_OK) == 0)
-			return 0;
-	}
-	cli_error("record",
-		  "--mpi: libperfscope-mpi.so.0 not found next to %s (perfscope was built "
-		  "without MPI: install an MPI with mpicc, e.g. libopenmpi-dev, and rebuild)",
-		  lib);
-	return -ENOENT;
-}
-
 /* LD_PRELOAD the runtime (after the ASan runtime in sanitizer builds), with MPI its MPI
- * wrappers too, keeping the user's. */
-static int preload_runtime(int mpi)
+ * wrappers too (those of CMD's MPI), keeping the user's. */
+static int preload_runtime(int mpi, char *const *cmd)
 {
 	char lib[PATH_MAX], mpilib[PATH_MAX + 32] = "", value[4 * PATH_MAX + 8];
 	const char *old = getenv("LD_PRELOAD");
@@ -281,7 +262,7 @@ static int preload_runtime(int mpi)
 			  PSC_LIB_INSTALL_DIR);
 		return -ENOENT;
 	}
-	if (mpi && mpi_library(lib, mpilib, sizeof(mpilib)))
+	if (mpi && record_mpi_library(lib, cmd, mpilib, sizeof(mpilib)))
 		return -ENOENT;
 #ifdef PSC_ASAN_RUNTIME
 	snprintf(value, sizeof(value), "%s:%s%s%s%s", PSC_ASAN_RUNTIME, lib, mpilib,
@@ -551,7 +532,7 @@ int cmd_record(int argc, char **argv)
 		memset(&rp, 0, sizeof(rp));
 	}
 	/* before the directory exists: nothing is left behind when the runtime is missing */
-	if ((functions || mpi.on) && preload_runtime(mpi.on))
+	if ((functions || mpi.on) && preload_runtime(mpi.on, cmd))
 		goto out;
 	if (mpi.rank > 0) {
 		/* rank 0 makes the directory; never touch it from here */

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -155,4 +156,168 @@ int record_mpi_wait_dir(const char *dir, const struct record_mpi *mpi)
 		  "of rank 0 failed (see its message)",
 		  mpi->rank, dir, MPI_DIR_WAIT_MS / 1000);
 	return -ETIMEDOUT;
+}
+
+/* The MPI a NEEDED entry names: Open MPI's libmpi.so.40 and its Fortran and C++ bindings
+ * (libmpi_mpifh, libmpi_usempif08, libmpi_cxx ...), MPICH's libmpich.so.12 and its
+ * libmpichfort and libmpichcxx. */
+static enum record_mpi_impl mpi_needed_impl(const char *needed)
+{
+	if (!strncmp(needed, "libmpich", 8))
+		return RECORD_MPI_MPICH;
+	if (!strncmp(needed, "libmpi.so", 9) || !strncmp(needed, "libmpi_", 7))
+		return RECORD_MPI_OPENMPI;
+	return RECORD_MPI_UNKNOWN;
+}
+
+enum record_mpi_impl record_mpi_elf_impl(const char *path)
+{
+	enum record_mpi_impl impl = RECORD_MPI_UNKNOWN;
+	Elf_Scn *scn = NULL;
+	Elf *elf;
+	int fd;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return RECORD_MPI_UNKNOWN;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return RECORD_MPI_UNKNOWN;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	while (elf && elf_kind(elf) == ELF_K_ELF && !impl && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; !impl && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Dyn dyn;
+			const char *name;
+
+			if (!gelf_getdyn(data, (int)i, &dyn) || dyn.d_tag != DT_NEEDED)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
+			if (name)
+				impl = mpi_needed_impl(name);
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return impl;
+}
+
+/* ARG as the launcher would run it: a path when it has a '/', else the first executable of
+ * that name in PATH. 0 when it is an executable regular file, into BUF. */
+static int mpi_resolve(const char *arg, char *buf, size_t len)
+{
+	const char *path = getenv("PATH");
+	struct stat st;
+
+	if (strchr(arg, '/')) {
+		snprintf(buf, len, "%s", arg);
+		return stat(buf, &st) || !S_ISREG(st.st_mode) || access(buf, X_OK) ? -1 : 0;
+	}
+	for (const char *p = path ? path : ""; *p;) {
+		size_t n = strcspn(p, ":");
+
+		if (n && (size_t)snprintf(buf, len, "%.*s/%s", (int)n, p, arg) < len &&
+		    !stat(buf, &st) && S_ISREG(st.st_mode) && !access(buf, X_OK))
+			return 0;
+		p += n + (p[n] == ':');
+	}
+	return -1;
+}
+
+/* The MPI of the launcher at PATH by its real name: Open MPI's orterun/prterun (mpirun.openmpi),
+ * MPICH's Hydra (mpiexec.hydra, mpirun.mpich). */
+static enum record_mpi_impl mpi_launcher_impl(const char *path)
+{
+	char real[PATH_MAX];
+	const char *base;
+
+	if (!realpath(path, real))
+		return RECORD_MPI_UNKNOWN;
+	base = strrchr(real, '/') ? strrchr(real, '/') + 1 : real;
+	if (strstr(base, "hydra") || strstr(base, "mpich"))
+		return RECORD_MPI_MPICH;
+	if (strstr(base, "orterun") || strstr(base, "prterun") || strstr(base, "openmpi"))
+		return RECORD_MPI_OPENMPI;
+	return RECORD_MPI_UNKNOWN;
+}
+
+enum record_mpi_impl record_mpi_cmd_impl(char *const *cmd, const char **prog)
+{
+	enum record_mpi_impl launcher = RECORD_MPI_UNKNOWN;
+	char path[PATH_MAX];
+
+	*prog = NULL;
+	for (size_t i = 0; cmd[i]; i++) {
+		enum record_mpi_impl impl;
+
+		if ((i && cmd[i][0] == '-') || mpi_resolve(cmd[i], path, sizeof(path)))
+			continue;
+		impl = record_mpi_elf_impl(path);
+		if (impl) {
+			*prog = cmd[i];
+			return impl;
+		}
+		if (i == 0)
+			launcher = mpi_launcher_impl(path);
+	}
+	if (launcher)
+		*prog = cmd[0];
+	return launcher;
+}
+
+static const char *const mpi_impl_names[] = {"an unknown MPI", "Open MPI", "MPICH"};
+static const char *const mpi_impl_libs[] = {"", "libperfscope-mpi.so.0", "libperfscope-mpich.so.0"};
+static const char *const mpi_impl_devs[] = {"", "libopenmpi-dev", "libmpich-dev"};
+
+int record_mpi_library(const char *lib, char *const *cmd, char *mpilib, size_t len)
+{
+	const char *slash = strrchr(lib, '/'), *prog, *choice = getenv(PSC_ENV_MPI_IMPL);
+	int dirlen = slash ? (int)(slash - lib) : 1;
+	enum record_mpi_impl impl;
+
+	if (choice && *choice) {
+		if (!strcmp(choice, "openmpi")) {
+			impl = RECORD_MPI_OPENMPI;
+		} else if (!strcmp(choice, "mpich")) {
+			impl = RECORD_MPI_MPICH;
+		} else {
+			cli_error("record", "%s=%s: give openmpi or mpich", PSC_ENV_MPI_IMPL,
+				  choice);
+			return -EINVAL;
+		}
+		prog = NULL;
+	} else {
+		impl = record_mpi_cmd_impl(cmd, &prog);
+	}
+	if (!impl) {
+		/* Debian's default MPI; a wrong guess fails in the program's loader, so say it */
+		impl = RECORD_MPI_OPENMPI;
+		fprintf(
+		    stderr,
+		    "perfscope record: warning: --mpi: cannot tell which MPI %s uses (neither it "
+		    "nor a program among its arguments is linked with Open MPI's libmpi.so.40 or "
+		    "MPICH's libmpich.so.12): tracing with Open MPI's wrappers; set %s=mpich "
+		    "for MPICH\n",
+		    cmd[0], PSC_ENV_MPI_IMPL);
+	}
+	snprintf(mpilib, len, ":%.*s/%s", dirlen, slash ? lib : ".", mpi_impl_libs[impl]);
+	if (access(mpilib + 1, R_OK) == 0)
+		return 0;
+	if (prog)
+		cli_error("record",
+			  "--mpi: %s uses %s, but %s is not next to %s (perfscope was built "
+			  "without %s: install %s and rebuild)",
+			  prog, mpi_impl_names[impl], mpi_impl_libs[impl], lib,
+			  mpi_impl_names[impl], mpi_impl_devs[impl]);
+	else
+		cli_error("record",
+			  "--mpi: %s is not next to %s (perfscope was built without %s: install %s "
+			  "and rebuild)",
+			  mpi_impl_libs[impl], lib, mpi_impl_names[impl], mpi_impl_devs[impl]);
+	return -ENOENT;
 }

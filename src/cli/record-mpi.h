@@ -7,7 +7,19 @@
 #ifndef PSC_RECORD_MPI_H
 #define PSC_RECORD_MPI_H
 
+#include <stddef.h>
 #include <time.h>
+
+/* Which MPI's wrappers record --mpi preloads: "openmpi" or "mpich", when it cannot tell from
+ * the command (record_mpi_cmd_impl) or should not. */
+#define PSC_ENV_MPI_IMPL "PERFSCOPE_MPI_IMPL"
+
+/* The MPI implementations perfscope has wrappers for. */
+enum record_mpi_impl {
+	RECORD_MPI_UNKNOWN,
+	RECORD_MPI_OPENMPI, /* libmpi.so.40: libperfscope-mpi.so */
+	RECORD_MPI_MPICH,   /* libmpich.so.12: libperfscope-mpich.so */
+};
 
 /* What record knows of the MPI run it belongs to. */
 struct record_mpi {
@@ -36,5 +48,23 @@ int record_mpi_run_id(struct record_mpi *mpi);
 
 /* A rank other than 0: wait until rank 0 has made DIR an experiment of this job. */
 int record_mpi_wait_dir(const char *dir, const struct record_mpi *mpi);
+
+/* The MPI the ELF file at PATH is linked with, by its NEEDED entries (libmpi.so.40 and
+ * Open MPI's binding libraries libmpi_*; libmpich*); RECORD_MPI_UNKNOWN when none names an
+ * MPI or PATH is no ELF file. */
+enum record_mpi_impl record_mpi_elf_impl(const char *path);
+
+/* The MPI of the command CMD (NULL-terminated): of the first of CMD[0] and its later
+ * arguments that are not options and resolve (as a path, or in PATH) to an executable linked
+ * with an MPI, as `mpirun -np 4 ./app` runs ./app; else of the launcher CMD[0] by its real
+ * name (orterun: Open MPI, mpiexec.hydra: MPICH). *PROG is the argument that told, NULL when
+ * none did. */
+enum record_mpi_impl record_mpi_cmd_impl(char *const *cmd, const char **prog);
+
+/* ":" and the path of the MPI wrapper library for CMD into MPILIB, next to the runtime LIB:
+ * libperfscope-mpi.so.0 for Open MPI, libperfscope-mpich.so.0 for MPICH, as PSC_ENV_MPI_IMPL
+ * says or else record_mpi_cmd_impl finds (Open MPI's, with a warning, when it finds none).
+ * 0, -EINVAL for a bad PSC_ENV_MPI_IMPL, -ENOENT when the library was not built; prints why. */
+int record_mpi_library(const char *lib, char *const *cmd, char *mpilib, size_t len);
 
 #endif /* PSC_RECORD_MPI_H */
