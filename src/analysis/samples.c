@@ -271,6 +271,7 @@ static int on_sample(struct sample_walk *w, const struct stream_record *rec, con
 	s.kernel = !!((p[2] >> 16) & PSC_SAMPLE_KERNEL);
 	s.group = rec->arg;
 	s.nchain = (size_t)(p[2] >> 32);
+	s.nkchain = (size_t)(p[2] >> PSC_SAMPLE_KFRAMES_SHIFT) & PSC_SAMPLE_KFRAMES_MAX;
 	s.chain = val + nr;
 	s.image = image_get(w, s.pid);
 	t = thread_get(w, s.pid, s.tid, &s.thread);
@@ -312,6 +313,23 @@ static int on_sample(struct sample_walk *w, const struct stream_record *rec, con
 	t->weight_ns += s.weight_ns;
 	w->samples++;
 	return fn ? fn(ctx, &s) : 0;
+}
+
+/* A sample's kernel frames are some of its call chain: 0, or -EINVAL with the message in ERR. */
+static int check_kframes(const struct exp_samples *f, const struct stream_record *rec, char *err,
+			 size_t errlen)
+{
+	unsigned nk = (unsigned)(rec->payload[2] >> PSC_SAMPLE_KFRAMES_SHIFT) &
+		      PSC_SAMPLE_KFRAMES_MAX,
+		 n = (unsigned)(rec->payload[2] >> 32);
+
+	if (nk <= n)
+		return 0;
+	/* word 2 of the payload: after the record's two words and two more */
+	snprintf(err, errlen,
+		 "%s: byte %llu: a sample's %u kernel frames are more than its call chain of %u",
+		 f->path, (unsigned long long)rec->offset + 32, nk, n);
+	return -EINVAL;
 }
 
 /* One samples file. GROUPS: per group, its members' event indices. */
@@ -357,6 +375,9 @@ static int walk_file(struct sample_walk *w, const struct exp_samples *f,
 			ret = w->switches ? on_switch(w, &rec) : 0;
 			break;
 		case PSC_REC_SAMPLE:
+			ret = check_kframes(f, &rec, err, errlen);
+			if (ret)
+				break;
 			ret = on_sample(w, &rec, groups, fn, ctx);
 			break;
 		case PSC_REC_TASK:

@@ -42,8 +42,14 @@ struct sample {
 	 */
 	const uint64_t *spans;
 	size_t nspans;
-	const uint64_t *chain; /* caller return addresses, innermost first */
-	size_t nchain;
+	/*
+	 * Caller return addresses, innermost first: the first NKCHAIN are kernel frames (the
+	 * kernel functions below the IP, when the IP is in the kernel and call chains kept them),
+	 * the others user frames (for a sample in the kernel the first of them is where the
+	 * thread entered the kernel).
+	 */
+	const uint64_t *chain;
+	size_t nchain, nkchain;
 };
 
 struct sample_thread {

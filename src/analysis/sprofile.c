@@ -158,11 +158,15 @@ static void count_incl(struct sample_profile *p, struct sprof_row *row, const st
 	row->incl_ns += s->weight_ns;
 }
 
-/* The callers of the leader's sample S (return addresses: named at the call, ADDR - 1) into
- * the inclusive counts and b->path, outermost first; the sampled function goes after them. */
-static int add_callers(struct build *b, const struct sample *s)
+/*
+ * The callers of the leader's sample S (return addresses: named at the call, ADDR - 1) into
+ * the inclusive counts and b->path, outermost first, kernel frames below the user ones (those
+ * no kernel symbol names are left out). The number of callers on the path, or -ENOMEM.
+ */
+static long add_callers(struct build *b, const struct sample *s)
 {
 	struct sample_profile *p = b->p;
+	size_t n = 0;
 
 	if (s->nchain + 1 > b->pathcap) {
 		size_t cap = s->nchain + 64;
@@ -178,15 +182,22 @@ static int add_callers(struct build *b, const struct sample *s)
 		struct sym_info sym;
 		struct sprof_row *r;
 
-		if (symtab_lookup(p->syms, s->pid, s->image, addr, &sym))
+		if (k < s->nkchain) {
+			p->kframes++;
+			if (!sample_kernel_sym(&p->ksyms, addr, &sym)) {
+				p->kframes_unnamed++;
+				continue;
+			}
+		} else if (symtab_lookup(p->syms, s->pid, s->image, addr, &sym)) {
 			return -ENOMEM;
+		}
 		r = row_get(b, s, addr, &sym);
 		if (!r)
 			return -ENOMEM;
 		count_incl(p, r, s);
-		b->path[s->nchain - 1 - k] = r->cfunc;
+		b->path[n++] = r->cfunc;
 	}
-	return 0;
+	return (long)n;
 }
 
 static int on_sample(void *ctx, const struct sample *s)
@@ -197,6 +208,7 @@ static int on_sample(void *ctx, const struct sample *s)
 	struct sprof_row *r;
 	uint64_t *c;
 	size_t ri;
+	long ncallers;
 	int ret;
 
 	if (s->kernel) {
@@ -217,13 +229,13 @@ static int on_sample(void *ctx, const struct sample *s)
 	if (s->group != 0)
 		return 0;
 	ri = (size_t)(r - p->rows);
-	ret = add_callers(b, s);
-	if (ret)
-		return ret;
+	ncallers = add_callers(b, s);
+	if (ncallers < 0)
+		return (int)ncallers;
 	r = &p->rows[ri]; /* add_callers may have moved the rows */
 	count_incl(p, r, s);
-	b->path[s->nchain] = r->cfunc;
-	ret = scall_add(&p->calls, b->path, s->nchain + 1, s->weight_ns);
+	b->path[ncallers] = r->cfunc;
+	ret = scall_add(&p->calls, b->path, (size_t)ncallers + 1, s->weight_ns);
 	if (ret)
 		return ret;
 	p->chains += s->nchain > 0;

@@ -66,6 +66,11 @@ struct sample_profile {
 	 */
 	struct scall_tree calls;
 	uint64_t chains;
+	/*
+	 * Kernel frames of the leader's call chains, and those left out of the paths because
+	 * no kernel symbol names them (no kallsyms in the experiment).
+	 */
+	uint64_t kframes, kframes_unnamed;
 };
 
 /*

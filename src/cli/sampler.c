@@ -362,13 +362,51 @@ static int group_of_id(const struct sampler *s, const struct sampler_cpu *cpu, u
 	return -1;
 }
 
+size_t sampler_chain(const uint64_t *chain, size_t n, uint64_t ip, uint64_t *out, size_t cap,
+		     unsigned *nkernel)
+{
+	uint64_t ctx = 0;
+	size_t m = 0, user = 0;
+	int first = 1;
+
+	*nkernel = 0;
+	for (size_t k = 0; k < n && m < cap; k++) {
+		uint64_t a = chain[k];
+
+		if (a >= (uint64_t)PERF_CONTEXT_MAX) {
+			ctx = a;
+			first = 1;
+			continue;
+		}
+		/* each context's first entry is where it was interrupted: the IP for its own */
+		if (first && a == ip) {
+			first = 0;
+			continue;
+		}
+		first = 0;
+		if (ctx == (uint64_t)PERF_CONTEXT_KERNEL) {
+			/* kernel frames come first, and at most what word 2 can count */
+			if (user || *nkernel == PSC_SAMPLE_KFRAMES_MAX)
+				continue;
+			++*nkernel;
+		} else if (ctx == (uint64_t)PERF_CONTEXT_USER || (!ctx && !(a >> 63))) {
+			user++;
+		} else {
+			continue; /* hypervisor and guest contexts */
+		}
+		out[m++] = a;
+	}
+	return m;
+}
+
 static int take_sample(struct sampler *s, struct sampler_cpu *cpu,
 		       const struct perf_event_header *h)
 {
 	const uint64_t *w = (const uint64_t *)(h + 1),
 		       *end = (const uint64_t *)((const uint8_t *)h + h->size);
-	uint64_t p[3 + 3 + 64 + 128];
+	uint64_t p[3 + 3 + 64 + 256];
 	uint64_t id, ip, pidtid, ns, cpuw, nr, nchain = 0;
+	unsigned nkernel = 0;
 	size_t np = 0;
 	int g;
 
@@ -397,21 +435,13 @@ static int take_sample(struct sampler *s, struct sampler_cpu *cpu,
 	if (s->cfg.callgraph && w < end) {
 		uint64_t n = *w++;
 
-		for (uint64_t k = 0; k < n && w + k < end && np < sizeof(p) / sizeof(p[0]); k++) {
-			/* user frames only; context markers and kernel frames are skipped */
-			if (w[k] >= (uint64_t)PERF_CONTEXT_MAX || (w[k] >> 63))
-				continue;
-			p[np++] = w[k];
-			nchain++;
-		}
-		/* the first user entry repeats the IP */
-		if (nchain && p[6 + nr] == ip) {
-			memmove(p + 6 + nr, p + 7 + nr, (nchain - 1) * sizeof(uint64_t));
-			nchain--;
-			np--;
-		}
+		if (n > (uint64_t)(end - w))
+			n = (uint64_t)(end - w);
+		nchain = sampler_chain(w, (size_t)n, ip, p + np, sizeof(p) / sizeof(p[0]) - np,
+				       &nkernel);
+		np += nchain;
 	}
-	p[2] |= nchain << 32;
+	p[2] |= (uint64_t)nkernel << PSC_SAMPLE_KFRAMES_SHIFT | nchain << 32;
 	s->samples++;
 	return sample_out_add(s->out, ns, PSC_REC_SAMPLE, (uint32_t)g, p, np);
 }

@@ -93,4 +93,15 @@ void sampler_release(struct sampler *s);
 /* kernel.perf_event_max_sample_rate under procfs root PROCFS, or 0 when it cannot be read. */
 uint64_t sampler_max_rate(const char *procfs);
 
+/*
+ * The call chain of a sample as the samples file keeps it (docs/format.md): from the kernel's
+ * N entries CHAIN (PERF_SAMPLE_CALLCHAIN, innermost first, with PERF_CONTEXT_* markers) of a
+ * sample at IP, the kernel frames, then the user frames, at most CAP of them into OUT. Markers,
+ * hypervisor and guest frames, and each context's first entry when it equals IP are left
+ * out; kernel frames after a user frame or past PSC_SAMPLE_KFRAMES_MAX too. Returns the
+ * number of frames written; *NKERNEL gets how many of them (the first ones) are the kernel's.
+ */
+size_t sampler_chain(const uint64_t *chain, size_t n, uint64_t ip, uint64_t *out, size_t cap,
+		     unsigned *nkernel);
+
 #endif /* PSC_SAMPLER_H */

@@ -213,6 +213,9 @@ static inline uint64_t psc_mpi_pack2(int32_t lo, int32_t hi)
 }
 
 #define PSC_SAMPLE_KERNEL 0x1u /* the sample's IP is in the kernel */
+/* word 2 of a sample, bits 24-31: how many of the call chain's first entries are kernel frames */
+#define PSC_SAMPLE_KFRAMES_SHIFT 24
+#define PSC_SAMPLE_KFRAMES_MAX	 255u
 
 /* PSC_REC_SWITCH flags: switched out (else in); switched out while still runnable */
 #define PSC_SWITCH_OUT	   0x1u

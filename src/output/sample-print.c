@@ -200,8 +200,11 @@ static void caveats(const struct sample_report *r, void (*fn)(void *ctx, const c
 		    w->throttled);
 	}
 	if (sm->user_only)
-		fn(ctx,
-		   "kernel code was not sampled (kernel.perf_event_paranoid): user space only");
+		fn(ctx, sm->callgraph
+			    ? "kernel code was not sampled (kernel.perf_event_paranoid): user "
+			      "space only, call chains without kernel frames"
+			    : "kernel code was not sampled (kernel.perf_event_paranoid): user "
+			      "space only");
 	if (r->p->kernel_samples > r->p->kernel_named) {
 		caveat_say(fn, ctx, "%" PRIu64 " samples in the kernel show as [kernel]: %s",
 			   r->p->kernel_samples - r->p->kernel_named,
@@ -209,6 +212,14 @@ static void caveats(const struct sample_report *r, void (*fn)(void *ctx, const c
 			       ? "the experiment has no kallsyms (kernel.kptr_restrict hid the "
 				 "kernel's addresses when it was recorded)"
 			       : "no kernel symbol holds their addresses");
+	}
+	if (r->p->kframes_unnamed) {
+		caveat_say(
+		    fn, ctx,
+		    "%" PRIu64 " kernel frames of the call chains are left out of the paths: %s",
+		    r->p->kframes_unnamed,
+		    r->p->ksyms.missing ? "the experiment has no kallsyms (kernel.kptr_restrict)"
+					: "no kernel symbol holds their addresses");
 	}
 	if (!sm->inherit)
 		fn(ctx, "this kernel (before Linux 6.12) sampled only the command's first thread");

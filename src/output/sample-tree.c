@@ -20,6 +20,14 @@ static void put_right(FILE *f, const char *s, int width)
 	fprintf(f, "%*s", width, s);
 }
 
+/* A function in the text trees: kernel functions marked "[k] " (their module is "[kernel]"). */
+static void put_func(FILE *f, unsigned depth, const struct scall_func *fn)
+{
+	fprintf(f, "  %*s%s%s\n", (int)(2 * depth), "",
+		strcmp(fn->module, "[kernel]") || !strcmp(fn->name, "[kernel]") ? "" : "[k] ",
+		fn->name);
+}
+
 /* Node N is left out: under --min-time, or under --min-share of ALL samples (inclusive). */
 static int below_share(const struct sample_report *r, const struct scall_node *n, uint64_t all)
 {
@@ -105,7 +113,7 @@ static void tree_node(const struct sample_report *r, const struct scall_tree *t,
 	put_right(f, samples, 9);
 	fprintf(f, " %7.1f %%  %6.1f %%  ", pct(n->samples, all), pct(n->self, all));
 	put_right(f, time, 10);
-	fprintf(f, "  %*s%s\n", (int)(2 * depth), "", t->funcs[n->func].name);
+	put_func(f, depth, &t->funcs[n->func]);
 	for (uint32_t c = n->first_child; c != NONE; c = t->nodes[c].next_sibling)
 		tree_node(r, t, c, depth + 1, f);
 }
@@ -156,7 +164,7 @@ static void callers_node(const struct sample_report *r, const struct scall_tree 
 		put_right(f, samples, 9);
 		fprintf(f, " %7.1f %%  ", pct(n->samples, all));
 		put_right(f, time, 10);
-		fprintf(f, "  %*s%s\n", (int)(2 * depth), "", fn->name);
+		put_func(f, depth, fn);
 	}
 	for (uint32_t c = n->first_child; c != NONE; c = t->nodes[c].next_sibling)
 		callers_node(r, t, c, depth + 1, f, csv, w);

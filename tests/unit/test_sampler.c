@@ -7,6 +7,8 @@
  * cannot be opened at all is marked failed, the leader is cpu-clock when cycles fails, kernel
  * sampling is dropped when only it is refused, a refusal of everything is an error, and a
  * kernel that refuses PERF_SAMPLE_READ in inherited events gets one per-task ring instead.
+ * Call chains: what a sample keeps of the kernel's PERF_SAMPLE_CALLCHAIN (sampler_chain): its
+ * kernel frames, counted, then its user frames, without the markers and the repeated IP.
  * The sampled task is a child held before exec (launch.h), never released in those tests.
  *
  * End to end: the sampler on a real child (this program run with --spin: two threads that spin
@@ -659,12 +661,69 @@ static void test_end_to_end_own_group(void **state)
 	expect_all_closed(&f);
 }
 
+/* ---- call chains ---------------------------------------------------------------------------- */
+
+#define KIP  0xffffffff81001010ull /* a kernel IP, and kernel return addresses below */
+#define K1   0xffffffff81002020ull
+#define K2   0xffffffff81003030ull
+#define UIP  0x401010ull /* where the thread entered the kernel, and user return addresses */
+#define U1   0x402020ull
+#define U2   0x403030ull
+#define KCTX ((uint64_t)PERF_CONTEXT_KERNEL)
+#define UCTX ((uint64_t)PERF_CONTEXT_USER)
+
+static void expect_chain(const uint64_t *in, size_t n, uint64_t ip, const uint64_t *want,
+			 size_t nwant, unsigned want_kernel)
+{
+	uint64_t out[16];
+	unsigned nk = 99;
+	size_t m = sampler_chain(in, n, ip, out, 16, &nk);
+
+	assert_int_equal(m, nwant);
+	assert_int_equal(nk, want_kernel);
+	for (size_t k = 0; k < m; k++)
+		if (out[k] != want[k])
+			fail_msg("frame %zu: %#llx, want %#llx", k, (unsigned long long)out[k],
+				 (unsigned long long)want[k]);
+}
+
+/*
+ * A sample in the kernel keeps its kernel frames (the first, the IP itself, left out), then
+ * the user frames from where the thread entered the kernel; a sample in user space has no
+ * kernel part and loses the first user entry (its IP). Hypervisor frames, kernel frames after
+ * user ones and frames past the room given are dropped; a chain of markers alone is empty.
+ */
+static void test_chain_kernel_frames(void **state)
+{
+	static const uint64_t kernel[] = {KCTX, KIP, K1, K2, UCTX, UIP, U1, U2};
+	static const uint64_t kernel_want[] = {K1, K2, UIP, U1, U2};
+	static const uint64_t user[] = {UCTX, UIP, U1, U2};
+	static const uint64_t user_want[] = {U1, U2};
+	static const uint64_t odd[] = {
+	    (uint64_t)PERF_CONTEXT_HV, 0xfff0ull, KCTX, KIP, K1, UCTX, UIP, KCTX, K2};
+	static const uint64_t odd_want[] = {K1, UIP};
+	static const uint64_t markers[] = {KCTX, UCTX};
+	uint64_t out[2];
+	unsigned nk;
+
+	(void)state;
+	expect_chain(kernel, 8, KIP, kernel_want, 5, 2);
+	expect_chain(user, 4, UIP, user_want, 2, 0);
+	expect_chain(odd, 9, KIP, odd_want, 2, 1);
+	expect_chain(markers, 2, KIP, NULL, 0, 0);
+	/* room for two frames: the two kernel ones */
+	assert_int_equal(sampler_chain(kernel, 8, KIP, out, 2, &nk), 2);
+	assert_int_equal(nk, 2);
+	assert_true(out[0] == K1 && out[1] == K2);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_plan_groups),	       cmocka_unit_test(test_plan_user_only),
-	    cmocka_unit_test(test_plan_not_permitted), cmocka_unit_test(test_plan_old_kernel),
-	    cmocka_unit_test(test_end_to_end),	       cmocka_unit_test(test_end_to_end_own_group),
+	    cmocka_unit_test(test_plan_groups),		cmocka_unit_test(test_plan_user_only),
+	    cmocka_unit_test(test_plan_not_permitted),	cmocka_unit_test(test_plan_old_kernel),
+	    cmocka_unit_test(test_end_to_end),		cmocka_unit_test(test_end_to_end_own_group),
+	    cmocka_unit_test(test_chain_kernel_frames),
 	};
 	ssize_t n;
 
