@@ -245,15 +245,11 @@ static void coll_charge(struct ctx *x, const struct mpi_coll *co)
 	}
 }
 
-/* The blocking kind of each non-blocking collective (Iallreduce: Allreduce's), from the name. */
+/* The blocking kind of each non-blocking collective (Iallreduce: Allreduce's), its twin's. */
 static enum mpi_kind icoll_kind(uint32_t routine)
 {
-	const char *name = mpi_routine_name(routine);
-	int blocking;
+	int blocking = mpi_routine_twin(routine);
 
-	if (!name || strncmp(name, "MPI_I", 5))
-		return MPI_KIND_INIT;
-	blocking = mpi_routine_find(name + 5);
 	return blocking < 0 ? MPI_KIND_INIT : mpi_routine_kind((unsigned)blocking);
 }
 

@@ -1,13 +1,18 @@
-/* mpi-routines.c - names and kinds of the routines of src/mpi/mpi-calls.def. */
+/* mpi-routines.c - names, kinds and twins of the routines of src/mpi/mpi-calls.def. */
 #include "mpi-routines.h"
 
 #include <strings.h>
 
+/* the twin column's "none" */
+enum { MPI_ROUTINE_none = -1 };
+
 static const struct {
 	const char *name;
 	enum mpi_kind kind;
+	int twin;
 } routines[] = {
-#define MPI_CALL(name, family, kind, params) {"MPI_" #name, MPI_KIND_##kind},
+#define MPI_CALL(name, family, kind, twin, params)                                                 \
+	{"MPI_" #name, MPI_KIND_##kind, MPI_ROUTINE_##twin},
 #include "../mpi/mpi-calls.def"
 #undef MPI_CALL
 };
@@ -22,6 +27,11 @@ const char *mpi_routine_name(unsigned id)
 enum mpi_kind mpi_routine_kind(unsigned id)
 {
 	return id < MPI_ROUTINE_COUNT ? routines[id].kind : MPI_KIND_INIT;
+}
+
+int mpi_routine_twin(unsigned id)
+{
+	return id < MPI_ROUTINE_COUNT ? routines[id].twin : -1;
 }
 
 int mpi_routine_find(const char *name)

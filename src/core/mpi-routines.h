@@ -33,7 +33,7 @@ enum mpi_kind {
 };
 
 enum mpi_routine {
-#define MPI_CALL(name, family, kind, params) MPI_ROUTINE_##name,
+#define MPI_CALL(name, family, kind, twin, params) MPI_ROUTINE_##name,
 #include "../mpi/mpi-calls.def"
 #undef MPI_CALL
 	MPI_ROUTINE_COUNT
@@ -44,6 +44,11 @@ const char *mpi_routine_name(unsigned id);
 
 /* The kind of routine ID; MPI_KIND_INIT for an id out of range (check with the name). */
 enum mpi_kind mpi_routine_kind(unsigned id);
+
+/* The id of a non-blocking collective's blocking twin (mpi-calls.def's column: MPI_Iallreduce's
+ * is MPI_Allreduce), whose kind says what the collective's completion waits for; -1 for every
+ * other routine and an id out of range. */
+int mpi_routine_twin(unsigned id);
 
 /* The id of NAME ("MPI_Send", also without the prefix and in any case, as Fortran and OTF2
  * traces spell it), or -1. */

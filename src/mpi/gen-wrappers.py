@@ -31,7 +31,9 @@ PRE = {
 # families whose hook always runs: they decide, with every rank, whether MPI is recorded
 GATE_NONE = {"init", "init_thread"}
 
-LINE = re.compile(r"^MPI_CALL\((\w+),\s*(\w+),\s*(\w+),\s*\((.*)\)\)\s*$")
+LINE = re.compile(r"^MPI_CALL\((\w+),\s*(\w+),\s*(\w+),\s*(\w+),\s*\((.*)\)\)\s*$")
+# the kinds a non-blocking collective's twin may have: the blocking collectives'
+COLL_KINDS = {"BARRIER", "ONE_TO_ALL", "ALL_TO_ONE", "ALL_TO_ALL", "SCAN"}
 
 
 class Param:
@@ -86,8 +88,9 @@ class Param:
 
 
 class Call:
-    def __init__(self, name, family, kind, params):
+    def __init__(self, name, family, kind, twin, params):
         self.name, self.family, self.kind = name, family, kind
+        self.twin = None if twin == "none" else twin
         params = params.strip()
         self.params = [] if params == "void" else [Param(p) for p in split_params(params)]
 
@@ -122,7 +125,24 @@ def read_def(path):
                 calls.append(Call(*m.groups()))
             except ValueError as e:
                 sys.exit("%s:%d: %s" % (path, lineno, e))
+    check_twins(path, calls)
     return calls
+
+
+def check_twins(path, calls):
+    """Every non-blocking collective names its blocking twin, a blocking collective listed
+    here; no other routine names one."""
+    by_name = {c.name: c for c in calls}
+    for c in calls:
+        if c.kind != "ICOLL":
+            if c.twin:
+                sys.exit("%s: MPI_%s is no non-blocking collective: its twin must be none"
+                         % (path, c.name))
+            continue
+        t = by_name.get(c.twin) if c.twin else None
+        if not t or t.kind not in COLL_KINDS:
+            sys.exit("%s: MPI_%s: its twin '%s' is no blocking collective of this list"
+                     % (path, c.name, c.twin or "none"))
 
 
 def families(calls):

@@ -15,7 +15,7 @@
 
 /* The kind of each routine (mpi_routine_kind without linking the CLI's table). */
 static const unsigned char routine_kind[] = {
-#define MPI_CALL(name, family, kind, params) MPI_KIND_##kind,
+#define MPI_CALL(name, family, kind, twin, params) MPI_KIND_##kind,
 #include "mpi-calls.def"
 #undef MPI_CALL
 };
