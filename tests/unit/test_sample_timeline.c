@@ -5,7 +5,9 @@
  * the wall time before the sample, nor over its time on another CPU); a thread on the CPU
  * before any record said so counts from the start; a file without the feature bit (recorded
  * before switch records existed) spreads over the wall time before each sample as it did;
- * more spans than a state keeps still hand out the whole delta.
+ * more spans than a state keeps still hand out the whole delta. Losses and markers: the kernel's
+ * lost records and throttling are counted exactly, exec, throttle and exit are markers at their
+ * times, and the timeline and the report say them.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,6 +28,9 @@
 #include "format.h"
 #include "sample-out.h"
 #include "symbols.h"
+#include "sample-print.h"
+#include "sprofile.h"
+#include "timeline-print.h"
 #include "timeline.h"
 
 #define MS   1000000ull
@@ -240,12 +245,109 @@ static void test_many_spans(void **state)
 	release(&e, &syms, &t);
 }
 
+/* One extended record of TYPE and ARG at T0 + AT with the N words P. */
+static void rec(struct sample_out *o, uint64_t t0, uint64_t at, uint32_t type, uint32_t arg,
+		const uint64_t *p, size_t n)
+{
+	assert_int_equal(sample_out_add(o, t0 + at, type, arg, p, n), 0);
+}
+
+/*
+ * Losses and markers: the root's exec at 0, a sample at 1 ms, the kernel's two lost records
+ * (5 and 7 samples), the root throttled at 2 ms and unthrottled at 3 ms, a second sample at
+ * 4 ms, its exit at 5 ms. The walk counts 12 lost and 1 throttling, the markers are exactly
+ * those four in time order, the timeline prints them, and the report's caveats say both.
+ */
+static void test_losses_and_markers(void **state)
+{
+	const uint64_t pt = (uint64_t)ROOT | (uint64_t)ROOT << 32, members[2] = {0, PF};
+	const uint64_t exec[3] = {pt, 0x6b6c6177 /* "walk" */, 0}, exit[2] = {pt, pt};
+	const uint64_t lost5[2] = {5, 0}, lost7[2] = {7, 0};
+	uint64_t s1[8] = {pt, 0x1000, 0, 2, MS, MS, MS, 10},
+		 s2[8] = {pt, 0x1000, 0, 2, 2 * MS, 2 * MS, 2 * MS, 30};
+	static const int kinds[4] = {MARK_EXEC, MARK_THROTTLE, MARK_UNTHROTTLE, MARK_EXIT};
+	static const uint64_t at[4] = {0, 2 * MS, 3 * MS, 5 * MS};
+	char dir[128], path[256], err[512] = "", *text = NULL;
+	struct psc_stream_header h;
+	struct sample_out *o;
+	struct experiment e;
+	struct symtab syms;
+	struct timeline t;
+	struct sample_profile p;
+	struct sample_report r = {0};
+	size_t len = 0;
+	FILE *f;
+	int fd;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/losses", tmpdir);
+	write_experiment(dir, PSC_FEAT_SWITCHES, 0);
+	/* the same meta.json, a new samples file */
+	snprintf(path, sizeof(path), "%s/samples.%d", dir, ROOT);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(sample_out_open(&o, dir, ROOT, 2, PSC_FEAT_SWITCHES), 0);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(read(fd, &h, sizeof(h)), sizeof(h));
+	close(fd);
+	rec(o, h.start_ns, 0, PSC_REC_SAMPLE_GROUP, 0, members, 2);
+	rec(o, h.start_ns, 0, PSC_REC_TASK, PSC_TASK_EXEC, exec, 3);
+	rec(o, h.start_ns, MS, PSC_REC_SAMPLE, 0, s1, 8);
+	rec(o, h.start_ns, 3 * MS / 2, PSC_REC_LOST, 0, lost5, 2);
+	rec(o, h.start_ns, 2 * MS, PSC_REC_THROTTLE, 1, &pt, 1);
+	rec(o, h.start_ns, 5 * MS / 2, PSC_REC_LOST, 0, lost7, 2);
+	rec(o, h.start_ns, 3 * MS, PSC_REC_THROTTLE, 0, &pt, 1);
+	rec(o, h.start_ns, 4 * MS, PSC_REC_SAMPLE, 0, s2, 8);
+	rec(o, h.start_ns, 5 * MS, PSC_REC_TASK, PSC_TASK_EXIT, exit, 2);
+	assert_int_equal(sample_out_close(o), 0);
+
+	build(dir, &e, &syms, &t);
+	assert_int_equal(t.walk.samples, 2);
+	assert_int_equal(t.walk.lost, 12);
+	assert_int_equal(t.walk.throttled, 1);
+	assert_int_equal(t.walk.nmarkers, 4);
+	for (size_t m = 0; m < 4; m++) {
+		assert_int_equal(t.walk.markers[m].kind, kinds[m]);
+		assert_int_equal(t.walk.markers[m].ns - h.start_ns, at[m]);
+		assert_int_equal(t.walk.markers[m].tid, ROOT);
+	}
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(timeline_print_text(&e, &t, f), 0);
+	assert_int_equal(fclose(f), 0);
+	if (!strstr(text, "\nMarkers\n        0 ns  exec pid 100 tid 100\n"
+			  "     2.00 ms  throttled pid 100 tid 100\n"
+			  "     3.00 ms  unthrottled pid 100 tid 100\n"
+			  "     5.00 ms  exit pid 100 tid 100\n"))
+		fail_msg("markers not as expected in:\n%s", text);
+	free(text);
+	timeline_release(&t);
+
+	if (sample_profile_build(&p, &e, &syms, 0, 0, err, sizeof(err)))
+		fail_msg("%s", err);
+	r.e = &e;
+	r.p = &p;
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(sample_print_text(&r, f), 0);
+	assert_int_equal(fclose(f), 0);
+	if (!strstr(text, "12 samples were lost (the ring buffer overflowed): sample at a lower "
+			  "frequency") ||
+	    !strstr(text, "the kernel throttled sampling 1 times"))
+		fail_msg("losses not said in:\n%s", text);
+	free(text);
+	sample_profile_release(&p);
+	symtab_release(&syms);
+	experiment_release(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_on_cpu_spans),
 	    cmocka_unit_test(test_without_switch_records),
 	    cmocka_unit_test(test_many_spans),
+	    cmocka_unit_test(test_losses_and_markers),
 	};
 
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
