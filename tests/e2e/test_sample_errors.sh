@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Bad input to sampling: each gets one line naming the cause and the fix, and exit status 2;
-# a frequency above the kernel's limit is clamped with a warning naming the limit.
+# a frequency above the kernel's limit is clamped with a warning naming the limit; sampling
+# not permitted is one line with the fix, and the command does not run.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 psc_init
@@ -97,6 +98,58 @@ if [ "$RC" -eq 0 ] && grep -q "r0000" "$T/hw.err"; then
 else
 	note "r0000 opened here: nothing to say about it"
 fi
+
+# sampling not permitted: a preloaded syscall() refuses perf_event_open with EACCES (as a
+# seccomp policy or perf_event_paranoid would); the command is not run, exit 2, one line naming
+# the setting and the fix. A process without CAP_PERFMON at paranoid 3 (a fake procfs: its
+# self/status has no capability) is told to lower the setting; a privileged one that is still
+# refused, what else forbids it.
+cat >"$T/deny.c" <<'C'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <sys/syscall.h>
+
+long syscall(long n, ...)
+{
+	static long (*real)(long, ...);
+	long a[6];
+	va_list ap;
+
+	va_start(ap, n);
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (n == SYS_perf_event_open) {
+		errno = EACCES;
+		return -1;
+	}
+	if (!real)
+		real = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");
+	return real(n, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+C
+${CC:-cc} -shared -fPIC -O1 -o "$T/deny.so" "$T/deny.c" -ldl >"$T/deny.log" 2>&1 || die "cannot build the shim: $(cat "$T/deny.log")"
+pre=$T/deny.so
+[ "${PSC_SANITIZE:-OFF}" = ON ] && pre="$(${CC:-cc} -print-file-name=libasan.so):$pre"
+mkdir -p "$T/np/sys/kernel" "$T/np/self"
+echo 3 >"$T/np/sys/kernel/perf_event_paranoid"
+printf 'Name:\tperfscope\nCapEff:\t0000000000000000\n' >"$T/np/self/status"
+run np env LD_PRELOAD="$pre" ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 \
+	PERFSCOPE_PROCFS_ROOT="$T/np" "$PERFSCOPE" record --sample -o "$T/np.exp" -- touch "$T/np.ran"
+expect_eq 2 "$RC" "sampling not permitted exits 2"
+expect_eq 1 "$(wc -l <"$T/np.err")" "sampling not permitted: one line"
+expect_eq "perfscope record: sampling not permitted (kernel.perf_event_paranoid=3): kernel.perf_event_paranoid is 3, counting this process needs <= 2: run as root, grant CAP_PERFMON, or: sysctl -w kernel.perf_event_paranoid=2" \
+	"$(cat "$T/np.err")" "the line names the setting and the fix"
+expect_no_file "$T/np.ran" "the command is not run"
+printf 'Name:\tperfscope\nCapEff:\t000001ffffffffff\n' >"$T/np/self/status"
+run npc env LD_PRELOAD="$pre" ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 \
+	PERFSCOPE_PROCFS_ROOT="$T/np" "$PERFSCOPE" record --sample -o "$T/npc.exp" -- touch "$T/np.ran"
+expect_eq 2 "$RC" "privileged and still refused: exits 2"
+expect_eq "perfscope record: sampling not permitted (kernel.perf_event_paranoid=3): run as root or grant CAP_PERFMON (a seccomp or LSM policy forbids perf_event_open)" \
+	"$(cat "$T/npc.err")" "privileged and still refused: the line says what else forbids it"
+expect_no_file "$T/np.ran" "the command is not run"
 
 # views of samples on an experiment without them
 record_or_die plain "$T/p.exp" -- true
