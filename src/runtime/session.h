@@ -175,10 +175,22 @@ void thread_close_wait(struct psc_thread *t, unsigned reason);
 /* Write T's queued chunk now if nobody is writing it, else wait until it is written. */
 void thread_drain(struct psc_thread *t);
 
-/* Write the chunk OUT of T that the caller claimed (OUT_WRITING), then free the slot. With
- * COMPRESS (the writer thread only: it owns the compression buffers), compressed when that is
- * expected to end before T fills its buffer. */
-void thread_write_out(struct psc_thread *t, int compress);
+/*
+ * The writer thread's compression state (thread.c, chunk_compress), on its stack: its output
+ * buffer, LZ4's state, and what compressing a KiB has cost it so far (ticks, a running
+ * average; 0 not known yet). All zero to begin with; nobody else reads it.
+ */
+struct psc_zwriter {
+	uint64_t *buf;
+	size_t buf_words;
+	void *lz4;
+	double ticks_per_kib;
+};
+
+/* Write the chunk OUT of T that the caller claimed (OUT_WRITING), then free the slot. With Z
+ * (the writer thread's), compressed when that is expected to end before T fills its buffer;
+ * NULL: as it is. */
+void thread_write_out(struct psc_thread *t, struct psc_zwriter *z);
 
 /* Wake the writer thread, starting it on first use in this process. 0, or -1 when there is
  * no writer (the caller writes its chunk itself). */

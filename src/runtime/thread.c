@@ -131,15 +131,6 @@ static int chunk_write(struct psc_thread *t, const uint64_t *chunk, const uint64
 
 static void pages_touch(void *p, size_t len);
 
-/*
- * Compression, in the writer thread only (one per process): its output buffer, LZ4's state,
- * and what compressing a KiB has cost it so far (ticks, a running average; 0 not known yet).
- */
-static uint64_t *zbuf;
-static size_t zbuf_words;
-static void *zstate;
-static double z_ticks_per_kib;
-
 /* Chunks with fewer records than this are written as they are. */
 #define ZCHUNK_MIN_WORDS 256
 
@@ -151,7 +142,8 @@ static double z_ticks_per_kib;
  * compressing a KiB has cost so far; every chunk left plain lowers that estimate a little, so
  * that one inflated measurement (a preempted writer) does not stop compression for good.
  */
-static int compress_in_time(const struct psc_thread *t, const uint64_t *chunk, size_t raw)
+static int compress_in_time(struct psc_zwriter *z, const struct psc_thread *t,
+			    const uint64_t *chunk, size_t raw)
 {
 	const uint64_t *buf = t->buf, *pos = __atomic_load_n(&t->pos, __ATOMIC_ACQUIRE);
 	const uint64_t *end = buf + psc_session.chunk_bytes / sizeof(uint64_t);
@@ -160,7 +152,7 @@ static int compress_in_time(const struct psc_thread *t, const uint64_t *chunk, s
 	double pace, left;
 	int in_time;
 
-	if (psc_session.compress == PSC_COMPRESS_ALWAYS || z_ticks_per_kib == 0)
+	if (psc_session.compress == PSC_COMPRESS_ALWAYS || z->ticks_per_kib == 0)
 		return 1; /* asked for, or not measured yet */
 	if (pos < buf + 5 || pos > end) {
 		/* T is handing CHUNK over: all of its next buffer is ahead */
@@ -173,18 +165,19 @@ static int compress_in_time(const struct psc_thread *t, const uint64_t *chunk, s
 	if (t1 <= t0)
 		return 0;
 	pace = (double)(t1 - t0) / (double)(ch->size / sizeof(uint64_t)); /* ticks per word */
-	in_time = z_ticks_per_kib * (double)raw / 1024 * 1.25 < left * pace;
+	in_time = z->ticks_per_kib * (double)raw / 1024 * 1.25 < left * pace;
 	if (!in_time)
-		z_ticks_per_kib *= 0.98;
+		z->ticks_per_kib *= 0.98;
 	return in_time;
 }
 
 /*
- * CHUNK compressed (docs/format.md "Compressed chunks") into the writer's buffer, its length
- * in *LEN; NULL when it is small, does not start with its clock-sync record, would not be
- * ready in time, or does not shrink: then it is written as it is.
+ * CHUNK compressed (docs/format.md "Compressed chunks") into Z's buffer, its length in *LEN;
+ * NULL when it is small, does not start with its clock-sync record, would not be ready in
+ * time, or does not shrink: then it is written as it is.
  */
-static const void *chunk_compress(struct psc_thread *t, const uint64_t *chunk, size_t *len)
+static const void *chunk_compress(struct psc_zwriter *z, struct psc_thread *t,
+				  const uint64_t *chunk, size_t *len)
 {
 	const struct psc_chunk_header *ch = (const struct psc_chunk_header *)chunk;
 	const size_t head = PSC_ZCHUNK_HEAD_WORDS, words = ch->size / sizeof(uint64_t);
@@ -197,41 +190,41 @@ static const void *chunk_compress(struct psc_thread *t, const uint64_t *chunk, s
 	    psc_rec_kind(chunk[2]) != PSC_KIND_EXT ||
 	    psc_rec_type(chunk[3]) != PSC_REC_CLOCK_SYNC || psc_rec_nwords(chunk[3]) != head)
 		return NULL;
-	if (zbuf_words < words + 8) {
-		free(zbuf);
-		zbuf = malloc((words + 8) * sizeof(uint64_t));
-		zbuf_words = zbuf ? words + 8 : 0;
-		if (zbuf) /* its page faults now, not in the first measured compression */
-			pages_touch(zbuf, zbuf_words * sizeof(uint64_t));
+	if (z->buf_words < words + 8) {
+		free(z->buf);
+		z->buf = malloc((words + 8) * sizeof(uint64_t));
+		z->buf_words = z->buf ? words + 8 : 0;
+		if (z->buf) /* its page faults now, not in the first measured compression */
+			pages_touch(z->buf, z->buf_words * sizeof(uint64_t));
 	}
-	if (!zstate)
-		zstate = malloc((size_t)LZ4_sizeofState());
+	if (!z->lz4)
+		z->lz4 = malloc((size_t)LZ4_sizeofState());
 	raw = (words - head) * sizeof(uint64_t);
-	if (!zbuf || !zstate || !compress_in_time(t, chunk, raw))
+	if (!z->buf || !z->lz4 || !compress_in_time(z, t, chunk, raw))
 		return NULL;
 	/* room for less than the raw records: a chunk that does not shrink fails fast */
 	cap = raw - 64;
 	t0 = clock_ticks(psc_session.clock);
-	csize = LZ4_compress_fast_extState(zstate, (const char *)(chunk + 2 + head),
-					   (char *)(zbuf + 3 + head), (int)raw, (int)cap, 1);
+	csize = LZ4_compress_fast_extState(z->lz4, (const char *)(chunk + 2 + head),
+					   (char *)(z->buf + 3 + head), (int)raw, (int)cap, 1);
 	t1 = clock_ticks(psc_session.clock);
 	if (t1 > t0) {
 		double cost = (double)(t1 - t0) * 1024 / (double)raw;
 
-		z_ticks_per_kib =
-		    z_ticks_per_kib == 0 ? cost : 0.75 * z_ticks_per_kib + 0.25 * cost;
+		z->ticks_per_kib =
+		    z->ticks_per_kib == 0 ? cost : 0.75 * z->ticks_per_kib + 0.25 * cost;
 	}
 	if (csize <= 0)
 		return NULL;
-	memset((char *)(zbuf + 3 + head) + csize, 0, (8 - (size_t)csize % 8) % 8);
-	memcpy(zbuf + 2, chunk + 2, head * sizeof(uint64_t));
-	zbuf[2 + head] = psc_zchunk_word((uint32_t)raw, (uint32_t)csize);
-	zh = (struct psc_chunk_header *)zbuf;
+	memset((char *)(z->buf + 3 + head) + csize, 0, (8 - (size_t)csize % 8) % 8);
+	memcpy(z->buf + 2, chunk + 2, head * sizeof(uint64_t));
+	z->buf[2 + head] = psc_zchunk_word((uint32_t)raw, (uint32_t)csize);
+	zh = (struct psc_chunk_header *)z->buf;
 	zh->magic = PSC_CHUNK_MAGIC_LZ4;
 	zh->size = (uint32_t)((head + 1) * sizeof(uint64_t) + ((size_t)csize + 7) / 8 * 8);
 	zh->seq = ch->seq;
 	*len = sizeof(*zh) + zh->size;
-	return zbuf;
+	return z->buf;
 }
 
 /* Writing failed (full disk, removed directory): the program goes on, this thread's records
@@ -255,15 +248,15 @@ static void futex_wake(int *addr)
 	syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
-void thread_write_out(struct psc_thread *t, int compress)
+void thread_write_out(struct psc_thread *t, struct psc_zwriter *z)
 {
-	const void *z = NULL;
+	const void *zchunk = NULL;
 	size_t zlen = 0;
 	int ret;
 
-	if (compress && !t->discard)
-		z = chunk_compress(t, t->out, &zlen);
-	ret = z ? stream_append(t, z, zlen, NULL, 0) : chunk_write(t, t->out, NULL, 0);
+	if (z && !t->discard)
+		zchunk = chunk_compress(z, t, t->out, &zlen);
+	ret = zchunk ? stream_append(t, zchunk, zlen, NULL, 0) : chunk_write(t, t->out, NULL, 0);
 
 	if (ret < 0)
 		chunk_write_failed(t, t->out, ret);
@@ -279,7 +272,7 @@ void thread_drain(struct psc_thread *t)
 
 	if (__atomic_compare_exchange_n(&t->out_state, &state, OUT_WRITING, 0, __ATOMIC_ACQUIRE,
 					__ATOMIC_ACQUIRE)) {
-		thread_write_out(t, 0);
+		thread_write_out(t, NULL);
 		return;
 	}
 	while ((state = __atomic_load_n(&t->out_state, __ATOMIC_ACQUIRE)) == OUT_WRITING)

@@ -17,6 +17,7 @@
 static void *writer_main(void *arg)
 {
 	const struct timespec period = {0, 50 * 1000 * 1000};
+	struct psc_zwriter z = {0};
 
 	(void)arg;
 	prctl(PR_SET_NAME, "psc-writer");
@@ -29,7 +30,7 @@ static void *writer_main(void *arg)
 
 			if (__atomic_compare_exchange_n(&t->out_state, &state, OUT_WRITING, 0,
 							__ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
-				thread_write_out(t, 1);
+				thread_write_out(t, &z);
 		}
 		if (psc_session.state == SESSION_RECORDING)
 			session_check_objects();
