@@ -15,6 +15,9 @@
 #include "../core/mpi-routines.h"
 #include "html-int.h"
 
+/* Changes of a track being aggregated that are held before their segments go into frames. */
+#define ANIM_FLUSH 4096
+
 unsigned anim_frames(int nranks)
 {
 	unsigned f = nranks > 0 ? ANIM_MAX_CHANGES / (unsigned)nranks : 2000;
@@ -128,49 +131,6 @@ static uint32_t routine_state(struct anim_states *st, uint32_t *map, uint32_t ro
 	return map[routine] - 1;
 }
 
-/* The exact track of rank R from its calls ORDER[0 .. N) (sorted by entry). */
-static int rank_track(struct anim_states *st, uint32_t *map, const struct mpi_model *m, int r,
-		      const uint32_t *order, size_t n, const int64_t *call_wait)
-{
-	struct anim_track *tr = &st->ranks[r];
-	const struct mpi_rank_info *ri = &m->ranks[r];
-	int64_t cur = 0, end = st->duration_ns;
-	int ret = track_push(tr, 0, ANIM_IDLE);
-
-	if (ret || !ri->present)
-		return ret;
-	if (ri->start_ns > m->start_ns)
-		cur = ri->start_ns - m->start_ns;
-	if (ri->end_ns > ri->start_ns)
-		end = ri->end_ns - m->start_ns;
-	if ((ret = track_push(tr, cur, ANIM_COMPUTE)))
-		return ret;
-	for (size_t i = 0; i < n; i++) {
-		const struct mpi_call *c = &m->calls[order[i]];
-		int64_t enter = c->enter_ns - m->start_ns, leave = c->leave_ns - m->start_ns;
-		int64_t from = enter > cur ? enter : cur, wait_end = enter;
-		uint32_t s = routine_state(st, map, c->routine);
-
-		if (leave <= from)
-			continue;
-		if (call_wait && call_wait[order[i]] > 0)
-			wait_end = enter + call_wait[order[i]];
-		if (wait_end > from) {
-			if ((ret = track_push(tr, from, ANIM_WAIT)))
-				return ret;
-			from = wait_end;
-		}
-		if (from < leave && (ret = track_push(tr, from, s)))
-			return ret;
-		if ((ret = track_push(tr, leave, ANIM_COMPUTE)))
-			return ret;
-		cur = leave;
-	}
-	if (end >= cur && end < st->duration_ns)
-		ret = track_push(tr, end, ANIM_IDLE);
-	return ret;
-}
-
 /* Append N values V to TR's mix. 0 or -ENOMEM. */
 static int mix_push(struct anim_track *tr, const uint32_t *v, size_t n)
 {
@@ -224,53 +184,162 @@ static int mix_frame(struct anim_track *out, unsigned f, int64_t len, const uint
 	return mix_push(out, v, 2 + 2 * (size_t)k);
 }
 
-/* Replace TR by its NFRAMES frames of FRAME ns: each the state covering most of it, and the
- * shares of the frames with several states in its mix. ACC holds a zero per state (and is
- * left so). */
-static int track_frames(struct anim_track *tr, int64_t duration, int64_t frame, unsigned nframes,
-			int64_t *acc, uint32_t *touched)
+/* A rank's frames as its states come (anim_states_build aggregating): OUT gets a change at
+ * each frame's start, the state covering most of the frame, and the mix of frames with
+ * several states; frame F is the one being filled, with the time of each state TOUCHED in ACC
+ * (a zero per state otherwise). */
+struct frame_acc {
+	struct anim_track out;
+	int64_t duration, frame;
+	unsigned f, nframes;
+	int64_t *acc;
+	uint32_t *touched, ntouched;
+};
+
+/* The end of frame F of FA. */
+static int64_t frame_end(const struct frame_acc *fa, unsigned f)
 {
-	struct anim_track out = {0};
-	size_t seg = 0;
+	int64_t b = (int64_t)f * fa->frame + fa->frame;
+
+	return b < fa->duration ? b : fa->duration;
+}
+
+/* Frame FA->f is complete: its change and mix into FA->out, then the next frame. */
+static int frame_close(struct frame_acc *fa)
+{
+	int64_t a = (int64_t)fa->f * fa->frame;
+	uint32_t n = fa->ntouched;
 	int ret = 0;
 
-	for (unsigned f = 0; f < nframes && !ret; f++) {
-		int64_t a = (int64_t)f * frame, b = a + frame < duration ? a + frame : duration;
-		uint32_t ntouched = 0;
+	sort_by_share(fa->touched, n, fa->acc);
+	if (n > 1)
+		ret = mix_frame(&fa->out, fa->f, frame_end(fa, fa->f) - a, fa->touched, n, fa->acc);
+	for (uint32_t k = 0; k < n; k++)
+		fa->acc[fa->touched[k]] = 0;
+	if (!ret)
+		ret = track_push(&fa->out, a, n ? fa->touched[0] : ANIM_IDLE);
+	fa->ntouched = 0;
+	fa->f++;
+	return ret;
+}
 
-		for (; seg < tr->n; seg++) {
-			int64_t sa = tr->t[seg], sb = seg + 1 < tr->n ? tr->t[seg + 1] : duration;
-			int64_t lo = sa > a ? sa : a, hi = sb < b ? sb : b;
+/* State S from SA to SB (the segments of a track in time order) into the frames it covers;
+ * the frames before it are complete. */
+static int frame_feed(struct frame_acc *fa, int64_t sa, int64_t sb, uint32_t s)
+{
+	while (fa->f < fa->nframes) {
+		int64_t a = (int64_t)fa->f * fa->frame, b = frame_end(fa, fa->f);
+		int64_t lo = sa > a ? sa : a, hi = sb < b ? sb : b;
+		int ret;
 
-			if (sa >= b)
-				break;
-			if (hi > lo) {
-				if (!acc[tr->s[seg]])
-					touched[ntouched++] = tr->s[seg];
-				acc[tr->s[seg]] += hi - lo;
-			}
-			if (sb > b)
-				break; /* continues in the next frame */
+		if (sa >= b) {
+			if ((ret = frame_close(fa)))
+				return ret;
+			continue;
 		}
-		sort_by_share(touched, ntouched, acc);
-		if (ntouched > 1)
-			ret = mix_frame(&out, f, b - a, touched, ntouched, acc);
-		for (uint32_t k = 0; k < ntouched; k++)
-			acc[touched[k]] = 0;
-		if (!ret)
-			ret = track_push(&out, a, ntouched ? touched[0] : ANIM_IDLE);
+		if (hi > lo) {
+			if (!fa->acc[s])
+				fa->touched[fa->ntouched++] = s;
+			fa->acc[s] += hi - lo;
+		}
+		if (sb <= b)
+			return 0;
+		if ((ret = frame_close(fa))) /* continues in the next frame */
+			return ret;
 	}
-	if (ret) {
-		free(out.t);
-		free(out.s);
-		free(out.mix);
-		return ret;
-	}
+	return 0;
+}
+
+/* The segments of TR but its last two changes into FA, which keep TR's place: only the last
+ * change of a track can still be replaced (track_push), so the one before it is final and
+ * ends the segment before. */
+static int frame_flush(struct frame_acc *fa, struct anim_track *tr)
+{
+	int ret = 0;
+
+	if (tr->n < 3)
+		return 0;
+	for (size_t i = 0; i + 2 < tr->n && !ret; i++)
+		ret = frame_feed(fa, tr->t[i], tr->t[i + 1], tr->s[i]);
+	tr->t[0] = tr->t[tr->n - 2];
+	tr->s[0] = tr->s[tr->n - 2];
+	tr->t[1] = tr->t[tr->n - 1];
+	tr->s[1] = tr->s[tr->n - 1];
+	tr->n = 2;
+	return ret;
+}
+
+/* The rest of TR into FA, the frames completed, and TR replaced by them. */
+static int frame_finish(struct frame_acc *fa, struct anim_track *tr)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < tr->n && !ret; i++)
+		ret =
+		    frame_feed(fa, tr->t[i], i + 1 < tr->n ? tr->t[i + 1] : fa->duration, tr->s[i]);
+	while (fa->f < fa->nframes && !ret)
+		ret = frame_close(fa);
 	free(tr->t);
 	free(tr->s);
 	free(tr->mix);
-	*tr = out;
-	return 0;
+	*tr = fa->out;
+	memset(&fa->out, 0, sizeof(fa->out));
+	fa->f = 0;
+	return ret;
+}
+
+/* Change S at T of rank track TR; with FA, the track's final segments go into its frames
+ * every ANIM_FLUSH changes. */
+static int rank_push(struct anim_track *tr, struct frame_acc *fa, int64_t t, uint32_t s)
+{
+	int ret = track_push(tr, t, s);
+
+	return ret || !fa || tr->n < ANIM_FLUSH ? ret : frame_flush(fa, tr);
+}
+
+/* The exact track of rank R from its calls ORDER[0 .. N) (sorted by entry); with FA, all of
+ * it but its last changes in FA's frames already (frame_finish() adds the rest). */
+static int rank_track(struct anim_states *st, uint32_t *map, const struct mpi_model *m, int r,
+		      const uint32_t *order, size_t n, const int64_t *call_wait,
+		      struct frame_acc *fa)
+{
+	struct anim_track *tr = &st->ranks[r];
+	const struct mpi_rank_info *ri = &m->ranks[r];
+	int64_t cur = 0, end = st->duration_ns;
+	int ret = rank_push(tr, fa, 0, ANIM_IDLE);
+
+	if (ret || !ri->present)
+		return ret;
+	if (ri->start_ns > m->start_ns)
+		cur = ri->start_ns - m->start_ns;
+	if (ri->end_ns > ri->start_ns)
+		end = ri->end_ns - m->start_ns;
+	if ((ret = rank_push(tr, fa, cur, ANIM_COMPUTE)))
+		return ret;
+	for (size_t i = 0; i < n; i++) {
+		const struct mpi_call *c = &m->calls[order[i]];
+		int64_t enter = c->enter_ns - m->start_ns, leave = c->leave_ns - m->start_ns;
+		int64_t from = enter > cur ? enter : cur, wait_end = enter;
+		uint32_t s = routine_state(st, map, c->routine);
+
+		if (leave <= from)
+			continue;
+		if (call_wait && call_wait[order[i]] > 0)
+			wait_end = enter + call_wait[order[i]];
+		if (wait_end > from) {
+			if ((ret = rank_push(tr, fa, from, ANIM_WAIT)))
+				return ret;
+			from = wait_end;
+		}
+		if (from < leave && (ret = rank_push(tr, fa, from, s)))
+			return ret;
+		if ((ret = rank_push(tr, fa, leave, ANIM_COMPUTE)))
+			return ret;
+		cur = leave;
+	}
+	if (end >= cur && end < st->duration_ns)
+		ret = rank_push(tr, fa, end, ANIM_IDLE);
+	return ret;
 }
 
 /* The thousandths outside the first state of the mix entry E (1000 - its first share). */
@@ -338,10 +407,66 @@ void anim_mix_json(struct jsonw *w, const struct anim_track *tr)
 	jsonw_array_end(w);
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* True when the locations' call ranges hold every call of M once, in bounds (a model from
+ * the builder; hand-made ones may give the calls' locations only). */
+static int locs_cover(const struct mpi_model *m)
+{
+	size_t n = 0;
+
+	for (size_t l = 0; l < m->nlocs; l++) {
+		if (m->locs[l].first_call > m->ncalls ||
+		    m->locs[l].ncalls > m->ncalls - m->locs[l].first_call)
+			return 0;
+		n += m->locs[l].ncalls;
+	}
+	return n == m->ncalls;
+}
+
+/* ORDER: every call index grouped by rank (FIRST[r] .. FIRST[r + 1]), in index order, from the
+ * calls' locations. */
+static void calls_scan(const struct mpi_model *m, uint32_t *order, size_t *first, size_t *pos)
+{
+	size_t p = (size_t)m->world_size;
+
+	for (size_t i = 0; i < m->ncalls; i++)
+		first[mpi_call_rank(m, &m->calls[i]) + 1]++;
+	for (size_t r = 0; r < p; r++)
+		first[r + 1] += first[r];
+	memcpy(pos, first, (p + 1) * sizeof(*pos));
+	for (size_t i = 0; i < m->ncalls; i++)
+		order[pos[mpi_call_rank(m, &m->calls[i])]++] = (uint32_t)i;
+}
+
+/* The same from the ranks' locations' call ranges, without reading the calls. */
+static void calls_of_locs(const struct mpi_model *m, uint32_t *order, size_t *first)
+{
+	size_t n = 0;
+
+	for (size_t r = 0; r < (size_t)m->world_size; r++) {
+		const struct mpi_rank_info *ri = &m->ranks[r];
+
+		first[r] = n;
+		for (uint32_t l = ri->first_loc; ri->nlocs && l < ri->first_loc + ri->nlocs; l++)
+			for (uint32_t c = 0; c < m->locs[l].ncalls; c++)
+				order[n++] = m->locs[l].first_call + c;
+		if (ri->nlocs > 1) /* index order, as calls_scan() gives */
+			qsort(order + first[r], n - first[r], sizeof(*order), cmp_u32);
+	}
+	first[m->world_size] = n;
+}
+
 /* ORDER: every call index grouped by rank (FIRST[r] .. FIRST[r + 1]), by entry in a rank. */
 static int calls_by_rank(const struct mpi_model *m, uint32_t **order, size_t **first)
 {
 	size_t p = (size_t)m->world_size, *pos;
+	int by_locs = locs_cover(m);
 
 	*order = malloc((m->ncalls ? m->ncalls : 1) * sizeof(**order));
 	*first = calloc(p + 1, sizeof(**first));
@@ -350,19 +475,19 @@ static int calls_by_rank(const struct mpi_model *m, uint32_t **order, size_t **f
 		free(pos);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < m->ncalls; i++)
-		(*first)[mpi_call_rank(m, &m->calls[i]) + 1]++;
-	for (size_t r = 0; r < p; r++)
-		(*first)[r + 1] += (*first)[r];
-	memcpy(pos, *first, (p + 1) * sizeof(*pos));
-	for (size_t i = 0; i < m->ncalls; i++)
-		(*order)[pos[mpi_call_rank(m, &m->calls[i])]++] = (uint32_t)i;
+	if (by_locs)
+		calls_of_locs(m, *order, *first);
+	else
+		calls_scan(m, *order, *first, pos);
 	free(pos);
 	for (size_t r = 0; r < p; r++) {
 		uint32_t *o = *order + (*first)[r];
 		size_t n = (*first)[r + 1] - (*first)[r];
 		int sorted = 1;
 
+		/* a location's calls are in time order (mpi-model.h) */
+		if (by_locs && m->ranks[r].nlocs < 2)
+			continue;
 		for (size_t i = 1; i < n && sorted; i++)
 			sorted = m->calls[o[i - 1]].enter_ns <= m->calls[o[i]].enter_ns;
 		if (!sorted)
@@ -371,12 +496,33 @@ static int calls_by_rank(const struct mpi_model *m, uint32_t **order, size_t **f
 	return 0;
 }
 
+/* From now on FA aggregates ST's tracks to NFRAMES frames: the tracks of ranks 0 .. R
+ * (built exactly) and the next ranks' as they are built. 0 or -ENOMEM. */
+static int frames_start(struct anim_states *st, struct frame_acc *fa, unsigned nframes, int r)
+{
+	/* every state a rank may have: later ranks may add routines */
+	size_t nstates = ANIM_ROUTINE + MPI_ROUTINE_COUNT + 1;
+	int ret = 0;
+
+	st->frame_ns = (st->duration_ns + nframes - 1) / nframes;
+	fa->duration = st->duration_ns;
+	fa->frame = st->frame_ns;
+	fa->nframes = (unsigned)((st->duration_ns + st->frame_ns - 1) / st->frame_ns);
+	fa->acc = calloc(nstates, sizeof(*fa->acc));
+	fa->touched = calloc(nstates, sizeof(*fa->touched));
+	if (!fa->acc || !fa->touched)
+		return -ENOMEM;
+	for (int k = 0; k <= r && !ret; k++)
+		ret = frame_finish(fa, &st->ranks[k]);
+	return ret;
+}
+
 int anim_states_build(struct anim_states *st, const struct mpi_model *m, const int64_t *call_wait,
 		      size_t max_changes, unsigned nframes)
 {
-	uint32_t *order = NULL, *map = NULL, *touched = NULL;
+	struct frame_acc fa = {0}, *framed = NULL;
+	uint32_t *order = NULL, *map = NULL;
 	size_t *first = NULL, total = 0;
-	int64_t *acc = NULL;
 	int ret = -ENOMEM;
 
 	memset(st, 0, sizeof(*st));
@@ -387,35 +533,32 @@ int anim_states_build(struct anim_states *st, const struct mpi_model *m, const i
 	map = calloc(MPI_ROUTINE_COUNT + 1, sizeof(*map));
 	if (!st->ranks || !st->routines || !map || calls_by_rank(m, &order, &first))
 		goto out;
+	/* exact tracks until they hold more than MAX_CHANGES changes in all, then frames: the
+	 * tracks so far aggregated, the next ones aggregated as they are built */
 	for (int r = 0; r < m->world_size; r++) {
-		ret =
-		    rank_track(st, map, m, r, order + first[r], first[r + 1] - first[r], call_wait);
+		ret = rank_track(st, map, m, r, order + first[r], first[r + 1] - first[r],
+				 call_wait, framed);
+		if (ret == 0 && framed)
+			ret = frame_finish(framed, &st->ranks[r]);
 		if (ret)
 			goto out;
 		total += st->ranks[r].n;
-	}
-	if (total > max_changes && nframes > 0 && st->duration_ns > 0) {
-		uint32_t nstates = ANIM_ROUTINE + st->nroutines;
-
-		st->frame_ns = (st->duration_ns + nframes - 1) / nframes;
-		nframes = (unsigned)((st->duration_ns + st->frame_ns - 1) / st->frame_ns);
-		acc = calloc(nstates, sizeof(*acc));
-		touched = calloc(nstates, sizeof(*touched));
-		ret = -ENOMEM;
-		if (!acc || !touched)
-			goto out;
-		for (int r = 0; r < m->world_size; r++)
-			if ((ret = track_frames(&st->ranks[r], st->duration_ns, st->frame_ns,
-						nframes, acc, touched)))
+		if (!framed && total > max_changes && nframes > 0 && st->duration_ns > 0) {
+			framed = &fa;
+			if ((ret = frames_start(st, framed, nframes, r)))
 				goto out;
+		}
 	}
 	ret = 0;
 out:
 	free(order);
 	free(first);
 	free(map);
-	free(acc);
-	free(touched);
+	free(fa.acc);
+	free(fa.touched);
+	free(fa.out.t);
+	free(fa.out.s);
+	free(fa.out.mix);
 	if (ret)
 		anim_states_release(st);
 	return ret;
