@@ -46,11 +46,16 @@ int mpi_grow(void **p, size_t *cap, size_t need, size_t size);
 int mpi_match_messages(struct mpi_model *m);
 
 /*
- * Count the messages received before they were sent (violations_before); when CORRECT,
- * move each such receive's end forward to the send's start plus the smallest latency seen
- * (at most 1 us), amortising the shift over the receiver's events back to its previous
- * message event and carrying it to all its later events, then count again
- * (violations_after, max_correction_ns). 0 or -ENOMEM.
+ * Count the messages received before they were sent (violations_before) and the collective
+ * participants that left before an enter they follow (coll_violations_before: in a barrier
+ * or N x N every enter, at a non-root of a one-to-all the root's, at the root of an
+ * all-to-one the non-roots', in a scan those of the ranks up to it; a non-blocking one ends
+ * at the call completing its request; an operation moving no data but a barrier has none).
+ * When CORRECT, move each such end forward to the enter it follows plus the smallest latency
+ * seen (at most 1 us; messages and collectives each their own), amortising the shift over
+ * the location's events back to its previous MPI event with items and carrying it to all its
+ * later events, then count again (violations_after, coll_violations_after,
+ * max_correction_ns). 0 or -ENOMEM.
  */
 int mpi_correct_causality(struct mpi_model *m, int correct);
 

@@ -132,6 +132,10 @@ struct mpi_model {
 	uint64_t violations_before;	/* received before sent after clock alignment */
 	uint64_t violations_after;	/* after correction (0 unless it gave up) */
 	int64_t max_correction_ns;	/* the largest forward shift the correction applied */
+	uint64_t coll_violations_before; /* collective calls (a non-blocking one: the call
+					  * completing its request) left before a rank they
+					  * depend on entered, after clock alignment */
+	uint64_t coll_violations_after;	 /* after correction (0 unless it gave up) */
 	uint64_t unmatched_sends;	/* sends no receive matched (messages with recv_call MPI_NONE) */
 	uint64_t unmatched_recvs;	/* receives no send matched (RECV items with msg MPI_NONE) */
 	uint64_t cancelled_sends;	/* ISEND items with MPI_ITEM_F_CANCELLED */
@@ -179,9 +183,10 @@ enum mpi_build_flags {
 /*
  * After loading: put every rank's times on rank 0's clock (linear interpolation between
  * its init and finalize offsets; one offset when only one was measured), match messages
- * and collectives, count the messages received before they were sent and correct them
- * with a forward shift of the receiver amortised over its preceding interval, counting
- * again afterwards. 0, or a negative errno with a message in ERR.
+ * and collectives, count the messages received before they were sent and the collectives
+ * left before a rank they depend on entered, and correct them with a forward shift of the
+ * receiver amortised over its preceding interval, counting again afterwards. 0, or a
+ * negative errno with a message in ERR.
  */
 int mpi_model_build(struct mpi_model *m, unsigned flags, char *err, size_t errlen);
 
