@@ -32,6 +32,8 @@ static void json_run(const struct mpi_report *r, struct jsonw *w)
 	jsonw_kv_u64(w, "violations_unaligned", m->violations_unaligned);
 	jsonw_kv_u64(w, "violations_before", m->violations_before);
 	jsonw_kv_u64(w, "violations_after", m->violations_after);
+	jsonw_kv_u64(w, "coll_violations_before", m->coll_violations_before);
+	jsonw_kv_u64(w, "coll_violations_after", m->coll_violations_after);
 	jsonw_kv_i64(w, "max_correction_ns", m->max_correction_ns);
 	jsonw_kv_u64(w, "unmatched_sends", m->unmatched_sends);
 	jsonw_kv_u64(w, "unmatched_recvs", m->unmatched_recvs);

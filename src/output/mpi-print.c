@@ -100,6 +100,21 @@ void mpi_caveats(const struct mpi_report *r, void (*fn)(void *ctx, const char *l
 				   "error): corrected, %" PRIu64 " left, largest shift %s",
 				   m->violations_before, m->violations_after, a);
 	}
+	if (m->coll_violations_before) {
+		fmt_duration(a, sizeof(a), (double)m->max_correction_ns);
+		if (r->no_correction)
+			caveat_say(fn, ctx,
+				   "%" PRIu64 " collective calls left before a rank they depend on "
+				   "entered (clock error), not corrected (--no-correction): their "
+				   "waits are wrong",
+				   m->coll_violations_before);
+		else
+			caveat_say(fn, ctx,
+				   "%" PRIu64 " collective calls left before a rank they depend on "
+				   "entered (clock error): corrected, %" PRIu64
+				   " left, largest shift %s",
+				   m->coll_violations_before, m->coll_violations_after, a);
+	}
 	if (r->traffic)
 		for (size_t i = 0; i < r->traffic->nunmatched; i++)
 			*(r->traffic->unmatched[i].kind == MPI_UNMATCHED_SEND ? &sends : &recvs) +=
@@ -230,7 +245,10 @@ static void summary_text(const struct mpi_report *r, FILE *f)
 		    ? " with clocks aligned"
 		    : "",
 		m->violations_after, r->no_correction ? "(not corrected)" : "after correction");
-	if (!r->no_correction && m->violations_before)
+	fprintf(f, "; in collectives %" PRIu64 " as recorded, %" PRIu64 " %s",
+		m->coll_violations_before, m->coll_violations_after,
+		r->no_correction ? "(not corrected)" : "after correction");
+	if (!r->no_correction && (m->violations_before || m->coll_violations_before))
 		fprintf(f, " (largest shift %s)", a);
 	fputs("\ntop routines:", f);
 	for (size_t i = 0; i < n && i < TOP_ROUTINES; i++)

@@ -14,12 +14,16 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "format.h"
 #include "mpi-model.h"
+#include "mpi-print.h"
 #include "mpi-routines.h"
+#include "mpi-stats.h"
+#include "mpi-waits.h"
 
 #define R(name) MPI_ROUTINE_##name
 
@@ -76,6 +80,38 @@ static void assert_times(const struct mpi_model *m, uint32_t c, int64_t enter, i
 	assert_int_equal(m->calls[c].leave_ns, leave);
 }
 
+/* M's summary view as text (CSV == 0) or JSON (CSV == 2); malloc'd. */
+static char *render(const struct mpi_model *m, int json, int no_correction)
+{
+	struct mpi_routines rs;
+	struct mpi_traffic tr;
+	struct mpi_waits w;
+	struct mpi_report r;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_non_null(f);
+	assert_int_equal(mpi_routines_compute(&rs, m), 0);
+	assert_int_equal(mpi_traffic_compute(&tr, m), 0);
+	assert_int_equal(mpi_waits_compute(&w, m), 0);
+	r = (struct mpi_report){.m = m,
+				.routines = &rs,
+				.traffic = &tr,
+				.waits = &w,
+				.rel = MPI_REL_EXEC,
+				.no_correction = no_correction};
+	if (json)
+		assert_int_equal(mpi_print_json(&r, MPI_VIEW_SUMMARY, f), 0);
+	else
+		assert_int_equal(mpi_print_text(&r, MPI_VIEW_SUMMARY, f), 0);
+	fclose(f);
+	mpi_routines_release(&rs);
+	mpi_traffic_release(&tr);
+	mpi_waits_release(&w);
+	return text;
+}
+
 /*
  * Barrier of 3 ranks, rank 2 the last to enter (20000):
  *   rank 0: Init 0..1000, Barrier 10000..15000 (left 5 us before the last enter), Finalize
@@ -106,6 +142,7 @@ static void test_barrier(void **state)
 {
 	struct mpi_model m;
 	uint32_t c[5];
+	char *text;
 
 	(void)state;
 	barrier_model(&m, c);
@@ -121,6 +158,18 @@ static void test_barrier(void **state)
 	assert_times(&m, c[2], 35500, 36500);
 	assert_times(&m, c[3], 12000, 20500);
 	assert_times(&m, c[4], 20000, 21000);
+	/* the summary line, the caveat and the JSON say it */
+	text = render(&m, 0, 0);
+	assert_non_null(strstr(text, "causality violations: 0 as recorded, 0 after correction; "
+				     "in collectives 1 as recorded, 0 after correction "
+				     "(largest shift "));
+	assert_non_null(strstr(text, "  ! 1 collective calls left before a rank they depend on "
+				     "entered (clock error): corrected, 0 left, largest shift "));
+	free(text);
+	text = render(&m, 1, 0);
+	assert_non_null(strstr(text, "\"coll_violations_before\": 1,"));
+	assert_non_null(strstr(text, "\"coll_violations_after\": 0,"));
+	free(text);
 	mpi_model_release(&m);
 
 	/* --no-correction: counted, times as they were */
@@ -132,6 +181,11 @@ static void test_barrier(void **state)
 	assert_times(&m, c[0], 0, 1000);
 	assert_times(&m, c[1], 10000, 15000);
 	assert_times(&m, c[2], 30000, 31000);
+	text = render(&m, 0, 1);
+	assert_non_null(strstr(text, "in collectives 1 as recorded, 1 (not corrected)\n"));
+	assert_non_null(strstr(text, "  ! 1 collective calls left before a rank they depend on "
+				     "entered (clock error), not corrected (--no-correction)"));
+	free(text);
 	mpi_model_release(&m);
 }
 
