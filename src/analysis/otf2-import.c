@@ -458,17 +458,21 @@ static int cmp_nbc(const void *a, const void *b)
  * collectives. */
 static void pair_nbc(struct imp *im)
 {
-	const struct imp_nbc *d = im->nbc_dones, *end = d + im->nnbc_dones;
+	size_t j = 0;
 
+	if (im->nnbc_starts == 0)
+		return;
 	qsort(im->nbc_starts, im->nnbc_starts, sizeof(*im->nbc_starts), cmp_nbc);
-	qsort(im->nbc_dones, im->nnbc_dones, sizeof(*im->nbc_dones), cmp_nbc);
+	if (im->nnbc_dones)
+		qsort(im->nbc_dones, im->nnbc_dones, sizeof(*im->nbc_dones), cmp_nbc);
 	for (size_t i = 0; i < im->nnbc_starts; i++) {
-		const struct imp_nbc *s = &im->nbc_starts[i];
+		const struct imp_nbc *s = &im->nbc_starts[i], *d;
 		struct mpi_item *it = &im->m->items[s->item];
 
-		while (d < end && cmp_nbc_key(d, s) < 0)
-			d++;
-		if (d == end || cmp_nbc_key(d, s) > 0) {
+		while (j < im->nnbc_dones && cmp_nbc_key(&im->nbc_dones[j], s) < 0)
+			j++;
+		d = j < im->nnbc_dones ? &im->nbc_dones[j] : NULL;
+		if (!d || cmp_nbc_key(d, s) > 0) {
 			im->nbc_open++;
 			continue;
 		}
@@ -479,7 +483,7 @@ static void pair_nbc(struct imp *im)
 		/* its COLL_REQ item, right after it */
 		if (s->item + 1 < im->m->nitems && it[1].kind == PSC_MPI_ITEM_COLL_REQ)
 			it[1].comm = d->comm;
-		d++;
+		j++;
 	}
 }
 
