@@ -9,14 +9,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Completed on-CPU spans a state keeps at most: past this, the two closest ones merge. */
+/* Completed on-CPU spans a (thread, cpu) keeps at most: past this, the two closest ones merge. */
 #define MAX_SPANS 64
 
-/* Where a (thread, cpu, group) state's thread ran since that state's last sample. */
+/*
+ * Where a thread ran on a CPU, from the switch records: the spans every group's samples on
+ * that CPU have not all been handed yet. A group's sample takes those after its previous
+ * sample there (prev_vals' time); a span goes once every group's sample there is past it.
+ */
 struct sample_oncpu {
-	uint64_t since; /* on the CPU since this time (switched in or sampled), or 0 */
-	uint64_t last;	/* time of the state's last sample or switch record, or 0 */
-	uint64_t *iv;	/* spans completed since the last sample: n [from, to] pairs */
+	uint64_t since;	   /* switched in at this time and still on the CPU, or 0 */
+	uint64_t last_rec; /* time of the last switch record, or 0 */
+	uint64_t last_out; /* time of the last switch out, or 0 */
+	uint64_t *iv;	   /* completed spans: n [from, to] pairs in time order */
 	uint32_t n, cap;
 };
 
@@ -59,14 +64,18 @@ static int mark(struct sample_walk *w, uint64_t ns, uint64_t pidtid, int kind)
 	return 0;
 }
 
+static uint64_t state_key(uint64_t tid, uint64_t cpu, uint64_t group)
+{
+	return tid << 32 | (cpu & 0xffff) << 16 | (group & 0xffff);
+}
+
 /*
  * The state of (tid, cpu, group): its previous values (2 + nevents words in prev_vals, zero
- * when new: sample time, time_running, the values) and its on-CPU spans. Its index, or
- * SIZE_MAX when out of memory.
+ * when new: sample time, time_running, the values). Its index, or SIZE_MAX when out of memory.
  */
 static size_t state_get(struct sample_walk *w, uint64_t tid, uint64_t cpu, uint64_t group)
 {
-	uint64_t key = tid << 32 | (cpu & 0xffff) << 16 | (group & 0xffff), idx;
+	uint64_t key = state_key(tid, cpu, group), idx;
 	size_t words = 2 + (size_t)w->nevents;
 
 	if (u64map_get(w->prev, key, &idx))
@@ -74,32 +83,50 @@ static size_t state_get(struct sample_walk *w, uint64_t tid, uint64_t cpu, uint6
 	if (w->nprev == w->prevcap) {
 		size_t cap = w->prevcap ? 2 * w->prevcap : 64;
 		uint64_t *v = realloc(w->prev_vals, cap * words * sizeof(*v));
-		struct sample_oncpu *o;
 
 		if (!v)
 			return SIZE_MAX;
 		w->prev_vals = v;
-		o = realloc(w->oncpu, cap * sizeof(*o));
-		if (!o)
-			return SIZE_MAX;
-		w->oncpu = o;
 		w->prevcap = cap;
 	}
 	if (u64map_put(w->prev, key, w->nprev))
 		return SIZE_MAX;
 	memset(w->prev_vals + w->nprev * words, 0, words * sizeof(uint64_t));
-	memset(&w->oncpu[w->nprev], 0, sizeof(w->oncpu[0]));
 	return w->nprev++;
+}
+
+/* The on-CPU spans of (tid, cpu), new ones empty; NULL when out of memory. */
+static struct sample_oncpu *oncpu_get(struct sample_walk *w, uint64_t tid, uint64_t cpu)
+{
+	uint64_t key = state_key(tid, cpu, 0), idx;
+
+	if (u64map_get(w->cpus, key, &idx))
+		return &w->oncpu[idx];
+	if (w->noncpu == w->oncpucap) {
+		size_t cap = w->oncpucap ? 2 * w->oncpucap : 64;
+		struct sample_oncpu *o = realloc(w->oncpu, cap * sizeof(*o));
+
+		if (!o)
+			return NULL;
+		w->oncpu = o;
+		w->oncpucap = cap;
+	}
+	if (u64map_put(w->cpus, key, w->noncpu))
+		return NULL;
+	memset(&w->oncpu[w->noncpu], 0, sizeof(w->oncpu[0]));
+	return &w->oncpu[w->noncpu++];
 }
 
 /* Forget every state (a new file begins). */
 static void states_reset(struct sample_walk *w)
 {
-	for (size_t i = 0; i < w->nprev; i++)
+	for (size_t i = 0; i < w->noncpu; i++)
 		free(w->oncpu[i].iv);
 	if (w->prev)
 		u64map_clear(w->prev);
-	w->nprev = 0;
+	if (w->cpus)
+		u64map_clear(w->cpus);
+	w->nprev = w->noncpu = 0;
 }
 
 /* Append the on-CPU span [FROM, TO] to O, merging its two closest spans when it is full. */
@@ -137,43 +164,64 @@ static int span_add(struct sample_oncpu *o, uint64_t from, uint64_t to)
 }
 
 /*
- * A switch record: the thread went on or off a CPU. Every group's state of (thread, cpu)
- * notes it: a switch out closes the span that began at the switch in (or at the state's last
- * sample, or at the start when no record said when the thread came: the root's first CPU).
+ * A switch record: the thread went on or off a CPU. A switch out closes the span that began at
+ * the switch in (or at the last switch record, or at the start when no record said when the
+ * thread came: the root's first CPU); each group takes of it what is after its last sample.
  */
 static int on_switch(struct sample_walk *w, const struct stream_record *rec)
 {
 	uint64_t tid = rec->payload[0] >> 32, cpu = w->per_cpu ? rec->arg & 0xffffu : 0;
-	int out = !!((rec->arg >> 16) & PSC_SWITCH_OUT);
+	struct sample_oncpu *o = oncpu_get(w, tid, cpu);
 
-	for (uint32_t g = 0; g < (w->ngroups ? w->ngroups : 1); g++) {
-		size_t idx = state_get(w, tid, cpu, g);
-		struct sample_oncpu *o;
+	if (!o)
+		return -ENOMEM;
+	if (!((rec->arg >> 16) & PSC_SWITCH_OUT)) {
+		o->since = rec->ticks;
+	} else {
+		uint64_t from = o->since ? o->since : o->last_rec;
 
-		if (idx == SIZE_MAX)
+		if (span_add(o, from > w->start_ns ? from : w->start_ns, rec->ticks))
 			return -ENOMEM;
-		o = &w->oncpu[idx];
-		if (!out) {
-			o->since = rec->ticks;
-		} else {
-			uint64_t from = o->since ? o->since : o->last;
-
-			if (span_add(o, from > w->start_ns ? from : w->start_ns, rec->ticks))
-				return -ENOMEM;
-			o->since = 0;
-		}
-		o->last = rec->ticks;
+		o->since = 0;
+		o->last_out = rec->ticks;
 	}
+	o->last_rec = rec->ticks;
 	return 0;
 }
 
 /*
- * The spans sample S's deltas were counted in, from state O's switch records, into w->spans;
- * O starts over at the sample. 0 or -ENOMEM.
+ * Drop the spans of O (thread TID on CPU) that every group's sample there is past: all of
+ * them once each group has sampled after their end.
  */
-static int sample_spans(struct sample_walk *w, struct sample_oncpu *o, struct sample *s)
+static void spans_prune(struct sample_walk *w, struct sample_oncpu *o, uint64_t tid, uint64_t cpu)
 {
-	uint64_t covered = 0, from = o->since;
+	size_t words = 2 + (size_t)w->nevents;
+	uint64_t oldest = UINT64_MAX, idx;
+	uint32_t keep = 0;
+
+	for (uint32_t g = 0; g < (w->ngroups ? w->ngroups : 1); g++) {
+		uint64_t t = u64map_get(w->prev, state_key(tid, cpu, g), &idx)
+				 ? w->prev_vals[idx * words]
+				 : 0;
+
+		if (t < oldest)
+			oldest = t;
+	}
+	while (keep < o->n && o->iv[2 * keep + 1] <= oldest)
+		keep++;
+	memmove(o->iv, o->iv + 2 * keep, (size_t)(o->n - keep) * 2 * sizeof(uint64_t));
+	o->n -= keep;
+}
+
+/*
+ * The spans sample S's deltas were counted in, into w->spans: those of O after LAST, the time
+ * of the previous sample of S's group on that CPU (0: none), then the span up to the sample.
+ * 0 or -ENOMEM.
+ */
+static int sample_spans(struct sample_walk *w, struct sample_oncpu *o, uint64_t last,
+			struct sample *s)
+{
+	uint64_t covered = 0, from;
 	size_t n = 0;
 
 	if (w->spancap < 2 * ((size_t)o->n + 1)) {
@@ -186,10 +234,16 @@ static int sample_spans(struct sample_walk *w, struct sample_oncpu *o, struct sa
 		w->spancap = cap;
 	}
 	for (uint32_t i = 0; i < o->n; i++) {
-		w->spans[n++] = o->iv[2 * i];
-		w->spans[n++] = o->iv[2 * i + 1];
-		covered += o->iv[2 * i + 1] - o->iv[2 * i];
+		uint64_t a = o->iv[2 * i] > last ? o->iv[2 * i] : last, b = o->iv[2 * i + 1];
+
+		if (b <= a)
+			continue;
+		w->spans[n++] = a;
+		w->spans[n++] = b;
+		covered += b - a;
 	}
+	/* on the CPU since its switch in, or since the group's last sample there */
+	from = o->since ? (o->since > last ? o->since : last) : (last > o->last_out ? last : 0);
 	if (!from) {
 		/*
 		 * No record says when the thread came on this CPU (the root, running since its
@@ -198,8 +252,10 @@ static int sample_spans(struct sample_walk *w, struct sample_oncpu *o, struct sa
 		uint64_t rest = s->weight_ns > covered ? s->weight_ns - covered : 0;
 
 		from = s->ns > rest ? s->ns - rest : 0;
-		if (from < o->last)
-			from = o->last;
+		if (from < last)
+			from = last;
+		if (from < o->last_rec)
+			from = o->last_rec;
 		if (from < w->start_ns)
 			from = w->start_ns;
 	}
@@ -212,8 +268,6 @@ static int sample_spans(struct sample_walk *w, struct sample_oncpu *o, struct sa
 	s->spans = w->spans;
 	s->nspans = n / 2;
 	s->from_ns = w->spans[0];
-	o->n = 0;
-	o->since = o->last = s->ns;
 	return 0;
 }
 
@@ -258,7 +312,7 @@ static int on_sample(struct sample_walk *w, const struct stream_record *rec, con
 		     int (*fn)(void *, const struct sample *), void *ctx)
 {
 	const uint64_t *p = rec->payload, *val = p + 6;
-	uint64_t nr = p[3], *prev, running = p[5];
+	uint64_t nr = p[3], *prev, running = p[5], last;
 	struct sample s = {0};
 	struct sample_thread *t;
 	size_t idx;
@@ -280,6 +334,7 @@ static int on_sample(struct sample_walk *w, const struct stream_record *rec, con
 	if (!t || idx == SIZE_MAX)
 		return -ENOMEM;
 	prev = w->prev_vals + idx * (2 + (size_t)w->nevents);
+	last = prev[0];
 	memset(w->delta, 0, w->nevents * sizeof(uint64_t));
 	for (uint64_t k = 0; k < nr; k++) {
 		uint64_t ev = groups[rec->arg * w->nevents + k];
@@ -298,8 +353,12 @@ static int on_sample(struct sample_walk *w, const struct stream_record *rec, con
 	prev[1] = running;
 	s.delta = w->delta;
 	if (w->switches) {
-		if (sample_spans(w, &w->oncpu[idx], &s))
+		uint64_t tid = (uint64_t)(uint32_t)s.tid, cpu = w->per_cpu ? s.cpu : 0;
+		struct sample_oncpu *o = oncpu_get(w, tid, cpu);
+
+		if (!o || sample_spans(w, o, last, &s))
 			return -ENOMEM;
+		spans_prune(w, o, tid, cpu);
 	} else {
 		w->spans[0] = s.from_ns;
 		w->spans[1] = s.ns;
@@ -430,11 +489,12 @@ int samples_walk(const struct experiment *e, struct sample_walk *w,
 	w->per_cpu = !e->has_sampling || e->sampling.inherit;
 	w->ended = 1;
 	w->prev = calloc(1, sizeof(*w->prev));
+	w->cpus = calloc(1, sizeof(*w->cpus));
 	w->images = calloc(1, sizeof(*w->images));
 	w->delta = calloc(w->nevents + 1, sizeof(uint64_t));
 	w->spans = calloc(2, sizeof(uint64_t));
 	w->spancap = 2;
-	if (!w->prev || !w->images || !w->delta || !w->spans) {
+	if (!w->prev || !w->cpus || !w->images || !w->delta || !w->spans) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -453,6 +513,9 @@ void sample_walk_release(struct sample_walk *w)
 	free(w->spans);
 	if (w->prev)
 		u64map_release(w->prev);
+	if (w->cpus)
+		u64map_release(w->cpus);
+	free(w->cpus);
 	if (w->images)
 		u64map_release(w->images);
 	free(w->prev);

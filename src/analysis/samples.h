@@ -9,6 +9,7 @@
  * time_running. Task records give thread names and exec boundaries (program images). Where the
  * file has switch records (PSC_FEAT_SWITCHES), each sample also comes with the spans of time
  * its thread was on that CPU since its previous sample there: its deltas were counted in them.
+ * The spans are kept once per (thread, cpu), whatever the number of groups.
  */
 #ifndef PSC_AN_SAMPLES_H
 #define PSC_AN_SAMPLES_H
@@ -83,11 +84,14 @@ struct sample_walk {
 	uint64_t *prev_vals; /* per state: ns, time_running, then nevents values */
 	size_t nprev, prevcap;
 	uint64_t *delta;
-	struct u64map *images;	    /* pid -> image + 1 (0: the root's launch exec not seen yet) */
-	int switches;		    /* the file being read has switch records */
-	uint32_t ngroups;	    /* groups defined in the file being read */
-	struct sample_oncpu *oncpu; /* per state: on-CPU spans since its last sample */
-	uint64_t *spans;	    /* the spans handed out with a sample */
+	struct u64map *images; /* pid -> image + 1 (0: the root's launch exec not seen yet) */
+	int switches;	       /* the file being read has switch records */
+	uint32_t ngroups;      /* groups defined in the file being read */
+	/* per (tid, cpu), shared by the groups: on-CPU spans not yet handed to every group */
+	struct u64map *cpus; /* (tid, cpu) -> index in oncpu */
+	struct sample_oncpu *oncpu;
+	size_t noncpu, oncpucap;
+	uint64_t *spans; /* the spans handed out with a sample */
 	size_t spancap;
 };
 

@@ -5,7 +5,9 @@
  * the wall time before the sample, nor over its time on another CPU); a thread on the CPU
  * before any record said so counts from the start; a file without the feature bit (recorded
  * before switch records existed) spreads over the wall time before each sample as it did;
- * more spans than a state keeps still hand out the whole delta. Losses and markers: the kernel's
+ * more spans than a state keeps still hand out the whole delta; with two groups each sample
+ * takes the spans after its own group's previous sample from the one set its thread has on
+ * that CPU. Losses and markers: the kernel's
  * lost records and throttling are counted exactly, exec, throttle and exit are markers at their
  * times, and the timeline and the report say them.
  */
@@ -252,6 +254,81 @@ static void rec(struct sample_out *o, uint64_t t0, uint64_t at, uint32_t type, u
 	assert_int_equal(sample_out_add(o, t0 + at, type, arg, p, n), 0);
 }
 
+/* The root switched on (OUT 0) or off CPU 0 at T0 + AT. */
+static void sw_at(struct sample_out *o, uint64_t t0, uint64_t at, int out)
+{
+	uint64_t pt = (uint64_t)ROOT | (uint64_t)ROOT << 32;
+
+	rec(o, t0, at, PSC_REC_SWITCH, (out ? PSC_SWITCH_OUT : 0u) << 16, &pt, 1);
+}
+
+/*
+ * Two groups, one set of spans per (thread, cpu): cpu-clock leads group 0, page-faults is alone
+ * in group 1. The root runs on CPU 0 from its exec to 0.5 ms, is off until 2.5 ms, group 0
+ * samples at 3 ms, off at 3.25, on at 5.5, group 1 samples at 6 ms (100 faults, its first
+ * sample: over 0-0.5, 2.5-3.25, 5.5-6), group 0 again at 7 ms (over 3-3.25 and 5.5-7, the
+ * spans after its own previous sample, although group 1 took 3-3.25 too).
+ */
+static void test_groups_share_spans(void **state)
+{
+	const uint64_t pt = (uint64_t)ROOT | (uint64_t)ROOT << 32, m0 = 0, m1 = PF;
+	static const double faults[7] = {100 / 3.5, 0, 100 / 3.5, 100 / 7.0, 0, 100 / 3.5, 0};
+	static const double clock[7] = {MS / 2, 0, MS / 2, MS / 4, 0, MS / 2, MS};
+	char dir[128], path[256];
+	struct psc_stream_header h;
+	struct sample_out *o;
+	struct experiment e;
+	struct symtab syms;
+	struct timeline t;
+	uint64_t p[7];
+	size_t th;
+	FILE *f;
+	int fd;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/groups", tmpdir);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(path, sizeof(path), "%s/meta.json", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "{\"version\": 1, \"sampling\": {\"frequency\": 1000, \"inherit\": true, "
+		   "\"events\": [{\"name\": \"cpu-clock\", \"state\": \"group\", \"status\": 0}, "
+		   "{\"name\": \"page-faults\", \"state\": \"own group\", \"status\": 0}]}}\n");
+	fclose(f);
+	assert_int_equal(sample_out_open(&o, dir, ROOT, 2, PSC_FEAT_SWITCHES), 0);
+	snprintf(path, sizeof(path), "%s/samples.%d", dir, ROOT);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(read(fd, &h, sizeof(h)), sizeof(h));
+	close(fd);
+	rec(o, h.start_ns, 0, PSC_REC_SAMPLE_GROUP, 0, &m0, 1);
+	rec(o, h.start_ns, 0, PSC_REC_SAMPLE_GROUP, 1, &m1, 1);
+	sw_at(o, h.start_ns, MS / 2, 1);
+	sw_at(o, h.start_ns, 5 * MS / 2, 0);
+	/* pid/tid, ip, cpu 0, nr 1, enabled, running, value */
+	p[0] = pt, p[1] = 0x1000, p[2] = 0, p[3] = 1, p[4] = p[5] = p[6] = MS;
+	rec(o, h.start_ns, 3 * MS, PSC_REC_SAMPLE, 0, p, 7);
+	sw_at(o, h.start_ns, 13 * MS / 4, 1);
+	sw_at(o, h.start_ns, 11 * MS / 2, 0);
+	p[4] = p[5] = 7 * MS / 4, p[6] = 100;
+	rec(o, h.start_ns, 6 * MS, PSC_REC_SAMPLE, 1, p, 7);
+	p[4] = p[5] = p[6] = MS + 7 * MS / 4;
+	rec(o, h.start_ns, 7 * MS, PSC_REC_SAMPLE, 0, p, 7);
+	assert_int_equal(sample_out_close(o), 0);
+
+	th = build(dir, &e, &syms, &t);
+	assert_int_equal(t.nintervals, 7);
+	for (size_t i = 0; i < 7; i++) {
+		double pf = timeline_value(&t, th, i, PF), cc = timeline_value(&t, th, i, 0);
+
+		if (pf < faults[i] - 1e-9 || pf > faults[i] + 1e-9 || cc < clock[i] - 1e-6 ||
+		    cc > clock[i] + 1e-6)
+			fail_msg("interval %zu: %.12g faults and %.12g ns, want %.12g and %.12g", i,
+				 pf, cc, faults[i], clock[i]);
+	}
+	release(&e, &syms, &t);
+}
+
 /*
  * Losses and markers: the root's exec at 0, a sample at 1 ms, the kernel's two lost records
  * (5 and 7 samples), the root throttled at 2 ms and unthrottled at 3 ms, a second sample at
@@ -347,6 +424,7 @@ int main(void)
 	    cmocka_unit_test(test_on_cpu_spans),
 	    cmocka_unit_test(test_without_switch_records),
 	    cmocka_unit_test(test_many_spans),
+	    cmocka_unit_test(test_groups_share_spans),
 	    cmocka_unit_test(test_losses_and_markers),
 	};
 
