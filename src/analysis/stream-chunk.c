@@ -82,7 +82,6 @@ struct chunk_load {
 	size_t words;	       /* of records in b->chunk */
 	uint64_t rec_base;     /* see stream_reader */
 	unsigned pos_scale;
-	int compressed;
 };
 
 /* Room for WORDS words in B's chunk buffer. */
@@ -196,7 +195,6 @@ static int chunk_load(const struct chunk_src *s, struct chunk_buf *b, uint64_t a
 		/* records of a compressed chunk are reported at the chunk's offset */
 		l->rec_base = at;
 		l->pos_scale = 0;
-		l->compressed = 1;
 	} else {
 		if (chunk_room(b, ch.size / 8))
 			return l->ret =
@@ -314,16 +312,17 @@ void stream_prefetch_stop(struct stream_reader *r)
 }
 
 /*
- * Whether the chunks after the one just loaded (COMPRESSED or not) are to be prefetched: in
- * STREAM_PREFETCH_AUTO once the stream shows a compressed chunk, when this process may use
- * two CPUs; STREAM_PREFETCH_ON from the first chunk, whatever the CPUs.
+ * Whether the chunks after the one just loaded are to be prefetched: in STREAM_PREFETCH_AUTO
+ * when this process may use two CPUs, in STREAM_PREFETCH_ON whatever the CPUs. Plain chunks
+ * gain too: their copy out of the page cache moves off the caller's path (report of a plain
+ * fib(34) trace: 0.41 s -> 0.35 s; compressed: 0.49 s -> 0.38 s).
  */
-static int want_prefetch(struct stream_reader *r, int compressed)
+static int want_prefetch(struct stream_reader *r)
 {
 	if (r->pf)
 		return 1;
 	if (r->prefetch == STREAM_PREFETCH_OFF ||
-	    (r->prefetch == STREAM_PREFETCH_AUTO && (!compressed || usable_cpus() < 2)))
+	    (r->prefetch == STREAM_PREFETCH_AUTO && usable_cpus() < 2))
 		return 0;
 	if (prefetch_start(r) < 0) {
 		r->prefetch = STREAM_PREFETCH_OFF;
@@ -388,7 +387,7 @@ int stream_load_chunk(struct stream_reader *r, char *err, size_t errlen)
 	r->pos = 0;
 	r->offset = l.next;
 	r->next_seq++;
-	if (r->offset < r->file_size && want_prefetch(r, l.compressed)) {
+	if (r->offset < r->file_size && want_prefetch(r)) {
 		struct stream_prefetch *pf = r->pf;
 
 		pthread_mutex_lock(&pf->lock);

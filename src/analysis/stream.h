@@ -9,8 +9,8 @@
  * there and `truncated_at` says where. The reader never trusts a length it has not checked
  * against the file: fuzzed by tests/fuzz/fuzz_stream.c. Compressed chunks (stream version 2)
  * are decompressed as they are loaded; defects of their records are reported at the chunk's
- * offset. Once a stream shows a compressed chunk, a second thread loads (reads and
- * decompresses) chunk N + 1 while the caller walks chunk N (stream_set_prefetch()): the
+ * offset. A stream of more than one chunk is read ahead: a second thread loads (reads and
+ * decompresses) chunk N + 1 while the caller walks chunk N (stream_set_prefetch()); the
  * records, errors and offsets are the same either way.
  */
 #ifndef PSC_STREAM_H
@@ -34,10 +34,10 @@ struct stream_record {
 
 /* Who loads the chunks after the current one (stream_set_prefetch()). */
 enum stream_prefetch_mode {
-	STREAM_PREFETCH_AUTO = 0, /* a second thread, once a compressed chunk is seen, when the
-				   * process may run on 2 CPUs or more (its affinity) */
+	STREAM_PREFETCH_AUTO = 0, /* a second thread when the process may run on 2 CPUs or more
+				   * (its affinity), else the calling thread */
 	STREAM_PREFETCH_OFF,	  /* the calling thread, in stream_next() */
-	STREAM_PREFETCH_ON,	  /* a second thread from the first chunk on (tests) */
+	STREAM_PREFETCH_ON,	  /* a second thread, whatever the CPUs (tests) */
 };
 
 struct stream_prefetch;

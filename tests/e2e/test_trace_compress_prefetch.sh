@@ -3,7 +3,8 @@
 # report --csv, dump and export --format chrome of a trace of compressed chunks print the same
 # bytes with the prefetch (the default on 2 CPUs or more) and without it (taskset -c 0: a
 # process that may use one CPU reads every chunk itself); so do the error of a damaged
-# compressed chunk in the middle of the stream and the end of one cut inside such a chunk.
+# compressed chunk in the middle of the stream, the end of one cut inside such a chunk, and
+# the report and dump of a trace of plain chunks.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 psc_init
@@ -94,5 +95,12 @@ truncate -s $((zat + 16 + zsize / 2)) "$c/$(basename "$stream")"
 same cutcsv 0 "$PERFSCOPE" report "$c" --csv
 same cutdump 0 "$PERFSCOPE" dump "$c"
 expect_grep "$zat" "$T/cutdump-2cpu.out" "dump names the cut's offset"
+
+# plain chunks (PERFSCOPE_COMPRESS=never) are read ahead too
+p=$T/plain.exp
+PERFSCOPE_COMPRESS=never record_or_die recp "$p" --functions --buffer-size 64K -- "$prog" 300
+same plaincsv 0 "$PERFSCOPE" report "$p" --csv
+same plaindump 0 "$PERFSCOPE" dump "$p"
+expect_cmp "$(grep -c func-enter "$T/plaindump-2cpu.out")" '>' 89700 "plain: dump shows every call"
 
 finish
