@@ -3,8 +3,9 @@
  * I-calls and completions carry COLL_REQ items is exported (NonBlockingCollectiveRequest in
  * the I-call, NonBlockingCollectiveComplete in the completing Wait/Test) and read back by
  * mpi_model_load_otf2 with the same items (the I-call's COLL item gets its completion's
- * communicator, root and bytes) and the same waits, to the ns. A request never completed is
- * left out of the collectives with a warning; a completion without its start is left alone.
+ * communicator, root and bytes) and the same waits, to the ns, also when another thread of the
+ * rank completes it. A request never completed is left out of the collectives with a warning;
+ * a completion without its start is left alone.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -276,11 +277,58 @@ static void test_icoll_open(void **state)
 	done(&e, &m);
 }
 
+/* Rank 0 starts an Iallreduce on its main thread at 10 ms and waits for it on a second thread
+ * (tid 990) from 11 to 30 ms; rank 1 starts it at 25 ms: rank 0 waits 14 ms at N x N, on
+ * either side, whichever of its locations the import reads first. */
+static void test_icoll_threads(void **state)
+{
+	char dir[128];
+	struct experiment e;
+	struct mpi_model m, back;
+	struct mstream t = {0};
+	struct mpi_waits w;
+	struct job j;
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	job_begin(&j, 2, 1 * MS);
+	istart(&j.s[0], 10 * MS, R(Iallreduce), -1, 8, 8, 7, 0);
+	finalize(&j.s[0], 40 * MS);
+	ms_sync(&t, 5 * MS);
+	idone(&t, 11 * MS, 30 * MS, R(Wait), 7, 0);
+	ms_end(&t, 35 * MS);
+	istart(&j.s[1], 25 * MS, R(Iallreduce), -1, 8, 8, 3, 0);
+	idone(&j.s[1], 25200 * US, 30 * MS, R(Wait), 3, 0);
+	finalize(&j.s[1], 40 * MS);
+	write_mpi_stream(dir, 1000, 990, &t, 4096);
+	free(t.w);
+	job_write(&j, dir, 3);
+	load(dir, &e, &m, 0);
+	print_warnings(&m);
+	assert_int_equal(m.nwarnings, 0);
+	assert_int_equal(m.ranks[0].nlocs, 2);
+	round_trip(dir, &e, &m, &back);
+	assert_int_equal(back.nwarnings, 0);
+	assert_int_equal(back.ranks[0].nlocs, 2);
+	assert_int_equal(back.ncolls, 1);
+	assert_int_equal(back.colls[0].n, 2);
+	assert_int_equal(mpi_waits_compute(&w, &back), 0);
+	assert_int_equal(w.pattern[0 * MPI_PAT_COUNT + MPI_PAT_WAIT_NXN], 14 * MS);
+	assert_int_equal(w.total[1], 0);
+	mpi_waits_release(&w);
+	assert_int_equal(mpi_waits_compute(&w, &m), 0);
+	assert_int_equal(w.pattern[0 * MPI_PAT_COUNT + MPI_PAT_WAIT_NXN], 14 * MS);
+	mpi_waits_release(&w);
+	mpi_model_release(&back);
+	done(&e, &m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_icoll_round_trip),
 	    cmocka_unit_test(test_icoll_open),
+	    cmocka_unit_test(test_icoll_threads),
 	};
 
 	return cmocka_run_group_tests(tests, synth_make_top, synth_remove_top);
