@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 /* The region of the function at ADDR in stream S's process. */
 static uint32_t function_region(struct xp *x, const struct exp_stream *s, uint64_t addr)
@@ -109,9 +108,11 @@ static uint32_t comm_rank(struct xp *x, uint32_t c, int32_t r)
 	return x->comm_rank[c][r] < 0 ? OTF2_UNDEFINED_UINT32 : (uint32_t)x->comm_rank[c][r];
 }
 
+/* The operation of collective ROUTINE; a non-blocking one's is its blocking twin's. */
 static OTF2_CollectiveOp coll_op(unsigned routine)
 {
-	const char *name = mpi_routine_name(routine);
+	int twin = mpi_routine_twin(routine);
+	const char *name = mpi_routine_name(twin >= 0 ? (unsigned)twin : routine);
 	static const struct {
 		const char *name;
 		OTF2_CollectiveOp op;
@@ -139,10 +140,8 @@ static OTF2_CollectiveOp coll_op(unsigned routine)
 	if (!name)
 		return OTF2_COLLECTIVE_OP_BARRIER;
 	name += 4; /* "MPI_" */
-	if (mpi_routine_kind(routine) == MPI_KIND_ICOLL)
-		name++; /* Ibarrier: as Barrier ("barrier" after the I) */
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
-		if (!strcasecmp(ops[i].name, name))
+		if (!strcmp(ops[i].name, name))
 			return ops[i].op;
 	return mpi_routine_kind(routine) == MPI_KIND_COMM ? OTF2_COLLECTIVE_OP_CREATE_HANDLE
 							  : OTF2_COLLECTIVE_OP_BARRIER;
