@@ -273,34 +273,6 @@ static int mpi_pass(struct tl_lod *t, struct html_input *in, const struct mpi_mo
 	return 0;
 }
 
-static int64_t arrow_len(const struct tl_arrows *a, size_t i)
-{
-	return a->t1[i] - a->t0[i];
-}
-
-/* Arrows by length, longest first. */
-static int cmp_arrow_len(const void *x, const void *y, void *arrows)
-{
-	size_t i = *(const size_t *)x, j = *(const size_t *)y;
-	int64_t a = arrow_len(arrows, j), b = arrow_len(arrows, i);
-
-	if (a != b)
-		return a < b ? -1 : 1;
-	return i < j ? -1 : i > j;
-}
-
-/* Arrows by start. */
-static int cmp_arrow(const void *x, const void *y, void *arrows)
-{
-	const struct tl_arrows *ar = arrows;
-	size_t i = *(const size_t *)x, j = *(const size_t *)y;
-	int64_t a = ar->t0[i], b = ar->t0[j];
-
-	if (a != b)
-		return a < b ? -1 : 1;
-	return i < j ? -1 : i > j;
-}
-
 void tl_arrows_release(struct tl_arrows *a)
 {
 	free(a->from);
@@ -311,110 +283,129 @@ void tl_arrows_release(struct tl_arrows *a)
 	memset(a, 0, sizeof(*a));
 }
 
-/* Sifts IDX[I] down the heap IDX[0..N) whose root is the arrow the order of cmp_arrow_len
- * puts last. */
-static void heap_down(size_t *idx, size_t n, size_t i, struct tl_arrows *a)
+/* A matched message as a candidate arrow: its transfer's length and its index in msgs. */
+struct arrow_key {
+	int64_t len;
+	uint32_t msg;
+};
+
+/* True when arrow X comes before arrow Y in the order of the longest first (ties: the earlier
+ * message). */
+static int arrow_before(const struct arrow_key *x, const struct arrow_key *y)
+{
+	return x->len != y->len ? x->len > y->len : x->msg < y->msg;
+}
+
+/* Sifts H[I] down the heap H[0..N) whose root is the arrow arrow_before() puts last. */
+static void heap_down(struct arrow_key *h, size_t n, size_t i)
 {
 	for (;;) {
-		size_t c = 2 * i + 1, t;
+		size_t c = 2 * i + 1;
+		struct arrow_key t;
 
 		if (c >= n)
 			return;
-		if (c + 1 < n && cmp_arrow_len(&idx[c + 1], &idx[c], a) > 0)
+		if (c + 1 < n && arrow_before(&h[c], &h[c + 1]))
 			c++;
-		if (cmp_arrow_len(&idx[c], &idx[i], a) <= 0)
+		if (!arrow_before(&h[i], &h[c]))
 			return;
-		t = idx[c];
-		idx[c] = idx[i];
-		idx[i] = t;
+		t = h[c];
+		h[c] = h[i];
+		h[i] = t;
 		i = c;
 	}
 }
 
-/* IDX[0..N) (the first N arrows on entry): the N first of all arrows in the order of
- * cmp_arrow_len (a total order), in no particular order. A heap of them, one compare for
- * most arrows, where sorting all of them took n log n (a message each with MPI). */
-static void arrows_longest(struct tl_arrows *a, size_t *idx, size_t n)
+/* Arrows by start (the enter of the call that started the send), then by message. */
+static int cmp_arrow(const void *x, const void *y, void *model)
 {
-	for (size_t i = n / 2; i-- > 0;)
-		heap_down(idx, n, i, a);
-	for (size_t i = n; i < a->n; i++)
-		if (cmp_arrow_len(&i, &idx[0], a) < 0) {
-			idx[0] = i;
-			heap_down(idx, n, 0, a);
+	const struct mpi_model *m = model;
+	uint32_t i = ((const struct arrow_key *)x)->msg, j = ((const struct arrow_key *)y)->msg;
+	int64_t a = m->calls[m->msgs[i].send_call].enter_ns;
+	int64_t b = m->calls[m->msgs[j].send_call].enter_ns;
+
+	if (a != b)
+		return a < b ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+static int matched(const struct mpi_message *msg)
+{
+	return msg->send_call != MPI_NONE && msg->recv_call != MPI_NONE;
+}
+
+/* K: the BUDGET longest of M's N matched messages (a heap of them, one compare for most
+ * messages), in time order. */
+static void arrows_longest(const struct mpi_model *m, struct arrow_key *k, size_t budget)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->nmsgs; i++) {
+		const struct mpi_message *msg = &m->msgs[i];
+		struct arrow_key c;
+
+		if (!matched(msg))
+			continue;
+		c.len = m->calls[msg->recv_call].leave_ns - m->calls[msg->send_call].enter_ns;
+		c.msg = (uint32_t)i;
+		if (n < budget) {
+			k[n++] = c;
+			if (n == budget)
+				for (size_t j = n / 2; j-- > 0;)
+					heap_down(k, n, j);
+		} else if (arrow_before(&c, &k[0])) {
+			k[0] = c;
+			heap_down(k, n, 0);
 		}
+	}
+	qsort_r(k, n, sizeof(*k), cmp_arrow, (void *)m);
 }
 
-/* Keep the BUDGET longest arrows, in time order. */
-static int arrows_trim(struct tl_arrows *a, size_t budget)
-{
-	size_t *idx = malloc((a->n + 1) * sizeof(*idx)), n;
-	struct tl_arrows k = {0};
-
-	if (!idx)
-		return -ENOMEM;
-	n = a->n < budget ? a->n : budget;
-	for (size_t i = 0; i < n; i++)
-		idx[i] = i;
-	if (n && n < a->n)
-		arrows_longest(a, idx, n);
-	qsort_r(idx, n, sizeof(*idx), cmp_arrow, a);
-	k.from = malloc((n + 1) * sizeof(*k.from));
-	k.to = malloc((n + 1) * sizeof(*k.to));
-	k.t0 = malloc((n + 1) * sizeof(*k.t0));
-	k.t1 = malloc((n + 1) * sizeof(*k.t1));
-	k.bytes = malloc((n + 1) * sizeof(*k.bytes));
-	if (!k.from || !k.to || !k.t0 || !k.t1 || !k.bytes) {
-		free(idx);
-		tl_arrows_release(&k);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++) {
-		k.from[i] = a->from[idx[i]];
-		k.to[i] = a->to[idx[i]];
-		k.t0[i] = a->t0[idx[i]];
-		k.t1[i] = a->t1[idx[i]];
-		k.bytes[i] = a->bytes[idx[i]];
-	}
-	k.n = n;
-	k.total = a->total;
-	free(idx);
-	tl_arrows_release(a);
-	*a = k;
-	return 0;
-}
-
+/* The matched messages of M as arrows between the rows of their calls' locations (LOC_ROW),
+ * in message order; of more than BUDGET, the BUDGET longest in time order. */
 static int arrows_build(struct tl_arrows *a, const struct mpi_model *m, int64_t origin,
 			const uint32_t *loc_row, size_t budget)
 {
+	struct arrow_key *keep = NULL;
 	size_t n = 0;
 
 	memset(a, 0, sizeof(*a));
 	for (size_t i = 0; i < m->nmsgs; i++)
-		n += m->msgs[i].send_call != MPI_NONE && m->msgs[i].recv_call != MPI_NONE;
+		n += matched(&m->msgs[i]);
+	a->total = n;
+	if (n > budget) {
+		n = budget;
+		keep = malloc((n + 1) * sizeof(*keep));
+		if (!keep)
+			return -ENOMEM;
+		arrows_longest(m, keep, n);
+	}
 	a->from = malloc((n + 1) * sizeof(*a->from));
 	a->to = malloc((n + 1) * sizeof(*a->to));
 	a->t0 = malloc((n + 1) * sizeof(*a->t0));
 	a->t1 = malloc((n + 1) * sizeof(*a->t1));
 	a->bytes = malloc((n + 1) * sizeof(*a->bytes));
-	if (!a->from || !a->to || !a->t0 || !a->t1 || !a->bytes)
+	if (!a->from || !a->to || !a->t0 || !a->t1 || !a->bytes) {
+		free(keep);
 		return -ENOMEM;
-	for (size_t i = 0; i < m->nmsgs; i++) {
-		const struct mpi_message *msg = &m->msgs[i];
+	}
+	for (size_t i = 0, k = 0; k < n; i++) {
+		const struct mpi_message *msg = &m->msgs[keep ? keep[k].msg : i];
 		const struct mpi_call *s, *r;
 
-		if (msg->send_call == MPI_NONE || msg->recv_call == MPI_NONE)
+		if (!matched(msg))
 			continue;
 		s = &m->calls[msg->send_call];
 		r = &m->calls[msg->recv_call];
-		a->from[a->n] = loc_row[s->loc];
-		a->to[a->n] = loc_row[r->loc];
-		a->t0[a->n] = s->enter_ns - origin;
-		a->t1[a->n] = r->leave_ns - origin;
-		a->bytes[a->n++] = msg->bytes;
+		a->from[k] = loc_row[s->loc];
+		a->to[k] = loc_row[r->loc];
+		a->t0[k] = s->enter_ns - origin;
+		a->t1[k] = r->leave_ns - origin;
+		a->bytes[k++] = msg->bytes;
 	}
-	a->total = a->n;
-	return a->n > budget ? arrows_trim(a, budget) : 0;
+	a->n = n;
+	free(keep);
+	return 0;
 }
 
 int tl_build(struct tl_lod *t, struct tl_arrows *a, int64_t *origin_ns, struct html_input *in,
