@@ -135,38 +135,6 @@ static void unmatched_fill(struct mpi_unmatched *u, const struct mpi_model *m,
 				    bytes, c->enter_ns,		call};
 }
 
-/* Every unmatched end: sends whose message has no receive, send items without a message,
- * receive items without a message. */
-static int unmatched_collect(struct mpi_traffic *t, const struct mpi_model *m)
-{
-	size_t n = 0;
-
-	t->unmatched = malloc((m->nmsgs + m->nitems + 1) * sizeof(*t->unmatched));
-	if (!t->unmatched)
-		return -ENOMEM;
-	for (size_t i = 0; i < m->nmsgs; i++) {
-		const struct mpi_message *msg = &m->msgs[i];
-
-		if (msg->recv_call == MPI_NONE && msg->send_call != MPI_NONE)
-			unmatched_fill(&t->unmatched[n++], m, MPI_UNMATCHED_SEND, msg->send_call,
-				       msg->dst, msg->tag, msg->bytes);
-	}
-	for (size_t i = 0; i < m->nitems; i++) {
-		const struct mpi_item *it = &m->items[i];
-		int send = it->kind == PSC_MPI_ITEM_SEND || it->kind == PSC_MPI_ITEM_ISEND;
-
-		if (it->msg != MPI_NONE || (!send && it->kind != PSC_MPI_ITEM_RECV) ||
-		    (it->flags & MPI_ITEM_F_CANCELLED))
-			continue;
-		unmatched_fill(&t->unmatched[n++], m,
-			       send ? MPI_UNMATCHED_SEND : MPI_UNMATCHED_RECV, it->call, it->peer,
-			       it->tag, it->bytes);
-	}
-	qsort(t->unmatched, n, sizeof(*t->unmatched), cmp_unmatched);
-	t->nunmatched = n;
-	return 0;
-}
-
 double mpi_message_rate(const struct mpi_model *m, const struct mpi_message *msg)
 {
 	int64_t ns;
@@ -271,44 +239,50 @@ static void pair_add_end(struct mpi_pair *p, const struct mpi_item *it)
 		p->unmatched_sends++;
 }
 
-/* The pairs in one pass: each pair takes its messages in msgs order, then its ends without a
- * message in items order, the order a sort of them by (pair, kind, index) gave (the rates'
- * running mean depends on it), and only the few pairs are sorted. */
+/* The pairs and the unmatched ends in one pass over the messages and one over the items:
+ * each pair takes its messages in msgs order, then its ends without a message in items order,
+ * the order a sort of them by (pair, kind, index) gave (the rates' running mean depends on
+ * it), and only the few pairs are sorted. The unmatched ends are the sends whose message has
+ * no receive and the send and receive items without a message, sorted by time. */
 int mpi_traffic_compute(struct mpi_traffic *t, const struct mpi_model *m)
 {
 	struct pair_index x = {NULL, NULL, 0};
 	int ret = -ENOMEM;
 
 	memset(t, 0, sizeof(*t));
-	if (unmatched_collect(t, m) < 0)
-		return -ENOMEM;
+	t->unmatched = malloc((m->nmsgs + m->nitems + 1) * sizeof(*t->unmatched));
 	t->pairs = malloc((m->nmsgs + m->nitems + 1) * sizeof(*t->pairs));
-	if (!t->pairs)
+	if (!t->unmatched || !t->pairs)
 		goto out;
 	for (size_t i = 0; i < m->nmsgs; i++) {
-		struct mpi_pair *p = pair_get(t, &x, pair_key(m->msgs[i].src, m->msgs[i].dst));
+		const struct mpi_message *msg = &m->msgs[i];
+		struct mpi_pair *p = pair_get(t, &x, pair_key(msg->src, msg->dst));
 
 		if (!p)
 			goto out;
-		pair_add_message(p, m, &m->msgs[i]);
+		pair_add_message(p, m, msg);
+		if (msg->recv_call == MPI_NONE && msg->send_call != MPI_NONE)
+			unmatched_fill(&t->unmatched[t->nunmatched++], m, MPI_UNMATCHED_SEND,
+				       msg->send_call, msg->dst, msg->tag, msg->bytes);
 	}
 	for (size_t i = 0; i < m->nitems; i++) {
 		const struct mpi_item *it = &m->items[i];
-		int rank = mpi_call_rank(m, &m->calls[it->call]);
+		int send = it->kind == PSC_MPI_ITEM_SEND || it->kind == PSC_MPI_ITEM_ISEND, rank;
 		struct mpi_pair *p;
 
-		if (it->msg != MPI_NONE || (it->flags & MPI_ITEM_F_CANCELLED))
+		if (it->msg != MPI_NONE || (it->flags & MPI_ITEM_F_CANCELLED) ||
+		    (!send && it->kind != PSC_MPI_ITEM_RECV))
 			continue;
-		if (it->kind == PSC_MPI_ITEM_RECV)
-			p = pair_get(t, &x, pair_key(it->peer, rank));
-		else if (it->kind == PSC_MPI_ITEM_SEND || it->kind == PSC_MPI_ITEM_ISEND)
-			p = pair_get(t, &x, pair_key(rank, it->peer));
-		else
-			continue;
+		rank = mpi_call_rank(m, &m->calls[it->call]);
+		p = pair_get(t, &x, send ? pair_key(rank, it->peer) : pair_key(it->peer, rank));
 		if (!p)
 			goto out;
 		pair_add_end(p, it);
+		unmatched_fill(&t->unmatched[t->nunmatched++], m,
+			       send ? MPI_UNMATCHED_SEND : MPI_UNMATCHED_RECV, it->call, it->peer,
+			       it->tag, it->bytes);
 	}
+	qsort(t->unmatched, t->nunmatched, sizeof(*t->unmatched), cmp_unmatched);
 	qsort(t->pairs, t->npairs, sizeof(*t->pairs), cmp_pair);
 	for (size_t i = 0; i < t->npairs; i++) {
 		t->messages += t->pairs[i].messages;
