@@ -77,11 +77,13 @@ void mpi_caveats(const struct mpi_report *r, void (*fn)(void *ctx, const char *l
 	for (int i = 0; r->e && m->clock_aligned && i < m->world_size; i++)
 		if (m->ranks[i].present && i > 0 &&
 		    m->ranks[i].has_clock[0] + m->ranks[i].has_clock[1] == 1)
-			caveat_say(
-			    fn, ctx,
-			    "rank %d: one clock offset only (%s): its drift is not "
-			    "corrected",
-			    i, m->ranks[i].has_clock[0] ? "no MPI_Finalize" : "none at MPI_Init");
+			caveat_say(fn, ctx,
+				   "rank %d: one clock offset only (%s): its drift is not "
+				   "corrected",
+				   i,
+				   m->ranks[i].has_clock[0]
+				       ? "none at MPI_Finalize, or it was ignored"
+				       : "none at MPI_Init");
 	if (m->clock_aligned && m->violations_unaligned > m->violations_before)
 		caveat_say(fn, ctx,
 			   "%" PRIu64 " messages received before they were sent on the ranks' own "
