@@ -209,6 +209,8 @@ static void spans_prune(struct sample_walk *w, struct sample_oncpu *o, uint64_t 
 	}
 	while (keep < o->n && o->iv[2 * keep + 1] <= oldest)
 		keep++;
+	if (!keep)
+		return;
 	memmove(o->iv, o->iv + 2 * keep, (size_t)(o->n - keep) * 2 * sizeof(uint64_t));
 	o->n -= keep;
 }
