@@ -1,7 +1,7 @@
 /*
  * mpi-model.c - the MPI model's builder (mpi_model_add_*) and mpi_model_build: clock
  * alignment, collective matching, ranges of the run and the warnings of missing ranks
- * (mpi-model.h). Message matching and causality correction are in mpi-match.c.
+ * (mpi-model.h). Message matching is in mpi-match.c, causality correction in mpi-causal.c.
  */
 #include "mpi-model.h"
 

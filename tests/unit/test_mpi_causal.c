@@ -2,11 +2,11 @@
  * test_mpi_causal.c - causality of collectives (mpi-causal.c) on models built through the
  * builder with times on one clock (MPI_BUILD_ALIGNED), all times in ns: a barrier one rank
  * leaves 5 us before the last enter, a Bcast whose non-root leaves before the root entered,
- * a Reduce whose root leaves before the last non-root entered, an Iallreduce whose Wait ends
- * before the other rank started it. Exact counts before and after, exact corrected times
- * (the leave moved to the last enter it follows plus the smallest collective latency seen,
- * the events since the previous MPI event amortised, the later ones shifted); a consistent
- * trace and an operation moving no data stay untouched.
+ * a Reduce whose root leaves before the last non-root entered, a Scan whose rank 2 leaves
+ * before rank 1 entered, an Iallreduce whose Wait ends before the other rank started it. Exact
+ * counts before and after, exact corrected times (the leave moved to the last enter it follows plus
+ * the smallest collective latency seen, the events since the previous MPI event amortised, the
+ * later ones shifted); a consistent trace and an operation moving no data stay untouched.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -264,6 +264,40 @@ static void test_reduce(void **state)
 }
 
 /*
+ * Scan of 3 ranks (a participant follows the enters of those up to it):
+ *   rank 0: Scan 5000..6000, left before the others entered: no violation;
+ *   rank 1: Scan 8000..9000: 1000 after the latest of ranks 0-1 (8000);
+ *   rank 2: Scan 7000..7600, left before rank 1 entered (8000): a violation.
+ * The smallest latency is 1000 (ranks 0 and 1). Corrected: rank 2 leaves at 9000 (shift
+ * 1400); its Scan is its first event, the enter stays.
+ */
+static void test_scan(void **state)
+{
+	struct mpi_model m;
+	uint32_t c[3];
+
+	(void)state;
+	begin(&m, 3);
+	rank(&m, 0);
+	c[0] = call(&m, R(Scan), 5000, 6000);
+	coll(&m, -1, 8, 8);
+	rank(&m, 1);
+	c[1] = call(&m, R(Scan), 8000, 9000);
+	coll(&m, -1, 8, 8);
+	rank(&m, 2);
+	c[2] = call(&m, R(Scan), 7000, 7600);
+	coll(&m, -1, 8, 8);
+	build(&m, 0);
+	assert_int_equal(m.coll_violations_before, 1);
+	assert_int_equal(m.coll_violations_after, 0);
+	assert_int_equal(m.max_correction_ns, 1400);
+	assert_times(&m, c[0], 5000, 6000);
+	assert_times(&m, c[1], 8000, 9000);
+	assert_times(&m, c[2], 7000, 9000);
+	mpi_model_release(&m);
+}
+
+/*
  * Iallreduce (request 5 on both ranks); its end is the Wait completing the request:
  *   rank 0: Iallreduce 10000..10100, Wait 10200..11000: ended before rank 1 started (12000);
  *   rank 1: Iallreduce 12000..12100, Wait 12200..13000: 1000 after the last start.
@@ -365,9 +399,9 @@ static void test_consistent(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_barrier),    cmocka_unit_test(test_bcast),
-	    cmocka_unit_test(test_reduce),     cmocka_unit_test(test_icoll),
-	    cmocka_unit_test(test_consistent),
+	    cmocka_unit_test(test_barrier), cmocka_unit_test(test_bcast),
+	    cmocka_unit_test(test_reduce),  cmocka_unit_test(test_scan),
+	    cmocka_unit_test(test_icoll),   cmocka_unit_test(test_consistent),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
