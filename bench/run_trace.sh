@@ -9,7 +9,10 @@
 #   OUT_BASE   where traces go (default: /dev/shm when it is a writable directory, else $TMPDIR
 #              or /tmp); a fib(34) trace is about 590 MB per tool, its Chrome JSON about 2 GB
 #   CPU        pin every command to this CPU (default: -1, no pinning; uftrace and perfscope
-#              may write from a second thread)
+#              may write from a second thread, and perfscope report reads ahead from one)
+#   PERFSCOPE_COMPRESS  passed to perfscope record (default auto: how many chunks the writer
+#              compresses depends on the machine's load; report's time depends a little on it,
+#              so the summary says how many of the fib trace's chunks are compressed)
 #
 # One run measures, in interleaved rounds (round i runs every command of a group once, the
 # order rotated from round to round), each command timed by date +%s%N around
@@ -253,6 +256,28 @@ uftrace_bytes=-
 if ((ok[fib_uftrace])); then
 	uftrace_bytes=$(find "$tmp/fib_uftrace.keep" -name '*.dat' ! -name 'perf-cpu*' -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
 fi
+# chunks of the fib trace: "compressed/all" (docs/format.md "Compressed chunks")
+zchunks=-
+if ((ok[fib_perfscope])) && command -v python3 >/dev/null; then
+	zchunks=$(python3 - "$tmp"/fib_perfscope.keep/stream.* <<'PY'
+import struct, sys
+z = n = 0
+for path in sys.argv[1:]:
+    with open(path, "rb") as f:
+        at = struct.unpack("<I", f.read(16)[12:16])[0]
+        while True:
+            f.seek(at)
+            h = f.read(16)
+            if len(h) < 16:
+                break
+            magic, size, _ = struct.unpack("<IIQ", h)
+            n += 1
+            z += magic == 0x5A435350
+            at += 16 + size
+print("%d/%d" % (z, n))
+PY
+)
+fi
 
 # busy CPU seconds of the machine / of this shell and its children so far
 machine_cpu() { awk -v hz="$(getconf CLK_TCK)" '/^cpu / { printf "%.2f\n", ($2 + $3 + $4 + $7 + $8 + $9) / hz }' /proc/stat; }
@@ -357,6 +382,7 @@ echo "ns per call pair: bare $ns_bare, perfscope $ns_psc, uftrace $ns_uft; witho
 	"perfscope/uftrace $(ratio "$net_psc" "$net_uft"))"
 echo "gauss_jordan slowdown over the stubs, %: bare $(slowdown bare), perfscope $gj_slow, uftrace $(slowdown uftrace)"
 echo "uftrace bytes per event: $ubpe"
+echo "fib trace chunks compressed: $zchunks (PERFSCOPE_COMPRESS=${PERFSCOPE_COMPRESS:-auto})"
 echo "RESULT ns_bare=$ns_bare ns_perfscope=$ns_psc ns_uftrace=$ns_uft ratio_bare=$r_bare ratio_uftrace=$r_uft" \
 	"gj_slowdown_pct=$gj_slow bytes_per_event=$bpe report_speedup=$r_report report_rss_mib=$rss_report" \
 	"export_speedup=$r_export net_bare=$net_bare net_perfscope=$net_psc net_uftrace=$net_uft"
