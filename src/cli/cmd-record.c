@@ -567,6 +567,11 @@ int cmd_record(int argc, char **argv)
 		cli_error("record", "cannot set the environment: %s", strerror(errno));
 		goto out;
 	}
+	/* ranks on other hosts get the environment only through the launcher */
+	if (mpi.on && mpi.rank < 0 && (errno = -record_mpi_forward_env(&cmd))) {
+		cli_error("record", "cannot set the environment: %s", strerror(errno));
+		goto out;
+	}
 
 	ret = launch_prepare(&l, cmd);
 	if (ret) {

@@ -321,3 +321,104 @@ int record_mpi_library(const char *lib, char *const *cmd, char *mpilib, size_t l
 			  mpi_impl_libs[impl], lib, mpi_impl_names[impl], mpi_impl_devs[impl]);
 	return -ENOENT;
 }
+
+/* Open MPI's list of environment variables mpirun gives every rank, on every host (the
+ * variable form of mpirun -x). */
+#define OMPI_ENV_LIST "OMPI_MCA_mca_base_env_list"
+
+/* A variable of NAME (up to '=') that ranks on other hosts need: perfscope's own, the
+ * preload and the sanitizers' options. */
+static int mpi_forwarded(const char *entry)
+{
+	static const char *const names[] = {
+	    "LD_PRELOAD=", "ASAN_OPTIONS=", "UBSAN_OPTIONS=", "LSAN_OPTIONS="};
+
+	if (!strncmp(entry, "PERFSCOPE_", 10))
+		return 1;
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (!strncmp(entry, names[i], strlen(names[i])))
+			return 1;
+	return 0;
+}
+
+/* The names of the variables to forward into NAMES (at most MAX); their count. */
+static size_t mpi_forward_names(const char **names, size_t max, char *buf, size_t len)
+{
+	extern char **environ;
+	size_t n = 0, off = 0;
+
+	for (char **e = environ; *e && n < max; e++) {
+		const char *eq = strchr(*e, '=');
+		size_t l = eq ? (size_t)(eq - *e) : 0;
+
+		if (!eq || !mpi_forwarded(*e) || off + l + 1 > len)
+			continue;
+		memcpy(buf + off, *e, l);
+		buf[off + l] = 0;
+		names[n++] = buf + off;
+		off += l + 1;
+	}
+	return n;
+}
+
+/* The command with "-x NAME" for each of the N NAMES after the launcher and after every ':'
+ * of an MPMD command line (mpirun's -x applies to one application context); NULL when out of
+ * memory. */
+static char **mpi_forward_argv(char *const *cmd, const char **names, size_t n)
+{
+	size_t argc = 0, groups = 1, k = 0;
+	char **argv;
+
+	while (cmd[argc])
+		groups += !strcmp(cmd[argc++], ":");
+	argv = calloc(argc + groups * 2 * n + 1, sizeof(*argv));
+	if (!argv)
+		return NULL;
+	for (size_t i = 0; i < argc; i++) {
+		argv[k++] = cmd[i];
+		if (i && strcmp(cmd[i], ":"))
+			continue;
+		for (size_t j = 0; j < n; j++) {
+			argv[k++] = "-x";
+			argv[k++] = (char *)names[j];
+		}
+	}
+	return argv;
+}
+
+int record_mpi_forward_env(char ***cmd)
+{
+	static char buf[4096];
+	static char **argv; /* the rewritten command, alive until exit */
+	const char *names[64], *old = getenv(OMPI_ENV_LIST);
+	char path[PATH_MAX], list[sizeof(buf) + 1024];
+	size_t n = mpi_forward_names(names, ARRAY_SIZE(names), buf, sizeof(buf)), off = 0;
+	int has_x = 0;
+
+	if (!n)
+		return 0;
+	for (size_t i = 1; (*cmd)[i]; i++)
+		has_x |= !strcmp((*cmd)[i], "-x");
+	/* Open MPI's mpirun: -x, which mixes with the user's -x (the variable does not) */
+	if (!(old && *old) && !mpi_resolve((*cmd)[0], path, sizeof(path)) &&
+	    mpi_launcher_impl(path) == RECORD_MPI_OPENMPI) {
+		free(argv);
+		argv = mpi_forward_argv(*cmd, names, n);
+		if (!argv)
+			return -ENOMEM;
+		*cmd = argv;
+		return 0;
+	}
+	/* another launcher, maybe a script running mpirun: the variable, unless the command
+	 * uses -x, which Open MPI refuses to mix with it */
+	if (has_x)
+		return 0;
+	if (old && *old)
+		off = (size_t)snprintf(list, sizeof(list), "%s", old);
+	for (size_t i = 0; i < n; i++)
+		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", off ? ";" : "",
+					names[i]);
+	if (off >= sizeof(list))
+		return -E2BIG;
+	return setenv(OMPI_ENV_LIST, list, 1) ? -errno : 0;
+}

@@ -67,4 +67,13 @@ enum record_mpi_impl record_mpi_cmd_impl(char *const *cmd, const char **prog);
  * 0, -EINVAL for a bad PSC_ENV_MPI_IMPL, -ENOENT when the library was not built; prints why. */
 int record_mpi_library(const char *lib, char *const *cmd, char *mpilib, size_t len);
 
+/* Record --mpi as the launcher, once its environment is set: have mpirun give perfscope's
+ * variables (PERFSCOPE_*, LD_PRELOAD, the sanitizers' options) to ranks on every host, which
+ * Open MPI's remote launch (ssh, a batch system) does not do by itself. When *CMD runs Open
+ * MPI's mpirun, *CMD becomes the command with "-x NAME" for each after mpirun and after every
+ * ':' (the MPMD contexts); otherwise (a script, another launcher) their names go into
+ * OMPI_MCA_mca_base_env_list, unless the command has a -x, which Open MPI will not mix with
+ * it. MPICH's Hydra forwards the whole environment by itself. 0 or a negative errno. */
+int record_mpi_forward_env(char ***cmd);
+
 #endif /* PSC_RECORD_MPI_H */
