@@ -315,16 +315,16 @@ void stream_prefetch_stop(struct stream_reader *r)
  * Whether the chunks after the one just loaded are to be prefetched: in STREAM_PREFETCH_AUTO
  * when this process may use two CPUs, in STREAM_PREFETCH_ON whatever the CPUs. Plain chunks
  * gain too: their copy out of the page cache moves off the caller's path (report of a plain
- * fib(34) trace: 0.41 s -> 0.35 s; compressed: 0.49 s -> 0.38 s).
+ * fib(34) trace: 0.43 s -> 0.36 s; compressed: 0.51 s -> 0.37 s; bench/README.md).
  */
 static int want_prefetch(struct stream_reader *r)
 {
 	if (r->pf)
 		return 1;
-	if (r->prefetch == STREAM_PREFETCH_OFF ||
-	    (r->prefetch == STREAM_PREFETCH_AUTO && usable_cpus() < 2))
+	if (r->prefetch == STREAM_PREFETCH_OFF)
 		return 0;
-	if (prefetch_start(r) < 0) {
+	/* decided once: the CPUs are looked up, or the thread started, at the first chunk */
+	if ((r->prefetch == STREAM_PREFETCH_AUTO && usable_cpus() < 2) || prefetch_start(r) < 0) {
 		r->prefetch = STREAM_PREFETCH_OFF;
 		return 0;
 	}
