@@ -380,25 +380,33 @@ static int oc_location(void *ctx, const struct otf2_walk_loc *l)
 	return ret;
 }
 
-static int oc_enter(void *ctx, const struct otf2_call *call)
+/* CALL's enter (LEAVE 0) or leave into the profiles: every region into the function profile;
+ * into the scope profile an MPI routine's outermost region as the routine (the regions nested
+ * in it belong to it), the other regions as scopes. */
+static int oc_event(struct oc *c, const struct otf2_call *call, int leave)
 {
-	struct oc *c = ctx;
 	const struct otf2_walk_region *reg;
-	struct call_event ev;
 	int ret = 0;
 
 	if (c->ff) {
+		struct call_event ev;
+
 		memset(&ev, 0, sizeof(ev));
-		ev.type = CALL_ENTER;
+		ev.type = leave ? CALL_EXIT : CALL_ENTER;
 		ev.addr = call->region;
-		ev.ns = call->enter_ns;
+		ev.ns = leave ? call->leave_ns : call->enter_ns;
 		ev.depth = call->depth;
+		if (leave) {
+			ev.synthetic = call->synthetic;
+			ev.incl_ns = call->incl_ns;
+			ev.excl_ns = call->excl_ns;
+		}
 		ret = func_feed_event(c->ff, &ev);
 	}
 	if (!c->sf || ret)
 		return ret;
 	reg = otf2_walk_region(c->walk, call->region);
-	if (reg->routine != -1) {
+	if (reg->routine != -1 && !leave) {
 		if (c->mpi_depth++ == 0) {
 			c->mpi_routine = reg->routine;
 			if (reg->routine >= 0)
@@ -407,39 +415,27 @@ static int oc_enter(void *ctx, const struct otf2_call *call)
 		}
 		return 0;
 	}
+	if (reg->routine != -1)
+		return c->mpi_depth > 0 && --c->mpi_depth == 0 && c->mpi_routine >= 0
+			   ? mpi_scope_feed_mpi_leave(c->sf, (uint32_t)c->mpi_routine,
+						      call->leave_ns)
+			   : 0;
 	if (c->mpi_depth)
 		return 0;
+	if (leave)
+		return mpi_scope_feed_leave(c->sf, call->region, call->leave_ns);
 	return mpi_scope_feed_enter(c->sf, reg->function ? MPI_SCOPE_FUNCTION : MPI_SCOPE_REGION,
 				    reg->name, call->region, call->enter_ns);
 }
 
+static int oc_enter(void *ctx, const struct otf2_call *call)
+{
+	return oc_event(ctx, call, 0);
+}
+
 static int oc_leave(void *ctx, const struct otf2_call *call)
 {
-	struct oc *c = ctx;
-	const struct otf2_walk_region *reg;
-	struct call_event ev;
-	int ret = 0;
-
-	if (c->ff) {
-		memset(&ev, 0, sizeof(ev));
-		ev.type = CALL_EXIT;
-		ev.addr = call->region;
-		ev.ns = call->leave_ns;
-		ev.depth = call->depth;
-		ev.synthetic = call->synthetic;
-		ev.incl_ns = call->incl_ns;
-		ev.excl_ns = call->excl_ns;
-		ret = func_feed_event(c->ff, &ev);
-	}
-	if (!c->sf || ret)
-		return ret;
-	reg = otf2_walk_region(c->walk, call->region);
-	if (reg->routine == -1)
-		return c->mpi_depth == 0 ? mpi_scope_feed_leave(c->sf, call->region, call->leave_ns)
-					 : 0;
-	if (c->mpi_depth > 0 && --c->mpi_depth == 0 && c->mpi_routine >= 0)
-		ret = mpi_scope_feed_mpi_leave(c->sf, (uint32_t)c->mpi_routine, call->leave_ns);
-	return ret;
+	return oc_event(ctx, call, 1);
 }
 
 static int oc_location_end(void *ctx, const struct otf2_walk_loc *l UNUSED,
