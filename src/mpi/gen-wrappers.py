@@ -5,7 +5,8 @@ Usage: gen-wrappers.py MPI-CALLS.DEF OUTDIR
 
 Writes into OUTDIR:
   mpi-hooks.h        the family hooks' prototypes (hooks.c and hooks-coll.c define them)
-  mpi-wrappers.c     int MPI_X(params): the C wrappers
+  mpi-wrappers.c     int MPI_X(params): the C wrappers; built against MPICH 4.0, also the
+                     mpi_x_f08_ procedures of its mpi_f08 module that call PMPI_X
   mpi-wrappers-f.c   mpi_x_ (and mpi_x, mpi_x__, MPI_X): the Fortran wrappers, which call the
                      Fortran PMPI binding pmpi_x_ so that the MPI library's Fortran semantics
                      are kept, and give the hooks C handles
@@ -185,7 +186,9 @@ def gen_c(calls):
            "#define PSC_WRAPPER __attribute__((visibility(\"default\")))", ""]
     for c in calls:
         args = c.cargs()
-        body = ["PSC_WRAPPER int MPI_%s(%s)" % (c.name, c.cdecl()), "{",
+        sep = ", " if args else ""
+        body = ["static inline __attribute__((always_inline)) int psc_MPI_%s(%s%svoid *psc_ra)"
+                % (c.name, c.cdecl() if c.params else "", sep), "{",
                 "\tstruct mpi_call c;", "\tint ret;"]
         for p in c.params:
             if p.kind == "status":
@@ -199,15 +202,17 @@ def gen_c(calls):
             elif p.kind == "statuses":
                 body += ["\tif (%s == MPI_STATUSES_IGNORE)" % p.name,
                          "\t\t%s = mpi_statuses(%s);" % (p.name, c.count_param())]
-        body.append("\tmpi_call_begin(&c, MPI_ROUTINE_%s, __builtin_return_address(0));"
-                    % c.name)
-        sep = ", " if args else ""
+        body.append("\tmpi_call_begin(&c, MPI_ROUTINE_%s, psc_ra);" % c.name)
         if c.family in PRE:
             body.append("\tpre_%s(&c%s%s);" % (c.family, sep, args))
         body.append("\tret = PMPI_%s(%s);" % (c.name, args))
         body.append("\tpost_%s(&c, ret%s%s);" % (c.family, sep, args))
-        body += ["\treturn ret;", "}", ""]
+        body += ["\treturn ret;", "}", "",
+                 "PSC_WRAPPER int MPI_%s(%s)" % (c.name, c.cdecl()), "{",
+                 "\treturn psc_MPI_%s(%s%s__builtin_return_address(0));" % (c.name, args, sep),
+                 "}", ""]
         out += body
+    out += gen_f08_mpich(calls)
     return "\n".join(out) + "\n"
 
 
@@ -405,6 +410,62 @@ def gen_f_one(c, abi=F77):
                     % (name, fparams(c), wrapper))
     body.append("")
     return body
+
+
+def gen_f08_mpich(calls):
+    """Lines for mpi-wrappers.c, compiled for MPICH 4.0 alone. Its mpi_f08 procedures without
+    a choice buffer (mpi_x_f08_) are C functions calling PMPI_X directly, which the C wrappers
+    would not see; those with one (mpi_x_f08ts_) call MPI_X and need nothing. These shims do
+    what MPICH 4.0's do, through the C wrappers' bodies (with their caller as the call site):
+    the handles are the C handles, the status the C status, ierror optional;
+    MPI_STATUS(ES)_IGNORE are MPICH's objects; the indices of Waitany ... Testsome stay 0-based
+    as MPICH 4.0 returns them (pmodels/mpich#6270, fixed in 4.1, whose f08 procedures differ)."""
+    out = ["/*",
+           " * MPICH 4.0's mpi_f08 procedures that call PMPI_X (gen-wrappers.py gen_f08_mpich).",
+           " * MPI_STATUS(ES)_IGNORE of its mpi_f08 module: objects of libmpichfort, referenced",
+           " * weakly (C programs do not load it).",
+           " */",
+           "#if defined(MPICH_NUMVERSION) && MPICH_NUMVERSION >= 40000000 && "
+           "MPICH_NUMVERSION < 40100000",
+           "#pragma weak MPIR_F08_MPI_STATUS_IGNORE_OBJ",
+           "#pragma weak MPIR_F08_MPI_STATUSES_IGNORE_OBJ", ""]
+    for c in calls:
+        if any(p.kind in ("buf", "typearray") for p in c.params):
+            continue
+        ps, args, subst = [], [], []
+        for p in c.params:
+            n, k = p.name, p.kind
+            if k == "dropped":
+                args.append("NULL")
+            elif k in ("int", "handle"):
+                ps.append("%s *%s" % (p.ctype_plain(), n))
+                args.append("*" + n)
+            elif k in ("intout", "index", "handleptr"):
+                ps.append("%s *%s" % (p.ctype_plain(), n))
+                args.append(n)
+            elif k in ("intarray", "indices", "requests"):
+                ps.append("%s %s[]" % (p.ctype_plain().replace("const ", ""), n))
+                args.append(n)
+            elif k == "status":
+                ps.append("MPI_Status *%s" % n)
+                subst += ["\tif ((void *)%s == (void *)&MPIR_F08_MPI_STATUS_IGNORE_OBJ)" % n,
+                          "\t\t%s = MPI_STATUS_IGNORE;" % n]
+                args.append(n)
+            elif k == "statuses":
+                ps.append("MPI_Status %s[]" % n)
+                subst += ["\tif ((void *)%s == (void *)MPIR_F08_MPI_STATUSES_IGNORE_OBJ)" % n,
+                          "\t\t%s = MPI_STATUSES_IGNORE;" % n]
+                args.append(n)
+            else:
+                raise ValueError(k)
+        ps.append("int *ierr")
+        args.append("__builtin_return_address(0)")
+        out += ["PSC_WRAPPER void mpi_%s_f08_(%s)" % (c.name.lower(), ", ".join(ps)), "{",
+                "\tint ret;", ""] + subst
+        out += ["\tret = psc_MPI_%s(%s);" % (c.name, ", ".join(args)),
+                "\tif (ierr)", "\t\t*ierr = ret;", "}", ""]
+    out += ["#endif", ""]
+    return out
 
 
 def gen_map(calls):

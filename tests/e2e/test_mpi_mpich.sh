@@ -12,6 +12,10 @@
 #  3. Fortran through `use mpi` (ring_f.f90 built by mpifort.mpich): MPICH's Fortran bindings
 #     call the C MPI_Send, so the C wrappers see them, each exactly once (3 Send, 3 Recv per
 #     rank on 4 ranks, 3 rounds), and the traffic is 3 messages of 4 bytes per pair.
+#     Fortran 2008 (use mpi_f08, ring_f08.f90 built by mpifort.mpich): every routine's calls
+#     and bytes per rank exactly as test_mpi_fortran08.sh expects of Open MPI, 20 routines, and
+#     the traffic (MPICH 4.0's f08 procedures without a buffer call PMPI_X: the library's
+#     mpi_x_f08_ take them over).
 #  4. The choice: an Open MPI program still gets libperfscope-mpi.so; a command whose MPI
 #     cannot be told gets a warning naming PERFSCOPE_MPI_IMPL; a bad PERFSCOPE_MPI_IMPL is a
 #     usage error.
@@ -121,6 +125,56 @@ if [ "$PSC_FORTRAN" = ON ]; then
 				"Fortran: rank $k: ${r%:*} calls"
 		done
 	done
+
+	# 3b. Fortran 2008 (use mpi_f08, ring_f08.f90): MPICH 4.0's procedures with a buffer
+	# (mpi_send_f08ts_) call the C MPI_Send, the others (mpi_init_f08_, mpi_wait_f08_ ...)
+	# PMPI_X, which libperfscope-mpich.so's mpi_x_f08_ take over. Every routine exactly once
+	# per call: the counts and bytes test_mpi_fortran08.sh expects of Open MPI.
+	f08=$(mpi_prog ring_f08_mpich)
+	np=3 rounds=3 b=64
+	mpich_record rec-f08 "$T/f08" "$np" "$f08" "$rounds" 40
+	expect_grep "expected messages: $((9 * np * rounds + 1))" "$T/rec-f08.out" "ring_f08_mpich ran"
+	run routines-f08 "$PERFSCOPE" mpi "$T/f08" --routines --csv
+	expect_eq 0 "$RC" "perfscope mpi --routines --csv exit status (Fortran 2008)"
+	row() { # RANK ROUTINE CALLS BYTES
+		expect_eq "$3" "$(csv_get "$T/routines-f08.out" calls rank="$1" routine="$2")" "f08: rank $1: $2 calls"
+		expect_eq "$4" "$(csv_get "$T/routines-f08.out" bytes rank="$1" routine="$2")" "f08: rank $1: $2 bytes"
+	}
+	for ((k = 0; k < np; k++)); do
+		s=$rounds r=$rounds
+		[ "$k" -eq 1 ] && s=$((rounds + 1))
+		[ "$k" -eq 0 ] && r=$((rounds + 1))
+		row "$k" MPI_Send "$s" $((s * b))
+		row "$k" MPI_Recv "$r" $((r * b))
+		row "$k" MPI_Isend $((6 * rounds)) $((6 * rounds * b))
+		row "$k" MPI_Irecv $((6 * rounds)) 0
+		row "$k" MPI_Waitall $((3 * rounds)) $((3 * rounds * b))
+		row "$k" MPI_Wait $((2 * rounds)) $((rounds * b))
+		row "$k" MPI_Waitany $((2 * rounds)) $((rounds * b))
+		for p in MPI_Test MPI_Testall MPI_Waitsome; do
+			n=$(sed -n "s/^rank $k: .*$p \([0-9][0-9]*\).*/\1/p" "$T/rec-f08.out" | head -n 1)
+			[ -n "$n" ] || die "ring_f08_mpich did not print rank $k's $p count"
+			row "$k" "$p" "$n" $((rounds * b))
+		done
+		row "$k" MPI_Send_init 1 0
+		row "$k" MPI_Recv_init 1 0
+		row "$k" MPI_Start $((2 * rounds)) $((rounds * b))
+		row "$k" MPI_Startall "$rounds" $((rounds * b))
+		row "$k" MPI_Request_free 2 0
+		row "$k" MPI_Barrier 3 0
+		row "$k" MPI_Allreduce 1 8
+		row "$k" MPI_Bcast 1 "$b"
+		row "$k" MPI_Init 1 0
+		row "$k" MPI_Finalize 1 0
+		expect_eq 20 "$(awk -F, -v k="$k" '$1 == k' "$T/routines-f08.out" | wc -l)" "f08: rank $k: routines recorded"
+	done
+	traffic_rows traffic-f08 "$T/f08"
+	for ((k = 0; k < np; k++)); do
+		j=$(((k + 1) % np))
+		expect_eq $((9 * rounds)) "$(csv_get "$T/traffic-f08.out" matched sender="$k" receiver="$j")" "f08: matched $k -> $j"
+		expect_eq $((9 * rounds * b)) "$(csv_get "$T/traffic-f08.out" bytes sender="$k" receiver="$j")" "f08: bytes $k -> $j"
+	done
+	expect_eq 1 "$(csv_get "$T/traffic-f08.out" matched sender=1 receiver=0)" "f08: matched 1 -> 0"
 else
 	note "Fortran support is off in this build: MPICH's Fortran bindings not checked"
 fi
