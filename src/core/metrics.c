@@ -1,16 +1,11 @@
 /*
- * metrics.c - metric group files and the formulas in them.
- *
- * A formula is compiled to a postfix program (struct expr_op[]) so that evaluation is a loop
- * over a fixed-size stack: no recursion, whatever the length of the formula. Parsing recurses
- * only into parentheses, whose nesting is bounded by EXPR_DEPTH_MAX.
+ * metrics.c - metric group files: reading and checking them, and finding them in the search
+ * directories. The formulas in them are parsed and evaluated by metric-expr.c.
  */
-#include "metrics.h"
+#include "metrics-int.h"
 
 #include <dirent.h>
 #include <errno.h>
-#include <locale.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -18,41 +13,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define EXPR_DEPTH_MAX 32	 /* nested parentheses in one formula */
-#define EXPR_STACK_MAX 128	 /* evaluation stack; > 2 * EXPR_DEPTH_MAX + 2 */
 #define GROUP_FILE_MAX (1 << 20) /* bytes in a group file */
 #define MSG_NAME_MAX   64	 /* characters of a user-supplied name quoted in a message */
-#define PRINTF(f, a)   __attribute__((format(printf, f, a)))
-
-enum op_kind { OP_NUM, OP_VAR, OP_NEG, OP_ADD, OP_SUB, OP_MUL, OP_DIV };
-
-struct expr_op {
-	enum op_kind kind;
-	unsigned col; /* 1-based column in the formula, for messages */
-	double num;   /* OP_NUM */
-	char *name;   /* OP_VAR */
-};
-
-struct metric_expr {
-	struct expr_op *ops;
-	size_t nops;
-};
-
-struct expr_parser {
-	const char *text;
-	const char *p;
-	struct metric_expr *e;
-	size_t cap;
-	unsigned depth;
-	size_t stack, maxstack;
-	locale_t c_locale;
-	unsigned errcol;
-	char msg[160];
-};
 
 /* ---- small helpers ---------------------------------------------------------------------- */
 
-static PRINTF(3, 4) void set_err(char *err, size_t errlen, const char *fmt, ...)
+void metric_set_err(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -67,31 +33,9 @@ static PRINTF(3, 4) void set_err(char *err, size_t errlen, const char *fmt, ...)
 			*c = '?';
 }
 
-static bool is_digit(int c)
-{
-	return c >= '0' && c <= '9';
-}
-
-/* Letter, digit or '_' (not isalnum: formulas must not depend on the locale). */
-static bool is_word(int c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_';
-}
-
-static bool is_space(int c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
-}
-
-/* Characters that always continue an identifier; '-', '/' and '=' do so before is_word(). */
-static bool is_ident_char(int c)
-{
-	return is_word(c) || c == '.' || c == ':';
-}
-
 static bool is_event_char(int c)
 {
-	return is_ident_char(c) || c == '-' || c == '/' || c == '=';
+	return metric_is_ident_char(c) || c == '-' || c == '/' || c == '=';
 }
 
 static bool is_builtin(const char *name)
@@ -101,11 +45,11 @@ static bool is_builtin(const char *name)
 
 static void trim(const char **s, size_t *n)
 {
-	while (*n && is_space((unsigned char)**s)) {
+	while (*n && metric_is_space((unsigned char)**s)) {
 		(*s)++;
 		(*n)--;
 	}
-	while (*n && is_space((unsigned char)(*s)[*n - 1]))
+	while (*n && metric_is_space((unsigned char)(*s)[*n - 1]))
 		(*n)--;
 }
 
@@ -128,344 +72,6 @@ static bool is_regular_file(const char *path)
 	return !stat(path, &st) && S_ISREG(st.st_mode);
 }
 
-/* ---- formula parser ----------------------------------------------------------------------- */
-
-static PRINTF(3, 4) int parse_fail(struct expr_parser *ps, const char *at, const char *fmt, ...)
-{
-	va_list ap;
-
-	ps->errcol = (unsigned)(at - ps->text) + 1;
-	va_start(ap, fmt);
-	vsnprintf(ps->msg, sizeof(ps->msg), fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
-static void skip_space(struct expr_parser *ps)
-{
-	while (is_space((unsigned char)*ps->p))
-		ps->p++;
-}
-
-static int emit(struct expr_parser *ps, enum op_kind kind, const char *at, double num, char *name)
-{
-	struct metric_expr *e = ps->e;
-
-	if (e->nops == ps->cap) {
-		size_t cap = ps->cap ? 2 * ps->cap : 8;
-		struct expr_op *ops = realloc(e->ops, cap * sizeof(*ops));
-
-		if (!ops) {
-			free(name);
-			return -ENOMEM;
-		}
-		e->ops = ops;
-		ps->cap = cap;
-	}
-	e->ops[e->nops++] = (struct expr_op){
-	    .kind = kind, .col = (unsigned)(at - ps->text) + 1, .num = num, .name = name};
-
-	if (kind == OP_NUM || kind == OP_VAR) {
-		if (++ps->stack > ps->maxstack)
-			ps->maxstack = ps->stack;
-		if (ps->maxstack > EXPR_STACK_MAX)
-			return parse_fail(ps, at, "formula too complex");
-	} else if (kind != OP_NEG) {
-		ps->stack--;
-	}
-	return 0;
-}
-
-static int parse_number(struct expr_parser *ps)
-{
-	const char *start = ps->p, *q = ps->p;
-	char buf[64];
-	double v;
-
-	while (is_digit((unsigned char)*q))
-		q++;
-	if (*q == '.') {
-		q++;
-		while (is_digit((unsigned char)*q))
-			q++;
-	}
-	if (*q == 'e' || *q == 'E') {
-		const char *exp = q++;
-
-		if (*q == '+' || *q == '-')
-			q++;
-		if (!is_digit((unsigned char)*q))
-			return parse_fail(ps, exp, "expected digits after exponent 'e' in number");
-		while (is_digit((unsigned char)*q))
-			q++;
-	}
-
-	/* strtod follows LC_NUMERIC; formulas always use '.' whatever the program's locale */
-	if ((size_t)(q - start) >= sizeof(buf))
-		return parse_fail(ps, start, "number longer than %zu characters", sizeof(buf) - 1);
-	memcpy(buf, start, (size_t)(q - start));
-	buf[q - start] = '\0';
-	v = strtod_l(buf, NULL, ps->c_locale);
-	if (!isfinite(v))
-		return parse_fail(ps, start, "number out of range");
-	ps->p = q;
-	return emit(ps, OP_NUM, start, v, NULL);
-}
-
-static int parse_ident(struct expr_parser *ps)
-{
-	const char *start = ps->p, *q = ps->p;
-	char *name;
-
-	while (is_ident_char((unsigned char)*q) ||
-	       ((*q == '-' || *q == '/' || *q == '=') && is_word((unsigned char)q[1])))
-		q++;
-	name = strndup(start, (size_t)(q - start));
-	if (!name)
-		return -ENOMEM;
-	ps->p = q;
-	return emit(ps, OP_VAR, start, 0.0, name);
-}
-
-static int parse_binary(struct expr_parser *ps, bool sum);
-
-/* primary := NUMBER | IDENT | '(' sum ')' */
-static int parse_primary(struct expr_parser *ps)
-{
-	const char *at;
-	int rc;
-
-	skip_space(ps);
-	at = ps->p;
-	if (*at == '(') {
-		if (ps->depth >= EXPR_DEPTH_MAX)
-			return parse_fail(ps, at, "parentheses nested deeper than %d",
-					  EXPR_DEPTH_MAX);
-		ps->depth++;
-		ps->p++;
-		rc = parse_binary(ps, true);
-		if (rc)
-			return rc;
-		skip_space(ps);
-		if (*ps->p != ')')
-			return parse_fail(ps, ps->p, "expected ')'");
-		ps->p++;
-		ps->depth--;
-		return 0;
-	}
-	if (is_digit((unsigned char)*at) || (*at == '.' && is_digit((unsigned char)at[1])))
-		return parse_number(ps);
-	if (is_word((unsigned char)*at))
-		return parse_ident(ps);
-	return parse_fail(ps, at, "expected number, name or '('");
-}
-
-/* unary := '-'* primary */
-static int parse_unary(struct expr_parser *ps)
-{
-	const char *at = NULL;
-	bool neg = false;
-	int rc;
-
-	skip_space(ps);
-	while (*ps->p == '-') {
-		if (!neg)
-			at = ps->p;
-		neg = !neg;
-		ps->p++;
-		skip_space(ps);
-	}
-	rc = parse_primary(ps);
-	if (rc || !neg)
-		return rc;
-	return emit(ps, OP_NEG, at, 0.0, NULL);
-}
-
-/* sum := product (('+' | '-') product)*, product := unary (('*' | '/') unary)* */
-static int parse_binary(struct expr_parser *ps, bool sum)
-{
-	int rc = sum ? parse_binary(ps, false) : parse_unary(ps);
-
-	while (!rc) {
-		static const enum op_kind kinds[] = {
-		    ['+'] = OP_ADD, ['-'] = OP_SUB, ['*'] = OP_MUL, ['/'] = OP_DIV};
-		const char *at;
-
-		skip_space(ps);
-		at = ps->p;
-		if (!*at || !strchr(sum ? "+-" : "*/", *at))
-			break;
-		ps->p++;
-		rc = sum ? parse_binary(ps, false) : parse_unary(ps);
-		if (!rc)
-			rc = emit(ps, kinds[(unsigned char)*at], at, 0.0, NULL);
-	}
-	return rc;
-}
-
-/*
- * Parse TEXT into *OUT. On -EINVAL, PS->errcol and PS->msg describe the error; the caller
- * formats them for its context (standalone formula or line of a group file).
- */
-static int expr_compile(struct expr_parser *ps, const char *text, struct metric_expr **out)
-{
-	int rc;
-
-	memset(ps, 0, sizeof(*ps));
-	*out = NULL;
-	ps->text = text;
-	ps->p = text;
-	ps->e = calloc(1, sizeof(*ps->e));
-	ps->c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
-	if (!ps->e || !ps->c_locale) {
-		free(ps->e);
-		if (ps->c_locale)
-			freelocale(ps->c_locale);
-		return -ENOMEM;
-	}
-
-	rc = parse_binary(ps, true);
-	if (!rc) {
-		skip_space(ps);
-		if (*ps->p == ')')
-			rc = parse_fail(ps, ps->p, "unbalanced ')'");
-		else if (*ps->p)
-			rc = parse_fail(ps, ps->p, "expected operator or end of formula");
-	}
-	freelocale(ps->c_locale);
-	if (rc) {
-		metric_expr_free(ps->e);
-		return rc;
-	}
-	*out = ps->e;
-	return 0;
-}
-
-int metric_expr_parse(const char *text, struct metric_expr **out, char *err, size_t errlen)
-{
-	struct expr_parser ps;
-	int rc;
-
-	if (!text || !out)
-		return -EINVAL;
-	rc = expr_compile(&ps, text, out);
-	if (rc == -EINVAL)
-		set_err(err, errlen, "column %u: %s", ps.errcol, ps.msg);
-	else if (rc)
-		set_err(err, errlen, "out of memory");
-	return rc;
-}
-
-void metric_expr_free(struct metric_expr *e)
-{
-	if (!e)
-		return;
-	for (size_t i = 0; i < e->nops; i++)
-		free(e->ops[i].name);
-	free(e->ops);
-	free(e);
-}
-
-/* ---- evaluation --------------------------------------------------------------------------- */
-
-int metric_expr_eval(const struct metric_expr *e, metric_lookup_fn lookup, void *ctx, double *out)
-{
-	double st[EXPR_STACK_MAX];
-	bool missing = false, domain = false;
-	size_t sp = 0;
-
-	if (!e || !lookup || !out || !e->nops)
-		return -EINVAL;
-
-	for (size_t i = 0; i < e->nops; i++) {
-		const struct expr_op *op = &e->ops[i];
-		double r = NAN;
-
-		switch (op->kind) {
-		case OP_NUM:
-			st[sp++] = op->num;
-			continue;
-		case OP_VAR:
-			if (lookup(ctx, op->name, &r) != 0) {
-				missing = true;
-				r = NAN;
-			} else if (!isfinite(r)) {
-				domain = true;
-			}
-			st[sp++] = r;
-			continue;
-		case OP_NEG:
-			st[sp - 1] = -st[sp - 1];
-			continue;
-		case OP_ADD:
-			r = st[sp - 2] + st[sp - 1];
-			break;
-		case OP_SUB:
-			r = st[sp - 2] - st[sp - 1];
-			break;
-		case OP_MUL:
-			r = st[sp - 2] * st[sp - 1];
-			break;
-		case OP_DIV: /* by zero: an error, not an infinity */
-			domain |= st[sp - 1] == 0.0;
-			r = st[sp - 1] == 0.0 ? NAN : st[sp - 2] / st[sp - 1];
-			break;
-		}
-		sp--;
-		if (!isfinite(r))
-			domain = true;
-		st[sp - 1] = r;
-	}
-
-	/* a missing input makes the metric unavailable, whatever else went wrong */
-	if (missing)
-		return -ENODATA;
-	if (domain)
-		return -EDOM;
-	*out = st[0];
-	return 0;
-}
-
-int metric_eval(const struct metric *m, metric_lookup_fn lookup, void *ctx, double *out)
-{
-	if (!m)
-		return -EINVAL;
-	return metric_expr_eval(m->expr, lookup, ctx, out);
-}
-
-int metric_expr_missing(const struct metric_expr *e, metric_lookup_fn lookup, void *ctx, char *buf,
-			size_t buflen)
-{
-	size_t pos = 0;
-	int count = 0;
-
-	if (buf && buflen)
-		buf[0] = '\0';
-	if (!e || !lookup)
-		return 0;
-
-	for (size_t i = 0; i < e->nops; i++) {
-		const struct expr_op *op = &e->ops[i];
-		bool seen = false;
-		double v;
-
-		if (op->kind != OP_VAR)
-			continue;
-		for (size_t j = 0; j < i && !seen; j++)
-			seen = e->ops[j].kind == OP_VAR && !strcmp(e->ops[j].name, op->name);
-		if (seen || lookup(ctx, op->name, &v) == 0)
-			continue;
-		if (buf && pos < buflen) {
-			int n =
-			    snprintf(buf + pos, buflen - pos, "%s%s", count ? ", " : "", op->name);
-
-			pos += n > 0 ? (size_t)n : 0;
-		}
-		count++;
-	}
-	return count;
-}
-
 /* ---- group files -------------------------------------------------------------------------- */
 
 struct group_parser {
@@ -475,7 +81,8 @@ struct group_parser {
 	size_t errlen;
 };
 
-static PRINTF(3, 4) int line_error(struct group_parser *gp, unsigned line, const char *fmt, ...)
+static METRIC_PRINTF(3, 4) int line_error(struct group_parser *gp, unsigned line, const char *fmt,
+					  ...)
 {
 	char msg[256];
 	va_list ap;
@@ -483,7 +90,7 @@ static PRINTF(3, 4) int line_error(struct group_parser *gp, unsigned line, const
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	set_err(gp->err, gp->errlen, "%s:%u: %s", gp->where, line, msg);
+	metric_set_err(gp->err, gp->errlen, "%s:%u: %s", gp->where, line, msg);
 	return -EINVAL;
 }
 
@@ -542,7 +149,7 @@ static int group_parse_metric(struct group_parser *gp, unsigned line, const char
 	struct metric_group *g = gp->g;
 	const char *name = s, *unit = "", *formula, *end = s + n, *q = s;
 	size_t namelen, unitlen = 0, formulalen;
-	struct expr_parser ps;
+	struct metric_expr_error perr;
 	struct metric *metrics, *m;
 	int rc;
 
@@ -563,7 +170,7 @@ static int group_parse_metric(struct group_parser *gp, unsigned line, const char
 		unitlen = (size_t)(close - unit);
 		trim(&unit, &unitlen);
 		q = close + 1;
-		while (q < end && is_space((unsigned char)*q))
+		while (q < end && metric_is_space((unsigned char)*q))
 			q++;
 		if (q == end || *q != '=')
 			return line_error(gp, line, "expected '=' after unit");
@@ -597,9 +204,9 @@ static int group_parse_metric(struct group_parser *gp, unsigned line, const char
 	m->line = line;
 	g->nmetrics++; /* owned by G from here on, released with it on failure */
 
-	rc = expr_compile(&ps, m->formula, &m->expr);
+	rc = metric_expr_compile(m->formula, &m->expr, &perr);
 	if (rc == -EINVAL)
-		return line_error(gp, line, "%s at column %u in formula", ps.msg, ps.errcol);
+		return line_error(gp, line, "%s at column %u in formula", perr.msg, perr.col);
 	return rc;
 }
 
@@ -707,7 +314,7 @@ int metric_group_parse(struct metric_group *g, const char *name, const char *pat
 		rc = -ENOMEM;
 out:
 	if (rc == -ENOMEM)
-		set_err(err, errlen, "%s: out of memory", gp.where);
+		metric_set_err(err, errlen, "%s: out of memory", gp.where);
 	if (rc)
 		metric_group_release(g);
 	return rc;
@@ -758,13 +365,15 @@ int metric_group_load(struct metric_group *g, const char *path, char *err, size_
 		char buf[128];
 
 		if (rc == -EFBIG)
-			set_err(err, errlen, "%s: file larger than %d bytes", path, GROUP_FILE_MAX);
+			metric_set_err(err, errlen, "%s: file larger than %d bytes", path,
+				       GROUP_FILE_MAX);
 		else
-			set_err(err, errlen, "%s: %s", path, strerror_r(-rc, buf, sizeof(buf)));
+			metric_set_err(err, errlen, "%s: %s", path,
+				       strerror_r(-rc, buf, sizeof(buf)));
 		return rc;
 	}
 	if (memchr(text, '\0', len)) {
-		set_err(err, errlen, "%s: contains a NUL byte; expected text", path);
+		metric_set_err(err, errlen, "%s: contains a NUL byte; expected text", path);
 		free(text);
 		return -EINVAL;
 	}
