@@ -1,16 +1,14 @@
 /*
- * cpuinfo.c - CPU identification and perf subsystem state, from cpuid and from the procfs and
- * sysfs roots the caller passes. Runs inside the measured process: no printing, no exit, no
- * heap except opendir's, stack use bounded by one 4 KiB line buffer.
+ * cpuinfo.c - CPU identification (vendor, model, caches, TSC) from cpuid and from the procfs
+ * and sysfs roots the caller passes; the perf subsystem's state is in perf-state.c. Runs inside
+ * the measured process: no printing, no exit, no heap, stack use bounded by one 4 KiB line
+ * buffer.
  */
 #include "cpuinfo.h"
 
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,116 +22,9 @@
 #endif
 
 #include "compiler.h"
-#include "env.h"
+#include "cpuinfo-int.h"
 
-#define PATH_LEN	  1024
-#define CAP_SYS_ADMIN_BIT 21
-#define CAP_PERFMON_BIT	  38
-#define PERF_TYPE_RAW_ID  4
-
-/* how to lift perf_event_paranoid; the needed value follows */
-#define FIX_HOW "run as root, grant CAP_PERFMON, or: sysctl -w kernel.perf_event_paranoid="
-
-/* ---- small file helpers ---- */
-
-static void trim_right(char *s)
-{
-	size_t n = strlen(s);
-
-	while (n && isspace((unsigned char)s[n - 1]))
-		s[--n] = '\0';
-}
-
-static char *skip_space(char *s)
-{
-	while (isspace((unsigned char)*s))
-		s++;
-	return s;
-}
-
-/* Open ROOT/NAME read-only; returns the fd or -errno. */
-static int open_rel(const char *root, const char *name)
-{
-	char path[PATH_LEN];
-	int n = snprintf(path, sizeof(path), "%s/%s", root, name);
-	int fd;
-
-	if (n < 0 || (size_t)n >= sizeof(path))
-		return -ENAMETOOLONG;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
-}
-
-/* Read the small file ROOT/FMT... into BUF, NUL-terminated, trailing whitespace removed.
- * Returns the length or -errno. */
-static int read_relv(char *buf, size_t len, const char *root, const char *fmt, va_list ap)
-{
-	char path[PATH_LEN];
-	size_t used = 0;
-	int n, m, fd;
-
-	n = snprintf(path, sizeof(path), "%s/", root);
-	if (n < 0 || (size_t)n >= sizeof(path))
-		return -ENAMETOOLONG;
-	m = vsnprintf(path + n, sizeof(path) - n, fmt, ap);
-	if (m < 0 || (size_t)m >= sizeof(path) - n)
-		return -ENAMETOOLONG;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	while (used + 1 < len) {
-		ssize_t r = read(fd, buf + used, len - 1 - used);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			m = -errno;
-			close(fd);
-			return m;
-		}
-		if (r == 0)
-			break;
-		used += (size_t)r;
-	}
-	close(fd);
-	buf[used] = '\0';
-	trim_right(buf);
-	return (int)strlen(buf);
-}
-
-static __attribute__((format(printf, 4, 5))) int read_rel(char *buf, size_t len, const char *root,
-							  const char *fmt, ...)
-{
-	va_list ap;
-	int ret;
-
-	va_start(ap, fmt);
-	ret = read_relv(buf, len, root, fmt, ap);
-	va_end(ap);
-	return ret;
-}
-
-/* Read the decimal int in ROOT/FMT...; returns 0 or -errno. */
-static __attribute__((format(printf, 3, 4))) int read_int_rel(int *out, const char *root,
-							      const char *fmt, ...)
-{
-	char buf[32], *end;
-	va_list ap;
-	long v;
-	int ret;
-
-	va_start(ap, fmt);
-	ret = read_relv(buf, sizeof(buf), root, fmt, ap);
-	va_end(ap);
-	if (ret < 0)
-		return ret;
-	errno = 0;
-	v = strtol(buf, &end, 10);
-	if (end == buf || errno || *end || v < INT_MIN || v > INT_MAX)
-		return -EINVAL;
-	*out = (int)v;
-	return 0;
-}
+/* ---- parsing the files' values ---- */
 
 /* Decimal, or hexadecimal with a 0x prefix (never octal). */
 static int parse_uint(const char *s, unsigned *out)
@@ -144,7 +35,7 @@ static int parse_uint(const char *s, unsigned *out)
 
 	errno = 0;
 	v = strtoul(s, &end, base);
-	if (end == s || errno || v > UINT_MAX || *skip_space(end))
+	if (end == s || errno || v > UINT_MAX || *ci_skip_space(end))
 		return -EINVAL;
 	*out = (unsigned)v;
 	return 0;
@@ -155,7 +46,7 @@ static int cpulist_count(const char *s)
 {
 	long n = 0;
 
-	s = skip_space((char *)s);
+	s = ci_skip_space((char *)s);
 	while (*s) {
 		unsigned long a, b;
 		char *end;
@@ -178,7 +69,7 @@ static int cpulist_count(const char *s)
 			return -EINVAL;
 		if (*s == ',')
 			s++;
-		else if (*skip_space((char *)s))
+		else if (*ci_skip_space((char *)s))
 			return -EINVAL;
 		else
 			break;
@@ -205,88 +96,10 @@ static int parse_size(const char *s, uint64_t *out)
 		shift = 10 * (unsigned)(u - units + 1);
 		end++;
 	}
-	if (*skip_space(end) || v > (UINT64_MAX >> shift))
+	if (*ci_skip_space(end) || v > (UINT64_MAX >> shift))
 		return -EINVAL;
 	*out = (uint64_t)v << shift;
 	return 0;
-}
-
-static void copy_str(char *dst, size_t len, const char *src)
-{
-	size_t n = strnlen(src, len - 1);
-
-	memcpy(dst, src, n);
-	dst[n] = '\0';
-}
-
-/* ---- line reader for /proc files whose size is not known in advance ---- */
-
-struct line_reader {
-	int fd;
-	int eof;
-	int skipping; /* discarding the rest of an over-long line */
-	size_t start, end;
-	char buf[4096];
-};
-
-#define LINE_CAP (sizeof(((struct line_reader *)0)->buf) - 1)
-
-/* Next line, NUL-terminated in place without its newline; NULL at the end. A line longer than
- * the buffer is returned truncated and its rest skipped. */
-static char *line_next(struct line_reader *lr)
-{
-	for (;;) {
-		char *base = lr->buf + lr->start;
-		char *nl = memchr(base, '\n', lr->end - lr->start);
-		ssize_t n;
-
-		if (nl || (lr->eof && lr->start < lr->end)) {
-			int skip = lr->skipping;
-
-			lr->start = nl ? (size_t)(nl - lr->buf) + 1 : lr->end;
-			*(nl ? nl : lr->buf + lr->end) = '\0';
-			lr->skipping = 0;
-			if (!skip)
-				return base;
-			continue;
-		}
-		if (lr->eof)
-			return NULL;
-		memmove(lr->buf, base, lr->end - lr->start);
-		lr->end -= lr->start;
-		lr->start = 0;
-		if (lr->end == LINE_CAP) { /* over-long line: return its start, skip the rest */
-			int skip = lr->skipping;
-
-			lr->buf[LINE_CAP] = '\0';
-			lr->end = 0;
-			lr->skipping = 1;
-			if (!skip)
-				return lr->buf;
-			continue;
-		}
-		n = read(lr->fd, lr->buf + lr->end, LINE_CAP - lr->end);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			lr->eof = 1;
-		else
-			lr->end += (size_t)n;
-	}
-}
-
-/* Split "key<ws>: value" in place; returns the key or NULL when the line has no colon. */
-static char *kv_split(char *line, char **val)
-{
-	char *colon = strchr(line, ':');
-
-	if (!colon)
-		return NULL;
-	*colon = '\0';
-	trim_right(line);
-	*val = skip_space(colon + 1);
-	trim_right(*val);
-	return line;
 }
 
 /* True when the space-separated list LIST contains WORD. */
@@ -332,7 +145,7 @@ static void procfs_field(struct cpu_info *ci, const char *key, const char *val)
 	unsigned u;
 
 	if (!strcmp(key, "vendor_id")) {
-		copy_str(ci->vendor, sizeof(ci->vendor), val);
+		ci_copy_str(ci->vendor, sizeof(ci->vendor), val);
 	} else if (!strcmp(key, "cpu family") || !strcmp(key, "CPU architecture")) {
 		if (!parse_uint(val, &u))
 			ci->family = u;
@@ -343,16 +156,16 @@ static void procfs_field(struct cpu_info *ci, const char *key, const char *val)
 		if (!parse_uint(val, &u))
 			ci->stepping = u;
 	} else if (!strcmp(key, "model name")) {
-		copy_str(ci->brand, sizeof(ci->brand), val);
+		ci_copy_str(ci->brand, sizeof(ci->brand), val);
 	} else if (!strcmp(key, "CPU implementer")) {
 		const char *name = NULL;
 
 		if (!parse_uint(val, &u))
 			name = arm_implementer_name(u);
 		if (name)
-			copy_str(ci->vendor, sizeof(ci->vendor), name);
+			ci_copy_str(ci->vendor, sizeof(ci->vendor), name);
 		else
-			copy_str(ci->vendor, sizeof(ci->vendor), val);
+			ci_copy_str(ci->vendor, sizeof(ci->vendor), val);
 	} else if (!strcmp(key, "flags")) {
 		ci->flags_known = 1;
 		ci->constant_tsc = has_word(val, "constant_tsc");
@@ -362,24 +175,24 @@ static void procfs_field(struct cpu_info *ci, const char *key, const char *val)
 
 int cpu_info_from_procfs(struct cpu_info *ci, const char *procfs_root)
 {
-	struct line_reader lr = {.fd = -1};
+	struct ci_line_reader lr = {.fd = -1};
 	int seen = 0;
 	char *line;
 
 	if (!ci || !procfs_root)
 		return -EINVAL;
-	lr.fd = open_rel(procfs_root, "cpuinfo");
+	lr.fd = ci_open_rel(procfs_root, "cpuinfo");
 	if (lr.fd < 0)
 		return lr.fd;
-	while ((line = line_next(&lr))) {
+	while ((line = ci_line_next(&lr))) {
 		char *key, *val;
 
-		if (!*skip_space(line)) {
+		if (!*ci_skip_space(line)) {
 			if (seen)
 				break; /* end of the first processor's block */
 			continue;
 		}
-		key = kv_split(line, &val);
+		key = ci_kv_split(line, &val);
 		if (!key)
 			continue;
 		seen = 1;
@@ -446,7 +259,7 @@ static int cache_index_read(struct cache_level *cl, const char *sysfs_root, int 
 	int ret;
 
 	memset(cl, 0, sizeof(*cl));
-	ret = read_rel(buf, sizeof(buf), sysfs_root, "%s%d/type", dir, idx);
+	ret = ci_read_rel(buf, sizeof(buf), sysfs_root, "%s%d/type", dir, idx);
 	if (ret < 0)
 		return ret;
 	for (t = CACHE_DATA; t <= CACHE_UNIFIED && strcmp(buf, types[t]); t++)
@@ -454,23 +267,24 @@ static int cache_index_read(struct cache_level *cl, const char *sysfs_root, int 
 	if (t > CACHE_UNIFIED)
 		return -EINVAL; /* not a CPU cache we describe */
 	cl->type = (enum cache_type)t;
-	if (read_rel(buf, sizeof(buf), sysfs_root, "%s%d/level", dir, idx) < 0 ||
+	if (ci_read_rel(buf, sizeof(buf), sysfs_root, "%s%d/level", dir, idx) < 0 ||
 	    parse_uint(buf, &u) || u > 7)
 		return -EINVAL;
 	cl->level = (int)u;
 	for (i = 0; i < ARRAY_SIZE(fields); i++)
-		if (read_rel(buf, sizeof(buf), sysfs_root, "%s%d/%s", dir, idx, fields[i].file) >=
-			0 &&
+		if (ci_read_rel(buf, sizeof(buf), sysfs_root, "%s%d/%s", dir, idx,
+				fields[i].file) >= 0 &&
 		    !parse_uint(buf, &u))
 			*(unsigned *)((char *)cl + fields[i].off) = u;
-	if (read_rel(buf, sizeof(buf), sysfs_root, "%s%d/physical_line_partition", dir, idx) >= 0 &&
+	if (ci_read_rel(buf, sizeof(buf), sysfs_root, "%s%d/physical_line_partition", dir, idx) >=
+		0 &&
 	    !parse_uint(buf, &u) && u)
 		partitions = u;
-	if (read_rel(buf, sizeof(buf), sysfs_root, "%s%d/shared_cpu_list", dir, idx) >= 0) {
+	if (ci_read_rel(buf, sizeof(buf), sysfs_root, "%s%d/shared_cpu_list", dir, idx) >= 0) {
 		ret = cpulist_count(buf);
 		cl->shared_by = ret > 0 ? (unsigned)ret : 0;
 	}
-	if (read_rel(buf, sizeof(buf), sysfs_root, "%s%d/size", dir, idx) < 0 ||
+	if (ci_read_rel(buf, sizeof(buf), sysfs_root, "%s%d/size", dir, idx) < 0 ||
 	    parse_size(buf, &cl->size))
 		cl->size = (uint64_t)cl->ways * partitions * cl->line_size * cl->sets;
 	return 0;
@@ -530,8 +344,8 @@ static void cpuid_brand(struct cpu_info *ci)
 			regs[4 * i + 3]);
 	memcpy(b, regs, 48);
 	b[48] = '\0';
-	trim_right(b);
-	memmove(b, skip_space(b), strlen(skip_space(b)) + 1);
+	ci_trim_right(b);
+	memmove(b, ci_skip_space(b), strlen(ci_skip_space(b)) + 1);
 }
 
 static void cpuid_caches(struct cpu_info *ci, unsigned leaf, const char *source)
@@ -601,16 +415,16 @@ static void cpuid_identify(struct cpu_info *ci)
 static void arch_name(struct cpu_info *ci)
 {
 #if defined(__x86_64__)
-	copy_str(ci->arch, sizeof(ci->arch), "x86_64");
+	ci_copy_str(ci->arch, sizeof(ci->arch), "x86_64");
 #elif defined(__i386__)
-	copy_str(ci->arch, sizeof(ci->arch), "i686");
+	ci_copy_str(ci->arch, sizeof(ci->arch), "i686");
 #elif defined(__aarch64__)
-	copy_str(ci->arch, sizeof(ci->arch), "aarch64");
+	ci_copy_str(ci->arch, sizeof(ci->arch), "aarch64");
 #else
 	struct utsname u;
 
 	if (!uname(&u))
-		copy_str(ci->arch, sizeof(ci->arch), u.machine);
+		ci_copy_str(ci->arch, sizeof(ci->arch), u.machine);
 #endif
 }
 
@@ -630,7 +444,7 @@ int cpu_info_read(struct cpu_info *ci, const char *procfs_root, const char *sysf
 #ifdef CPUINFO_X86
 	cpuid_identify(ci);
 #endif
-	if (read_rel(buf, sizeof(buf), sysfs_root, "devices/system/cpu/online") >= 0) {
+	if (ci_read_rel(buf, sizeof(buf), sysfs_root, "devices/system/cpu/online") >= 0) {
 		ret = cpulist_count(buf);
 		if (ret > 0)
 			ci->ncpus = ret;
@@ -640,9 +454,9 @@ int cpu_info_read(struct cpu_info *ci, const char *procfs_root, const char *sysf
 
 		ci->ncpus = n > 0 ? (int)n : 0;
 	}
-	if (read_rel(buf, sizeof(buf), sysfs_root,
-		     "devices/system/clocksource/clocksource0/current_clocksource") >= 0)
-		copy_str(ci->clocksource, sizeof(ci->clocksource), buf);
+	if (ci_read_rel(buf, sizeof(buf), sysfs_root,
+			"devices/system/clocksource/clocksource0/current_clocksource") >= 0)
+		ci_copy_str(ci->clocksource, sizeof(ci->clocksource), buf);
 	if (ci->ncaches == 0)
 		cpu_caches_from_sysfs(ci, sysfs_root);
 	errno = saved_errno;
@@ -656,177 +470,4 @@ int cpu_info_tsc_usable(const struct cpu_info *ci)
 	if (ci->flags_known)
 		return ci->constant_tsc && ci->nonstop_tsc;
 	return ci->tsc_invariant != 0;
-}
-
-/* ---- perf subsystem ---- */
-
-/* 1 when CapEff in PROCFS/self/status has CAP_PERFMON or CAP_SYS_ADMIN, 0 when not, -errno
- * when it could not be read. */
-static int caps_privileged(const char *procfs_root)
-{
-	struct line_reader lr = {.fd = -1};
-	int ret = -ENODATA;
-	char *line;
-
-	lr.fd = open_rel(procfs_root, "self/status");
-	if (lr.fd < 0)
-		return lr.fd;
-	while ((line = line_next(&lr))) {
-		unsigned long long caps;
-		char *key, *val, *end;
-
-		key = kv_split(line, &val);
-		if (!key || strcmp(key, "CapEff"))
-			continue;
-		errno = 0;
-		caps = strtoull(val, &end, 16);
-		if (end == val || errno || *end) {
-			ret = -EINVAL;
-			break;
-		}
-		ret = !!(caps & ((1ULL << CAP_PERFMON_BIT) | (1ULL << CAP_SYS_ADMIN_BIT)));
-		break;
-	}
-	close(lr.fd);
-	return ret;
-}
-
-/* Fill pmus with the names in sorted order: one selection pass per name (a few dozen PMUs at
- * most), so no name storage is needed and truncation keeps the first names. */
-static void pmus_sorted(struct perf_state *ps, DIR *dir)
-{
-	char last[256] = "", best[256];
-	size_t used = 0;
-
-	for (;;) {
-		struct dirent *de;
-		size_t n;
-
-		best[0] = '\0';
-		rewinddir(dir);
-		while ((de = readdir(dir))) {
-			if (de->d_name[0] == '.' || (used && strcmp(de->d_name, last) <= 0))
-				continue;
-			if (!best[0] || strcmp(de->d_name, best) < 0)
-				copy_str(best, sizeof(best), de->d_name);
-		}
-		n = strlen(best);
-		if (!n || used + n + 2 > sizeof(ps->pmus))
-			break;
-		if (used)
-			ps->pmus[used++] = ',';
-		memcpy(ps->pmus + used, best, n + 1);
-		used += n;
-		memcpy(last, best, n + 1);
-	}
-}
-
-static void pmus_scan(struct perf_state *ps, const char *sysfs_root)
-{
-	static const char devs[] = "bus/event_source/devices";
-	char path[PATH_LEN], buf[32], cpus_pmu[32] = "";
-	struct dirent *de;
-	DIR *dir;
-	int n;
-
-	n = snprintf(path, sizeof(path), "%s/%s", sysfs_root, devs);
-	if (n < 0 || (size_t)n >= sizeof(path))
-		return;
-	dir = opendir(path);
-	if (!dir)
-		return;
-	while ((de = readdir(dir))) {
-		const char *name = de->d_name;
-		int type;
-
-		if (name[0] == '.')
-			continue;
-		ps->npmus++;
-		if (strlen(name) >= sizeof(ps->core_pmu))
-			continue;
-		if (!read_int_rel(&type, sysfs_root, "bus/event_source/devices/%s/type", name) &&
-		    type == PERF_TYPE_RAW_ID) {
-			copy_str(ps->core_pmu, sizeof(ps->core_pmu), name);
-			continue;
-		}
-		/* arm core PMUs get dynamic types; like perf, recognise them by a `cpus` file */
-		if (read_rel(buf, sizeof(buf), sysfs_root, "%s/%s/cpus", devs, name) >= 0 &&
-		    (!cpus_pmu[0] || strcmp(name, cpus_pmu) < 0))
-			copy_str(cpus_pmu, sizeof(cpus_pmu), name);
-	}
-	if (!ps->core_pmu[0] && cpus_pmu[0])
-		copy_str(ps->core_pmu, sizeof(ps->core_pmu), cpus_pmu);
-	if (ps->core_pmu[0]) {
-		int rdpmc;
-
-		ps->have_core_pmu = 1;
-		if (!read_int_rel(&rdpmc, sysfs_root, "%s/%s/rdpmc", devs, ps->core_pmu))
-			ps->rdpmc = rdpmc;
-	}
-	pmus_sorted(ps, dir);
-	closedir(dir);
-}
-
-int perf_state_read(struct perf_state *ps, const char *procfs_root, const char *sysfs_root)
-{
-	int saved_errno = errno;
-	int ret;
-
-	if (!ps || !procfs_root || !sysfs_root)
-		return -EINVAL;
-	memset(ps, 0, sizeof(*ps));
-	ps->rdpmc = -1;
-	if (read_int_rel(&ps->paranoid, procfs_root, "sys/kernel/perf_event_paranoid"))
-		ps->paranoid = PERF_PARANOID_UNKNOWN;
-	if (read_int_rel(&ps->max_sample_rate, procfs_root,
-			 "sys/kernel/perf_event_max_sample_rate"))
-		ps->max_sample_rate = -1;
-	ret = caps_privileged(procfs_root);
-	ps->privileged = ret >= 0 ? ret : geteuid() == 0;
-	pmus_scan(ps, sysfs_root);
-	errno = saved_errno;
-	return 0;
-}
-
-const char *perf_state_fix(const struct perf_state *ps, int need, char *buf, size_t len)
-{
-	static const char *const fixed[] = {
-	    [PERF_NEED_CPU] = "system-wide measurement needs paranoid <= 0: " FIX_HOW "0",
-	    [PERF_NEED_KERNEL] = "counting kernel code needs paranoid <= 1: " FIX_HOW "1",
-	    [PERF_NEED_USER] = "counting this process needs paranoid <= 2: " FIX_HOW "2",
-	};
-	static const char *const what[] = {
-	    [PERF_NEED_CPU] = "system-wide measurement",
-	    [PERF_NEED_KERNEL] = "counting kernel code",
-	    [PERF_NEED_USER] = "counting this process",
-	};
-	int n;
-
-	if (!ps)
-		return "perf state unknown";
-	if (need < PERF_NEED_CPU || need > PERF_NEED_USER)
-		return "unknown perf need (internal error)";
-	if (ps->paranoid == PERF_PARANOID_UNKNOWN)
-		return "perf_event_open is not available: no /proc/sys/kernel/perf_event_paranoid "
-		       "(kernel built without CONFIG_PERF_EVENTS?)";
-	if (ps->privileged || ps->paranoid <= need)
-		return NULL;
-	if (!buf || !len)
-		return fixed[need];
-	n = snprintf(buf, len, "kernel.perf_event_paranoid is %d, %s needs <= %d: " FIX_HOW "%d",
-		     ps->paranoid, what[need], need, need);
-	if (n < 0 || (size_t)n >= len)
-		return fixed[need];
-	return buf;
-}
-
-void psc_machine_roots(const char **procfs_root, const char **sysfs_root)
-{
-	const char *p = secure_getenv(PSC_ENV_PROCFS_ROOT);
-	const char *s = secure_getenv(PSC_ENV_SYSFS_ROOT);
-
-	if (procfs_root)
-		*procfs_root = p && *p ? p : "/proc";
-	if (sysfs_root)
-		*sysfs_root = s && *s ? s : "/sys";
 }
