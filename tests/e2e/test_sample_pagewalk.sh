@@ -5,11 +5,12 @@
 # there, and the switch records the spans it was on that CPU in between: the timeline spreads a
 # delta over those spans only. So the one thing not knowable is where, inside the spans of a
 # sample that began before the walk and ended in it (or began in it and ended after it), its
-# faults fell. The test rebuilds those spans from `perfscope dump` and requires exactly 0
-# faults in every 20 ms interval wholly inside a spin region that none of them touches (spread
-# over wall time, a starved thread's deltas land far from the walk); the series around the
-# walk sums to N within 5 %; over the run it matches the exact count of the same event within
-# 5 % (report --accuracy). The spins and the walk run in the main thread: its series is the one
+# faults fell (likewise for the faults before the first spin and after the last: start-up and
+# exit, many under a sanitizer). The test rebuilds those spans from `perfscope dump` and
+# requires exactly 0 faults in every 20 ms interval wholly inside a spin region that none of
+# them touches (spread over wall time, a starved thread's deltas land far from the walk); the
+# series around the walk sums to N within 5 %; over the run it matches the exact count of the
+# same event within 5 % (report --accuracy). The spins and the walk run in the main thread: its series is the one
 # checked (the runtime's writer thread may fault pages of its own).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -43,9 +44,14 @@ for r in d["regions"]:
 # The main thread's on-CPU spans per sample, per CPU, from its samples and switch records
 # (times relative to the timeline's start). A span whose start is unknown (the thread was on
 # the CPU before any record said so) starts at the CPU's previous record: wider, never narrower.
+# Faults happen in the walk, and also before the first spin (loader, runtime, sanitizer start)
+# and after the last one (exit): a sample whose spans cover one of those times may carry its
+# faults, spread over all its spans.
 start = d["start_ns"]
+busy = ([(float("-inf"), spins[0][0])] if spins else []) + ([walk] if walk else []) + \
+    ([(spins[-1][1], float("inf"))] if spins else [])
 since, last, done = {}, {}, {}
-ambiguous = []  # on-CPU spans, outside the walk, of samples whose spans also cover walk time
+ambiguous = []  # on-CPU spans, outside those times, of samples whose spans also cover them
 for line in open(sys.argv[2]):
     f = line.split()
     if len(f) < 5 or f[3] not in ("sample", "switch") or f" tid={mtid} " not in line + " ":
@@ -61,12 +67,13 @@ for line in open(sys.argv[2]):
     else:
         spans = done.pop(cpu, []) + [(since.pop(cpu, last.get(cpu, 0)), t)]
         since[cpu] = t
-        if walk and any(a < walk[1] and b > walk[0] for a, b in spans):
-            for a, b in spans:
-                if a < walk[0]:
-                    ambiguous.append((a, min(b, walk[0])))
-                if b > walk[1]:
-                    ambiguous.append((max(a, walk[1]), b))
+        for w0, w1 in busy:
+            if any(a < w1 and b > w0 for a, b in spans):
+                for a, b in spans:
+                    if a < w0:
+                        ambiguous.append((a, min(b, w0)))
+                    if b > w1:
+                        ambiguous.append((max(a, w1), b))
     last[cpu] = t
 quiet = around = total = leaked = skipped = 0
 bad = []
@@ -95,7 +102,7 @@ expect_eq 2 "$nspins" "spin regions seen in the timeline"
 expect_eq True "$haswalk" "walk region seen in the timeline"
 read -r _ quiet leaked skipped _ bad < <(grep '^quiet' "$T/series.txt")
 expect_cmp "$quiet" ">=" 20 "whole 20 ms intervals inside the spin regions, clear of ambiguous spans"
-note "intervals skipped: $skipped; spans where the walk's faults may be (ns): $(grep '^ambiguous' "$T/series.txt" | cut -d' ' -f2-)"
+note "intervals skipped: $skipped; spans where faults of the walk, start-up or exit may be (ns): $(grep '^ambiguous' "$T/series.txt" | cut -d' ' -f2-)"
 note "intervals inside a spin region with page faults (start:faults): $bad"
 expect_eq 0 "$leaked" "page faults in the intervals inside the spin regions that no ambiguous span touches"
 around=$(awk '/^around/ {print $2}' "$T/series.txt")
