@@ -340,7 +340,7 @@ static void arrows_longest(const struct mpi_model *m, struct arrow_key *k, size_
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < m->nmsgs; i++) {
+	for (size_t i = 0; i < m->nmsgs && budget; i++) {
 		const struct mpi_message *msg = &m->msgs[i];
 		struct arrow_key c;
 
