@@ -6,7 +6,8 @@
  * The tree puts the kernel functions, marked "[k]", under the user function that entered the
  * kernel, the user part being the same as for a sample without kernel frames; a kernel frame
  * no symbol names is left out of the path and counted in a caveat; a sample that says it has
- * more kernel frames than frames is an error at its byte offset. Exact text throughout.
+ * more kernel frames than frames is an error at its byte offset; an experiment recorded in user
+ * space only says that its chains have no kernel frames. Exact text throughout.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -234,6 +235,28 @@ static void test_kernel_frames_in_tree(void **state)
 	if (!strstr(text, "1 kernel frames of the call chains are left out of the paths: no "
 			  "kernel symbol holds their addresses"))
 		fail_msg("no caveat about the unnamed kernel frame in:\n%s", text);
+	free(text);
+	sample_profile_release(&p);
+	symtab_release(&syms);
+	experiment_release(&e);
+
+	/* recorded user space only (perf_event_paranoid): the report says the chains lack them */
+	snprintf(dir, sizeof(dir), "%s/ok", tmpdir);
+	write_text(dir, "meta.json",
+		   "{\"version\": 1, \"sampling\": {\"frequency\": 1000, \"inherit\": true, "
+		   "\"callgraph\": true, \"user_only\": true, \"events\": [{\"name\": "
+		   "\"cpu-clock\", \"state\": \"group\", \"status\": 0}]}}\n");
+	if (experiment_open(&e, dir, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(symtab_init(&syms, dir), 0);
+	if (sample_profile_build(&p, &e, &syms, 0, 0, err, sizeof(err)))
+		fail_msg("%s", err);
+	r.e = &e;
+	r.p = &p;
+	text = print(sample_print_text, &r);
+	if (!strstr(text, "kernel code was not sampled (kernel.perf_event_paranoid): user space "
+			  "only, call chains without kernel frames"))
+		fail_msg("no caveat about user-space-only chains in:\n%s", text);
 	free(text);
 	sample_profile_release(&p);
 	symtab_release(&syms);
