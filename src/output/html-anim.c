@@ -297,10 +297,11 @@ static int rank_push(struct anim_track *tr, struct frame_acc *fa, int64_t t, uin
 	return ret || !fa || tr->n < ANIM_FLUSH ? ret : frame_flush(fa, tr);
 }
 
-/* The exact track of rank R from its calls ORDER[0 .. N) (sorted by entry); with FA, all of
- * it but its last changes in FA's frames already (frame_finish() adds the rest). */
+/* The exact track of rank R from its calls ORDER[0 .. N) (sorted by entry; ORDER NULL: the
+ * calls BASE .. BASE + N); with FA, all of it but its last changes in FA's frames already
+ * (frame_finish() adds the rest). */
 static int rank_track(struct anim_states *st, uint32_t *map, const struct mpi_model *m, int r,
-		      const uint32_t *order, size_t n, const int64_t *call_wait,
+		      const uint32_t *order, uint32_t base, size_t n, const int64_t *call_wait,
 		      struct frame_acc *fa)
 {
 	struct anim_track *tr = &st->ranks[r];
@@ -317,15 +318,16 @@ static int rank_track(struct anim_states *st, uint32_t *map, const struct mpi_mo
 	if ((ret = rank_push(tr, fa, cur, ANIM_COMPUTE)))
 		return ret;
 	for (size_t i = 0; i < n; i++) {
-		const struct mpi_call *c = &m->calls[order[i]];
+		uint32_t ci = order ? order[i] : base + (uint32_t)i;
+		const struct mpi_call *c = &m->calls[ci];
 		int64_t enter = c->enter_ns - m->start_ns, leave = c->leave_ns - m->start_ns;
 		int64_t from = enter > cur ? enter : cur, wait_end = enter;
 		uint32_t s = routine_state(st, map, c->routine);
 
 		if (leave <= from)
 			continue;
-		if (call_wait && call_wait[order[i]] > 0)
-			wait_end = enter + call_wait[order[i]];
+		if (call_wait && call_wait[ci] > 0)
+			wait_end = enter + call_wait[ci];
 		if (wait_end > from) {
 			if ((ret = rank_push(tr, fa, from, ANIM_WAIT)))
 				return ret;
@@ -462,12 +464,17 @@ static void calls_of_locs(const struct mpi_model *m, uint32_t *order, size_t *fi
 	first[m->world_size] = n;
 }
 
-/* ORDER: every call index grouped by rank (FIRST[r] .. FIRST[r + 1]), by entry in a rank. */
+/* ORDER: every call index grouped by rank (FIRST[r] .. FIRST[r + 1]), by entry in a rank; left
+ * NULL when every rank's calls are one location's call range. 0 or -ENOMEM. */
 static int calls_by_rank(const struct mpi_model *m, uint32_t **order, size_t **first)
 {
 	size_t p = (size_t)m->world_size, *pos;
-	int by_locs = locs_cover(m);
+	int by_locs = locs_cover(m), single = by_locs;
 
+	for (size_t r = 0; r < p && single; r++)
+		single = m->ranks[r].nlocs < 2;
+	if (single) /* a rank's calls are its location's, in time order (mpi-model.h) */
+		return 0;
 	*order = malloc((m->ncalls ? m->ncalls : 1) * sizeof(**order));
 	*first = calloc(p + 1, sizeof(**first));
 	pos = calloc(p + 1, sizeof(*pos));
@@ -536,8 +543,13 @@ int anim_states_build(struct anim_states *st, const struct mpi_model *m, const i
 	/* exact tracks until they hold more than MAX_CHANGES changes in all, then frames: the
 	 * tracks so far aggregated, the next ones aggregated as they are built */
 	for (int r = 0; r < m->world_size; r++) {
-		ret = rank_track(st, map, m, r, order + first[r], first[r + 1] - first[r],
-				 call_wait, framed);
+		const struct mpi_rank_info *ri = &m->ranks[r];
+		const struct mpi_loc *l = ri->nlocs ? &m->locs[ri->first_loc] : NULL;
+
+		ret = order ? rank_track(st, map, m, r, order + first[r], 0,
+					 first[r + 1] - first[r], call_wait, framed)
+			    : rank_track(st, map, m, r, NULL, l ? l->first_call : 0,
+					 l ? l->ncalls : 0, call_wait, framed);
 		if (ret == 0 && framed)
 			ret = frame_finish(framed, &st->ranks[r]);
 		if (ret)
