@@ -60,7 +60,7 @@ flags=(-g -O1 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -fno-omit-frame-poi
 	"$src/src/analysis/stream.c" "$src/src/analysis/stream-chunk.c" "$src/src/analysis/experiment.c" \
 	"$src/src/analysis/samples.c" "$src/src/analysis/u64map.c" \
 	"$src/src/analysis/mpi-load.c" "$src/src/analysis/mpi-model.c" \
-	"$src/src/analysis/mpi-match.c" "$src/src/analysis/mpi-stats.c" \
+	"$src/src/analysis/mpi-match.c" "$src/src/analysis/mpi-causal.c" "$src/src/analysis/mpi-stats.c" \
 	"$src/src/analysis/mpi-waits.c" "$src/src/core/counts.c" "$src/src/core/clock.c" \
 	"$src/src/analysis/symbols.c" "$src/src/analysis/elf-module.c" "$src/src/analysis/maps.c" \
 	"$src/src/core/mpi-routines.c" $(pkg-config --cflags --libs libcjson libdw liblz4) -lm
