@@ -28,6 +28,11 @@ static int check_header(const struct stream_reader *r, const char *path, char *e
 		return stream_fail(err, errlen, -EINVAL, path, 8,
 				   "format version %u, this perfscope reads %d to %d", h->version,
 				   PSC_STREAM_VERSION_MIN, PSC_STREAM_VERSION);
+	if (h->version > PSC_STREAM_VERSION_TRACE && !(h->features & PSC_FEAT_SAMPLES))
+		return stream_fail(
+		    err, errlen, -EINVAL, path, 8,
+		    "format version %u is a samples file's, the header says it is none",
+		    h->version);
 	if (h->header_size < sizeof(*h) || h->header_size % 8 || h->header_size > r->file_size)
 		return stream_fail(err, errlen, -EINVAL, path, 12, "bad header size %u",
 				   h->header_size);

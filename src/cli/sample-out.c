@@ -120,7 +120,7 @@ int sample_out_open(struct sample_out **out, const char *dir, pid_t pid, uint32_
 	}
 	memset(&h, 0, sizeof(h));
 	memcpy(h.magic, PSC_STREAM_MAGIC, sizeof(h.magic));
-	h.version = PSC_STREAM_VERSION; /* record type 19 (switches) is new in version 2 */
+	h.version = PSC_STREAM_VERSION_SAMPLES; /* 2: switch records (type 19); 3: kernel frames */
 	h.header_size = sizeof(h);
 	h.features = PSC_FEAT_SAMPLES | features;
 	h.pid = (uint32_t)pid;

@@ -18,9 +18,14 @@
 
 #define PSC_FORMAT_VERSION 1 /* of the experiment: meta.json and proc.<pid>.json */
 
-/* Stream files: version 2 adds compressed chunks; readers read versions 1 and 2. */
-#define PSC_STREAM_VERSION     2
-#define PSC_STREAM_VERSION_MIN 1
+/*
+ * Stream files: version 2 adds compressed chunks, version 3 (samples files only) kernel frames
+ * counted in call chains. Readers read versions 1 to PSC_STREAM_VERSION.
+ */
+#define PSC_STREAM_VERSION	   3
+#define PSC_STREAM_VERSION_MIN	   1
+#define PSC_STREAM_VERSION_TRACE   2 /* what the runtime writes */
+#define PSC_STREAM_VERSION_SAMPLES 3 /* what the launcher writes (samples.<pid>) */
 
 #define PSC_STREAM_MAGIC    "PSCSTRM1"	/* 8 bytes, no NUL */
 #define PSC_CHUNK_MAGIC	    0x4b435350u /* "PSCK" little-endian */
@@ -29,7 +34,7 @@
 /* Stream file header: fixed 64 bytes. */
 struct psc_stream_header {
 	char magic[8];
-	uint32_t version;     /* PSC_STREAM_VERSION */
+	uint32_t version;     /* PSC_STREAM_VERSION_TRACE or _SAMPLES */
 	uint32_t header_size; /* sizeof(struct psc_stream_header) */
 	uint64_t features;    /* PSC_FEAT_* */
 	uint32_t pid;

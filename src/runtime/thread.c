@@ -91,7 +91,7 @@ static int stream_append(struct psc_thread *t, const void *data, size_t len, con
 
 		memset(&h, 0, sizeof(h));
 		memcpy(h.magic, PSC_STREAM_MAGIC, 8);
-		h.version = PSC_STREAM_VERSION;
+		h.version = PSC_STREAM_VERSION_TRACE;
 		h.header_size = sizeof(h);
 		h.features = PSC_FEAT_REGIONS | (psc_session.nevents ? PSC_FEAT_COUNTERS : 0) |
 			     (t->functions ? PSC_FEAT_FUNCTIONS : 0);
