@@ -216,6 +216,7 @@ static int proc_load(struct experiment *e, const char *name, char *err, size_t e
 	p->ppid = (pid_t)get_num(j, "ppid", 0);
 	p->rank = (int)get_num(j, "rank", -1);
 	p->exe = dup_str(j, "exe");
+	p->host = dup_str(j, "host");
 	p->state = dup_str(j, "state");
 	p->error = dup_str(j, "error");
 	p->paranoid = (int)get_num(j, "paranoid", 2);
@@ -409,6 +410,7 @@ void experiment_release(struct experiment *e)
 		struct exp_process *p = &e->procs[i];
 
 		free(p->exe);
+		free(p->host);
 		free(p->state);
 		free(p->error);
 		free(p->pairs);

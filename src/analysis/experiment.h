@@ -20,6 +20,7 @@ struct exp_process {
 	unsigned image; /* 0, or N for the image after the Nth exec of PID */
 	int rank;
 	char *exe;
+	char *host;  /* where it ran ("" in experiments older than the field) */
 	char *state; /* "exited", "exec" (replaced by exec) or "running" (did not finish: killed,
 		      * or a fatal signal, which its streams' end records tell) */
 	char *error; /* why recording stopped or events were dropped, "" if none */

@@ -427,6 +427,14 @@ static int finish_process(struct loader *ld, struct proc_load *pl)
 		ret = mpi_model_warn(m, "rank %d: a world of %d ranks, others say %d", rank,
 				     pl->world, m->world_size);
 	m->ranks[rank].pid = p->pid;
+	if (p->host && p->host[0]) {
+		char *host = strdup(p->host);
+
+		if (!host)
+			return -ENOMEM;
+		free(m->ranks[rank].host);
+		m->ranks[rank].host = host;
+	}
 	m->ranks[rank].lost_records += pl->lost + p->lost_records;
 	for (int k = 0; k < 2; k++) {
 		m->ranks[rank].has_clock[k] = pl->has_clock[k];

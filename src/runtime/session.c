@@ -201,13 +201,16 @@ static int proc_file_write(const char *path, const char *text, size_t len)
 /* proc.<pid>[.<image>].json: this process's facts; rewritten at exit with the end calibration. */
 static int proc_write(const char *state, const struct clock_pair *end_pair)
 {
-	char path[PATH_MAX + 48], exe[PATH_MAX] = "";
+	char path[PATH_MAX + 48], exe[PATH_MAX] = "", host[256] = "";
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	struct jsonw w;
 	int ret;
 
 	if (n > 0)
 		exe[n] = 0;
+	/* ranks of one run may be on several hosts: each process says where it ran */
+	if (gethostname(host, sizeof(host) - 1))
+		host[0] = 0;
 	proc_file(path, sizeof(path), "proc", ".json");
 	jsonw_init(&w, 1);
 	jsonw_object_begin(&w);
@@ -218,6 +221,7 @@ static int proc_write(const char *state, const struct clock_pair *end_pair)
 	jsonw_kv_i64(&w, "rank", psc_session.rank);
 	jsonw_kv_i64(&w, "world_size", psc_session.world_size);
 	jsonw_kv_string(&w, "exe", exe);
+	jsonw_kv_string(&w, "host", host);
 	jsonw_key(&w, "cmdline");
 	json_cmdline(&w);
 	jsonw_kv_string(&w, "state", state);

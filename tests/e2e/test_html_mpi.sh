@@ -109,7 +109,7 @@ for r in MPI_Send MPI_Recv MPI_Init MPI_Finalize; do
 	expect_eq 1 "$(python3 -c 'import csv,sys
 print(next((r[1] for r in csv.reader(open(sys.argv[1])) if r[0] == sys.argv[2]), "missing"))' "$T/detail.csv" "$r")" "detail of rank 0: calls of $r"
 done
-expect_eq "Rank 0" "$(html_dom waits --text detail-title)" "detail title"
+expect_eq "Rank 0 on $(hostname)" "$(html_dom waits --text detail-title)" "detail title (each rank says its host)"
 
 html_render "$T/ring/report.html" traffic traffic
 html_expect_ok traffic

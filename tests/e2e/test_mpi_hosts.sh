@@ -48,6 +48,8 @@ expect_eq "$np" "$(json_eval "$T/json.out" 'd["world_size"]')" "world size"
 expect_eq "True,True,True,True" \
 	"$(json_eval "$T/json.out" '",".join(str(r["present"]) for r in d["ranks"])')" "every rank traced"
 expect_eq true "$(json_eval "$T/json.out" 'd["clock_aligned"]')" "clocks aligned"
+expect_eq "nodeA,nodeA,nodeB,nodeB" \
+	"$(json_eval "$T/json.out" '",".join(r["host"] for r in d["ranks"])')" "each rank's host"
 
 # one load sampler per host
 expect_eq 1 "$(find "$T/hosts" -name 'load.nodeA.*' | wc -l)" "load logs of nodeA"
