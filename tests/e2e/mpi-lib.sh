@@ -18,8 +18,6 @@
 #                                   MPI_Recv before rank K called MPI_Send, over the iterations
 #   marks_barrier PREFIX NP         from barrier's marks: lines "R NS", the time from rank R's
 #                                   arrival at each barrier to the last arrival, summed
-#   marks_waitall PREFIX NP         from alltoall_nb's marks: lines "R NS", the time from rank
-#                                   R's MPI_Waitall to the last rank's first MPI_Isend, summed
 #   printed_ns NAME PATTERN         the number of ns a program printed as "PATTERN: N ns"
 #                                   in $T/NAME.out (empty when it did not)
 
@@ -127,16 +125,6 @@ marks_barrier() {
 	$2 == "barrier" { t[$1 " " $3] = $5; if (!($3 in last) || $5 > last[$3]) last[$3] = $5; ranks[$1] }
 	END {
 		for (k in t) { split(k, f, " "); sum[f[1]] += last[f[2]] - t[k] }
-		for (r in ranks) printf "%s %.0f\n", r, sum[r]
-	}'
-}
-
-marks_waitall() {
-	_marks_cat "$1" "$2" | awk '
-	$2 == "waitall" { w[$1 " " $3] = $5; ranks[$1] }
-	$2 == "isend" { if (!($3 in last) || $5 > last[$3]) last[$3] = $5 }
-	END {
-		for (k in w) { split(k, f, " "); d = last[f[2]] - w[k]; sum[f[1]] += d > 0 ? d : 0 }
 		for (r in ranks) printf "%s %.0f\n", r, sum[r]
 	}'
 }
