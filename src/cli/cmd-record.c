@@ -567,13 +567,16 @@ int cmd_record(int argc, char **argv)
 		cli_error("record", "cannot set the environment: %s", strerror(errno));
 		goto out;
 	}
-	/* ranks on other hosts get the environment only through the launcher */
-	if (mpi.on && mpi.rank < 0 && (errno = -record_mpi_forward_env(&cmd))) {
+	/* ranks on other hosts get the environment only through the launcher; the command
+	 * run may carry inserted arguments, meta.json keeps the one typed (cmd) */
+	char **run = cmd;
+
+	if (mpi.on && mpi.rank < 0 && (errno = -record_mpi_forward_env(&run))) {
 		cli_error("record", "cannot set the environment: %s", strerror(errno));
 		goto out;
 	}
 
-	ret = launch_prepare(&l, cmd);
+	ret = launch_prepare(&l, run);
 	if (ret) {
 		cli_error("record", "cannot start %s: %s", cmd[0], strerror(-ret));
 		ret = 1;

@@ -40,6 +40,9 @@ chmod +x "$T/agent.sh"
 mpi_record rec "$T/hosts" "$np" --mca plm_rsh_agent "$T/agent.sh" --host nodeA:2,nodeB:2 \
 	"$ring" -b 10 -n "$iters" -m "$T/marks"
 expect_grep "expected wait of rank 1 for rank 0: 20000000 ns" "$T/rec.out" "ring ran 2 iterations with -b 10"
+# meta.json keeps the command typed, not the one run with the inserted -x arguments
+expect_eq "mpirun -np $np --mca plm_rsh_agent $T/agent.sh --host nodeA:2,nodeB:2 $ring -b 10 -n $iters -m $T/marks" \
+	"$(json_eval "$T/hosts/meta.json" '" ".join(d["command"])')" "meta.json's command"
 
 run json "$PERFSCOPE" mpi "$T/hosts" --json
 expect_eq 0 "$RC" "perfscope mpi --json exit status"
