@@ -10,10 +10,6 @@
 #include <stddef.h>
 #include <time.h>
 
-/* Which MPI's wrappers record --mpi preloads: "openmpi" or "mpich", when it cannot tell from
- * the command (record_mpi_cmd_impl) or should not. */
-#define PSC_ENV_MPI_IMPL "PERFSCOPE_MPI_IMPL"
-
 /* The MPI implementations perfscope has wrappers for. */
 enum record_mpi_impl {
 	RECORD_MPI_UNKNOWN,

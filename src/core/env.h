@@ -24,6 +24,10 @@
  * launcher passing it to `perfscope record --mpi` ranks makes them share DIR only with rank 0's
  * record of the same run ("mpi_run" in meta.json), whatever the MPI job id. */
 #define PSC_ENV_MPI_RUN "PERFSCOPE_MPI_RUN"
+/* MPI (record --mpi, read by the CLI only): which MPI's wrappers to preload, "openmpi"
+ * (libperfscope-mpi.so) or "mpich" (libperfscope-mpich.so), when record cannot tell from the
+ * command or should not. */
+#define PSC_ENV_MPI_IMPL "PERFSCOPE_MPI_IMPL"
 /* Chunk compression by the writer thread: "auto" (the default: a full chunk is compressed when
  * the writer expects to finish before its thread fills its other buffer), "always" (every
  * full chunk: the smallest traces, and a recording thread may wait for the writer) or
