@@ -134,6 +134,22 @@ for f in main leaf rec worker work; do
 	expect_grep "$f" "$T/tree.out" "report --tree shows $f"
 done
 
+# ---------------------------------------------------------------- a program built without -finstrument-functions
+# examples/spin marks a region but has no instrumented function: record --functions says so,
+# and the function report (--by function) says why it is empty instead of showing nothing
+d=$T/spin.exp
+record_or_die rec-spin "$d" --functions -- "$EX/spin" 0.01
+expect_grep "perfscope record: no function events were recorded: build $EX/spin with -finstrument-functions" \
+	"$T/rec-spin.err" "record --functions of a program without instrumented functions"
+run spin-fn "$PERFSCOPE" report "$d" --by function
+expect_eq 0 "$RC" "report --by function of a program without instrumented functions: exit status"
+cat "$T/spin-fn.out" "$T/spin-fn.err" >"$T/spin-fn.all"
+expect_grep "no function events were recorded: build the program with -finstrument-functions and record it with perfscope record --functions" \
+	"$T/spin-fn.all" "report --by function: why there are no functions"
+run spin-csv "$PERFSCOPE" report "$d" --by function --csv
+expect_eq 0 "$RC" "report --by function --csv without function events: exit status"
+expect_eq 0 "$(rows "$T/spin-csv.out")" "report --by function --csv without function events: no rows"
+
 # ---------------------------------------------------------------- fork + exec
 # parent: pre_fork 5 times, fork; the child calls in_child 3 times and execs this program
 # again ("child"): main, child_work 7 times and a thread running child_thread (child_work 4
