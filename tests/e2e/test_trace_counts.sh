@@ -128,11 +128,106 @@ EOF
 expect_within 0.1 "$raw_span" "$span" "report --json: traced_ns of the main thread (${span}) against its stream's span (${raw_span} ns)"
 expect_within 1 "$span" "$main_incl" "main's inclusive time (${main_incl} ns) against the main thread's traced time (${span} ns)"
 
+# tree_rows FILE: the call tree of a report --tree as "DEPTH:NAME:CALLS" words, one per line,
+# in a canonical order that does not depend on times (siblings by name, --by thread trees by
+# tid, each after a "thread TID" line)
+tree_rows() {
+	python3 - "$1" <<'PY'
+import re, sys
+blocks, cur = {}, None
+for line in open(sys.argv[1], encoding="utf-8"):
+    m = re.match(r"^  thread (\d+) ", line)
+    if m:
+        cur = int(m.group(1))
+        continue
+    m = re.match(r"^ *[\d.]+ \S+ +[\d.]+% +([\d,]+) +[\d.]+ \S+ ( *)(\S+)$", line.rstrip("\n"))
+    if m:
+        blocks.setdefault(cur, []).append((len(m.group(2)) // 2, m.group(3), m.group(1).replace(",", "")))
+
+def subtrees(nodes, i, depth):
+    """the nodes at DEPTH from index I on, each as its printed lines, sorted by name"""
+    out = []
+    while i < len(nodes) and nodes[i][0] >= depth:
+        d, name, calls = nodes[i]
+        kids, i = subtrees(nodes, i + 1, depth + 1)
+        out.append((name, [f"{d}:{name}:{calls}"] + [l for k in kids for l in k[1]]))
+    return sorted(out), i
+
+for tid in sorted(blocks, key=lambda t: -1 if t is None else t):
+    if tid is not None:
+        print("thread", tid)
+    for _, lines in subtrees(blocks[tid], 0, 0)[0]:
+        print("\n".join(lines))
+PY
+}
+
+# tree_times FILE: check that every node of a report --tree has inclusive >= exclusive and
+# inclusive = exclusive + its children's inclusive times, within the rounding of the printed
+# times (3 significant digits: 0.5 % of each term); prints the mismatches, and "NAME INCL_NS"
+# for the first node of each name
+tree_times() {
+	python3 - "$1" <<'PY'
+import re, sys
+unit = {"ns": 1, "µs": 1e3, "us": 1e3, "ms": 1e6, "s": 1e9}
+nodes = []
+for line in open(sys.argv[1], encoding="utf-8"):
+    m = re.match(r"^ *([\d.]+) (\S+) +[\d.]+% +[\d,]+ +([\d.]+) (\S+) ( *)(\S+)$", line.rstrip("\n"))
+    if m:
+        nodes.append([len(m.group(5)) // 2, m.group(6), float(m.group(1)) * unit[m.group(2)],
+                      float(m.group(3)) * unit[m.group(4)]])
+seen = set()
+for i, (depth, name, incl, excl) in enumerate(nodes):
+    kids = []
+    for d2, _, i2, _ in nodes[i + 1:]:
+        if d2 <= depth:
+            break
+        if d2 == depth + 1:
+            kids.append(i2)
+    tol = 0.005 * (incl + excl + sum(kids)) + 1
+    if excl > incl * 1.005 + 1 or abs(incl - excl - sum(kids)) > tol:
+        print(f"mismatch: {name} at depth {depth}: incl {incl:.0f} excl {excl:.0f} children {sum(kids):.0f}")
+    if name not in seen:
+        seen.add(name)
+        print(f"{name} {incl:.0f}")
+PY
+}
+
+# report --tree: the call paths with exact calls (merged over threads: worker twice, work 1000
+# times under it), rec's chain of 11 nested calls under main
 run tree "$PERFSCOPE" report "$d" --tree
 expect_eq 0 "$RC" "report --tree exit status"
-for f in main leaf rec worker work; do
-	expect_grep "$f" "$T/tree.out" "report --tree shows $f"
+want="0:main:1 1:leaf:1000 $(for i in $(seq 1 11); do printf '%d:rec:1 ' "$i"; done)0:worker:2 1:work:1000"
+expect_eq "$want" "$(tree_rows "$T/tree.out" | tr '\n' ' ' | sed 's/ $//')" "report --tree: depth:function:calls"
+tree_times "$T/tree.out" >"$T/tree.times"
+expect_eq "" "$(grep '^mismatch' "$T/tree.times" || true)" "report --tree: inclusive = exclusive + children's inclusive"
+# leaf and main are called from one place only: their node's inclusive time is the profile's
+for f in main leaf; do
+	expect_within 0.5 "$(csv_get "$T/merged.out" incl_ns name=$f)" "$(awk -v f=$f '$1 == f { print $2 }' "$T/tree.times")" \
+		"report --tree: inclusive time of $f against report --csv (3 printed digits)"
 done
+# --by thread: one tree per thread; main's on the main thread, worker once and work 500 times
+# under it on each worker thread
+run tree-t "$PERFSCOPE" report "$d" --tree --by thread
+expect_eq 0 "$RC" "report --tree --by thread exit status"
+want=$(for t in $(printf '%s\n' "$pid" $others | sort -n); do
+	if [ "$t" = "$pid" ]; then
+		printf 'thread %s 0:main:1 1:leaf:1000 %s' "$t" "$(for i in $(seq 1 11); do printf '%d:rec:1 ' "$i"; done)"
+	else
+		printf 'thread %s 0:worker:1 1:work:500 ' "$t"
+	fi
+done)
+expect_eq "${want% }" "$(tree_rows "$T/tree-t.out" | tr '\n' ' ' | sed 's/ $//')" "report --tree --by thread: depth:function:calls per thread"
+tree_times "$T/tree-t.out" >"$T/tree-t.times"
+expect_eq "" "$(grep '^mismatch' "$T/tree-t.times" || true)" "report --tree --by thread: inclusive = exclusive + children's inclusive"
+
+# --min-time 50ms: only main (it sleeps 100 ms) reaches it; every other function and call path
+# takes microseconds in all
+run tree-min "$PERFSCOPE" report "$d" --tree --min-time 50ms
+expect_eq 0 "$RC" "report --tree --min-time 50ms exit status"
+expect_eq "0:main:1" "$(tree_rows "$T/tree-min.out" | tr '\n' ' ' | sed 's/ $//')" "report --tree --min-time 50ms: only main"
+report_csv_or_die min "$d" --min-time 50ms
+expect_eq 1 "$(rows "$T/min.out")" "report --csv --min-time 50ms: one row"
+expect_eq 1 "$(csv_get "$T/min.out" calls name=main)" "report --csv --min-time 50ms: main"
 
 # ---------------------------------------------------------------- a program built without -finstrument-functions
 # examples/spin marks a region but has no instrumented function: record --functions says so,
