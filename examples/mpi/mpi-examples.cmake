@@ -3,7 +3,7 @@
 # Included from cmake/mpi.cmake; without MPI nothing is built and the MPI tests skip.
 find_package(MPI QUIET COMPONENTS C)
 if(MPI_C_FOUND)
-  foreach(ex ring barrier alltoall_nb pingpong cancel errret errarg intercomm icoll)
+  foreach(ex ring barrier alltoall_nb pingpong cancel errret errarg intercomm icoll threads)
     add_executable(mpi_${ex} ${CMAKE_SOURCE_DIR}/examples/mpi/${ex}.c)
     target_compile_options(mpi_${ex} PRIVATE -g -fno-sanitize=all)
     target_link_options(mpi_${ex} PRIVATE -fno-sanitize=all)
@@ -11,6 +11,9 @@ if(MPI_C_FOUND)
     set_target_properties(mpi_${ex} PROPERTIES OUTPUT_NAME ${ex}
       RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/examples/mpi)
   endforeach()
+  # threads: two threads per rank under MPI_THREAD_MULTIPLE (test_mpi_threads.sh)
+  find_package(Threads REQUIRED)
+  target_link_libraries(mpi_threads PRIVATE Threads::Threads)
 endif()
 if(PERFSCOPE_FORTRAN)
   find_package(MPI QUIET COMPONENTS Fortran)
