@@ -3,7 +3,9 @@
 # exactly the calls documented in calls.c, merged and per thread, with consistent times; main's
 # inclusive time is the main thread's traced time. Processes made by fork and exec each get
 # their own streams with their own calls, none counted twice; runs killed by SIGKILL, abort()
-# and SIGSEGV still give a report that says the run did not end cleanly.
+# and SIGSEGV still give a report that says the run did not end cleanly, with the calls open at
+# the signal closed and counted (exactly the stack depth). report --tree gives the exact call
+# paths; a program without instrumented functions gets a report that says why it is empty.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 psc_init
@@ -335,8 +337,9 @@ expect_eq "$(printf '%s\n' "$ppid:1" "$cpid:1" | sort | tr '\n' ' ')" "$got" "fo
 
 # ---------------------------------------------------------------- runs that do not end cleanly
 # crash MODE FILE: "loop" writes its pid to FILE and calls step() (about 1 us) until killed (by
-# SIGALRM after 30 s at the latest); "abort" and "segv" call step() 1000 times, then abort() or
-# write to a PROT_NONE page inside boom()
+# SIGALRM after 30 s at the latest); "abort" and "segv" call step() 1000 times, then abort() in
+# main or write to a PROT_NONE page inside boom(), called through dive(2), dive(1), dive(0): 1
+# and 5 calls (main, dive x 3, boom) are open when the signal comes
 cat >"$T/crash.c" <<'C'
 #include <stdio.h>
 #include <stdlib.h>
@@ -356,6 +359,15 @@ __attribute__((noipa)) static unsigned long step(unsigned long x)
 __attribute__((noipa)) static void boom(volatile char *p)
 {
 	*p = 1;
+}
+
+__attribute__((noipa)) static void dive(int n, volatile char *p)
+{
+	if (n == 0)
+		boom(p);
+	else
+		dive(n - 1, p);
+	__asm__ volatile("" ::: "memory"); /* no tail call */
 }
 
 int main(int argc, char **argv)
@@ -384,7 +396,7 @@ int main(int argc, char **argv)
 	char *page = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (page == MAP_FAILED)
 		return 2;
-	boom(page);
+	dive(2, page);
 	return 0;
 }
 C
@@ -423,6 +435,11 @@ wait "$rec_pid" || RC=$?
 expect_ne 0 "$RC" "record of a program killed by SIGKILL: exit status"
 check_unclean kill "$d"
 expect_cmp "$(csv_get "$T/kill-csv.out" calls name=step)" '>=' 1 "SIGKILL: calls of step in the chunks written before the kill"
+# the stream ends wherever the last written chunk ended: inside main, maybe inside step too
+run kill-json "$PERFSCOPE" report "$d" --json
+k=$(json_eval "$T/kill-json.out" "d['threads'][0]['synthetic_exits']")
+expect_cmp "$k" '>=' 1 "SIGKILL: synthetic exits (main is open)"
+expect_cmp "$k" '<=' 2 "SIGKILL: synthetic exits (main, step: the deepest stack)"
 
 # abort() and SIGSEGV: the runtime flushes on the fatal signal, so every call before it is there
 for mode in abort segv; do
@@ -432,6 +449,26 @@ for mode in abort segv; do
 	check_unclean "$mode" "$d"
 	expect_eq 1000 "$(csv_get "$T/$mode-csv.out" calls name=step)" "$mode: calls of step (all before the signal)"
 	[ $mode = segv ] && expect_eq 1 "$(csv_get "$T/$mode-csv.out" calls name=boom)" "segv: boom, where it crashed, is there"
+	# the calls open at the signal are closed by the reader at the thread's last timestamp
+	# and flagged: exactly the stack depth (abort: main; segv: main, dive x 3, boom)
+	depth=1 open="main:1 step:0"
+	[ $mode = segv ] && depth=5 open="boom:1 dive:3 main:1 step:0"
+	run "$mode-json" "$PERFSCOPE" report "$d" --json
+	expect_eq 0 "$RC" "$mode: report --json exit status"
+	expect_eq "[$depth]" "$(json_eval "$T/$mode-json.out" "[t['synthetic_exits'] for t in d['threads']]")" \
+		"$mode: report --json threads[].synthetic_exits (the stack depth at the signal)"
+	expect_eq "$open" "$(json_eval "$T/$mode-json.out" "' '.join(f\"{f['name']}:{f['unclosed_calls']}\" for f in sorted(d['functions'], key=lambda f: f['name']))")" \
+		"$mode: report --json functions[].unclosed_calls"
+	expect_eq "[0]" "$(json_eval "$T/$mode-json.out" "[t['unmatched_exits'] for t in d['threads']]")" \
+		"$mode: report --json threads[].unmatched_exits"
+	expect_grep "$depth calls had no exit record (the run was killed or called exec, or longjmp or an exception skipped them): closed at the next exit of a caller or at the last timestamp" \
+		"$T/$mode-rep.all" "$mode: the text report says the open calls were closed at the last timestamp"
+	# main, closed at the last timestamp, spans at most the thread's traced time (and at least
+	# the 1000 calls of step it made)
+	expect_cmp "$(json_eval "$T/$mode-json.out" "[f['incl_ns'] for f in d['functions'] if f['name'] == 'main'][0]")" '<=' \
+		"$(json_eval "$T/$mode-json.out" "d['threads'][0]['traced_ns']")" "$mode: main's inclusive time <= the thread's traced time"
+	expect_cmp "$(json_eval "$T/$mode-json.out" "[f['incl_ns'] for f in d['functions'] if f['name'] == 'main'][0]")" '>=' \
+		"$(csv_get "$T/$mode-csv.out" incl_ns name=step)" "$mode: main's inclusive time >= step's"
 done
 
 finish
