@@ -4,7 +4,9 @@
 #   mpirun -np 4 perfscope record --mpi -o DIR -- ring        (every rank's record shares DIR)
 # Each gives one experiment with the 4 ranks, "mpi": true, one load log naming the 4 ranks
 # with well-formed samples; the rank form writes the job's id and never takes a user's
-# directory; --load=0 writes no load log.
+# directory; --load=0 writes no load log. The third form, a program linked with
+# -lperfscope-mpi -lperfscope and run with PERFSCOPE_OUT (no preload), records the 4 ranks
+# and their exact traffic.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 psc_init
@@ -122,7 +124,34 @@ clock_offsets() {
 expect_eq "skewed,zero,zero" "$(clock_offsets init)" "skew: offsets at MPI_Init"
 expect_eq "skewed,zero,zero" "$(clock_offsets finalize)" "skew: offsets at MPI_Finalize"
 
-# 7. usage errors
+# 7. the link form (README "MPI"): ring linked with -lperfscope-mpi -lperfscope, no preload,
+# PERFSCOPE_OUT names the experiment; 4 ranks, 2 matched messages on every ring pair
+if command -v mpicc >/dev/null 2>&1; then
+	san=()
+	[ "${PSC_SANITIZE:-OFF}" = ON ] && san=(-fsanitize=address,undefined)
+	mpicc -g -O1 "$PSC_SOURCE/examples/mpi/ring.c" -o "$T/ring_linked" -L"$PSC_BUILD" \
+		-lperfscope-mpi -lperfscope -Wl,-rpath,"$PSC_BUILD" "${san[@]}" >"$T/linked.cc.log" 2>&1 ||
+		die "cannot link ring with -lperfscope-mpi: $(cat "$T/linked.cc.log")"
+	d6=$T/linked
+	run linked env -u LD_PRELOAD PERFSCOPE_OUT="$d6" timeout -k 5 60 mpirun -np 4 -x PERFSCOPE_OUT \
+		"$T/ring_linked" -b 1 -n 2
+	expect_eq 0 "$RC" "linked ring: exit status"
+	expect_eq "0,1,2,3" "$(ranks_of "$d6")" "linked: the ranks' proc files"
+	run linked_traffic "$PERFSCOPE" mpi "$d6" --traffic --csv
+	expect_eq 0 "$RC" "linked: perfscope mpi --traffic exit status"
+	for k in 0 1 2 3; do
+		j=$(((k + 1) % 4))
+		expect_eq "2 2 16" "$(csv_get "$T/linked_traffic.out" messages sender="$k" receiver="$j") $(csv_get \
+			"$T/linked_traffic.out" matched sender="$k" receiver="$j") $(csv_get "$T/linked_traffic.out" \
+			bytes sender="$k" receiver="$j")" "linked: messages, matched, bytes $k -> $j"
+	done
+	expect_eq 5 "$(awk '$0 == "" { exit } { n++ } END { print n + 0 }' "$T/linked_traffic.out")" \
+		"linked: traffic rows (header and the 4 ring pairs)"
+else
+	note "mpicc is not installed: the link form is not checked"
+fi
+
+# 8. usage errors
 run noload_mpi "$PERFSCOPE" record --load=10 -o "$T/x" -- true
 expect_eq 2 "$RC" "--load without --mpi: exit status"
 expect_grep "needs --mpi" "$T/noload_mpi.err" "--load without --mpi: message"
