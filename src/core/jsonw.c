@@ -185,18 +185,57 @@ void jsonw_i64(struct jsonw *w, int64_t v)
 	put_dec(w, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, v < 0);
 }
 
+/*
+ * The significant digits of v when v is a whole number of 1/10000ths
+ * below 2^50 (integers, values rounded to 4 decimals: most numbers the
+ * reports write), else 0. Printing k/10^4 with fewer digits rounds away
+ * a nonzero digit and names another such number, a different double, so
+ * this is the precision the shortest round-trip search would find, and
+ * as v = k / 10^4 correctly rounded, those digits read back to v.
+ */
+static int short_prec(double v)
+{
+	static const double scales[] = {1, 1e4};
+
+	for (size_t i = 0; i < sizeof(scales) / sizeof(scales[0]); i++) {
+		double k = v * scales[i];
+		uint64_t u;
+		int digits = 0;
+
+		if (!(fabs(k) < 0x1p50) || k != floor(k) || k / scales[i] != v)
+			continue;
+		u = (uint64_t)fabs(k);
+		if (u == 0)
+			return 1;
+		while (u % 10 == 0)
+			u /= 10;
+		for (; u; u /= 10)
+			digits++;
+		return digits;
+	}
+	return 0;
+}
+
 void jsonw_double(struct jsonw *w, double v)
 {
 	char buf[40];
+	int prec;
 
 	before_value(w);
 	if (!isfinite(v)) {
 		puts_(w, "null");
 		return;
 	}
+	prec = short_prec(v);
+	if (prec > 0) {
+		/* v is the double nearest k/10^4, which these digits spell */
+		snprintf(buf, sizeof(buf), "%.*g", prec, v);
+		puts_(w, buf);
+		return;
+	}
 	snprintf(buf, sizeof(buf), "%.17g", v);
 	/* shortest form that reads back to the same double */
-	for (int prec = 1; prec < 17; prec++) {
+	for (prec = 1; prec < 17; prec++) {
 		char tmp[40];
 
 		snprintf(tmp, sizeof(tmp), "%.*g", prec, v);
