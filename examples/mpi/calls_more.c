@@ -3,7 +3,8 @@
  * completion routine, synchronous sends, cancellation, probes, Startall, the v/w collectives,
  * non-blocking collectives and every way of making a communicator (and one perfscope does not
  * wrap, MPI_Cart_sub). Any number of ranks (4 in the test); rank r sends to r+1 and receives
- * from r-1 around the ring. Messages: 26 per rank around the ring, and one on the split
+ * from r-1 around the ring. Messages: 31 per rank around the ring (5 of them buffered, ready
+ * or in place: Bsend, Rsend, Ibsend, Irsend, Sendrecv_replace), and one on the split
  * communicator that leaves rank 0 out (its ranks 0 and 1, world ranks 1 and 2).
  */
 #include <mpi.h>
@@ -98,6 +99,29 @@ int main(int argc, char **argv)
 	MPI_Request_free(&q[0]);
 	MPI_Request_free(&q[1]);
 
+	/* buffered and ready sends: a Bsend and an Ibsend through an attached buffer; an Rsend and
+	 * an Irsend into receives posted before a barrier; a Sendrecv_replace */
+	{
+		static char bbuf[2 * (MPI_BSEND_OVERHEAD + 64)];
+		void *old;
+		int osz;
+
+		MPI_Buffer_attach(bbuf, (int)sizeof(bbuf));
+		MPI_Bsend(b, 12, MPI_BYTE, right, 100, MPI_COMM_WORLD);
+		MPI_Recv(r[0], 256, MPI_BYTE, left, 100, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		MPI_Irecv(r[0], 256, MPI_BYTE, left, 101, MPI_COMM_WORLD, &q[0]);
+		MPI_Irecv(r[1], 256, MPI_BYTE, left, 103, MPI_COMM_WORLD, &q[1]);
+		MPI_Barrier(MPI_COMM_WORLD);
+		MPI_Rsend(b, 13, MPI_BYTE, right, 101, MPI_COMM_WORLD);
+		MPI_Irsend(b, 15, MPI_BYTE, right, 103, MPI_COMM_WORLD, &q[2]);
+		MPI_Ibsend(b, 14, MPI_BYTE, right, 102, MPI_COMM_WORLD, &q[3]);
+		MPI_Irecv(r[2], 256, MPI_BYTE, left, 102, MPI_COMM_WORLD, &q[4]);
+		MPI_Waitall(5, q, MPI_STATUSES_IGNORE);
+		MPI_Sendrecv_replace(r[3], 6, MPI_BYTE, right, 104, left, 104, MPI_COMM_WORLD,
+				     MPI_STATUS_IGNORE);
+		MPI_Buffer_detach(&old, &osz);
+	}
+
 	/* collectives: 2 ints per rank */
 	{
 		int cnt[N], dsp[N], bdsp[N], sb[2 * N] = {0}, rb[2 * N];
@@ -114,6 +138,7 @@ int main(int argc, char **argv)
 		MPI_Alltoallv(sb, cnt, dsp, MPI_INT, rb, cnt, dsp, MPI_INT, MPI_COMM_WORLD);
 		MPI_Alltoallw(sb, cnt, bdsp, ty, rb, cnt, bdsp, ty, MPI_COMM_WORLD);
 		MPI_Reduce_scatter(sb, rb, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+		MPI_Reduce_scatter_block(sb, rb, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 		MPI_Scan(sb, rb, 3, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 		MPI_Exscan(sb, rb, 3, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 		MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, rb, 2, MPI_INT, MPI_COMM_WORLD);

@@ -8,8 +8,9 @@
 # wrappers substituted for MPI_STATUS(ES)_IGNORE), request ids tying every completion to its
 # Isend, Irecv or Start, collectives' roots and bytes, the split communicator's members and a
 # key identical in its members, the ranks in proc.<pid>.json and the clock records.
-# examples/mpi/calls_more (C): every other completion routine, synchronous sends, a cancelled
-# receive, Startall, v/w collectives, every communicator constructor and an unwrapped one.
+# examples/mpi/calls_more (C): every other completion routine, synchronous, buffered (with
+# Buffer_attach) and ready sends, Sendrecv_replace, a cancelled receive, Startall, v/w
+# collectives, Reduce_scatter_block, every communicator constructor and an unwrapped one.
 . "$(dirname "$0")/lib.sh"
 psc_init
 require_cmd mpirun
@@ -184,10 +185,28 @@ if [ "$RC" -ne 0 ]; then
 	die "mpirun -np 4 calls_more under libperfscope-mpi.so exited $RC"
 fi
 leaves "$T/more" more
-# 26 messages per rank around the ring, one more on the communicator without rank 0
-expect_eq 105 "$(grep -o '\[i\?send comm=[0-9]* peer=' "$T/more.mpi" | wc -l)" "messages sent"
-expect_eq 105 "$(grep -o '\[recv comm=' "$T/more.mpi" | wc -l)" "messages received"
+# 31 messages per rank around the ring, one more on the communicator without rank 0
+expect_eq 125 "$(grep -o '\[i\?send comm=[0-9]* peer=' "$T/more.mpi" | wc -l)" "messages sent"
+expect_eq 125 "$(grep -o '\[recv comm=' "$T/more.mpi" | wc -l)" "messages received"
 for r in 0 1 2 3; do
+	left=$(((r + 3) % 4)) right=$(((r + 1) % 4))
+	# buffered, ready and in-place sends: one call each, exact items
+	check_counts more "$r" Bsend=1 Rsend=1 Ibsend=1 Irsend=1 Sendrecv_replace=1 Reduce_scatter_block=1
+	expect_eq "[send comm=0 peer=$right tag=100 bytes=12]" "$(items more "$r" MPI_Bsend)" "calls_more rank $r: Bsend"
+	expect_eq "[send comm=0 peer=$right tag=101 bytes=13]" "$(items more "$r" MPI_Rsend)" "calls_more rank $r: Rsend"
+	expect_eq "[isend comm=0 peer=$right tag=102 bytes=14 req=" "$(items more "$r" MPI_Ibsend | sed 's/req=.*/req=/')" \
+		"calls_more rank $r: Ibsend"
+	expect_eq "[isend comm=0 peer=$right tag=103 bytes=15 req=" "$(items more "$r" MPI_Irsend | sed 's/req=.*/req=/')" \
+		"calls_more rank $r: Irsend"
+	expect_eq "[recv comm=0 peer=$left tag=100 bytes=12 req=0]" "$(items more "$r" MPI_Recv | grep 'tag=100 ')" \
+		"calls_more rank $r: the Bsend's receive"
+	expect_eq "[isend-done comm=0] [isend-done comm=0] [recv comm=0 peer=$left tag=101 bytes=13] [recv comm=0 peer=$left tag=102 bytes=14] [recv comm=0 peer=$left tag=103 bytes=15]" \
+		"$(items more "$r" MPI_Waitall | grep 'tag=101 ' | grep -o '\[[^]]*\]' | sed 's/ req=[0-9]*//' | sort | tr '\n' ' ' | sed 's/ $//')" \
+		"calls_more rank $r: the Waitall of the ready and buffered sends and receives"
+	expect_eq "[send comm=0 peer=$right tag=104 bytes=6] [recv comm=0 peer=$left tag=104 bytes=6 req=0]" \
+		"$(items more "$r" MPI_Sendrecv_replace)" "calls_more rank $r: Sendrecv_replace"
+	expect_eq "[coll comm=0 root=any sent=32 received=8]" "$(items more "$r" MPI_Reduce_scatter_block)" \
+		"calls_more rank $r: Reduce_scatter_block"
 	# every request started once is completed once, by id, but the cancelled one
 	started=$(awk -v r="$r" '$1 == r' "$T/more.mpi" | grep -o '\[i\(send\|recv\) [^]]*' | reqs)
 	finished=$(awk -v r="$r" '$1 == r' "$T/more.mpi" | grep -o '\[\(recv\|isend-done\|cancel\) [^]]*req=[1-9][0-9]*' | reqs)
