@@ -5,7 +5,9 @@
 # (bench/gen_mpi_exp.py: exact counts of calls, messages and collectives) read by otf2-print
 # without a warning and by Python's otf2 with the same counts, and read back by perfscope mpi
 # with the directory's waits, traffic and routines to the byte; function calls and regions of
-# traced examples, counters as metrics; with libperfscope-mpi.so and mpirun, a recorded MPI run round trips too;
+# traced examples, counters as metrics; with libperfscope-mpi.so and mpirun, a recorded MPI run round trips too
+# (a failed recording fails the test), and a traced ring with 2 skewed ranks has its measured
+# clock offsets as location-group properties, equal to the experiment's;
 # the output rules (no overwrite without --force, only an archive or an empty directory
 # replaced, no -o -).
 set -euo pipefail
@@ -248,8 +250,8 @@ if [ -e "$PSC_BUILD/libperfscope-mpi.so" ] && [ -x "$EX/mpi/calls_mpi" ] &&
 		check_nesting mpi.otf2/traces.otf2 "recorded"
 		compare mpi.exp mpi.otf2/traces.otf2 "recorded round trip"
 	else
-		note "recording calls_mpi failed (rc $RC); recorded round trip not checked"
 		show rec
+		fail "recording calls_mpi failed (rc $RC): the recorded round trip is not checked"
 	fi
 	# functions around MPI calls, two ranks with a skewed clock: the calls nest in the
 	# functions on rank 0's clock
@@ -269,6 +271,29 @@ if [ -e "$PSC_BUILD/libperfscope-mpi.so" ] && [ -x "$EX/mpi/calls_mpi" ] &&
 		expect_eq 0 "$(wc -c <"$T/fprint.err" | tr -d ' ')" "traced ring: otf2-print stderr"
 		check_nesting ringf.otf2/traces.otf2 "traced ring"
 		compare ringf.exp ringf.otf2/traces.otf2 "traced ring round trip"
+		# the per-rank clock offsets read back from the archive: the location groups'
+		# perfscope::clock_* properties equal the experiment's mpi-clock records exactly
+		# (offset and round trip, MPI_Init and MPI_Finalize); ranks 0 and 1 are at 0, ranks
+		# 2 and 3 at the injected -3 ms, within rtt/2 + 100 us + the 50 ppm drift since start
+		run gdefs otf2-print -G ringf.otf2/traces.otf2
+		expect_eq 0 "$RC" "traced ring: otf2-print -G exit status"
+		sed -n 's/^LOCATION_GROUP_PROPERTY .*"MPI Rank \([0-9]*\)" .*Name: "perfscope::clock_\([a-z_]*\)_ns" .*Value: \(-*[0-9]*\)$/\1 \2 \3/p' \
+			"$T/gdefs.out" | sort >props.txt
+		run fdump "$PERFSCOPE" dump ringf.exp
+		expect_eq 0 "$RC" "traced ring: dump exit status"
+		awk '/^# / { r = "?"; if (match($0, / rank -?[0-9]+;/)) r = substr($0, RSTART + 6, RLENGTH - 7) }
+			$4 == "mpi-clock" { ph = $5; sub("phase=", "", ph); o = $7; sub("offset_ns=", "", o)
+				t = $8; sub("rtt_ns=", "", t); print r, "offset_" ph, o; print r, "rtt_" ph, t }' \
+			"$T/fdump.out" | sort >clocks.txt
+		expect_eq 16 "$(wc -l <props.txt)" "traced ring: clock properties in the archive (4 ranks x 4)"
+		expect_eq "$(cat clocks.txt)" "$(cat props.txt)" "traced ring: archive clock properties = mpi-clock records"
+		expect_eq "0 0 0 0 0 0 0 0" "$(awk '$1 < 2 { printf "%s%s", n++ ? " " : "", $3 }' props.txt)" \
+			"traced ring: ranks 0 and 1 clock offsets and round trips"
+		expect_eq "skewed skewed skewed skewed" "$(awk '/^# / { r = "?"; if (match($0, / rank -?[0-9]+;/)) r = substr($0, RSTART + 6, RLENGTH - 7) }
+			$4 == "mpi-clock" && r >= 2 { o = $7; sub("offset_ns=", "", o); t = $8; sub("rtt_ns=", "", t)
+				tol = t / 2 + 100000 + 60e-6 * $3; d = o + 3000000; if (d < 0) d = -d
+				printf "%s%s", n++ ? " " : "", d <= tol ? "skewed" : o "+-" tol }' "$T/fdump.out")" \
+			"traced ring: ranks 2 and 3 clock offsets near -3 ms"
 	else
 		note "no mpicc: functions around MPI calls not checked"
 	fi
