@@ -3,7 +3,8 @@
 # leaf 1000, rec 11, worker 2, work 1000 over two threads): the report's own test checks every
 # cell of the functions table (merged and per thread), the sort and the filter in Chromium;
 # here the table's text is checked against the counts and against `perfscope report --csv`,
-# and a run with regions shows both tables.
+# a run with regions shows both tables, and one recorded with -e page-faults,task-clock has
+# their columns with report --csv's counts.
 . "$(dirname "$0")/lib.sh"
 psc_init
 . "$(dirname "$0")/html-lib.sh"
@@ -20,7 +21,7 @@ expect_eq 0 "$RC" "html"
 html_render "$d/report.html" profile profile
 html_expect_ok profile
 expect_eq 1 "$(html_dom profile --views | grep -c '^profile$')" "the Profile view is shown"
-expect_eq 0 "$(html_dom profile --views | grep -c -e '^energy$' -e '^counters$')" \
+expect_eq 0 "$(html_dom profile --views | { grep -c -e '^energy$' -e '^counters$' || true; })" \
 	"no Energy or Counters view without power or samples"
 html_dom profile --table profile-functions >"$T/functions.csv"
 header=$(csv_header "$T/functions.csv")
@@ -50,12 +51,15 @@ expect_eq 1000 "$(json_eval "$T/data.json" "sum(r['calls'] for r in d['profile']
 # regions and functions in one run: both tables, the regions' calls as recorded
 cat >"$T/regions.c" <<'C'
 #include <perfscope.h>
+static char buf[7 * 64 * 4096]; /* outer touches 64 new pages a call: page faults in outer */
 static int work(int n) { int s = 0; for (int i = 0; i < n; i++) s += i; return s; }
 int main(void)
 {
 	int s = 0;
 	for (int i = 0; i < 7; i++) {
 		psc_region_begin("outer");
+		for (int k = 0; k < 64; k++)
+			((volatile char *)buf)[(i * 64 + k) * 4096] = 1;
 		for (int j = 0; j < 3; j++) {
 			psc_region_begin("inner");
 			s += work(1000);
@@ -78,6 +82,24 @@ expect_eq 7 "$(csv_get "$T/regions.csv" calls region=outer)" "outer region's cal
 expect_eq 21 "$(csv_get "$T/regions.csv" calls region=inner)" "inner region's calls"
 html_dom regions --table profile-functions >"$T/rf.csv"
 expect_eq 21 "$(csv_get "$T/rf.csv" calls function=work)" "work's calls next to the regions"
+# counters: the same program with -e page-faults,task-clock; the view's own test checks every
+# counter cell against the data, and outer's page-faults cell is report --csv's count
+record_or_die rec4 "$T/ctr.exp" --functions -e page-faults,task-clock -- "$T/regions"
+run html4 "$PERFSCOPE" html "$T/ctr.exp"
+expect_eq 0 "$RC" "html of a run with counters"
+report_csv_or_die repctr "$T/ctr.exp" --by region
+html_render "$T/ctr.exp/report.html" counters profile
+html_expect_ok counters
+html_dom counters --table profile-table >"$T/ctr.csv"
+header=$(csv_header "$T/ctr.csv")
+expect_eq "region,thread,calls,inclusive,exclusive,min,max,page-faults,task-clock" "${header// ▼/}" \
+	"regions table columns with two counters"
+pf=$(csv_get "$T/repctr.out" page-faults name=outer)
+expect_cmp "${pf:-0}" ">=" 64 "outer's page faults in report --csv (64 new pages a call)"
+expect_eq "$(python3 -c 'import sys; print(f"{int(sys.argv[1]):,}")' "$pf")" "$(csv_get "$T/ctr.csv" page-faults region=outer)" \
+	"outer's page-faults cell as report --csv"
+expect_eq "$(python3 -c 'import sys; print(f"{int(sys.argv[1]):,}")' "$(csv_get "$T/repctr.out" task-clock name=inner)")" \
+	"$(csv_get "$T/ctr.csv" task-clock region=inner)" "inner's task-clock cell as report --csv"
 # sampled call chains: the Profile's sampled table gets report's "children" share, and the
 # functions seen only as callers (main, a, b: self share about 0) carry it
 record_or_die rec3 "$T/cc.exp" --sample=1000 --callgraph -- "$EX/callchain" -a 100 -b 100
