@@ -9,6 +9,9 @@
  *
  * Options: -n N      Sendrecv calls per thread (default 100)
  *          -s BYTES  message size (default 8)
+ *          -w MS     before the threads start, rank 0 busy-spins MS ms (its own CPU share
+ *                    near 1) while the other ranks sleep MS ms (near 0), outside MPI
+ *                    (default 0; test_mpi_launch checks the load sampler's values with it)
  *
  * Build: mpicc -g -O2 -pthread examples/mpi/threads.c -o threads
  * Run:   perfscope record --mpi -o out -- mpirun -np 4 ./threads -n 100
@@ -19,7 +22,7 @@
 
 #include "mpi-ex.h"
 
-#define USAGE	  "threads [-n N] [-s BYTES]"
+#define USAGE	  "threads [-n N] [-s BYTES] [-w MS]"
 #define NTHREADS  2
 #define MAX_BYTES (1L << 20)
 
@@ -54,11 +57,13 @@ int main(int argc, char **argv)
 	pthread_t tid[NTHREADS];
 	int provided, rank, size, opt, t;
 	long n = 100, bytes = 8;
+	double wait_ms = 0;
+	int64_t end;
 
 	MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	while ((opt = getopt(argc, argv, "n:s:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:s:w:")) != -1) {
 		switch (opt) {
 		case 'n':
 			if (ex_parse_long(optarg, 1, 1000000, &n))
@@ -66,6 +71,10 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			if (ex_parse_long(optarg, 1, MAX_BYTES, &bytes))
+				ex_usage_exit(rank, USAGE);
+			break;
+		case 'w':
+			if (ex_parse_double(optarg, 0, 60000, &wait_ms))
 				ex_usage_exit(rank, USAGE);
 			break;
 		default:
@@ -78,6 +87,13 @@ int main(int argc, char **argv)
 				provided);
 		MPI_Finalize();
 		return 1;
+	}
+	if (rank == 0) {
+		end = ex_now_ns() + (int64_t)(wait_ms * 1e6);
+		while (ex_now_ns() < end)
+			;
+	} else {
+		ex_sleep_ms(wait_ms);
 	}
 	for (t = 0; t < NTHREADS; t++) {
 		w[t] =

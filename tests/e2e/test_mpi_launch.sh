@@ -6,7 +6,8 @@
 # with well-formed samples; the rank form writes the job's id and never takes a user's
 # directory; --load=0 writes no load log. The third form, a program linked with
 # -lperfscope-mpi -lperfscope and run with PERFSCOPE_OUT (no preload), records the 4 ranks
-# and their exact traffic.
+# and their exact traffic. The load sampler's period, spacing and per-rank shares are checked
+# on a rank that spins and three that sleep.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 psc_init
@@ -151,7 +152,48 @@ else
 	note "mpicc is not installed: the link form is not checked"
 fi
 
-# 8. usage errors
+# 8. the load sampler's values: threads -w 600 has rank 0 spin 600 ms (outside MPI) while
+# ranks 1-3 sleep. The log's period_ns is the one asked for (20 ms, and 100 ms by default), the
+# median spacing of the samples is that period within 50 %, and in the samples inside the
+# spin (the first and the last two left out) rank 0's median own share is >= 0.2 (a spinning
+# process gets at least that of the 2 CPUs even with 8 busy processes) and the sleepers' <= 0.05
+thr=$EX/mpi/threads
+if [ -x "$thr" ]; then
+	# load_values DIR: "PERIOD_NS SPACING_OK BUSY_OK IDLE_OK" of DIR's one load log
+	load_values() {
+		python3 - "$1" <<'PY'
+import glob, statistics, sys
+files = glob.glob(sys.argv[1] + "/load.*")
+if len(files) != 1:
+    print("load logs:", len(files)); sys.exit()
+lines = open(files[0]).read().split("\n")
+period = int([l for l in lines if l.startswith("# period_ns ")][0].split()[2])
+head = [l for l in lines if l.startswith("time_ns,")][0]
+rows = [l.split(",") for l in lines[lines.index(head) + 1:] if l]
+t = [int(r[0]) for r in rows]
+gaps = [b - a for a, b in zip(t, t[1:])]
+spacing = statistics.median(gaps) if gaps else 0
+mid = rows[1:-2]
+if len(mid) < 2:
+    print(period, "too few samples:", len(rows)); sys.exit()
+col = head.split(",")
+busy = statistics.median(float(r[col.index("rank0")]) for r in mid)
+idle = max(statistics.median(float(r[col.index("rank%d" % k)]) for r in mid) for k in (1, 2, 3))
+print(period, "spacing" if 0.5 * period <= spacing <= 1.5 * period else "spacing=%d" % spacing,
+      "busy" if busy >= 0.2 else "busy=%.3f" % busy, "idle" if idle <= 0.05 else "idle=%.3f" % idle)
+PY
+	}
+	run load20 "$PERFSCOPE" record --mpi --load=20 -o "$T/load20" -- mpirun -np 4 "$thr" -n 5 -w 600
+	expect_eq 0 "$RC" "--load=20 threads -w 600: exit status"
+	expect_eq "20000000 spacing busy idle" "$(load_values "$T/load20")" "--load=20: period, spacing, shares"
+	run loaddef "$PERFSCOPE" record --mpi -o "$T/loaddef" -- mpirun -np 4 "$thr" -n 5 -w 600
+	expect_eq 0 "$RC" "default load: exit status"
+	expect_eq "100000000 spacing busy idle" "$(load_values "$T/loaddef")" "default load: period, spacing, shares"
+else
+	note "$thr was not built: the load sampler's values are not checked"
+fi
+
+# 9. usage errors
 run noload_mpi "$PERFSCOPE" record --load=10 -o "$T/x" -- true
 expect_eq 2 "$RC" "--load without --mpi: exit status"
 expect_grep "needs --mpi" "$T/noload_mpi.err" "--load without --mpi: message"
