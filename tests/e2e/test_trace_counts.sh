@@ -211,6 +211,7 @@ done
 # under it on each worker thread
 run tree-t "$PERFSCOPE" report "$d" --tree --by thread
 expect_eq 0 "$RC" "report --tree --by thread exit status"
+# shellcheck disable=SC2086 # $others: a list of tids
 want=$(for t in $(printf '%s\n' "$pid" $others | sort -n); do
 	if [ "$t" = "$pid" ]; then
 		printf 'thread %s 0:main:1 1:leaf:1000 %s' "$t" "$(for i in $(seq 1 11); do printf '%d:rec:1 ' "$i"; done)"
