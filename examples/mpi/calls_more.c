@@ -145,6 +145,10 @@ int main(int argc, char **argv)
 		MPI_Iallreduce(sb, rb, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q[0]);
 		MPI_Ibarrier(MPI_COMM_WORLD, &q[1]);
 		MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+		MPI_Ialltoallw(sb, cnt, bdsp, ty, rb, cnt, bdsp, ty, MPI_COMM_WORLD, &q[0]);
+		MPI_Ireduce_scatter(sb, rb, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q[1]);
+		MPI_Iexscan(sb, rb, 3, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q[2]);
+		MPI_Waitall(3, q, MPI_STATUSES_IGNORE);
 	}
 
 	/* communicators */

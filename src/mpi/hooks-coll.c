@@ -443,6 +443,24 @@ void post_ialltoallv(struct mpi_call *c, int ret, const void *sendbuf, const int
 		       recvtype, comm);
 }
 
+void post_ialltoallw(struct mpi_call *c, int ret, const void *sendbuf, const int sendcounts[],
+		     const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
+		     const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+		     MPI_Comm comm, MPI_Request *request)
+{
+	c->req = ret == MPI_SUCCESS ? *request : MPI_REQUEST_NULL;
+	post_alltoallw(c, ret, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+		       rdispls, recvtypes, comm);
+}
+
+void post_ireduce_scatter(struct mpi_call *c, int ret, const void *sendbuf, void *recvbuf,
+			  const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+			  MPI_Request *request)
+{
+	c->req = ret == MPI_SUCCESS ? *request : MPI_REQUEST_NULL;
+	post_reduce_scatter(c, ret, sendbuf, recvbuf, recvcounts, datatype, op, comm);
+}
+
 void post_ireduce_scatter_block(struct mpi_call *c, int ret, const void *sendbuf, void *recvbuf,
 				int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
 				MPI_Request *request)

@@ -10,7 +10,7 @@
 # key identical in its members, the ranks in proc.<pid>.json and the clock records.
 # examples/mpi/calls_more (C): every other completion routine, synchronous, buffered (with
 # Buffer_attach) and ready sends, Sendrecv_replace, a cancelled receive, Startall, v/w
-# collectives, Reduce_scatter_block, every communicator constructor and an unwrapped one.
+# collectives, Reduce_scatter_block, Ialltoallw, Ireduce_scatter, Iexscan, every communicator constructor and an unwrapped one.
 . "$(dirname "$0")/lib.sh"
 psc_init
 require_cmd mpirun
@@ -207,6 +207,18 @@ for r in 0 1 2 3; do
 		"$(items more "$r" MPI_Sendrecv_replace)" "calls_more rank $r: Sendrecv_replace"
 	expect_eq "[coll comm=0 root=any sent=32 received=8]" "$(items more "$r" MPI_Reduce_scatter_block)" \
 		"calls_more rank $r: Reduce_scatter_block"
+	# the non-blocking twins of Alltoallw, Reduce_scatter and Exscan: the blocking ones' bytes,
+	# and a request each that the Waitall after them completes by id
+	check_counts more "$r" Ialltoallw=1 Ireduce_scatter=1 Iexscan=1
+	ib=""
+	for f in Ialltoallw:"sent=32 received=32" Ireduce_scatter:"sent=32 received=8" Iexscan:"sent=12 received=12"; do
+		id=$(items more "$r" "MPI_${f%%:*}" | reqs)
+		expect_eq "[coll comm=0 root=any ${f#*:}] [coll-req comm=0 req=$id]" "$(items more "$r" "MPI_${f%%:*}")" \
+			"calls_more rank $r: MPI_${f%%:*}"
+		ib="$ib${ib:+ }[coll-req comm=0 req=$id]"
+	done
+	expect_eq 1 "$(items more "$r" MPI_Waitall | grep -cxF "$ib")" \
+		"calls_more rank $r: one Waitall completes Ialltoallw, Ireduce_scatter and Iexscan"
 	# every request started once is completed once, by id, but the cancelled one
 	started=$(awk -v r="$r" '$1 == r' "$T/more.mpi" | grep -o '\[i\(send\|recv\) [^]]*' | reqs)
 	finished=$(awk -v r="$r" '$1 == r' "$T/more.mpi" | grep -o '\[\(recv\|isend-done\|cancel\) [^]]*req=[1-9][0-9]*' | reqs)
