@@ -2,7 +2,8 @@
 # The HTML report's frame: one self-contained file (no address outside it), the Summary and
 # Profile views checked in Chromium by the report's own tests, names from the trace shown as
 # text (a region named like an HTML tag injects nothing), and html's bad input: --grid far
-# larger than the ranks, a stream the profile pass rejects (the other views are still written).
+# larger than the ranks, a stream the profile pass rejects (the other views are still written);
+# the Summary's caveats for lost records and for the skewed ring's clock (as report and mpi).
 . "$(dirname "$0")/lib.sh"
 psc_init
 . "$(dirname "$0")/html-lib.sh"
@@ -146,4 +147,68 @@ expect_grep "time goes backwards" "$T/bad.caveats" "the Summary names the defect
 views=$(html_dom bad --views | tr '\n' ' ')
 case " $views " in *" profile "*) fail "a Profile view without a profile: $views" ;; esac
 case " $views " in *" waits "*) ;; *) fail "the MPI views are still shown: $views" ;; esac
+# every caveat in the Summary (#summary-caveats), as report and mpi give it:
+# - records and chunks lost (as on a full disk: the counts proc.<pid>.json keeps)
+cp -r "$T/exp" "$T/lost"
+rm -f "$T/lost/report.html"
+sed -i 's/"lost_records": *0/"lost_records": 7/; s/"lost_bytes": *0/"lost_bytes": 12345/' "$T/lost"/proc.*.json
+pid=$(basename "$T/lost"/proc.*.json .json)
+pid=${pid#proc.}
+run replost "$PERFSCOPE" report "$T/lost"
+expect_grep "process $pid: 7 records and 12345 bytes of chunks lost" "$T/replost.out" "report: the lost records"
+run htmllost "$PERFSCOPE" html "$T/lost"
+expect_eq 0 "$RC" "html of an experiment with lost records"
+html_render "$T/lost/report.html" lost summary
+html_expect_ok lost
+html_dom lost --text summary-caveats >"$T/lost.caveats"
+expect_grep "process $pid: 7 records and 12345 bytes of chunks lost" "$T/lost.caveats" \
+	"the Summary lists the lost records and bytes"
+# - the ring with rank 2's clock 2 s ahead (as in test_mpi_skew): the messages it sent arrive
+#   before they were sent on the ranks' own clocks; the Summary has mpi's lines about them
+if command -v mpirun >/dev/null 2>&1 && [ -x "$EX/mpi/ring" ]; then
+	. "$(dirname "$0")/mpi-lib.sh"
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+	ringargs=(-b 10 -n 3)
+	PERFSCOPE_CLOCK=monotonic mpi_record skewrec "$T/skew" 2 "$EX/mpi/ring" "${ringargs[@]}" : \
+		-np 1 -x PERFSCOPE_TEST_CLOCK_SKEW=2000000000:500 "$EX/mpi/ring" "${ringargs[@]}" : \
+		-np 1 "$EX/mpi/ring" "${ringargs[@]}"
+	run skewmpi "$PERFSCOPE" mpi "$T/skew"
+	expect_eq 0 "$RC" "perfscope mpi of the skewed ring"
+	sed -n 's/^ *! //p' "$T/skewmpi.out" | grep 'received before they were sent' | sort >"$T/skew.want" || true
+	expect_cmp "$(wc -l <"$T/skew.want")" ">=" 1 "mpi: caveats about messages received before they were sent"
+	expect_grep "on the ranks' own clocks: the clock alignment fixed" "$T/skew.want" \
+		"mpi: the alignment fixed the skewed rank's messages"
+	run skewhtml "$PERFSCOPE" html "$T/skew"
+	expect_eq 0 "$RC" "html of the skewed ring"
+	html_render "$T/skew/report.html" skew summary
+	html_expect_ok skew
+	python3 - "$T/skew.dom" >"$T/skew.got" <<'PY' || die "cannot read the Summary's caveats"
+import sys
+from html.parser import HTMLParser
+class P(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.depth, self.li, self.items = 0, None, []
+    def handle_starttag(self, tag, a):
+        if tag == "ul" and dict(a).get("id") == "summary-caveats":
+            self.depth = 1
+        elif self.depth and tag == "li":
+            self.li = []
+    def handle_endtag(self, tag):
+        if self.depth and tag == "li" and self.li is not None:
+            self.items.append("".join(self.li).strip())
+            self.li = None
+        elif self.depth and tag == "ul":
+            self.depth = 0
+    def handle_data(self, data):
+        if self.li is not None:
+            self.li.append(data)
+p = P()
+p.feed(open(sys.argv[1]).read())
+print("\n".join(sorted(i for i in p.items if "received before they were sent" in i)))
+PY
+	expect_eq "$(cat "$T/skew.want")" "$(cat "$T/skew.got")" "the Summary's clock caveats are mpi's"
+else
+	note "no mpirun or examples/mpi/ring: the skewed ring's caveats are not checked"
+fi
 finish
