@@ -128,6 +128,17 @@ static size_t threads_traced(const struct func_profile *p)
 	return n;
 }
 
+/* Calls over all rows: completed ones and those a cut run left open (closed by the reader), as
+ * the text heading and the JSON total both say. */
+static uint64_t profile_calls(const struct func_profile *p)
+{
+	uint64_t calls = 0;
+
+	for (size_t k = 0; k < p->nrows; k++)
+		calls += p->rows[k].calls;
+	return calls;
+}
+
 int func_print_text(const struct func_report *r, FILE *f)
 {
 	const struct func_profile *p = r->p;
@@ -185,11 +196,8 @@ int func_print_text(const struct func_report *r, FILE *f)
 	}
 	if (p->function_records) {
 		char total[32];
+		uint64_t calls = profile_calls(p);
 
-		uint64_t calls = 0;
-
-		for (size_t k = 0; k < p->nrows; k++)
-			calls += p->rows[k].calls;
 		fmt_count(buf, sizeof(buf), calls);
 		fmt_duration(total, sizeof(total), (double)p->total_ns);
 		fprintf(f, "\nFunctions%s, by %s: %s call%s in %zu thread%s, %s traced",
@@ -395,7 +403,7 @@ int func_print_json(const struct func_report *r, FILE *f)
 	jsonw_object_begin(&w);
 	jsonw_kv_string(&w, "experiment", r->e->dir);
 	jsonw_kv_i64(&w, "total_ns", p->total_ns);
-	jsonw_kv_u64(&w, "calls", p->function_records / 2);
+	jsonw_kv_u64(&w, "calls", profile_calls(p));
 	jsonw_key(&w, "functions");
 	jsonw_array_begin(&w);
 	for (size_t k = 0; k < p->nrows; k++) {

@@ -462,6 +462,13 @@ for mode in abort segv; do
 		"$mode: report --json functions[].unclosed_calls"
 	expect_eq "[0]" "$(json_eval "$T/$mode-json.out" "[t['unmatched_exits'] for t in d['threads']]")" \
 		"$mode: report --json threads[].unmatched_exits"
+	# the total counts the closed calls as the heading does: main and step's 1000 (abort), and
+	# dive x 3 and boom (segv)
+	calls=1001 heading=1,001
+	[ $mode = segv ] && calls=1005 heading=1,005
+	expect_eq "$calls" "$(json_eval "$T/$mode-json.out" "d['calls']")" "$mode: report --json's total calls"
+	expect_grep "Functions, by exclusive time: $heading calls in 1 thread" "$T/$mode-rep.all" \
+		"$mode: the text heading's total calls"
 	expect_grep "$depth calls had no exit record (the run was killed or called exec, or longjmp or an exception skipped them): closed at the next exit of a caller or at the last timestamp" \
 		"$T/$mode-rep.all" "$mode: the text report says the open calls were closed at the last timestamp"
 	# main, closed at the last timestamp, spans at most the thread's traced time (and at least
