@@ -9,11 +9,12 @@
 # counts beside the messages'.
 # Then a clock error the alignment leaves: examples/mpi/barrier.c (rank r enters each of 3
 # barriers r x 20 ms after the previous one ended, rank 3 last) with rank 3's clock running
-# 5 % fast (PERFSCOPE_TEST_CLOCK_SKEW through `env` in mpirun's MPMD syntax): its offsets at
+# 20 % fast (PERFSCOPE_TEST_CLOCK_SKEW through `env` in mpirun's MPMD syntax): its offsets at
 # init and finalize differ by more than a clock drifts, so the one at finalize is ignored and
-# the drift stays, milliseconds by the loop's barriers. Ranks 0-2 then seem to leave each of
-# those 3 barriers before rank 3 entered: at least 9 violations, at most 12 (the first
-# barrier, before the loop, too), none after the correction, with a shift of milliseconds.
+# the drift stays, 12 to 36 ms by the loop's barriers. Ranks 0-2 then seem to leave those
+# barriers before rank 3 entered: at most 12 violations (4 barriers x 3 ranks), at least the
+# 3 of the last barrier (36 ms of drift; a rank the loaded machine wakes later than the drift
+# at an earlier barrier is no violation), none after the correction, with a shift of ms.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/mpi-lib.sh"
@@ -47,10 +48,10 @@ check_run icoll "$T/ic"
 
 barrier=$(mpi_prog barrier)
 mpi_record skew "$T/skew" 3 "$barrier" -d 20 -n 3 : \
-	-np 1 env PERFSCOPE_TEST_CLOCK_SKEW=0:50000 "$barrier" -d 20 -n 3
+	-np 1 env PERFSCOPE_TEST_CLOCK_SKEW=0:200000 "$barrier" -d 20 -n 3
 check_run skew "$T/skew"
 before=$(json_eval "$T/skew-json.out" 'd["coll_violations_before"]')
-expect_cmp "${before:-x}" ">=" 9 "skew: collective causality violations as recorded (3 barriers x 3 ranks)"
+expect_cmp "${before:-x}" ">=" 3 "skew: collective causality violations as recorded (the last barrier's 3 ranks)"
 expect_cmp "${before:-x}" "<=" 12 "skew: collective causality violations as recorded (4 barriers x 3 ranks)"
 expect_cmp "$(json_eval "$T/skew-json.out" 'd["max_correction_ns"]')" ">=" 1000000 "skew: largest shift (ms of drift)"
 expect_grep "collective calls left before a rank they depend on entered (clock error): corrected, 0 left" "$T/skew-text.out" "skew: caveat"
