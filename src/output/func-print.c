@@ -61,8 +61,8 @@ static int thread_clean(const struct call_thread *th)
 	return th->ended && reason != PSC_END_SIGNAL;
 }
 
-/* Call FN with one line per caveat. */
-static void caveats(const struct func_report *r, void (*fn)(void *ctx, const char *line), void *ctx)
+void func_report_caveats(const struct func_report *r, void (*fn)(void *ctx, const char *line),
+			 void *ctx)
 {
 	const struct func_profile *p = r->p;
 	char how[160];
@@ -211,7 +211,7 @@ int func_print_text(const struct func_report *r, FILE *f)
 		table_print(t, f, "  ");
 	}
 	table_free(t);
-	caveats(r, caveat_text, f);
+	func_report_caveats(r, caveat_text, f);
 	return ferror(f) ? -EIO : 0;
 }
 
@@ -328,7 +328,7 @@ int func_print_tree(const struct func_report *r, FILE *f)
 	}
 	free(ti.first);
 	free(ti.kids);
-	caveats(r, caveat_text, f);
+	func_report_caveats(r, caveat_text, f);
 	return ferror(f) ? -EIO : 0;
 }
 
@@ -360,7 +360,7 @@ int func_print_csv(const struct func_report *r, FILE *f)
 		else
 			fprintf(f, ",\n");
 	}
-	caveats(r, caveat_warning, stderr);
+	func_report_caveats(r, caveat_warning, stderr);
 	return ferror(f) ? -EIO : 0;
 }
 
@@ -440,7 +440,7 @@ int func_print_json(const struct func_report *r, FILE *f)
 	json_threads(&w, p);
 	jsonw_key(&w, "caveats");
 	jsonw_array_begin(&w);
-	caveats(r, caveat_json, &w);
+	func_report_caveats(r, caveat_json, &w);
 	jsonw_array_end(&w);
 	jsonw_object_end(&w);
 	return jsonw_print(&w, f);

@@ -22,6 +22,11 @@ struct func_report {
  * then how the run ended and every caveat. 0 or -EIO. */
 int func_print_text(const struct func_report *r, FILE *f);
 
+/* Call FN with one line per caveat of R: the experiment's, each thread's that did not end
+ * cleanly, was cut or lost records, and calls closed or exits ignored. */
+void func_report_caveats(const struct func_report *r, void (*fn)(void *ctx, const char *line),
+			 void *ctx);
+
 /* The call tree: one line per call path with inclusive time, share, calls and exclusive time,
  * children by inclusive time. 0, -ENOMEM or -EIO. */
 int func_print_tree(const struct func_report *r, FILE *f);

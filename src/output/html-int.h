@@ -66,7 +66,8 @@ void html_energy_release(struct html_input *in);
 /* Add a caveat line (printf format) for the Summary view. */
 void html_caveat(struct html_input *in, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* html_caveat as a caveat callback (caveats.h): CTX is the struct html_input. */
+/* html_caveat as a caveat callback (caveats.h): CTX is the struct html_input. A line the
+ * Summary has already is not added again. */
 void html_caveat_line(void *ctx, const char *line);
 
 #endif /* PSC_HTML_INT_H */

@@ -6,6 +6,8 @@
 #include "../analysis/mpi-waits.h"
 #include "../core/format.h"
 #include "caveats.h"
+#include "func-print.h"
+#include "region-print.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +26,9 @@ void html_caveat_line(void *ctx, const char *line)
 	struct html_input *in = ctx;
 	char *s;
 
+	for (size_t i = 0; i < in->ncaveats; i++)
+		if (!strcmp(in->caveats[i], line))
+			return; /* the experiment's caveats come again with a report's */
 	if (in->ncaveats == in->caveats_cap) {
 		size_t cap = in->caveats_cap ? 2 * in->caveats_cap : 16;
 		char **n = realloc(in->caveats, cap * sizeof(*n));
@@ -262,6 +267,12 @@ static char *data_json(struct html_input *in)
 	} else {
 		data_meta(&w, in);
 		experiment_caveats(in->e, 1, html_caveat_line, in);
+		/* the threads' caveats as report gives them: a traced run's by its calls, else its
+		 * regions' (both say a cut stream, in their own words) */
+		if (in->fr && in->fr->p->function_records)
+			func_report_caveats(in->fr, html_caveat_line, in);
+		else if (in->rr)
+			region_report_caveats(in->rr, html_caveat_line, in);
 	}
 	for (size_t i = 0; i < nb; i++)
 		if (b[i](&w, in) < 0)

@@ -38,9 +38,8 @@ static void event_reason(const struct region_report *r, size_t i, int status, ch
 			      len);
 }
 
-/* Call FN with one line per caveat. */
-static void caveats(const struct region_report *r, void (*fn)(void *ctx, const char *line),
-		    void *ctx)
+void region_report_caveats(const struct region_report *r, void (*fn)(void *ctx, const char *line),
+			   void *ctx)
 {
 	const struct region_profile *p = r->p;
 
@@ -110,7 +109,7 @@ int region_print_text(const struct region_report *r, FILE *f)
 			"with --functions)\n",
 			r->e->dir);
 		table_free(t);
-		caveats(r, caveat_text, f);
+		region_report_caveats(r, caveat_text, f);
 		return ferror(f) ? -EIO : 0;
 	}
 	table_add_column(t, "region", TABLE_LEFT);
@@ -185,7 +184,7 @@ int region_print_text(const struct region_report *r, FILE *f)
 		}
 	}
 	if (!r->no_caveats)
-		caveats(r, caveat_text, f);
+		region_report_caveats(r, caveat_text, f);
 	return ferror(f) ? -EIO : 0;
 }
 
@@ -230,7 +229,7 @@ int region_print_csv(const struct region_report *r, FILE *f)
 		}
 		fputc('\n', f);
 	}
-	caveats(r, caveat_warning, stderr);
+	region_report_caveats(r, caveat_warning, stderr);
 	return ferror(f) ? -EIO : 0;
 }
 
@@ -304,7 +303,7 @@ void region_json(struct jsonw *w, const struct region_report *r)
 	jsonw_array_end(w);
 	jsonw_key(w, "caveats");
 	jsonw_array_begin(w);
-	caveats(r, caveat_json, w);
+	region_report_caveats(r, caveat_json, w);
 	jsonw_array_end(w);
 	jsonw_object_end(w);
 }

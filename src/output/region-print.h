@@ -24,6 +24,11 @@ struct region_report {
  * records, unmatched ends, unclosed regions, events not counted and why. 0 or -EIO. */
 int region_print_text(const struct region_report *r, FILE *f);
 
+/* Call FN with one line per caveat of R: the experiment's, each thread's end, cut and lost
+ * records, region ends without a begin and regions left open. */
+void region_report_caveats(const struct region_report *r, void (*fn)(void *ctx, const char *line),
+			   void *ctx);
+
 /* CSV: name,thread,calls,incl_ns,excl_ns, one column per event (named as given), one per
  * metric; empty cells for values not counted. The caveats go to stderr, one
  * "perfscope: warning:" line each. 0 or -EIO. */
