@@ -20,6 +20,7 @@
 #                                   arrival at each barrier to the last arrival, summed
 #   printed_ns NAME PATTERN         the number of ns a program printed as "PATTERN: N ns"
 #                                   in $T/NAME.out (empty when it did not)
+#   hosts_check DIR ITERS MARKS     the checks of ring on two emulated hosts (below)
 
 MPI_TIMEOUT=${MPI_TIMEOUT:-60}
 
@@ -133,4 +134,93 @@ marks_barrier() {
 within() {
 	awk -v e="$1" -v g="$2" 'BEGIN { t = 0.1 * (e < 0 ? -e : e); if (t < 2e6) t = 2e6;
 		d = g - e; if (d < 0) d = -d; exit !(d <= t) }'
+}
+
+# hosts_check DIR ITERS MARKS: the checks of a ring of late senders (ring -b 10) on 4 ranks
+# recorded into DIR on two emulated hosts, ranks 0 and 1 on nodeA, 2 and 3 on nodeB whose
+# clock runs 1 s ahead, ITERS iterations, the program's marks in MARKS (test_mpi_hosts.sh and
+# test_mpi_mpich_hosts.sh): every rank traced on its host, a load log per host, the clock
+# offsets measured across the hosts, exact traffic, the aligned waits against the program's
+# own clock
+hosts_check() {
+	local dir=$1 iters=$2 marks=$3 np=4 h r k i j prev got meas err rank off rtt tol
+	run json "$PERFSCOPE" mpi "$dir" --json
+	expect_eq 0 "$RC" "perfscope mpi --json exit status"
+	[ "$RC" -eq 0 ] || show json
+	expect_eq "$np" "$(json_eval "$T/json.out" 'd["world_size"]')" "world size"
+	expect_eq "True,True,True,True" \
+		"$(json_eval "$T/json.out" '",".join(str(r["present"]) for r in d["ranks"])')" "every rank traced"
+	expect_eq true "$(json_eval "$T/json.out" 'd["clock_aligned"]')" "clocks aligned"
+	expect_eq "nodeA,nodeA,nodeB,nodeB" \
+		"$(json_eval "$T/json.out" '",".join(r["host"] for r in d["ranks"])')" "each rank's host"
+
+	# one load sampler per host
+	expect_eq 1 "$(find "$dir" -name 'load.nodeA.*' | wc -l)" "load logs of nodeA"
+	expect_eq 1 "$(find "$dir" -name 'load.nodeB.*' | wc -l)" "load logs of nodeB"
+	expect_eq 2 "$(find "$dir" -name 'load.*' | wc -l)" "load logs"
+	run load "$PERFSCOPE" mpi "$dir" --load --csv
+	expect_eq 0 "$RC" "perfscope mpi --load --csv exit status"
+	[ "$RC" -eq 0 ] || show load
+	for h in nodeA nodeB; do
+		expect_cmp "$(csv_get "$T/load.out" samples host="$h" rank=host)" '>=' 1 "$h: host load samples"
+	done
+	for r in 0 1 2 3; do
+		h=nodeA
+		[ "$r" -ge 2 ] && h=nodeB
+		expect_cmp "$(csv_get "$T/load.out" samples host="$h" rank="$r")" '>=' 1 "rank $r: CPU share samples on $h"
+	done
+
+	# the clock offsets rank 0 measured across the hosts
+	run dump "$PERFSCOPE" dump "$dir"
+	expect_eq 0 "$RC" "perfscope dump exit status"
+	# "RANK OFFSET RTT" per measurement; a ping-pong's offset is right within half its round trip
+	# (a loaded machine stretches the round trips across the hosts' TCP connections)
+	awk '/^# .*stream/ { rank = $0; sub(/.* rank /, "", rank); sub(/;.*/, "", rank) }
+		/mpi-clock/ { o = $0; sub(/.*offset_ns=/, "", o); sub(/ .*/, "", o)
+			r = $0; sub(/.*rtt_ns=/, "", r); sub(/ .*/, "", r); print rank, o, r }' \
+		"$T/dump.out" >"$T/offsets"
+	expect_eq $((2 * np)) "$(wc -l <"$T/offsets")" "two clock measurements per rank"
+	while read -r rank off rtt; do
+		tol=$((rtt / 2 + 1000000))
+		if [ "$rank" -ge 2 ]; then
+			expect_near -1000000000 "$off" "$tol" "measured clock offset of rank $rank (nodeB, round trip $rtt ns)"
+		else
+			expect_near 0 "$off" "$tol" "measured clock offset of rank $rank (nodeA, round trip $rtt ns)"
+		fi
+	done <"$T/offsets"
+	# half the longest round trip of a rank's measurements: how far its aligned times may be off
+	half_rtt() {
+		awk -v r="$1" '$1 == r && $3 / 2 > m { m = $3 / 2 } END { printf "%.0f\n", m }' "$T/offsets"
+	}
+
+	run traffic "$PERFSCOPE" mpi "$dir" --traffic --csv
+	expect_eq 0 "$RC" "perfscope mpi --traffic --csv exit status"
+	for ((k = 0; k < np; k++)); do
+		j=$(((k + 1) % np))
+		expect_eq "$iters" "$(csv_get "$T/traffic.out" matched sender="$k" receiver="$j")" "matched $k -> $j"
+		expect_eq $((8 * iters)) "$(csv_get "$T/traffic.out" bytes sender="$k" receiver="$j")" "bytes $k -> $j"
+	done
+
+	marks_p2p "$marks" "$np" >"$T/measured"
+	mpi_waits waits "$dir"
+	for ((j = 0; j < np; j++)); do
+		prev=$(((j + np - 1) % np))
+		for ((i = 0; i < np; i++)); do
+			got=$(wait_cell "$T/waits.out" "$j" "$i")
+			if [ "$i" -eq "$prev" ]; then
+				meas=$(awk -v j="$j" -v k="$i" '$1 == j && $2 == k { print $3 }' "$T/measured")
+				# the alignment's error of both ranks adds to the issue's tolerance
+				err=$(($(half_rtt "$j") + $(half_rtt "$i")))
+				if [ "$err" -gt 0 ]; then
+					expect_near "${meas:-0}" "$got" "$(awk -v e="${meas:-0}" -v x="$err" 'BEGIN {
+						t = 0.1 * e; if (t < 2e6) t = 2e6; printf "%.0f", t + x }')" \
+						"wait of rank $j for rank $i, against the program's own clock"
+				else
+					expect_wait "${meas:-0}" "$got" "wait of rank $j for rank $i, against the program's own clock"
+				fi
+			else
+				expect_near 0 "$got" 2000000 "wait of rank $j for rank $i (not its sender)"
+			fi
+		done
+	done
 }
