@@ -292,6 +292,18 @@ else:
 EOF
 }
 
+# python_otf2: prints a Python that imports the otf2 module (Debian's python3-otf2 is for the
+# system Python, which may not be the first python3 on PATH), nothing when none does
+python_otf2() {
+	local py
+	for py in python3 /usr/bin/python3; do
+		if "$py" -c 'import otf2' 2>/dev/null; then
+			echo "$py"
+			return 0
+		fi
+	done
+}
+
 # build_c NAME SOURCE: compile SOURCE (a file) against the public header and libperfscope.so
 # of this build into $T/NAME, with -DPERFSCOPE; skips the test without a C compiler
 build_c() {

@@ -10,14 +10,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 psc_init
 . "$(dirname "$0")/html-lib.sh"
-# a Python with the otf2 module (Debian's python3-otf2 is for the system Python)
-PYOTF2=
-for py in python3 /usr/bin/python3; do
-	if "$py" -c 'import otf2' 2>/dev/null; then
-		PYOTF2=$py
-		break
-	fi
-done
+PYOTF2=$(python_otf2)
 [ -n "$PYOTF2" ] || skip "no python3 with the otf2 module (python3-otf2)"
 
 img='<img src=x onerror=alert(1)>'

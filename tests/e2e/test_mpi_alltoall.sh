@@ -18,14 +18,7 @@ a2a=$(mpi_prog alltoall_nb)
 np=6
 late=(0 20 40 60 0 0)
 
-# a Python with the otf2 module (Debian's python3-otf2 is for the system Python)
-PYOTF2=
-for py in python3 /usr/bin/python3; do
-	if "$py" -c 'import otf2' 2>/dev/null; then
-		PYOTF2=$py
-		break
-	fi
-done
+PYOTF2=$(python_otf2)
 
 # a2a_trace: the recorded run exported ($T/a2a.otf2) and, from its events, the Late Sender
 # wait of each rank R for each peer K in $T/trace, lines "R K NS" for every pair

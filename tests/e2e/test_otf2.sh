@@ -18,14 +18,7 @@ require_cmd otf2-print python3
 DATA=$PSC_SOURCE/tests/data/otf2
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 
-# a Python with the otf2 module (Debian's python3-otf2 is for the system Python)
-PYOTF2=
-for py in python3 /usr/bin/python3; do
-	if "$py" -c 'import otf2' 2>/dev/null; then
-		PYOTF2=$py
-		break
-	fi
-done
+PYOTF2=$(python_otf2)
 [ -n "$PYOTF2" ] || skip "no python3 with the otf2 module (python3-otf2)"
 
 # counts of event kinds and definitions by Python's otf2, one "name count" per line

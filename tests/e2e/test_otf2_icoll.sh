@@ -41,13 +41,7 @@ ids() { awk '{ print $2, $NF }' "$1" | sort; }
 expect_eq "$(ids "$req")" "$(ids "$done")" "otf2-print: each location completes the requests it started"
 expect_eq "$np" "$(grep -c '^MPI_COLLECTIVE_END .*Operation: BARRIER' "$T/print.out")" \
 	"otf2-print: the barrier is a blocking collective"
-PYOTF2=
-for py in python3 /usr/bin/python3; do
-	if "$py" -c 'import otf2' 2>/dev/null; then
-		PYOTF2=$py
-		break
-	fi
-done
+PYOTF2=$(python_otf2)
 if [ -n "$PYOTF2" ]; then
 	"$PYOTF2" -W error - "$anchor" >"$T/py.txt" 2>"$T/py.err" <<'EOF' || fail "python otf2: $(cat "$T/py.err")"
 import collections, sys
