@@ -398,6 +398,7 @@ int cmd_record(int argc, char **argv)
 	const char *sample = NULL, *load = NULL;
 	uint64_t period = UINT64_MAX; /* not given */
 	struct record_mpi mpi = {.rank = record_mpi_env_rank()};
+	char **forward = NULL; /* the command run when record --mpi amends it for remote ranks */
 	unsigned long load_ms = 100;
 	int force = 0, help = 0, functions = 0, callgraph = 0, first, ret, status = 0, created = 0;
 	struct record_power rp = {0};
@@ -569,14 +570,21 @@ int cmd_record(int argc, char **argv)
 	}
 	/* ranks on other hosts get the environment only through the launcher; the command
 	 * run may carry inserted arguments, meta.json keeps the one typed (cmd) */
-	char **run = cmd;
-
-	if (mpi.on && mpi.rank < 0 && (errno = -record_mpi_forward_env(&run))) {
-		cli_error("record", "cannot set the environment: %s", strerror(errno));
+	if (mpi.on && mpi.rank < 0 && (errno = -record_mpi_forward_env(cmd, &forward))) {
+		if (errno == E2BIG)
+			cli_error(
+			    "record",
+			    "--mpi: too many variables for mpirun to forward to the ranks "
+			    "(PERFSCOPE_*, LD_PRELOAD and OMPI_MCA_mca_base_env_list's: at most "
+			    "64 names, 4 KiB): shorten OMPI_MCA_mca_base_env_list");
+		else
+			cli_error("record", "cannot set the environment: %s", strerror(errno));
+		if (created)
+			discard_dir(absdir);
 		goto out;
 	}
 
-	ret = launch_prepare(&l, run);
+	ret = launch_prepare(&l, forward ? forward : cmd);
 	if (ret) {
 		cli_error("record", "cannot start %s: %s", cmd[0], strerror(-ret));
 		ret = 1;
@@ -644,6 +652,7 @@ int cmd_record(int argc, char **argv)
 			mpi.on ? "mpi" : "report", dir);
 	ret = status;
 out:
+	free(forward);
 	sampler_release(&smp);
 	record_power_release(&rp);
 	free(evs);

@@ -341,39 +341,53 @@ static int mpi_forwarded(const char *entry)
 	return 0;
 }
 
-/* The names of the variables to forward into NAMES (at most MAX); their count. */
-static size_t mpi_forward_names(const char **names, size_t max, char *buf, size_t len)
+/* The names of the variables to forward into NAMES (at most MAX), copied into BUF (LEN bytes);
+ * their count, or -E2BIG when they do not all fit (a rank without one would record nothing). */
+static int mpi_forward_names(const char **names, size_t max, char *buf, size_t len)
 {
 	extern char **environ;
 	size_t n = 0, off = 0;
 
-	for (char **e = environ; *e && n < max; e++) {
+	for (char **e = environ; *e; e++) {
 		const char *eq = strchr(*e, '=');
 		size_t l = eq ? (size_t)(eq - *e) : 0;
 
-		if (!eq || !mpi_forwarded(*e) || off + l + 1 > len)
+		if (!eq || !mpi_forwarded(*e))
 			continue;
+		if (n == max || off + l + 1 > len)
+			return -E2BIG;
 		memcpy(buf + off, *e, l);
 		buf[off + l] = 0;
 		names[n++] = buf + off;
 		off += l + 1;
 	}
-	return n;
+	return (int)n;
 }
 
 /* The command with "-x NAME" for each of the N NAMES after the launcher and after every ':'
- * of an MPMD command line (mpirun's -x applies to one application context); NULL when out of
- * memory. */
+ * of an MPMD command line (mpirun's -x applies to one application context), in one block
+ * that also holds the names (one free); NULL when out of memory. */
 static char **mpi_forward_argv(char *const *cmd, const char **names, size_t n)
 {
-	size_t argc = 0, groups = 1, k = 0;
-	char **argv;
+	size_t argc = 0, groups = 1, k = 0, slots, bytes = 0;
+	char **argv, *copy;
 
 	while (cmd[argc])
 		groups += !strcmp(cmd[argc++], ":");
-	argv = calloc(argc + groups * 2 * n + 1, sizeof(*argv));
+	slots = argc + groups * 2 * n + 1;
+	for (size_t j = 0; j < n; j++)
+		bytes += strlen(names[j]) + 1;
+	argv = calloc(1, slots * sizeof(*argv) + bytes);
 	if (!argv)
 		return NULL;
+	copy = (char *)(argv + slots);
+	for (size_t j = 0; j < n; j++) {
+		size_t l = strlen(names[j]) + 1;
+
+		memcpy(copy, names[j], l);
+		names[j] = copy;
+		copy += l;
+	}
 	for (size_t i = 0; i < argc; i++) {
 		argv[k++] = cmd[i];
 		if (i && strcmp(cmd[i], ":"))
@@ -386,39 +400,39 @@ static char **mpi_forward_argv(char *const *cmd, const char **names, size_t n)
 	return argv;
 }
 
-int record_mpi_forward_env(char ***cmd)
+int record_mpi_forward_env(char *const *cmd, char ***argv)
 {
-	static char buf[4096];
-	static char **argv; /* the rewritten command, alive until exit */
+	char buf[4096], path[PATH_MAX], list[sizeof(buf) + 1024];
 	const char *names[64], *old = getenv(OMPI_ENV_LIST);
-	char path[PATH_MAX], list[sizeof(buf) + 1024];
-	size_t n = mpi_forward_names(names, ARRAY_SIZE(names), buf, sizeof(buf)), off = 0;
-	int has_x = 0;
+	int n = mpi_forward_names(names, ARRAY_SIZE(names), buf, sizeof(buf)), has_x = 0, w;
+	size_t off = 0;
 
-	if (!n)
-		return 0;
-	for (size_t i = 1; (*cmd)[i]; i++)
-		has_x |= !strcmp((*cmd)[i], "-x");
+	*argv = NULL;
+	if (n <= 0)
+		return n;
+	for (size_t i = 1; cmd[i]; i++)
+		has_x |= !strcmp(cmd[i], "-x");
 	/* Open MPI's mpirun: -x, which mixes with the user's -x (the variable does not) */
-	if (!(old && *old) && !mpi_resolve((*cmd)[0], path, sizeof(path)) &&
+	if (!(old && *old) && !mpi_resolve(cmd[0], path, sizeof(path)) &&
 	    mpi_launcher_impl(path) == RECORD_MPI_OPENMPI) {
-		free(argv);
-		argv = mpi_forward_argv(*cmd, names, n);
-		if (!argv)
-			return -ENOMEM;
-		*cmd = argv;
-		return 0;
+		*argv = mpi_forward_argv(cmd, names, (size_t)n);
+		return *argv ? 0 : -ENOMEM;
 	}
 	/* another launcher, maybe a script running mpirun: the variable, unless the command
 	 * uses -x, which Open MPI refuses to mix with it */
 	if (has_x)
 		return 0;
-	if (old && *old)
-		off = (size_t)snprintf(list, sizeof(list), "%s", old);
-	for (size_t i = 0; i < n; i++)
-		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", off ? ";" : "",
-					names[i]);
-	if (off >= sizeof(list))
-		return -E2BIG;
+	if (old && *old) {
+		w = snprintf(list, sizeof(list), "%s", old);
+		if (w < 0 || (size_t)w >= sizeof(list))
+			return -E2BIG;
+		off = (size_t)w;
+	}
+	for (int i = 0; i < n; i++) {
+		w = snprintf(list + off, sizeof(list) - off, "%s%s", off ? ";" : "", names[i]);
+		if (w < 0 || (size_t)w >= sizeof(list) - off)
+			return -E2BIG;
+		off += (size_t)w;
+	}
 	return setenv(OMPI_ENV_LIST, list, 1) ? -errno : 0;
 }

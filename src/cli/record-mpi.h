@@ -65,11 +65,12 @@ int record_mpi_library(const char *lib, char *const *cmd, char *mpilib, size_t l
 
 /* Record --mpi as the launcher, once its environment is set: have mpirun give perfscope's
  * variables (PERFSCOPE_*, LD_PRELOAD, the sanitizers' options) to ranks on every host, which
- * Open MPI's remote launch (ssh, a batch system) does not do by itself. When *CMD runs Open
- * MPI's mpirun, *CMD becomes the command with "-x NAME" for each after mpirun and after every
- * ':' (the MPMD contexts); otherwise (a script, another launcher) their names go into
- * OMPI_MCA_mca_base_env_list, unless the command has a -x, which Open MPI will not mix with
- * it. MPICH's Hydra forwards the whole environment by itself. 0 or a negative errno. */
-int record_mpi_forward_env(char ***cmd);
+ * Open MPI's remote launch (ssh, a batch system) does not do by itself. When CMD runs Open
+ * MPI's mpirun, *ARGV becomes the command to run instead: CMD with "-x NAME" for each after
+ * mpirun and after every ':' (the MPMD contexts), one block the caller frees; otherwise *ARGV
+ * is NULL and (a script, another launcher) their names go into OMPI_MCA_mca_base_env_list,
+ * unless the command has a -x, which Open MPI will not mix with it. MPICH's Hydra forwards
+ * the whole environment by itself. 0 or a negative errno (-E2BIG: too many to forward). */
+int record_mpi_forward_env(char *const *cmd, char ***argv);
 
 #endif /* PSC_RECORD_MPI_H */

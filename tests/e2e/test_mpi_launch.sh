@@ -203,4 +203,13 @@ run badload "$PERFSCOPE" record --mpi --load=-1 -o "$T/x" -- true
 expect_eq 2 "$RC" "--load=-1: exit status"
 [ ! -e "$T/x" ] || fail "a usage error created the directory"
 
+# 10. more to forward than fits (the user's own OMPI_MCA_mca_base_env_list, 6000 bytes): one
+# line naming it, exit 2, no experiment directory left
+run toolong env OMPI_MCA_mca_base_env_list="$(printf 'A%.0s' $(seq 6000))" \
+	"$PERFSCOPE" record --mpi -o "$T/toolong" -- /bin/true
+expect_eq 2 "$RC" "record --mpi with a 6000-byte OMPI_MCA_mca_base_env_list: exit status"
+expect_eq 1 "$(grep -c 'too many variables for mpirun to forward.*shorten OMPI_MCA_mca_base_env_list' "$T/toolong.err")" \
+	"the line naming the variable to shorten"
+[ ! -e "$T/toolong" ] || fail "record --mpi left $T/toolong behind"
+
 finish
