@@ -386,23 +386,22 @@ static int64_t amortised(int64_t t, int64_t t0, int64_t t1, int64_t delta)
 }
 
 /* The receive ending call C of location L (at T1 before the fix) moves by DELTA: the events
- * since the previous message event take their share of it. */
+ * since the previous message event take their share of it. A call that also sends or is a
+ * collective keeps its enter (others were fixed against it), so nothing before it moves
+ * either: the shift is then its leave's alone, and the calls keep their order. */
 static void amortise(struct replay *rp, uint32_t l, uint32_t c, int64_t t1, int64_t delta)
 {
 	struct mpi_model *m = rp->m;
 	struct replay_loc *s = &rp->rl[l];
 	int64_t t0 = s->amort_t;
 
-	if (t1 <= t0)
+	if (t1 <= t0 || enter_read(m, &m->calls[c]))
 		return;
 	for (uint32_t j = s->amort_from; j < c; j++) {
 		m->calls[j].enter_ns = amortised(m->calls[j].enter_ns, t0, t1, delta);
 		m->calls[j].leave_ns = amortised(m->calls[j].leave_ns, t0, t1, delta);
 	}
-	/* a call that also sends or is a collective keeps its enter: others were fixed against it
-	 */
-	if (!enter_read(m, &m->calls[c]))
-		m->calls[c].enter_ns = amortised(m->calls[c].enter_ns, t0, t1, delta);
+	m->calls[c].enter_ns = amortised(m->calls[c].enter_ns, t0, t1, delta);
 }
 
 /* Has the replay made call C's enter final (its location passed it)? */
