@@ -84,6 +84,7 @@ PSC.player = (id, duration, fps, onTime) => {
     el: box, set, play, pause: stop, setFps, tickMs: TICK_MS,
     get frame() { return frame; }, get nframes() { return nframes; }, get step() { return step; },
     get time() { return timeOf(frame); }, get playing() { return speed !== 0; },
+    get speed() { return speed; }, get interval() { return speed ? TICK_MS / Math.abs(speed) : 0; },
   };
 };
 
@@ -469,22 +470,29 @@ PSC.rankGrid = (id, n, rows, cols, colorOf, describe, markOf) => {
       const tick = player.tickMs;
       const room = player.nframes;
       if (room >= 12) {
-        // timers may fire a little late: each run is checked to within one frame
-        const run = async (button, ms) => {
+        // Each button sets the speed and the timer's interval exactly. How many frames pass in
+        // a wait is the machine's timing: a frame's timer is armed when the previous one
+        // fires, so a loaded machine fires fewer, never more; the first fires before the wait
+        // ends (armed before it, due earlier). So from 1 up to the whole frames the wait holds.
+        const run = async (button, ms, speed, what) => {
           const f = player.frame;
           click(button);
+          t.eq(player.speed, speed, `${what}: speed ${speed}`);
+          t.eq(player.interval, tick / Math.abs(speed), `${what}: a frame every ${tick / Math.abs(speed)} ms`);
           await sleep(ms);
           click("pause");
-          return player.frame - f;
+          const d = (player.frame - f) * Math.sign(speed), most = Math.floor((ms * Math.abs(speed)) / tick);
+          t.ok(d >= 1 && d <= most, `${what}: ${d} frames ${speed < 0 ? "back" : "on"}, 1 to ${most}`);
         };
-        t.near(await run("play", 5.5 * tick), 5, 1, "220 ms of playing at ×1: 5 frames");
+        await run("play", 5.5 * tick, 1, "220 ms of playing at ×1");
         checkGrid("after playing");
         const f = player.frame;
         await sleep(3 * tick);
         t.eq(player.frame, f, "paused: the time stays");
-        t.near(await run("fast", 6.5 * tick / 4), 6, 1, "65 ms of fast forward (×4): 6 frames");
-        t.near(await run("slow", 2.5 * tick * 4), 2, 1, "400 ms of slow motion (×¼): 2 frames");
-        t.near(await run("rewind", 3.5 * tick / 4), -3, 1, "35 ms of rewinding (×4 backwards): 3 frames back");
+        t.eq(player.interval, 0, "paused: no timer");
+        await run("fast", (6.5 * tick) / 4, 4, "65 ms of fast forward (×4)");
+        await run("slow", 2.5 * tick * 4, 0.25, "400 ms of slow motion (×¼)");
+        await run("rewind", (3.5 * tick) / 4, -4, "35 ms of rewinding (×4 backwards)");
         checkGrid("after rewinding");
       } else {
         t.ok(room >= 1, "a run shorter than 12 frames at 100 fps still has a frame");
