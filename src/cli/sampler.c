@@ -13,6 +13,8 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -599,6 +601,21 @@ static void *drain_main(void *arg)
 	return NULL;
 }
 
+/* Copy the kernel's symbols into the experiment: 5 MB of text that takes the kernel tens of
+ * ms to list, so it runs beside the command at idle priority instead of before it. */
+static void *ksyms_main(void *arg)
+{
+	struct sampler *s = arg;
+	struct sched_param sp = {0};
+	const char *procfs;
+
+	pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
+	psc_machine_roots(&procfs, NULL);
+	if (!kallsyms_save(procfs, s->dir, s->ksyms_why, sizeof(s->ksyms_why)))
+		s->ksyms_why[0] = 0;
+	return NULL;
+}
+
 int sampler_start(struct sampler *s, const char *dir)
 {
 	int ret = sample_out_open(&s->out, dir, s->pid, (uint32_t)s->nev, PSC_FEAT_SWITCHES);
@@ -608,14 +625,11 @@ int sampler_start(struct sampler *s, const char *dir)
 		return ret;
 	/* kernel IPs are named from a copy of the kernel's symbols (not with fake system calls) */
 	if (!s->cfg.exclude_kernel && s->cfg.sys == &counter_sys_linux) {
-		const char *procfs;
-		char why[512];
-
-		psc_machine_roots(&procfs, NULL);
-		if (kallsyms_save(procfs, dir, why, sizeof(why)))
-			fprintf(stderr,
-				"perfscope record: kernel functions will show as [kernel]: %s\n",
-				why);
+		s->dir = dir;
+		ret = pthread_create(&s->ksyms_thread, NULL, ksyms_main, s);
+		if (ret)
+			return -ret;
+		s->ksyms_started = 1;
 	}
 	for (uint32_t g = 0; g < s->ngroups; g++) {
 		uint64_t m[64];
@@ -675,6 +689,14 @@ int sampler_finish(struct sampler *s)
 	uint64_t one = 1, end[1] = {0};
 	int ret;
 
+	if (s->ksyms_started) {
+		pthread_join(s->ksyms_thread, NULL);
+		s->ksyms_started = 0;
+		if (s->ksyms_why[0])
+			fprintf(stderr,
+				"perfscope record: kernel functions will show as [kernel]: %s\n",
+				s->ksyms_why);
+	}
 	if (!s->out)
 		return 0;
 	if (s->thread_started) {

@@ -66,6 +66,11 @@ struct sampler {
 	int thread_started;
 	int stop_fd;
 	int error; /* first write error of the drain thread, negative errno */
+	/* the copy of the kernel's symbols, made beside the run by a thread of idle priority */
+	pthread_t ksyms_thread;
+	int ksyms_started;
+	const char *dir;
+	char ksyms_why[512]; /* why the copy failed, "" when it did not */
 	uint64_t samples, lost, throttled;
 	uint64_t late; /* records published after later ones were written: given their time */
 };
