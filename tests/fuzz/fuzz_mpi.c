@@ -18,6 +18,7 @@
 #include "analysis/mpi-stats.h"
 #include "analysis/mpi-waits.h"
 #include "analysis/stream.h"
+#include "fuzz-one-cpu.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,6 +92,16 @@ static int has_huge_world(void)
 			(rec.npayload && rec.payload[0] >= KNOWN_WORLD_LIMIT));
 	stream_close(&r);
 	return huge;
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	fuzz_one_cpu();
+	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

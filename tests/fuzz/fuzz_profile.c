@@ -13,6 +13,7 @@
 #include "analysis/regions.h"
 #include "analysis/stream.h"
 #include "cli/cli.h"
+#include "fuzz-one-cpu.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -141,6 +142,16 @@ static void run_command(struct target *t, int (*fn)(int, char **), const char *n
 			name, ret, t->ncli_err, t->cli_err);
 		abort();
 	}
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	fuzz_one_cpu();
+	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

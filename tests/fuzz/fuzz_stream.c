@@ -19,6 +19,7 @@
  */
 #include "analysis/stream.h"
 #include "core/counts.h"
+#include "fuzz-one-cpu.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -85,6 +86,16 @@ static uint64_t touch(const uint64_t *p, size_t n)
 static void on_clock(void *ctx, uint64_t ticks, uint64_t ns)
 {
 	*(uint64_t *)ctx += ticks ^ ns;
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	fuzz_one_cpu();
+	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
