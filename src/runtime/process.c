@@ -1,10 +1,10 @@
 /*
  * process.c - what the runtime does around the program's own process events: exec (the
- * image's streams are written before the image goes) and fatal signals (every thread's
- * records reach the files before the default action runs). dlopen is not wrapped (a
- * wrapper would become the caller whose RUNPATH glibc searches): the writer thread notices
- * new objects instead (writer.c), and dlclose, wrapped, records the maps while an object
- * that came and goes between two looks is still mapped.
+ * image's streams are written before the image goes, and go on when exec fails) and fatal
+ * signals (every thread's records reach the files before the default action runs). dlopen is
+ * not wrapped (a wrapper would become the caller whose RUNPATH glibc searches): the writer
+ * thread notices new objects instead (writer.c), and dlclose, wrapped, records the maps while
+ * an object that came and goes between two looks is still mapped.
  */
 #include "session.h"
 
@@ -66,24 +66,46 @@ void process_signals_init(void)
 	}
 }
 
-/* Before exec: write every stream, since the image and its buffers are about to go. A
- * vfork child shares the parent's memory and must leave it alone. */
+/*
+ * Before exec: end every stream, since the image and its buffers are about to go. Each end
+ * can be taken back (thread_resume): launchers try exec along PATH and go on when it fails
+ * (MPICH's Hydra, execvp in a loop), and their records must go on too. A vfork child shares
+ * the parent's memory and must leave it alone.
+ */
 static void before_exec(void)
 {
+	struct psc_thread *t;
+
 	if (psc_session.state != SESSION_RECORDING || getpid() != psc_session.pid)
 		return;
 	psc_session.state = SESSION_STOPPED;
-	close_all(PSC_END_EXEC);
+	t = psc_tls_thread;
+	/* the other threads run on: they find their streams closed and record nothing until a
+	 * failed exec reopens them; their guards are theirs */
+	if (t)
+		thread_guard_enter(t);
+	for (t = __atomic_load_n(&psc_session.threads, __ATOMIC_ACQUIRE); t; t = t->next)
+		thread_close_wait(t, PSC_END_EXEC);
 	session_write_proc("exec");
 }
 
-/* exec failed: the streams are closed; say so in the process file. */
-static void after_failed_exec(int err)
+/* exec failed: the image goes on, and so does recording, in the same streams. */
+static void after_failed_exec(void)
 {
+	struct psc_thread *t;
+	int ret, failed = 0;
+
 	if (psc_session.state != SESSION_STOPPED || getpid() != psc_session.pid)
 		return;
-	session_fail("exec failed, recording stopped", err);
-	/* the streams stay closed; the exit still writes the process's end */
+	for (t = __atomic_load_n(&psc_session.threads, __ATOMIC_ACQUIRE); t; t = t->next) {
+		ret = thread_resume(t);
+		if (ret < 0)
+			failed = -ret;
+	}
+	if (psc_tls_thread)
+		thread_guard_leave(psc_tls_thread);
+	if (failed)
+		session_fail("exec failed and a stream could not be reopened", failed);
 	psc_session.state = SESSION_RECORDING;
 	session_write_proc("running");
 }
@@ -104,7 +126,7 @@ static void *next_symbol(const char *name)
 		before_exec();                                                                     \
 		ret = real(__VA_ARGS__);                                                           \
 		err = errno;                                                                       \
-		after_failed_exec(err);                                                            \
+		after_failed_exec();                                                               \
 		errno = err; /* the caller's reason for the failure */                             \
 		return ret;                                                                        \
 	} while (0)

@@ -68,6 +68,11 @@ struct psc_thread {
 	size_t defined_bytes;
 	uint64_t lost_records; /* dropped by this thread: no room, or re-entered */
 	uint64_t lost_bytes;   /* chunks dropped because writing failed */
+	/* what closing the stream for exec wrote, so that a failed exec takes it back */
+	int resumable;	   /* set by an exec close that wrote its chunk; changed atomically */
+	int undo_header;   /* header_written before that close */
+	uint64_t undo_seq; /* seq before that close */
+	off_t undo_size;   /* the stream file's size before that close */
 	struct {
 		const char *key;  /* the caller's pointer */
 		const char *text; /* the interned name, compared with the caller's text */
@@ -171,6 +176,12 @@ int thread_close(struct psc_thread *t, unsigned reason);
 
 /* thread_close(), waiting (up to a second) while another thread seals T's chunk. */
 void thread_close_wait(struct psc_thread *t, unsigned reason);
+
+/* After a failed exec: take back what thread_close(T, PSC_END_EXEC) wrote (the file is cut
+ * back to its size before it) and let T record on into the same stream, so that nothing
+ * recorded before or after the exec attempt is lost. 0 (also when T was not closed for exec,
+ * or exited since), or a negative errno: T stays closed. */
+int thread_resume(struct psc_thread *t);
 
 /* Write T's queued chunk now if nobody is writing it, else wait until it is written. */
 void thread_drain(struct psc_thread *t);

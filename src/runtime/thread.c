@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -343,6 +344,22 @@ static uint64_t chunk_last_ticks(const uint64_t *chunk, const uint64_t *upto)
 	return last;
 }
 
+/* Before the last chunk of an exec close: what thread_resume() needs to take it back. The
+ * file's size (0 when it does not exist yet); -1 when it cannot be known. Async-signal-safe. */
+static void exec_undo_save(struct psc_thread *t)
+{
+	char path[PATH_MAX + 64];
+	struct stat st;
+
+	stream_path(t, path, sizeof(path));
+	t->undo_seq = t->seq;
+	t->undo_header = t->header_written;
+	if (stat(path, &st) == 0)
+		t->undo_size = st.st_size;
+	else
+		t->undo_size = errno == ENOENT && !t->header_written ? 0 : -1;
+}
+
 int thread_close(struct psc_thread *t, unsigned reason)
 {
 	uint64_t tail[6], now, last;
@@ -370,12 +387,16 @@ int thread_close(struct psc_thread *t, unsigned reason)
 		}
 		tail[n++] = psc_word0(now, PSC_KIND_EXT);
 		tail[n++] = psc_ext_word1(PSC_REC_STREAM_END, 2, reason);
+		if ((reason & 0xffu) == PSC_END_EXEC)
+			exec_undo_save(t);
 		chunk_seal(t, t->buf, upto, n);
 		if (chunk_write(t, t->buf, tail, n) < 0 || t->discard) {
 			__atomic_add_fetch(&psc_session.lost_records, t->lost_records + 1,
 					   __ATOMIC_RELAXED);
 			__atomic_add_fetch(&psc_session.lost_bytes, t->lost_bytes,
 					   __ATOMIC_RELAXED);
+		} else if ((reason & 0xffu) == PSC_END_EXEC && t->undo_size >= 0) {
+			__atomic_store_n(&t->resumable, 1, __ATOMIC_RELEASE);
 		}
 	}
 	__atomic_store_n(&t->flushing, 0, __ATOMIC_RELEASE);
@@ -392,11 +413,42 @@ void thread_close_wait(struct psc_thread *t, unsigned reason)
 		nanosleep(&pause, NULL);
 }
 
+int thread_resume(struct psc_thread *t)
+{
+	const struct timespec pause = {0, 50 * 1000};
+	char path[PATH_MAX + 64];
+	int ret = 0, tries = 0;
+
+	if (!__atomic_exchange_n(&t->resumable, 0, __ATOMIC_ACQ_REL))
+		return 0;
+	/* the owner may be finding out that its stream is closed (thread_flush) */
+	while (__atomic_exchange_n(&t->flushing, 1, __ATOMIC_ACQUIRE)) {
+		if (++tries > 20000)
+			return -EBUSY;
+		nanosleep(&pause, NULL);
+	}
+	stream_path(t, path, sizeof(path));
+	if (truncate(path, t->undo_size) < 0) {
+		ret = -errno;
+	} else {
+		/* the records of the chunk cut off are still in BUF, from its start: they and
+		 * whatever the owner committed since are written with its next chunk */
+		t->seq = t->undo_seq;
+		t->header_written = t->undo_header;
+		t->end = t->buf + psc_session.chunk_bytes / sizeof(uint64_t);
+		__atomic_store_n(&t->closed, 0, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&t->flushing, 0, __ATOMIC_RELEASE);
+	return ret;
+}
+
 /* pthread key destructor: the thread is exiting. */
 static void thread_exit_hook(void *arg)
 {
 	struct psc_thread *t = arg;
 
+	/* a stream closed for an exec that then failed stays closed: its thread is gone */
+	__atomic_store_n(&t->resumable, 0, __ATOMIC_RELEASE);
 	thread_guard_enter(t);
 	thread_close(t, PSC_END_THREAD_EXIT);
 	if (t->counters_state == 1)
