@@ -133,6 +133,41 @@ static void sampling_load(struct experiment *e, const cJSON *v)
 	sm->inherit = !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(v, "inherit"));
 }
 
+/* meta.json's "unsupported_events" (V, an array): entries without a name are skipped. */
+static void unsupported_load(struct experiment *e, const cJSON *v)
+{
+	const cJSON *it;
+
+	e->has_unsupported = 1;
+	e->unsupported = calloc((size_t)cJSON_GetArraySize(v) + 1, sizeof(*e->unsupported));
+	if (!e->unsupported)
+		return;
+	cJSON_ArrayForEach(it, v)
+	{
+		struct exp_unsupported *u = &e->unsupported[e->nunsupported];
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(it, "name");
+
+		if (!cJSON_IsString(name) || !name->valuestring[0])
+			continue;
+		u->name = strdup(name->valuestring);
+		u->reason = dup_str(it, "reason");
+		u->status = (int)get_num(it, "status", 0);
+		if (!u->reason[0]) {
+			free(u->reason);
+			u->reason = strdup("could not be opened");
+		}
+		e->nunsupported++;
+	}
+}
+
+const struct exp_unsupported *experiment_unsupported(const struct experiment *e, const char *name)
+{
+	for (size_t i = 0; i < e->nunsupported; i++)
+		if (!strcmp(e->unsupported[i].name, name))
+			return &e->unsupported[i];
+	return NULL;
+}
+
 static int meta_load(struct experiment *e, char *err, size_t errlen)
 {
 	char path[4096];
@@ -181,6 +216,9 @@ static int meta_load(struct experiment *e, char *err, size_t errlen)
 	v = cJSON_GetObjectItemCaseSensitive(j, "sampling");
 	if (cJSON_IsObject(v))
 		sampling_load(e, v);
+	v = cJSON_GetObjectItemCaseSensitive(j, "unsupported_events");
+	if (cJSON_IsArray(v))
+		unsupported_load(e, v);
 	v = cJSON_GetObjectItemCaseSensitive(j, "power");
 	if (cJSON_IsObject(v)) {
 		struct exp_power *pw = &e->power;
@@ -435,6 +473,11 @@ void experiment_release(struct experiment *e)
 	free(e->power.path);
 	free(e->power.format);
 	free(e->power.scale);
+	for (size_t i = 0; i < e->nunsupported; i++) {
+		free(e->unsupported[i].name);
+		free(e->unsupported[i].reason);
+	}
+	free(e->unsupported);
 	free(e->procs);
 	free(e->streams);
 	free_str_array(e->command, e->ncommand);

@@ -72,6 +72,13 @@ struct exp_power {
 	double offset_ns;  /* file: --power-offset */
 };
 
+/* meta.json's "unsupported_events": an event of -e/-g that record could not open. */
+struct exp_unsupported {
+	char *name;
+	char *reason; /* one line, as counter_status_reason gave it where it was recorded */
+	int status;   /* the negative errno of perf_event_open */
+};
+
 struct experiment {
 	char *dir;
 	int has_meta;
@@ -97,6 +104,9 @@ struct experiment {
 	struct exp_sampling sampling;
 	int has_power; /* meta.json has a "power" object */
 	struct exp_power power;
+	struct exp_unsupported *unsupported; /* events record could not open */
+	size_t nunsupported;
+	int has_unsupported; /* meta.json lists them (record probed every event) */
 };
 
 /*
@@ -108,6 +118,9 @@ struct experiment {
 int experiment_open(struct experiment *e, const char *dir, char *err, size_t errlen);
 
 void experiment_release(struct experiment *e);
+
+/* The events record could not open: meta.json's entry for event NAME, or NULL. */
+const struct exp_unsupported *experiment_unsupported(const struct experiment *e, const char *name);
 
 /* The process image IMAGE of PID, or NULL. */
 struct exp_process *experiment_process(const struct experiment *e, pid_t pid, unsigned image);

@@ -263,14 +263,25 @@ static int print_text(FILE *out, const struct experiment *e, const struct stream
 	fprintf(out, "%-13s%s\n", "clock", e->clock && e->clock[0] ? e->clock : "-");
 	start_text(e->start_unix_ns, buf, sizeof(buf));
 	fprintf(out, "%-13s%s\n", "start", buf);
-	if (span_ns(si, e->nstreams, &span)) {
-		fmt_duration(buf, sizeof(buf), span);
-		fprintf(out, "%-13s%s (first to last record)\n", "duration", buf);
+	/* two spans: record's launch to exit (meta.json, as the html Summary gives it), and the
+	 * records', which leave out the program's start-up and exit */
+	if (e->start_ns && e->end_ns > e->start_ns) {
+		fmt_duration(buf, sizeof(buf), (double)(e->end_ns - e->start_ns));
+		fprintf(out, "%-13s%s (launch to exit)\n", "duration", buf);
 	} else {
 		fprintf(out, "%-13s-\n", "duration");
 	}
+	if (span_ns(si, e->nstreams, &span)) {
+		fmt_duration(buf, sizeof(buf), span);
+		fprintf(out, "%-13s%s (first to last record)\n", "records span", buf);
+	} else {
+		fprintf(out, "%-13s-\n", "records span");
+	}
 	if (e->nprocs)
 		print_list(out, "events", e->procs[0].events, e->procs[0].nevents);
+	for (size_t i = 0; i < e->nunsupported; i++)
+		fprintf(out, "%-13s%s: %s\n", i ? "" : "not counted", e->unsupported[i].name,
+			e->unsupported[i].reason);
 	if (e->metric_group && e->metric_group[0])
 		fprintf(out, "%-13s%s (%zu metrics)\n", "metric group", e->metric_group,
 			e->nmetrics);
@@ -569,7 +580,27 @@ static int print_json(FILE *out, const struct experiment *e, const struct stream
 		jsonw_double(&w, span);
 	else
 		jsonw_null(&w);
+	jsonw_key(&w, "records_span_ns");
+	if (span_ns(si, e->nstreams, &span))
+		jsonw_double(&w, span);
+	else
+		jsonw_null(&w);
+	jsonw_key(&w, "run_ns");
+	if (e->start_ns && e->end_ns > e->start_ns)
+		jsonw_i64(&w, e->end_ns - e->start_ns);
+	else
+		jsonw_null(&w);
 	jsonw_kv_string(&w, "metric_group", e->metric_group ? e->metric_group : "");
+	jsonw_key(&w, "unsupported_events");
+	jsonw_array_begin(&w);
+	for (size_t i = 0; i < e->nunsupported; i++) {
+		jsonw_object_begin(&w);
+		jsonw_kv_string(&w, "name", e->unsupported[i].name);
+		jsonw_kv_i64(&w, "status", e->unsupported[i].status);
+		jsonw_kv_string(&w, "reason", e->unsupported[i].reason);
+		jsonw_object_end(&w);
+	}
+	jsonw_array_end(&w);
 	jsonw_key(&w, "processes");
 	jsonw_array_begin(&w);
 	for (size_t i = 0; i < e->nprocs; i++)

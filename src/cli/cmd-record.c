@@ -147,10 +147,80 @@ static void write_sampling(struct jsonw *w, const struct sampler *smp)
 	jsonw_object_end(w);
 }
 
+/* One entry of meta.json's "unsupported_events": EV could not be opened with STATUS. */
+static void write_unsupported_one(struct jsonw *w, const struct event_desc *ev, int status,
+				  const struct perf_state *ps)
+{
+	char why[256];
+
+	jsonw_object_begin(w);
+	jsonw_kv_string(w, "name", ev->name);
+	jsonw_kv_i64(w, "status", status);
+	jsonw_kv_string(
+	    w, "reason",
+	    counter_status_reason(status, ev, ps->paranoid, ps->have_core_pmu, why, sizeof(why)));
+	jsonw_object_end(w);
+}
+
+/* meta.json's "unsupported_events": the -e/-g events that could not be opened and why, from
+ * the sampler's opens (SMP) or, counting at region boundaries, from the probe's STATUS. */
+static void write_unsupported(struct jsonw *w, const struct event_desc *evs, size_t nev,
+			      const int *status, const struct sampler *smp)
+{
+	const char *procfs, *sysfs;
+	struct perf_state ps;
+
+	psc_machine_roots(&procfs, &sysfs);
+	perf_state_read(&ps, procfs, sysfs);
+	jsonw_key(w, "unsupported_events");
+	jsonw_array_begin(w);
+	if (smp) {
+		/* ev[0] is the sampling leader: its failure fails the recording */
+		for (size_t i = 1; i < smp->nev; i++)
+			if (smp->ev[i].state == SAMPLER_FAILED)
+				write_unsupported_one(w, &smp->ev[i].desc, smp->ev[i].status, &ps);
+	} else {
+		for (size_t i = 0; status && i < nev; i++)
+			if (status[i])
+				write_unsupported_one(w, &evs[i], status[i], &ps);
+	}
+	jsonw_array_end(w);
+}
+
+/*
+ * Open the events as the runtime will, on this process and disabled, and keep each one's
+ * status in STATUS (0 counting, else a negative errno); say on stderr which cannot be counted
+ * (the runtime cannot tell). 0 or -ENOMEM.
+ */
+static int probe_events(const struct event_desc *evs, size_t nev, int *status)
+{
+	const char *procfs, *sysfs;
+	struct counter_set set;
+	struct perf_state ps;
+	char why[256];
+
+	if (counter_set_init(&set, evs, nev, COUNTER_DISABLED, NULL))
+		return -ENOMEM;
+	counter_set_open(&set, 0);
+	psc_machine_roots(&procfs, &sysfs);
+	perf_state_read(&ps, procfs, sysfs);
+	for (size_t i = 0; i < nev; i++) {
+		status[i] = set.ev[i].status;
+		if (status[i])
+			fprintf(stderr, "perfscope record: %s: %s; counting goes on without it\n",
+				evs[i].name,
+				counter_status_reason(status[i], &evs[i], ps.paranoid,
+						      ps.have_core_pmu, why, sizeof(why)));
+	}
+	counter_set_release(&set);
+	return 0;
+}
+
 static int write_meta(const char *dir, char **cmd, int ncmd, const struct event_desc *evs,
-		      size_t nev, const struct metric_group *g, const struct sampler *smp,
-		      const struct record_power *rp, const struct record_mpi *mpi, int exit_status,
-		      uint64_t start_unix_ns, const int64_t run_ns[2])
+		      size_t nev, const int *status, const struct metric_group *g,
+		      const struct sampler *smp, const struct record_power *rp,
+		      const struct record_mpi *mpi, int exit_status, uint64_t start_unix_ns,
+		      const int64_t run_ns[2])
 {
 	const char *procfs, *sysfs;
 	char path[PATH_MAX + 32], tmp[PATH_MAX + 32];
@@ -176,6 +246,8 @@ static int write_meta(const char *dir, char **cmd, int ncmd, const struct event_
 	for (size_t i = 0; i < nev; i++)
 		jsonw_string(&w, evs[i].name);
 	jsonw_array_end(&w);
+	if (status || smp)
+		write_unsupported(&w, evs, nev, status, smp);
 	if (g) {
 		jsonw_key(&w, "metric_group");
 		jsonw_object_begin(&w);
@@ -454,6 +526,7 @@ int cmd_record(int argc, char **argv)
 	struct sampler smp = {.stop_fd = -1};
 	int sampling;
 	struct event_desc *evs = NULL;
+	int *probed = NULL; /* per event: its status when record opened it (not sampling) */
 	size_t nev = 0;
 	char list[4096] = "", absdir[PATH_MAX], absfilter[PATH_MAX];
 	struct timespec now;
@@ -549,8 +622,15 @@ int cmd_record(int argc, char **argv)
 	clock_gettime(CLOCK_REALTIME, &now);
 	uint64_t start = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 
-	if (mpi.rank <= 0 && write_meta(absdir, cmd, ncmd, evs, nev, group ? &mg : NULL, NULL, &rp,
-					&mpi, -1, start, NULL))
+	if (mpi.rank <= 0 && !sampling && nev) {
+		probed = calloc(nev, sizeof(*probed));
+		if (!probed || probe_events(evs, nev, probed)) {
+			cli_error("record", "out of memory");
+			goto out;
+		}
+	}
+	if (mpi.rank <= 0 && write_meta(absdir, cmd, ncmd, evs, nev, probed, group ? &mg : NULL,
+					NULL, &rp, &mpi, -1, start, NULL))
 		goto out;
 	/* the environment reaches the command and every process it starts */
 
@@ -634,14 +714,14 @@ int cmd_record(int argc, char **argv)
 		if (created)
 			discard_dir(absdir);
 		else if (mpi.rank <= 0)
-			write_meta(absdir, cmd, ncmd, evs, nev, group ? &mg : NULL, NULL, &rp, &mpi,
-				   ret, start, NULL);
+			write_meta(absdir, cmd, ncmd, evs, nev, probed, group ? &mg : NULL, NULL,
+				   &rp, &mpi, ret, start, NULL);
 		goto out;
 	}
 	record_power_report(&rp, absdir);
 	if (mpi.rank <= 0)
-		write_meta(absdir, cmd, ncmd, evs, nev, group ? &mg : NULL, sampling ? &smp : NULL,
-			   &rp, &mpi, status, start, run_ns);
+		write_meta(absdir, cmd, ncmd, evs, nev, probed, group ? &mg : NULL,
+			   sampling ? &smp : NULL, &rp, &mpi, status, start, run_ns);
 	if (functions && !has_function_events(absdir))
 		fprintf(stderr,
 			"perfscope record: no function events were recorded: build %s with "
@@ -653,6 +733,7 @@ int cmd_record(int argc, char **argv)
 	ret = status;
 out:
 	free(forward);
+	free(probed);
 	sampler_release(&smp);
 	record_power_release(&rp);
 	free(evs);

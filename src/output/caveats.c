@@ -29,6 +29,8 @@ void experiment_caveats(const struct experiment *e, int process_ends,
 			   : e->exit_status > 128 ? " (killed by a signal)"
 						  : "");
 	}
+	for (size_t i = 0; i < e->nunsupported; i++)
+		caveat_say(fn, ctx, "%s: %s", e->unsupported[i].name, e->unsupported[i].reason);
 	for (size_t i = 0; i < e->nprocs; i++) {
 		const struct exp_process *pr = &e->procs[i];
 

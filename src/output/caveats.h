@@ -4,7 +4,8 @@
 
 #include "../analysis/experiment.h"
 
-/* Call FN with one line for each: the recorded command's failing exit status, and per process
+/* Call FN with one line for each: the recorded command's failing exit status, each event that
+ * record could not open ("NAME: REASON", meta.json's "unsupported_events"), and per process
  * its recording error and its lost records and bytes. With PROCESS_ENDS also one line per
  * process that did not end cleanly (for views that do not say it per thread). */
 void experiment_caveats(const struct experiment *e, int process_ends,

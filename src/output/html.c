@@ -198,8 +198,11 @@ static void data_meta(struct jsonw *w, const struct html_input *in)
 	jsonw_kv_string(w, "cpu", e->cpu_brand ? e->cpu_brand : "");
 	jsonw_kv_string(w, "clock", e->clock ? e->clock : "");
 	jsonw_kv_u64(w, "start_unix_ns", e->start_unix_ns);
+	/* launch to exit (record's view); the records' own span is shorter: no start-up, exit */
 	if (e->end_ns > e->start_ns && e->start_ns)
 		jsonw_kv_i64(w, "duration_ns", e->end_ns - e->start_ns);
+	if (in->rr && in->rr->p->span_known)
+		jsonw_kv_double(w, "records_span_ns", in->rr->p->duration_ns);
 	if (e->exit_status >= 0)
 		jsonw_kv_i64(w, "exit_status", e->exit_status);
 	jsonw_kv_u64(w, "processes", e->nprocs);

@@ -80,15 +80,27 @@ void region_report_caveats(const struct region_report *r, void (*fn)(void *ctx, 
 	}
 	for (size_t i = 0; i < p->nevents; i++) {
 		int status = 0;
+		double low = 1;
 
 		for (size_t k = 0; k < p->nrows && !status; k++)
 			status = p->rows[k].status[i];
-		if (!status)
-			continue;
-		char why[256];
+		/* record said it already, in the words of the machine it ran on */
+		if (status && !experiment_unsupported(r->e, p->events[i])) {
+			char why[256];
 
-		event_reason(r, i, status, why, sizeof(why));
-		caveat_say(fn, ctx, "%s: %s", p->events[i], why);
+			event_reason(r, i, status, why, sizeof(why));
+			caveat_say(fn, ctx, "%s: %s", p->events[i], why);
+		}
+		for (size_t k = 0; k < p->nrows; k++)
+			if (count_is_scaled(&p->rows[k].counts[i]) &&
+			    count_running_ratio(&p->rows[k].counts[i]) < low)
+				low = count_running_ratio(&p->rows[k].counts[i]);
+		if (low < 1) {
+			caveat_say(fn, ctx,
+				   "%s: multiplexed (counted %.1f %% of the time at least): its "
+				   "values are estimates, scaled by enabled / running time",
+				   p->events[i], 100 * low);
+		}
 	}
 }
 

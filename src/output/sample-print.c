@@ -230,7 +230,8 @@ static void caveats(const struct sample_report *r, void (*fn)(void *ctx, const c
 			   sm->late);
 	}
 	for (size_t i = 0; i < sm->nevents; i++) {
-		if (!strcmp(sm->states[i], "group"))
+		/* the experiment's caveats say why record could not open it */
+		if (!strcmp(sm->states[i], "group") || experiment_unsupported(r->e, sm->events[i]))
 			continue;
 		caveat_say(fn, ctx, "%s: %s", sm->events[i],
 			   strcmp(sm->states[i], "own group")

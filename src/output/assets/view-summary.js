@@ -13,7 +13,11 @@ PSC.view({
     add("CPU", m.cpu || "?");
     add("clock", m.clock || "?");
     if (m.start_unix_ns) add("started", new Date(m.start_unix_ns / 1e6).toISOString());
-    add("duration", m.duration_ns === undefined ? "unknown" : PSC.fmtNs(m.duration_ns));
+    // two spans that differ: the run as record saw it (launch to exit, meta.json) and the
+    // records' (perfscope info's), which leave out the start and exit around the program
+    const span = m.archive ? "duration (trace length)" : "duration (launch to exit)";
+    add(span, m.duration_ns === undefined ? "unknown" : PSC.fmtNs(m.duration_ns));
+    if (m.records_span_ns !== undefined) add("records span (first to last record)", PSC.fmtNs(m.records_span_ns));
     add("exit status", m.exit_status === undefined ? "unknown" : m.exit_status);
     add("processes", m.processes);
     add("threads", m.threads);
@@ -44,6 +48,12 @@ PSC.view({
     const dd = (k) => s.querySelector(`dd[data-key="${k}"]`).textContent;
     t.eq(dd("command"), (d.meta.command || []).join(" ") || "?", "command shown");
     t.eq(dd("threads"), String(d.meta.threads), "thread count shown");
+    if (!d.meta.archive && d.meta.duration_ns !== undefined) {
+      t.eq(dd("duration (launch to exit)"), PSC.fmtNs(d.meta.duration_ns), "launch to exit shown");
+    }
+    if (d.meta.records_span_ns !== undefined) {
+      t.eq(dd("records span (first to last record)"), PSC.fmtNs(d.meta.records_span_ns), "records span shown");
+    }
     t.eq(s.querySelectorAll("#summary-caveats li").length, (d.caveats || []).length, "every caveat listed");
   },
 });
