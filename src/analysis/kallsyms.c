@@ -1,12 +1,15 @@
 /* kallsyms.c - kernel text symbols: saved at record time, read for kernel samples. */
 #include "kallsyms.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Types of symbols in the kernel's text: local and global functions, weak ones. */
@@ -85,6 +88,208 @@ int kallsyms_save(const char *procfs, const char *dir, char *why, size_t whylen)
 		unlink(path); /* an older experiment's copy would name this run's samples */
 	}
 	return ret;
+}
+
+/* FNV-1a over LEN bytes, continuing from H. */
+static uint64_t fnv1a(uint64_t h, const char *p, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)p[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/*
+ * The name of this kernel's cache entry, "kallsyms-BOOTID-MODHASH": the boot (boot_id) and the
+ * loaded modules (name, size and address of each line of PROCFS/modules; a missing file is no
+ * module). 0, or -ENOENT when there is no boot_id (the entry could not tell kernels apart).
+ */
+static int cache_key(const char *procfs, char *key, size_t keylen)
+{
+	char path[4096], id[64], line[1024];
+	uint64_t h = 0xcbf29ce484222325ull;
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/sys/kernel/random/boot_id", procfs);
+	f = fopen(path, "r");
+	if (!f)
+		return -ENOENT;
+	n = fread(id, 1, sizeof(id) - 1, f);
+	fclose(f);
+	id[n] = 0;
+	n = strspn(id, "0123456789abcdefABCDEF-");
+	if (n < 8 || (id[n] && id[n] != '\n'))
+		return -ENOENT;
+	id[n] = 0;
+	snprintf(path, sizeof(path), "%s/modules", procfs);
+	f = fopen(path, "r");
+	if (f) {
+		while (fgets(line, sizeof(line), f)) {
+			char name[256], size[32], refs[32], deps[512], state[32], addr[32];
+
+			/* "name size refcount deps state address": the refcount changes without a
+			 * load */
+			if (sscanf(line, "%255s %31s %31s %511s %31s %31s", name, size, refs, deps,
+				   state, addr) < 6)
+				h = fnv1a(h, line, strlen(line));
+			else {
+				h = fnv1a(fnv1a(h, name, strlen(name) + 1), size, strlen(size) + 1);
+				h = fnv1a(h, addr, strlen(addr) + 1);
+			}
+		}
+		fclose(f);
+	}
+	snprintf(key, keylen, "kallsyms-%s-%016" PRIx64, id, h);
+	return 0;
+}
+
+/* 1 when PROCFS/kallsyms shows this process the addresses: its first text symbol is not at 0
+ * (the kernel lists that first, so only the first page is formatted). */
+static int addresses_visible(const char *procfs)
+{
+	char path[4096], line[512], name[400];
+	int visible = 0, lines = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/kallsyms", procfs);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (lines++ < 4096 && fgets(line, sizeof(line), f)) {
+		uint64_t addr;
+		char type;
+
+		if (sscanf(line, "%" SCNx64 " %c %399s", &addr, &type, name) == 3 &&
+		    is_text(type)) {
+			visible = addr != 0;
+			break;
+		}
+	}
+	fclose(f);
+	return visible;
+}
+
+/* Copy the file FROM to TO (created with MODE). 0 or negative errno; TO is removed on error. */
+static int copy_file(const char *from, const char *to, mode_t mode)
+{
+	char buf[1 << 16];
+	int in = open(from, O_RDONLY | O_CLOEXEC), out, ret = 0;
+	ssize_t n;
+
+	if (in < 0)
+		return -errno;
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	if (out < 0) {
+		ret = -errno;
+		close(in);
+		return ret;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0) {
+		for (ssize_t done = 0; done < n;) {
+			ssize_t w = write(out, buf + done, (size_t)(n - done));
+
+			if (w < 0) {
+				ret = -errno;
+				break;
+			}
+			done += w;
+		}
+		if (ret)
+			break;
+	}
+	if (n < 0 && !ret)
+		ret = -errno;
+	close(in);
+	if (close(out) && !ret)
+		ret = -errno;
+	if (ret)
+		unlink(to);
+	return ret;
+}
+
+/* Put ENTRY at DIR/kallsyms (through DIR/kallsyms.tmp): a hard link where the file system
+ * allows one (no byte is copied), else a copy. 0 or negative errno. */
+static int place_entry(const char *entry, const char *dir)
+{
+	char tmp[4096], path[4096];
+	int ret = 0;
+
+	snprintf(tmp, sizeof(tmp), "%s/kallsyms.tmp", dir);
+	snprintf(path, sizeof(path), "%s/kallsyms", dir);
+	unlink(tmp);
+	if (link(entry, tmp))
+		ret = copy_file(entry, tmp, 0644);
+	if (!ret && rename(tmp, path)) {
+		ret = -errno;
+		unlink(tmp);
+	}
+	return ret;
+}
+
+/*
+ * Remove the entries that can no longer serve: this boot's with other modules (KEEP is the new
+ * one), and other boots' unused for a week (another machine sharing the directory keeps its own
+ * while it is in use).
+ */
+static void cache_prune(const char *cachedir, const char *keep)
+{
+	const char *boot_end = strrchr(keep, '-');
+	size_t boot_len = boot_end ? (size_t)(boot_end - keep) : 0;
+	time_t now = time(NULL);
+	struct dirent *e;
+	DIR *d = opendir(cachedir);
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		struct stat st;
+
+		if (strncmp(e->d_name, "kallsyms-", 9) || !strcmp(e->d_name, keep) ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+			continue;
+		if ((boot_len && !strncmp(e->d_name, keep, boot_len) &&
+		     e->d_name[boot_len] == '-') ||
+		    now - st.st_mtime > 7 * 24 * 3600)
+			unlinkat(dirfd(d), e->d_name, 0);
+	}
+	closedir(d);
+}
+
+int kallsyms_save_cached(const char *procfs, const char *dir, const char *cachedir, int *hit,
+			 char *why, size_t whylen)
+{
+	char key[160], entry[4096], tmp[4096], path[4096];
+	struct stat st;
+	int ret, fd;
+
+	*hit = 0;
+	if (!cachedir || !*cachedir || cache_key(procfs, key, sizeof(key)) ||
+	    !addresses_visible(procfs))
+		return kallsyms_save(procfs, dir, why, whylen);
+	snprintf(entry, sizeof(entry), "%s/%s", cachedir, key);
+	if (!stat(entry, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    !place_entry(entry, dir)) {
+		*hit = 1;
+		return 0;
+	}
+	ret = kallsyms_save(procfs, dir, why, whylen);
+	if (ret)
+		return ret;
+	/* the new entry: written under a temporary name, renamed into place; failures are silent
+	 * (the experiment has its copy) */
+	snprintf(path, sizeof(path), "%s/kallsyms", dir);
+	snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", cachedir, key);
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	unlink(tmp);
+	if ((link(path, tmp) && copy_file(path, tmp, 0644)) || rename(tmp, entry)) {
+		unlink(tmp);
+		return 0;
+	}
+	cache_prune(cachedir, key);
+	return 0;
 }
 
 static int cmp_sym(const void *a, const void *b)

@@ -32,6 +32,18 @@ struct kallsyms {
 int kallsyms_save(const char *procfs, const char *dir, char *why, size_t whylen);
 
 /*
+ * kallsyms_save through a cache of the copy in CACHEDIR (NULL or "": no cache), one entry per
+ * boot and set of loaded modules (PROCFS/sys/kernel/random/boot_id, PROCFS/modules): an entry
+ * is hard linked (or else copied) to DIR/kallsyms, sparing the kernel's slow listing; without
+ * one, the copy is made as kallsyms_save makes it and then stored. The cache is used only when
+ * the addresses are visible to this process, so a hidden run never takes a visible copy nor
+ * stores a zeroed one. *HIT is set to 1 when the entry was used. Returns what kallsyms_save
+ * returns; a cache that cannot be read or written is no error (the copy is made directly).
+ */
+int kallsyms_save_cached(const char *procfs, const char *dir, const char *cachedir, int *hit,
+			 char *why, size_t whylen);
+
+/*
  * Read DIR/kallsyms into K. 0 (K->missing set when there is no such file: lookups then fail),
  * -ENOMEM, or -EINVAL for a malformed file.
  */

@@ -21,6 +21,7 @@
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -601,17 +602,51 @@ static void *drain_main(void *arg)
 	return NULL;
 }
 
+/*
+ * The directory of the kernel symbols' cache, created (0700) if missing, in BUF: the value of
+ * PERFSCOPE_CACHE_DIR (set and empty: no cache), else $XDG_CACHE_HOME/perfscope, else
+ * $HOME/.cache/perfscope. NULL without one.
+ */
+static const char *ksyms_cache_dir(char *buf, size_t len)
+{
+	const char *env = getenv("PERFSCOPE_CACHE_DIR"), *base;
+	char parent[4096];
+
+	if (env) {
+		if (!*env)
+			return NULL;
+		snprintf(buf, len, "%s", env);
+	} else if ((base = getenv("XDG_CACHE_HOME")) && base[0] == '/') {
+		if (snprintf(buf, len, "%s/perfscope", base) >= (int)len)
+			return NULL;
+		mkdir(base, 0700);
+	} else if ((base = getenv("HOME")) && base[0] == '/') {
+		if (snprintf(parent, sizeof(parent), "%s/.cache", base) >= (int)sizeof(parent) ||
+		    snprintf(buf, len, "%s/.cache/perfscope", base) >= (int)len)
+			return NULL;
+		mkdir(parent, 0700);
+	} else {
+		return NULL;
+	}
+	if (mkdir(buf, 0700) && errno != EEXIST)
+		return NULL;
+	return buf;
+}
+
 /* Copy the kernel's symbols into the experiment: 5 MB of text that takes the kernel tens of
- * ms to list, so it runs beside the command at idle priority instead of before it. */
+ * ms to list, so it is taken from a cache kept per boot when it can be (a hard link), and
+ * otherwise made beside the command at idle priority instead of before it. */
 static void *ksyms_main(void *arg)
 {
 	struct sampler *s = arg;
 	struct sched_param sp = {0};
 	const char *procfs;
+	char cache[4096];
 
 	pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
 	psc_machine_roots(&procfs, NULL);
-	if (!kallsyms_save(procfs, s->dir, s->ksyms_why, sizeof(s->ksyms_why)))
+	if (!kallsyms_save_cached(procfs, s->dir, ksyms_cache_dir(cache, sizeof(cache)),
+				  &s->ksyms_cached, s->ksyms_why, sizeof(s->ksyms_why)))
 		s->ksyms_why[0] = 0;
 	return NULL;
 }
