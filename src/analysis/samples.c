@@ -9,7 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Completed on-CPU spans a (thread, cpu) keeps at most: past this, the two closest ones merge. */
+/*
+ * Completed on-CPU spans a (thread, cpu) keeps at most: past this, those every group that has
+ * sampled there is past are dropped (a silent group loses them), and if none is, the two
+ * closest ones merge.
+ */
 #define MAX_SPANS 64
 
 /*
@@ -164,6 +168,36 @@ static int span_add(struct sample_oncpu *o, uint64_t from, uint64_t to)
 }
 
 /*
+ * Drop the spans of O (thread TID on CPU) that every group's sample there is past: all of
+ * them once each group has sampled after their end. With SAMPLED_ONLY, a group that has not
+ * sampled there yet does not hold them (0 when no group has).
+ */
+static void spans_prune(struct sample_walk *w, struct sample_oncpu *o, uint64_t tid, uint64_t cpu,
+			int sampled_only)
+{
+	size_t words = 2 + (size_t)w->nevents;
+	uint64_t oldest = UINT64_MAX, idx;
+	uint32_t keep = 0;
+
+	for (uint32_t g = 0; g < (w->ngroups ? w->ngroups : 1); g++) {
+		uint64_t t = u64map_get(w->prev, state_key(tid, cpu, g), &idx)
+				 ? w->prev_vals[idx * words]
+				 : 0;
+
+		if ((t || !sampled_only) && t < oldest)
+			oldest = t;
+	}
+	if (oldest == UINT64_MAX)
+		return;
+	while (keep < o->n && o->iv[2 * keep + 1] <= oldest)
+		keep++;
+	if (!keep)
+		return;
+	memmove(o->iv, o->iv + 2 * keep, (size_t)(o->n - keep) * 2 * sizeof(uint64_t));
+	o->n -= keep;
+}
+
+/*
  * A switch record: the thread went on or off a CPU. A switch out closes the span that began at
  * the switch in (or at the last switch record, or at the start when no record said when the
  * thread came: the root's first CPU); each group takes of it what is after its last sample.
@@ -180,6 +214,12 @@ static int on_switch(struct sample_walk *w, const struct stream_record *rec)
 	} else {
 		uint64_t from = o->since ? o->since : o->last_rec;
 
+		/*
+		 * Full: a group that never sampled here must not make the others' spans merge
+		 * (off-CPU gaps counted as on-CPU); its first sample starts at the spans kept.
+		 */
+		if (o->n == MAX_SPANS)
+			spans_prune(w, o, tid, cpu, 1);
 		if (span_add(o, from > w->start_ns ? from : w->start_ns, rec->ticks))
 			return -ENOMEM;
 		o->since = 0;
@@ -187,32 +227,6 @@ static int on_switch(struct sample_walk *w, const struct stream_record *rec)
 	}
 	o->last_rec = rec->ticks;
 	return 0;
-}
-
-/*
- * Drop the spans of O (thread TID on CPU) that every group's sample there is past: all of
- * them once each group has sampled after their end.
- */
-static void spans_prune(struct sample_walk *w, struct sample_oncpu *o, uint64_t tid, uint64_t cpu)
-{
-	size_t words = 2 + (size_t)w->nevents;
-	uint64_t oldest = UINT64_MAX, idx;
-	uint32_t keep = 0;
-
-	for (uint32_t g = 0; g < (w->ngroups ? w->ngroups : 1); g++) {
-		uint64_t t = u64map_get(w->prev, state_key(tid, cpu, g), &idx)
-				 ? w->prev_vals[idx * words]
-				 : 0;
-
-		if (t < oldest)
-			oldest = t;
-	}
-	while (keep < o->n && o->iv[2 * keep + 1] <= oldest)
-		keep++;
-	if (!keep)
-		return;
-	memmove(o->iv, o->iv + 2 * keep, (size_t)(o->n - keep) * 2 * sizeof(uint64_t));
-	o->n -= keep;
 }
 
 /*
@@ -360,7 +374,7 @@ static int on_sample(struct sample_walk *w, const struct stream_record *rec, con
 
 		if (!o || sample_spans(w, o, last, &s))
 			return -ENOMEM;
-		spans_prune(w, o, tid, cpu);
+		spans_prune(w, o, tid, cpu, 0);
 	} else {
 		w->spans[0] = s.from_ns;
 		w->spans[1] = s.ns;

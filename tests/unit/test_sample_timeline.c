@@ -7,7 +7,8 @@
  * before switch records existed) spreads over the wall time before each sample as it did;
  * more spans than a state keeps still hand out the whole delta; with two groups each sample
  * takes the spans after its own group's previous sample from the one set its thread has on
- * that CPU. Losses and markers: the kernel's
+ * that CPU, and a group that never samples there does not hold them (test_silent_group). Losses
+ * and markers: the kernel's
  * lost records and throttling are counted exactly, exec, throttle and exit are markers at their
  * times, and the timeline and the report say them.
  */
@@ -329,6 +330,108 @@ static void test_groups_share_spans(void **state)
 	release(&e, &syms, &t);
 }
 
+/* Group 0's samples with their spans (us from the file's start), for test_silent_group. */
+struct spans_seen {
+	uint64_t t0;
+	size_t n;
+	uint64_t spans[40][12];
+	uint32_t nspans[40];
+};
+
+static int collect_spans(void *ctx, const struct sample *s)
+{
+	struct spans_seen *c = ctx;
+
+	assert_int_equal(s->group, 0);
+	assert_true(c->n < 40 && s->nspans <= 6);
+	c->nspans[c->n] = (uint32_t)s->nspans;
+	for (size_t i = 0; i < 2 * s->nspans; i++)
+		c->spans[c->n][i] = (s->spans[i] - c->t0) / 1000;
+	c->n++;
+	return 0;
+}
+
+/*
+ * A group that never samples on a (thread, CPU) does not hold its spans (review s7 #3): the
+ * root runs 100 us spans on CPU 0, 120 of them (more than a state keeps), with off-CPU gaps
+ * that shrink (300, 299, .. us), so that merging would join the newest ones. Group 0
+ * (cpu-clock) samples 50 us into every 4th span; group 1 (page-faults) never samples. Each of
+ * group 0's samples has exactly the spans since its previous one: the rest of that span, the
+ * three whole spans between, and its own span up to the sample.
+ */
+static void test_silent_group(void **state)
+{
+	const uint64_t pt = (uint64_t)ROOT | (uint64_t)ROOT << 32, m0 = 0, m1 = PF, us = 1000;
+	char dir[128], path[256], err[512] = "";
+	struct psc_stream_header h;
+	struct spans_seen *seen = calloc(1, sizeof(*seen));
+	struct sample_walk w = {0};
+	struct sample_out *o;
+	struct experiment e;
+	uint64_t on[120], at = 1000 * us, p[7];
+	FILE *f;
+	int fd;
+
+	(void)state;
+	assert_non_null(seen);
+	snprintf(dir, sizeof(dir), "%s/silent", tmpdir);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(path, sizeof(path), "%s/meta.json", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "{\"version\": 1, \"sampling\": {\"frequency\": 1000, \"inherit\": true, "
+		   "\"events\": [{\"name\": \"cpu-clock\", \"state\": \"group\", \"status\": 0}, "
+		   "{\"name\": \"page-faults\", \"state\": \"own group\", \"status\": 0}]}}\n");
+	fclose(f);
+	assert_int_equal(sample_out_open(&o, dir, ROOT, 2, PSC_FEAT_SWITCHES), 0);
+	snprintf(path, sizeof(path), "%s/samples.%d", dir, ROOT);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(read(fd, &h, sizeof(h)), sizeof(h));
+	close(fd);
+	seen->t0 = h.start_ns;
+	rec(o, h.start_ns, 0, PSC_REC_SAMPLE_GROUP, 0, &m0, 1);
+	rec(o, h.start_ns, 0, PSC_REC_SAMPLE_GROUP, 1, &m1, 1);
+	sw_at(o, h.start_ns, 0, 1);
+	for (uint64_t i = 0; i < 120; i++) {
+		on[i] = at;
+		sw_at(o, h.start_ns, at, 0);
+		if (i % 4 == 0) {
+			/* pid/tid, ip, cpu 0, nr 1, enabled, running, value */
+			p[0] = pt, p[1] = 0x1000, p[2] = 0, p[3] = 1;
+			p[4] = p[5] = p[6] = (i + 1) * 100 * us;
+			rec(o, h.start_ns, at + 50 * us, PSC_REC_SAMPLE, 0, p, 7);
+		}
+		sw_at(o, h.start_ns, at + 100 * us, 1);
+		at += 100 * us + (300 - i) * us;
+	}
+	assert_int_equal(sample_out_close(o), 0);
+
+	if (experiment_open(&e, dir, err, sizeof(err)))
+		fail_msg("%s", err);
+	if (samples_walk(&e, &w, collect_spans, seen, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(seen->n, 30);
+	for (size_t k = 1; k < 30; k++) {
+		uint64_t want[10], b = 4 * k;
+
+		want[0] = on[b - 4] / us + 50, want[1] = on[b - 4] / us + 100;
+		for (uint64_t j = 1; j <= 3; j++)
+			want[2 * j] = on[b - 4 + j] / us,
+				 want[2 * j + 1] = on[b - 4 + j] / us + 100;
+		want[8] = on[b] / us, want[9] = on[b] / us + 50;
+		assert_int_equal(seen->nspans[k], 5);
+		for (size_t i = 0; i < 10; i++)
+			if (seen->spans[k][i] != want[i])
+				fail_msg("sample %zu: span bound %zu at %llu us, want %llu", k, i,
+					 (unsigned long long)seen->spans[k][i],
+					 (unsigned long long)want[i]);
+	}
+	sample_walk_release(&w);
+	experiment_release(&e);
+	free(seen);
+}
+
 /*
  * Losses and markers: the root's exec at 0, a sample at 1 ms, the kernel's two lost records
  * (5 and 7 samples), the root throttled at 2 ms and unthrottled at 3 ms, a second sample at
@@ -421,11 +524,9 @@ static void test_losses_and_markers(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_on_cpu_spans),
-	    cmocka_unit_test(test_without_switch_records),
-	    cmocka_unit_test(test_many_spans),
-	    cmocka_unit_test(test_groups_share_spans),
-	    cmocka_unit_test(test_losses_and_markers),
+	    cmocka_unit_test(test_on_cpu_spans), cmocka_unit_test(test_without_switch_records),
+	    cmocka_unit_test(test_many_spans),	 cmocka_unit_test(test_groups_share_spans),
+	    cmocka_unit_test(test_silent_group), cmocka_unit_test(test_losses_and_markers),
 	};
 
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
