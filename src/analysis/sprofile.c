@@ -161,7 +161,11 @@ static void count_incl(struct sample_profile *p, struct sprof_row *row, const st
 /*
  * The callers of the leader's sample S (return addresses: named at the call, ADDR - 1) into
  * the inclusive counts and b->path, outermost first, kernel frames below the user ones (those
- * no kernel symbol names are left out). The number of callers on the path, or -ENOMEM.
+ * no kernel symbol names are left out). A sample in the kernel's first user frame is where the
+ * thread entered the kernel, not a return address: the interrupted or faulting instruction
+ * itself (after a fault on a function's first instruction, ADDR - 1 is in the function before),
+ * or the one after a system call, in practice still in the calling function: it is named at ADDR.
+ * The number of callers on the path, or -ENOMEM.
  */
 static long add_callers(struct build *b, const struct sample *s)
 {
@@ -178,7 +182,8 @@ static long add_callers(struct build *b, const struct sample *s)
 		b->pathcap = cap;
 	}
 	for (size_t k = s->nchain; k-- > 0;) {
-		uint64_t addr = s->chain[k] ? s->chain[k] - 1 : 0;
+		uint64_t addr =
+		    s->chain[k] && !(s->kernel && k == s->nkchain) ? s->chain[k] - 1 : s->chain[k];
 		struct sym_info sym;
 		struct sprof_row *r;
 

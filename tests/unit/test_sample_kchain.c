@@ -7,7 +7,8 @@
  * kernel, the user part being the same as for a sample without kernel frames; a kernel frame
  * no symbol names is left out of the path and counted in a caveat; a sample that says it has
  * more kernel frames than frames is an error at its byte offset; an experiment recorded in user
- * space only says that its chains have no kernel frames. Exact text throughout.
+ * space only says that its chains have no kernel frames; the user instruction where the kernel
+ * was entered is named at itself, not as a return address. Exact text throughout.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -135,15 +136,19 @@ static void sample(struct sample_out *o, uint64_t t0, int at, uint64_t ip, int k
 	assert_int_equal(sample_out_add(o, t0 + (uint64_t)at * MS, PSC_REC_SAMPLE, 0, p, 7 + n), 0);
 }
 
+enum kind { K_OK, K_BAD, K_FIRST_INSN };
+
 /*
  * The experiment DIR: 3 samples in clear_page_erms called by exc_page_fault called by
  * asm_exc_page_fault entered from user_walk called by user_main; 1 in clear_page_erms whose
- * caller has no symbol; 1 in user_walk itself. With BAD, a sixth sample claims 3 kernel frames
- * of a chain of 2.
+ * caller has no symbol; 1 in user_walk itself. With K_BAD, a sixth sample claims 3 kernel
+ * frames of a chain of 2. With K_FIRST_INSN, the kernel was entered at user_walk's first
+ * instruction (a fault there), so ADDR - 1 is before user_walk.
  */
-static void write_experiment(const char *dir, int bad)
+static void write_experiment(const char *dir, enum kind kind)
 {
-	uint64_t uip = inside(user_walk), ret = inside(user_main);
+	uint64_t uip = kind == K_FIRST_INSN ? (uint64_t)(uintptr_t)user_walk : inside(user_walk),
+		 ret = inside(user_main);
 	const uint64_t named[] = {K_EXC + 0x20, K_ASM + 0x30, uip, ret};
 	const uint64_t unnamed[] = {K_UNNAMED, K_ASM + 0x30, uip, ret};
 	const uint64_t user[] = {ret};
@@ -175,7 +180,7 @@ static void write_experiment(const char *dir, int bad)
 		sample(o, t0, i, K_CLEAR + 0x10, 1, named, 4, 2);
 	sample(o, t0, 4, K_CLEAR + 0x10, 1, unnamed, 4, 2);
 	sample(o, t0, 5, inside(user_walk) + 4, 0, user, 1, 0);
-	if (bad)
+	if (kind == K_BAD)
 		sample(o, t0, 6, K_CLEAR + 0x10, 1, named, 2, 3);
 	assert_int_equal(sample_out_close(o), 0);
 }
@@ -206,7 +211,7 @@ static void test_kernel_frames_in_tree(void **state)
 	(void)state;
 	assert_int_equal(user_main(data), 0);
 	snprintf(dir, sizeof(dir), "%s/ok", tmpdir);
-	write_experiment(dir, 0);
+	write_experiment(dir, K_OK);
 	if (experiment_open(&e, dir, err, sizeof(err)))
 		fail_msg("%s", err);
 	assert_int_equal(symtab_init(&syms, dir), 0);
@@ -264,7 +269,7 @@ static void test_kernel_frames_in_tree(void **state)
 
 	/* more kernel frames than frames: said at the sample's word 2 */
 	snprintf(dir, sizeof(dir), "%s/bad", tmpdir);
-	write_experiment(dir, 1);
+	write_experiment(dir, K_BAD);
 	if (experiment_open(&e, dir, err, sizeof(err)))
 		fail_msg("%s", err);
 	assert_int_equal(symtab_init(&syms, dir), 0);
@@ -276,10 +281,55 @@ static void test_kernel_frames_in_tree(void **state)
 	experiment_release(&e);
 }
 
+/*
+ * A fault on user_walk's first instruction (review s7 #8): the user IP where the kernel was
+ * entered is named at itself, not at IP - 1 like a return address, so the kernel frames hang
+ * under user_walk, the same tree as with an IP inside it.
+ */
+static void test_entry_at_first_instruction(void **state)
+{
+	char dir[128], err[512] = "", *text;
+	struct experiment e;
+	struct symtab syms;
+	struct sample_profile p;
+	struct sample_report r = {0};
+	struct sample_view v = {.tree = 1};
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/first", tmpdir);
+	write_experiment(dir, K_FIRST_INSN);
+	if (experiment_open(&e, dir, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(symtab_init(&syms, dir), 0);
+	if (sample_profile_build(&p, &e, &syms, 0, 0, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(p.samples, 5);
+	r.e = &e;
+	r.p = &p;
+	if (sample_report_setup(&r, &p, &v, err, sizeof(err)))
+		fail_msg("%s", err);
+	text = print(sample_print_tree, &r);
+	assert_string_equal(
+	    text, "Call tree from the samples' call chains (callees by inclusive "
+		  "samples):\n"
+		  "    samples     incl.      self   est. time  function\n"
+		  "          5   100.0 %     0.0 %     5.00 ms  user_main\n"
+		  "          5   100.0 %    20.0 %     5.00 ms    user_walk\n"
+		  "          4    80.0 %     0.0 %     4.00 ms      [k] asm_exc_page_fault\n"
+		  "          3    60.0 %     0.0 %     3.00 ms        [k] exc_page_fault\n"
+		  "          3    60.0 %    60.0 %     3.00 ms          [k] clear_page_erms\n"
+		  "          1    20.0 %    20.0 %     1.00 ms        [k] clear_page_erms\n");
+	free(text);
+	sample_profile_release(&p);
+	symtab_release(&syms);
+	experiment_release(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_kernel_frames_in_tree),
+	    cmocka_unit_test(test_entry_at_first_instruction),
 	};
 
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
