@@ -5,9 +5,11 @@
 # that entry (a marker symbol put into the entry shows up in the experiment) and does not write
 # it again. A run that cannot see the addresses (a procfs whose kallsyms reads as zeros, the
 # same boot_id) neither takes the entry nor stores one: it has no kallsyms, as without a cache.
-# A cache directory that cannot be created still gives the direct copy, silently; an empty
-# PERFSCOPE_CACHE_DIR turns the cache off; without it the cache is $XDG_CACHE_HOME/perfscope,
-# else ~/.cache/perfscope. Needs kernel sampling and readable kernel addresses: else skipped.
+# When the modules change (name, size or address; not a use count), a new entry replaces the
+# boot's old one; an entry of another boot goes once 7 days old. A cache directory that cannot
+# be created still gives the direct copy, silently; an empty PERFSCOPE_CACHE_DIR turns the
+# cache off; without it the cache is $XDG_CACHE_HOME/perfscope, else ~/.cache/perfscope. Needs
+# kernel sampling and readable kernel addresses: else skipped.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 psc_init
@@ -67,6 +69,30 @@ expect_no_file "$T/h/kallsyms" "no kallsyms with the addresses hidden, cache or 
 expect_grep "kernel functions will show as [kernel]" "$T/hid.err" "record says kernel functions will not be named"
 expect_eq "$inode" "$(stat -c %i "$entry")" "the hidden run does not store an entry"
 expect_eq 1 "$(find "$C" -type f | wc -l)" "still one file in the cache"
+
+# the modules change (a procfs with the same boot_id, visible addresses and a modules file):
+# a new entry, and the boot's entry for the old modules is removed; another boot's entry is
+# kept while recent, removed once 7 days old
+mkdir -p "$T/mp/sys/kernel/random"
+cp -r "$T/proc/sys/kernel/." "$T/mp/sys/kernel/"
+awk '$2 ~ /^[tTwW]$/' /proc/kallsyms >"$T/mp/kallsyms"
+echo "psc_mod 16384 0 - Live 0xffffffffc0000000" >"$T/mp/modules"
+touch "$C/kallsyms-other-recent"
+touch -d '8 days ago' "$C/kallsyms-other-old"
+PERFSCOPE_PROCFS_ROOT=$T/mp PERFSCOPE_CACHE_DIR=$C record_or_die mod1 "$T/m1" --sample=1000 -- true
+expect_file "$T/m1/kallsyms" "kallsyms with the fake procfs"
+expect_no_file "$entry" "the entry for the old modules is removed"
+mods1=("$C"/kallsyms-"$boot"-*)
+expect_eq 1 "${#mods1[@]}" "one entry of this boot"
+expect_ne "$entry" "${mods1[0]}" "a new entry for the new modules"
+expect_file "$C/kallsyms-other-recent" "another boot's recent entry is kept"
+expect_no_file "$C/kallsyms-other-old" "another boot's entry 8 days old is removed"
+echo "psc_mod 16384 3 - Live 0xffffffffc0000000" >"$T/mp/modules"
+PERFSCOPE_PROCFS_ROOT=$T/mp PERFSCOPE_CACHE_DIR=$C record_or_die mod2 "$T/m2" --sample=1000 -- true
+expect_eq "${mods1[0]}" "$(echo "$C"/kallsyms-"$boot"-*)" "a module's use count is not a change"
+echo "psc_mod 16384 0 - Live 0xffffffffc0004000" >"$T/mp/modules"
+PERFSCOPE_PROCFS_ROOT=$T/mp PERFSCOPE_CACHE_DIR=$C record_or_die mod3 "$T/m3" --sample=1000 -- true
+expect_ne "${mods1[0]}" "$(echo "$C"/kallsyms-"$boot"-*)" "a module loaded elsewhere is a change"
 
 # a cache directory that cannot be created: the direct copy, no message
 echo file >"$T/afile"
