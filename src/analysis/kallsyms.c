@@ -255,23 +255,19 @@ static void cache_prune(const char *cachedir, const char *keep)
 	closedir(d);
 }
 
-int kallsyms_save_cached(const char *procfs, const char *dir, const char *cachedir, int *hit,
-			 char *why, size_t whylen)
+int kallsyms_save_cached(const char *procfs, const char *dir, const char *cachedir, char *why,
+			 size_t whylen)
 {
 	char key[160], entry[4096], tmp[4096], path[4096];
 	struct stat st;
 	int ret, fd;
 
-	*hit = 0;
 	if (!cachedir || !*cachedir || cache_key(procfs, key, sizeof(key)) ||
 	    !addresses_visible(procfs))
 		return kallsyms_save(procfs, dir, why, whylen);
 	snprintf(entry, sizeof(entry), "%s/%s", cachedir, key);
-	if (!stat(entry, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
-	    !place_entry(entry, dir)) {
-		*hit = 1;
+	if (!stat(entry, &st) && S_ISREG(st.st_mode) && st.st_size > 0 && !place_entry(entry, dir))
 		return 0;
-	}
 	ret = kallsyms_save(procfs, dir, why, whylen);
 	if (ret)
 		return ret;

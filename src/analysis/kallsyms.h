@@ -37,11 +37,11 @@ int kallsyms_save(const char *procfs, const char *dir, char *why, size_t whylen)
  * is hard linked (or else copied) to DIR/kallsyms, sparing the kernel's slow listing; without
  * one, the copy is made as kallsyms_save makes it and then stored. The cache is used only when
  * the addresses are visible to this process, so a hidden run never takes a visible copy nor
- * stores a zeroed one. *HIT is set to 1 when the entry was used. Returns what kallsyms_save
+ * stores a zeroed one. Returns what kallsyms_save
  * returns; a cache that cannot be read or written is no error (the copy is made directly).
  */
-int kallsyms_save_cached(const char *procfs, const char *dir, const char *cachedir, int *hit,
-			 char *why, size_t whylen);
+int kallsyms_save_cached(const char *procfs, const char *dir, const char *cachedir, char *why,
+			 size_t whylen);
 
 /*
  * Read DIR/kallsyms into K. 0 (K->missing set when there is no such file: lookups then fail),

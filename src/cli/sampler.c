@@ -7,6 +7,7 @@
 #include "../core/clock.h"
 #include "../core/compiler.h"
 #include "../core/cpuinfo.h"
+#include "../core/env.h"
 #include "../core/format.h"
 
 #include <errno.h>
@@ -609,7 +610,7 @@ static void *drain_main(void *arg)
  */
 static const char *ksyms_cache_dir(char *buf, size_t len)
 {
-	const char *env = getenv("PERFSCOPE_CACHE_DIR"), *base;
+	const char *env = getenv(PSC_ENV_CACHE_DIR), *base;
 	char parent[4096];
 
 	if (env) {
@@ -646,7 +647,7 @@ static void *ksyms_main(void *arg)
 	pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
 	psc_machine_roots(&procfs, NULL);
 	if (!kallsyms_save_cached(procfs, s->dir, ksyms_cache_dir(cache, sizeof(cache)),
-				  &s->ksyms_cached, s->ksyms_why, sizeof(s->ksyms_why)))
+				  s->ksyms_why, sizeof(s->ksyms_why)))
 		s->ksyms_why[0] = 0;
 	return NULL;
 }

@@ -71,7 +71,6 @@ struct sampler {
 	int ksyms_started;
 	const char *dir;
 	char ksyms_why[512]; /* why the copy failed, "" when it did not */
-	int ksyms_cached;    /* the copy came from the cache (kallsyms_save_cached) */
 	uint64_t samples, lost, throttled;
 	uint64_t late; /* records published after later ones were written: given their time */
 };

@@ -1,6 +1,7 @@
 /*
- * env.h - every environment variable the CLI passes to the runtime, and the few that tests
- * use to substitute fakes. Nothing else in perfscope reads the environment by name.
+ * env.h - every environment variable the CLI passes to the runtime, the few that tests use to
+ * substitute fakes, and the CLI's cache directory. Nothing else in perfscope reads the
+ * environment by name.
  */
 #ifndef PSC_ENV_H
 #define PSC_ENV_H
@@ -35,6 +36,10 @@
 #define PSC_ENV_COMPRESS "PERFSCOPE_COMPRESS"
 /* Force the clock source: "tsc" or "monotonic" (testing and odd hardware). */
 #define PSC_ENV_CLOCK "PERFSCOPE_CLOCK"
+
+/* CLI only: where `record --sample` keeps its per-boot copy of /proc/kallsyms; set and empty:
+ * no cache (unset: $XDG_CACHE_HOME/perfscope, else ~/.cache/perfscope). */
+#define PSC_ENV_CACHE_DIR "PERFSCOPE_CACHE_DIR"
 
 /* Testing only: "OFFSET_NS:DRIFT_PPM" added to every CLOCK_MONOTONIC reading of the runtime in
  * this process, so that MPI clock alignment can be checked against a known skew. */

@@ -55,6 +55,8 @@ psc_init() {
 	T=$(mktemp -d "${TMPDIR:-/tmp}/psc-e2e.XXXXXX")
 	# a missing measurement must never look like a passing one: no inherited settings
 	unset PERFSCOPE_OUT PERFSCOPE_EVENTS
+	# record --sample's kallsyms cache: the test's own, never the user's ~/.cache
+	export PERFSCOPE_CACHE_DIR=$T/cache
 	export LC_ALL=C
 	cd "$T" || die "cannot enter $T"
 }
