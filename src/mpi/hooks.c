@@ -88,6 +88,8 @@ static void mpi_started(struct mpi_call *c, int ret, int provided)
 	uint64_t payload[2];
 	int active = psc_rt_active(), all_active = 0;
 
+	/* an MPI library loaded with dlopen (not linked) is mapped by now */
+	mpi_sites_scan();
 	if (ret != MPI_SUCCESS) {
 		mpi_call_end(c, NULL, 0);
 		return;

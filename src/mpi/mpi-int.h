@@ -38,9 +38,42 @@ struct mpi_call {
 	MPI_Comm comm;		 /* Comm_free's communicator before the call */
 };
 
-static inline void mpi_call_begin(struct mpi_call *c, unsigned id, void *site)
+/* The executable ranges of the MPI libraries' code (sites.c), for telling whether the
+ * wrapper's caller is the user's code or an MPI binding (MPICH's Fortran ones). */
+#define MPI_LIB_RANGES 16
+struct mpi_lib_ranges {
+	int n;
+	uintptr_t lo[MPI_LIB_RANGES], hi[MPI_LIB_RANGES];
+};
+extern struct mpi_lib_ranges mpi_lib_ranges;
+
+/* (Re)build mpi_lib_ranges from the objects loaded now (at load time and after MPI_Init). */
+void mpi_sites_scan(void);
+
+/* Whether code address A lies in an MPI library. */
+static inline int mpi_in_library(uintptr_t a)
+{
+	int n = __atomic_load_n(&mpi_lib_ranges.n, __ATOMIC_ACQUIRE);
+
+	for (int i = 0; i < n; i++)
+		if (a >= mpi_lib_ranges.lo[i] && a < mpi_lib_ranges.hi[i])
+			return 1;
+	return 0;
+}
+
+/* The first return address outside the MPI libraries above the frame that returns to RA (the
+ * caller of the wrapper, an MPI binding), found by unwinding; RA when there is none. Call it
+ * from the wrapper itself (inlined into it), so that the unwinder passes RA's frame. */
+__attribute__((noinline, cold)) void *mpi_site_above(void *ra);
+
+/* SITE is the wrapper's return address: the user's code, or a binding of the MPI library
+ * (MPICH's mpi_send_ calls MPI_Send), whose own caller is then the call site. */
+static inline __attribute__((always_inline)) void mpi_call_begin(struct mpi_call *c, unsigned id,
+								 void *site)
 {
 	c->id = id;
+	if (unlikely(mpi_in_library((uintptr_t)site - 1)))
+		site = mpi_site_above(site);
 	c->site = (uint64_t)(uintptr_t)site;
 	psc_rt_mpi_enter(id);
 }

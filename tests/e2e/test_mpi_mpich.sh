@@ -55,6 +55,41 @@ loaded_wrappers() {
 	printf '%s\n' "${w:-none}"
 }
 
+# sites_check NAME DIR SOURCE: the worst call sites of `perfscope mpi DIR --patterns --csv` are
+# in the Fortran program SOURCE and not in libmpichfort, whose bindings call the C wrappers:
+# each row names SOURCE's main program (MAIN__), SOURCE, and a line of SOURCE that calls the
+# row's routine. At least MIN rows.
+sites_check() {
+	local name=$1 dir=$2 src=$3 min=$4 got
+	run "$name" "$PERFSCOPE" mpi "$dir" --patterns --csv
+	expect_eq 0 "$RC" "$name: perfscope mpi --patterns --csv exit status"
+	PSC_CHECKS=$((PSC_CHECKS + 1))
+	got=$(python3 - "$T/$name.out" "$src" "$min" <<'P'
+import csv, io, os, re, sys
+out, src, least = sys.argv[1], sys.argv[2], int(sys.argv[3])
+lines = open(src).read().split("\n")
+# the call-site table: the CSV block whose header names file and line
+blocks = open(out).read().strip().split("\n\n")
+rows = [r for b in blocks for r in csv.DictReader(io.StringIO(b)) if "file" in r]
+bad = []
+for r in rows:
+    call = re.compile(r"call\s+%s\s*\(" % re.escape(r["routine"]), re.I)
+    n = int(r["line"]) if r["line"].isdigit() else 0
+    same = os.path.isfile(r["file"]) and os.path.samefile(r["file"], src)
+    if r["function"] != "MAIN__" or not same or not (0 < n <= len(lines)) or \
+            not call.search(lines[n - 1]):
+        bad.append("%s %s %s:%s %s" % (r["pattern"], r["function"], r["file"], r["line"], r["routine"]))
+if len(rows) < least:
+    bad.append("fewer than %d rows" % least)
+print("%d rows" % len(rows) + (", bad: " + "; ".join(bad) if bad else ""))
+P
+)
+	case $got in
+	*bad*) fail "$name: call sites not in $src: $got" ;;
+	*) note "$name: call sites: $got" ;;
+	esac
+}
+
 # 1. the ring through record --mpi -- mpiexec.mpich
 np=4
 mpich_record rec "$T/ring" "$np" "$ring" -b 10 -m "$T/ring.marks"
@@ -125,6 +160,8 @@ if [ "$PSC_FORTRAN" = ON ]; then
 				"Fortran: rank $k: ${r%:*} calls"
 		done
 	done
+	# every rank but the first to hold the token waits in MPI_Recv: its site is ring_f.f90's
+	sites_check sites-f "$T/rf" "$PSC_SOURCE/examples/mpi/ring_f.f90" 1
 
 	# 3b. Fortran 2008 (use mpi_f08, ring_f08.f90): MPICH 4.0's procedures with a buffer
 	# (mpi_send_f08ts_) call the C MPI_Send, the others (mpi_init_f08_, mpi_wait_f08_ ...)
@@ -175,6 +212,7 @@ if [ "$PSC_FORTRAN" = ON ]; then
 		expect_eq $((9 * rounds * b)) "$(csv_get "$T/traffic-f08.out" bytes sender="$k" receiver="$j")" "f08: bytes $k -> $j"
 	done
 	expect_eq 1 "$(csv_get "$T/traffic-f08.out" matched sender=1 receiver=0)" "f08: matched 1 -> 0"
+	sites_check sites-f08 "$T/f08" "$PSC_SOURCE/examples/mpi/ring_f08.f90" 1
 else
 	note "Fortran support is off in this build: MPICH's Fortran bindings not checked"
 fi
