@@ -426,8 +426,8 @@ def gen_f08_mpich(calls):
     Comm_create_group, Cart_create, Comm_free) were checked against MPICH 4.0.2 alone (Debian
     12's mpich 4.0.2-3+b1: nm -D and objdump -d of libmpichfort.so.12, and
     tests/e2e/test_mpi_mpich.sh's mpi_f08 ring). MPICH >= 4.1 compiles none of them: its
-    procedures were not available here to check, so its mpi_f08 calls without a buffer are not
-    recorded."""
+    procedures were not available here to check; its mpi_f08 calls without a buffer are
+    recorded only if they go through the C MPI_X (not checked)."""
     out = ["/*",
            " * MPICH 4.0's mpi_f08 procedures that call PMPI_X (gen-wrappers.py gen_f08_mpich).",
            " * MPI_STATUS(ES)_IGNORE of its mpi_f08 module: objects of libmpichfort, referenced",
