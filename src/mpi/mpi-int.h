@@ -62,9 +62,10 @@ static inline int mpi_in_library(uintptr_t a)
 }
 
 /* The first return address outside the MPI libraries above the frame that returns to RA (the
- * caller of the wrapper, an MPI binding), found by unwinding; RA when there is none. Call it
- * from the wrapper itself (inlined into it), so that the unwinder passes RA's frame. */
-__attribute__((noinline, cold)) void *mpi_site_above(void *ra);
+ * caller of the wrapper, an MPI binding), found by unwinding (or where unwinding found it
+ * before, relative to CFA, the wrapper's __builtin_dwarf_cfa()); RA when there is none. Call
+ * it from the wrapper itself (inlined into it), so that the unwinder passes RA's frame. */
+__attribute__((noinline, cold)) void *mpi_site_above(void *ra, void *cfa);
 
 /* SITE is the wrapper's return address: the user's code, or a binding of the MPI library
  * (MPICH's mpi_send_ calls MPI_Send), whose own caller is then the call site. */
@@ -73,7 +74,7 @@ static inline __attribute__((always_inline)) void mpi_call_begin(struct mpi_call
 {
 	c->id = id;
 	if (unlikely(mpi_in_library((uintptr_t)site - 1)))
-		site = mpi_site_above(site);
+		site = mpi_site_above(site, __builtin_dwarf_cfa());
 	c->site = (uint64_t)(uintptr_t)site;
 	psc_rt_mpi_enter(id);
 }

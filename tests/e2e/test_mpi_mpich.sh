@@ -213,6 +213,44 @@ if [ "$PSC_FORTRAN" = ON ]; then
 	done
 	expect_eq 1 "$(csv_get "$T/traffic-f08.out" matched sender=1 receiver=0)" "f08: matched 1 -> 0"
 	sites_check sites-f08 "$T/f08" "$PSC_SOURCE/examples/mpi/ring_f08.f90" 1
+
+	# 3c. the call site's cache (src/mpi/sites.c): 3000 MPI_Test calls from one line through
+	# libmpichfort's mpi_test_ all get that line's return address, in the program's mapping
+	cat >"$T/tl.f90" <<'F'
+program tl
+  use mpi
+  implicit none
+  integer :: ierr, req, i
+  integer :: status(MPI_STATUS_SIZE)
+  logical :: flag
+  call MPI_Init(ierr)
+  req = MPI_REQUEST_NULL
+  do i = 1, 3000
+    call MPI_Test(req, flag, status, ierr)
+  end do
+  call MPI_Finalize(ierr)
+end program
+F
+	mpifort.mpich -g -o "$T/tl" "$T/tl.f90" >"$T/tl.cc.log" 2>&1 || die "cannot build tl.f90: $(cat "$T/tl.cc.log")"
+	mpich_record rec-tl "$T/tl.exp" 1 "$T/tl"
+	run dump-tl "$PERFSCOPE" dump "$T/tl.exp"
+	expect_eq 0 "$RC" "tl: perfscope dump exit status"
+	got=$(python3 - "$T/dump-tl.out" "$T/tl.exp" "$T/tl" <<'P'
+import collections, glob, os, re, sys
+dump, exp, prog = sys.argv[1:]
+sites = collections.Counter(int(m.group(1), 16) for m in
+                            re.finditer(r"mpi-leave\s+MPI_Test site=0x([0-9a-f]+)", open(dump).read()))
+maps = [l.split() for f in glob.glob(exp + "/maps.*") for l in open(f) if not l.startswith("#")]
+def where(a):
+    for m in maps:
+        lo, hi = (int(x, 16) for x in m[0].split("-"))
+        if lo <= a < hi and len(m) > 5:
+            return os.path.basename(m[5])
+    return "?"
+print(" ".join("%d@%s" % (n, where(a)) for a, n in sites.items()))
+P
+)
+	expect_eq "3000@tl" "$got" "tl: MPI_Test call sites (calls@object)"
 else
 	note "Fortran support is off in this build: MPICH's Fortran bindings not checked"
 fi
