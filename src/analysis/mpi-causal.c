@@ -21,12 +21,19 @@
  * root's; at the root of an all-to-one every non-root's; in a scan the enters of the ranks
  * up to it. The end is the call's leave, or for a non-blocking collective the leave of the
  * call completing its request (Wait or Test family); the enters are the (I-)calls'.
+ * Only data makes an edge (a barrier always synchronises): a participant that receives no
+ * bytes (a Scatterv non-root with recvcount 0, an Alltoallv rank with a zero row) follows
+ * nobody, and one that sends none (a Gatherv sender of 0 bytes) is followed by nobody; MPI
+ * promises nothing of those, and Open MPI's basic algorithms skip zero-count transfers.
  */
 struct coll_end {
 	uint32_t call; /* whose leave ends the participation */
 	uint32_t coll; /* in m->colls */
 	uint32_t k;    /* the participant: m->coll_calls[first + k] */
 };
+
+/* A participant's role (colls.role): it sends or receives bytes */
+enum { COLL_SRC = 1, COLL_DST = 2 };
 
 struct coll_state {
 	enum mpi_kind kind;	    /* the edges' shape (a non-blocking one: its blocking twin's);
@@ -42,6 +49,8 @@ struct colls {
 	struct coll_state *st; /* per operation */
 	struct coll_end *ends; /* sorted by call */
 	size_t nends;
+	uint8_t *role; /* per participant (as m->coll_calls): COLL_SRC | COLL_DST */
+	int64_t *pmax; /* per participant of a scan: latest source enter up to it */
 };
 
 /* The blocking kind of a non-blocking collective (Iallreduce: Allreduce's), from
@@ -63,32 +72,36 @@ static uint32_t call_item(const struct mpi_model *m, uint32_t c, unsigned kind)
 	return MPI_NONE;
 }
 
-/* Does participant K's end follow participant J's enter? */
-static int coll_edge(const struct coll_state *s, uint32_t k, uint32_t j)
+/* Is participant J's enter one that the receiving ends of its operation follow (for a
+ * one-to-all and an all-to-one, J the root resp. a non-root; ROLE the operation's)? */
+static int coll_source(const struct coll_state *s, const uint8_t *role, uint32_t j)
 {
+	if (!(role[j] & COLL_SRC))
+		return 0;
 	switch (s->kind) {
 	case MPI_KIND_BARRIER:
 	case MPI_KIND_ALL_TO_ALL:
+	case MPI_KIND_SCAN:
 		return 1;
 	case MPI_KIND_ONE_TO_ALL:
-		return s->root_k >= 0 && k != (uint32_t)s->root_k && j == (uint32_t)s->root_k;
+		return s->root_k >= 0 && j == (uint32_t)s->root_k;
 	case MPI_KIND_ALL_TO_ONE:
-		return s->root_k >= 0 && k == (uint32_t)s->root_k && j != k;
-	case MPI_KIND_SCAN:
-		return j <= k;
+		return s->root_k >= 0 && j != (uint32_t)s->root_k;
 	default:
 		return 0;
 	}
 }
 
-/* The shape of operation I: kind, root, and none when it moves no data (a barrier always
- * synchronises; MPI promises nothing of a zero-count operation). */
-static void coll_shape(const struct mpi_model *m, size_t i, struct coll_state *s)
+/* The shape of operation I: kind, root, each participant's role, and none when it moves no
+ * data (a barrier always synchronises; MPI promises nothing of a zero-count operation). */
+static void coll_shape(const struct mpi_model *m, size_t i, struct colls *cs)
 {
 	const struct mpi_coll *co = &m->colls[i];
 	const uint32_t *calls = m->coll_calls + co->first;
+	struct coll_state *s = &cs->st[i];
+	uint8_t *role = cs->role + co->first;
 	enum mpi_kind kind = mpi_routine_kind(co->routine);
-	uint64_t bytes = 0;
+	uint8_t any = 0;
 
 	if (kind == MPI_KIND_ICOLL)
 		kind = icoll_twin(co->routine);
@@ -97,39 +110,48 @@ static void coll_shape(const struct mpi_model *m, size_t i, struct coll_state *s
 	for (uint32_t k = 0; k < co->n; k++) {
 		uint32_t it;
 
+		role[k] = 0;
 		if (calls[k] == MPI_NONE)
 			continue;
 		if (co->root >= 0 && mpi_call_rank(m, &m->calls[calls[k]]) == co->root)
 			s->root_k = (int32_t)k;
 		it = call_item(m, calls[k], PSC_MPI_ITEM_COLL);
-		if (it != MPI_NONE)
-			bytes |= m->items[it].bytes | m->items[it].bytes2;
+		if (s->kind == MPI_KIND_BARRIER)
+			role[k] = COLL_SRC | COLL_DST;
+		else if (it != MPI_NONE)
+			role[k] = (uint8_t)((m->items[it].bytes ? COLL_SRC : 0) |
+					    (m->items[it].bytes2 ? COLL_DST : 0));
+		any |= role[k];
 	}
-	if (!bytes && s->kind != MPI_KIND_BARRIER)
+	if (!any)
 		s->kind = MPI_KIND_INIT;
 }
 
-/* Each operation's latest enters, as the times are now. */
+/* Each operation's latest enters of the participants that send, as the times are now (a
+ * scan's for each prefix). */
 static void coll_arrivals(const struct mpi_model *m, struct colls *cs)
 {
 	for (size_t i = 0; i < m->ncolls; i++) {
 		const struct mpi_coll *co = &m->colls[i];
 		const uint32_t *calls = m->coll_calls + co->first;
+		const uint8_t *role = cs->role + co->first;
 		struct coll_state *s = &cs->st[i];
 
 		s->last = s->last_nonroot = s->root_enter = INT64_MIN;
 		for (uint32_t k = 0; k < co->n; k++) {
 			int64_t t;
 
-			if (calls[k] == MPI_NONE)
-				continue;
-			t = m->calls[calls[k]].enter_ns;
-			if (t > s->last)
-				s->last = t;
-			if (s->root_k >= 0 && k == (uint32_t)s->root_k)
-				s->root_enter = t;
-			else if (t > s->last_nonroot)
-				s->last_nonroot = t;
+			if (calls[k] != MPI_NONE && (role[k] & COLL_SRC)) {
+				t = m->calls[calls[k]].enter_ns;
+				if (t > s->last)
+					s->last = t;
+				if (s->root_k >= 0 && k == (uint32_t)s->root_k)
+					s->root_enter = t;
+				else if (t > s->last_nonroot)
+					s->last_nonroot = t;
+			}
+			if (s->kind == MPI_KIND_SCAN)
+				cs->pmax[co->first + k] = s->last;
 		}
 	}
 }
@@ -139,23 +161,20 @@ static int64_t coll_need(const struct mpi_model *m, const struct colls *cs,
 			 const struct coll_end *e)
 {
 	const struct coll_state *s = &cs->st[e->coll];
-	const struct mpi_coll *co = &m->colls[e->coll];
-	int64_t need = INT64_MIN;
+	uint32_t first = m->colls[e->coll].first;
 
+	if (!(cs->role[first + e->k] & COLL_DST))
+		return INT64_MIN;
 	switch (s->kind) {
 	case MPI_KIND_BARRIER:
 	case MPI_KIND_ALL_TO_ALL:
 		return s->last;
 	case MPI_KIND_ONE_TO_ALL:
-		return coll_edge(s, e->k, (uint32_t)s->root_k) ? s->root_enter : INT64_MIN;
+		return s->root_k >= 0 && e->k != (uint32_t)s->root_k ? s->root_enter : INT64_MIN;
 	case MPI_KIND_ALL_TO_ONE:
 		return s->root_k >= 0 && e->k == (uint32_t)s->root_k ? s->last_nonroot : INT64_MIN;
 	case MPI_KIND_SCAN:
-		for (uint32_t j = 0; j <= e->k && j < co->n; j++)
-			if (m->coll_calls[co->first + j] != MPI_NONE &&
-			    m->calls[m->coll_calls[co->first + j]].enter_ns > need)
-				need = m->calls[m->coll_calls[co->first + j]].enter_ns;
-		return need;
+		return cs->pmax[first + e->k];
 	default:
 		return INT64_MIN;
 	}
@@ -256,12 +275,14 @@ static int colls_init(const struct mpi_model *m, struct colls *cs)
 	memset(cs, 0, sizeof(*cs));
 	cs->st = calloc(m->ncolls + 1, sizeof(*cs->st));
 	cs->ends = malloc((m->ncoll_calls + 1) * sizeof(*cs->ends));
-	if (!cs->st || !cs->ends)
+	cs->role = malloc(m->ncoll_calls + 1);
+	cs->pmax = malloc((m->ncoll_calls + 1) * sizeof(*cs->pmax));
+	if (!cs->st || !cs->ends || !cs->role || !cs->pmax)
 		return -ENOMEM;
 	for (size_t i = 0; i < m->ncolls; i++) {
 		const struct mpi_coll *co = &m->colls[i];
 
-		coll_shape(m, i, &cs->st[i]);
+		coll_shape(m, i, cs);
 		if (mpi_routine_kind(co->routine) == MPI_KIND_ICOLL)
 			continue;
 		for (uint32_t k = 0; k < co->n; k++)
@@ -289,6 +310,8 @@ static void colls_free(struct colls *cs)
 {
 	free(cs->st);
 	free(cs->ends);
+	free(cs->role);
+	free(cs->pmax);
 }
 
 /* Participants that left before an enter they follow; *MIN_LAT the smallest positive gap. */
@@ -411,8 +434,12 @@ static int replay_final(const struct replay *rp, uint32_t c)
 
 /*
  * The latest enter end E follows, of those final; *WAIT the location of one not final yet,
- * unless FORCE (then it is left out). A barrier's, an N x N's and an all-to-one's enters
- * are the same for every end: a cursor per operation keeps the ones found final.
+ * unless FORCE (then it is left out). A one-to-all's end looks at the root alone. A
+ * barrier's, an N x N's and an all-to-one's enters are the same for every end: a cursor per
+ * operation keeps the ones found final and their latest enter. A scan's end K follows the
+ * sources up to K: the same cursor, stopped at K, keeps the prefix maximum of each
+ * participant it passed (colls.pmax), so an end behind it reads its own. Each participant is
+ * passed once per operation: O(P) per operation, not O(P^2).
  */
 static int64_t replay_coll_need(struct replay *rp, const struct coll_end *e, int force,
 				uint32_t *wait)
@@ -421,37 +448,59 @@ static int64_t replay_coll_need(struct replay *rp, const struct coll_end *e, int
 	struct coll_state *s = &rp->cs->st[e->coll];
 	const struct mpi_coll *co = &m->colls[e->coll];
 	const uint32_t *calls = m->coll_calls + co->first;
-	int64_t need = INT64_MIN;
-	uint32_t from = 0;
+	const uint8_t *role = rp->cs->role + co->first;
+	int64_t *pmax = rp->cs->pmax + co->first;
+	uint32_t lim = co->n;
+	int64_t need;
 
-	if (s->kind == MPI_KIND_BARRIER || s->kind == MPI_KIND_ALL_TO_ALL ||
-	    s->kind == MPI_KIND_ALL_TO_ONE) {
-		for (; s->cursor < co->n; s->cursor++) {
-			uint32_t c = calls[s->cursor];
+	switch (s->kind) {
+	case MPI_KIND_ONE_TO_ALL: {
+		uint32_t c = s->root_k >= 0 ? calls[s->root_k] : MPI_NONE;
 
-			if (c == MPI_NONE || !coll_edge(s, e->k, s->cursor))
-				continue;
+		if (c == MPI_NONE || !(role[s->root_k] & COLL_SRC))
+			return INT64_MIN;
+		if (!replay_final(rp, c)) {
+			if (!force)
+				*wait = m->calls[c].loc;
+			return INT64_MIN;
+		}
+		return m->calls[c].enter_ns;
+	}
+	case MPI_KIND_SCAN:
+		lim = e->k + 1 < co->n ? e->k + 1 : co->n;
+		break;
+	case MPI_KIND_BARRIER:
+	case MPI_KIND_ALL_TO_ALL:
+	case MPI_KIND_ALL_TO_ONE:
+		break;
+	default:
+		return INT64_MIN;
+	}
+	for (; s->cursor < lim; s->cursor++) {
+		uint32_t c = calls[s->cursor];
+
+		if (c != MPI_NONE && coll_source(s, role, s->cursor)) {
 			if (!replay_final(rp, c))
 				break;
 			if (m->calls[c].enter_ns > s->max)
 				s->max = m->calls[c].enter_ns;
 		}
-		need = s->max;
-		from = s->cursor;
+		if (s->kind == MPI_KIND_SCAN)
+			pmax[s->cursor] = s->max;
 	}
-	for (uint32_t j = from; j < co->n; j++) {
+	if (s->cursor >= lim)
+		return s->kind == MPI_KIND_SCAN ? pmax[lim - 1] : s->max;
+	if (!force) {
+		*wait = m->calls[calls[s->cursor]].loc;
+		return INT64_MIN;
+	}
+	/* forced: the final ones past the cursor, the others left out */
+	need = s->max;
+	for (uint32_t j = s->cursor + 1; j < lim; j++) {
 		uint32_t c = calls[j];
 
-		if (c == MPI_NONE || !coll_edge(s, e->k, j))
-			continue;
-		if (!replay_final(rp, c)) {
-			if (!force) {
-				*wait = m->calls[c].loc;
-				return need;
-			}
-			continue;
-		}
-		if (m->calls[c].enter_ns > need)
+		if (c != MPI_NONE && coll_source(s, role, j) && replay_final(rp, c) &&
+		    m->calls[c].enter_ns > need)
 			need = m->calls[c].enter_ns;
 	}
 	return need;
