@@ -300,9 +300,54 @@ static int stream_pass(struct func_profile *p, struct pass *ps, const struct exp
 	return ret;
 }
 
+/* Stream S as stream_pass would leave it, from facts F of an earlier read that found no record
+ * the pass uses: its thread, and its thread in REGIONS (may be NULL). */
+static int stream_skip(struct func_profile *p, const struct exp_stream *s,
+		       const struct stream_facts *f, struct region_profile *regions, char *err,
+		       size_t errlen)
+{
+	struct call_thread th;
+	struct region_pass *rp;
+	int ret = 0;
+
+	memset(&th, 0, sizeof(th));
+	th.ended = f->ended;
+	th.end_reason = f->end_reason;
+	th.truncated_at = f->truncated_at;
+	th.first_ns = f->first_ns;
+	th.last_ns = f->last_ns;
+	if (regions) {
+		/* region_pass_end takes the reader's state at the end */
+		struct stream_reader rd;
+
+		memset(&rd, 0, sizeof(rd));
+		rd.ended = f->ended;
+		rd.end_reason = f->end_reason;
+		rd.truncated_at = f->truncated_at;
+		rd.nrecords = f->nrecords;
+		rd.first_ticks = f->first_ticks;
+		rd.last_ticks = f->last_ticks;
+		ret = region_pass_begin(regions, s, &rp);
+		if (ret < 0)
+			snprintf(err, errlen, "out of memory");
+		else
+			ret = region_pass_end(rp, &rd, err, errlen);
+	}
+	thread_add(p, s, &th);
+	return ret;
+}
+
 int func_profile_build(struct func_profile *p, const struct experiment *e, struct symtab *syms,
 		       struct region_profile *regions, const struct func_energy *energy, char *err,
 		       size_t errlen)
+{
+	return func_profile_build_known(p, e, syms, regions, energy, NULL, err, errlen);
+}
+
+int func_profile_build_known(struct func_profile *p, const struct experiment *e,
+			     struct symtab *syms, struct region_profile *regions,
+			     const struct func_energy *energy, const struct stream_facts *facts,
+			     char *err, size_t errlen)
 {
 	struct pass *ps = calloc(1, sizeof(*ps));
 	int ret = 0;
@@ -322,7 +367,9 @@ int func_profile_build(struct func_profile *p, const struct experiment *e, struc
 	if (regions && region_profile_init(regions, e) < 0)
 		ret = -ENOMEM;
 	for (size_t i = 0; i < e->nstreams && ret == 0; i++)
-		ret = stream_pass(p, ps, &e->streams[i], regions, err, errlen);
+		ret = facts && facts[i].inert
+			  ? stream_skip(p, &e->streams[i], &facts[i], regions, err, errlen)
+			  : stream_pass(p, ps, &e->streams[i], regions, err, errlen);
 	u64map_release(&ps->rows);
 	u64map_release(&ps->nodes);
 	free(ps->stack);

@@ -99,6 +99,14 @@ int func_profile_build(struct func_profile *p, const struct experiment *e, struc
 		       struct region_profile *regions, const struct func_energy *energy, char *err,
 		       size_t errlen);
 
+/* func_profile_build, skipping the streams whose FACTS (one per stream of E, or NULL: none
+ * skipped) say inert, from an earlier whole read (mpi_model_load_facts): their threads are
+ * made from the facts, as a pass over them would. */
+int func_profile_build_known(struct func_profile *p, const struct experiment *e,
+			     struct symtab *syms, struct region_profile *regions,
+			     const struct func_energy *energy, const struct stream_facts *facts,
+			     char *err, size_t errlen);
+
 /*
  * A profile built from calls matched elsewhere (an OTF2 archive's Enter/Leave, otf2-calls.c)
  * rather than from an experiment's streams: one thread at a time, its events in order as

@@ -158,8 +158,26 @@ static int add_items(struct mpi_model *m, const struct stream_record *r)
 	return 0;
 }
 
-/* The MPI records of stream S into the model (its location added at its first call). */
-static int load_stream(struct loader *ld, struct proc_load *pl, const struct exp_stream *s)
+/* The facts of the stream RD has read to its end, INERT when it held only MPI, clock-sync and
+ * end records, with FIRST and LAST its span, into F. */
+static void keep_facts(struct stream_facts *f, const struct stream_reader *rd, int inert,
+		       int64_t first, int64_t last)
+{
+	f->inert = inert;
+	f->ended = rd->ended;
+	f->end_reason = rd->end_reason;
+	f->nrecords = rd->nrecords;
+	f->first_ticks = rd->first_ticks;
+	f->last_ticks = rd->last_ticks;
+	f->truncated_at = rd->truncated_at;
+	f->first_ns = first;
+	f->last_ns = last;
+}
+
+/* The MPI records of stream S into the model (its location added at its first call), and
+ * what the read found into F (may be NULL). */
+static int load_stream(struct loader *ld, struct proc_load *pl, const struct exp_stream *s,
+		       struct stream_facts *f)
 {
 	const struct clock_fit *fit = &s->proc->fit;
 	struct open_call open[OPEN_MAX];
@@ -167,14 +185,23 @@ static int load_stream(struct loader *ld, struct proc_load *pl, const struct exp
 	struct stream_record r;
 	char err[512] = "";
 	uint64_t last_ticks = 0;
+	int64_t first = INT64_MAX, last = INT64_MIN;
 	size_t nopen = 0, unpaired = 0;
 	long loc = -1;
-	int ret, stop = 0;
+	int ret, stop = 0, inert = 1;
 
+	if (f)
+		memset(f, 0, sizeof(*f));
 	if ((ret = stream_open(&rd, s->path, err, sizeof(err))))
 		return ret == -ENOMEM ? ret : note(pl, "%s", err);
 	while ((ret = stream_next(&rd, &r, err, sizeof(err))) > 0) {
 		int64_t t = clock_fit_ns(fit, r.ticks);
+
+		/* the span as the call walker takes it: over every record */
+		if (t < first)
+			first = t;
+		if (t > last)
+			last = t;
 
 		/* times never decrease in a stream: from an implausible one on it is damaged */
 		if (t != mpi_time_clamp(t)) {
@@ -198,8 +225,13 @@ static int load_stream(struct loader *ld, struct proc_load *pl, const struct exp
 		if (r.kind != PSC_KIND_EXT || r.type < PSC_REC_MPI_INIT) {
 			if (r.kind == PSC_KIND_EXT && r.type == PSC_REC_LOST)
 				pl->lost += r.payload[0];
+			if (r.kind != PSC_KIND_EXT ||
+			    (r.type != PSC_REC_CLOCK_SYNC && r.type != PSC_REC_STREAM_END))
+				inert = 0;
 			continue;
 		}
+		if (r.type > PSC_REC_MPI_CLOCK)
+			inert = 0;
 		pl->any = 1;
 		switch (r.type) {
 		case PSC_REC_MPI_INIT:
@@ -263,6 +295,8 @@ static int load_stream(struct loader *ld, struct proc_load *pl, const struct exp
 		if (ret < 0 || stop)
 			break;
 	}
+	if (f)
+		keep_facts(f, &rd, inert && ret == 0 && !stop, first, last);
 	if (ret == -ENOMEM)
 		goto out;
 	if (ret < 0)
@@ -516,6 +550,12 @@ static void proc_load_release(struct proc_load *pl)
 int mpi_model_load(struct mpi_model *m, const struct experiment *e, unsigned flags, char *err,
 		   size_t errlen)
 {
+	return mpi_model_load_facts(m, e, flags, NULL, err, errlen);
+}
+
+int mpi_model_load_facts(struct mpi_model *m, const struct experiment *e, unsigned flags,
+			 struct stream_facts *facts, char *err, size_t errlen)
+{
 	struct loader ld;
 	int ret = 0;
 
@@ -536,7 +576,7 @@ int mpi_model_load(struct mpi_model *m, const struct experiment *e, unsigned fla
 		pl.first_call = m->ncalls;
 		pl.first_item = m->nitems;
 		for (; j < e->nstreams && e->streams[j].proc == pl.proc && ret == 0; j++)
-			ret = load_stream(&ld, &pl, &e->streams[j]);
+			ret = load_stream(&ld, &pl, &e->streams[j], facts ? &facts[j] : NULL);
 		if (ret == 0)
 			ret = finish_process(&ld, &pl);
 		ld.any_mpi |= pl.any;

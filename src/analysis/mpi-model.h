@@ -210,6 +210,14 @@ struct experiment;
 int mpi_model_load(struct mpi_model *m, const struct experiment *e, unsigned flags, char *err,
 		   size_t errlen);
 
+struct stream_facts;
+
+/* mpi_model_load, also keeping what the read of each stream found in FACTS (one per stream of
+ * E, in its order; a stream not read to its end is not inert): a profile pass can then skip
+ * the streams that hold only MPI records (fprofile.h). */
+int mpi_model_load_facts(struct mpi_model *m, const struct experiment *e, unsigned flags,
+			 struct stream_facts *facts, char *err, size_t errlen);
+
 /* Read an OTF2 archive (its anchor file, ARCHIVE/traces.otf2) into M and build it
  * (otf2-import.c). 0, or a negative errno with the OTF2 error text and path in ERR. */
 int mpi_model_load_otf2(struct mpi_model *m, const char *anchor, unsigned flags, char *err,

@@ -116,6 +116,12 @@ struct report_options {
 	int64_t min_ns;
 	int lines;    /* samples: the hottest source lines */
 	int accuracy; /* samples: estimated against exact totals */
+	/* when set, called once the experiment is open, before the profile pass: it may set
+	 * *FACTS to one struct stream_facts per stream (owned by the caller), and the pass skips
+	 * the streams they say are inert (fprofile.h). A negative errno stops report_open. */
+	int (*before_profiles)(struct report *rep, void *ctx,
+			       const struct stream_facts **facts);
+	void *ctx;
 };
 
 /* Open DIR and build its profiles (per thread or merged), sorted; prints the cause on failure.

@@ -6,6 +6,7 @@
 #include "report-otf2.h"
 
 #include "../analysis/fprofile.h"
+#include "../analysis/mpi-model.h"
 #include "../analysis/regions.h"
 #include "../analysis/sprofile.h"
 
@@ -124,6 +125,49 @@ static int open_archive(struct report *rep, struct html_input *in, const char *a
 	return 0;
 }
 
+/* The MPI model loaded before the profile pass (load_mpi_first), and the facts of its read. */
+struct mpi_first {
+	struct html_input *in;
+	struct stream_facts *facts;
+};
+
+/*
+ * report_open's hook: load the MPI model first, so that the profile pass skips the streams it
+ * found only MPI records in (one read of them instead of two). The model goes to html_mpi()
+ * as loaded; one with warnings is dropped for html_mpi() to load again and state them in
+ * their place among the caveats, as one that failed for html_mpi() to say why.
+ */
+static int load_mpi_first(struct report *rep, void *ctx, const struct stream_facts **facts)
+{
+	struct mpi_first *mf = ctx;
+	struct html_input *in = mf->in;
+	char err[1024];
+	int ret;
+
+	/* html_mpi() reads no stream without a rank named (html.h) */
+	if (!html_ranks_named(&rep->e))
+		return 0;
+	mf->facts = calloc(rep->e.nstreams + 1, sizeof(*mf->facts));
+	in->mpi = malloc(sizeof(*in->mpi));
+	if (!mf->facts || !in->mpi) {
+		free(in->mpi);
+		in->mpi = NULL;
+		return 0; /* html_mpi() tries again, and says what fails */
+	}
+	mpi_model_init(in->mpi);
+	ret = mpi_model_load_facts(in->mpi, &rep->e, 0, mf->facts, err, sizeof(err));
+	*facts = mf->facts; /* each stream's, whatever became of the model */
+	if (ret == 0 && !in->mpi->nwarnings) {
+		in->mpi_state = 1;
+		return 0;
+	}
+	mpi_model_release(in->mpi);
+	free(in->mpi);
+	in->mpi = NULL;
+	in->mpi_state = ret == -ENODATA ? -1 : 0; /* -ENODATA: html_mpi() says nothing either */
+	return 0;
+}
+
 int cmd_html(int argc, char **argv)
 {
 	const char *output = NULL, *dir = "perfscope.out", *grid = NULL;
@@ -139,6 +183,7 @@ int cmd_html(int argc, char **argv)
 	    {0},
 	};
 	struct html_input in;
+	struct mpi_first mf = {&in, NULL};
 	char path[PATH_MAX], why[512] = "";
 	struct report rep;
 	FILE *out;
@@ -174,8 +219,13 @@ int cmd_html(int argc, char **argv)
 			goto out;
 		ret = EXIT_USAGE;
 	} else if (report_open(&rep, "html", dir,
-			       &(struct report_options){.per_thread = 1, .lines = 1})) {
-		/* a stream the profile pass rejects: the other views may still be built */
+			       &(struct report_options){.per_thread = 1,
+							.lines = 1,
+							.before_profiles = load_mpi_first,
+							.ctx = &mf})) {
+		/* a stream the profile pass rejects: the other views may still be built (the
+		 * MPI model by html_mpi(), from the experiment opened again) */
+		html_input_release(&in);
 		report_close(&rep);
 		if (open_without_profiles(&rep, dir, why, sizeof(why)))
 			goto out;
@@ -204,6 +254,7 @@ int cmd_html(int argc, char **argv)
 	if (ret == 0 && out != stdout)
 		fprintf(stderr, "perfscope html: wrote %s\n", output);
 out:
+	free(mf.facts);
 	html_input_release(&in);
 	report_close(&rep);
 	return ret;

@@ -148,7 +148,9 @@ int report_open(struct report *rep, const char *cmd, const char *dir,
 		const struct report_options *opt)
 {
 	const char *key = opt->sort_key ? opt->sort_key : "incl";
+	const struct stream_facts *facts = NULL;
 	char err[512];
+	int ret;
 
 	memset(rep, 0, sizeof(*rep));
 	if (experiment_open(&rep->e, dir, err, sizeof(err))) {
@@ -160,8 +162,10 @@ int report_open(struct report *rep, const char *cmd, const char *dir,
 		cli_error(cmd, "out of memory");
 		return -ENOMEM;
 	}
-	if (func_profile_build(&rep->fprof, &rep->e, &rep->syms, &rep->prof, NULL, err,
-			       sizeof(err))) {
+	if (opt->before_profiles && (ret = opt->before_profiles(rep, opt->ctx, &facts)) < 0)
+		return ret;
+	if (func_profile_build_known(&rep->fprof, &rep->e, &rep->syms, &rep->prof, NULL, facts, err,
+				     sizeof(err))) {
 		cli_error(cmd, "%s", err);
 		return -EINVAL;
 	}

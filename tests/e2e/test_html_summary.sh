@@ -109,6 +109,12 @@ run norank "$PERFSCOPE" html "$T/norank"
 expect_eq 0 "$RC" "html with ranks only in the stream headers"
 expect_eq 4 "$(python3 -c 'import re,sys,json; t=open(sys.argv[1]).read(); d=json.loads(re.search(r"id=\"psc-data\">(.*?)</script>", t, re.S).group(1)); print(sum(d["mpi"]["present"]))' "$T/norank/report.html")" \
 	"4 ranks present from their stream headers"
+# streams with only MPI records are read once in full, by the MPI model, which html loads
+# before the profile pass so that the pass can skip them: each stream's first chunk header is
+# read twice, by experiment_open's clock scan and by the model (three times when the profile
+# pass read them too)
+n2=$(passes mpionly "$T/norank")
+expect_eq "$((2 * $(ls "$T/norank"/stream.* | wc -l)))" "$n2" "MPI-only streams: no profile pass over them"
 
 # a stream the profile pass rejects (a record's time before the previous one's): html still
 # writes the other views and the Summary names the reason for leaving the Profile out
