@@ -79,6 +79,7 @@ struct imp_nbc {
 	int32_t rank;
 	uint64_t request;
 	uint64_t seq;  /* reading order */
+	int64_t t;     /* the enter of the call holding it (ns): pairs a reused request */
 	uint32_t item; /* a start: its COLL item in the model */
 	uint32_t comm; /* a completion: the model communicator, the root (world rank, -1 none) */
 	int32_t root;

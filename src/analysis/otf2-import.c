@@ -94,6 +94,7 @@ static struct imp_nbc *nbc_next(struct imp *im, struct imp_nbc **arr, size_t *n,
 	memset(e, 0, sizeof(*e));
 	e->rank = im->cur->rank;
 	e->seq = im->nbc_seq++;
+	e->t = im->call.enter_ns;
 	return e;
 }
 
@@ -442,20 +443,28 @@ static int cmp_nbc_key(const struct imp_nbc *x, const struct imp_nbc *y)
 	return (x->request > y->request) - (x->request < y->request);
 }
 
-/* By rank, request and reading order. */
+/* By rank, request, time and reading order. */
 static int cmp_nbc(const void *a, const void *b)
 {
 	const struct imp_nbc *x = a, *y = b;
 	int c = cmp_nbc_key(x, y);
 
-	return c ? c : (x->seq > y->seq) - (x->seq < y->seq);
+	if (c)
+		return c;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-/* Each non-blocking collective's start (its COLL item, and its COLL_REQ item's communicator)
- * gets the communicator, root and bytes of its completion (the same rank and request, in
- * order: a reused id pairs its k-th start with its k-th completion), whichever location was
- * read first. A start never completed keeps no communicator: counted, and left out of the
- * collectives. */
+/*
+ * Each non-blocking collective's start (its COLL item, and its COLL_REQ item's communicator)
+ * gets the communicator, root and bytes of its completion: the next event of the same rank
+ * and request in time (calls' enters; at the same time the start first), when that is a
+ * completion, as mpi-causal.c pairs them. A request id is reused once done, also by another
+ * thread of the rank, whose location may be read before or after: reading order says nothing.
+ * A start never completed keeps no communicator: counted, and left out of the collectives; a
+ * completion without a start is left alone.
+ */
 static void pair_nbc(struct imp *im)
 {
 	size_t j = 0;
@@ -466,13 +475,18 @@ static void pair_nbc(struct imp *im)
 	if (im->nnbc_dones)
 		qsort(im->nbc_dones, im->nnbc_dones, sizeof(*im->nbc_dones), cmp_nbc);
 	for (size_t i = 0; i < im->nnbc_starts; i++) {
-		const struct imp_nbc *s = &im->nbc_starts[i], *d;
+		const struct imp_nbc *s = &im->nbc_starts[i], *d, *next;
 		struct mpi_item *it = &im->m->items[s->item];
 
-		while (j < im->nnbc_dones && cmp_nbc_key(&im->nbc_dones[j], s) < 0)
+		/* completions before this start (theirs was not in the trace) */
+		while (j < im->nnbc_dones &&
+		       (cmp_nbc_key(&im->nbc_dones[j], s) < 0 ||
+			(cmp_nbc_key(&im->nbc_dones[j], s) == 0 && im->nbc_dones[j].t < s->t)))
 			j++;
 		d = j < im->nnbc_dones ? &im->nbc_dones[j] : NULL;
-		if (!d || cmp_nbc_key(d, s) > 0) {
+		next = i + 1 < im->nnbc_starts ? &im->nbc_starts[i + 1] : NULL;
+		if (!d || cmp_nbc_key(d, s) > 0 ||
+		    (next && cmp_nbc_key(next, s) == 0 && next->t <= d->t)) {
 			im->nbc_open++;
 			continue;
 		}

@@ -156,14 +156,45 @@ static uint64_t coll_request(const struct mpi_model *m, const struct mpi_call *c
 	return 0;
 }
 
-/* By rank and request (ids are unique in a process: one start each). */
-static int cmp_icoll(const void *a, const void *b)
+/* By rank and request. */
+static int cmp_icoll_key(const struct ox_icoll *p, const struct ox_icoll *q)
 {
-	const struct ox_icoll *p = a, *q = b;
-
 	if (p->rank != q->rank)
 		return p->rank < q->rank ? -1 : 1;
 	return (p->request > q->request) - (p->request < q->request);
+}
+
+/* By rank, request and time (an id is reused once done, also by another thread). */
+static int cmp_icoll(const void *a, const void *b)
+{
+	const struct ox_icoll *p = a, *q = b;
+	int c = cmp_icoll_key(p, q);
+
+	if (c)
+		return c;
+	return (p->t > q->t) - (p->t < q->t);
+}
+
+/* The start a completion of KEY's rank and request at KEY's time completes: the latest
+ * started at or before it (as mpi-causal.c pairs them), else the first; NULL none. */
+static const struct ox_icoll *find_icoll(const struct xp *x, const struct ox_icoll *key)
+{
+	size_t lo = 0, hi = x->nicolls;
+
+	/* the first entry after KEY (rank, request, time) */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cmp_icoll(&x->icolls[mid], key) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo > 0 && cmp_icoll_key(&x->icolls[lo - 1], key) == 0)
+		return &x->icolls[lo - 1];
+	if (lo < x->nicolls && cmp_icoll_key(&x->icolls[lo], key) == 0)
+		return &x->icolls[lo];
+	return NULL;
 }
 
 /* The starts of the model's non-blocking collectives into x->icolls, sorted. 0 or -1. */
@@ -186,7 +217,7 @@ static int find_icolls(struct xp *x)
 		for (uint32_t k = c->first_item; k < c->first_item + c->nitems; k++)
 			if (m->items[k].kind == PSC_MPI_ITEM_COLL) {
 				x->icolls[x->nicolls++] =
-				    (struct ox_icoll){mpi_call_rank(m, c), req, k};
+				    (struct ox_icoll){mpi_call_rank(m, c), req, c->enter_ns, k};
 				break;
 			}
 	}
@@ -201,7 +232,8 @@ static int find_icolls(struct xp *x)
 static OTF2_ErrorCode coll_req_event(struct xp *x, OTF2_EvtWriter *w, const struct mpi_call *c,
 				     const struct mpi_item *it, uint64_t ts, int leave)
 {
-	struct ox_icoll key, *st;
+	const struct ox_icoll *st;
+	struct ox_icoll key;
 	const struct mpi_item *s;
 
 	if (mpi_routine_kind(c->routine) == MPI_KIND_ICOLL)
@@ -210,8 +242,8 @@ static OTF2_ErrorCode coll_req_event(struct xp *x, OTF2_EvtWriter *w, const stru
 			   : OTF2_EvtWriter_NonBlockingCollectiveRequest(w, NULL, ts, it->request);
 	if (!leave)
 		return OTF2_SUCCESS;
-	key = (struct ox_icoll){mpi_call_rank(x->m, c), it->request, 0};
-	st = bsearch(&key, x->icolls, x->nicolls, sizeof(key), cmp_icoll);
+	key = (struct ox_icoll){mpi_call_rank(x->m, c), it->request, c->enter_ns, 0};
+	st = find_icoll(x, &key);
 	if (!st)
 		return OTF2_SUCCESS; /* its start is not in the trace: nothing to describe */
 	s = &x->m->items[st->item];

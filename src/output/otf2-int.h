@@ -57,6 +57,7 @@ struct xclass {
 struct ox_icoll {
 	int32_t rank;
 	uint64_t request;
+	int64_t t; /* the I-call's enter */
 	uint32_t item;
 };
 
@@ -109,7 +110,7 @@ struct xp {
 	size_t nmembers, members_cap;
 	struct xclass *classes;
 	size_t nclasses, classes_cap;
-	struct ox_icoll *icolls; /* sorted by rank and request */
+	struct ox_icoll *icolls; /* sorted by rank, request and time */
 	size_t nicolls;
 };
 

@@ -4,7 +4,8 @@
  * the I-call, NonBlockingCollectiveComplete in the completing Wait/Test) and read back by
  * mpi_model_load_otf2 with the same items (the I-call's COLL item gets its completion's
  * communicator, root and bytes) and the same waits, to the ns, also when another thread of the
- * rank completes it. A request never completed is left out of the collectives with a warning;
+ * rank completes it, and when two threads of a rank reuse a request id (paired by time). A
+ * request never completed is left out of the collectives with a warning;
  * a completion without its start is left alone.
  */
 #include <stdarg.h>
@@ -323,12 +324,104 @@ static void test_icoll_threads(void **state)
 	done(&e, &m);
 }
 
+/* The COLL item of call C of M (an I-call), which must have one. */
+static const struct mpi_item *coll_item(const struct mpi_model *m, const struct mpi_call *c)
+{
+	for (uint32_t i = c->first_item; i < c->first_item + c->nitems; i++)
+		if (m->items[i].kind == PSC_MPI_ITEM_COLL)
+			return &m->items[i];
+	fail_msg("an I-call without its COLL item");
+	return NULL;
+}
+
+/* Every I-call of M says what it started: an Iallreduce 8 bytes each way, no root; an Ibcast
+ * from world rank 1, 64 bytes sent by the root and received by the others. */
+static void assert_icoll_items(const struct mpi_model *m)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < m->ncalls; i++) {
+		const struct mpi_call *c = &m->calls[i];
+		const struct mpi_item *it;
+		int root = mpi_call_rank(m, c) == 1;
+
+		if (mpi_routine_kind(c->routine) != MPI_KIND_ICOLL)
+			continue;
+		it = coll_item(m, c);
+		n++;
+		assert_int_not_equal(it->comm, MPI_NONE);
+		if (c->routine == R(Iallreduce)) {
+			assert_int_equal(it->peer, -1);
+			assert_int_equal(it->bytes, 8);
+			assert_int_equal(it->bytes2, 8);
+		} else {
+			assert_int_equal(c->routine, R(Ibcast));
+			assert_int_equal(it->peer, 1);
+			assert_int_equal(it->bytes, root ? 64 : 0);
+			assert_int_equal(it->bytes2, root ? 0 : 64);
+		}
+	}
+	assert_int_equal(n, 4);
+}
+
+/*
+ * One rank's two threads reuse a request id: rank 0's main thread starts an Iallreduce
+ * (request 7) at 10 ms, its thread 990 completes it (Wait 11..30 ms) and then starts an
+ * Ibcast from rank 1 with the same request 7 at 50 ms, which the main thread completes (Wait
+ * 52..60 ms). Rank 1 starts the Iallreduce at 25 ms and the Ibcast (its root) at 51 ms. Both
+ * the export (which completion describes which start) and the import (which start gets which
+ * completion's communicator, root and bytes) pair by (rank, request, time): in reading order
+ * per location, either location first, the Iallreduce would take the Ibcast's completion.
+ */
+static void test_icoll_reused_request(void **state)
+{
+	char dir[128];
+	struct experiment e;
+	struct mpi_model m, back;
+	struct mstream t = {0};
+	struct job j;
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	job_begin(&j, 2, 1 * MS);
+	istart(&j.s[0], 10 * MS, R(Iallreduce), -1, 8, 8, 7, 0);
+	idone(&j.s[0], 52 * MS, 60 * MS, R(Wait), 7, 0);
+	finalize(&j.s[0], 70 * MS);
+	ms_sync(&t, 5 * MS);
+	idone(&t, 11 * MS, 30 * MS, R(Wait), 7, 0);
+	istart(&t, 50 * MS, R(Ibcast), 1, 0, 64, 7, 0);
+	ms_end(&t, 65 * MS);
+	istart(&j.s[1], 25 * MS, R(Iallreduce), -1, 8, 8, 3, 0);
+	idone(&j.s[1], 25200 * US, 30 * MS, R(Wait), 3, 0);
+	istart(&j.s[1], 51 * MS, R(Ibcast), 1, 64, 0, 4, 0);
+	idone(&j.s[1], 51200 * US, 55 * MS, R(Wait), 4, 0);
+	finalize(&j.s[1], 70 * MS);
+	write_mpi_stream(dir, 1000, 990, &t, 4096);
+	free(t.w);
+	job_write(&j, dir, 3);
+	load(dir, &e, &m, 0);
+	print_warnings(&m);
+	assert_int_equal(m.nwarnings, 0);
+	assert_int_equal(m.ranks[0].nlocs, 2);
+	assert_icoll_items(&m);
+	round_trip(dir, &e, &m, &back);
+	assert_int_equal(back.nwarnings, 0);
+	assert_int_equal(back.ranks[0].nlocs, 2);
+	assert_icoll_items(&back);
+	assert_int_equal(back.ncolls, 2);
+	for (size_t i = 0; i < back.ncolls; i++)
+		assert_int_equal(back.colls[i].n, 2);
+	mpi_model_release(&back);
+	done(&e, &m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_icoll_round_trip),
 	    cmocka_unit_test(test_icoll_open),
 	    cmocka_unit_test(test_icoll_threads),
+	    cmocka_unit_test(test_icoll_reused_request),
 	};
 
 	return cmocka_run_group_tests(tests, synth_make_top, synth_remove_top);
