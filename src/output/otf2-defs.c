@@ -419,7 +419,7 @@ void ox_release(struct xp *x)
 	free(x->locs);
 	free(x->rank_loc);
 	free(x->model_loc_done);
-	free(x->open_regions);
+	free(x->frames);
 	free(x->members);
 	free(x->classes);
 	free(x->icolls);

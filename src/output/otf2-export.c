@@ -384,44 +384,105 @@ static int64_t align(const struct xp *x, int rank, int64_t t)
 	return r->has_clock[1] ? t + b->offset_ns : t;
 }
 
-/* A region begin or end on the thread's region location RT (opened at the first), after a
- * Metric event with the counters read there. */
-static int region_event(struct xp *x, struct track *rt, struct ox_metrics *mt,
-			const struct exp_stream *s, uint32_t group, const char *tname,
-			const struct call_event *ev, int64_t ns)
+/*
+ * A thread's function calls, MPI calls and regions share its location, so that a region
+ * encloses the calls made inside it; OTF2 requires a location's Enter and Leave events to
+ * nest, and a region may begin in one function and end in another. The frames open on the
+ * location are kept (x->frames): a region that ends below calls begun inside it leaves them,
+ * ends, and enters them again at the same time; a call that returns below regions begun
+ * inside it leaves them, returns, and enters them again.
+ */
+static int frame_push(struct xp *x, uint32_t id, int region)
 {
-	char label[64], num[32];
+	if (ox_grow((void **)&x->frames, &x->open_cap, x->nopen, sizeof(*x->frames)))
+		return ox_fail(x, -ENOMEM, "out of memory");
+	x->frames[x->nopen++] = (struct ox_frame){id, region};
+	return 0;
+}
+
+/* Leave (LEAVE 1, innermost first) or enter again (LEAVE 0, outermost first) the frames from
+ * FROM up at TS. */
+static int frames_write(struct xp *x, struct track *t, size_t from, uint64_t ts, int leave)
+{
+	for (size_t i = 0; i < x->nopen - from && !x->failed; i++) {
+		size_t k = leave ? x->nopen - 1 - i : from + i;
+
+		ox_check(x,
+			 leave ? OTF2_EvtWriter_Leave(t->w, NULL, ts, x->frames[k].id)
+			       : OTF2_EvtWriter_Enter(t->w, NULL, ts, x->frames[k].id),
+			 "writing a region");
+	}
+	return x->failed ? -1 : 0;
+}
+
+/* The innermost open call (not a region), or x->nopen none. */
+static size_t frame_call(const struct xp *x)
+{
+	for (size_t k = x->nopen; k > 0; k--)
+		if (!x->frames[k - 1].region)
+			return k - 1;
+	return x->nopen;
+}
+
+/* Before the innermost call's Leave at NS: the regions begun inside it leave. Returns the
+ * call's frame (x->nopen none). */
+static size_t call_leave_begin(struct xp *x, struct track *t, int64_t ns)
+{
+	size_t k = frame_call(x);
+
+	if (k < x->nopen)
+		frames_write(x, t, k + 1, stamp(x, t, ns), 1);
+	return k;
+}
+
+/* After the Leave of call frame K: it goes, the regions above it enter again. */
+static int call_leave_end(struct xp *x, struct track *t, size_t k)
+{
+	if (k >= x->nopen)
+		return 0;
+	memmove(&x->frames[k], &x->frames[k + 1], (x->nopen - k - 1) * sizeof(*x->frames));
+	x->nopen--;
+	return frames_write(x, t, k, t->last, 0);
+}
+
+/* A region begin or end on the thread's location T, after a Metric event with the counters
+ * read there. */
+static int region_event(struct xp *x, struct track *t, struct ox_metrics *mt,
+			const struct exp_stream *s, const struct call_event *ev, int64_t ns)
+{
+	char num[32];
 	uint64_t ts;
 	uint32_t id;
-	size_t k;
+	size_t k, calls;
 
-	if (!rt->w) {
-		snprintf(label, sizeof(label), "regions of %s", tname);
-		if (loc_open(x, rt, group, label))
-			return -1;
-	}
-	ts = stamp(x, rt, ns);
-	if (ox_metrics_event(x, mt, s, rt->w, ts, ev->snapshot, ev->nsnapshot))
-		return -1;
 	snprintf(num, sizeof(num), "region %" PRIu32, ev->region);
 	id = ox_region_id(x, ev->name ? ev->name : num, RK_REGION, 0);
 	if (id == UINT32_MAX)
 		return ox_fail(x, -ENOMEM, "out of memory");
+	ts = stamp(x, t, ns);
 	if (ev->type == CALL_REGION_ENTER) {
-		if (ox_grow((void **)&x->open_regions, &x->open_cap, x->nopen, sizeof(uint32_t)))
-			return ox_fail(x, -ENOMEM, "out of memory");
-		x->open_regions[x->nopen++] = id;
-		x->stats->regions++;
-		return ox_check(x, OTF2_EvtWriter_Enter(rt->w, NULL, ts, id), "writing a region");
-	}
-	for (k = x->nopen; k > 0 && x->open_regions[k - 1] != id; k--)
-		;
-	/* regions left open inside this one end here; an end without a begin closes nothing */
-	while (k > 0 && x->nopen >= k)
-		if (ox_check(x, OTF2_EvtWriter_Leave(rt->w, NULL, ts, x->open_regions[--x->nopen]),
-			     "writing a region"))
+		if (ox_metrics_event(x, mt, s, t->w, ts, ev->snapshot, ev->nsnapshot) ||
+		    frame_push(x, id, 1))
 			return -1;
-	return 0;
+		x->stats->regions++;
+		return ox_check(x, OTF2_EvtWriter_Enter(t->w, NULL, ts, id), "writing a region");
+	}
+	for (k = x->nopen; k > 0 && !(x->frames[k - 1].region && x->frames[k - 1].id == id); k--)
+		;
+	if (k == 0) /* an end without a begin closes nothing */
+		return 0;
+	k--;
+	/* what began inside it leaves; regions left open inside it end here, calls enter again */
+	if (frames_write(x, t, k + 1, ts, 1) ||
+	    ox_metrics_event(x, mt, s, t->w, ts, ev->snapshot, ev->nsnapshot) ||
+	    ox_check(x, OTF2_EvtWriter_Leave(t->w, NULL, ts, id), "writing a region"))
+		return -1;
+	calls = k;
+	for (size_t i = k + 1; i < x->nopen; i++)
+		if (!x->frames[i].region)
+			x->frames[calls++] = x->frames[i];
+	x->nopen = calls;
+	return frames_write(x, t, k, ts, 0);
 }
 
 /* ProgramBegin (END 0) at the first record of a rank, ProgramEnd (END 1) at its last, as the
@@ -468,13 +529,13 @@ static void cursor_init(const struct xp *x, struct mpi_cursor *c, uint32_t l)
 	c->end = c->i + x->m->locs[l].ncalls;
 }
 
-/* One thread: its functions and MPI calls on one location, its regions on a second. */
+/* One thread: its functions, MPI calls and regions on one location, in time order. */
 static int write_stream(struct xp *x, const struct exp_stream *s)
 {
 	int rank = s->proc ? s->proc->rank : -1;
 	uint32_t group = ox_group_of(x, rank, s->pid, s->proc ? s->proc->exe : NULL);
 	uint32_t l = model_loc(x, s), id;
-	struct track t = {0}, rt = {0};
+	struct track t = {0};
 	struct ox_metrics mt = {0};
 	struct call_walker w;
 	struct call_event ev;
@@ -515,7 +576,17 @@ static int write_stream(struct xp *x, const struct exp_stream *s)
 		/* at one time: an MPI call's leave first, its enter after function events */
 		if (cursor_more(&c) &&
 		    (!have || cursor_key(&c) < ns || (cursor_key(&c) == ns && c.leave))) {
+			const struct mpi_call *mc = &c.m->calls[c.i];
+			size_t k = c.leave ? call_leave_begin(x, &t, mc->leave_ns) : 0;
+			int leave = c.leave;
+
 			if (cursor_emit(x, &t, &c))
+				break;
+			if (leave ? call_leave_end(x, &t, k)
+				  : frame_push(x,
+					       ox_region_id(x, mpi_routine_name(mc->routine),
+							    RK_MPI, mc->routine),
+					       0))
 				break;
 			continue;
 		}
@@ -530,29 +601,32 @@ static int write_stream(struct xp *x, const struct exp_stream *s)
 			}
 			if (ev.type == CALL_ENTER) {
 				x->stats->calls++;
-				ox_check(x, OTF2_EvtWriter_Enter(t.w, NULL, stamp(x, &t, ns), id),
-					 "writing a function call");
+				if (!frame_push(x, id, 0))
+					ox_check(
+					    x,
+					    OTF2_EvtWriter_Enter(t.w, NULL, stamp(x, &t, ns), id),
+					    "writing a function call");
 			} else {
-				ox_check(x, OTF2_EvtWriter_Leave(t.w, NULL, stamp(x, &t, ns), id),
-					 "writing a function call");
+				size_t k = call_leave_begin(x, &t, ns);
+
+				if (!ox_check(x,
+					      OTF2_EvtWriter_Leave(t.w, NULL, stamp(x, &t, ns), id),
+					      "writing a function call"))
+					call_leave_end(x, &t, k);
 			}
 			break;
 		case CALL_REGION_ENTER:
 		case CALL_REGION_EXIT:
-			region_event(x, &rt, &mt, s, group, w.th.name[0] ? w.th.name : tname, &ev,
-				     ns);
+			region_event(x, &t, &mt, s, &ev, ns);
 			break;
 		}
 		if (x->failed)
 			break;
 	}
 	/* regions a killed run left open end with the stream's last record */
-	while (!x->failed && rt.w && x->nopen)
-		ox_check(x,
-			 OTF2_EvtWriter_Leave(rt.w, NULL,
-					      stamp(x, &rt, align(x, rank, w.th.last_ns)),
-					      x->open_regions[--x->nopen]),
-			 "writing a region");
+	if (!x->failed && x->nopen)
+		frames_write(x, &t, 0, stamp(x, &t, align(x, rank, w.th.last_ns)), 1);
+	x->nopen = 0;
 	if (!x->failed && w.th.name[0]) {
 		snprintf(tname, sizeof(tname), "%s (thread %d)", w.th.name, (int)s->tid);
 		x->locs[t.loc].name = ox_string_id(x, tname);
@@ -567,7 +641,6 @@ static int write_stream(struct xp *x, const struct exp_stream *s)
 	if (program && !x->failed)
 		program_event(x, &t, rank, s->proc->exe, 1);
 	loc_close(x, &t);
-	loc_close(x, &rt);
 	return x->failed ? -1 : 0;
 }
 

@@ -54,6 +54,12 @@ struct xclass {
 
 /* A non-blocking collective's start (an I-call with a COLL_REQ item): its rank, request and
  * COLL item, which the completing call's NonBlockingCollectiveComplete event describes. */
+/* A call (function or MPI routine) or a region open on a thread's location: its region id. */
+struct ox_frame {
+	uint32_t id;
+	int region; /* a perfscope region (psc_region_begin) */
+};
+
 struct ox_icoll {
 	int32_t rank;
 	uint64_t request;
@@ -103,7 +109,7 @@ struct xp {
 	int32_t *rank_loc;	 /* per world rank: its first location, -1 none */
 	uint8_t *model_loc_done; /* per model location: written */
 	int32_t **comm_rank;	 /* per model communicator: world rank -> rank in it */
-	uint32_t *open_regions;	 /* the region track's open regions */
+	struct ox_frame *frames; /* the thread location's open calls and regions, innermost last */
 	size_t nopen, open_cap;
 	uint64_t tmin, tmax;
 	uint32_t *members; /* metric members: event name string ids */
