@@ -20,6 +20,7 @@
 
 #include "format.h"
 #include "mpi-model.h"
+#include "mpi-model-build.h"
 #include "mpi-print.h"
 #include "mpi-routines.h"
 #include "mpi-stats.h"
@@ -27,60 +28,6 @@
 
 #define R(name) MPI_ROUTINE_##name
 
-static const int32_t world[4] = {0, 1, 2, 3};
-
-static void begin(struct mpi_model *m, int p)
-{
-	mpi_model_init(m);
-	assert_int_equal(mpi_model_set_world(m, p), 0);
-	assert_int_equal(mpi_model_add_comm(m, 0, world, (uint32_t)p), 0);
-}
-
-static void rank(struct mpi_model *m, int r)
-{
-	assert_int_equal(mpi_model_add_loc(m, r, 100 + r), r);
-}
-
-/* A call of the last rank added; returns its index. */
-static uint32_t call(struct mpi_model *m, unsigned routine, int64_t enter, int64_t leave)
-{
-	long c = mpi_model_add_call(m, (uint32_t)(m->nlocs - 1), routine, enter, leave, MPI_NONE);
-
-	assert_true(c >= 0);
-	return (uint32_t)c;
-}
-
-/* A collective item (root ROOT, -1 none; BYTES sent, BYTES2 received) of the last call. */
-static void coll(struct mpi_model *m, int root, uint64_t bytes, uint64_t bytes2)
-{
-	struct mpi_item it = {
-	    .kind = PSC_MPI_ITEM_COLL, .comm = 0, .peer = root, .bytes = bytes, .bytes2 = bytes2};
-
-	assert_int_equal(mpi_model_add_item(m, &it), 0);
-}
-
-static void coll_req(struct mpi_model *m, uint64_t request)
-{
-	struct mpi_item it = {
-	    .kind = PSC_MPI_ITEM_COLL_REQ, .comm = 0, .peer = -1, .request = request};
-
-	assert_int_equal(mpi_model_add_item(m, &it), 0);
-}
-
-static void build(struct mpi_model *m, unsigned flags)
-{
-	char err[256];
-
-	assert_int_equal(mpi_model_build(m, MPI_BUILD_ALIGNED | flags, err, sizeof(err)), 0);
-}
-
-static void assert_times(const struct mpi_model *m, uint32_t c, int64_t enter, int64_t leave)
-{
-	assert_int_equal(m->calls[c].enter_ns, enter);
-	assert_int_equal(m->calls[c].leave_ns, leave);
-}
-
-/* M's summary view as text (CSV == 0) or JSON (CSV == 2); malloc'd. */
 static char *render(const struct mpi_model *m, int json, int no_correction)
 {
 	struct mpi_routines rs;

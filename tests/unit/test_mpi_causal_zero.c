@@ -21,57 +21,11 @@
 
 #include "format.h"
 #include "mpi-model.h"
+#include "mpi-model-build.h"
 #include "mpi-routines.h"
 
 #define R(name) MPI_ROUTINE_##name
 #define BIG	2048
-
-static int32_t world[BIG];
-
-static void begin(struct mpi_model *m, int p)
-{
-	for (int i = 0; i < p; i++)
-		world[i] = i;
-	mpi_model_init(m);
-	assert_int_equal(mpi_model_set_world(m, p), 0);
-	assert_int_equal(mpi_model_add_comm(m, 0, world, (uint32_t)p), 0);
-}
-
-static void rank(struct mpi_model *m, int r)
-{
-	assert_int_equal(mpi_model_add_loc(m, r, 100 + r), r);
-}
-
-/* A call of the last rank added; returns its index. */
-static uint32_t call(struct mpi_model *m, unsigned routine, int64_t enter, int64_t leave)
-{
-	long c = mpi_model_add_call(m, (uint32_t)(m->nlocs - 1), routine, enter, leave, MPI_NONE);
-
-	assert_true(c >= 0);
-	return (uint32_t)c;
-}
-
-/* A collective item (root ROOT, -1 none; BYTES sent, BYTES2 received) of the last call. */
-static void coll(struct mpi_model *m, int root, uint64_t bytes, uint64_t bytes2)
-{
-	struct mpi_item it = {
-	    .kind = PSC_MPI_ITEM_COLL, .comm = 0, .peer = root, .bytes = bytes, .bytes2 = bytes2};
-
-	assert_int_equal(mpi_model_add_item(m, &it), 0);
-}
-
-static void build(struct mpi_model *m)
-{
-	char err[256];
-
-	assert_int_equal(mpi_model_build(m, MPI_BUILD_ALIGNED, err, sizeof(err)), 0);
-}
-
-static void assert_times(const struct mpi_model *m, uint32_t c, int64_t enter, int64_t leave)
-{
-	assert_int_equal(m->calls[c].enter_ns, enter);
-	assert_int_equal(m->calls[c].leave_ns, leave);
-}
 
 /*
  * Alltoallv of 3 ranks; rank 0's row of receive counts is all 0:
@@ -98,7 +52,7 @@ static void test_alltoallv_zero_row(void **state)
 	rank(&m, 2);
 	c[3] = call(&m, R(Alltoallv), 12000, 12800);
 	coll(&m, -1, 8, 16);
-	build(&m);
+	build(&m, 0);
 	assert_int_equal(m.ncolls, 1);
 	assert_int_equal(m.coll_violations_before, 0);
 	assert_int_equal(m.coll_violations_after, 0);
@@ -138,7 +92,7 @@ static void test_scatterv_zero_recv(void **state)
 	c[3] = call(&m, R(Scatterv), 9200, 9800);
 	coll(&m, 0, 0, 8);
 	c[4] = call(&m, R(Finalize), 20000, 21000);
-	build(&m);
+	build(&m, 0);
 	assert_int_equal(m.coll_violations_before, 1);
 	assert_int_equal(m.coll_violations_after, 0);
 	assert_int_equal(m.max_correction_ns, 1200);
@@ -181,7 +135,7 @@ static void test_gatherv_zero_sender(void **state)
 	coll(&m, 0, 8, 0);
 	c[5] = call(&m, R(Gatherv), 12500, 12600);
 	coll(&m, 0, 8, 0);
-	build(&m);
+	build(&m, 0);
 	assert_int_equal(m.ncolls, 2);
 	assert_int_equal(m.coll_violations_before, 1);
 	assert_int_equal(m.coll_violations_after, 0);
@@ -218,7 +172,7 @@ static void test_big_bcast(void **state)
 			coll(&m, 0, r ? 0 : 8, r ? 8 : 0);
 		}
 	}
-	build(&m);
+	build(&m, 0);
 	assert_int_equal(m.ncolls, 3);
 	assert_int_equal(m.coll_violations_before, 3 * BIG / 2);
 	assert_int_equal(m.coll_violations_after, 0);
@@ -264,7 +218,7 @@ static void test_big_scan(void **state)
 		call(&m, R(Scan), 20000 + r, 20050 + r);
 		coll(&m, -1, 8, 8);
 	}
-	build(&m);
+	build(&m, 0);
 	assert_int_equal(m.ncolls, 2);
 	assert_int_equal(m.coll_violations_before, BIG / 4);
 	assert_int_equal(m.coll_violations_after, 0);
