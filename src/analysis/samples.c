@@ -169,8 +169,9 @@ static int span_add(struct sample_oncpu *o, uint64_t from, uint64_t to)
 
 /*
  * Drop the spans of O (thread TID on CPU) that every group's sample there is past: all of
- * them once each group has sampled after their end. With SAMPLED_ONLY, a group that has not
- * sampled there yet does not hold them (0 when no group has).
+ * them once each group has sampled after their end. With SAMPLED_ONLY (O is full), a group
+ * that has not sampled there since the end of O's first span (or never) does not hold them:
+ * it has gone quiet behind every span kept, and its next sample gets the spans that are left.
  */
 static void spans_prune(struct sample_walk *w, struct sample_oncpu *o, uint64_t tid, uint64_t cpu,
 			int sampled_only)
@@ -184,7 +185,9 @@ static void spans_prune(struct sample_walk *w, struct sample_oncpu *o, uint64_t 
 				 ? w->prev_vals[idx * words]
 				 : 0;
 
-		if ((t || !sampled_only) && t < oldest)
+		if (sampled_only && (t == 0 || (o->n && t < o->iv[1])))
+			continue;
+		if (t < oldest)
 			oldest = t;
 	}
 	if (oldest == UINT64_MAX)
@@ -215,8 +218,9 @@ static int on_switch(struct sample_walk *w, const struct stream_record *rec)
 		uint64_t from = o->since ? o->since : o->last_rec;
 
 		/*
-		 * Full: a group that never sampled here must not make the others' spans merge
-		 * (off-CPU gaps counted as on-CPU); its first sample starts at the spans kept.
+		 * Full: a group that has not sampled here since the first span kept must not make
+		 * the others' spans merge (off-CPU gaps counted as on-CPU); its next sample starts
+		 * at the spans kept.
 		 */
 		if (o->n == MAX_SPANS)
 			spans_prune(w, o, tid, cpu, 1);

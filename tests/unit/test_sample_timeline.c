@@ -330,10 +330,11 @@ static void test_groups_share_spans(void **state)
 	release(&e, &syms, &t);
 }
 
-/* Group 0's samples with their spans (us from the file's start), for test_silent_group. */
+/* Group 0's samples with their spans (us from the file's start), and the number of group 1's,
+ * for the quiet-group tests. */
 struct spans_seen {
 	uint64_t t0;
-	size_t n;
+	size_t n, n1;
 	uint64_t spans[40][12];
 	uint32_t nspans[40];
 };
@@ -342,6 +343,10 @@ static int collect_spans(void *ctx, const struct sample *s)
 {
 	struct spans_seen *c = ctx;
 
+	if (s->group == 1) {
+		c->n1++;
+		return 0;
+	}
 	assert_int_equal(s->group, 0);
 	assert_true(c->n < 40 && s->nspans <= 6);
 	c->nspans[c->n] = (uint32_t)s->nspans;
@@ -352,14 +357,16 @@ static int collect_spans(void *ctx, const struct sample *s)
 }
 
 /*
- * A group that never samples on a (thread, CPU) does not hold its spans (review s7 #3): the
+ * A group that does not sample on a (thread, CPU) does not hold its spans (review s7 #3): the
  * root runs 100 us spans on CPU 0, 120 of them (more than a state keeps), with off-CPU gaps
  * that shrink (300, 299, .. us), so that merging would join the newest ones. Group 0
- * (cpu-clock) samples 50 us into every 4th span; group 1 (page-faults) never samples. Each of
- * group 0's samples has exactly the spans since its previous one: the rest of that span, the
- * three whole spans between, and its own span up to the sample.
+ * (cpu-clock) samples 50 us into every 4th span; group 1 (page-faults) never samples, or with
+ * ONCE samples 20 us into the first span and never again (review s8 #1: a group gone quiet
+ * behind every kept span held them too). Each of group 0's samples has exactly the spans since
+ * its previous one: the rest of that span, the three whole spans between, and its own span up
+ * to the sample.
  */
-static void test_silent_group(void **state)
+static void quiet_group_case(const char *name, int once)
 {
 	const uint64_t pt = (uint64_t)ROOT | (uint64_t)ROOT << 32, m0 = 0, m1 = PF, us = 1000;
 	char dir[128], path[256], err[512] = "";
@@ -372,9 +379,8 @@ static void test_silent_group(void **state)
 	FILE *f;
 	int fd;
 
-	(void)state;
 	assert_non_null(seen);
-	snprintf(dir, sizeof(dir), "%s/silent", tmpdir);
+	snprintf(dir, sizeof(dir), "%s/%s", tmpdir, name);
 	assert_int_equal(mkdir(dir, 0755), 0);
 	snprintf(path, sizeof(path), "%s/meta.json", dir);
 	f = fopen(path, "w");
@@ -402,6 +408,11 @@ static void test_silent_group(void **state)
 			p[4] = p[5] = p[6] = (i + 1) * 100 * us;
 			rec(o, h.start_ns, at + 50 * us, PSC_REC_SAMPLE, 0, p, 7);
 		}
+		if (i == 0 && once) {
+			p[0] = pt, p[1] = 0x1000, p[2] = 0, p[3] = 1;
+			p[4] = p[5] = 20 * us, p[6] = 1;
+			rec(o, h.start_ns, at + 20 * us, PSC_REC_SAMPLE, 1, p, 7);
+		}
 		sw_at(o, h.start_ns, at + 100 * us, 1);
 		at += 100 * us + (300 - i) * us;
 	}
@@ -412,6 +423,7 @@ static void test_silent_group(void **state)
 	if (samples_walk(&e, &w, collect_spans, seen, err, sizeof(err)))
 		fail_msg("%s", err);
 	assert_int_equal(seen->n, 30);
+	assert_int_equal(seen->n1, once ? 1 : 0);
 	for (size_t k = 1; k < 30; k++) {
 		uint64_t want[10], b = 4 * k;
 
@@ -430,6 +442,18 @@ static void test_silent_group(void **state)
 	sample_walk_release(&w);
 	experiment_release(&e);
 	free(seen);
+}
+
+static void test_silent_group(void **state)
+{
+	(void)state;
+	quiet_group_case("silent", 0);
+}
+
+static void test_group_quiet_after_one_sample(void **state)
+{
+	(void)state;
+	quiet_group_case("quiet", 1);
 }
 
 /*
@@ -524,9 +548,13 @@ static void test_losses_and_markers(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_on_cpu_spans), cmocka_unit_test(test_without_switch_records),
-	    cmocka_unit_test(test_many_spans),	 cmocka_unit_test(test_groups_share_spans),
-	    cmocka_unit_test(test_silent_group), cmocka_unit_test(test_losses_and_markers),
+	    cmocka_unit_test(test_on_cpu_spans),
+	    cmocka_unit_test(test_without_switch_records),
+	    cmocka_unit_test(test_many_spans),
+	    cmocka_unit_test(test_groups_share_spans),
+	    cmocka_unit_test(test_silent_group),
+	    cmocka_unit_test(test_group_quiet_after_one_sample),
+	    cmocka_unit_test(test_losses_and_markers),
 	};
 
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
