@@ -42,6 +42,8 @@ __attribute__((noinline, cold)) static void func_record_slow(void *fn, enum psc_
 	thread_guard_enter(t);
 	t->functions = 1;
 	r = t->closed ? NULL : thread_reserve(t, 2);
+	if (t->closed)
+		__atomic_add_fetch(&t->lost_records, 1, __ATOMIC_RELAXED);
 	if (r) {
 		r[0] = psc_word0(clock_ticks(psc_session.clock), kind);
 		r[1] = (uintptr_t)fn;

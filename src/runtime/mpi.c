@@ -20,8 +20,10 @@ static inline struct psc_thread *mpi_thread(void)
 {
 	struct psc_thread *t = thread_get();
 
-	if (unlikely(!t))
+	if (unlikely(!t)) {
+		thread_count_closed_drop();
 		return NULL;
+	}
 	if (unlikely(t->guard)) {
 		t->lost_records++;
 		return NULL;

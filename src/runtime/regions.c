@@ -145,7 +145,11 @@ static inline void region_boundary(const char *name, size_t len, int counted,
 	unsigned slot;
 	int id;
 
-	if (unlikely(!t) || unlikely(!name) || unlikely(t->guard))
+	if (unlikely(!t)) {
+		thread_count_closed_drop();
+		return;
+	}
+	if (unlikely(!name) || unlikely(t->guard))
 		return;
 	thread_guard_enter(t);
 	/* a hit needs the same pointer and the same text: callers may reuse a buffer */
@@ -164,7 +168,11 @@ static inline void region_boundary_id(int id, enum psc_rec_type type)
 {
 	struct psc_thread *t = thread_get();
 
-	if (unlikely(!t) || unlikely(t->guard))
+	if (unlikely(!t)) {
+		thread_count_closed_drop();
+		return;
+	}
+	if (unlikely(t->guard))
 		return;
 	/* an id defined in this stream is known; others must name an interned region */
 	if (unlikely(!region_defined(t, id)) && !session_region_name(id))

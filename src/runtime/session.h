@@ -70,6 +70,7 @@ struct psc_thread {
 	uint64_t lost_bytes;   /* chunks dropped because writing failed */
 	/* what closing the stream for exec wrote, so that a failed exec takes it back */
 	int resumable;	   /* set by an exec close that wrote its chunk; changed atomically */
+	int exec_closed;   /* this stream was ended by an exec close (resumable or not) */
 	int undo_header;   /* header_written before that close */
 	uint64_t undo_seq; /* seq before that close */
 	off_t undo_size;   /* the stream file's size before that close */
@@ -164,6 +165,16 @@ static inline struct psc_thread *thread_get(void)
 	return thread_get_slow();
 }
 
+/* A record of the calling thread dropped because its stream is closed (an exec under way on
+ * another thread): counted, so that the stream's next end says so. */
+static inline void thread_count_closed_drop(void)
+{
+	struct psc_thread *t = psc_tls_thread;
+
+	if (t && __atomic_load_n(&t->closed, __ATOMIC_ACQUIRE))
+		__atomic_add_fetch(&t->lost_records, 1, __ATOMIC_RELAXED);
+}
+
 /* Seal the current chunk and hand it to the writer (or write it when there is no writer);
  * with WAIT, return only once it is written (or, T->discard set, dropped and counted). 0, or
  * -EBUSY / -EPIPE when T is being closed or is closed. */
@@ -180,7 +191,8 @@ void thread_close_wait(struct psc_thread *t, unsigned reason);
 /* After a failed exec: take back what thread_close(T, PSC_END_EXEC) wrote (the file is cut
  * back to its size before it) and let T record on into the same stream, so that nothing
  * recorded before or after the exec attempt is lost. 0 (also when T was not closed for exec,
- * or exited since), or a negative errno: T stays closed. */
+ * or exited since), or a negative errno: T stays closed (-EIO: the exec close could not write
+ * T's last chunk or learn its file's size). */
 int thread_resume(struct psc_thread *t);
 
 /* Write T's queued chunk now if nobody is writing it, else wait until it is written. */

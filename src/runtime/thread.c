@@ -387,8 +387,10 @@ int thread_close(struct psc_thread *t, unsigned reason)
 		}
 		tail[n++] = psc_word0(now, PSC_KIND_EXT);
 		tail[n++] = psc_ext_word1(PSC_REC_STREAM_END, 2, reason);
-		if ((reason & 0xffu) == PSC_END_EXEC)
+		if ((reason & 0xffu) == PSC_END_EXEC) {
 			exec_undo_save(t);
+			__atomic_store_n(&t->exec_closed, 1, __ATOMIC_RELEASE);
+		}
 		chunk_seal(t, t->buf, upto, n);
 		if (chunk_write(t, t->buf, tail, n) < 0 || t->discard) {
 			__atomic_add_fetch(&psc_session.lost_records, t->lost_records + 1,
@@ -420,7 +422,8 @@ int thread_resume(struct psc_thread *t)
 	int ret = 0, tries = 0;
 
 	if (!__atomic_exchange_n(&t->resumable, 0, __ATOMIC_ACQ_REL))
-		return 0;
+		return __atomic_exchange_n(&t->exec_closed, 0, __ATOMIC_ACQ_REL) ? -EIO : 0;
+	__atomic_store_n(&t->exec_closed, 0, __ATOMIC_RELEASE);
 	/* the owner may be finding out that its stream is closed (thread_flush) */
 	while (__atomic_exchange_n(&t->flushing, 1, __ATOMIC_ACQUIRE)) {
 		if (++tries > 20000)
@@ -445,12 +448,17 @@ int thread_resume(struct psc_thread *t)
 /* pthread key destructor: the thread is exiting. */
 static void thread_exit_hook(void *arg)
 {
+	const struct timespec pause = {0, 50 * 1000};
 	struct psc_thread *t = arg;
 
 	/* a stream closed for an exec that then failed stays closed: its thread is gone */
 	__atomic_store_n(&t->resumable, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->exec_closed, 0, __ATOMIC_RELEASE);
 	thread_guard_enter(t);
-	thread_close(t, PSC_END_THREAD_EXIT);
+	/* a resume that took the stream before it was cleared holds it for a moment */
+	for (int tries = 0; thread_close(t, PSC_END_THREAD_EXIT) == -EBUSY && tries < 20000;
+	     tries++)
+		nanosleep(&pause, NULL);
 	if (t->counters_state == 1)
 		counter_set_release(&t->counters);
 	t->counters_state = -1;

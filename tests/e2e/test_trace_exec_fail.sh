@@ -11,6 +11,11 @@
 #  2. execvp with PATH = two missing directories and then the program's own: first of a name
 #     found nowhere (ENOENT after walking all three), then of the program itself: the same
 #     counts.
+#  3. A thread calls spin() without pause while the main thread fails 300 execs: the records
+#     it makes while its stream is closed for an exec are dropped, and counted as lost (review
+#     s8 #2), so that the calls recorded plus the records lost cover every call it made
+#     (a dropped enter loses a call, a dropped exit is closed later and still counted) and no
+#     more calls are recorded than it made.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 psc_init
@@ -143,5 +148,59 @@ check execv "$d"
 d=$T/execvp.exp
 record_or_die execvp "$d" --functions -- "$T/execfail" execvp "$T/missing1:$T/missing2:$T"
 check execvp "$d"
+
+# 3. records dropped while the streams are closed for a failed exec are counted
+cat >"$T/spinexec.c" <<'C'
+#include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
+
+static volatile int stop;
+static volatile unsigned long sink;
+static unsigned long calls;
+
+__attribute__((noipa)) static void spin(void) { sink++; }
+
+__attribute__((noipa)) static void *worker(void *arg)
+{
+	(void)arg;
+	while (!stop) {
+		spin();
+		calls++;
+	}
+	return NULL;
+}
+
+int main(void)
+{
+	char *none[] = {"perfscope-no-such-program", NULL};
+	pthread_t th;
+
+	if (pthread_create(&th, NULL, worker, NULL))
+		return 3;
+	while (calls < 1000)
+		usleep(100);
+	for (int i = 0; i < 300; i++)
+		execv("/nonexistent/perfscope-no-such-program", none);
+	stop = 1;
+	pthread_join(th, NULL);
+	printf("spin calls %lu\n", calls);
+	return 0;
+}
+C
+build_traced spinexec "$T/spinexec.c"
+d=$T/spin.exp
+record_or_die spin "$d" --functions -- "$T/spinexec"
+n=$(sed -n 's/^spin calls \([0-9]*\)$/\1/p' "$T/spin.out")
+[ -n "$n" ] || die "spin: the program did not print its calls: $(cat "$T/spin.out")"
+run spin-rep "$PERFSCOPE" report "$d"
+expect_eq 0 "$RC" "spin: report exit status"
+report_csv_or_die spin-csv "$d"
+c=$(csv_get "$T/spin-csv.out" calls name=spin)
+lost=$(sed -n 's/.*thread [0-9]*: \([0-9]*\) records lost.*/\1/p' "$T/spin-rep.out" | head -n 1)
+lost=${lost:-0}
+note "spin: $n calls made, $c recorded, $lost records lost"
+[ "$c" -le "$n" ] || fail "spin: $c calls recorded, more than the $n made"
+[ $((c + lost)) -ge "$n" ] || fail "spin: $c calls recorded and $lost records lost do not cover the $n made"
 
 finish
