@@ -84,8 +84,12 @@ import csv, sys
 pkg = {r["name"]: float(r["energy_j"]) for r in csv.DictReader(open(sys.argv[1]))}
 cores = {r["name"]: float(r["energy_j"]) for r in csv.DictReader(open(sys.argv[2]))}
 assert pkg.keys() == cores.keys(), (pkg, cores)
+# the two counters are read one after the other at each reading: on a loaded machine the
+# reader can be preempted between the two reads, which shifts energy-cores' boundary by up to
+# a time slice (5 ms at 0.5 W: 2.5 mJ; CI saw 33 uJ on a 10 mJ row); a wrong scale is off by
+# half of the whole row
 for k in pkg:
-    assert abs(cores[k] - pkg[k] / 2) <= 1e-3 * pkg[k] + 1e-6, (k, pkg[k], cores[k])
+    assert abs(cores[k] - pkg[k] / 2) <= 1e-3 * pkg[k] + 2.5e-3, (k, pkg[k], cores[k])
 PY
 
 # the text output lists the channels: the one that never advanced as not working, not 0 J
