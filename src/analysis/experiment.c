@@ -138,7 +138,6 @@ static void unsupported_load(struct experiment *e, const cJSON *v)
 {
 	const cJSON *it;
 
-	e->has_unsupported = 1;
 	e->unsupported = calloc((size_t)cJSON_GetArraySize(v) + 1, sizeof(*e->unsupported));
 	if (!e->unsupported)
 		return;
@@ -151,11 +150,18 @@ static void unsupported_load(struct experiment *e, const cJSON *v)
 			continue;
 		u->name = strdup(name->valuestring);
 		u->reason = dup_str(it, "reason");
-		u->status = (int)get_num(it, "status", 0);
-		if (!u->reason[0]) {
+		if (u->reason && !u->reason[0]) {
 			free(u->reason);
 			u->reason = strdup("could not be opened");
 		}
+		if (!u->name || !u->reason) {
+			/* out of memory: the event goes without its caveat, as other fields do */
+			free(u->name);
+			free(u->reason);
+			u->name = u->reason = NULL;
+			continue;
+		}
+		u->status = (int)get_num(it, "status", 0);
 		e->nunsupported++;
 	}
 }

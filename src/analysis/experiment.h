@@ -106,7 +106,6 @@ struct experiment {
 	struct exp_power power;
 	struct exp_unsupported *unsupported; /* events record could not open */
 	size_t nunsupported;
-	int has_unsupported; /* meta.json lists them (record probed every event) */
 };
 
 /*

@@ -176,7 +176,8 @@ static int cmp_icoll(const void *a, const void *b)
 }
 
 /* The start a completion of KEY's rank and request at KEY's time completes: the latest
- * started at or before it (as mpi-causal.c pairs them), else the first; NULL none. */
+ * started at or before it, as mpi-causal.c and the import pair them; NULL when none is (a
+ * completion whose I-call was not recorded). */
 static const struct ox_icoll *find_icoll(const struct xp *x, const struct ox_icoll *key)
 {
 	size_t lo = 0, hi = x->nicolls;
@@ -192,8 +193,6 @@ static const struct ox_icoll *find_icoll(const struct xp *x, const struct ox_ico
 	}
 	if (lo > 0 && cmp_icoll_key(&x->icolls[lo - 1], key) == 0)
 		return &x->icolls[lo - 1];
-	if (lo < x->nicolls && cmp_icoll_key(&x->icolls[lo], key) == 0)
-		return &x->icolls[lo];
 	return NULL;
 }
 

@@ -52,7 +52,6 @@ static void make_experiment(struct experiment *e, struct exp_process *pr, struct
 		u->status = -ENOENT;
 		e->unsupported = u;
 		e->nunsupported = 1;
-		e->has_unsupported = 1;
 	}
 }
 
