@@ -1,7 +1,7 @@
 /*
  * env.h - every environment variable the CLI passes to the runtime, the few that tests use to
- * substitute fakes, and the CLI's cache directory. Nothing else in perfscope reads the
- * environment by name.
+ * substitute fakes, and the CLI's cache directory. Nothing else of perfscope's own is read by
+ * name; the cache directory's defaults come from the standard HOME and XDG_CACHE_HOME.
  */
 #ifndef PSC_ENV_H
 #define PSC_ENV_H

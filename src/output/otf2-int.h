@@ -52,14 +52,14 @@ struct xclass {
 	uint32_t members[255];
 };
 
-/* A non-blocking collective's start (an I-call with a COLL_REQ item): its rank, request and
- * COLL item, which the completing call's NonBlockingCollectiveComplete event describes. */
 /* A call (function or MPI routine) or a region open on a thread's location: its region id. */
 struct ox_frame {
 	uint32_t id;
 	int region; /* a perfscope region (psc_region_begin) */
 };
 
+/* A non-blocking collective's start (an I-call with a COLL_REQ item): its rank, request and
+ * COLL item, which the completing call's NonBlockingCollectiveComplete event describes. */
 struct ox_icoll {
 	int32_t rank;
 	uint64_t request;
