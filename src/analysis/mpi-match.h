@@ -21,8 +21,9 @@
 #define MPI_TIME_LIMIT_NS (INT64_C(1) << 60)
 
 /* Clock drift the model believes: offsets at init and finalize differing by more than
- * MPI_DRIFT_PPM of the time between them plus MPI_DRIFT_SLACK_NS (measurement error) are
- * not a clock's drift; the finalize one is ignored with a warning. */
+ * MPI_DRIFT_PPM of the time between them, plus MPI_DRIFT_SLACK_NS, plus half of each
+ * measurement's round trip (an offset measured by ping-pong is within half its round trip of
+ * the truth), are not a clock's drift; the finalize one is ignored with a warning. */
 #define MPI_DRIFT_PPM	   1000
 #define MPI_DRIFT_SLACK_NS 1000000
 

@@ -369,7 +369,7 @@ static void check_clocks(struct mpi_model *m)
 	for (int r = 0; r < m->world_size; r++) {
 		struct mpi_rank_info *ri = &m->ranks[r];
 		const struct mpi_clock_point *a = &ri->clock[0], *b = &ri->clock[1];
-		uint64_t dt, doff;
+		uint64_t dt, doff, err;
 
 		for (int k = 0; k < 2; k++) {
 			const struct mpi_clock_point *p = &ri->clock[k];
@@ -387,7 +387,11 @@ static void check_clocks(struct mpi_model *m)
 			continue;
 		dt = abs_diff(b->local_ns, a->local_ns);
 		doff = abs_diff(b->offset_ns, a->offset_ns);
-		if (doff > dt / (1000000 / MPI_DRIFT_PPM) + MPI_DRIFT_SLACK_NS) {
+		/* both points are clamped and each round trip is at most 2^64: no overflow */
+		err = a->rtt_ns / 2 + b->rtt_ns / 2;
+		if (err > (uint64_t)MPI_TIME_LIMIT_NS)
+			err = (uint64_t)MPI_TIME_LIMIT_NS;
+		if (doff > dt / (1000000 / MPI_DRIFT_PPM) + MPI_DRIFT_SLACK_NS + err) {
 			ri->has_clock[1] = 0;
 			mpi_model_warn(m,
 				       "rank %d: clock offsets %" PRId64 " ns at init and %" PRId64
