@@ -101,8 +101,10 @@ expect_eq 0 "$RC" "html calls"
 tl ca "$T/ca/report.html"
 expect_eq 3 "$(json_eval "$T/ca.json" "len(d['timeline']['rows'])")" "calls: a row per thread"
 expect_eq 2014 "$(json_eval "$T/ca.json" "d['timeline']['calls']")" "calls: every call"
-# the main thread's 1000 leaf calls (ns each) are bins named leaf at depth 1, none a slice
-expect_eq 0 "$(json_eval "$T/ca.json" "sum(1 for l in d['timeline']['lanes'] for n in l['name'] if d['timeline']['names'][n] == 'leaf')")" "no leaf call is drawn whole"
+# the main thread's 1000 leaf calls (ns each) are bins named leaf at depth 1: a slice only
+# when it lasted at least min_ns (a leaf preempted on a loaded machine does; CI saw one)
+expect_eq 0 "$(json_eval "$T/ca.json" "sum(1 for l in d['timeline']['lanes'] for n, t in zip(l['name'], l['dur']) if d['timeline']['names'][n] == 'leaf' and t < d['timeline']['min_ns'])")" "no leaf call shorter than min_ns is drawn whole"
+expect_cmp "$(json_eval "$T/ca.json" "sum(1 for l in d['timeline']['lanes'] for n in l['name'] if d['timeline']['names'][n] == 'leaf')")" "<=" 20 "at most 2 % of the leaf calls drawn whole"
 expect_cmp "$(json_eval "$T/ca.json" "sum(1 for l in d['timeline']['lanes'] if l['depth'] == 1 for n in l['bname'] if d['timeline']['names'][n] == 'leaf')")" ">=" 1 "leaf calls are bins at depth 1"
 expect_eq 1 "$(json_eval "$T/ca.json" "sum(1 for l in d['timeline']['lanes'] for n in l['name'] if d['timeline']['names'][n] == 'main')")" "main is one slice"
 html_render "$T/ca/report.html" calls timeline
