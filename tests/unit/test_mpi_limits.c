@@ -95,26 +95,34 @@ static void test_offset_out_of_range(void **state)
 	done(&e, &m);
 }
 
-/* Offsets of 0 at init and 1 s at finalize 10 ms later: 10^5 ppm is no clock's drift; the
- * finalize one is ignored with a warning and the rank keeps offset 0 throughout. */
-static void test_drift_bounded(void **state)
+/* Two ranks, a Barrier each at 2 ms; rank 1 measured offset 0 at init (round trip 500 ns)
+ * and OFFSET with round trip RTT at finalize, 10 ms later: loaded into E and M. */
+static void drift_job(struct experiment *e, struct mpi_model *m, int64_t offset, uint64_t rtt)
 {
 	struct job j;
-	struct experiment e;
-	struct mpi_model m;
 	char dir[128];
 
-	(void)state;
 	new_dir(dir, sizeof(dir));
 	job_begin(&j, 2, 1 * MS);
 	ms_call1(&j.s[0], 2 * MS, 2 * MS + 10, MPI_ROUTINE_Barrier, NULL);
 	ms_call1(&j.s[1], 2 * MS, 2 * MS + 10, MPI_ROUTINE_Barrier, NULL);
-	ms_clock(&j.s[1], 11 * MS, PSC_MPI_CLOCK_FINALIZE, 11 * MS, 1000 * MS, 500);
+	ms_clock(&j.s[1], 11 * MS, PSC_MPI_CLOCK_FINALIZE, 11 * MS, offset, rtt);
 	finalize(&j.s[0], 12 * MS);
 	finalize(&j.s[1], 12 * MS);
 	job_write(&j, dir, 0x3);
-	load(dir, &e, &m, 0);
-	print_warnings(&m);
+	load(dir, e, m, 0);
+	print_warnings(m);
+}
+
+/* Offsets of 0 at init and 1 s at finalize 10 ms later: 10^5 ppm is no clock's drift; the
+ * finalize one is ignored with a warning and the rank keeps offset 0 throughout. */
+static void test_drift_bounded(void **state)
+{
+	struct experiment e;
+	struct mpi_model m;
+
+	(void)state;
+	drift_job(&e, &m, 1000 * MS, 500);
 	assert_true(has_warning(&m, "rank 1: clock offsets 0 ns at init and 1000000000 ns at "
 				    "finalize"));
 	assert_int_equal(m.ranks[1].has_clock[1], 0);
@@ -131,24 +139,12 @@ static void test_drift_bounded(void **state)
  */
 static void test_drift_within_round_trips(void **state)
 {
+	(void)state;
 	for (int slow = 0; slow < 2; slow++) {
-		struct job j;
 		struct experiment e;
 		struct mpi_model m;
-		char dir[128];
 
-		(void)state;
-		new_dir(dir, sizeof(dir));
-		job_begin(&j, 2, 1 * MS);
-		ms_call1(&j.s[0], 2 * MS, 2 * MS + 10, MPI_ROUTINE_Barrier, NULL);
-		ms_call1(&j.s[1], 2 * MS, 2 * MS + 10, MPI_ROUTINE_Barrier, NULL);
-		ms_clock(&j.s[1], 11 * MS, PSC_MPI_CLOCK_FINALIZE, 11 * MS, 3 * MS,
-			 slow ? 5 * MS : 500);
-		finalize(&j.s[0], 12 * MS);
-		finalize(&j.s[1], 12 * MS);
-		job_write(&j, dir, 0x3);
-		load(dir, &e, &m, 0);
-		print_warnings(&m);
+		drift_job(&e, &m, 3 * MS, slow ? 5 * MS : 500);
 		assert_int_equal(has_warning(&m,
 					     "rank 1: clock offsets 0 ns at init and 3000000 ns "
 					     "at finalize"),
