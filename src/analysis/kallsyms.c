@@ -1,6 +1,8 @@
 /* kallsyms.c - kernel text symbols: saved at record time, read for kernel samples. */
 #include "kallsyms.h"
 
+#include "../core/fcopy.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -169,44 +171,6 @@ static int addresses_visible(const char *procfs)
 	return visible;
 }
 
-/* Copy the file FROM to TO (created with MODE). 0 or negative errno; TO is removed on error. */
-static int copy_file(const char *from, const char *to, mode_t mode)
-{
-	char buf[1 << 16];
-	int in = open(from, O_RDONLY | O_CLOEXEC), out, ret = 0;
-	ssize_t n;
-
-	if (in < 0)
-		return -errno;
-	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-	if (out < 0) {
-		ret = -errno;
-		close(in);
-		return ret;
-	}
-	while ((n = read(in, buf, sizeof(buf))) > 0) {
-		for (ssize_t done = 0; done < n;) {
-			ssize_t w = write(out, buf + done, (size_t)(n - done));
-
-			if (w < 0) {
-				ret = -errno;
-				break;
-			}
-			done += w;
-		}
-		if (ret)
-			break;
-	}
-	if (n < 0 && !ret)
-		ret = -errno;
-	close(in);
-	if (close(out) && !ret)
-		ret = -errno;
-	if (ret)
-		unlink(to);
-	return ret;
-}
-
 /* Put ENTRY at DIR/kallsyms (through DIR/kallsyms.tmp): a hard link where the file system
  * allows one (no byte is copied), else a copy. 0 or negative errno. */
 static int place_entry(const char *entry, const char *dir)
@@ -217,8 +181,11 @@ static int place_entry(const char *entry, const char *dir)
 	snprintf(tmp, sizeof(tmp), "%s/kallsyms.tmp", dir);
 	snprintf(path, sizeof(path), "%s/kallsyms", dir);
 	unlink(tmp);
-	if (link(entry, tmp))
-		ret = copy_file(entry, tmp, 0644);
+	if (link(entry, tmp)) {
+		long long n = file_copy(entry, tmp, 0644);
+
+		ret = n < 0 ? (int)n : 0;
+	}
 	if (!ret && rename(tmp, path)) {
 		ret = -errno;
 		unlink(tmp);
@@ -280,7 +247,7 @@ int kallsyms_save_cached(const char *procfs, const char *dir, const char *cached
 		return 0;
 	close(fd);
 	unlink(tmp);
-	if ((link(path, tmp) && copy_file(path, tmp, 0644)) || rename(tmp, entry)) {
+	if ((link(path, tmp) && file_copy(path, tmp, 0644) < 0) || rename(tmp, entry)) {
 		unlink(tmp);
 		return 0;
 	}

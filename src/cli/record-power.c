@@ -5,6 +5,7 @@
 #include "../analysis/powerfile.h"
 #include "../core/cpuinfo.h"
 #include "../core/env.h"
+#include "../core/fcopy.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,10 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#define CMD		     "record"
-#define POWER_PERIOD_MAX_NS  10000000000ull /* 10 s: no RAPL counter wraps twice in it */
-#define METER_COPY_NAME	     "power.meter"
-#define METER_COPY_BUF_BYTES (1u << 20)
+#define CMD		    "record"
+#define POWER_PERIOD_MAX_NS 10000000000ull /* 10 s: no RAPL counter wraps twice in it */
+#define METER_COPY_NAME	    "power.meter"
 
 /* The first --power-* option that only a meter's file uses, or NULL. */
 static const char *meter_option(const struct record_power *rp)
@@ -194,50 +194,6 @@ void record_power_stop(struct record_power *rp)
 	}
 }
 
-/* Copy FROM to TO; bytes copied, or a negative errno. */
-static long long copy_file(const char *from, const char *to)
-{
-	int in = open(from, O_RDONLY | O_CLOEXEC), out;
-	long long total = 0;
-	char *buf;
-	ssize_t n;
-
-	if (in < 0)
-		return -errno;
-	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	buf = malloc(METER_COPY_BUF_BYTES);
-	if (out < 0 || !buf) {
-		int e = out < 0 ? errno : ENOMEM;
-
-		free(buf);
-		close(in);
-		if (out >= 0)
-			close(out);
-		return -e;
-	}
-	while ((n = read(in, buf, METER_COPY_BUF_BYTES)) > 0) {
-		for (ssize_t off = 0; off < n;) {
-			ssize_t w = write(out, buf + off, (size_t)(n - off));
-
-			if (w < 0) {
-				n = -1;
-				break;
-			}
-			off += w;
-		}
-		if (n < 0)
-			break;
-		total += n;
-	}
-	if (n < 0)
-		total = -errno;
-	free(buf);
-	close(in);
-	if (close(out) && total >= 0)
-		total = -errno;
-	return total;
-}
-
 /* "10 ms", "1 s", "2500 us". */
 static void format_period(char *buf, size_t len, uint64_t ns)
 {
@@ -260,9 +216,8 @@ void record_power_report(struct record_power *rp, const char *dir)
 		long long n;
 
 		snprintf(to, sizeof(to), "%s/" METER_COPY_NAME, dir);
-		n = copy_file(rp->path, to);
+		n = file_copy(rp->path, to, 0644);
 		if (n < 0) {
-			unlink(to);
 			fprintf(stderr,
 				"perfscope record: warning: power meter file %s: %s after the run: "
 				"the experiment has no power samples (copy the file to %s later)\n",
