@@ -130,9 +130,13 @@ marks_barrier() {
 	}'
 }
 
-# within EXP GOT: the issue's tolerance (10 % or 2 ms), as a status
+# within EXP GOT: whether a run is clean, the program's own measure GOT within half the issue's
+# tolerance (5 % or 1 ms) of EXP, as a status. Half: perfscope's measure differs a little from
+# the program's (timestamps around the call, clock reads around it), and the tests then hold it
+# to the whole tolerance around EXP (CI: the program measured just inside 10 %, perfscope 0.1 %
+# further)
 within() {
-	awk -v e="$1" -v g="$2" 'BEGIN { t = 0.1 * (e < 0 ? -e : e); if (t < 2e6) t = 2e6;
+	awk -v e="$1" -v g="$2" 'BEGIN { t = 0.05 * (e < 0 ? -e : e); if (t < 1e6) t = 1e6;
 		d = g - e; if (d < 0) d = -d; exit !(d <= t) }'
 }
 
