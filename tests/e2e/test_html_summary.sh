@@ -196,8 +196,10 @@ if command -v mpirun >/dev/null 2>&1 && [ -x "$EX/mpi/ring" ]; then
 	expect_eq 0 "$RC" "perfscope mpi of the skewed ring"
 	sed -n 's/^ *! //p' "$T/skewmpi.out" | grep 'received before they were sent' | sort >"$T/skew.want" || true
 	expect_cmp "$(wc -l <"$T/skew.want")" ">=" 1 "mpi: caveats about messages received before they were sent"
-	expect_grep "on the ranks' own clocks: the clock alignment fixed" "$T/skew.want" \
-		"mpi: the alignment fixed the skewed rank's messages"
+	# the alignment fixes the skewed rank's messages, or, when a loaded machine's round trips
+	# leave its offsets less exact than the messages' latency (ASan in CI), the correction does
+	expect_cmp "$(grep -cE "on the ranks' own clocks: the clock alignment fixed|corrected, 0 left" "$T/skew.want" || true)" \
+		">=" 1 "mpi: the skewed rank's messages are fixed by the alignment or the correction ($(tr '\n' ';' <"$T/skew.want"))"
 	run skewhtml "$PERFSCOPE" html "$T/skew"
 	expect_eq 0 "$RC" "html of the skewed ring"
 	html_render "$T/skew/report.html" skew summary
