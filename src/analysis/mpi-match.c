@@ -195,10 +195,12 @@ static void chans_free(struct chans *t)
 
 /* ---- matching ------------------------------------------------------------------------------- */
 
-/* A send, or a receive by the time it was posted; ORD breaks ties (item order). */
+/* A send, or a receive by the time it was posted; ORD breaks ties: the item that started
+ * the send or posted the receive, unique among the sends and among the receives, so that
+ * the order by (T, ORD) is one order. */
 struct ent {
 	int64_t t;
-	uint32_t ord, item, chan;
+	uint32_t ord, item;
 };
 
 static int cmp_ent(const void *a, const void *b)
@@ -210,21 +212,12 @@ static int cmp_ent(const void *a, const void *b)
 	return x->ord < y->ord ? -1 : x->ord > y->ord;
 }
 
-/* Stable counting sort of E[0..N) by channel into OUT; AT[0..nchan] the channels' starts. */
-static void sort_by_chan(const struct ent *e, size_t n, struct ent *out, uint32_t *at, size_t nchan)
+/* Each channel's entries, E[AT[c] .. AT[c + 1]), in (t, ord) order; they nearly always are
+ * already (a rank's calls are in time order), so a sort runs only where they are not. */
+static void sort_channels(struct ent *e, const uint32_t *at, size_t nchan)
 {
-	memset(at, 0, (nchan + 1) * sizeof(*at));
-	for (size_t i = 0; i < n; i++)
-		at[e[i].chan + 1]++;
-	for (size_t c = 0; c < nchan; c++)
-		at[c + 1] += at[c];
-	for (size_t i = 0; i < n; i++)
-		out[at[e[i].chan]++] = e[i];
-	/* at[c] is now the end of channel c: shift back to the starts */
-	memmove(at + 1, at, nchan * sizeof(*at));
-	at[0] = 0;
 	for (size_t c = 0; c < nchan; c++) {
-		struct ent *s = out + at[c];
+		struct ent *s = e + at[c];
 		size_t len = at[c + 1] - at[c];
 
 		for (size_t i = 1; i < len; i++)
@@ -317,11 +310,13 @@ struct match_ctx {
 	struct mpi_model *m;
 	struct chans ch;
 	struct reqs req; /* outstanding requests of the rank being read */
-	uint32_t *aux;	 /* per item: ISEND its completing call, RECV its posting call */
+	uint32_t *aux;	 /* per item: ISEND its completing call; RECV the item that posted it
+			  * (itself when blocking, its IRECV), MPI_NONE unknown */
 	uint32_t *next;	 /* per location of the rank: its next call */
-	struct ent *sends, *recvs;
-	size_t nsends, nrecvs, sends_cap, recvs_cap;
-	size_t ncancelled; /* ISEND items flagged MPI_ITEM_F_CANCELLED */
+	uint32_t *nsend, *nrecv; /* per channel: its sends and receives, later their starts */
+	size_t ncounted, nsend_cap, nrecv_cap; /* channels in nsend and nrecv */
+	size_t nsend_items, nrecv_items; /* every SEND and ISEND, RECV item, routable or not */
+	size_t ncancelled;		 /* ISEND items flagged MPI_ITEM_F_CANCELLED */
 };
 
 /* Item I and the item J that started its request (MPI_NONE: unknown) share a communicator:
@@ -342,7 +337,37 @@ static int routable(const struct mpi_model *m, const struct mpi_item *it)
 	return it->comm != MPI_NONE && it->peer >= 0 && it->peer < m->world_size;
 }
 
-/* The items of call C of rank R: sends and receives collected, requests followed. */
+/* Item IT's channel, counted in X, into IT->msg until the entries are placed: MPI_NONE when
+ * it has none (no communicator, a peer outside the world). 0 or -ENOMEM. */
+static int count_channel(struct match_ctx *x, struct mpi_item *it, const struct chan_key *k)
+{
+	uint32_t chan;
+
+	it->msg = MPI_NONE;
+	if (!routable(x->m, it))
+		return 0;
+	if ((chan = chan_id(&x->ch, k)) == MPI_NONE)
+		return -ENOMEM;
+	/* channel ids are handed out in order: a new one is the next to count (and one more
+	 * slot stays for the end of the last channel's entries) */
+	if (chan >= x->ncounted) {
+		if (mpi_grow((void **)&x->nsend, &x->nsend_cap, x->ncounted + 2,
+			     sizeof(*x->nsend)) ||
+		    mpi_grow((void **)&x->nrecv, &x->nrecv_cap, x->ncounted + 2, sizeof(*x->nrecv)))
+			return -ENOMEM;
+		x->nsend[x->ncounted] = x->nrecv[x->ncounted] = 0;
+		x->ncounted++;
+	}
+	if (it->kind == PSC_MPI_ITEM_RECV)
+		x->nrecv[chan]++;
+	else
+		x->nsend[chan]++;
+	it->msg = chan;
+	return 0;
+}
+
+/* The items of call C of rank R: sends and receives counted on their channels, requests
+ * followed. */
 static int collect_call(struct match_ctx *x, int r, uint32_t c)
 {
 	struct mpi_model *m = x->m;
@@ -352,7 +377,6 @@ static int collect_call(struct match_ctx *x, int r, uint32_t c)
 		struct mpi_item *it = &m->items[i];
 		struct chan_key k = {r, it->peer, it->tag, MPI_NONE};
 		uint32_t j = MPI_NONE;
-		struct ent *e;
 
 		/* every item passes here once, before any later one can refer to it (a request is
 		 * in the table only once its start was read): what matching sets starts unset */
@@ -361,18 +385,13 @@ static int collect_call(struct match_ctx *x, int r, uint32_t c)
 		switch (it->kind) {
 		case PSC_MPI_ITEM_SEND:
 			x->aux[i] = c;
-			/* fall through */
+			x->nsend_items++;
+			break;
 		case PSC_MPI_ITEM_ISEND:
-			if (it->kind == PSC_MPI_ITEM_ISEND)
-				x->aux[i] = MPI_NONE; /* its completion, when one is read */
-			if (it->kind == PSC_MPI_ITEM_ISEND && it->request &&
-			    reqs_put(&x->req, it->request, i))
+			x->aux[i] = MPI_NONE; /* its completion, when one is read */
+			if (it->request && reqs_put(&x->req, it->request, i))
 				return -ENOMEM;
-			if (x->nsends == x->sends_cap && mpi_grow((void **)&x->sends, &x->sends_cap,
-								  x->nsends + 1, sizeof(*x->sends)))
-				return -ENOMEM;
-			e = &x->sends[x->nsends++];
-			*e = (struct ent){call->enter_ns, i, i, MPI_NONE};
+			x->nsend_items++;
 			break;
 		case PSC_MPI_ITEM_IRECV:
 			if (it->request && reqs_put(&x->req, it->request, i))
@@ -391,33 +410,30 @@ static int collect_call(struct match_ctx *x, int r, uint32_t c)
 			if (j != MPI_NONE && m->items[j].kind == PSC_MPI_ITEM_ISEND &&
 			    !(it->flags & PSC_MPI_F_FREED)) {
 				m->items[j].flags |= MPI_ITEM_F_CANCELLED;
+				if (m->items[j].msg != MPI_NONE)
+					x->nsend[m->items[j].msg]--;
 				x->ncancelled++;
 			}
 			continue;
 		case PSC_MPI_ITEM_RECV:
 			k.src = it->peer;
 			k.dst = r;
-			x->aux[i] = c;
+			x->aux[i] = i;
 			if (it->request) {
 				j = reqs_take(&x->req, it->request);
 				if (j != MPI_NONE && m->items[j].kind != PSC_MPI_ITEM_IRECV)
 					j = MPI_NONE;
 				request_comm(m, i, j);
-				x->aux[i] = j != MPI_NONE ? m->items[j].call : MPI_NONE;
+				x->aux[i] = j;
 			}
-			if (x->nrecvs == x->recvs_cap && mpi_grow((void **)&x->recvs, &x->recvs_cap,
-								  x->nrecvs + 1, sizeof(*x->recvs)))
-				return -ENOMEM;
-			e = &x->recvs[x->nrecvs++];
-			*e = (struct ent){m->calls[x->aux[i] != MPI_NONE ? x->aux[i] : c].enter_ns,
-					  j != MPI_NONE ? j : i, i, MPI_NONE};
+			x->nrecv_items++;
 			break;
 		default:
 			continue;
 		}
 		/* the communicator only now: request_comm may just have given it one */
 		k.comm = it->comm;
-		if (routable(m, it) && (e->chan = chan_id(&x->ch, &k)) == MPI_NONE)
+		if (count_channel(x, it, &k))
 			return -ENOMEM;
 	}
 	return 0;
@@ -460,51 +476,79 @@ static int collect_rank(struct match_ctx *x, int r)
 	return ret;
 }
 
-/* Sends and receives paired in order per channel: a send item's msg holds its receive item
- * for now, *NPAIRED counts them. Entries without a channel stay unmatched. *BLOCK gets the
- * memory the sorted entries were in (malloc'd, its pages written: the messages go there). */
+/* The counts AT[0 .. nchan) made the starts of their channels in one block of entries,
+ * AT[nchan] its end; their sum. */
+static size_t counts_to_starts(uint32_t *at, size_t nchan)
+{
+	size_t sum = 0;
+
+	for (size_t c = 0; c < nchan; c++) {
+		uint32_t n = at[c];
+
+		at[c] = (uint32_t)sum;
+		sum += n;
+	}
+	at[nchan] = (uint32_t)sum;
+	return sum;
+}
+
+/* Each channel's sends and receives put at their places (a counting sort by channel, which
+ * the items' msg held; reset here), then paired in order: a send item's msg holds its
+ * receive item for now, *NPAIRED counts them. *BLOCK gets the memory the entries were in
+ * (malloc'd, its pages written: the messages go there). */
 static int pair_channels(struct match_ctx *x, size_t *npaired, void **block)
 {
-	size_t nchan = x->ch.n, ns = 0, nr = 0;
-	struct ent *s = NULL, *rv;
-	uint32_t *as = malloc((nchan + 1) * sizeof(*as)), *ar = malloc((nchan + 1) * sizeof(*ar));
-	int ret = -ENOMEM;
+	struct mpi_model *m = x->m;
+	size_t nchan = x->ncounted, ns, nr;
+	uint32_t *as = x->nsend, *ar = x->nrecv;
+	struct ent *s, *rv;
 
-	if (!as || !ar)
-		goto out;
-	/* the unroutable and the cancelled ones out of the way first (the flag is looked up
-	 * only when some send was cancelled: a read of a far item per send) */
-	for (size_t i = 0; i < x->nsends; i++)
-		if (x->sends[i].chan != MPI_NONE &&
-		    (!x->ncancelled ||
-		     !(x->m->items[x->sends[i].item].flags & MPI_ITEM_F_CANCELLED)))
-			x->sends[ns++] = x->sends[i];
-	for (size_t i = 0; i < x->nrecvs; i++)
-		if (x->recvs[i].chan != MPI_NONE)
-			x->recvs[nr++] = x->recvs[i];
+	if (!nchan) {
+		*block = malloc(sizeof(struct ent));
+		return *block ? 0 : -ENOMEM;
+	}
+	ns = counts_to_starts(as, nchan);
+	nr = counts_to_starts(ar, nchan);
+	if (ns + nr >= UINT32_MAX)
+		return -ENOMEM;
 	s = malloc((ns + nr + 1) * sizeof(*s));
 	if (!s)
-		goto out;
+		return -ENOMEM;
 	rv = s + ns;
-	sort_by_chan(x->sends, ns, s, as, nchan);
-	sort_by_chan(x->recvs, nr, rv, ar, nchan);
+	for (size_t i = 0; i < m->nitems; i++) {
+		struct mpi_item *it = &m->items[i];
+		uint32_t chan = it->msg, q;
+
+		if (chan == MPI_NONE)
+			continue;
+		it->msg = MPI_NONE;
+		if (it->kind == PSC_MPI_ITEM_RECV) {
+			q = x->aux[i] != MPI_NONE ? x->aux[i] : (uint32_t)i;
+			rv[ar[chan]++] =
+			    (struct ent){m->calls[m->items[q].call].enter_ns, q, (uint32_t)i};
+		} else if (!(it->flags & MPI_ITEM_F_CANCELLED)) {
+			s[as[chan]++] =
+			    (struct ent){m->calls[it->call].enter_ns, (uint32_t)i, (uint32_t)i};
+		}
+	}
+	/* at[c] is now the end of channel c: shift back to the starts */
+	memmove(as + 1, as, nchan * sizeof(*as));
+	as[0] = 0;
+	memmove(ar + 1, ar, nchan * sizeof(*ar));
+	ar[0] = 0;
+	sort_channels(s, as, nchan);
+	sort_channels(rv, ar, nchan);
 	for (size_t c = 0; c < nchan; c++) {
 		size_t n = as[c + 1] - as[c];
 
 		if (ar[c + 1] - ar[c] < n)
 			n = ar[c + 1] - ar[c];
 		for (size_t k = 0; k < n; k++)
-			x->m->items[s[as[c] + k].item].msg = rv[ar[c] + k].item;
+			m->items[s[as[c] + k].item].msg = rv[ar[c] + k].item;
 		*npaired += n;
 	}
-	ret = 0;
 	*block = s;
-	s = NULL;
-out:
-	free(s);
-	free(as);
-	free(ar);
-	return ret;
+	return 0;
 }
 
 int mpi_match_messages(struct mpi_model *m)
@@ -517,7 +561,6 @@ int mpi_match_messages(struct mpi_model *m)
 	memset(&x, 0, sizeof(x));
 	x.m = m;
 	m->cancelled_sends = 0;
-	/* sends and receives grow as they are found (no pass over the items counts them) */
 	x.aux = malloc((m->nitems + 1) * sizeof(*x.aux));
 	x.next = malloc((m->nlocs + 1) * sizeof(*x.next));
 	if (!x.aux || !x.next)
@@ -527,8 +570,8 @@ int mpi_match_messages(struct mpi_model *m)
 			goto out;
 	if ((ret = pair_channels(&x, &npaired, &block)))
 		goto out;
-	/* in the pages the sorted entries were written to: no fresh ones to fault in */
-	m->msgs = realloc(block, (x.nsends + 1) * sizeof(*m->msgs));
+	/* in the pages the sorted entries were written to: fewer fresh ones to fault in */
+	m->msgs = realloc(block, (x.nsend_items + 1) * sizeof(*m->msgs));
 	if (!m->msgs) {
 		free(block);
 		ret = -ENOMEM;
@@ -553,7 +596,9 @@ int mpi_match_messages(struct mpi_model *m)
 		g->bytes = rcv != MPI_NONE ? m->items[rcv].bytes : it->bytes;
 		g->send_call = it->call;
 		g->send_done_call = x.aux[i];
-		g->recv_post_call = rcv != MPI_NONE ? x.aux[rcv] : MPI_NONE;
+		g->recv_post_call = rcv != MPI_NONE && x.aux[rcv] != MPI_NONE
+					? m->items[x.aux[rcv]].call
+					: MPI_NONE;
 		g->recv_call = rcv != MPI_NONE ? m->items[rcv].call : MPI_NONE;
 		g->sync = (it->flags & PSC_MPI_F_SYNC) != 0;
 		it->msg = (uint32_t)m->nmsgs;
@@ -564,12 +609,12 @@ int mpi_match_messages(struct mpi_model *m)
 		m->nmsgs++;
 	}
 	/* every receive has an entry, and a paired one's send made a message above */
-	m->unmatched_recvs += x.nrecvs - npaired;
+	m->unmatched_recvs += x.nrecv_items - npaired;
 	ret = 0;
 out:
 	free(x.aux);
-	free(x.sends);
-	free(x.recvs);
+	free(x.nsend);
+	free(x.nrecv);
 	chans_free(&x.ch);
 	free(x.req.ids);
 	free(x.req.items);
