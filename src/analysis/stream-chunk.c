@@ -10,6 +10,8 @@
  */
 #include "stream-int.h"
 
+#include "../core/cpuinfo.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -252,18 +254,6 @@ static void *prefetch_main(void *arg)
 	return NULL;
 }
 
-/* CPUs this process may run on (its affinity mask), at least 1. */
-static int usable_cpus(void)
-{
-	cpu_set_t set;
-	long n;
-
-	if (sched_getaffinity(0, sizeof(set), &set) == 0)
-		return CPU_COUNT(&set) > 0 ? CPU_COUNT(&set) : 1;
-	n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n > 0 ? (int)n : 1;
-}
-
 /* Start R's prefetch thread: 0, or a negative errno (R then reads in the calling thread). The
  * thread blocks every signal: they stay the caller's. */
 static int prefetch_start(struct stream_reader *r)
@@ -324,7 +314,8 @@ static int want_prefetch(struct stream_reader *r)
 	if (r->prefetch == STREAM_PREFETCH_OFF)
 		return 0;
 	/* decided once: the CPUs are looked up, or the thread started, at the first chunk */
-	if ((r->prefetch == STREAM_PREFETCH_AUTO && usable_cpus() < 2) || prefetch_start(r) < 0) {
+	if ((r->prefetch == STREAM_PREFETCH_AUTO && cpu_usable_count() < 2) ||
+	    prefetch_start(r) < 0) {
 		r->prefetch = STREAM_PREFETCH_OFF;
 		return 0;
 	}
