@@ -298,6 +298,27 @@ const char *jsonw_text(struct jsonw *w)
 	return w->failed ? NULL : w->buf;
 }
 
+void jsonw_init_part(struct jsonw *part, const struct jsonw *w)
+{
+	jsonw_init(part, w->pretty);
+	part->depth = w->depth;
+}
+
+void jsonw_splice(struct jsonw *w, struct jsonw *part)
+{
+	if (part->failed) {
+		w->failed = 1;
+	} else if (part->len) {
+		/* the part's first value was written as the first of its level (after a key,
+		 * the part is that key's value) */
+		if (w->need_comma == 1)
+			put(w, ",", 1);
+		put(w, part->buf, part->len);
+		w->need_comma = 1;
+	}
+	jsonw_release(part);
+}
+
 int jsonw_print(struct jsonw *w, FILE *f)
 {
 	int ret = jsonw_text(w) ? 0 : -ENOMEM;

@@ -50,4 +50,11 @@ int jsonw_print(struct jsonw *w, FILE *f);
 /* The text written so far, NUL-terminated (never NULL), or NULL if an allocation failed. */
 const char *jsonw_text(struct jsonw *w);
 
+/* PART ready for members or elements written apart from W (in another thread, say) at W's
+ * current level, which jsonw_splice() then appends to W. */
+void jsonw_init_part(struct jsonw *part, const struct jsonw *w);
+
+/* PART's text (jsonw_init_part) appended to W, with the comma it needs there; PART released. */
+void jsonw_splice(struct jsonw *w, struct jsonw *part);
+
 #endif /* PSC_JSONW_H */

@@ -218,12 +218,65 @@ static void test_empty_and_growth(void **state)
 	jsonw_release(&w);
 }
 
+/* Parts written apart and spliced in: the commas where the members or elements fall, in
+ * compact and pretty form; an empty part adds nothing, a failed one fails the whole. */
+static void test_parts(void **state)
+{
+	struct jsonw w, a, b, c;
+
+	(void)state;
+	jsonw_init(&w, 0);
+	jsonw_object_begin(&w);
+	jsonw_init_part(&a, &w); /* the first member */
+	jsonw_kv_u64(&a, "a", 1);
+	jsonw_kv_u64(&a, "b", 2);
+	jsonw_init_part(&b, &w); /* nothing */
+	jsonw_init_part(&c, &w); /* after a member */
+	jsonw_key(&c, "c");
+	jsonw_array_begin(&c);
+	jsonw_u64(&c, 3);
+	jsonw_array_end(&c);
+	jsonw_splice(&w, &a);
+	jsonw_splice(&w, &b);
+	jsonw_kv_u64(&w, "m", 0);
+	jsonw_splice(&w, &c);
+	jsonw_key(&w, "d"); /* a part as a key's value */
+	jsonw_init_part(&a, &w);
+	jsonw_u64(&a, 4);
+	jsonw_splice(&w, &a);
+	jsonw_kv_u64(&w, "e", 5);
+	jsonw_object_end(&w);
+	assert_string_equal(jsonw_text(&w), "{\"a\":1,\"b\":2,\"m\":0,\"c\":[3],\"d\":4,\"e\":5}");
+	assert_null(a.buf);
+	jsonw_release(&w);
+
+	jsonw_init(&w, 1);
+	jsonw_object_begin(&w);
+	jsonw_kv_u64(&w, "x", 1);
+	jsonw_init_part(&a, &w);
+	jsonw_kv_u64(&a, "y", 2);
+	jsonw_splice(&w, &a);
+	jsonw_object_end(&w);
+	assert_string_equal(jsonw_text(&w), "{\n  \"x\": 1,\n  \"y\": 2\n}");
+	jsonw_release(&w);
+
+	jsonw_init(&w, 0);
+	jsonw_array_begin(&w);
+	jsonw_init_part(&a, &w);
+	jsonw_u64(&a, 1);
+	a.failed = 1; /* as after a failed allocation */
+	jsonw_splice(&w, &a);
+	jsonw_array_end(&w);
+	assert_null(jsonw_text(&w));
+	jsonw_release(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_nested_compact),   cmocka_unit_test(test_pretty),
 	    cmocka_unit_test(test_escaping),	     cmocka_unit_test(test_doubles),
-	    cmocka_unit_test(test_empty_and_growth),
+	    cmocka_unit_test(test_empty_and_growth), cmocka_unit_test(test_parts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
