@@ -134,8 +134,8 @@ struct mpi_first {
 /*
  * report_open's hook: load the MPI model first, so that the profile pass skips the streams it
  * found only MPI records in (one read of them instead of two). The model goes to html_mpi()
- * as loaded; one with warnings is dropped for html_mpi() to load again and state them in
- * their place among the caveats, as one that failed for html_mpi() to say why.
+ * as loaded, which states its warnings in their place among the caveats; one that failed is
+ * dropped for html_mpi() to load again and say why.
  */
 static int load_mpi_first(struct report *rep, void *ctx, const struct stream_facts **facts)
 {
@@ -157,8 +157,8 @@ static int load_mpi_first(struct report *rep, void *ctx, const struct stream_fac
 	mpi_model_init(in->mpi);
 	ret = mpi_model_load_facts(in->mpi, &rep->e, 0, mf->facts, err, sizeof(err));
 	*facts = mf->facts; /* each stream's, whatever became of the model */
-	if (ret == 0 && !in->mpi->nwarnings) {
-		in->mpi_state = 1;
+	if (ret == 0) {
+		in->mpi_state = in->mpi->nwarnings ? 2 : 1;
 		return 0;
 	}
 	mpi_model_release(in->mpi);

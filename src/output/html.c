@@ -101,6 +101,11 @@ const struct mpi_model *html_mpi(struct html_input *in)
 	char err[1024] = "";
 	int ret;
 
+	if (in->mpi_state == 2) { /* loaded, its warnings to be stated here */
+		for (size_t i = 0; i < in->mpi->nwarnings; i++)
+			html_caveat_line(in, in->mpi->warnings[i]);
+		in->mpi_state = 1;
+	}
 	if (in->mpi_state)
 		return in->mpi_state > 0 ? in->mpi : NULL;
 	in->mpi_state = -1;

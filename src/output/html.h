@@ -35,7 +35,8 @@ struct html_input {
 	int grid_rows, grid_cols; /* --grid for the rank grids; 0: chosen from the size */
 	/* filled while writing (html.c) */
 	struct mpi_model *mpi;	    /* html_mpi() loads it on first use */
-	int mpi_state;		    /* 0 not tried, 1 loaded, -1 none or failed */
+	int mpi_state;		    /* 0 not tried, 1 loaded, 2 loaded by the caller with
+				     * warnings html_mpi() states, -1 none or failed */
 	struct mpi_waits *waits;    /* html_waits() computes them on first use */
 	int waits_state;	    /* as mpi_state */
 	struct html_energy *energy; /* html_energy() builds it on first use */
