@@ -4,6 +4,7 @@
 
 #include "../analysis/mpi-model.h"
 #include "../analysis/mpi-waits.h"
+#include "../core/cpuinfo.h"
 #include "../core/format.h"
 #include "caveats.h"
 #include "func-print.h"
@@ -11,6 +12,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -248,6 +251,138 @@ static void data_caveats(struct jsonw *w, struct html_input *in)
 	jsonw_array_end(w);
 }
 
+/*
+ * On an MPI run, the wait states and the MPI view are built in a second thread while this one
+ * builds the profile, the timeline and the animation's states (html_data_states, which needs
+ * the wait states too): about a third of the report's work each, after the model's load. A
+ * view built apart works on a copy of the input whose caveats are its own and writes into a
+ * JSON part, spliced in at its place with its caveats after the views before it: views,
+ * caveats and their order are the same as when built one after the other.
+ */
+struct views_job {
+	struct html_input waits_in; /* the wait states and their caveat */
+	struct html_input mpi_in;   /* the MPI view's caveats */
+	struct jsonw part;	    /* the MPI view */
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int waits_done; /* waits_in is the thread's no more */
+	int taken;	/* the wait states were handed over */
+	int ret;	/* html_data_mpi's */
+};
+
+/* A copy of IN with no caveats of its own yet. */
+static void input_copy(struct html_input *to, const struct html_input *in)
+{
+	*to = *in;
+	to->caveats = NULL;
+	to->ncaveats = to->caveats_cap = 0;
+	to->failed = 0;
+}
+
+/* FROM's caveats appended to IN's (where they had come in turn), and its failure. */
+static void caveats_take(struct html_input *in, struct html_input *from)
+{
+	for (size_t i = 0; i < from->ncaveats; i++) {
+		html_caveat_line(in, from->caveats[i]);
+		free(from->caveats[i]);
+	}
+	free(from->caveats);
+	from->caveats = NULL;
+	from->ncaveats = from->caveats_cap = 0;
+	in->failed |= from->failed;
+}
+
+static void *views_job_main(void *arg)
+{
+	struct views_job *j = arg;
+
+	html_waits(&j->waits_in);
+	input_copy(&j->mpi_in, &j->waits_in);
+	pthread_mutex_lock(&j->lock);
+	j->waits_done = 1;
+	pthread_cond_signal(&j->cond);
+	pthread_mutex_unlock(&j->lock);
+	j->ret = html_data_mpi(&j->part, &j->mpi_in);
+	return NULL;
+}
+
+/* Start J beside the writing of W, at the timeline's turn (whose first step is html_mpi(),
+ * taken here), when there is an MPI model, its wait states are not computed yet and a second
+ * CPU is there. 1 started, 0 not (the views are then built in their turn). The thread blocks
+ * every signal: they stay the caller's. */
+static int views_job_start(struct views_job *j, struct html_input *in, const struct jsonw *w)
+{
+	sigset_t all, old;
+	int ret;
+
+	if (!html_mpi(in) || in->waits_state || cpu_usable_count() < 2)
+		return 0;
+	memset(j, 0, sizeof(*j));
+	input_copy(&j->waits_in, in);
+	jsonw_init_part(&j->part, w);
+	pthread_mutex_init(&j->lock, NULL);
+	pthread_cond_init(&j->cond, NULL);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ret = pthread_create(&j->thread, NULL, views_job_main, j);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret) {
+		jsonw_release(&j->part);
+		pthread_cond_destroy(&j->cond);
+		pthread_mutex_destroy(&j->lock);
+		return 0;
+	}
+	return 1;
+}
+
+/* Once J has computed the wait states: they and their caveat into IN, as if html_waits(IN)
+ * had computed them. */
+static void views_job_take_waits(struct views_job *j, struct html_input *in)
+{
+	if (j->taken)
+		return;
+	pthread_mutex_lock(&j->lock);
+	while (!j->waits_done)
+		pthread_cond_wait(&j->cond, &j->lock);
+	pthread_mutex_unlock(&j->lock);
+	j->taken = 1;
+	in->waits = j->waits_in.waits;
+	in->waits_state = j->waits_in.waits_state;
+	caveats_take(in, &j->waits_in);
+}
+
+/* Wait for J's end: the MPI view's JSON into W and its caveats into IN, as if it had been
+ * built here. Its html_data_mpi result. */
+static int views_job_join(struct views_job *j, struct html_input *in, struct jsonw *w)
+{
+	views_job_take_waits(j, in);
+	pthread_join(j->thread, NULL);
+	pthread_cond_destroy(&j->cond);
+	pthread_mutex_destroy(&j->lock);
+	caveats_take(in, &j->mpi_in);
+	jsonw_splice(w, &j->part);
+	return j->ret;
+}
+
+/* At the MPI view's place while J builds it: the states view into a part of its own (with the
+ * wait states J computed), then J's view and it spliced into W in their order. 0 or -ENOMEM. */
+static int views_job_finish(struct views_job *j, struct html_input *in, struct jsonw *w)
+{
+	struct html_input states_in;
+	struct jsonw part;
+	int ret, ret_mpi;
+
+	views_job_take_waits(j, in);
+	input_copy(&states_in, in);
+	jsonw_init_part(&part, w);
+	ret = html_data_states(&part, &states_in);
+	ret_mpi = views_job_join(j, in, w);
+	caveats_take(in, &states_in);
+	jsonw_splice(w, &part);
+	return ret_mpi < 0 ? ret_mpi : ret;
+}
+
 /* The report's data as JSON text (malloc'd), or NULL out of memory. */
 static char *data_json(struct html_input *in)
 {
@@ -264,8 +399,10 @@ static char *data_json(struct html_input *in)
 	};
 	const html_data_fn *b = in->otf2 ? otf2_builders : builders;
 	size_t nb = in->otf2 ? sizeof(otf2_builders) / sizeof(*b) : sizeof(builders) / sizeof(*b);
+	struct views_job job;
 	struct jsonw w;
 	char *out = NULL;
+	int started = 0;
 
 	jsonw_init(&w, 0);
 	jsonw_object_begin(&w);
@@ -282,14 +419,30 @@ static char *data_json(struct html_input *in)
 		else if (in->rr)
 			region_report_caveats(in->rr, html_caveat_line, in);
 	}
-	for (size_t i = 0; i < nb; i++)
+	for (size_t i = 0; i < nb; i++) {
+		if (b[i] == html_data_timeline)
+			started = views_job_start(&job, in, &w);
+		if (b[i] == html_data_mpi && started) {
+			/* the states view, next in both lists, is built here meanwhile */
+			int both = i + 1 < nb && b[i + 1] == html_data_states, ret;
+
+			started = 0;
+			ret = both ? views_job_finish(&job, in, &w) : views_job_join(&job, in, &w);
+			if (ret < 0)
+				goto out;
+			i += both;
+			continue;
+		}
 		if (b[i](&w, in) < 0)
 			goto out;
+	}
 	data_caveats(&w, in);
 	jsonw_object_end(&w);
 	if (!in->failed && jsonw_text(&w))
 		out = strdup(w.buf);
 out:
+	if (started) /* a view before it failed */
+		views_job_join(&job, in, &w);
 	jsonw_release(&w);
 	return out;
 }
