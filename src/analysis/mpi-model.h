@@ -56,9 +56,11 @@ struct mpi_item {
 	uint32_t comm; /* index in comms */
 	int32_t peer;  /* SEND/ISEND: destination; RECV/IRECV: source; COLL: root (-1 none) */
 	int32_t tag;
-	uint64_t bytes;	 /* COLL: bytes sent */
-	uint64_t bytes2; /* COLL: bytes received */
-	uint64_t request;
+	uint64_t bytes;		  /* COLL: bytes sent */
+	union {			  /* word 3 of the record: 40 bytes an item, not 48 */
+		uint64_t bytes2;  /* COLL: bytes received */
+		uint64_t request; /* the other kinds: the request's id, 0 none */
+	};
 	uint32_t call; /* the call it belongs to */
 	uint32_t msg;  /* SEND, ISEND, RECV: its message in msgs, MPI_NONE unmatched */
 };

@@ -133,8 +133,10 @@ static OTF2_CallbackCode add_item(struct imp *im, enum psc_mpi_item kind, OTF2_C
 	it.comm = (uint32_t)c;
 	it.tag = tag == OTF2_UNDEFINED_UINT32 ? PSC_MPI_ANY : (int32_t)tag;
 	it.bytes = bytes;
-	it.bytes2 = bytes2;
-	it.request = request;
+	if (kind == PSC_MPI_ITEM_COLL)
+		it.bytes2 = bytes2;
+	else
+		it.request = request;
 	if (im->call.routine == MPI_ROUTINE_Ssend || im->call.routine == MPI_ROUTINE_Issend)
 		it.flags = PSC_MPI_F_SYNC;
 	return push_item(im, &it);

@@ -75,14 +75,22 @@ static inline uint32_t hand_call(struct mpi_model *m, int rank, unsigned routine
 	return i;
 }
 
-/* An item of the last call added. */
+/* An item of the last call added (BYTES2, the bytes received, kept for a COLL item only; the
+ * others have request 0). */
 static inline uint32_t hand_item(struct mpi_model *m, unsigned kind, unsigned flags, int peer,
 				 int tag, uint64_t bytes, uint64_t bytes2)
 {
 	uint32_t i = (uint32_t)m->nitems++, call = (uint32_t)m->ncalls - 1;
 
-	m->items[i] = (struct mpi_item){(uint8_t)kind, (uint8_t)flags, 0, peer, tag,
-					bytes,	       bytes2,	       0, call, MPI_NONE};
+	m->items[i] = (struct mpi_item){.kind = (uint8_t)kind,
+					.flags = (uint8_t)flags,
+					.comm = 0,
+					.peer = peer,
+					.tag = tag,
+					.bytes = bytes,
+					.bytes2 = kind == PSC_MPI_ITEM_COLL ? bytes2 : 0,
+					.call = call,
+					.msg = MPI_NONE};
 	m->calls[call].nitems++;
 	return i;
 }
