@@ -413,6 +413,8 @@ static void align_clocks(struct mpi_model *m, unsigned flags)
 	}
 	for (int r = 0; r < m->world_size; r++) {
 		struct mpi_rank_info *ri = &m->ranks[r];
+		int64_t off;
+		int constant;
 
 		if (!ri->present)
 			continue;
@@ -421,13 +423,19 @@ static void align_clocks(struct mpi_model *m, unsigned flags)
 				first_missing = r;
 			continue;
 		}
+		/* one offset measured, or two equal ones (no drift): the same for every time */
+		constant = !ri->has_clock[0] || !ri->has_clock[1] ||
+			   ri->clock[0].offset_ns == ri->clock[1].offset_ns;
+		off = mpi_rank_clock_offset(ri, 0);
 		for (uint32_t l = ri->first_loc; l < ri->first_loc + ri->nlocs; l++)
 			for (uint32_t c = m->locs[l].first_call;
 			     c < m->locs[l].first_call + m->locs[l].ncalls; c++) {
 				struct mpi_call *call = &m->calls[c];
 
-				call->enter_ns += mpi_rank_clock_offset(ri, call->enter_ns);
-				call->leave_ns += mpi_rank_clock_offset(ri, call->leave_ns);
+				call->enter_ns +=
+				    constant ? off : mpi_rank_clock_offset(ri, call->enter_ns);
+				call->leave_ns +=
+				    constant ? off : mpi_rank_clock_offset(ri, call->leave_ns);
 				if (call->leave_ns < call->enter_ns)
 					call->leave_ns = call->enter_ns;
 			}
