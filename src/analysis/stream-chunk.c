@@ -11,6 +11,7 @@
 #include "stream-int.h"
 
 #include "../core/cpuinfo.h"
+#include "../core/qthread.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -18,7 +19,6 @@
 #include <lz4.h>
 #include <pthread.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -259,7 +259,6 @@ static void *prefetch_main(void *arg)
 static int prefetch_start(struct stream_reader *r)
 {
 	struct stream_prefetch *pf = calloc(1, sizeof(*pf));
-	sigset_t all, old;
 	int ret;
 
 	if (!pf)
@@ -267,15 +266,12 @@ static int prefetch_start(struct stream_reader *r)
 	pf->src = (struct chunk_src){r->fd, r->path, r->hdr.version, r->file_size};
 	pthread_mutex_init(&pf->lock, NULL);
 	pthread_cond_init(&pf->cond, NULL);
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	ret = pthread_create(&pf->thread, NULL, prefetch_main, pf);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	ret = qthread_start(&pf->thread, prefetch_main, pf);
 	if (ret) {
 		pthread_cond_destroy(&pf->cond);
 		pthread_mutex_destroy(&pf->lock);
 		free(pf);
-		return -ret;
+		return ret;
 	}
 	r->pf = pf;
 	return 0;

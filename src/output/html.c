@@ -6,6 +6,7 @@
 #include "../analysis/mpi-waits.h"
 #include "../core/cpuinfo.h"
 #include "../core/format.h"
+#include "../core/qthread.h"
 #include "caveats.h"
 #include "func-print.h"
 #include "region-print.h"
@@ -13,7 +14,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -309,13 +309,9 @@ static void *views_job_main(void *arg)
 
 /* Start J beside the writing of W, at the timeline's turn (whose first step is html_mpi(),
  * taken here), when there is an MPI model, its wait states are not computed yet and a second
- * CPU is there. 1 started, 0 not (the views are then built in their turn). The thread blocks
- * every signal: they stay the caller's. */
+ * CPU is there. 1 started, 0 not (the views are then built in their turn). */
 static int views_job_start(struct views_job *j, struct html_input *in, const struct jsonw *w)
 {
-	sigset_t all, old;
-	int ret;
-
 	if (!html_mpi(in) || in->waits_state || cpu_usable_count() < 2)
 		return 0;
 	memset(j, 0, sizeof(*j));
@@ -323,11 +319,7 @@ static int views_job_start(struct views_job *j, struct html_input *in, const str
 	jsonw_init_part(&j->part, w);
 	pthread_mutex_init(&j->lock, NULL);
 	pthread_cond_init(&j->cond, NULL);
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	ret = pthread_create(&j->thread, NULL, views_job_main, j);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (ret) {
+	if (qthread_start(&j->thread, views_job_main, j) < 0) {
 		jsonw_release(&j->part);
 		pthread_cond_destroy(&j->cond);
 		pthread_mutex_destroy(&j->lock);
