@@ -10,7 +10,6 @@
  */
 #include "stream-int.h"
 
-#include "../core/cpuinfo.h"
 #include "../core/qthread.h"
 
 #include <errno.h>
@@ -310,8 +309,7 @@ static int want_prefetch(struct stream_reader *r)
 	if (r->prefetch == STREAM_PREFETCH_OFF)
 		return 0;
 	/* decided once: the CPUs are looked up, or the thread started, at the first chunk */
-	if ((r->prefetch == STREAM_PREFETCH_AUTO && cpu_usable_count() < 2) ||
-	    prefetch_start(r) < 0) {
+	if ((r->prefetch == STREAM_PREFETCH_AUTO && qthread_cpus() < 2) || prefetch_start(r) < 0) {
 		r->prefetch = STREAM_PREFETCH_OFF;
 		return 0;
 	}

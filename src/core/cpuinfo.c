@@ -9,7 +9,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
-#include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -462,17 +461,6 @@ int cpu_info_read(struct cpu_info *ci, const char *procfs_root, const char *sysf
 		cpu_caches_from_sysfs(ci, sysfs_root);
 	errno = saved_errno;
 	return 0;
-}
-
-int cpu_usable_count(void)
-{
-	cpu_set_t set;
-	long n;
-
-	if (sched_getaffinity(0, sizeof(set), &set) == 0)
-		return CPU_COUNT(&set) > 0 ? CPU_COUNT(&set) : 1;
-	n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n > 0 ? (int)n : 1;
 }
 
 int cpu_info_tsc_usable(const struct cpu_info *ci)

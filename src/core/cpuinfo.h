@@ -71,10 +71,6 @@ int cpu_caches_from_sysfs(struct cpu_info *ci, const char *sysfs_root);
  */
 int cpu_info_tsc_usable(const struct cpu_info *ci);
 
-/* CPUs this process may run on (its affinity mask), at least 1: whether a second thread can
- * overlap work with the first (the stream reader's read-ahead, the report's views). */
-int cpu_usable_count(void);
-
 /* Decode cpuid leaf 1 EAX into display family/model/stepping as ci->vendor's maker defines
  * them (extended model folded in for Intel family 6/15, for AMD/Hygon family 15 only). */
 void cpu_info_decode_signature(struct cpu_info *ci, uint32_t eax);

@@ -1,7 +1,9 @@
-/* qthread.c - worker threads that take no signals (qthread.h). */
+/* qthread.c - worker threads that take no signals, and the CPUs for them (qthread.h). */
 #include "qthread.h"
 
+#include <sched.h>
 #include <signal.h>
+#include <unistd.h>
 
 int qthread_start(pthread_t *t, void *(*fn)(void *), void *arg)
 {
@@ -14,4 +16,15 @@ int qthread_start(pthread_t *t, void *(*fn)(void *), void *arg)
 	ret = pthread_create(t, NULL, fn, arg);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return -ret;
+}
+
+int qthread_cpus(void)
+{
+	cpu_set_t set;
+	long n;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		return CPU_COUNT(&set) > 0 ? CPU_COUNT(&set) : 1;
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
 }

@@ -4,7 +4,6 @@
 
 #include "../analysis/mpi-model.h"
 #include "../analysis/mpi-waits.h"
-#include "../core/cpuinfo.h"
 #include "../core/format.h"
 #include "../core/qthread.h"
 #include "caveats.h"
@@ -312,7 +311,7 @@ static void *views_job_main(void *arg)
  * CPU is there. 1 started, 0 not (the views are then built in their turn). */
 static int views_job_start(struct views_job *j, struct html_input *in, const struct jsonw *w)
 {
-	if (!html_mpi(in) || in->waits_state || cpu_usable_count() < 2)
+	if (!html_mpi(in) || in->waits_state || qthread_cpus() < 2)
 		return 0;
 	memset(j, 0, sizeof(*j));
 	input_copy(&j->waits_in, in);
