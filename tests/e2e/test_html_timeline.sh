@@ -114,8 +114,18 @@ html_expect_ok calls
 if command -v mpirun >/dev/null 2>&1 && [ -x "$EX/mpi/ring" ]; then
 	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 	export OMPI_MCA_rmaps_base_oversubscribe=1
-	run ring timeout -k 5 60 "$PERFSCOPE" record --mpi -o "$T/ring" -- mpirun -np 4 "$EX/mpi/ring" -b 20 -m "$T/ring.marks"
-	expect_eq 0 "$RC" "record the ring"
+	# the ring's scenario needs each rank k+1 to wait at least a quarter of its nominal 20 (k+1)
+	# ms for rank k (its own marks say so); a machine busy enough to skew the ranks' barrier
+	# exits beyond that (ASan under load) is given three runs to make one where it happened
+	for attempt in 1 2 3; do
+		rm -rf "$T/ring" "$T"/ring.marks.*
+		run ring timeout -k 5 60 "$PERFSCOPE" record --mpi -o "$T/ring" -- mpirun -np 4 "$EX/mpi/ring" -b 20 -m "$T/ring.marks"
+		expect_eq 0 "$RC" "record the ring"
+		marks_p2p "$T/ring.marks" 4 >"$T/ring.measured"
+		sound=$(awk '{ n[$2] = $2 + 1 } $1 == ($2 + 1) % 4 && $3 >= 5000000 * n[$2] { ok++ } END { print ok + 0 }' "$T/ring.measured")
+		[ "$sound" -eq 4 ] && break
+		note "ring run $attempt: $((4 - sound)) rank(s) waited less than a quarter of their nominal wait (a busy machine): recorded again"
+	done
 	run ringh "$PERFSCOPE" html "$T/ring"
 	expect_eq 0 "$RC" "html ring"
 	tl ring "$T/ring/report.html"
@@ -126,7 +136,6 @@ if command -v mpirun >/dev/null 2>&1 && [ -x "$EX/mpi/ring" ]; then
 	# the skew of their barrier exits, which a busy machine stretches (CI saw 34.8 ms for 40),
 	# so the reference is the wait the program measured itself, less the clock alignment's
 	# error (1 ms is ample)
-	marks_p2p "$T/ring.marks" 4 >"$T/ring.measured"
 	for k in 0 1 2 3; do
 		j=$(((k + 1) % 4))
 		want=$(awk -v j="$j" -v k="$k" '$1 == j && $2 == k { print $3 }' "$T/ring.measured")
