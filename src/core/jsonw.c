@@ -302,6 +302,7 @@ void jsonw_init_part(struct jsonw *part, const struct jsonw *w)
 {
 	jsonw_init(part, w->pretty);
 	part->depth = w->depth;
+	part->need_comma = w->need_comma == 2 ? 2 : 0; /* right after a key: its value */
 }
 
 void jsonw_splice(struct jsonw *w, struct jsonw *part)

@@ -54,7 +54,8 @@ const char *jsonw_text(struct jsonw *w);
  * current level, which jsonw_splice() then appends to W. */
 void jsonw_init_part(struct jsonw *part, const struct jsonw *w);
 
-/* PART's text (jsonw_init_part) appended to W, with the comma it needs there; PART released. */
+/* PART's text (jsonw_init_part) appended to W, with the comma it needs there; PART released.
+ * After a key, PART must hold its one value. */
 void jsonw_splice(struct jsonw *w, struct jsonw *part);
 
 #endif /* PSC_JSONW_H */

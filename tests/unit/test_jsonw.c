@@ -256,8 +256,12 @@ static void test_parts(void **state)
 	jsonw_init_part(&a, &w);
 	jsonw_kv_u64(&a, "y", 2);
 	jsonw_splice(&w, &a);
+	jsonw_key(&w, "z");
+	jsonw_init_part(&a, &w);
+	jsonw_u64(&a, 3);
+	jsonw_splice(&w, &a);
 	jsonw_object_end(&w);
-	assert_string_equal(jsonw_text(&w), "{\n  \"x\": 1,\n  \"y\": 2\n}");
+	assert_string_equal(jsonw_text(&w), "{\n  \"x\": 1,\n  \"y\": 2,\n  \"z\": 3\n}");
 	jsonw_release(&w);
 
 	jsonw_init(&w, 0);
