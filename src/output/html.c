@@ -267,6 +267,7 @@ struct views_job {
 	pthread_cond_t cond;
 	int waits_done; /* waits_in is the thread's no more */
 	int taken;	/* the wait states were handed over */
+	int kept;	/* IN took them (else they are freed at the join) */
 	int ret;	/* html_data_mpi's */
 };
 
@@ -292,10 +293,12 @@ static void caveats_take(struct html_input *in, struct html_input *from)
 	in->failed |= from->failed;
 }
 
+/* The thread: the wait states, then the MPI view on a copy of the input that has them. */
 static void *views_job_main(void *arg)
 {
 	struct views_job *j = arg;
 
+	pthread_setname_np(pthread_self(), "psc-views"); /* in top -H, and for the tests */
 	html_waits(&j->waits_in);
 	input_copy(&j->mpi_in, &j->waits_in);
 	pthread_mutex_lock(&j->lock);
@@ -338,8 +341,13 @@ static void views_job_take_waits(struct views_job *j, struct html_input *in)
 		pthread_cond_wait(&j->cond, &j->lock);
 	pthread_mutex_unlock(&j->lock);
 	j->taken = 1;
-	in->waits = j->waits_in.waits;
-	in->waits_state = j->waits_in.waits_state;
+	/* a view before that computed them too (none does) keeps its own; the thread's are freed
+	 * once it ends */
+	j->kept = !in->waits_state;
+	if (j->kept) {
+		in->waits = j->waits_in.waits;
+		in->waits_state = j->waits_in.waits_state;
+	}
 	caveats_take(in, &j->waits_in);
 }
 
@@ -349,6 +357,11 @@ static int views_job_join(struct views_job *j, struct html_input *in, struct jso
 {
 	views_job_take_waits(j, in);
 	pthread_join(j->thread, NULL);
+	if (!j->kept) {
+		if (j->waits_in.waits_state > 0)
+			mpi_waits_release(j->waits_in.waits);
+		free(j->waits_in.waits);
+	}
 	pthread_cond_destroy(&j->cond);
 	pthread_mutex_destroy(&j->lock);
 	caveats_take(in, &j->mpi_in);

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # On an MPI experiment, html builds the wait states and the MPI view in a second thread
-# (src/output/html.c, the default on 2 CPUs or more) while it builds the timeline and the
-# animation's states: the report is the same byte for byte as when one CPU builds them in
-# turn (taskset -c 0), caveats of every view in their order included. The experiment: 8
+# (src/output/html.c, the default on 2 CPUs or more; it names itself psc-views) while it
+# builds the timeline and the animation's states: the report is the same byte for byte as when
+# one CPU builds them in turn (pinned to the first CPU of the mask), caveats of every view in
+# their order included. The experiment: 8
 # generated ranks, one of them cut (the model's warnings, the MPI view's caveats about
 # unmatched messages and missing ranks) and a grid too small for the ranks (the states view's
 # caveat); then a whole one, for the views' data.
@@ -11,8 +12,10 @@ set -euo pipefail
 psc_init
 require_cmd python3
 require_cmd taskset
+require_cmd strace
 
 [ "$(nproc)" -ge 2 ] || skip "one CPU: html builds every view in turn, nothing to compare"
+cpu0=$(taskset -pc $$ | sed 's/.*: *//; s/[-,].*//')
 
 # caveats REPORT: the report's caveats, one per line
 caveats() {
@@ -23,10 +26,16 @@ caveats() {
 same() {
 	local name=$1 dir=$2
 	shift 2
-	run "$name-2cpu" "$PERFSCOPE" html "$dir" -o "$T/$name-2cpu.html" "$@"
+	run "$name-2cpu" strace -f -e trace=prctl -o "$T/$name.strace" "$PERFSCOPE" html "$dir" \
+		-o "$T/$name-2cpu.html" "$@"
 	expect_eq 0 "$RC" "$name: html"
-	run "$name-1cpu" taskset -c 0 "$PERFSCOPE" html "$dir" -o "$T/$name-1cpu.html" "$@"
+	expect_eq 1 "$(grep -c 'PR_SET_NAME, "psc-views"' "$T/$name.strace" || true)" \
+		"$name: the views' thread ran"
+	run "$name-1cpu" strace -f -e trace=prctl -o "$T/$name-1cpu.strace" taskset -c "$cpu0" \
+		"$PERFSCOPE" html "$dir" -o "$T/$name-1cpu.html" "$@"
 	expect_eq 0 "$RC" "$name: html pinned to one CPU"
+	expect_eq 0 "$(grep -c 'PR_SET_NAME, "psc-views"' "$T/$name-1cpu.strace" || true)" \
+		"$name: no views' thread on one CPU"
 	if cmp -s "$T/$name-2cpu.html" "$T/$name-1cpu.html"; then
 		expect_eq same same "$name: the same report with the views' thread and without"
 	else
