@@ -324,6 +324,7 @@ EV_HEAD(ev_nbc_request, uint64_t req)
 	it.comm = MPI_NONE;
 	it.peer = PSC_MPI_ANY;
 	it.tag = PSC_MPI_ANY;
+	/* until push_item takes it out: the word is bytes2's, which pair_nbc sets */
 	it.request = req;
 	if (push_item(im, &it) != OTF2_CALLBACK_SUCCESS)
 		return OTF2_CALLBACK_INTERRUPT;

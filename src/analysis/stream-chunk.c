@@ -17,7 +17,6 @@
 #include <limits.h>
 #include <lz4.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
