@@ -316,7 +316,6 @@ struct match_ctx {
 	uint32_t *nsend, *nrecv; /* per channel: its sends and receives, later their starts */
 	size_t ncounted, nsend_cap, nrecv_cap; /* channels in nsend and nrecv */
 	size_t nsend_items, nrecv_items; /* every SEND and ISEND, RECV item, routable or not */
-	size_t ncancelled;		 /* ISEND items flagged MPI_ITEM_F_CANCELLED */
 };
 
 /* Item I and the item J that started its request (MPI_NONE: unknown) share a communicator:
@@ -412,7 +411,6 @@ static int collect_call(struct match_ctx *x, int r, uint32_t c)
 				m->items[j].flags |= MPI_ITEM_F_CANCELLED;
 				if (m->items[j].msg != MPI_NONE)
 					x->nsend[m->items[j].msg]--;
-				x->ncancelled++;
 			}
 			continue;
 		case PSC_MPI_ITEM_RECV:

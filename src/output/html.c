@@ -252,11 +252,11 @@ static void data_caveats(struct jsonw *w, struct html_input *in)
 
 /*
  * On an MPI run, the wait states and the MPI view are built in a second thread while this one
- * builds the profile, the timeline and the animation's states (html_data_states, which needs
- * the wait states too): about a third of the report's work each, after the model's load. A
- * view built apart works on a copy of the input whose caveats are its own and writes into a
- * JSON part, spliced in at its place with its caveats after the views before it: views,
- * caveats and their order are the same as when built one after the other.
+ * builds the timeline and the animation's states (html_data_states, which needs the wait
+ * states too): each about a fifth of the report's time once the model is loaded. A view built
+ * apart works on a copy of the input whose caveats are its own and writes into a JSON part,
+ * spliced in at its place with its caveats after the views before it: views, caveats and
+ * their order are the same as when built one after the other.
  */
 struct views_job {
 	struct html_input waits_in; /* the wait states and their caveat */
