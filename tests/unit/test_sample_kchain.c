@@ -198,6 +198,37 @@ static char *print(int (*f)(const struct sample_report *, FILE *), const struct 
 	return buf;
 }
 
+/* The tree of the K_OK and K_FIRST_INSN experiments: the kernel frames under user_walk. */
+static const char kernel_tree[] =
+    "Call tree from the samples' call chains (callees by inclusive samples):\n"
+    "    samples     incl.      self   est. time  function\n"
+    "          5   100.0 %     0.0 %     5.00 ms  user_main\n"
+    "          5   100.0 %    20.0 %     5.00 ms    user_walk\n"
+    "          4    80.0 %     0.0 %     4.00 ms      [k] asm_exc_page_fault\n"
+    "          3    60.0 %     0.0 %     3.00 ms        [k] exc_page_fault\n"
+    "          3    60.0 %    60.0 %     3.00 ms          [k] clear_page_erms\n"
+    "          1    20.0 %    20.0 %     1.00 ms        [k] clear_page_erms\n";
+
+/* E, SYMS and P of the experiment in DIR, its samples' profile built. */
+static void open_profile(const char *dir, struct experiment *e, struct symtab *syms,
+			 struct sample_profile *p)
+{
+	char err[512] = "";
+
+	if (experiment_open(e, dir, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(symtab_init(syms, dir), 0);
+	if (sample_profile_build(p, e, syms, 0, 0, err, sizeof(err)))
+		fail_msg("%s", err);
+}
+
+static void close_profile(struct experiment *e, struct symtab *syms, struct sample_profile *p)
+{
+	sample_profile_release(p);
+	symtab_release(syms);
+	experiment_release(e);
+}
+
 static void test_kernel_frames_in_tree(void **state)
 {
 	char dir[128], err[512] = "", *text;
@@ -212,11 +243,7 @@ static void test_kernel_frames_in_tree(void **state)
 	assert_int_equal(user_main(data), 0);
 	snprintf(dir, sizeof(dir), "%s/ok", tmpdir);
 	write_experiment(dir, K_OK);
-	if (experiment_open(&e, dir, err, sizeof(err)))
-		fail_msg("%s", err);
-	assert_int_equal(symtab_init(&syms, dir), 0);
-	if (sample_profile_build(&p, &e, &syms, 0, 0, err, sizeof(err)))
-		fail_msg("%s", err);
+	open_profile(dir, &e, &syms, &p);
 	assert_int_equal(p.samples, 5);
 	assert_int_equal(p.kframes, 8);
 	assert_int_equal(p.kframes_unnamed, 1);
@@ -225,25 +252,14 @@ static void test_kernel_frames_in_tree(void **state)
 	if (sample_report_setup(&r, &p, &v, err, sizeof(err)))
 		fail_msg("%s", err);
 	text = print(sample_print_tree, &r);
-	assert_string_equal(
-	    text, "Call tree from the samples' call chains (callees by inclusive "
-		  "samples):\n"
-		  "    samples     incl.      self   est. time  function\n"
-		  "          5   100.0 %     0.0 %     5.00 ms  user_main\n"
-		  "          5   100.0 %    20.0 %     5.00 ms    user_walk\n"
-		  "          4    80.0 %     0.0 %     4.00 ms      [k] asm_exc_page_fault\n"
-		  "          3    60.0 %     0.0 %     3.00 ms        [k] exc_page_fault\n"
-		  "          3    60.0 %    60.0 %     3.00 ms          [k] clear_page_erms\n"
-		  "          1    20.0 %    20.0 %     1.00 ms        [k] clear_page_erms\n");
+	assert_string_equal(text, kernel_tree);
 	free(text);
 	text = print(sample_print_text, &r);
 	if (!strstr(text, "1 kernel frames of the call chains are left out of the paths: no "
 			  "kernel symbol holds their addresses"))
 		fail_msg("no caveat about the unnamed kernel frame in:\n%s", text);
 	free(text);
-	sample_profile_release(&p);
-	symtab_release(&syms);
-	experiment_release(&e);
+	close_profile(&e, &syms, &p);
 
 	/* recorded user space only (perf_event_paranoid): the report says the chains lack them */
 	snprintf(dir, sizeof(dir), "%s/ok", tmpdir);
@@ -251,11 +267,7 @@ static void test_kernel_frames_in_tree(void **state)
 		   "{\"version\": 1, \"sampling\": {\"frequency\": 1000, \"inherit\": true, "
 		   "\"callgraph\": true, \"user_only\": true, \"events\": [{\"name\": "
 		   "\"cpu-clock\", \"state\": \"group\", \"status\": 0}]}}\n");
-	if (experiment_open(&e, dir, err, sizeof(err)))
-		fail_msg("%s", err);
-	assert_int_equal(symtab_init(&syms, dir), 0);
-	if (sample_profile_build(&p, &e, &syms, 0, 0, err, sizeof(err)))
-		fail_msg("%s", err);
+	open_profile(dir, &e, &syms, &p);
 	r.e = &e;
 	r.p = &p;
 	text = print(sample_print_text, &r);
@@ -263,9 +275,7 @@ static void test_kernel_frames_in_tree(void **state)
 			  "only, call chains without kernel frames"))
 		fail_msg("no caveat about user-space-only chains in:\n%s", text);
 	free(text);
-	sample_profile_release(&p);
-	symtab_release(&syms);
-	experiment_release(&e);
+	close_profile(&e, &syms, &p);
 
 	/* more kernel frames than frames: said at the sample's word 2 */
 	snprintf(dir, sizeof(dir), "%s/bad", tmpdir);
@@ -276,9 +286,7 @@ static void test_kernel_frames_in_tree(void **state)
 	assert_int_equal(sample_profile_build(&p, &e, &syms, 0, 0, err, sizeof(err)), -EINVAL);
 	if (!strstr(err, "a sample's 3 kernel frames are more than its call chain of 2"))
 		fail_msg("unexpected error: %s", err);
-	sample_profile_release(&p);
-	symtab_release(&syms);
-	experiment_release(&e);
+	close_profile(&e, &syms, &p);
 }
 
 /*
@@ -298,31 +306,16 @@ static void test_entry_at_first_instruction(void **state)
 	(void)state;
 	snprintf(dir, sizeof(dir), "%s/first", tmpdir);
 	write_experiment(dir, K_FIRST_INSN);
-	if (experiment_open(&e, dir, err, sizeof(err)))
-		fail_msg("%s", err);
-	assert_int_equal(symtab_init(&syms, dir), 0);
-	if (sample_profile_build(&p, &e, &syms, 0, 0, err, sizeof(err)))
-		fail_msg("%s", err);
+	open_profile(dir, &e, &syms, &p);
 	assert_int_equal(p.samples, 5);
 	r.e = &e;
 	r.p = &p;
 	if (sample_report_setup(&r, &p, &v, err, sizeof(err)))
 		fail_msg("%s", err);
 	text = print(sample_print_tree, &r);
-	assert_string_equal(
-	    text, "Call tree from the samples' call chains (callees by inclusive "
-		  "samples):\n"
-		  "    samples     incl.      self   est. time  function\n"
-		  "          5   100.0 %     0.0 %     5.00 ms  user_main\n"
-		  "          5   100.0 %    20.0 %     5.00 ms    user_walk\n"
-		  "          4    80.0 %     0.0 %     4.00 ms      [k] asm_exc_page_fault\n"
-		  "          3    60.0 %     0.0 %     3.00 ms        [k] exc_page_fault\n"
-		  "          3    60.0 %    60.0 %     3.00 ms          [k] clear_page_erms\n"
-		  "          1    20.0 %    20.0 %     1.00 ms        [k] clear_page_erms\n");
+	assert_string_equal(text, kernel_tree);
 	free(text);
-	sample_profile_release(&p);
-	symtab_release(&syms);
-	experiment_release(&e);
+	close_profile(&e, &syms, &p);
 }
 
 int main(void)
