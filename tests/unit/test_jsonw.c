@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "jsonw.h"
@@ -171,6 +172,57 @@ static void test_doubles(void **state)
 	jsonw_release(&w);
 }
 
+/* The shortest "%.*g" that reads back to V, found one precision after another. */
+static void shortest_g(char *buf, size_t size, double v)
+{
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, size, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			return;
+	}
+}
+
+/* Doubles of every kind a report writes, against the precision-by-precision search: random
+ * bit patterns, quotients (rates, means), thousandths and powers of two. */
+static void test_doubles_shortest(void **state)
+{
+	uint64_t x = 0x2545f4914f6cdd1dull;
+	struct jsonw w;
+	char want[40];
+
+	(void)state;
+	jsonw_init(&w, 0);
+	for (int i = 0; i < 200000; i++) {
+		double v;
+		uint64_t bits;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		switch (i % 4) {
+		case 0:
+			bits = x;
+			memcpy(&v, &bits, sizeof(v));
+			if (!isfinite(v))
+				continue;
+			break;
+		case 1:
+			v = (double)(x >> 20) / (double)((x & 0xfffff) + 1);
+			break;
+		case 2:
+			v = (double)(x % 100000000) / 1000.0;
+			break;
+		default:
+			v = ldexp(1.0, (int)(x % 2000) - 1000) * ((x >> 40) & 1 ? -1 : 1);
+			break;
+		}
+		shortest_g(want, sizeof(want), v);
+		if (strcmp(one_double(&w, v), want) != 0)
+			fail_msg("%a: got %s, want %s", v, jsonw_text(&w), want);
+	}
+	jsonw_release(&w);
+}
+
 static void test_empty_and_growth(void **state)
 {
 	struct jsonw w;
@@ -280,6 +332,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_nested_compact),   cmocka_unit_test(test_pretty),
 	    cmocka_unit_test(test_escaping),	     cmocka_unit_test(test_doubles),
+	    cmocka_unit_test(test_doubles_shortest),
 	    cmocka_unit_test(test_empty_and_growth), cmocka_unit_test(test_parts),
 	};
 
