@@ -330,10 +330,13 @@ static void test_parts(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_nested_compact),   cmocka_unit_test(test_pretty),
-	    cmocka_unit_test(test_escaping),	     cmocka_unit_test(test_doubles),
+	    cmocka_unit_test(test_nested_compact),
+	    cmocka_unit_test(test_pretty),
+	    cmocka_unit_test(test_escaping),
+	    cmocka_unit_test(test_doubles),
 	    cmocka_unit_test(test_doubles_shortest),
-	    cmocka_unit_test(test_empty_and_growth), cmocka_unit_test(test_parts),
+	    cmocka_unit_test(test_empty_and_growth),
+	    cmocka_unit_test(test_parts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
