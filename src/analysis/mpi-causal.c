@@ -65,8 +65,8 @@ static enum mpi_kind icoll_twin(uint32_t routine)
 /* The first item of KIND in call C, MPI_NONE none. */
 static uint32_t call_item(const struct mpi_model *m, uint32_t c, unsigned kind)
 {
-	for (uint32_t i = m->calls[c].first_item; i < m->calls[c].first_item + m->calls[c].nitems;
-	     i++)
+	for (uint32_t i = m->calls[c].first_item, end = mpi_call_items_end(m, &m->calls[c]);
+	     i < end; i++)
 		if (m->items[i].kind == kind)
 			return i;
 	return MPI_NONE;
@@ -388,7 +388,7 @@ static uint64_t count_violations(const struct mpi_model *m, int64_t *min_lat)
 /* Others' corrections read C's enter: it sends, or takes part in a collective. */
 static int enter_read(const struct mpi_model *m, const struct mpi_call *c)
 {
-	for (uint32_t i = c->first_item; i < c->first_item + c->nitems; i++)
+	for (uint32_t i = c->first_item, end = mpi_call_items_end(m, c); i < end; i++)
 		if (m->items[i].kind == PSC_MPI_ITEM_SEND ||
 		    m->items[i].kind == PSC_MPI_ITEM_ISEND || m->items[i].kind == PSC_MPI_ITEM_COLL)
 			return 1;
@@ -550,7 +550,8 @@ static int replay_run(struct replay *rp, uint32_t l)
 			s->pos++;
 			continue;
 		}
-		for (uint32_t i = call->first_item; i < call->first_item + call->nitems; i++) {
+		for (uint32_t i = call->first_item, end = mpi_call_items_end(m, call); i < end;
+		     i++) {
 			const struct mpi_item *it = &m->items[i];
 			uint32_t sc, sl;
 
@@ -592,7 +593,7 @@ static int replay_run(struct replay *rp, uint32_t l)
 				m->max_correction_ns = s->shift;
 		}
 		call->leave_ns = leave;
-		if (call->nitems) {
+		if (mpi_call_items_end(m, call) > call->first_item) {
 			s->amort_from = c + 1;
 			s->amort_t = leave;
 		}

@@ -372,7 +372,7 @@ static int collect_call(struct match_ctx *x, int r, uint32_t c)
 	struct mpi_model *m = x->m;
 	const struct mpi_call *call = &m->calls[c];
 
-	for (uint32_t i = call->first_item; i < call->first_item + call->nitems; i++) {
+	for (uint32_t i = call->first_item, end = mpi_call_items_end(m, call); i < end; i++) {
 		struct mpi_item *it = &m->items[i];
 		struct chan_key k = {r, it->peer, it->tag, MPI_NONE};
 		uint32_t j = MPI_NONE;

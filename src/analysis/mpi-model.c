@@ -115,7 +115,7 @@ long mpi_model_add_loc(struct mpi_model *m, int rank, pid_t tid)
 {
 	if (rank < -1)
 		return -EINVAL;
-	if (m->nlocs >= MPI_NONE ||
+	if (m->nlocs >= MPI_LOCS_MAX ||
 	    mpi_grow((void **)&m->locs, &m->locs_cap, m->nlocs + 1, sizeof(*m->locs)))
 		return -ENOMEM;
 	m->locs[m->nlocs] = (struct mpi_loc){rank, tid, (uint32_t)m->ncalls, 0};
@@ -211,6 +211,8 @@ long mpi_model_add_site(struct mpi_model *m, int rank, uint64_t addr, const char
 	return (long)m->nsites++;
 }
 
+_Static_assert(MPI_ROUTINE_COUNT <= 512, "mpi_call.routine has 9 bits");
+
 long mpi_model_add_call(struct mpi_model *m, uint32_t loc, uint32_t routine, int64_t enter_ns,
 			int64_t leave_ns, uint32_t site)
 {
@@ -233,7 +235,6 @@ long mpi_model_add_call(struct mpi_model *m, uint32_t loc, uint32_t routine, int
 	c->loc = loc;
 	c->site = site < m->nsites ? site : MPI_NONE;
 	c->first_item = (uint32_t)m->nitems;
-	c->nitems = 0;
 	c->coll = MPI_NONE;
 	m->locs[loc].ncalls++;
 	return (long)m->ncalls++;
@@ -253,7 +254,6 @@ int mpi_model_add_item(struct mpi_model *m, const struct mpi_item *it)
 	*d = *it;
 	d->call = (uint32_t)(m->ncalls - 1);
 	d->msg = MPI_NONE;
-	m->calls[m->ncalls - 1].nitems++;
 	return 0;
 }
 
@@ -586,8 +586,9 @@ static int match_collectives(struct mpi_model *m)
 	for (size_t l = 0; l < m->nlocs; l++)
 		for (uint32_t c = m->locs[l].first_call;
 		     c < m->locs[l].first_call + m->locs[l].ncalls; c++)
-			for (uint32_t i = 0; i < m->calls[c].nitems; i++) {
-				uint32_t it = m->calls[c].first_item + i;
+			for (uint32_t it = m->calls[c].first_item,
+				      end = mpi_call_items_end(m, &m->calls[c]);
+			     it < end; it++) {
 
 				if (m->items[it].kind != PSC_MPI_ITEM_COLL)
 					continue;

@@ -42,12 +42,17 @@ struct mpi_loc {
 
 struct mpi_call {
 	int64_t enter_ns, leave_ns; /* rank 0's clock, after causality correction */
-	uint32_t routine;	    /* enum mpi_routine (src/core/mpi-routines.h) */
-	uint32_t loc;		    /* index in locs */
+	uint32_t routine : 9;	    /* enum mpi_routine (src/core/mpi-routines.h) */
+	uint32_t loc : 23;	    /* index in locs, below MPI_LOCS_MAX */
 	uint32_t site;		    /* index in sites, MPI_NONE when unknown */
-	uint32_t first_item, nitems; /* its items: items[first_item .. first_item + nitems) */
-	uint32_t coll;		     /* its collective operation in colls, MPI_NONE */
+	uint32_t first_item;	    /* its items: items[first_item .. mpi_call_items_end()) */
+	uint32_t coll;		    /* its collective operation in colls, MPI_NONE */
 };
+
+/* Calls are 32 bytes (a 10^8-event trace holds 5 * 10^7 of them, read by every analysis):
+ * the routine and the location share a word, and a call's items end where the next call's
+ * begin. */
+#define MPI_LOCS_MAX (UINT32_C(1) << 23)
 
 /* A message or collective part of a call (format.h PSC_MPI_ITEM_*), ranks in MPI_COMM_WORLD. */
 struct mpi_item {
@@ -154,7 +159,8 @@ void mpi_model_release(struct mpi_model *m);
 /* Builder: the world has SIZE ranks (ranks[] allocated, none present yet). 0 or -errno. */
 int mpi_model_set_world(struct mpi_model *m, int size);
 
-/* A location (thread TID of RANK); its calls follow. Returns the index or a negative errno. */
+/* A location (thread TID of RANK); its calls follow. Returns the index or a negative errno
+ * (-ENOMEM also past MPI_LOCS_MAX locations). */
 long mpi_model_add_loc(struct mpi_model *m, int rank, pid_t tid);
 
 /* A communicator by its key; an existing key returns the existing index. Index or -errno. */
@@ -195,6 +201,12 @@ int mpi_model_build(struct mpi_model *m, unsigned flags, char *err, size_t errle
 /* The offset mpi_model_build adds at time T of rank R's own clock: interpolated between the
  * offsets measured at init and finalize, the one measured when only one was, else 0. */
 int64_t mpi_rank_clock_offset(const struct mpi_rank_info *r, int64_t t);
+
+/* The end of CALL's items, items[CALL->first_item .. this): where the next call's begin. */
+static inline uint32_t mpi_call_items_end(const struct mpi_model *m, const struct mpi_call *c)
+{
+	return c + 1 < m->calls + m->ncalls ? c[1].first_item : (uint32_t)m->nitems;
+}
 
 /* Rank of CALL (via its location). */
 static inline int mpi_call_rank(const struct mpi_model *m, const struct mpi_call *c)

@@ -87,8 +87,8 @@ int mpi_routines_compute(struct mpi_routines *r, const struct mpi_model *m)
 
 		if (rank < 0 || (size_t)rank >= n || c->routine >= MPI_ROUTINE_COUNT)
 			continue;
-		for (uint32_t k = 0; k < c->nitems; k++)
-			bytes += item_bytes(&m->items[c->first_item + k]);
+		for (uint32_t k = c->first_item, end = mpi_call_items_end(m, c); k < end; k++)
+			bytes += item_bytes(&m->items[k]);
 		stat_add(&r->rank[(size_t)rank * MPI_ROUTINE_COUNT + c->routine], ns, bytes);
 		sat_add(&r->mpi_ns[rank], ns);
 	}

@@ -273,7 +273,7 @@ static int cmp_icoll(const void *a, const void *b)
 /* The request of call C (its COLL_REQ item), 0 none. */
 static uint64_t coll_request(const struct mpi_model *m, const struct mpi_call *c)
 {
-	for (uint32_t i = c->first_item; i < c->first_item + c->nitems; i++)
+	for (uint32_t i = c->first_item, end = mpi_call_items_end(m, c); i < end; i++)
 		if (m->items[i].kind == PSC_MPI_ITEM_COLL_REQ)
 			return m->items[i].request;
 	return 0;

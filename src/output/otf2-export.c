@@ -150,7 +150,7 @@ static OTF2_CollectiveOp coll_op(unsigned routine)
 /* The request of call C's COLL_REQ item (a non-blocking collective's), 0 none. */
 static uint64_t coll_request(const struct mpi_model *m, const struct mpi_call *c)
 {
-	for (uint32_t i = c->first_item; i < c->first_item + c->nitems; i++)
+	for (uint32_t i = c->first_item, end = mpi_call_items_end(m, c); i < end; i++)
 		if (m->items[i].kind == PSC_MPI_ITEM_COLL_REQ)
 			return m->items[i].request;
 	return 0;
@@ -213,7 +213,7 @@ static int find_icolls(struct xp *x)
 
 		if (mpi_routine_kind(c->routine) != MPI_KIND_ICOLL || !(req = coll_request(m, c)))
 			continue;
-		for (uint32_t k = c->first_item; k < c->first_item + c->nitems; k++)
+		for (uint32_t k = c->first_item, end = mpi_call_items_end(m, c); k < end; k++)
 			if (m->items[k].kind == PSC_MPI_ITEM_COLL) {
 				x->icolls[x->nicolls++] =
 				    (struct ox_icoll){mpi_call_rank(m, c), req, c->enter_ns, k};
@@ -268,8 +268,9 @@ static int mpi_events(struct xp *x, struct track *t, const struct mpi_call *c, i
 		code = OTF2_EvtWriter_Enter(w, NULL, ts, region);
 		x->stats->mpi_calls++;
 	}
-	for (uint32_t i = 0; i < c->nitems && code == OTF2_SUCCESS; i++) {
-		const struct mpi_item *it = &x->m->items[c->first_item + i];
+	for (uint32_t i = c->first_item, end = mpi_call_items_end(x->m, c);
+	     i < end && code == OTF2_SUCCESS; i++) {
+		const struct mpi_item *it = &x->m->items[i];
 		uint32_t peer = comm_rank(x, it->comm, it->peer);
 		uint32_t tag = (uint32_t)it->tag;
 

@@ -70,8 +70,13 @@ static inline uint32_t hand_call(struct mpi_model *m, int rank, unsigned routine
 {
 	uint32_t i = (uint32_t)m->ncalls++;
 
-	m->calls[i] = (struct mpi_call){MS(enter), MS(leave),		routine, (uint32_t)rank,
-					MPI_NONE,  (uint32_t)m->nitems, 0,	 MPI_NONE};
+	m->calls[i] = (struct mpi_call){.enter_ns = MS(enter),
+					.leave_ns = MS(leave),
+					.routine = routine,
+					.loc = (uint32_t)rank,
+					.site = MPI_NONE,
+					.first_item = (uint32_t)m->nitems,
+					.coll = MPI_NONE};
 	return i;
 }
 
@@ -91,7 +96,6 @@ static inline uint32_t hand_item(struct mpi_model *m, unsigned kind, unsigned fl
 					.bytes2 = kind == PSC_MPI_ITEM_COLL ? bytes2 : 0,
 					.call = call,
 					.msg = MPI_NONE};
-	m->calls[call].nitems++;
 	return i;
 }
 

@@ -339,10 +339,12 @@ static void big_model(struct mpi_model *m)
 			int64_t a = MS(f) + 100000;
 
 			m->calls[m->ncalls++] =
-			    (struct mpi_call){a,	a + 1000 * (int64_t)big_k(r, f),
-					      R(Send),	(uint32_t)r,
-					      MPI_NONE, 0,
-					      0,	MPI_NONE};
+			    (struct mpi_call){.enter_ns = a,
+					      .leave_ns = a + 1000 * (int64_t)big_k(r, f),
+					      .routine = R(Send),
+					      .loc = (uint32_t)r,
+					      .site = MPI_NONE,
+					      .coll = MPI_NONE};
 		}
 }
 

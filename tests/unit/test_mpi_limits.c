@@ -266,12 +266,35 @@ static void test_recv_comm_from_request(void **state)
 	mpi_model_release(&m);
 }
 
+/* A call keeps its location in 23 bits: the builder takes MPI_LOCS_MAX locations and refuses
+ * the next, and the last one's calls name it whole. */
+static void test_locs_max(void **state)
+{
+	struct mpi_model m;
+
+	(void)state;
+	mpi_model_init(&m);
+	assert_int_equal(mpi_model_set_world(&m, 1), 0);
+	for (uint32_t l = 0; l < MPI_LOCS_MAX; l++)
+		if (mpi_model_add_loc(&m, 0, (pid_t)l) != (long)l)
+			fail_msg("location %u refused", l);
+	assert_int_equal(mpi_model_add_loc(&m, 0, 1), -ENOMEM);
+	assert_int_equal(m.nlocs, MPI_LOCS_MAX);
+	assert_true(
+	    mpi_model_add_call(&m, MPI_LOCS_MAX - 1, MPI_ROUTINE_Finalize, 1, 2, MPI_NONE) == 0);
+	assert_int_equal(m.calls[0].loc, MPI_LOCS_MAX - 1);
+	assert_int_equal(m.calls[0].routine, MPI_ROUTINE_Finalize);
+	assert_int_equal(m.locs[MPI_LOCS_MAX - 1].ncalls, 1);
+	mpi_model_release(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_builder_clamps),  cmocka_unit_test(test_offset_out_of_range),
 	    cmocka_unit_test(test_drift_bounded),   cmocka_unit_test(test_drift_within_round_trips),
 	    cmocka_unit_test(test_cancel_version1), cmocka_unit_test(test_recv_comm_from_request),
+	    cmocka_unit_test(test_locs_max),
 	};
 
 	return cmocka_run_group_tests(tests, synth_make_top, synth_remove_top);
