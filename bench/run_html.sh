@@ -22,8 +22,8 @@
 # own test, with the virtual time of tests/e2e/html-lib.sh), wall time less the tiny report's,
 # and the status it set.
 # Then an MPI report: bench/gen_mpi_exp.py writes MPI_EVENTS MPI events of MPI_RANKS ranks (40
-# bytes per event on OUT_BASE; `perfscope html` peaks at about 100 bytes per event, the MPI
-# model's ~68 and the views'), and the same figures: html's wall time, events/s, peak RSS,
+# bytes per event on OUT_BASE; `perfscope html` peaks at 55-62 bytes per event, the MPI
+# model's ~50 and the views'), and the same figures: html's wall time, events/s, peak RSS,
 # report size, Chromium's open time and #test time. MPI_REPS times each (3).
 #
 # For the MPI report also CPU time (user + sys, from /usr/bin/time): the wall time of a
@@ -31,7 +31,7 @@
 #
 # Environment: BUILD_DIR (build), REPS (5), EVENTS (100000000; 0 skips the function trace),
 # THREADS (2), OUTER (1000), LEVELS (0), MPI_EVENTS (1000000; 0 skips the MPI report,
-# 100000000 is the big case: ~4 GB of streams, 7.4 GiB peak RSS, minutes), MPI_RANKS (64),
+# 100000000 is the big case: ~4 GB of streams, 5.1 GiB peak RSS, about 2 minutes), MPI_RANKS (64),
 # MPI_REPS (3), CHROMIUM (1; 0 times `perfscope html` alone), OUT_BASE
 # (/dev/shm/psc-html-bench: 16 bytes per event, 1.6 GB for 10^8; removed at the end unless
 # KEEP=1).
