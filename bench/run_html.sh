@@ -31,8 +31,8 @@
 #
 # Environment: BUILD_DIR (build), REPS (5), EVENTS (100000000; 0 skips the function trace),
 # THREADS (2), OUTER (1000), LEVELS (0), MPI_EVENTS (1000000; 0 skips the MPI report,
-# 100000000 is the big case: ~4 GB of streams, 5.1 GiB peak RSS, about 2 minutes), MPI_RANKS (64),
-# MPI_REPS (3), CHROMIUM (1; 0 times `perfscope html` alone), OUT_BASE
+# 100000000 is the big case: ~4 GB of streams, 5.1 GiB peak RSS, about 2 minutes), MPI_RANKS
+# (64), MPI_REPS (3), CHROMIUM (1; 0 times `perfscope html` alone), OUT_BASE
 # (/dev/shm/psc-html-bench: 16 bytes per event, 1.6 GB for 10^8; removed at the end unless
 # KEEP=1).
 set -euo pipefail
