@@ -271,6 +271,11 @@ static int load_stream(struct loader *ld, struct proc_load *pl, const struct exp
 		default: /* ENTER, LEAVE */
 			if (loc < 0 && (loc = mpi_model_add_loc(ld->m, -1, s->tid)) < 0) {
 				ret = (int)loc;
+				if (ret == -E2BIG)
+					snprintf(err, sizeof(err),
+						 "%s: byte %" PRIu64 ": more than %" PRIu32
+						 " threads call MPI, the most a model holds",
+						 s->path, r.offset, MPI_LOCS_MAX);
 				break;
 			}
 			if (r.type == PSC_REC_MPI_ENTER) {

@@ -115,8 +115,9 @@ long mpi_model_add_loc(struct mpi_model *m, int rank, pid_t tid)
 {
 	if (rank < -1)
 		return -EINVAL;
-	if (m->nlocs >= MPI_LOCS_MAX ||
-	    mpi_grow((void **)&m->locs, &m->locs_cap, m->nlocs + 1, sizeof(*m->locs)))
+	if (m->nlocs >= MPI_LOCS_MAX)
+		return -E2BIG;
+	if (mpi_grow((void **)&m->locs, &m->locs_cap, m->nlocs + 1, sizeof(*m->locs)))
 		return -ENOMEM;
 	m->locs[m->nlocs] = (struct mpi_loc){rank, tid, (uint32_t)m->ncalls, 0};
 	return (long)m->nlocs++;
@@ -589,7 +590,6 @@ static int match_collectives(struct mpi_model *m)
 			for (uint32_t it = m->calls[c].first_item,
 				      end = mpi_call_items_end(m, &m->calls[c]);
 			     it < end; it++) {
-
 				if (m->items[it].kind != PSC_MPI_ITEM_COLL)
 					continue;
 				ncoll++;

@@ -40,6 +40,9 @@ struct mpi_loc {
 	uint32_t first_call, ncalls;
 };
 
+/* Calls are 32 bytes (a 10^8-event trace holds 5 * 10^7 of them, read by every analysis):
+ * the routine and the location share a word, and a call's items end where the next call's
+ * begin (mpi_call_items_end()). */
 struct mpi_call {
 	int64_t enter_ns, leave_ns; /* rank 0's clock, after causality correction */
 	uint32_t routine : 9;	    /* enum mpi_routine (src/core/mpi-routines.h) */
@@ -48,11 +51,9 @@ struct mpi_call {
 	uint32_t first_item;	    /* its items: items[first_item .. mpi_call_items_end()) */
 	uint32_t coll;		    /* its collective operation in colls, MPI_NONE */
 };
+_Static_assert(sizeof(struct mpi_call) == 32, "a call is 32 bytes");
 
-/* Calls are 32 bytes (a 10^8-event trace holds 5 * 10^7 of them, read by every analysis):
- * the routine and the location share a word, and a call's items end where the next call's
- * begin. */
-#define MPI_LOCS_MAX (UINT32_C(1) << 23)
+#define MPI_LOCS_MAX (UINT32_C(1) << 23) /* locations a model holds: mpi_call.loc's 23 bits */
 
 /* A message or collective part of a call (format.h PSC_MPI_ITEM_*), ranks in MPI_COMM_WORLD. */
 struct mpi_item {
@@ -159,8 +160,8 @@ void mpi_model_release(struct mpi_model *m);
 /* Builder: the world has SIZE ranks (ranks[] allocated, none present yet). 0 or -errno. */
 int mpi_model_set_world(struct mpi_model *m, int size);
 
-/* A location (thread TID of RANK); its calls follow. Returns the index or a negative errno
- * (-ENOMEM also past MPI_LOCS_MAX locations). */
+/* A location (thread TID of RANK); its calls follow. Returns the index or a negative errno:
+ * -E2BIG past MPI_LOCS_MAX locations. */
 long mpi_model_add_loc(struct mpi_model *m, int rank, pid_t tid);
 
 /* A communicator by its key; an existing key returns the existing index. Index or -errno. */

@@ -192,6 +192,19 @@ EV_HEAD(ev_program_end, int64_t status UNUSED)
 	return OTF2_CALLBACK_SUCCESS;
 }
 
+/* L's location in the model, added: its index, or a negative errno with the import failed. */
+static long model_loc(struct imp *im, const struct imp_loc *l)
+{
+	long loc = mpi_model_add_loc(im->m, l->rank, (pid_t)l->thread);
+
+	if (loc == -E2BIG)
+		return otf2i_fail(im, -E2BIG,
+				  "location %" PRIu64 ": more than %" PRIu32
+				  " locations call MPI, the most a model holds",
+				  l->id, MPI_LOCS_MAX);
+	return loc < 0 ? otf2i_fail(im, -ENOMEM, "out of memory") : loc;
+}
+
 static OTF2_CallbackCode ev_enter(OTF2_LocationRef loc UNUSED, OTF2_TimeStamp t,
 				  uint64_t pos UNUSED, void *ud, OTF2_AttributeList *al UNUSED,
 				  OTF2_RegionRef region)
@@ -231,11 +244,8 @@ static OTF2_CallbackCode ev_leave(OTF2_LocationRef loc UNUSED, OTF2_TimeStamp t,
 		im->stray_items += im->call.nitems;
 		return OTF2_CALLBACK_SUCCESS;
 	}
-	if (im->cur_model_loc < 0) {
-		im->cur_model_loc = mpi_model_add_loc(im->m, im->cur->rank, (pid_t)im->cur->thread);
-		if (im->cur_model_loc < 0)
-			return CB_OOM(im);
-	}
+	if (im->cur_model_loc < 0 && (im->cur_model_loc = model_loc(im, im->cur)) < 0)
+		return OTF2_CALLBACK_INTERRUPT;
 	ret = mpi_model_add_call(im->m, (uint32_t)im->cur_model_loc, (uint32_t)im->call.routine,
 				 im->call.enter_ns, ns_of(im, t), MPI_NONE);
 	if (ret < 0)
@@ -374,11 +384,8 @@ static OTF2_ErrorCode read_location(struct imp *im, OTF2_Reader *rd, OTF2_EvtRea
 	im->cur_model_loc = -1;
 	im->call.depth = 0;
 	/* the rank's first location always, later threads when they called MPI */
-	if (l->thread == 0) {
-		im->cur_model_loc = mpi_model_add_loc(im->m, l->rank, (pid_t)l->thread);
-		if (im->cur_model_loc < 0)
-			return OTF2_ERROR_MEM_ALLOC_FAILED;
-	}
+	if (l->thread == 0 && (im->cur_model_loc = model_loc(im, l)) < 0)
+		return OTF2_ERROR_INVALID_ARGUMENT;
 	code = OTF2_Reader_RegisterEvtCallbacks(rd, er, cbs, im);
 	if (code == OTF2_SUCCESS)
 		code = OTF2_Reader_ReadAllLocalEvents(rd, er, &n);

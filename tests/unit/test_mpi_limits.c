@@ -278,7 +278,7 @@ static void test_locs_max(void **state)
 	for (uint32_t l = 0; l < MPI_LOCS_MAX; l++)
 		if (mpi_model_add_loc(&m, 0, (pid_t)l) != (long)l)
 			fail_msg("location %u refused", l);
-	assert_int_equal(mpi_model_add_loc(&m, 0, 1), -ENOMEM);
+	assert_int_equal(mpi_model_add_loc(&m, 0, 1), -E2BIG);
 	assert_int_equal(m.nlocs, MPI_LOCS_MAX);
 	assert_true(
 	    mpi_model_add_call(&m, MPI_LOCS_MAX - 1, MPI_ROUTINE_Finalize, 1, 2, MPI_NONE) == 0);
