@@ -233,10 +233,12 @@ void jsonw_double(struct jsonw *w, double v)
 		puts_(w, buf);
 		return;
 	}
-	/* the shortest form that reads back to the same double, by bisection (4 or 5 tries where
-	 * counting up took as many as the digits, 16 for a transfer rate): 17 digits always read
-	 * back, BUF only ever holds a precision that does, and more digits than one that does
-	 * read back too */
+	/* the shortest form that reads back to the same double: the precision counting up from 1
+	 * would find first, by bisection over 1..17 (4 or 5 tries where counting took up to 17, 16
+	 * for a transfer rate). 17 digits always read back. Up to 15, a precision that reads back
+	 * is followed by ones that do (the decimal it gives is the nearest one of more digits too);
+	 * 16 may not where 15 does (a power of two, nearer its lower neighbour), but the bisection
+	 * tries 16 only once 15 has failed. */
 	snprintf(buf, sizeof(buf), "%.17g", v);
 	for (int lo = 1, hi = 17; lo < hi;) {
 		char tmp[40];

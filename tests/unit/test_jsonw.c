@@ -183,9 +183,12 @@ static void shortest_g(char *buf, size_t size, double v)
 }
 
 /* Doubles of every kind a report writes, against the precision-by-precision search: random
- * bit patterns, quotients (rates, means), thousandths and powers of two. */
+ * bit patterns, quotients (rates, means), thousandths, powers of two, and decimals of 1 to 9
+ * digits over the whole range of exponents (short results, that bisection reaches last). */
 static void test_doubles_shortest(void **state)
 {
+	static const uint64_t pow10[] = {1,	 10,	  100,	    1000,      10000,
+					 100000, 1000000, 10000000, 100000000, 1000000000};
 	uint64_t x = 0x2545f4914f6cdd1dull;
 	struct jsonw w;
 	char want[40];
@@ -199,7 +202,7 @@ static void test_doubles_shortest(void **state)
 		x ^= x << 13;
 		x ^= x >> 7;
 		x ^= x << 17;
-		switch (i % 4) {
+		switch (i % 5) {
 		case 0:
 			bits = x;
 			memcpy(&v, &bits, sizeof(v));
@@ -212,8 +215,13 @@ static void test_doubles_shortest(void **state)
 		case 2:
 			v = (double)(x % 100000000) / 1000.0;
 			break;
-		default:
+		case 3:
 			v = ldexp(1.0, (int)(x % 2000) - 1000) * ((x >> 40) & 1 ? -1 : 1);
+			break;
+		default:
+			snprintf(want, sizeof(want), "%" PRIu64 "e%d", (x >> 8) % pow10[x % 9 + 1],
+				 (int)((x >> 40) % 600) - 300);
+			v = strtod(want, NULL);
 			break;
 		}
 		shortest_g(want, sizeof(want), v);
