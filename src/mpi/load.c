@@ -212,20 +212,20 @@ static void load_free(struct load_sampler *s)
 	free(s);
 }
 
-/* The log file load.<host>.<pid> in DIR, created exclusively; HOST made safe for a name. */
-static FILE *load_open(const char *dir, char *host)
+/* The log file load.<host>.<pid> in the experiment, created exclusively; HOST made safe for
+ * a name. */
+static FILE *load_open(char *host)
 {
-	char path[4096];
+	char name[320];
 	int fd;
 	FILE *f;
 
 	for (char *p = host; *p; p++)
 		if (*p == '/' || *p == ' ' || *p == ',')
 			*p = '_';
-	if (snprintf(path, sizeof(path), "%s/load.%s.%d", dir, host, (int)getpid()) >=
-	    (int)sizeof(path))
+	if (snprintf(name, sizeof(name), "load.%s.%d", host, (int)getpid()) >= (int)sizeof(name))
 		return NULL;
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	fd = psc_rt_create(name);
 	if (fd < 0)
 		return NULL;
 	f = fdopen(fd, "w");
@@ -262,7 +262,7 @@ static struct load_sampler *load_begin(const int *ids, int nranks, uint64_t peri
 	s->stat_fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
 	gethostname(host, sizeof(host) - 1);
 	host[sizeof(host) - 1] = 0;
-	if (s->stat_fd < 0 || !(s->f = load_open(psc_rt_dir(), host)))
+	if (s->stat_fd < 0 || !(s->f = load_open(host)))
 		goto fail;
 	fprintf(s->f, "# perfscope load 1\n# host %s\n# period_ns %" PRIu64 "\n# cpus %ld\n", host,
 		period_ns, sysconf(_SC_NPROCESSORS_ONLN));

@@ -181,3 +181,14 @@ PSC_EXPORT const char *psc_rt_dir(void)
 {
 	return psc_session.state == SESSION_RECORDING ? psc_session.dir : NULL;
 }
+
+PSC_EXPORT int psc_rt_create(const char *name)
+{
+	int saved_errno = errno, fd;
+
+	fd = psc_session.state == SESSION_RECORDING
+		 ? rt_open(name, O_WRONLY | O_CREAT | O_EXCL, 0644)
+		 : -EPERM;
+	errno = saved_errno;
+	return fd;
+}

@@ -210,13 +210,21 @@ PSC_EXPORT int dlclose(void *handle)
 {
 	dlclose_fn real = (dlclose_fn)next_symbol("dlclose");
 
+	int ret, saved_errno;
+
 	if (!real)
 		return -1;
-	if (psc_session.state == SESSION_RECORDING) {
-		int saved_errno = errno;
-
-		session_check_objects();
-		errno = saved_errno;
-	}
-	return real(handle);
+	if (psc_session.state != SESSION_RECORDING)
+		return real(handle);
+	/* the map with the object, and the map without it from the moment it is gone: an
+	 * object loaded later at its addresses is not taken for it */
+	saved_errno = errno;
+	session_check_objects();
+	errno = saved_errno;
+	ret = real(handle);
+	saved_errno = errno;
+	if (psc_session.state == SESSION_RECORDING)
+		session_after_dlclose();
+	errno = saved_errno;
+	return ret;
 }

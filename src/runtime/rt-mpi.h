@@ -41,4 +41,8 @@ uint64_t psc_rt_clock_id(void);
 /* The experiment directory, or NULL when not recording. */
 const char *psc_rt_dir(void);
 
+/* Create NAME in the experiment directory, exclusively and with the runtime's checks
+ * (session.h, rt_open): a descriptor opened for writing, or a negative errno. */
+int psc_rt_create(const char *name);
+
 #endif /* PSC_RT_MPI_H */

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <elf.h>
 #include <link.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -21,38 +22,26 @@
 
 struct psc_session psc_session = {.lock = PTHREAD_MUTEX_INITIALIZER, .rank = -1};
 
-static int write_file(const char *path, const char *text, size_t len, int exclusive)
+/* Write TEXT as NAME in the experiment: aside and renamed, so a reader never sees half a
+ * file; EXCLUSIVE: only when NAME does not exist yet (-EEXIST otherwise). */
+static int write_file(const char *name, const char *text, size_t len, int exclusive)
 {
-	char tmp[PATH_MAX + 32];
-	int fd, ret = 0;
+	char tmp[NAME_MAX + 1];
+	int fd, ret;
 
-	/* write aside and rename, so a reader never sees half a file */
-	snprintf(tmp, sizeof(tmp), "%s.tmp%d", path, (int)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp%d", name, (int)getpid()) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = rt_open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	if (fd == -EEXIST && rt_unlink(tmp) == 0) /* left by a killed process of this pid */
+		fd = rt_open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
 	if (fd < 0)
-		return -errno;
-	while (len) {
-		ssize_t n = write(fd, text, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			ret = n < 0 ? -errno : -EIO;
-			break;
-		}
-		text += n;
-		len -= (size_t)n;
-	}
+		return fd;
+	ret = rt_write_all(fd, text, len);
 	if (close(fd) < 0 && ret == 0)
 		ret = -errno;
-	if (ret == 0 && exclusive) {
-		/* link fails when PATH exists: the first process of the experiment wins */
-		if (link(tmp, path) < 0)
-			ret = -errno;
-	} else if (ret == 0 && rename(tmp, path) < 0) {
-		ret = -errno;
-	}
-	unlink(tmp);
+	if (ret == 0)
+		ret = rt_rename(tmp, name, exclusive);
+	rt_unlink(tmp);
 	return ret;
 }
 
@@ -108,11 +97,9 @@ static void json_pair(struct jsonw *w, const struct clock_pair *p)
 /* meta.json for an experiment started by the program itself (no `perfscope record`). */
 static int meta_write(const struct cpu_info *ci)
 {
-	char path[PATH_MAX + 16];
 	struct jsonw w;
 	int ret;
 
-	snprintf(path, sizeof(path), "%s/meta.json", psc_session.dir);
 	jsonw_init(&w, 1);
 	jsonw_object_begin(&w);
 	meta_json_common(&w, ci, psc_session.clock, psc_session.start_unix_ns);
@@ -125,20 +112,19 @@ static int meta_write(const struct cpu_info *ci)
 		jsonw_string(&w, psc_session.events[i].name);
 	jsonw_array_end(&w);
 	jsonw_object_end(&w);
-	ret = jsonw_text(&w) ? write_file(path, w.buf, w.len, 1) : -ENOMEM;
+	ret = jsonw_text(&w) ? write_file("meta.json", w.buf, w.len, 1) : -ENOMEM;
 	jsonw_release(&w);
 	return ret == -EEXIST ? 0 : ret;
 }
 
-/* DIR/PREFIX.<pid>[.<image>]SUFFIX: the name of one of this process image's files. */
-static void proc_file(char *path, size_t len, const char *prefix, const char *suffix)
+/* PREFIX.<pid>[.<image>]SUFFIX: the name of one of this process image's files. */
+static void proc_file(char *name, size_t len, const char *prefix, const char *suffix)
 {
 	if (psc_session.image)
-		snprintf(path, len, "%s/%s.%d.%u%s", psc_session.dir, prefix, (int)psc_session.pid,
-			 psc_session.image, suffix);
-	else
-		snprintf(path, len, "%s/%s.%d%s", psc_session.dir, prefix, (int)psc_session.pid,
+		snprintf(name, len, "%s.%d.%u%s", prefix, (int)psc_session.pid, psc_session.image,
 			 suffix);
+	else
+		snprintf(name, len, "%s.%d%s", prefix, (int)psc_session.pid, suffix);
 }
 
 /*
@@ -148,19 +134,19 @@ static void proc_file(char *path, size_t len, const char *prefix, const char *su
  */
 static int proc_claim(void)
 {
-	char path[PATH_MAX + 48];
+	char name[64];
 
 	for (psc_session.image = 0; psc_session.image < 4096; psc_session.image++) {
 		int fd;
 
-		proc_file(path, sizeof(path), "proc", ".json");
-		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		proc_file(name, sizeof(name), "proc", ".json");
+		fd = rt_open(name, O_WRONLY | O_CREAT | O_EXCL, 0644);
 		if (fd >= 0) {
 			close(fd);
 			return 0;
 		}
-		if (errno != EEXIST)
-			return -errno;
+		if (fd != -EEXIST)
+			return fd;
 	}
 	return -EEXIST;
 }
@@ -174,7 +160,7 @@ static int proc_claim(void)
  * fails (a full disk has no block for the new file), over the old file in place, which needs
  * no new block as long as the text fits in the room it was given.
  */
-static int proc_file_write(const char *path, const char *text, size_t len)
+static int proc_file_write(const char *name, const char *text, size_t len)
 {
 	char padded[PROC_FILE_ROOM];
 	int ret, fd;
@@ -186,10 +172,10 @@ static int proc_file_write(const char *path, const char *text, size_t len)
 		text = padded;
 		len = sizeof(padded);
 	}
-	ret = write_file(path, text, len, 0);
+	ret = write_file(name, text, len, 0);
 	if (ret == 0)
 		return 0;
-	fd = open(path, O_WRONLY | O_CLOEXEC);
+	fd = rt_open(name, O_WRONLY, 0);
 	if (fd < 0)
 		return ret;
 	if (pwrite(fd, text, len, 0) == (ssize_t)len)
@@ -201,7 +187,7 @@ static int proc_file_write(const char *path, const char *text, size_t len)
 /* proc.<pid>[.<image>].json: this process's facts; rewritten at exit with the end calibration. */
 static int proc_write(const char *state, const struct clock_pair *end_pair)
 {
-	char path[PATH_MAX + 48], exe[PATH_MAX] = "", host[256] = "";
+	char name[64], exe[PATH_MAX] = "", host[256] = "";
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	struct jsonw w;
 	int ret;
@@ -211,7 +197,7 @@ static int proc_write(const char *state, const struct clock_pair *end_pair)
 	/* ranks of one run may be on several hosts: each process says where it ran */
 	if (gethostname(host, sizeof(host) - 1))
 		host[0] = 0;
-	proc_file(path, sizeof(path), "proc", ".json");
+	proc_file(name, sizeof(name), "proc", ".json");
 	jsonw_init(&w, 1);
 	jsonw_object_begin(&w);
 	jsonw_kv_u64(&w, "version", PSC_FORMAT_VERSION);
@@ -248,68 +234,156 @@ static int proc_write(const char *state, const struct clock_pair *end_pair)
 		jsonw_null(&w);
 	jsonw_kv_string(&w, "error", psc_session.error);
 	jsonw_object_end(&w);
-	ret = jsonw_text(&w) ? proc_file_write(path, w.buf, w.len) : -ENOMEM;
+	ret = jsonw_text(&w) ? proc_file_write(name, w.buf, w.len) : -ENOMEM;
 	jsonw_release(&w);
 	return ret;
 }
 
-/* Objects loaded so far (dlopen/dlclose bump it): the dlpi_adds of the first object. */
+/* Objects loaded and unloaded so far: the dlpi_adds and dlpi_subs of the first object. */
 static int adds_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
-	if (size >= offsetof(struct dl_phdr_info, dlpi_adds) + sizeof(info->dlpi_adds))
-		*(unsigned long long *)arg = info->dlpi_adds;
+	unsigned long long *counts = arg;
+
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs)) {
+		counts[0] = info->dlpi_adds;
+		counts[1] = info->dlpi_subs;
+	}
 	return 1;
 }
 
-static unsigned long long loaded_objects(void)
+static void loaded_objects(unsigned long long counts[2])
 {
-	unsigned long long adds = 0;
+	counts[0] = counts[1] = 0;
+	dl_iterate_phdr(adds_cb, counts);
+}
 
-	dl_iterate_phdr(adds_cb, &adds);
-	return adds;
+/* The GNU build-id of the object INFO describes, in hex into HEX (at least 129 bytes), from
+ * its note segments in memory; "-" when it has none. */
+static void build_id_hex(const struct dl_phdr_info *info, char *hex)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr),
+			   *end = p + ph->p_memsz;
+		size_t align = ph->p_align == 8 ? 8 : 4;
+
+		if (ph->p_type != PT_NOTE)
+			continue;
+		while (p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *n = (const void *)p;
+			size_t name = (n->n_namesz + align - 1) & ~(align - 1);
+			size_t desc = (n->n_descsz + align - 1) & ~(align - 1);
+			const unsigned char *d = (const unsigned char *)(p + sizeof(*n) + name);
+
+			if (name > (size_t)(end - p) || (const char *)d + n->n_descsz > end)
+				break;
+			if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
+			    !memcmp(p + sizeof(*n), "GNU", 4) && n->n_descsz > 0 &&
+			    n->n_descsz <= 64) {
+				for (size_t k = 0; k < n->n_descsz; k++) {
+					hex[2 * k] = digits[d[k] >> 4];
+					hex[2 * k + 1] = digits[d[k] & 15];
+				}
+				hex[2 * n->n_descsz] = 0;
+				return;
+			}
+			p = (const char *)d + desc;
+		}
+	}
+	strcpy(hex, "-");
+}
+
+/* "# object BUILDID SIZE MTIME_NS PATH" for each loaded object (docs/format.md "Memory
+ * maps"): what a reader needs to tell whether the file it finds is the one that ran. */
+static int object_line_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	char line[PATH_MAX + 256], exe[PATH_MAX], hex[132], size_s[24] = "-", mtime_s[24] = "-";
+	const char *path = info->dlpi_name;
+	struct stat st;
+	size_t n;
+	int fd = *(int *)arg;
+
+	(void)size;
+	if (!path || !*path) {
+		/* the program itself */
+		ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+		if (len <= 0)
+			return 0;
+		exe[len] = 0;
+		path = exe;
+	}
+	build_id_hex(info, hex);
+	if (stat(path, &st) == 0) {
+		snprintf(size_s, sizeof(size_s), "%lld", (long long)st.st_size);
+		snprintf(mtime_s, sizeof(mtime_s), "%lld",
+			 (long long)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec);
+	}
+	n = (size_t)snprintf(line, sizeof(line), "# object %s %s %s ", hex, size_s, mtime_s);
+	/* a newline in the path is written as /proc/self/maps writes it */
+	for (const char *c = path; *c && n + 5 < sizeof(line); c++) {
+		if (*c == '\n') {
+			memcpy(line + n, "\\012", 4);
+			n += 4;
+		} else {
+			line[n++] = *c;
+		}
+	}
+	line[n++] = '\n';
+	return rt_write_all(fd, line, n) < 0;
 }
 
 /*
- * maps.<pid>[.<image>]: the memory map, so addresses can be symbolised afterwards. The first
- * snapshot creates the file; later ones (after a dlopen) are appended after a "# dlopen"
- * line, and a reader takes the union.
+ * maps.<pid>[.<image>]: the memory map, so addresses can be symbolised afterwards, and the
+ * loaded objects' identities. The first snapshot creates the file; later ones (HEADER: after a
+ * dlopen, after a dlclose) are appended after a line "# HEADER TICKS" taken before the map is
+ * read (docs/format.md "Memory maps").
  */
-static void maps_write(int append)
+static void maps_write(const char *header)
 {
-	char path[PATH_MAX + 48], buf[8192]; /* the writer thread runs this on a small stack */
+	char name[64], buf[8192]; /* the writer thread runs this on a small stack */
 	int in = open("/proc/self/maps", O_RDONLY | O_CLOEXEC), out;
 	ssize_t n;
 
 	if (in < 0)
 		return;
-	proc_file(path, sizeof(path), "maps", "");
-	out = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0644);
+	proc_file(name, sizeof(name), "maps", "");
+	out = header ? rt_open(name, O_WRONLY | O_APPEND, 0)
+		     : rt_open(name, O_WRONLY | O_CREAT | O_EXCL, 0644);
 	if (out >= 0) {
-		if (append) {
-			n = snprintf(buf, sizeof(buf), "# dlopen %llu\n",
+		n = 0;
+		if (header) {
+			n = snprintf(buf, sizeof(buf), "# %s %llu\n", header,
 				     (unsigned long long)clock_ticks(psc_session.clock));
-			if (write(out, buf, (size_t)n) != n)
-				n = -1;
+			n = rt_write_all(out, buf, (size_t)n);
 		}
-		while ((n = read(in, buf, sizeof(buf))) > 0)
-			if (write(out, buf, (size_t)n) != n)
-				break;
+		while (n >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+			n = rt_write_all(out, buf, (size_t)n);
+		if (n == 0)
+			dl_iterate_phdr(object_line_cb, &out);
 		close(out);
 	}
 	close(in);
 }
 
-void session_check_objects(void)
+/* Write a snapshot of the maps (HEADER) when objects were loaded or unloaded since the last. */
+static void objects_look(const char *header)
 {
-	unsigned long long adds = loaded_objects();
+	unsigned long long counts[2];
 
-	if (adds == psc_session.objects_seen)
+	loaded_objects(counts);
+	if (counts[0] == psc_session.objects_seen[0] && counts[1] == psc_session.objects_seen[1])
 		return;
 	pthread_mutex_lock(&psc_session.lock);
-	if (adds != psc_session.objects_seen) {
-		psc_session.objects_seen = adds;
-		maps_write(1);
-		if (psc_session.filter_spec) {
+	if (counts[0] != psc_session.objects_seen[0] || counts[1] != psc_session.objects_seen[1]) {
+		int added = counts[0] != psc_session.objects_seen[0];
+
+		psc_session.objects_seen[0] = counts[0];
+		psc_session.objects_seen[1] = counts[1];
+		maps_write(header);
+		if (added && psc_session.filter_spec) {
 			struct psc_filter *f = filter_resolve(psc_session.filter_spec);
 
 			/* the old table stays allocated: a hook may still be probing it */
@@ -318,6 +392,16 @@ void session_check_objects(void)
 		}
 	}
 	pthread_mutex_unlock(&psc_session.lock);
+}
+
+void session_check_objects(void)
+{
+	objects_look("dlopen");
+}
+
+void session_after_dlclose(void)
+{
+	objects_look("dlclose");
 }
 
 void session_write_proc(const char *state)
@@ -432,7 +516,7 @@ static void after_fork_child(void)
 		return;
 	}
 	proc_write("running", NULL);
-	maps_write(0);
+	maps_write(NULL);
 	writer_kick();
 }
 
@@ -491,12 +575,16 @@ void session_start(void)
 	if (!realpath(dir, abs))
 		goto out;
 	snprintf(psc_session.dir, sizeof(psc_session.dir), "%s", abs);
+	/* another user's directory, or one others can write to, could hold links that
+	 * make this process write into files that are not the experiment's */
+	if (rt_dir_trust(psc_session.dir) < 0)
+		goto out;
 	if (!getenv(PSC_ENV_LAUNCHER) && meta_write(&ci) < 0)
 		goto out;
 	if (proc_claim() < 0 || proc_write("running", NULL) < 0)
 		goto out;
-	psc_session.objects_seen = loaded_objects();
-	maps_write(0);
+	loaded_objects(psc_session.objects_seen);
+	maps_write(NULL);
 	thread_destructor_init();
 	pthread_atfork(NULL, NULL, after_fork_child);
 	atexit(session_finish);

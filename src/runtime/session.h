@@ -92,6 +92,8 @@ struct psc_session {
 	pid_t pid;
 	unsigned image; /* program images of this pid before this one (exec count) */
 	char dir[PATH_MAX];
+	dev_t dir_dev; /* the directory trusted at start (files.c): every open checks it */
+	ino_t dir_ino;
 	struct clock_pair start_pair;
 	uint64_t start_unix_ns;
 	size_t chunk_bytes;
@@ -109,18 +111,36 @@ struct psc_session {
 	size_t region_index_cap;
 	struct psc_filter *filter_spec; /* the filter file's entries */
 	char filter_path[PATH_MAX];
-	unsigned long long objects_seen; /* dlpi_adds when the maps were last written */
-	unsigned writer_kick;		 /* futex word: bumped at every hand-off */
-	pid_t writer_pid;		 /* process whose writer thread runs; 0 none */
-	int writer_failed;		 /* no writer thread: threads write their own chunks */
-	uint64_t lost_records;		 /* from threads that could not record at all */
-	uint64_t lost_bytes;		 /* from streams whose last chunk could not be written */
-	char error[256];		 /* why recording stopped, "" if it did not */
-	int rank;			 /* MPI world rank (psc_rt_set_rank), -1 outside MPI */
-	int world_size;			 /* MPI world size, 0 outside MPI */
+	unsigned long long objects_seen[2]; /* dlpi_adds, dlpi_subs when the maps were written */
+	unsigned writer_kick;		    /* futex word: bumped at every hand-off */
+	pid_t writer_pid;		    /* process whose writer thread runs; 0 none */
+	int writer_failed;		    /* no writer thread: threads write their own chunks */
+	uint64_t lost_records;		    /* from threads that could not record at all */
+	uint64_t lost_bytes;		    /* from streams whose last chunk could not be written */
+	char error[256];		    /* why recording stopped, "" if it did not */
+	int rank;			    /* MPI world rank (psc_rt_set_rank), -1 outside MPI */
+	int world_size;			    /* MPI world size, 0 outside MPI */
 };
 
 extern struct psc_session psc_session;
+
+/*
+ * Files of the experiment directory (files.c). The directory must be a directory of the
+ * effective user that nobody else can write to (or sticky), and stay the same inode; files
+ * are opened relative to it, never through a symbolic link, and an existing file must be a
+ * plain file of ours with one link. Negative errnos; -EPERM when a check fails.
+ */
+/* Trust DIR (an absolute path without symbolic links) as the session's directory. */
+int rt_dir_trust(const char *dir);
+/* openat() of NAME in the session's directory with FLAGS | O_NOFOLLOW | O_CLOEXEC: a
+ * descriptor, or a negative errno. Create files with O_CREAT | O_EXCL. */
+int rt_open(const char *name, int flags, mode_t mode);
+int rt_unlink(const char *name);
+/* Rename FROM to TO in the session's directory; EXCLUSIVE: link instead, failing with
+ * -EEXIST when TO exists (FROM stays: the caller unlinks it). */
+int rt_rename(const char *from, const char *to, int exclusive);
+/* write() all of DATA, again after EINTR and short writes. 0 or a negative errno. */
+int rt_write_all(int fd, const void *data, size_t len);
 
 /* Called by the library constructor: reads the environment and starts recording. */
 void session_start(void);
@@ -140,6 +160,9 @@ void session_write_proc(const char *state);
 /* Append the memory map when objects were loaded since the last look (dlopen), and place the
  * filter's functions in them. Called by the writer thread and at exit. */
 void session_check_objects(void);
+
+/* Append the memory map after a dlclose that unloaded objects (process.c's dlclose). */
+void session_after_dlclose(void);
 
 /* Install the handlers of fatal signals that write every stream before the default action. */
 void process_signals_init(void);

@@ -20,33 +20,13 @@
 
 __thread struct psc_thread *psc_tls_thread;
 
-static int write_all(int fd, const void *data, size_t len)
-{
-	const char *p = data;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			return -EIO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-static void stream_path(const struct psc_thread *t, char *path, size_t len)
+/* The name of T's stream file in the experiment directory. */
+static void stream_name(const struct psc_thread *t, char *name, size_t len)
 {
 	if (psc_session.image)
-		snprintf(path, len, "%s/stream.%d.%d.%u", psc_session.dir, (int)t->pid, (int)t->tid,
-			 psc_session.image);
+		snprintf(name, len, "stream.%d.%d.%u", (int)t->pid, (int)t->tid, psc_session.image);
 	else
-		snprintf(path, len, "%s/stream.%d.%d", psc_session.dir, (int)t->pid, (int)t->tid);
+		snprintf(name, len, "stream.%d.%d", (int)t->pid, (int)t->tid);
 }
 
 /* Start the chunk in BUF: its header words, then a clock pair so every chunk calibrates. */
@@ -80,13 +60,15 @@ static void chunk_seal(struct psc_thread *t, uint64_t *chunk, const uint64_t *up
 static int stream_append(struct psc_thread *t, const void *data, size_t len, const uint64_t *tail,
 			 size_t ntail)
 {
-	char path[PATH_MAX + 64];
+	char name[64];
 	int fd, ret = 0;
 
-	stream_path(t, path, sizeof(path));
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	stream_name(t, name, sizeof(name));
+	/* created by the first write: a file of that name already there is not ours */
+	fd = t->header_written ? rt_open(name, O_WRONLY | O_APPEND, 0)
+			       : rt_open(name, O_WRONLY | O_APPEND | O_CREAT | O_EXCL, 0644);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (!t->header_written) {
 		struct psc_stream_header h;
 
@@ -104,14 +86,14 @@ static int stream_append(struct psc_thread *t, const void *data, size_t len, con
 		h.start_ns = psc_session.start_pair.ns;
 		h.nevents = (uint32_t)psc_session.nevents;
 		h.image = psc_session.image;
-		ret = write_all(fd, &h, sizeof(h));
+		ret = rt_write_all(fd, &h, sizeof(h));
 		if (ret == 0)
 			t->header_written = 1;
 	}
 	if (ret == 0)
-		ret = write_all(fd, data, len);
+		ret = rt_write_all(fd, data, len);
 	if (ret == 0 && ntail)
-		ret = write_all(fd, tail, ntail * sizeof(uint64_t));
+		ret = rt_write_all(fd, tail, ntail * sizeof(uint64_t));
 	close(fd);
 	return ret;
 }
@@ -348,16 +330,20 @@ static uint64_t chunk_last_ticks(const uint64_t *chunk, const uint64_t *upto)
  * file's size (0 when it does not exist yet); -1 when it cannot be known. Async-signal-safe. */
 static void exec_undo_save(struct psc_thread *t)
 {
-	char path[PATH_MAX + 64];
+	char name[64];
 	struct stat st;
+	int fd;
 
-	stream_path(t, path, sizeof(path));
+	stream_name(t, name, sizeof(name));
 	t->undo_seq = t->seq;
 	t->undo_header = t->header_written;
-	if (stat(path, &st) == 0)
+	fd = t->header_written ? rt_open(name, O_RDONLY, 0) : -ENOENT;
+	if (fd >= 0 && fstat(fd, &st) == 0)
 		t->undo_size = st.st_size;
 	else
-		t->undo_size = errno == ENOENT && !t->header_written ? 0 : -1;
+		t->undo_size = fd == -ENOENT ? 0 : -1;
+	if (fd >= 0)
+		close(fd);
 }
 
 int thread_close(struct psc_thread *t, unsigned reason)
@@ -418,8 +404,8 @@ void thread_close_wait(struct psc_thread *t, unsigned reason)
 int thread_resume(struct psc_thread *t)
 {
 	const struct timespec pause = {0, 50 * 1000};
-	char path[PATH_MAX + 64];
-	int ret = 0, tries = 0;
+	char name[64];
+	int fd, ret = 0, tries = 0;
 
 	if (!__atomic_exchange_n(&t->resumable, 0, __ATOMIC_ACQ_REL))
 		return __atomic_exchange_n(&t->exec_closed, 0, __ATOMIC_ACQ_REL) ? -EIO : 0;
@@ -430,10 +416,20 @@ int thread_resume(struct psc_thread *t)
 			return -EBUSY;
 		nanosleep(&pause, NULL);
 	}
-	stream_path(t, path, sizeof(path));
-	if (truncate(path, t->undo_size) < 0) {
-		ret = -errno;
+	stream_name(t, name, sizeof(name));
+	if (t->undo_size == 0) {
+		/* the exec close created it: its next chunk creates it again */
+		ret = rt_unlink(name);
+		if (ret == -ENOENT)
+			ret = 0;
+	} else if ((fd = rt_open(name, O_WRONLY, 0)) < 0) {
+		ret = fd;
 	} else {
+		if (ftruncate(fd, t->undo_size) < 0)
+			ret = -errno;
+		close(fd);
+	}
+	if (ret == 0) {
 		/* the records of the chunk cut off are still in BUF, from its start: they and
 		 * whatever the owner committed since are written with its next chunk */
 		t->seq = t->undo_seq;
