@@ -235,9 +235,10 @@ enum psc_task_event {
 
 #define PSC_NO_GROUP 0xffffffffu
 
-/* Region ids are below this (the runtime interns at most this many names); a reader rejects
- * larger ones, so that a corrupt id cannot make it size tables by it. */
-#define PSC_REGION_ID_MAX 65536u
+/* Region ids are below this (the runtime interns at most this many names, the last one
+ * standing for every name past the others); a reader rejects larger ones, so that a corrupt
+ * id cannot make it size tables by it. */
+#define PSC_REGION_ID_MAX (1u << 20)
 
 enum psc_end_reason {
 	PSC_END_EXIT = 1,	 /* process exit (atexit / destructor) */

@@ -108,13 +108,17 @@ static inline unsigned cache_slot(const char *name)
 	return (unsigned)(((uintptr_t)name >> 3) ^ ((uintptr_t)name >> 11)) % REGION_CACHE_SLOTS;
 }
 
-/* Same text: NAME of LEN bytes (COUNTED) or NUL-terminated, against the interned TEXT. */
+/* Same text: NAME of LEN bytes (COUNTED: up to a NUL in them) or NUL-terminated, against the
+ * interned TEXT. */
 static inline int same_text(const char *text, const char *name, size_t len, int counted)
 {
 	if (counted) {
-		for (size_t i = 0; i < len; i++)
+		for (size_t i = 0; i < len; i++) {
 			if (text[i] != name[i])
 				return 0;
+			if (!text[i])
+				return 1;
+		}
 		return text[len] == 0;
 	}
 	while (*text && *text == *name)

@@ -226,6 +226,9 @@ static int proc_write(const char *state, const struct clock_pair *end_pair)
 	jsonw_key(&w, "have_core_pmu");
 	jsonw_bool(&w, psc_session.have_core_pmu);
 	jsonw_kv_u64(&w, "lost_records", psc_session.lost_records);
+	jsonw_kv_u64(&w, "lost_threads", psc_session.lost_threads);
+	jsonw_kv_u64(&w, "regions_folded", psc_session.regions_folded);
+	jsonw_kv_u64(&w, "region_names_cut", psc_session.region_names_cut);
 	jsonw_kv_u64(&w, "lost_bytes", psc_session.lost_bytes);
 	jsonw_key(&w, "filter");
 	if (psc_session.filter_path[0])
@@ -508,6 +511,9 @@ static void after_fork_child(void)
 	psc_session.pid = getpid();
 	psc_session.threads = NULL;
 	psc_session.lost_records = 0;
+	psc_session.lost_threads = 0;
+	psc_session.regions_folded = 0;
+	psc_session.region_names_cut = 0;
 	psc_session.lost_bytes = 0;
 	psc_session.start_pair = clock_pair_take(psc_session.clock);
 	thread_after_fork();
@@ -662,14 +668,38 @@ static int index_grow(void)
 /* Region names longer than this are cut (they are labels, not data). */
 #define REGION_NAME_MAX 1024
 
+/* The name of every region past the others. */
+#define REGION_OVERFLOW_NAME "[regions past the 1048575th name]"
+
+/* Give NAME (LEN bytes, copied) the next id. The lock is held. */
+static int region_add(const char *name, size_t len, size_t slot)
+{
+	int id = psc_session.nregions;
+	char *copy, **page = psc_session.region_pages[id >> REGION_PAGE_SHIFT];
+
+	if (!page) {
+		page = calloc(1u << REGION_PAGE_SHIFT, sizeof(*page));
+		if (!page)
+			return -ENOMEM;
+		__atomic_store_n(&psc_session.region_pages[id >> REGION_PAGE_SHIFT], page,
+				 __ATOMIC_RELEASE);
+	}
+	copy = strndup(name, len);
+	if (!copy)
+		return -ENOMEM;
+	__atomic_store_n(&page[id & ((1 << REGION_PAGE_SHIFT) - 1)], copy, __ATOMIC_RELEASE);
+	psc_session.region_index[slot] = (uint32_t)id + 1;
+	psc_session.nregions++;
+	return id;
+}
+
 int session_region_intern(const char *name, size_t len)
 {
-	int id = -ENOSPC;
-	size_t h, cap;
-	char *copy, **page;
+	size_t h, cap, full = strnlen(name, len);
+	int id, cut = full > REGION_NAME_MAX;
 
-	if (len > REGION_NAME_MAX)
-		len = REGION_NAME_MAX;
+	/* a name is its text up to a NUL, and at most REGION_NAME_MAX bytes of it */
+	len = cut ? REGION_NAME_MAX : full;
 	pthread_mutex_lock(&psc_session.lock);
 	if ((size_t)psc_session.nregions * 2 >= psc_session.region_index_cap && index_grow()) {
 		id = -ENOMEM;
@@ -682,30 +712,28 @@ int session_region_intern(const char *name, size_t len)
 
 		if (!strncmp(known, name, len) && known[len] == 0) {
 			id = (int)psc_session.region_index[h] - 1;
+			if (id == REGION_OVERFLOW_ID)
+				psc_session.regions_folded++;
 			goto out;
 		}
 	}
-	if (psc_session.nregions >= REGION_MAX)
-		goto out;
-	id = psc_session.nregions;
-	page = psc_session.region_pages[id >> REGION_PAGE_SHIFT];
-	if (!page) {
-		page = calloc(1u << REGION_PAGE_SHIFT, sizeof(*page));
-		if (!page) {
-			id = -ENOMEM;
-			goto out;
-		}
-		__atomic_store_n(&psc_session.region_pages[id >> REGION_PAGE_SHIFT], page,
-				 __ATOMIC_RELEASE);
-	}
-	copy = strndup(name, len);
-	if (!copy) {
-		id = -ENOMEM;
+	if (psc_session.nregions < REGION_OVERFLOW_ID) {
+		id = region_add(name, len, h);
+		if (id >= 0 && cut)
+			psc_session.region_names_cut++;
 		goto out;
 	}
-	__atomic_store_n(&page[id & ((1 << REGION_PAGE_SHIFT) - 1)], copy, __ATOMIC_RELEASE);
-	psc_session.region_index[h] = (uint32_t)id + 1;
-	psc_session.nregions++;
+	/* every id is taken: the name is recorded under the overflow region, and counted */
+	id = session_region_name(REGION_OVERFLOW_ID) ? REGION_OVERFLOW_ID : -ENOSPC;
+	if (id < 0) {
+		len = strlen(REGION_OVERFLOW_NAME);
+		for (h = name_hash(REGION_OVERFLOW_NAME, len) & (cap - 1);
+		     psc_session.region_index[h]; h = (h + 1) & (cap - 1))
+			;
+		id = region_add(REGION_OVERFLOW_NAME, len, h);
+	}
+	if (id >= 0)
+		psc_session.regions_folded++;
 out:
 	pthread_mutex_unlock(&psc_session.lock);
 	return id;

@@ -25,8 +25,10 @@ enum session_state {
 
 #define REGION_CACHE_SLOTS 64
 #define REGION_PAGE_SHIFT  10
-#define REGION_PAGES	   64 /* up to 64 Ki region names */
+#define REGION_PAGES	   1024 /* up to 1 Mi region ids, pages allocated as names come */
 #define REGION_MAX	   (REGION_PAGES << REGION_PAGE_SHIFT)
+/* The last id: every name past the others' (REGION_MAX - 1 of them) is recorded under it. */
+#define REGION_OVERFLOW_ID (REGION_MAX - 1)
 _Static_assert(REGION_MAX <= PSC_REGION_ID_MAX, "region ids fit the format's bound");
 
 /* States of a thread's handed-off chunk (psc_thread.out_state). */
@@ -115,7 +117,10 @@ struct psc_session {
 	unsigned writer_kick;		    /* futex word: bumped at every hand-off */
 	pid_t writer_pid;		    /* process whose writer thread runs; 0 none */
 	int writer_failed;		    /* no writer thread: threads write their own chunks */
-	uint64_t lost_records;		    /* from threads that could not record at all */
+	uint64_t lost_records;		    /* from streams whose last chunk could not be written */
+	uint64_t lost_threads;		    /* threads that could not record at all */
+	uint64_t regions_folded;	    /* boundaries recorded under REGION_OVERFLOW_ID */
+	uint64_t region_names_cut;	    /* names longer than REGION_NAME_MAX, cut */
 	uint64_t lost_bytes;		    /* from streams whose last chunk could not be written */
 	char error[256];		    /* why recording stopped, "" if it did not */
 	int rank;			    /* MPI world rank (psc_rt_set_rank), -1 outside MPI */

@@ -517,7 +517,7 @@ __attribute__((noinline, cold)) struct psc_thread *thread_get_slow(void)
 		return NULL;
 	t = thread_alloc();
 	if (!t) {
-		__atomic_add_fetch(&psc_session.lost_records, 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&psc_session.lost_threads, 1, __ATOMIC_RELAXED);
 		errno = saved_errno;
 		return NULL;
 	}
