@@ -353,6 +353,10 @@ int experiment_open(struct experiment *e, const char *dir, char *err, size_t err
 		return -ENOTDIR;
 	}
 	e->dir = strdup(dir);
+	/* streams of killed processes are completed from their live buffer files first; what
+	 * cannot be (a read-only directory) is said in the caveats */
+	salvage_dir(dir, &e->salvage, err, errlen);
+	err[0] = 0;
 	ret = meta_load(e, err, errlen);
 	if (ret)
 		return ret;

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "../core/clock.h"
+#include "salvage.h"
 
 struct exp_metric {
 	char *name, *unit, *formula;
@@ -106,13 +107,16 @@ struct experiment {
 	struct exp_power power;
 	struct exp_unsupported *unsupported; /* events record could not open */
 	size_t nunsupported;
+	struct salvage_stats salvage; /* what opening it completed from live buffer files */
 };
 
 /*
  * Read DIR: meta.json (optional: a program run with PERFSCOPE_OUT alone may write it), every
  * proc.<pid>.json and the list of streams, then fit each process's clock from its recorded
- * pairs and the clock record that opens every chunk. 0, or a negative errno with a one-line
- * message naming the file in ERR.
+ * pairs and the clock record that opens every chunk. Streams that processes left unclosed
+ * (killed, or gone through _exit) are first completed from their live buffer files
+ * (salvage.h; what that did, or could not do, in E->salvage). 0, or a negative errno with a
+ * one-line message naming the file in ERR.
  */
 int experiment_open(struct experiment *e, const char *dir, char *err, size_t errlen);
 

@@ -457,7 +457,7 @@ static int check_payload(struct stream_reader *r, const struct stream_record *re
 	case PSC_REC_MPI_CLOCK:
 		return check_mpi_payload(r, rec, at, err, errlen);
 	case PSC_REC_STREAM_END:
-		if ((rec->arg & 0xffu) < PSC_END_EXIT || (rec->arg & 0xffu) > PSC_END_SIGNAL)
+		if ((rec->arg & 0xffu) < PSC_END_EXIT || (rec->arg & 0xffu) > PSC_END_UNCLOSED)
 			return stream_fail(err, errlen, -EINVAL, r->path, at + 12,
 					   "unknown end reason %u", rec->arg & 0xffu);
 		break;
@@ -643,6 +643,8 @@ const char *stream_end_reason_name(unsigned arg)
 		return "exec";
 	case PSC_END_SIGNAL:
 		return "signal";
+	case PSC_END_UNCLOSED:
+		return "unclosed";
 	default:
 		return "unknown";
 	}

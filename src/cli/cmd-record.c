@@ -5,6 +5,9 @@
 #include "record-power.h"
 #include "sampler.h"
 
+#include "../analysis/salvage.h"
+#include "../output/caveats.h"
+
 #include "../core/clock.h"
 #include "../core/counters.h"
 #include "../core/compiler.h"
@@ -20,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -372,6 +376,25 @@ static int check_filter(const char *path, char *abs, size_t len)
 	return 0;
 }
 
+static void record_note(void *ctx, const char *line)
+{
+	(void)ctx;
+	fprintf(stderr, "perfscope record: %s\n", line);
+}
+
+/* Complete the streams of the command's processes that ended without closing them (killed,
+ * or gone through _exit), and say what was done and what could not be. */
+static void salvage_report(const char *dir)
+{
+	struct salvage_stats st;
+	char err[512];
+
+	if (salvage_dir(dir, &st, err, sizeof(err)) < 0)
+		cli_error("record", "%s", err);
+	else
+		salvage_caveats(&st, record_note, NULL);
+}
+
 /* Parse --sample=HZ / --period N into CFG, clamping HZ to the kernel's limit. 0 or -EINVAL. */
 static int sample_config(const char *hz, uint64_t period, int callgraph, struct sampler_config *cfg)
 {
@@ -692,6 +715,7 @@ int cmd_record(int argc, char **argv)
 	ret = launch_go(&l);
 	launch_wait(&l, &status, NULL);
 	run_ns[1] = (int64_t)clock_monotonic_ns();
+	salvage_report(absdir);
 	record_power_stop(&rp);
 	if (sampling) {
 		int err = sampler_finish(&smp);
@@ -722,11 +746,18 @@ int cmd_record(int argc, char **argv)
 	if (mpi.rank <= 0)
 		write_meta(absdir, cmd, ncmd, evs, nev, probed, group ? &mg : NULL,
 			   sampling ? &smp : NULL, &rp, &mpi, status, start, run_ns);
-	if (functions && !has_function_events(absdir))
-		fprintf(stderr,
-			"perfscope record: no function events were recorded: build %s with "
-			"-finstrument-functions (gcc, g++, gfortran, clang)\n",
-			cmd[0]);
+	if (functions && !has_function_events(absdir)) {
+		if (status > 128 && sigabbrev_np(status - 128))
+			fprintf(stderr,
+				"perfscope record: no function events were recorded: %s was killed "
+				"by SIG%s before any was written\n",
+				cmd[0], sigabbrev_np(status - 128));
+		else
+			fprintf(stderr,
+				"perfscope record: no function events were recorded: build %s with "
+				"-finstrument-functions (gcc, g++, gfortran, clang)\n",
+				cmd[0]);
+	}
 	if (mpi.rank <= 0)
 		fprintf(stderr, "perfscope record: experiment in %s (see: perfscope %s %s)\n", dir,
 			mpi.on ? "mpi" : "report", dir);

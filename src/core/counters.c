@@ -2,6 +2,7 @@
 #include "counters.h"
 #include "compiler.h"
 #include "format.h"
+#include "mem.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -67,9 +68,9 @@ int counter_set_init(struct counter_set *set, const struct event_desc *evs, size
 	set->max_hw_per_group = 4;
 	if (n == 0)
 		return 0;
-	set->ev = calloc(n, sizeof(*set->ev));
-	set->groups = calloc(n, sizeof(*set->groups));
-	set->order = calloc(n, sizeof(*set->order));
+	set->ev = psc_mem_calloc(n, sizeof(*set->ev));
+	set->groups = psc_mem_calloc(n, sizeof(*set->groups));
+	set->order = psc_mem_calloc(n, sizeof(*set->order));
 	if (!set->ev || !set->groups || !set->order) {
 		counter_set_release(set);
 		return -ENOMEM;
@@ -327,9 +328,9 @@ void counter_set_release(struct counter_set *set)
 		if (set->ev[i].fd >= 0)
 			set->sys->close(set->sys->ctx, set->ev[i].fd);
 	}
-	free(set->ev);
-	free(set->groups);
-	free(set->order);
+	psc_mem_free(set->ev);
+	psc_mem_free(set->groups);
+	psc_mem_free(set->order);
 	memset(set, 0, sizeof(*set));
 }
 

@@ -245,6 +245,58 @@ enum psc_end_reason {
 	PSC_END_THREAD_EXIT = 2, /* pthread exit */
 	PSC_END_EXEC = 3,	 /* the process called exec */
 	PSC_END_SIGNAL = 4,	 /* a fatal signal; arg high bits hold the signal number */
+	/* written by a salvager (src/analysis/salvage.c), not the runtime: the process ended
+	 * without closing the stream (SIGKILL, _exit, a crash the runtime could not see), and its
+	 * last records were taken from its live buffer file */
+	PSC_END_UNCLOSED = 5,
+};
+
+/*
+ * Live buffer files, live.<pid>.<image>.<slot> (docs/format.md "Live buffers"): the runtime
+ * maps each one shared into the process. It holds this header, the runtime's state of one
+ * recording thread (at THREAD_OFF) and that thread's two chunk buffers (at BUF_OFF), so that
+ * what a thread recorded outlives the process, however the process ends. A process that ends
+ * normally closes its streams and removes its live files; what a killed one leaves is appended
+ * to its streams by a salvager, which reads the thread state's fields at the offsets below
+ * (pointers are the process's addresses: BASE is where the file was mapped).
+ */
+#define PSC_LIVE_MAGIC	 "PSCLIVE1" /* 8 bytes, no NUL */
+#define PSC_LIVE_VERSION 1
+
+enum psc_live_state {
+	PSC_LIVE_FREE = 0,	/* no thread records into it (kept for the next thread) */
+	PSC_LIVE_RECORDING = 1, /* a thread records into it: its stream is not closed yet */
+	PSC_LIVE_CLOSED = 2,	/* its thread's stream was closed: nothing to salvage */
+};
+
+struct psc_live_header {
+	char magic[8];
+	uint32_t version;
+	uint32_t header_size; /* sizeof(struct psc_live_header) */
+	uint32_t state;	      /* enum psc_live_state */
+	uint32_t pid;
+	uint32_t image;
+	uint32_t slot;
+	uint64_t start_time; /* the process's start time, field 22 of /proc/<pid>/stat */
+	char boot_id[40];    /* /proc/sys/kernel/random/boot_id of its kernel, NUL-terminated */
+	char host[64];	     /* its host name, NUL-terminated (cut) */
+	uint64_t base;	     /* the file's address in the process */
+	uint64_t file_bytes;
+	uint64_t chunk_bytes;
+	uint64_t buf_off[2];
+	uint64_t thread_off;
+	/*
+	 * Fields of the thread state, as offsets from THREAD_OFF: the next free word of the chunk
+	 * being filled (u64 address); that chunk (address of its chunk header); a chunk sealed and
+	 * handed to the writer thread (address, 0 none); whether it is still to be written (i32:
+	 * 0 no, else yes); the next chunk's seq (u64); whether the stream file has its header
+	 * (i32); whether the stream was closed (i32); whether writing had failed (i32, then
+	 * chunks were dropped); records and bytes lost so far (u64 each).
+	 */
+	uint32_t off_pos, off_buf, off_out, off_out_state, off_seq, off_header_written;
+	uint32_t off_closed, off_discard, off_lost_records, off_lost_bytes;
+	struct psc_stream_header stream; /* the stream file's header, as the runtime writes it */
+	char stream_name[64];		 /* the stream file's name in the directory */
 };
 
 /*

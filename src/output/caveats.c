@@ -52,6 +52,34 @@ void experiment_caveats(const struct experiment *e, int process_ends,
 				   (int)pr->pid, pr->lost_records, pr->lost_bytes);
 		}
 	}
+	salvage_caveats(&e->salvage, fn, ctx);
+}
+
+void salvage_caveats(const struct salvage_stats *st, void (*fn)(void *ctx, const char *line),
+		     void *ctx)
+{
+	if (st->streams)
+		caveat_say(fn, ctx,
+			   "%u stream%s of processes that ended without closing them (killed, or "
+			   "gone through _exit) completed from their buffers now: %" PRIu64
+			   " records",
+			   st->streams, st->streams == 1 ? "" : "s", st->records);
+	if (st->failed)
+		caveat_say(fn, ctx,
+			   "%u buffer%s of killed processes could not be added to their streams, "
+			   "whose last records are missing (%s); perfscope adds them when it can "
+			   "write the directory",
+			   st->failed, st->failed == 1 ? "" : "s", st->error);
+	if (st->alive)
+		caveat_say(fn, ctx,
+			   "%u thread%s of processes still running: their last records are not in "
+			   "the streams yet",
+			   st->alive, st->alive == 1 ? "" : "s");
+	if (st->foreign)
+		caveat_say(fn, ctx,
+			   "%u buffer%s of processes of another host: their last records are added "
+			   "when perfscope reads the experiment on that host",
+			   st->foreign, st->foreign == 1 ? "" : "s");
 }
 
 void caveat_text(void *ctx, const char *line)

@@ -11,6 +11,12 @@
 void experiment_caveats(const struct experiment *e, int process_ends,
 			void (*fn)(void *ctx, const char *line), void *ctx);
 
+/* Call FN with one line for each kind of live buffer file ST counted: streams completed from
+ * them, files that could not be salvaged (and why), files of processes still running or of
+ * another host (salvage.h). */
+void salvage_caveats(const struct salvage_stats *st, void (*fn)(void *ctx, const char *line),
+		     void *ctx);
+
 /* Call FN with the line that FMT and its arguments make (at most 1023 bytes). */
 void caveat_say(void (*fn)(void *ctx, const char *line), void *ctx, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -48,6 +48,10 @@ static void end_words(const struct call_thread *th, char *buf, size_t len)
 		snprintf(buf, len, "signal %u (SIG%s)", sig, sigabbrev_np((int)sig) ?: "?");
 	else if (reason == PSC_END_EXEC)
 		snprintf(buf, len, "exec");
+	else if (reason == PSC_END_UNCLOSED)
+		snprintf(buf, len,
+			 "not closed (killed by SIGKILL, or left through _exit): its records "
+			 "recovered from its buffer");
 	else if (reason == PSC_END_THREAD_EXIT)
 		snprintf(buf, len, "thread exit");
 	else
@@ -58,7 +62,7 @@ static int thread_clean(const struct call_thread *th)
 {
 	unsigned reason = th->end_reason & 0xff;
 
-	return th->ended && reason != PSC_END_SIGNAL;
+	return th->ended && reason != PSC_END_SIGNAL && reason != PSC_END_UNCLOSED;
 }
 
 void func_report_caveats(const struct func_report *r, void (*fn)(void *ctx, const char *line),

@@ -40,7 +40,10 @@ __attribute__((noinline, cold)) static void func_record_slow(void *fn, enum psc_
 		goto out;
 	}
 	thread_guard_enter(t);
-	t->functions = 1;
+	if (unlikely(!t->functions)) {
+		t->functions = 1;
+		t->live->stream.features |= PSC_FEAT_FUNCTIONS;
+	}
 	r = t->closed ? NULL : thread_reserve(t, 2);
 	if (t->closed)
 		__atomic_add_fetch(&t->lost_records, 1, __ATOMIC_RELAXED);

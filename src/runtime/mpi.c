@@ -143,6 +143,10 @@ PSC_EXPORT void psc_rt_set_rank(int rank, int size)
 
 	__atomic_store_n(&psc_session.world_size, size, __ATOMIC_RELAXED);
 	__atomic_store_n(&psc_session.rank, rank, __ATOMIC_RELAXED);
+	/* the stream headers a salvager would write */
+	for (struct psc_thread *t = __atomic_load_n(&psc_session.threads, __ATOMIC_ACQUIRE); t;
+	     t = t->next)
+		__atomic_store_n(&t->live->stream.rank, rank, __ATOMIC_RELAXED);
 	if (psc_session.state == SESSION_RECORDING)
 		session_write_proc("running");
 	errno = saved_errno;

@@ -8,9 +8,12 @@
  */
 #include "session.h"
 
+#include "../core/env.h"
 #include "../core/format.h"
 
 #include <dlfcn.h>
+#include <spawn.h>
+#include <stdio.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -115,6 +118,123 @@ static void *next_symbol(const char *name)
 	return dlsym(RTLD_NEXT, name);
 }
 
+void exec_env_save(void)
+{
+	size_t n = 0, bytes = 0, len;
+	Dl_info self;
+	char *p;
+
+	/* the library's own path: an LD_PRELOAD that names it preloads this runtime */
+	if (dladdr((void *)exec_env_save, &self) && self.dli_fname)
+		snprintf(psc_session.self_path, sizeof(psc_session.self_path), "%s",
+			 self.dli_fname);
+	for (char **e = environ; e && *e; e++) {
+		if (!strncmp(*e, "PERFSCOPE_", 10) ||
+		    (!strncmp(*e, "LD_PRELOAD=", 11) && psc_session.self_path[0] &&
+		     strstr(*e, psc_session.self_path))) {
+			n++;
+			bytes += strlen(*e) + 1;
+		}
+	}
+	/* PERFSCOPE_OUT as this process resolved it, so that a child started elsewhere agrees */
+	bytes += strlen(PSC_ENV_OUT) + 1 + strlen(psc_session.dir) + 1;
+	psc_session.carry = rt_alloc((n + 2) * sizeof(char *) + bytes);
+	if (!psc_session.carry)
+		return;
+	p = (char *)(psc_session.carry + n + 2);
+	n = 0;
+	for (char **e = environ; e && *e; e++) {
+		if (!strncmp(*e, PSC_ENV_OUT "=", strlen(PSC_ENV_OUT) + 1))
+			continue;
+		if (!strncmp(*e, "PERFSCOPE_", 10) ||
+		    (!strncmp(*e, "LD_PRELOAD=", 11) && psc_session.self_path[0] &&
+		     strstr(*e, psc_session.self_path))) {
+			len = strlen(*e) + 1;
+			memcpy(p, *e, len);
+			psc_session.carry[n++] = p;
+			p += len;
+		}
+	}
+	sprintf(p, "%s=%s", PSC_ENV_OUT, psc_session.dir);
+	psc_session.carry[n++] = p;
+	psc_session.ncarry = n;
+}
+
+/* Room in pointers for env_carry()'s copy of ENVP, and in bytes for its LD_PRELOAD. */
+static size_t env_room(char *const *envp)
+{
+	size_t n = 0;
+
+	for (char *const *e = envp; e && *e; e++)
+		n++;
+	return n + psc_session.ncarry + 1;
+}
+
+static size_t preload_room(char *const *envp)
+{
+	size_t n = 2 * sizeof(psc_session.self_path) + 16;
+
+	for (char *const *e = envp; e && *e; e++)
+		if (!strncmp(*e, "LD_PRELOAD=", 11))
+			n += strlen(*e);
+	return n;
+}
+
+/* The name part of "NAME=VALUE", with the '=', is the same in A and B. */
+static int same_name(const char *a, const char *b)
+{
+	size_t n = strcspn(a, "=");
+
+	return a[n] == '=' && !strncmp(a, b, n + 1);
+}
+
+/*
+ * ENVP, with what recording needs added where ENVP lacks it (a program that starts a child
+ * with an environment of its own, with execve or posix_spawn, gets it traced too): the
+ * PERFSCOPE_* variables of this process's start, and, when this runtime was preloaded, itself
+ * in front of ENVP's LD_PRELOAD. A variable ENVP sets is kept as it is (PERFSCOPE_OUT= with
+ * nothing keeps a child out). OUT has env_room() pointers, PRELOAD preload_room() bytes.
+ */
+static char *const *env_carry(char *const *envp, char **out, char *preload, size_t len)
+{
+	size_t n = 0, k;
+	int have_preload = 0;
+
+	if (!psc_session.ncarry)
+		return envp;
+	for (char *const *e = envp; e && *e; e++) {
+		if (!strncmp(*e, "LD_PRELOAD=", 11)) {
+			have_preload = 1;
+			if (psc_session.self_path[0] && !strstr(*e, psc_session.self_path)) {
+				snprintf(preload, len, "LD_PRELOAD=%s%s%s", psc_session.self_path,
+					 (*e)[11] ? ":" : "", *e + 11);
+				out[n++] = preload;
+				continue;
+			}
+		}
+		out[n++] = *e;
+	}
+	for (k = 0; k < psc_session.ncarry; k++) {
+		const char *v = psc_session.carry[k];
+		char *const *e = envp;
+
+		if (!strncmp(v, "LD_PRELOAD=", 11) && have_preload)
+			continue;
+		while (e && *e && !same_name(v, *e))
+			e++;
+		if (!e || !*e)
+			out[n++] = (char *)v;
+	}
+	out[n] = NULL;
+	return out;
+}
+
+/* NEWENV: ENVP with what recording needs, in the caller's frame (exec keeps no memory). */
+#define CARRIED_ENV(envp, newenv)                                                                  \
+	char *newenv##_v[env_room(envp)];                                                          \
+	char newenv##_p[preload_room(envp)];                                                       \
+	char *const *newenv = env_carry(envp, newenv##_v, newenv##_p, sizeof(newenv##_p))
+
 #define EXEC_CALL(name, type, ...)                                                                 \
 	do {                                                                                       \
 		type real = (type)next_symbol(name);                                               \
@@ -132,32 +252,67 @@ static void *next_symbol(const char *name)
 	} while (0)
 
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
-typedef int (*execv_fn)(const char *, char *const[]);
 typedef int (*fexecve_fn)(int, char *const[], char *const[]);
+typedef int (*spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+			const posix_spawnattr_t *, char *const[], char *const[]);
 
 PSC_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-	EXEC_CALL("execve", execve_fn, path, argv, envp);
+	CARRIED_ENV(envp, env);
+
+	EXEC_CALL("execve", execve_fn, path, argv, env);
 }
 
 PSC_EXPORT int execv(const char *path, char *const argv[])
 {
-	EXEC_CALL("execv", execv_fn, path, argv);
+	CARRIED_ENV(environ, env);
+
+	EXEC_CALL("execve", execve_fn, path, argv, env);
 }
 
 PSC_EXPORT int execvp(const char *file, char *const argv[])
 {
-	EXEC_CALL("execvp", execv_fn, file, argv);
+	CARRIED_ENV(environ, env);
+
+	EXEC_CALL("execvpe", execve_fn, file, argv, env);
 }
 
 PSC_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	EXEC_CALL("execvpe", execve_fn, file, argv, envp);
+	CARRIED_ENV(envp, env);
+
+	EXEC_CALL("execvpe", execve_fn, file, argv, env);
 }
 
 PSC_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
-	EXEC_CALL("fexecve", fexecve_fn, fd, argv, envp);
+	CARRIED_ENV(envp, env);
+
+	EXEC_CALL("fexecve", fexecve_fn, fd, argv, env);
+}
+
+/* posix_spawn starts a new process: nothing of this one's streams changes, only the child's
+ * environment. */
+static int spawn_call(const char *name, pid_t *pid, const char *path,
+		      const posix_spawn_file_actions_t *actions, const posix_spawnattr_t *attr,
+		      char *const argv[], char *const envp[])
+{
+	spawn_fn real = (spawn_fn)next_symbol(name);
+	CARRIED_ENV(envp, env);
+
+	return real ? real(pid, path, actions, attr, argv, env) : ENOSYS;
+}
+
+PSC_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *actions,
+			   const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	return spawn_call("posix_spawn", pid, path, actions, attr, argv, envp);
+}
+
+PSC_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *actions,
+			    const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	return spawn_call("posix_spawnp", pid, file, actions, attr, argv, envp);
 }
 
 /* The argument list of execl and friends as an array (on the stack: exec keeps no memory). */

@@ -229,6 +229,10 @@ static int proc_write(const char *state, const struct clock_pair *end_pair)
 	jsonw_kv_u64(&w, "lost_threads", psc_session.lost_threads);
 	jsonw_kv_u64(&w, "regions_folded", psc_session.regions_folded);
 	jsonw_kv_u64(&w, "region_names_cut", psc_session.region_names_cut);
+	/* threads' buffers made so far (a thread that ended leaves its own to the next one),
+	 * and of those the ones that could not be files, whose last chunk a kill would lose */
+	jsonw_kv_u64(&w, "buffers", psc_session.nslots);
+	jsonw_kv_u64(&w, "buffers_in_memory", psc_session.memory_slots);
 	jsonw_kv_u64(&w, "lost_bytes", psc_session.lost_bytes);
 	jsonw_key(&w, "filter");
 	if (psc_session.filter_path[0])
@@ -517,6 +521,7 @@ static void after_fork_child(void)
 	psc_session.lost_bytes = 0;
 	psc_session.start_pair = clock_pair_take(psc_session.clock);
 	thread_after_fork();
+	slots_init();
 	if (proc_claim() < 0) {
 		psc_session.state = SESSION_OFF;
 		return;
@@ -557,6 +562,8 @@ void session_start(void)
 	struct perf_state ps;
 	int saved_errno = errno;
 
+	/* a hook entered from what runs here (a program's own malloc, say) records nothing */
+	psc_tls_quiet = RT_QUIET_RUNTIME;
 	if (!dir || !*dir || strlen(dir) >= sizeof(psc_session.dir))
 		goto out;
 	snprintf(psc_session.dir, sizeof(psc_session.dir), "%s", dir);
@@ -585,13 +592,17 @@ void session_start(void)
 	 * make this process write into files that are not the experiment's */
 	if (rt_dir_trust(psc_session.dir) < 0)
 		goto out;
+	slots_init();
 	if (!getenv(PSC_ENV_LAUNCHER) && meta_write(&ci) < 0)
 		goto out;
 	if (proc_claim() < 0 || proc_write("running", NULL) < 0)
 		goto out;
+	if (psc_session.image)
+		slots_remove_image(psc_session.image - 1);
 	loaded_objects(psc_session.objects_seen);
 	maps_write(NULL);
 	thread_destructor_init();
+	exec_env_save();
 	pthread_atfork(NULL, NULL, after_fork_child);
 	atexit(session_finish);
 	process_signals_init();
@@ -599,6 +610,7 @@ void session_start(void)
 	/* the writer also notices dlopen'ed objects, so it runs from the start */
 	writer_kick();
 out:
+	psc_tls_quiet = 0;
 	errno = saved_errno;
 }
 
@@ -620,6 +632,7 @@ void session_finish(void)
 	pthread_mutex_unlock(&psc_session.lock);
 	end = clock_pair_take(psc_session.clock);
 	proc_write("exited", &end);
+	slots_remove();
 	errno = saved_errno;
 }
 
@@ -647,7 +660,7 @@ const char *session_region_name(int id)
 static int index_grow(void)
 {
 	size_t cap = psc_session.region_index_cap ? psc_session.region_index_cap * 2 : 256;
-	uint32_t *idx = calloc(cap, sizeof(*idx));
+	uint32_t *idx = rt_alloc(cap * sizeof(*idx));
 
 	if (!idx)
 		return -ENOMEM;
@@ -659,7 +672,7 @@ static int index_grow(void)
 			h = (h + 1) & (cap - 1);
 		idx[h] = (uint32_t)id + 1;
 	}
-	free(psc_session.region_index);
+	rt_free(psc_session.region_index, psc_session.region_index_cap * sizeof(*idx));
 	psc_session.region_index = idx;
 	psc_session.region_index_cap = cap;
 	return 0;
@@ -678,13 +691,13 @@ static int region_add(const char *name, size_t len, size_t slot)
 	char *copy, **page = psc_session.region_pages[id >> REGION_PAGE_SHIFT];
 
 	if (!page) {
-		page = calloc(1u << REGION_PAGE_SHIFT, sizeof(*page));
+		page = rt_alloc((1u << REGION_PAGE_SHIFT) * sizeof(*page));
 		if (!page)
 			return -ENOMEM;
 		__atomic_store_n(&psc_session.region_pages[id >> REGION_PAGE_SHIFT], page,
 				 __ATOMIC_RELEASE);
 	}
-	copy = strndup(name, len);
+	copy = rt_strndup(name, len);
 	if (!copy)
 		return -ENOMEM;
 	__atomic_store_n(&page[id & ((1 << REGION_PAGE_SHIFT) - 1)], copy, __ATOMIC_RELEASE);

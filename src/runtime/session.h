@@ -43,6 +43,11 @@ enum out_state {
  * chunk buffers: the thread fills BUF while the writer thread writes the previous one
  * (OUT); the thread waits only when it fills BUF before OUT is written.
  *
+ * The state and its buffers live in a slot (slots.c): a live buffer file of the experiment
+ * mapped shared, headed by LIVE, so that what the thread committed survives the process
+ * (format.h, struct psc_live_header, lists the fields a salvager reads). A slot whose thread
+ * ended is taken by the next thread that starts.
+ *
  * Layout: what a function hook reads and writes (pos, end, guard) shares the first cache line
  * with nothing that another thread writes; the hand-off fields the writer thread writes (out,
  * spare, out_state) start a line of their own, so that a hand-off or the writer's periodic
@@ -82,9 +87,22 @@ struct psc_thread {
 		int id;
 	} cache[REGION_CACHE_SLOTS];
 	struct psc_thread *next; /* session's list: pushed under session.lock, read lock-free */
+	struct psc_live_header *live; /* the slot's header, at the start of its mapping */
+	size_t map_bytes;	      /* the slot's mapping */
+	unsigned slot;		      /* its number: live.<pid>.<image>.<slot> */
+	int file_backed;	      /* 0: anonymous memory (no file could be made) */
+	int populate;		      /* new: the writer faults its buffers in (slots.c) */
+	struct psc_thread *free_next; /* the session's free slots, under session.lock */
 };
 
 struct psc_filter;
+
+/* Bump allocation of strings that live as long as the process (rtmem.c). */
+#define RT_ARENA_BLOCK (64u << 10)
+struct rt_arena {
+	char *next;
+	size_t left;
+};
 
 struct psc_session {
 	/* read by every function hook: kept together at the start, in one cache line */
@@ -125,9 +143,51 @@ struct psc_session {
 	char error[256];		    /* why recording stopped, "" if it did not */
 	int rank;			    /* MPI world rank (psc_rt_set_rank), -1 outside MPI */
 	int world_size;			    /* MPI world size, 0 outside MPI */
+	struct rt_arena names;		    /* region names, under lock */
+	struct psc_thread *free_slots;	    /* slots whose thread ended, under lock */
+	unsigned nslots;		    /* slots made in this process image */
+	unsigned memory_slots;		    /* of which in anonymous memory (not kill-safe) */
+	int live_files;			    /* the directory's file system takes live files */
+	uint64_t start_time;		    /* field 22 of /proc/self/stat */
+	char boot_id[40];
+	char host[64];
+	char self_path[PATH_MAX]; /* this library's file */
+	char **carry;		  /* what a child's environment needs (process.c, env_carry) */
+	size_t ncarry;
 };
 
 extern struct psc_session psc_session;
+
+/* Zeroed memory of SIZE bytes from mmap (rtmem.c), never the program's allocator; NULL. */
+void *rt_alloc(size_t size);
+/* Free what rt_alloc returned, with the SIZE asked for (NULL is fine). */
+void rt_free(void *p, size_t size);
+/* A copy of the LEN bytes at S and a NUL, kept for the life of the process (region names);
+ * NULL. The caller holds session.lock. */
+char *rt_strndup(const char *s, size_t len);
+
+/* Slots (slots.c): where each recording thread's state and buffers live. */
+/* At session start: what slots are made of here (the file system), and this process's
+ * identity for a salvager (start time, boot id, host). */
+void slots_init(void);
+/* A slot for the calling thread, free or new (its state not started yet); NULL when neither
+ * a file nor memory could be had. */
+struct psc_thread *slot_acquire(void);
+/* T's thread ended and its stream is closed: T is free for the next thread. */
+void slot_release(struct psc_thread *t);
+/* The writer thread: fault a new slot's buffers in, so that its thread takes fewer faults. */
+void slot_populate(struct psc_thread *t);
+/* In a forked child: unmap the parent's slots (never storing into them). */
+void slots_forget(void);
+/* At exit, streams closed: remove the live files of slots with nothing left to salvage. */
+void slots_remove(void);
+/* At start of image N > 0 of a pid: remove the live files image IMAGE left behind when it
+ * exec'd (their streams closed). */
+void slots_remove_image(unsigned image);
+
+/* Fill T's live header's copy of its stream header from the session and T: what the stream
+ * file begins with (a salvager writes it when the thread never wrote a chunk). */
+void thread_stream_header(struct psc_thread *t);
 
 /*
  * Files of the experiment directory (files.c). The directory must be a directory of the
@@ -169,6 +229,11 @@ void session_check_objects(void);
 /* Append the memory map after a dlclose that unloaded objects (process.c's dlclose). */
 void session_after_dlclose(void);
 
+/* Keep what a child's environment needs to be recorded too (this process's PERFSCOPE_*
+ * variables, the LD_PRELOAD that loaded this runtime): the exec and posix_spawn wrappers add
+ * it to an environment that lacks it. */
+void exec_env_save(void);
+
 /* Install the handlers of fatal signals that write every stream before the default action. */
 void process_signals_init(void);
 
@@ -179,6 +244,16 @@ int session_region_intern(const char *name, size_t len);
  * load from the thread pointer. */
 extern __thread struct psc_thread *psc_tls_thread
     __attribute__((tls_model("initial-exec"), visibility("hidden")));
+
+/*
+ * Why the calling thread records nothing although it has no state yet (0: it may record):
+ * RT_QUIET_RUNTIME while the runtime works for it before it has state, and in the runtime's
+ * own threads, so that a hook entered from a function the runtime calls (a program may define
+ * and instrument malloc, write, open ...) returns at once; RT_QUIET_ENDED once its exit
+ * destructor has given its slot away.
+ */
+extern __thread int psc_tls_quiet __attribute__((tls_model("initial-exec"), visibility("hidden")));
+enum { RT_QUIET_RUNTIME = 1, RT_QUIET_ENDED = 2 };
 
 /* Slow path of thread_get: create the calling thread's state. NULL when not recording. */
 struct psc_thread *thread_get_slow(void);

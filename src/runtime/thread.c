@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 __thread struct psc_thread *psc_tls_thread;
+__thread int psc_tls_quiet;
 
 /* The name of T's stream file in the experiment directory. */
 static void stream_name(const struct psc_thread *t, char *name, size_t len)
@@ -52,6 +53,26 @@ static void chunk_seal(struct psc_thread *t, uint64_t *chunk, const uint64_t *up
 	ch->seq = t->seq++;
 }
 
+void thread_stream_header(struct psc_thread *t)
+{
+	struct psc_stream_header *h = &t->live->stream;
+
+	memset(h, 0, sizeof(*h));
+	memcpy(h->magic, PSC_STREAM_MAGIC, 8);
+	h->version = PSC_STREAM_VERSION_TRACE;
+	h->header_size = sizeof(*h);
+	h->features = PSC_FEAT_REGIONS | (psc_session.nevents ? PSC_FEAT_COUNTERS : 0) |
+		      (t->functions ? PSC_FEAT_FUNCTIONS : 0);
+	h->pid = (uint32_t)t->pid;
+	h->tid = (uint32_t)t->tid;
+	h->rank = __atomic_load_n(&psc_session.rank, __ATOMIC_RELAXED);
+	h->clock_source = psc_session.clock;
+	h->start_ticks = psc_session.start_pair.ticks;
+	h->start_ns = psc_session.start_pair.ns;
+	h->nevents = (uint32_t)psc_session.nevents;
+	h->image = psc_session.image;
+}
+
 /*
  * Append LEN bytes of DATA and NTAIL words of TAIL to the stream file (its header first, the
  * first time): open, write, close, so that no descriptor stays open in the program.
@@ -70,23 +91,8 @@ static int stream_append(struct psc_thread *t, const void *data, size_t len, con
 	if (fd < 0)
 		return fd;
 	if (!t->header_written) {
-		struct psc_stream_header h;
-
-		memset(&h, 0, sizeof(h));
-		memcpy(h.magic, PSC_STREAM_MAGIC, 8);
-		h.version = PSC_STREAM_VERSION_TRACE;
-		h.header_size = sizeof(h);
-		h.features = PSC_FEAT_REGIONS | (psc_session.nevents ? PSC_FEAT_COUNTERS : 0) |
-			     (t->functions ? PSC_FEAT_FUNCTIONS : 0);
-		h.pid = (uint32_t)t->pid;
-		h.tid = (uint32_t)t->tid;
-		h.rank = __atomic_load_n(&psc_session.rank, __ATOMIC_RELAXED);
-		h.clock_source = psc_session.clock;
-		h.start_ticks = psc_session.start_pair.ticks;
-		h.start_ns = psc_session.start_pair.ns;
-		h.nevents = (uint32_t)psc_session.nevents;
-		h.image = psc_session.image;
-		ret = rt_write_all(fd, &h, sizeof(h));
+		thread_stream_header(t);
+		ret = rt_write_all(fd, &t->live->stream, sizeof(t->live->stream));
 		if (ret == 0)
 			t->header_written = 1;
 	}
@@ -174,14 +180,14 @@ static const void *chunk_compress(struct psc_zwriter *z, struct psc_thread *t,
 	    psc_rec_type(chunk[3]) != PSC_REC_CLOCK_SYNC || psc_rec_nwords(chunk[3]) != head)
 		return NULL;
 	if (z->buf_words < words + 8) {
-		free(z->buf);
-		z->buf = malloc((words + 8) * sizeof(uint64_t));
+		rt_free(z->buf, z->buf_words * sizeof(uint64_t));
+		z->buf = rt_alloc((words + 8) * sizeof(uint64_t));
 		z->buf_words = z->buf ? words + 8 : 0;
 		if (z->buf) /* its page faults now, not in the first measured compression */
 			pages_touch(z->buf, z->buf_words * sizeof(uint64_t));
 	}
 	if (!z->lz4)
-		z->lz4 = malloc((size_t)LZ4_sizeofState());
+		z->lz4 = rt_alloc((size_t)LZ4_sizeofState());
 	raw = (words - head) * sizeof(uint64_t);
 	if (!z->buf || !z->lz4 || !compress_in_time(z, t, chunk, raw))
 		return NULL;
@@ -383,8 +389,11 @@ int thread_close(struct psc_thread *t, unsigned reason)
 					   __ATOMIC_RELAXED);
 			__atomic_add_fetch(&psc_session.lost_bytes, t->lost_bytes,
 					   __ATOMIC_RELAXED);
-		} else if ((reason & 0xffu) == PSC_END_EXEC && t->undo_size >= 0) {
-			__atomic_store_n(&t->resumable, 1, __ATOMIC_RELEASE);
+		} else {
+			/* all of it is in the stream: nothing left for a salvager */
+			__atomic_store_n(&t->live->state, PSC_LIVE_CLOSED, __ATOMIC_RELEASE);
+			if ((reason & 0xffu) == PSC_END_EXEC && t->undo_size >= 0)
+				__atomic_store_n(&t->resumable, 1, __ATOMIC_RELEASE);
 		}
 	}
 	__atomic_store_n(&t->flushing, 0, __ATOMIC_RELEASE);
@@ -435,6 +444,7 @@ int thread_resume(struct psc_thread *t)
 		t->seq = t->undo_seq;
 		t->header_written = t->undo_header;
 		t->end = t->buf + psc_session.chunk_bytes / sizeof(uint64_t);
+		__atomic_store_n(&t->live->state, PSC_LIVE_RECORDING, __ATOMIC_RELEASE);
 		__atomic_store_n(&t->closed, 0, __ATOMIC_RELEASE);
 	}
 	__atomic_store_n(&t->flushing, 0, __ATOMIC_RELEASE);
@@ -447,6 +457,9 @@ static void thread_exit_hook(void *arg)
 	const struct timespec pause = {0, 50 * 1000};
 	struct psc_thread *t = arg;
 
+	/* whatever the thread runs from here on (later destructors) is not recorded: its slot
+	 * goes to the next thread */
+	psc_tls_quiet = RT_QUIET_ENDED;
 	/* a stream closed for an exec that then failed stays closed: its thread is gone */
 	__atomic_store_n(&t->resumable, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->exec_closed, 0, __ATOMIC_RELEASE);
@@ -458,10 +471,14 @@ static void thread_exit_hook(void *arg)
 	if (t->counters_state == 1)
 		counter_set_release(&t->counters);
 	t->counters_state = -1;
+	psc_tls_thread = NULL;
+	/* a stream whose end could not be written keeps its slot, for a salvager */
+	if (__atomic_load_n(&t->live->state, __ATOMIC_ACQUIRE) != PSC_LIVE_RECORDING)
+		slot_release(t);
 }
 
 /* Write every page of P (LEN bytes): through a volatile pointer, so that the compiler cannot
- * turn malloc + memset into calloc, whose pages fault on their first use. */
+ * turn an allocation and a memset into one whose pages fault on their first use. */
 static void pages_touch(void *p, size_t len)
 {
 	volatile char *c = p;
@@ -472,29 +489,36 @@ static void pages_touch(void *p, size_t len)
 		c[len - 1] = 0;
 }
 
-static struct psc_thread *thread_alloc(void)
+/* Make the slot T (free, or new) the calling thread's: a fresh stream, nothing of the thread
+ * that had it before. */
+static void thread_start(struct psc_thread *t)
 {
-	/* aligned: the hot fields and the writer's fields are in separate cache lines */
-	struct psc_thread *t = aligned_alloc(_Alignof(struct psc_thread), sizeof(*t));
-	size_t words = psc_session.chunk_bytes / sizeof(uint64_t);
 	char name[17] = "";
+	const struct timespec pause = {0, 50 * 1000};
 
-	if (!t)
-		return NULL;
-	memset(t, 0, sizeof(*t));
-	t->buf = malloc(words * sizeof(uint64_t));
-	t->spare = malloc(words * sizeof(uint64_t));
-	if (!t->buf || !t->spare) {
-		free(t->buf);
-		free(t->spare);
-		free(t);
-		return NULL;
-	}
-	/* touch every page now, so that recording takes no page faults later */
-	pages_touch(t->buf, words * sizeof(uint64_t));
-	pages_touch(t->spare, words * sizeof(uint64_t));
+	/* closers (a fatal signal on another thread) leave it alone until it is ready; one
+	 * looking at it now, closed, lets go at once */
+	while (__atomic_exchange_n(&t->flushing, 1, __ATOMIC_ACQUIRE))
+		nanosleep(&pause, NULL);
 	t->pid = psc_session.pid;
 	t->tid = (pid_t)syscall(SYS_gettid);
+	t->guard = 0;
+	t->seq = 0;
+	t->header_written = 0;
+	t->discard = 0;
+	t->functions = 0;
+	t->counters_state = 0;
+	t->record_words = 0;
+	t->lost_records = 0;
+	t->lost_bytes = 0;
+	t->resumable = 0;
+	t->exec_closed = 0;
+	memset(t->cache, 0, sizeof(t->cache));
+	if (t->defined)
+		memset(t->defined, 0, t->defined_bytes);
+	thread_stream_header(t);
+	stream_name(t, t->live->stream_name, sizeof(t->live->stream_name));
+	__atomic_store_n(&t->live->state, PSC_LIVE_RECORDING, __ATOMIC_RELEASE);
 	chunk_begin(t);
 	if (prctl(PR_GET_NAME, name) == 0 && name[0]) {
 		size_t len = strnlen(name, 16), nwords = 2 + (len + 8) / 8;
@@ -505,7 +529,8 @@ static struct psc_thread *thread_alloc(void)
 		memcpy(t->pos + 2, name, len);
 		t->pos += nwords;
 	}
-	return t;
+	__atomic_store_n(&t->closed, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->flushing, 0, __ATOMIC_RELEASE);
 }
 
 __attribute__((noinline, cold)) struct psc_thread *thread_get_slow(void)
@@ -513,21 +538,21 @@ __attribute__((noinline, cold)) struct psc_thread *thread_get_slow(void)
 	struct psc_thread *t;
 	int saved_errno = errno;
 
-	if (psc_session.state != SESSION_RECORDING)
+	/* the runtime's own work, a thread that has ended, a thread of the runtime's */
+	if (psc_tls_quiet || psc_session.state != SESSION_RECORDING)
 		return NULL;
-	t = thread_alloc();
+	psc_tls_quiet = RT_QUIET_RUNTIME;
+	t = slot_acquire();
 	if (!t) {
 		__atomic_add_fetch(&psc_session.lost_threads, 1, __ATOMIC_RELAXED);
+		psc_tls_quiet = 0;
 		errno = saved_errno;
 		return NULL;
 	}
-	pthread_mutex_lock(&psc_session.lock);
-	t->next = psc_session.threads;
-	/* the writer walks the list without the lock */
-	__atomic_store_n(&psc_session.threads, t, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&psc_session.lock);
+	thread_start(t);
 	pthread_setspecific(psc_session.key, t);
 	psc_tls_thread = t;
+	psc_tls_quiet = 0;
 	errno = saved_errno;
 	return t;
 }
@@ -535,19 +560,9 @@ __attribute__((noinline, cold)) struct psc_thread *thread_get_slow(void)
 /* After fork, in the child: the forking thread's state belongs to the parent's stream. */
 void thread_after_fork(void)
 {
-	struct psc_thread *t = psc_tls_thread;
-
 	psc_tls_thread = NULL;
-	if (!t)
-		return;
-	/* the parent writes its own buffer; the child starts a stream of its own */
-	if (t->counters_state == 1)
-		counter_set_release(&t->counters);
-	free(t->defined);
-	free(t->buf);
-	free(t->spare);
-	free(t->out);
-	free(t);
+	/* the parent writes its own buffers; the child makes slots of its own */
+	slots_forget();
 }
 
 void thread_destructor_init(void)
@@ -565,12 +580,14 @@ int thread_define_region(struct psc_thread *t, int id)
 	if (byte < t->defined_bytes && (t->defined[byte] & (1u << (id % 8))))
 		return 0;
 	if (byte >= t->defined_bytes) {
-		size_t nb = byte + 64;
-		uint8_t *p = realloc(t->defined, nb);
+		size_t nb = (byte + 4096) & ~(size_t)4095;
+		uint8_t *p = rt_alloc(nb);
 
 		if (!p)
 			return -ENOMEM;
-		memset(p + t->defined_bytes, 0, nb - t->defined_bytes);
+		if (t->defined)
+			memcpy(p, t->defined, t->defined_bytes);
+		rt_free(t->defined, t->defined_bytes);
 		t->defined = p;
 		t->defined_bytes = nb;
 	}

@@ -20,6 +20,7 @@ static void *writer_main(void *arg)
 	struct psc_zwriter z = {0};
 
 	(void)arg;
+	psc_tls_quiet = RT_QUIET_RUNTIME;
 	prctl(PR_SET_NAME, "psc-writer");
 	for (;;) {
 		unsigned seen = __atomic_load_n(&psc_session.writer_kick, __ATOMIC_ACQUIRE);
@@ -28,6 +29,8 @@ static void *writer_main(void *arg)
 		for (; t; t = t->next) {
 			int state = OUT_QUEUED;
 
+			if (__atomic_load_n(&t->populate, __ATOMIC_ACQUIRE))
+				slot_populate(t);
 			if (__atomic_compare_exchange_n(&t->out_state, &state, OUT_WRITING, 0,
 							__ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
 				thread_write_out(t, &z);

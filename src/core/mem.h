@@ -1,0 +1,18 @@
+/*
+ * mem.h - allocation in the code that the runtime and the CLI share. The runtime defines these
+ * itself (src/runtime/rtmem.c), so that nothing it runs inside the measured program calls the
+ * program's allocator (which the program may define itself, and instrument); everywhere else
+ * they are calloc and free.
+ */
+#ifndef PSC_MEM_H
+#define PSC_MEM_H
+
+#include <stddef.h>
+
+/* N zeroed elements of SIZE bytes, or NULL. */
+void *psc_mem_calloc(size_t n, size_t size);
+
+/* Free what psc_mem_calloc returned (NULL is fine). */
+void psc_mem_free(void *p);
+
+#endif /* PSC_MEM_H */
