@@ -126,6 +126,9 @@ static int ext_record(struct call_walker *w, const struct stream_record *rec, in
 			w->th.lost_bytes += rec->payload[1];
 		}
 		return 0;
+	case PSC_REC_UNWIND:
+		w->th.unwound += rec->arg;
+		return 0;
 	case PSC_REC_STREAM_END:
 		w->th.ended = 1;
 		w->th.end_reason = rec->arg;

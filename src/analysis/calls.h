@@ -54,6 +54,7 @@ struct call_thread {
 	uint64_t lost_records, lost_bytes;
 	uint64_t unmatched_exits;  /* exits without a recorded enter (dropped) */
 	uint64_t synthetic_exits;  /* exits made up: killed run, or skipped frames */
+	uint64_t unwound;	   /* calls the runtime closed at a longjmp or exception */
 	uint64_t function_records; /* enter and exit records read */
 	int64_t first_ns, last_ns; /* span of the stream's records; first > last when empty */
 };

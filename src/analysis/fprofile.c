@@ -246,6 +246,7 @@ static void thread_add(struct func_profile *p, const struct exp_stream *s,
 	p->function_records += th->function_records;
 	p->unmatched_exits += th->unmatched_exits;
 	p->synthetic_exits += th->synthetic_exits;
+	p->unwound += th->unwound;
 	if (th->function_records)
 		p->total_ns += t->traced_ns;
 }
@@ -520,6 +521,7 @@ int func_profile_merge(const struct func_profile *in, struct func_profile *out)
 	out->no_records_caveat = in->no_records_caveat;
 	out->unmatched_exits = in->unmatched_exits;
 	out->synthetic_exits = in->synthetic_exits;
+	out->unwound = in->unwound;
 	out->total_ns = in->total_ns;
 	out->nintervals = in->nintervals;
 	for (size_t i = 0; i < in->nrows; i++) {

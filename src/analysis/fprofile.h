@@ -86,6 +86,7 @@ struct func_profile {
 	 * program with -finstrument-functions" */
 	const char *no_records_caveat;
 	uint64_t unmatched_exits, synthetic_exits;
+	uint64_t unwound;  /* calls the runtime closed where it saw a longjmp or an exception */
 	int64_t total_ns;  /* traced time summed over threads with function events */
 	size_t nintervals; /* of every row's slices */
 };

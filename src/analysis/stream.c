@@ -100,7 +100,7 @@ int stream_open(struct stream_reader *r, const char *path, char *err, size_t err
 
 static int known_type(enum psc_rec_type t)
 {
-	return t >= PSC_REC_REGION_DEF && t <= PSC_REC_SWITCH;
+	return t >= PSC_REC_REGION_DEF && t <= PSC_REC_UNWIND;
 }
 
 static const char *type_name(enum psc_rec_type t)
@@ -125,6 +125,7 @@ static const char *type_name(enum psc_rec_type t)
 	    [PSC_REC_MPI_COMM] = "MPI communicator",
 	    [PSC_REC_MPI_CLOCK] = "MPI clock",
 	    [PSC_REC_SWITCH] = "switch",
+	    [PSC_REC_UNWIND] = "unwind",
 	};
 
 	return known_type(t) ? names[t] : "unknown";
@@ -461,6 +462,8 @@ static int check_payload(struct stream_reader *r, const struct stream_record *re
 			return stream_fail(err, errlen, -EINVAL, r->path, at + 12,
 					   "unknown end reason %u", rec->arg & 0xffu);
 		break;
+	case PSC_REC_UNWIND:
+		break;
 	}
 	if (rec->npayload != want)
 		return stream_fail(err, errlen, -EINVAL, r->path, at + 8,
@@ -623,6 +626,7 @@ const char *stream_record_name(const struct stream_record *rec)
 	    [PSC_REC_MPI_COMM] = "mpi-comm",
 	    [PSC_REC_MPI_CLOCK] = "mpi-clock",
 	    [PSC_REC_SWITCH] = "switch",
+	    [PSC_REC_UNWIND] = "unwind",
 	};
 
 	if (rec->kind == PSC_KIND_FUNC_ENTER)

@@ -161,6 +161,12 @@ enum psc_rec_type {
 	 * 16-31); payload: pid | tid << 32 of the thread the kernel put on or took off that cpu.
 	 */
 	PSC_REC_SWITCH = 19,
+	/*
+	 * arg = N: the N innermost open calls of the thread were left without their exits (a
+	 * longjmp, or an exception through code that runs no exit hook): their exit records
+	 * follow, innermost first, timed when the runtime saw the jump. No payload.
+	 */
+	PSC_REC_UNWIND = 20,
 };
 
 /* The 4-word items of PSC_REC_MPI_LEAVE. Word 0: kind (bits 0-7) | PSC_MPI_F_* (bits 8-15) |

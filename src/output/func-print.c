@@ -114,6 +114,14 @@ void func_report_caveats(const struct func_report *r, void (*fn)(void *ctx, cons
 			   "closed at the next exit of a caller or at the last timestamp",
 			   p->synthetic_exits);
 	}
+	if (p->unwound) {
+		caveat_say(fn, ctx,
+			   "%" PRIu64
+			   " calls were left by a longjmp or an exception without running their "
+			   "exit: closed where the runtime saw the jump (the next call or return "
+			   "of a caller)",
+			   p->unwound);
+	}
 	if (p->unmatched_exits) {
 		caveat_say(fn, ctx,
 			   "%" PRIu64
@@ -392,6 +400,7 @@ static void json_threads(struct jsonw *w, const struct func_profile *p)
 		jsonw_kv_u64(w, "lost_records", t->th.lost_records);
 		jsonw_kv_u64(w, "unmatched_exits", t->th.unmatched_exits);
 		jsonw_kv_u64(w, "synthetic_exits", t->th.synthetic_exits);
+		jsonw_kv_u64(w, "unwound", t->th.unwound);
 		jsonw_object_end(w);
 	}
 	jsonw_array_end(w);

@@ -1,16 +1,30 @@
 /*
  * functions.c - the -finstrument-functions hooks: a 16-byte record per function entry and
  * exit (timestamp with the kind bits, function address) in the calling thread's chunk. The
- * fast path is a few loads, the counter read and two stores: no lock, no system call, no
+ * fast path is a few loads, the counter read and a few stores: no lock, no system call, no
  * string work, no stack frame; everything else (first event of a thread, full chunk, a filter,
- * a clock other than the cycle counter, a re-entered hook) takes the slow path.
+ * a clock other than the cycle counter, a re-entered hook, calls left by a jump) takes the
+ * slow path.
+ *
+ * Calls left by a jump. A longjmp, or an exception unwinding through code that calls no exit
+ * hook (clang's C++), leaves calls without their exit records, and what runs next would nest
+ * under them. The hooks keep the open calls with the stack pointer each one had (the hook's
+ * canonical frame address: the caller's stack pointer at the call, the same at a function's
+ * entry and exit): a callee's is below its caller's. An entry whose stack pointer is not below
+ * the innermost open call's, or an exit whose is above it, shows that the calls below it were
+ * left; they get their exit records there, after an unwind record that says how many.
+ * __cxa_begin_catch closes them at the catch itself. A stack pointer above the outermost open
+ * call is on another stack (a signal handler's sigaltstack, a coroutine): nothing is closed.
  */
 #include "session.h"
 
 #include "../core/filter.h"
 #include "../core/format.h"
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <stdint.h>
+#include <sys/mman.h>
 
 /* The clock the fast path reads inline: the cycle counter of the architecture. */
 #if defined(__aarch64__)
@@ -19,8 +33,117 @@
 #define FAST_CLOCK CLOCK_SOURCE_TSC
 #endif
 
+/* The caller's stack pointer at the call of the hook that uses it. */
+#if defined(__clang__)
+#define CALLER_SP() ((uintptr_t)__builtin_frame_address(0) + 2 * sizeof(void *))
+#else
+#define CALLER_SP() ((uintptr_t)__builtin_dwarf_cfa())
+#endif
+
+/* Places for open calls; deeper ones are counted, not kept. */
+#define FRAMES_MAX (1u << 20)
+
+void frames_init(struct psc_thread *t)
+{
+	if (!t->frames) {
+		void *p =
+		    mmap(NULL, (FRAMES_MAX + 1) * sizeof(struct psc_frame), PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+		if (p != MAP_FAILED) {
+			t->frames = p;
+			t->fend = t->frames + 1 + FRAMES_MAX;
+		} else {
+			/* no place: every event takes the slow path, which keeps nothing */
+			t->frames = t->no_frames;
+			t->fend = t->frames + 1;
+		}
+	}
+	/* below the outermost call: above every stack pointer */
+	t->frames[0] = (struct psc_frame){UINTPTR_MAX, 0};
+	t->ftop = t->frames + 1;
+	t->fover = 0;
+}
+
+/*
+ * Close the calls of T that an event at SP shows were left: those whose stack pointer is below
+ * SP (INCLUSIVE: or equal), innermost first, with an unwind record before their exits. Under
+ * T's guard.
+ */
+static void frames_unwind(struct psc_thread *t, uintptr_t sp, int inclusive)
+{
+	struct psc_frame *f = t->ftop, *outer = t->frames + 1;
+	uint32_t n = 0;
+	uint64_t ticks, *r;
+
+	/* on another stack: the calls of this one are not left */
+	if (f == outer || sp > outer->sp || (inclusive && sp == outer->sp))
+		return;
+	while (f - n > outer &&
+	       (f[-1 - (long)n].sp < sp || (inclusive && f[-1 - (long)n].sp == sp)))
+		n++;
+	if (!n)
+		return;
+	ticks = clock_ticks(psc_session.clock);
+	r = thread_reserve(t, 2);
+	if (r) {
+		r[0] = psc_word0(ticks, PSC_KIND_EXT);
+		r[1] = psc_ext_word1(PSC_REC_UNWIND, 2, n);
+		thread_commit(t, 2);
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		r = thread_reserve(t, 2);
+		if (!r)
+			break;
+		r[0] = psc_word0(ticks, PSC_KIND_FUNC_EXIT);
+		r[1] = f[-1 - (long)i].fn;
+		thread_commit(t, 2);
+	}
+	t->ftop = f - n;
+}
+
+/* An event of KIND at SP took the slow path: before it is recorded, close the calls it shows
+ * were left. Nothing is checked past the last place, nor without places. */
+static void frames_check(struct psc_thread *t, uintptr_t sp, enum psc_kind kind)
+{
+	const struct psc_frame *f = t->ftop;
+
+	if (t->fover || f == t->frames + 1)
+		return;
+	if (kind == PSC_KIND_FUNC_ENTER ? sp >= f[-1].sp : sp > f[-1].sp)
+		frames_unwind(t, sp, kind == PSC_KIND_FUNC_ENTER);
+}
+
+/* The open calls after an event of KIND for FN at SP that took the slow path. */
+static void frames_update(struct psc_thread *t, void *fn, uintptr_t sp, enum psc_kind kind)
+{
+	struct psc_frame *f = t->ftop;
+
+	if (t->fend == t->frames + 1)
+		return;
+	if (kind == PSC_KIND_FUNC_ENTER) {
+		if (f == t->fend) {
+			/* past the last place: counted; its stack pointer of 0 sends every event
+			 * to the slow path until the count is back to 0 */
+			if (!t->fover++) {
+				t->fdeep_sp = f[-1].sp;
+				f[-1].sp = 0;
+			}
+			return;
+		}
+		*f = (struct psc_frame){sp, (uintptr_t)fn};
+		t->ftop = f + 1;
+	} else if (t->fover) {
+		if (!--t->fover)
+			f[-1].sp = t->fdeep_sp;
+	} else if (f > t->frames + 1) {
+		t->ftop = f - 1;
+	}
+}
+
 /* Everything the fast path does not handle. Keeps errno. */
-__attribute__((noinline, cold)) static void func_record_slow(void *fn, enum psc_kind kind)
+__attribute__((noinline, cold)) static void func_record_slow(void *fn, enum psc_kind kind,
+							     uintptr_t sp)
 {
 	int saved_errno = errno;
 	const struct psc_filter *f = __atomic_load_n(&psc_session.filter, __ATOMIC_ACQUIRE);
@@ -44,51 +167,92 @@ __attribute__((noinline, cold)) static void func_record_slow(void *fn, enum psc_
 		t->functions = 1;
 		t->live->stream.features |= PSC_FEAT_FUNCTIONS;
 	}
-	r = t->closed ? NULL : thread_reserve(t, 2);
-	if (t->closed)
+	if (t->closed) {
 		__atomic_add_fetch(&t->lost_records, 1, __ATOMIC_RELAXED);
-	if (r) {
-		r[0] = psc_word0(clock_ticks(psc_session.clock), kind);
-		r[1] = (uintptr_t)fn;
-		thread_commit(t, 2);
+	} else {
+		frames_check(t, sp, kind);
+		r = thread_reserve(t, 2);
+		if (r) {
+			r[0] = psc_word0(clock_ticks(psc_session.clock), kind);
+			r[1] = (uintptr_t)fn;
+			thread_commit(t, 2);
+		}
+		frames_update(t, fn, sp, kind);
 	}
 	thread_guard_leave(t);
 out:
 	errno = saved_errno;
 }
 
-static inline void func_record(void *fn, enum psc_kind kind)
+static inline void func_record(void *fn, enum psc_kind kind, uintptr_t sp)
 {
 	struct psc_thread *t = psc_tls_thread;
+	struct psc_frame *f;
 	uint64_t *r;
 
 	if (unlikely(psc_session.filter != NULL) || unlikely(psc_session.clock != FAST_CLOCK) ||
 	    unlikely(!t) || unlikely(t->guard)) {
-		func_record_slow(fn, kind);
+		func_record_slow(fn, kind, sp);
 		return;
 	}
 	thread_guard_enter(t);
 	/* the room is checked under the guard: a handler may have filled it just before */
 	r = t->pos;
-	if (unlikely(r + 2 > t->end)) {
+	f = t->ftop;
+	/* an entry with no place left or above the innermost open call, an exit with no open
+	 * call or above the innermost: the slow path */
+	if (unlikely(r + 2 > t->end) ||
+	    (kind == PSC_KIND_FUNC_ENTER
+		 ? unlikely(f == t->fend) || unlikely(sp >= f[-1].sp)
+		 : unlikely(f == t->frames + 1) || unlikely(sp > f[-1].sp))) {
 		thread_guard_leave(t);
-		func_record_slow(fn, kind);
+		func_record_slow(fn, kind, sp);
 		return;
 	}
 	r[0] = psc_word0(clock_ticks(FAST_CLOCK), kind);
 	r[1] = (uintptr_t)fn;
 	thread_commit(t, 2);
+	if (kind == PSC_KIND_FUNC_ENTER) {
+		*f = (struct psc_frame){sp, (uintptr_t)fn};
+		t->ftop = f + 1;
+	} else {
+		t->ftop = f - 1;
+	}
 	thread_guard_leave(t);
 }
 
 PSC_EXPORT void __cyg_profile_func_enter(void *fn, void *call_site)
 {
 	(void)call_site;
-	func_record(fn, PSC_KIND_FUNC_ENTER);
+	func_record(fn, PSC_KIND_FUNC_ENTER, CALLER_SP());
 }
 
 PSC_EXPORT void __cyg_profile_func_exit(void *fn, void *call_site)
 {
 	(void)call_site;
-	func_record(fn, PSC_KIND_FUNC_EXIT);
+	func_record(fn, PSC_KIND_FUNC_EXIT, CALLER_SP());
+}
+
+typedef void *(*begin_catch_fn)(void *);
+
+/*
+ * A catch begins in the function that catches, at its own stack pointer: every call below it
+ * was left by the exception (code built by clang runs no exit hook while unwinding; gcc's
+ * does, and then none is open).
+ */
+PSC_EXPORT void *__cxa_begin_catch(void *exception)
+{
+	begin_catch_fn real = (begin_catch_fn)dlsym(RTLD_NEXT, "__cxa_begin_catch");
+	struct psc_thread *t = psc_tls_thread;
+	uintptr_t sp = CALLER_SP();
+
+	if (t && !t->guard && !t->closed) {
+		int saved_errno = errno;
+
+		thread_guard_enter(t);
+		frames_check(t, sp, PSC_KIND_FUNC_EXIT);
+		thread_guard_leave(t);
+		errno = saved_errno;
+	}
+	return real ? real(exception) : NULL;
 }

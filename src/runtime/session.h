@@ -53,12 +53,21 @@ enum out_state {
  * spare, out_state) start a line of their own, so that a hand-off or the writer's periodic
  * walk does not take the hot line away from the recording thread's core.
  */
+/* An open call of a traced thread: the stack pointer where it called the enter hook (the
+ * hook's canonical frame address), and the function. */
+struct psc_frame {
+	uintptr_t sp, fn;
+};
+
 struct psc_thread {
 	uint64_t *pos; /* next free word; published with release stores */
 	uint64_t *end; /* set to BUF when the stream closes, so every record takes the slow path */
-	volatile int guard;	      /* re-entrancy: set while the runtime works on this thread */
-	int closed;		      /* the stream has its end record; nothing more is written */
-	uint64_t *buf;		      /* chunk: 2 words of chunk header, then records */
+	volatile int guard; /* re-entrancy: set while the runtime works on this thread */
+	int closed;	    /* the stream has its end record; nothing more is written */
+	uint64_t *buf;	    /* chunk: 2 words of chunk header, then records */
+	/* the open calls (functions.c): FRAMES[0] stands below the outermost; FTOP is past the
+	 * innermost, FEND past the last place */
+	struct psc_frame *ftop, *frames, *fend;
 	_Alignas(64) uint64_t *spare; /* the other buffer, NULL while it is out */
 	uint64_t *out;		      /* a full chunk handed to the writer */
 	int out_state;		      /* enum out_state, changed atomically */
@@ -93,6 +102,9 @@ struct psc_thread {
 	int file_backed;	      /* 0: anonymous memory (no file could be made) */
 	int populate;		      /* new: the writer faults its buffers in (slots.c) */
 	struct psc_thread *free_next; /* the session's free slots, under session.lock */
+	uint64_t fover;		      /* open calls past FEND, not kept */
+	uintptr_t fdeep_sp;	      /* the last place's stack pointer while FOVER (functions.c) */
+	struct psc_frame no_frames[2]; /* FRAMES when no memory could be had for them */
 };
 
 struct psc_filter;
@@ -184,6 +196,9 @@ void slots_remove(void);
 /* At start of image N > 0 of a pid: remove the live files image IMAGE left behind when it
  * exec'd (their streams closed). */
 void slots_remove_image(unsigned image);
+
+/* Give T's thread its stack of open calls, empty (functions.c): a new slot's is reserved. */
+void frames_init(struct psc_thread *t);
 
 /* Fill T's live header's copy of its stream header from the session and T: what the stream
  * file begins with (a salvager writes it when the thread never wrote a chunk). */

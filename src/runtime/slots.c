@@ -231,6 +231,8 @@ void slots_forget(void)
 	/* the parent's slots: the child must not store into them, nor keep them mapped */
 	for (; t; t = next) {
 		next = t->next;
+		if (t->frames && t->frames != t->no_frames)
+			munmap(t->frames, (size_t)(t->fend - t->frames) * sizeof(*t->frames));
 		munmap(t->live, t->map_bytes);
 	}
 	psc_session.threads = NULL;

@@ -507,6 +507,7 @@ static void thread_start(struct psc_thread *t)
 	t->header_written = 0;
 	t->discard = 0;
 	t->functions = 0;
+	frames_init(t);
 	t->counters_state = 0;
 	t->record_words = 0;
 	t->lost_records = 0;
