@@ -28,7 +28,7 @@ static int check_header(const struct stream_reader *r, const char *path, char *e
 		return stream_fail(err, errlen, -EINVAL, path, 8,
 				   "format version %u, this perfscope reads %d to %d", h->version,
 				   PSC_STREAM_VERSION_MIN, PSC_STREAM_VERSION);
-	if (h->version > PSC_STREAM_VERSION_TRACE && !(h->features & PSC_FEAT_SAMPLES))
+	if (h->version == PSC_STREAM_VERSION_SAMPLES && !(h->features & PSC_FEAT_SAMPLES))
 		return stream_fail(
 		    err, errlen, -EINVAL, path, 8,
 		    "format version %u is a samples file's, the header says it is none",

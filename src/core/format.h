@@ -20,11 +20,12 @@
 
 /*
  * Stream files: version 2 adds compressed chunks, version 3 (samples files only) kernel frames
- * counted in call chains. Readers read versions 1 to PSC_STREAM_VERSION.
+ * counted in call chains, version 4 (the runtime's streams) unwind records, the "unclosed" end
+ * reason and region ids up to 2^20. Readers read versions 1 to PSC_STREAM_VERSION.
  */
-#define PSC_STREAM_VERSION	   3
+#define PSC_STREAM_VERSION	   4
 #define PSC_STREAM_VERSION_MIN	   1
-#define PSC_STREAM_VERSION_TRACE   2 /* what the runtime writes */
+#define PSC_STREAM_VERSION_TRACE   4 /* what the runtime writes */
 #define PSC_STREAM_VERSION_SAMPLES 3 /* what the launcher writes (samples.<pid>) */
 
 #define PSC_STREAM_MAGIC    "PSCSTRM1"	/* 8 bytes, no NUL */

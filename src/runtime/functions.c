@@ -10,10 +10,12 @@
  * hook (clang's C++), leaves calls without their exit records, and what runs next would nest
  * under them. The hooks keep the open calls with the stack pointer each one had (the hook's
  * canonical frame address: the caller's stack pointer at the call, the same at a function's
- * entry and exit): a callee's is below its caller's. An entry whose stack pointer is not below
- * the innermost open call's, or an exit whose is above it, shows that the calls below it were
- * left; they get their exit records there, after an unwind record that says how many.
- * __cxa_begin_catch closes them at the catch itself. A stack pointer above the outermost open
+ * entry and exit): a real callee's is below its caller's, an inlined callee's the same. The
+ * place a jump lands shows which calls it left, those whose stack pointer is below it: longjmp
+ * (its jmp_buf holds the landing stack pointer, mangled by glibc) and __cxa_begin_catch (the
+ * catching function's) close them at once. Without that, an entry or an exit whose stack
+ * pointer is above the innermost open call's shows it. The left calls get their exit records
+ * there, after an unwind record that says how many. A stack pointer above the outermost open
  * call is on another stack (a signal handler's sigaltstack, a coroutine): nothing is closed.
  */
 #include "session.h"
@@ -22,6 +24,7 @@
 #include "../core/format.h"
 
 #include <dlfcn.h>
+#include <setjmp.h>
 #include <errno.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -65,29 +68,25 @@ void frames_init(struct psc_thread *t)
 	t->fover = 0;
 }
 
-/*
- * Close the calls of T that an event at SP shows were left: those whose stack pointer is below
- * SP (INCLUSIVE: or equal), innermost first, with an unwind record before their exits. Under
- * T's guard.
- */
-static void frames_unwind(struct psc_thread *t, uintptr_t sp, int inclusive)
+/* Close the calls of T that a jump landing at SP left: those whose stack pointer is below SP,
+ * innermost first, with an unwind record before their exits. Under T's guard. */
+static void frames_unwind(struct psc_thread *t, uintptr_t sp)
 {
 	struct psc_frame *f = t->ftop, *outer = t->frames + 1;
 	uint32_t n = 0;
-	uint64_t ticks, *r;
+	uint64_t *r;
 
 	/* on another stack: the calls of this one are not left */
-	if (f == outer || sp > outer->sp || (inclusive && sp == outer->sp))
+	if (f == outer || sp > outer->sp)
 		return;
-	while (f - n > outer &&
-	       (f[-1 - (long)n].sp < sp || (inclusive && f[-1 - (long)n].sp == sp)))
+	while (f - n > outer && f[-1 - (long)n].sp < sp)
 		n++;
 	if (!n)
 		return;
-	ticks = clock_ticks(psc_session.clock);
+	/* each record's time read after its room: a new chunk's clock record comes first */
 	r = thread_reserve(t, 2);
 	if (r) {
-		r[0] = psc_word0(ticks, PSC_KIND_EXT);
+		r[0] = psc_word0(clock_ticks(psc_session.clock), PSC_KIND_EXT);
 		r[1] = psc_ext_word1(PSC_REC_UNWIND, 2, n);
 		thread_commit(t, 2);
 	}
@@ -95,23 +94,20 @@ static void frames_unwind(struct psc_thread *t, uintptr_t sp, int inclusive)
 		r = thread_reserve(t, 2);
 		if (!r)
 			break;
-		r[0] = psc_word0(ticks, PSC_KIND_FUNC_EXIT);
+		r[0] = psc_word0(clock_ticks(psc_session.clock), PSC_KIND_FUNC_EXIT);
 		r[1] = f[-1 - (long)i].fn;
 		thread_commit(t, 2);
 	}
 	t->ftop = f - n;
 }
 
-/* An event of KIND at SP took the slow path: before it is recorded, close the calls it shows
- * were left. Nothing is checked past the last place, nor without places. */
-static void frames_check(struct psc_thread *t, uintptr_t sp, enum psc_kind kind)
+/* Close the calls of T below SP, unless past the last place or without places. */
+static void frames_check(struct psc_thread *t, uintptr_t sp)
 {
 	const struct psc_frame *f = t->ftop;
 
-	if (t->fover || f == t->frames + 1)
-		return;
-	if (kind == PSC_KIND_FUNC_ENTER ? sp >= f[-1].sp : sp > f[-1].sp)
-		frames_unwind(t, sp, kind == PSC_KIND_FUNC_ENTER);
+	if (!t->fover && f != t->frames + 1 && sp > f[-1].sp)
+		frames_unwind(t, sp);
 }
 
 /* The open calls after an event of KIND for FN at SP that took the slow path. */
@@ -170,7 +166,7 @@ __attribute__((noinline, cold)) static void func_record_slow(void *fn, enum psc_
 	if (t->closed) {
 		__atomic_add_fetch(&t->lost_records, 1, __ATOMIC_RELAXED);
 	} else {
-		frames_check(t, sp, kind);
+		frames_check(t, sp);
 		r = thread_reserve(t, 2);
 		if (r) {
 			r[0] = psc_word0(clock_ticks(psc_session.clock), kind);
@@ -199,12 +195,10 @@ static inline void func_record(void *fn, enum psc_kind kind, uintptr_t sp)
 	/* the room is checked under the guard: a handler may have filled it just before */
 	r = t->pos;
 	f = t->ftop;
-	/* an entry with no place left or above the innermost open call, an exit with no open
-	 * call or above the innermost: the slow path */
-	if (unlikely(r + 2 > t->end) ||
-	    (kind == PSC_KIND_FUNC_ENTER
-		 ? unlikely(f == t->fend) || unlikely(sp >= f[-1].sp)
-		 : unlikely(f == t->frames + 1) || unlikely(sp > f[-1].sp))) {
+	/* an event above the innermost open call, an entry with no place left, an exit with no
+	 * open call: the slow path */
+	if (unlikely(r + 2 > t->end) || unlikely(sp > f[-1].sp) ||
+	    unlikely(f == (kind == PSC_KIND_FUNC_ENTER ? t->fend : t->frames + 1))) {
 		thread_guard_leave(t);
 		func_record_slow(fn, kind, sp);
 		return;
@@ -233,6 +227,21 @@ PSC_EXPORT void __cyg_profile_func_exit(void *fn, void *call_site)
 	func_record(fn, PSC_KIND_FUNC_EXIT, CALLER_SP());
 }
 
+/* Close the calling thread's calls that a jump landing at SP leaves. Keeps errno. */
+static void jump_to(uintptr_t sp)
+{
+	struct psc_thread *t = psc_tls_thread;
+
+	if (t && !t->guard && !t->closed) {
+		int saved_errno = errno;
+
+		thread_guard_enter(t);
+		frames_check(t, sp);
+		thread_guard_leave(t);
+		errno = saved_errno;
+	}
+}
+
 typedef void *(*begin_catch_fn)(void *);
 
 /*
@@ -243,16 +252,78 @@ typedef void *(*begin_catch_fn)(void *);
 PSC_EXPORT void *__cxa_begin_catch(void *exception)
 {
 	begin_catch_fn real = (begin_catch_fn)dlsym(RTLD_NEXT, "__cxa_begin_catch");
-	struct psc_thread *t = psc_tls_thread;
-	uintptr_t sp = CALLER_SP();
 
-	if (t && !t->guard && !t->closed) {
-		int saved_errno = errno;
-
-		thread_guard_enter(t);
-		frames_check(t, sp, PSC_KIND_FUNC_EXIT);
-		thread_guard_leave(t);
-		errno = saved_errno;
-	}
+	jump_to(CALLER_SP());
 	return real ? real(exception) : NULL;
 }
+
+#if defined(__x86_64__) && defined(__GLIBC__)
+/* The stack pointer a jmp_buf lands at: glibc keeps it mangled with the thread's pointer
+ * guard (PTR_MANGLE: xor, then rotate left by 17); 0 when the mangling is not the one
+ * checked at start (jmpbuf_check). */
+static uintptr_t jmpbuf_sp(const struct __jmp_buf_tag *env)
+{
+	uintptr_t v = (uintptr_t)env->__jmpbuf[6], guard;
+
+	if (!psc_session.jmpbuf_ok)
+		return 0;
+	__asm__("mov %%fs:0x30, %0" : "=r"(guard));
+	return ((v >> 17) | (v << 47)) ^ guard;
+}
+
+__attribute__((noinline)) static void jmpbuf_check(void)
+{
+	jmp_buf env;
+	uintptr_t sp;
+
+	psc_session.jmpbuf_ok = 1;
+	if (setjmp(env))
+		return;
+	sp = jmpbuf_sp(env);
+	/* the stack pointer of this frame, where env is */
+	psc_session.jmpbuf_ok =
+	    sp > (uintptr_t)env - 4096 && sp < (uintptr_t)env + 4096 && sp % sizeof(void *) == 0;
+}
+#else
+static uintptr_t jmpbuf_sp(const struct __jmp_buf_tag *env)
+{
+	(void)env;
+	return 0;
+}
+
+static void jmpbuf_check(void)
+{
+}
+#endif
+
+/* The C library's longjmp functions, in the order of session.h's longjmp_real. */
+static const char *const longjmp_names[] = {"longjmp", "_longjmp", "siglongjmp", "__longjmp_chk"};
+
+void jumps_init(void)
+{
+	/* looked up now: a longjmp out of a signal handler must not call dlsym */
+	for (size_t i = 0; i < ARRAY_SIZE(longjmp_names); i++)
+		psc_session.longjmp_real[i] = dlsym(RTLD_NEXT, longjmp_names[i]);
+	jmpbuf_check();
+}
+
+/* A longjmp leaves every call below the jmp_buf's stack pointer: closed before the jump. A
+ * longjmp before this library's constructor ran (in another library's) looks the function up
+ * itself. The C library always has it; were it missing, no jump could be made at all. */
+#define LONGJMP_WRAPPER(name, i)                                                                   \
+	PSC_EXPORT __attribute__((noreturn)) void name(struct __jmp_buf_tag env[1], int val)       \
+	{                                                                                          \
+		uintptr_t sp = jmpbuf_sp(env);                                                     \
+		if (sp)                                                                            \
+			jump_to(sp);                                                               \
+		if (!psc_session.longjmp_real[i])                                                  \
+			psc_session.longjmp_real[i] = dlsym(RTLD_NEXT, longjmp_names[i]);          \
+		if (psc_session.longjmp_real[i])                                                   \
+			psc_session.longjmp_real[i](env, val);                                     \
+		__builtin_trap();                                                                  \
+	}
+
+LONGJMP_WRAPPER(longjmp, 0)
+LONGJMP_WRAPPER(_longjmp, 1)
+LONGJMP_WRAPPER(siglongjmp, 2)
+LONGJMP_WRAPPER(__longjmp_chk, 3)

@@ -754,5 +754,6 @@ out:
 
 __attribute__((constructor)) static void psc_constructor(void)
 {
+	jumps_init();
 	session_start();
 }

@@ -7,6 +7,7 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -166,6 +167,9 @@ struct psc_session {
 	char self_path[PATH_MAX]; /* this library's file */
 	char **carry;		  /* what a child's environment needs (process.c, env_carry) */
 	size_t ncarry;
+	/* the C library's longjmp, _longjmp, siglongjmp, __longjmp_chk (functions.c) */
+	void (*longjmp_real[4])(struct __jmp_buf_tag *, int);
+	int jmpbuf_ok; /* a jmp_buf's stack pointer can be read (functions.c, jmpbuf_sp) */
 };
 
 extern struct psc_session psc_session;
@@ -196,6 +200,10 @@ void slots_remove(void);
 /* At start of image N > 0 of a pid: remove the live files image IMAGE left behind when it
  * exec'd (their streams closed). */
 void slots_remove_image(unsigned image);
+
+/* Look up the C library's longjmp functions and check that a jmp_buf's stack pointer can be
+ * read (functions.c): at load, recording or not, since the wrappers always run. */
+void jumps_init(void);
 
 /* Give T's thread its stack of open calls, empty (functions.c): a new slot's is reserved. */
 void frames_init(struct psc_thread *t);

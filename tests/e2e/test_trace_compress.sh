@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Compressed chunks end to end (docs/format.md "Compressed chunks"): the runtime's writer thread
 # compresses the chunks of examples/gauss_jordan (calls of about a microsecond leave it time),
-# the stream header says version 2, report counts every call exactly from the mixed stream,
+# the stream header says version 4 (compressed chunks since 2), report counts every call exactly from the mixed stream,
 # and a stream cut in the middle of a compressed chunk (a SIGKILL while it was written) is read
 # up to the chunk before it, with the cut reported.
 set -euo pipefail
@@ -42,7 +42,7 @@ PY
 d=$T/gj.exp
 PERFSCOPE_COMPRESS=always record_or_die rec "$d" --functions --buffer-size 64K -- "$prog" $n
 stream=$(ls "$d"/stream.*)
-expect_eq 2 "$(od -An -tu4 -j8 -N4 "$stream" | tr -d ' ')" "stream header: version 2"
+expect_eq 4 "$(od -An -tu4 -j8 -N4 "$stream" | tr -d ' ')" "stream header: version 4"
 read -r nz nr zat zsize <<<"$(chunks "$stream")"
 expect_cmp "$nz" '>=' 1 "the writer compressed chunks ($nz compressed, $nr plain)"
 size=$(wc -c <"$stream")

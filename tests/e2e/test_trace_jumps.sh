@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Calls left by a longjmp, or by an exception unwinding through code that runs no exit hook
 # (clang's C++), are closed where the runtime sees the jump: the call tree stays three levels
-# deep and the report counts the calls it closed (gcc's C++ runs the exit hooks itself).
+# deep and the report counts the calls it closed (gcc's C++ runs the exit hooks itself). And
+# nothing is closed without a jump: gcc -O2 inlines fib into itself, whose inlined calls
+# enter their hooks at the stack pointer of the call they are inlined in.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 psc_init
@@ -50,5 +52,25 @@ for cxx in clang++ g++; do
 	# clang: 500 throws, each leaving wrapper and thrower; g++ runs their exit hooks
 	check "throw-$cxx" "$T/ex-$cxx.exp" "$([ "$cxx" = clang++ ] && echo 1000 || echo 0)" "$cxx_tree"
 done
+
+cat >"$T/fib.c" <<'C'
+#include <stdio.h>
+static int fib(int n)
+{
+	return n < 2 ? n : fib(n - 1) + fib(n - 2);
+}
+int main(void)
+{
+	printf("%d\n", fib(25));
+	return 0;
+}
+C
+cc -O2 -g -finstrument-functions "$T/fib.c" -o "$T/fib" || die "cannot build fib.c"
+record_or_die rec-fib "$T/fib.exp" --functions -- "$T/fib"
+run fib-json "$PERFSCOPE" report "$T/fib.exp" --json
+expect_eq 0 "$(json_eval "$T/fib-json.out" 'sum(t["unwound"] for t in d["threads"])')" \
+	"fib -O2: no call closed without a jump"
+report_csv_or_die fib-csv "$T/fib.exp"
+expect_eq 242785 "$(csv_get "$T/fib-csv.out" calls name=fib)" "fib -O2: calls of fib(25)"
 
 finish

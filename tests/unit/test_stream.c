@@ -307,10 +307,10 @@ static void test_bad_version(void **state)
 	char path[256], err[512] = "";
 
 	(void)state;
-	put_header(&b, 4, PSC_STREAM_MAGIC);
+	put_header(&b, 5, PSC_STREAM_MAGIC);
 	write_file(&b, "stream.version", path, sizeof(path));
 	assert_int_equal(stream_open(&r, path, err, sizeof(err)), -EINVAL);
-	check_error(err, path, 8, "format version 4, this perfscope reads 1 to 3");
+	check_error(err, path, 8, "format version 5, this perfscope reads 1 to 4");
 	put_header(&b, 3, PSC_STREAM_MAGIC);
 	write_file(&b, "stream.version3", path, sizeof(path));
 	assert_int_equal(stream_open(&r, path, err, sizeof(err)), -EINVAL);
