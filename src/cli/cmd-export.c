@@ -49,8 +49,7 @@ static int export_chrome(const char *dir, const char *output, int force)
 	struct symtab st;
 	struct chrome_stats stats;
 	char err[512];
-	int ret, have_st = 0, write_failed, regular, status = EXIT_USAGE;
-	struct stat sb;
+	int ret, have_st = 0, status = EXIT_USAGE;
 	FILE *out = NULL;
 
 	ret = experiment_open(&e, dir, err, sizeof(err));
@@ -64,28 +63,20 @@ static int export_chrome(const char *dir, const char *output, int force)
 		goto done;
 	}
 	have_st = 1;
-	out = cli_open_output("export", output, force);
-	if (!out)
+	if (cli_output_open("export", output, force, &out))
 		goto done;
-	regular = out != stdout && fstat(fileno(out), &sb) == 0 && S_ISREG(sb.st_mode);
 	ret = chrome_write(out, &e, &st, &stats, err, sizeof(err));
-	write_failed = ferror(out) || ret == -ENOMEM;
-	if (out != stdout && fclose(out) != 0 && ret == 0) {
-		ret = -errno;
-		write_failed = 1;
-		snprintf(err, sizeof(err), "write failed: %s", strerror(errno));
-	}
 	if (ret) {
 		cli_error("export", "%s%s%s", out != stdout ? output : "",
 			  out != stdout ? ": " : "", err);
-		/* a partial trace would open as a broken one: remove it (a regular file only:
-		 * never a device or a pipe given as -o) */
-		if (regular)
-			unlink(output);
-		status = write_failed ? 1 : EXIT_USAGE;
+		status = ferror(out) || ret == -ENOMEM ? 1 : EXIT_USAGE;
+		/* a partial trace would open as a broken one: the old file stays instead */
+		cli_output_close("export", out, 0, status);
 		goto done;
 	}
-	status = 0;
+	status = cli_output_close("export", out, 1, 0);
+	if (status)
+		goto done;
 	if (out != stdout)
 		fprintf(stderr,
 			"perfscope export: wrote %s (%" PRIu64 " bytes): %" PRIu64
