@@ -4,6 +4,7 @@
 #include "../analysis/experiment.h"
 #include "../analysis/mpi-model.h"
 #include "../analysis/symbols.h"
+#include "../core/outfile.h"
 #include "../output/chrome.h"
 #include "../output/otf2-export.h"
 
@@ -93,12 +94,12 @@ done:
 }
 
 /* Whether ARCHIVE may be written: it does not exist, or with FORCE it is an empty directory or
- * an archive export wrote (which is removed). 0, or EXIT_USAGE after saying why not. */
+ * holds an archive export wrote (which the new one replaces once complete). 0, or EXIT_USAGE
+ * after saying why not. */
 static int otf2_output_ok(const char *archive, int force)
 {
 	char anchor[4096];
 	struct stat sb;
-	int ret;
 
 	if (!strcmp(archive, "-")) {
 		cli_error("export", "an OTF2 archive is a directory; give its path with -o");
@@ -115,17 +116,12 @@ static int otf2_output_ok(const char *archive, int force)
 		return EXIT_USAGE;
 	}
 	snprintf(anchor, sizeof(anchor), "%s/" OTF2_EXPORT_NAME ".otf2", archive);
-	if (!S_ISDIR(sb.st_mode) || (access(anchor, F_OK) < 0 && rmdir(archive) < 0)) {
-		/* never remove anything but an archive of ours or an empty directory */
+	if (!S_ISDIR(sb.st_mode) || (access(anchor, F_OK) < 0 && !dir_empty(archive))) {
+		/* never replace anything but an archive of ours or an empty directory */
 		cli_error("export",
 			  "%s exists and is not an OTF2 archive (no %s) or an empty directory; not "
 			  "replacing it",
 			  archive, anchor);
-		return EXIT_USAGE;
-	}
-	ret = otf2_export_remove(archive);
-	if (ret < 0) {
-		cli_error("export", "cannot replace %s: %s", archive, strerror(-ret));
 		return EXIT_USAGE;
 	}
 	return 0;
@@ -181,11 +177,13 @@ static int export_otf2(const char *dir, const char *archive, int force)
 	ret = otf2_export(archive, &e, &st, mpi ? &m : NULL, have_raw ? &raw : NULL, &stats, err,
 			  sizeof(err));
 	if (ret < 0) {
+		/* ARCHIVE is as it was; a writing failure is 1, as chrome's */
 		cli_error("export", "%s", err);
-		otf2_export_remove(archive); /* a partial archive would open as a broken one */
 		status = ret == -ENOMEM || ret == -EIO ? 1 : EXIT_USAGE;
 		goto done;
 	}
+	if (ret == 1)
+		fprintf(stderr, "perfscope export: note: %s\n", err);
 	status = 0;
 	fprintf(stderr,
 		"perfscope export: wrote %s/" OTF2_EXPORT_NAME ".otf2: %" PRIu64 " events, %" PRIu64
