@@ -124,7 +124,9 @@ int outfile_open(struct outfile *o, const char *path, int force, char *err, size
 		}
 		snprintf(o->path, sizeof(o->path), "%s", path);
 		return 0;
-	} else if (S_ISLNK(lst.st_mode) && !realpath(path, o->path)) {
+	} else if ((S_ISLNK(lst.st_mode) && !realpath(path, o->path)) ||
+		   faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) < 0) {
+		/* a file we may not write is not replaced either */
 		int e = errno;
 
 		snprintf(err, errlen, "cannot write %s: %s", path, strerror(e));

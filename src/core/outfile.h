@@ -34,9 +34,9 @@ struct outfile {
 /*
  * Open a new file to be put at PATH by outfile_commit, in PATH's directory, with PATH's mode
  * and owner when it replaces one (else 0644 less the umask). Without FORCE an existing PATH is
- * refused; with FORCE, a PATH that exists and is not a regular file (a device, a pipe) is
- * opened and written in place. 0, or a negative errno with the cause in ERR: -EEXIST "PATH
- * exists", else "cannot write PATH: REASON".
+ * refused; with FORCE, so is one this process may not write, and a PATH that exists and is not
+ * a regular file (a device, a pipe) is opened and written in place. 0, or a negative errno with the
+ * cause in ERR: -EEXIST "PATH exists", else "cannot write PATH: REASON".
  */
 int outfile_open(struct outfile *o, const char *path, int force, char *err, size_t errlen);
 

@@ -228,6 +228,16 @@ static void test_errors(void **state)
 	assert_int_equal(outfile_open(&o, path, 1, err, sizeof(err)), -ENOENT);
 	assert_non_null(strstr(err, "symbolic link"));
 	unlink(path);
+	/* a file we may not write is not replaced (root may write any) */
+	if (geteuid() != 0) {
+		at(path, sizeof(path), "readonly.txt");
+		tmpdir_write(path, "mine\n");
+		assert_int_equal(chmod(path, 0444), 0);
+		assert_int_equal(outfile_open(&o, path, 1, err, sizeof(err)), -EACCES);
+		assert_string_equal(content(path), "mine\n");
+		assert_int_equal(hidden(dir), 0);
+		unlink(path);
+	}
 }
 
 /* ---- directories: a writer's entries "a" (a file) and "b" (a directory with b/1) ---- */
