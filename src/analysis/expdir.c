@@ -234,8 +234,10 @@ out:
 	if (sfd >= 0)
 		close(sfd);
 	close(dfd);
-	if (ret)
+	if (ret) {
 		expdir_stash_release(s);
+		s->dir[0] = s->name[0] = 0;
+	}
 	return ret;
 }
 
@@ -244,6 +246,8 @@ int expdir_restore(struct expdir_stash *s, char *err, size_t errlen)
 	char stash[PATH_MAX + 32];
 	int dfd, sfd, ret;
 
+	if (!s->dir[0]) /* never stashed: not our directory to clear */
+		return 0;
 	expdir_clear(s->dir);
 	if (!s->name[0])
 		return 0;

@@ -40,7 +40,8 @@ int expdir_stash(struct expdir_stash *s, const char *dir, char *err, size_t errl
 
 /*
  * The new experiment did not start: remove the experiment files written into S's directory
- * since expdir_stash (a new meta.json ...) and move the old ones back. 0, or a negative errno
+ * since expdir_stash (a new meta.json ...) and move the old ones back; nothing for an S that
+ * expdir_stash did not fill (zeroed, or a failed stash). 0, or a negative errno
  * with the cause in ERR (the files that could not be moved back stay in the hidden directory
  * ERR names).
  */

@@ -213,6 +213,9 @@ static void test_refused(void **state)
 	assert_int_equal(expdir_stash(&s, dir, err, sizeof(err)), -EEXIST);
 	assert_non_null(strstr(err, "stream.1.3 is not a regular file"));
 	assert_string_equal(listing(dir), before);
+	/* a refused stash has nothing to restore: the experiment's files stay */
+	assert_int_equal(expdir_restore(&s, err, sizeof(err)), 0);
+	assert_string_equal(listing(dir), before);
 }
 
 /* A file that cannot be moved: immutable (root), else in a directory without write permission
