@@ -2,6 +2,8 @@
 #include "experiment.h"
 #include "stream.h"
 
+#include "../core/expfiles.h"
+
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
@@ -292,21 +294,6 @@ static int proc_load(struct experiment *e, const char *name, char *err, size_t e
 	return 0;
 }
 
-/* stream.<pid>.<tid> or stream.<pid>.<tid>.<image>: 1 and the numbers, or 0. */
-static int stream_name_parse(const char *name, int *pid, int *tid, unsigned *image)
-{
-	int used = 0, used2 = 0;
-	size_t len = strlen(name);
-
-	*image = 0;
-	if (sscanf(name, "stream.%d.%d%n", pid, tid, &used) != 2 || *pid <= 0 || *tid <= 0)
-		return 0;
-	if ((size_t)used == len)
-		return 1;
-	return name[used] == '.' && sscanf(name + used, ".%u%n", image, &used2) == 1 &&
-	       (size_t)(used + used2) == len && *image > 0;
-}
-
 static int cmp_stream(const void *a, const void *b)
 {
 	const struct exp_stream *x = a, *y = b;
@@ -366,40 +353,38 @@ int experiment_open(struct experiment *e, const char *dir, char *err, size_t err
 		return -errno;
 	}
 	while ((de = readdir(d))) {
-		nproc_files += !strncmp(de->d_name, "proc.", 5);
-		nstream_files += !strncmp(de->d_name, "stream.", 7);
-		nsample_files += !strncmp(de->d_name, "samples.", 8);
+		enum expfile_kind kind = expfile_parse(de->d_name, NULL);
+
+		nproc_files += kind == EXPFILE_PROC;
+		nstream_files += kind == EXPFILE_STREAM;
+		nsample_files += kind == EXPFILE_SAMPLES;
 	}
 	e->samples = calloc(nsample_files + 1, sizeof(*e->samples));
 	e->procs = calloc(nproc_files + 1, sizeof(*e->procs));
 	e->streams = calloc(nstream_files + 1, sizeof(*e->streams));
 	rewinddir(d);
 	while ((de = readdir(d)) && ret == 0) {
-		int pid, tid, used = 0;
-		unsigned image = 0;
-		size_t len = strlen(de->d_name);
+		struct expfile f;
+		enum expfile_kind kind = expfile_parse(de->d_name, &f);
 
-		if (!strncmp(de->d_name, "proc.", 5) && len > 10 &&
-		    !strcmp(de->d_name + len - 5, ".json") && e->nprocs < nproc_files) {
+		if (kind == EXPFILE_PROC && e->nprocs < nproc_files) {
 			ret = proc_load(e, de->d_name, err, errlen);
-		} else if (stream_name_parse(de->d_name, &pid, &tid, &image) &&
-			   e->nstreams < nstream_files) {
+		} else if (kind == EXPFILE_STREAM && e->nstreams < nstream_files) {
 			struct exp_stream *s = &e->streams[e->nstreams++];
 			char path[4096];
 
 			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 			s->path = strdup(path);
-			s->pid = pid;
-			s->tid = tid;
-			s->image = image;
-		} else if (sscanf(de->d_name, "samples.%d%n", &pid, &used) == 1 &&
-			   (size_t)used == len && pid > 0 && e->nsamples < nsample_files) {
+			s->pid = f.pid;
+			s->tid = f.tid;
+			s->image = f.image;
+		} else if (kind == EXPFILE_SAMPLES && e->nsamples < nsample_files) {
 			struct exp_samples *s = &e->samples[e->nsamples++];
 			char path[4096];
 
 			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 			s->path = strdup(path);
-			s->pid = pid;
+			s->pid = f.pid;
 		}
 	}
 	closedir(d);

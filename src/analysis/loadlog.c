@@ -6,6 +6,8 @@
 #include "loadlog.h"
 #include "textline.h"
 
+#include "../core/expfiles.h"
+
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -315,7 +317,7 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The names of DIR's load logs ("load." followed by something), sorted. */
+/* The names of DIR's load logs (load.<host>.<pid>), sorted. */
 static int load_list(const char *dir, char ***names, size_t *n)
 {
 	DIR *d = opendir(dir);
@@ -327,7 +329,7 @@ static int load_list(const char *dir, char ***names, size_t *n)
 	if (!d)
 		return -errno;
 	while ((de = readdir(d))) {
-		if (strncmp(de->d_name, "load.", 5) || !de->d_name[5])
+		if (expfile_parse(de->d_name, NULL) != EXPFILE_LOAD)
 			continue;
 		if (*n == cap) {
 			char **g = realloc(*names, (cap = cap ? 2 * cap : 8) * sizeof(char *));

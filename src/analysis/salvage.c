@@ -3,6 +3,7 @@
 
 #include "stream.h"
 
+#include "../core/expfiles.h"
 #include "../core/format.h"
 
 #include <dirent.h>
@@ -102,23 +103,6 @@ static enum fate process_fate(const struct psc_live_header *h, const struct here
 		return pid_runs(h->pid, h->start_time) ? ALIVE : GONE;
 	/* another kernel: this host's before a reboot, or another host */
 	return h->host[0] && !strcmp(h->host, me->host) ? GONE : FOREIGN;
-}
-
-/* live.<pid>.<image>.<slot>, three decimal numbers. */
-static int is_live_name(const char *name)
-{
-	const char *p = name + 5;
-
-	if (strncmp(name, "live.", 5))
-		return 0;
-	for (int field = 0; field < 3; field++) {
-		size_t n = strspn(p, "0123456789");
-
-		if (n == 0 || n > 10 || p[n] != (field < 2 ? '.' : 0))
-			return 0;
-		p += n + 1;
-	}
-	return 1;
 }
 
 static uint64_t field_u64(const struct live *l, uint32_t off)
@@ -431,7 +415,7 @@ int salvage_dir(const char *dir, struct salvage_stats *st, char *err, size_t err
 	}
 	here_read(&me);
 	while ((de = readdir(d)))
-		if (is_live_name(de->d_name))
+		if (expfile_parse(de->d_name, NULL) == EXPFILE_LIVE)
 			salvage_file(dirfd(d), dir, de->d_name, &me, st);
 	closedir(d);
 	return 0;

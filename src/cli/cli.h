@@ -75,9 +75,21 @@ int cli_resolve_events(const char *cmd, const char *list, struct event_desc **ev
 int cli_resolve_event_options(const char *cmd, const struct opt_list *events,
 			      const struct metric_group *g, struct event_desc **evs, size_t *n);
 
-/* Open PATH for writing without replacing an existing file unless FORCE. NULL or "-" is
- * stdout. Prints the cause and returns NULL on failure. */
-FILE *cli_open_output(const char *cmd, const char *path, int force);
+/*
+ * Open the output file PATH into *OUT: NULL or "-" is stdout. The file is written aside and
+ * cli_output_close puts it at PATH (outfile.h): until then, and for good when the command
+ * fails, PATH keeps what it held. An existing PATH is refused unless FORCE. 0, or EXIT_USAGE
+ * after saying why (PATH exists, or cannot be written).
+ */
+int cli_output_open(const char *cmd, const char *path, int force, FILE **out);
+
+/*
+ * Close F of cli_output_open: with KEEP, put it at its path; without, remove it (the command
+ * failed and said why). Returns STATUS (the command's exit status so far), or after saying
+ * why, the status of a failure to put the file in place: 1 when writing failed (a full disk),
+ * EXIT_USAGE when the path appeared meanwhile (without --force). Stdout is left open.
+ */
+int cli_output_close(const char *cmd, FILE *f, int keep, int status);
 
 /* How report --by scope --categories is shown (of an experiment or an OTF2 archive). */
 struct scope_options {

@@ -610,8 +610,7 @@ int cmd_dump(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	d.limit = (uint64_t)limit;
-	d.out = cli_open_output("dump", output, force);
-	if (!d.out)
+	if (cli_output_open("dump", output, force, &d.out))
 		return EXIT_USAGE;
 	/* a lone stream file (no experiment around it): no clock fit, ns not shown */
 	if (stat(dir, &st) == 0 && S_ISREG(st.st_mode) && sel) {
@@ -625,8 +624,7 @@ int cmd_dump(int argc, char **argv)
 	fflush(d.out);
 	if (ret)
 		cli_error("dump", "%s", err);
-	if (d.out != stdout && fclose(d.out) != 0 && ret == 0)
-		ret = -EIO;
 	free(d.group_of);
-	return ret ? EXIT_USAGE : 0;
+	/* what was read before an error is kept: the error says where the dump stops */
+	return cli_output_close("dump", d.out, 1, ret ? EXIT_USAGE : 0);
 }

@@ -339,8 +339,7 @@ int cmd_energy(int argc, char **argv)
 	    .nchannels = ps.nch,
 	    .dir = dir,
 	};
-	out = cli_open_output(CMD, output, force);
-	if (!out)
+	if ((ret = cli_output_open(CMD, output, force, &out)))
 		goto out;
 	ret = (stats  ? energy_print_stats_csv(&r, out)
 	       : csv  ? energy_print_csv(&r, out)
@@ -348,8 +347,7 @@ int cmd_energy(int argc, char **argv)
 		      : energy_print_text(&r, out))
 		  ? 1
 		  : 0;
-	if (out != stdout && fclose(out) != 0)
-		ret = 1;
+	ret = cli_output_close(CMD, out, ret == 0, ret);
 out:
 	free(order);
 	free(chans);

@@ -4,6 +4,7 @@
 #include "../analysis/experiment.h"
 #include "../analysis/mpi-model.h"
 #include "../analysis/symbols.h"
+#include "../core/outfile.h"
 #include "../output/chrome.h"
 #include "../output/otf2-export.h"
 
@@ -49,8 +50,7 @@ static int export_chrome(const char *dir, const char *output, int force)
 	struct symtab st;
 	struct chrome_stats stats;
 	char err[512];
-	int ret, have_st = 0, write_failed, regular, status = EXIT_USAGE;
-	struct stat sb;
+	int ret, have_st = 0, status = EXIT_USAGE;
 	FILE *out = NULL;
 
 	ret = experiment_open(&e, dir, err, sizeof(err));
@@ -64,28 +64,20 @@ static int export_chrome(const char *dir, const char *output, int force)
 		goto done;
 	}
 	have_st = 1;
-	out = cli_open_output("export", output, force);
-	if (!out)
+	if (cli_output_open("export", output, force, &out))
 		goto done;
-	regular = out != stdout && fstat(fileno(out), &sb) == 0 && S_ISREG(sb.st_mode);
 	ret = chrome_write(out, &e, &st, &stats, err, sizeof(err));
-	write_failed = ferror(out) || ret == -ENOMEM;
-	if (out != stdout && fclose(out) != 0 && ret == 0) {
-		ret = -errno;
-		write_failed = 1;
-		snprintf(err, sizeof(err), "write failed: %s", strerror(errno));
-	}
 	if (ret) {
 		cli_error("export", "%s%s%s", out != stdout ? output : "",
 			  out != stdout ? ": " : "", err);
-		/* a partial trace would open as a broken one: remove it (a regular file only:
-		 * never a device or a pipe given as -o) */
-		if (regular)
-			unlink(output);
-		status = write_failed ? 1 : EXIT_USAGE;
+		status = ferror(out) || ret == -ENOMEM ? 1 : EXIT_USAGE;
+		/* a partial trace would open as a broken one: the old file stays instead */
+		cli_output_close("export", out, 0, status);
 		goto done;
 	}
-	status = 0;
+	status = cli_output_close("export", out, 1, 0);
+	if (status)
+		goto done;
 	if (out != stdout)
 		fprintf(stderr,
 			"perfscope export: wrote %s (%" PRIu64 " bytes): %" PRIu64
@@ -102,12 +94,12 @@ done:
 }
 
 /* Whether ARCHIVE may be written: it does not exist, or with FORCE it is an empty directory or
- * an archive export wrote (which is removed). 0, or EXIT_USAGE after saying why not. */
+ * holds an archive export wrote (which the new one replaces once complete). 0, or EXIT_USAGE
+ * after saying why not. */
 static int otf2_output_ok(const char *archive, int force)
 {
 	char anchor[4096];
 	struct stat sb;
-	int ret;
 
 	if (!strcmp(archive, "-")) {
 		cli_error("export", "an OTF2 archive is a directory; give its path with -o");
@@ -124,17 +116,12 @@ static int otf2_output_ok(const char *archive, int force)
 		return EXIT_USAGE;
 	}
 	snprintf(anchor, sizeof(anchor), "%s/" OTF2_EXPORT_NAME ".otf2", archive);
-	if (!S_ISDIR(sb.st_mode) || (access(anchor, F_OK) < 0 && rmdir(archive) < 0)) {
-		/* never remove anything but an archive of ours or an empty directory */
+	if (!S_ISDIR(sb.st_mode) || (access(anchor, F_OK) < 0 && !dir_empty(archive))) {
+		/* never replace anything but an archive of ours or an empty directory */
 		cli_error("export",
 			  "%s exists and is not an OTF2 archive (no %s) or an empty directory; not "
 			  "replacing it",
 			  archive, anchor);
-		return EXIT_USAGE;
-	}
-	ret = otf2_export_remove(archive);
-	if (ret < 0) {
-		cli_error("export", "cannot replace %s: %s", archive, strerror(-ret));
 		return EXIT_USAGE;
 	}
 	return 0;
@@ -190,11 +177,13 @@ static int export_otf2(const char *dir, const char *archive, int force)
 	ret = otf2_export(archive, &e, &st, mpi ? &m : NULL, have_raw ? &raw : NULL, &stats, err,
 			  sizeof(err));
 	if (ret < 0) {
+		/* ARCHIVE is as it was; a writing failure is 1, as chrome's */
 		cli_error("export", "%s", err);
-		otf2_export_remove(archive); /* a partial archive would open as a broken one */
 		status = ret == -ENOMEM || ret == -EIO ? 1 : EXIT_USAGE;
 		goto done;
 	}
+	if (ret == 1)
+		fprintf(stderr, "perfscope export: note: %s\n", err);
 	status = 0;
 	fprintf(stderr,
 		"perfscope export: wrote %s/" OTF2_EXPORT_NAME ".otf2: %" PRIu64 " events, %" PRIu64

@@ -242,15 +242,12 @@ int cmd_html(int argc, char **argv)
 	in.syms = &rep.syms;
 	if (grid && check_grid(grid, &in, html_input_ranks(&in)))
 		goto out;
-	out = cli_open_output("html", output, force);
-	if (!out)
+	if (cli_output_open("html", output, force, &out))
 		goto out;
 	ret = html_write(out, &in);
 	if (ret)
 		cli_error("html", "%s: %s", output, strerror(-ret));
-	ret = ret ? 1 : 0;
-	if (out != stdout && fclose(out) != 0)
-		ret = 1;
+	ret = cli_output_close("html", out, ret == 0, ret ? 1 : 0);
 	if (ret == 0 && out != stdout)
 		fprintf(stderr, "perfscope html: wrote %s\n", output);
 out:

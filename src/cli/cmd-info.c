@@ -687,8 +687,7 @@ int cmd_info(int argc, char **argv)
 		cli_error("info", "%s", err);
 		goto out;
 	}
-	out = cli_open_output("info", output, force);
-	if (!out)
+	if (cli_output_open("info", output, force, &out))
 		goto out;
 	ret = (json ? print_json(out, &e, si, procs, e.nsamples ? &sw : NULL)
 		    : print_text(out, &e, si, procs))
@@ -698,8 +697,7 @@ int cmd_info(int argc, char **argv)
 		print_sampling(out, &e, &sw);
 	if (!json && !ret && e.has_power)
 		print_power(out, &e);
-	if (out != stdout && fclose(out) != 0)
-		ret = 1;
+	ret = cli_output_close("info", out, ret == 0, ret);
 out:
 	sample_walk_release(&sw);
 	free(si);

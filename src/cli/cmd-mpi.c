@@ -149,16 +149,13 @@ int cmd_mpi(int argc, char **argv)
 	       : patterns ? MPI_VIEW_PATTERNS
 			  : MPI_VIEW_SUMMARY;
 	if (load) {
-		out = cli_open_output(CMD, output, force);
-		if (!out)
-			return 1;
+		if (cli_output_open(CMD, output, force, &out))
+			return EXIT_USAGE;
 		ret = print_load(path, out,
 				 csv	? LOAD_FORMAT_CSV
 				 : json ? LOAD_FORMAT_JSON
 					: LOAD_FORMAT_TEXT);
-		if (out != stdout && fclose(out) != 0)
-			ret = 1;
-		return ret;
+		return cli_output_close(CMD, out, ret == 0, ret);
 	}
 	mpi_model_init(&m);
 	ret = EXIT_USAGE;
@@ -181,18 +178,14 @@ int cmd_mpi(int argc, char **argv)
 	    .no_correction = no_correction,
 	    .top_sites = (size_t)top,
 	};
-	out = cli_open_output(CMD, output, force);
-	if (!out) {
-		ret = 1;
+	if ((ret = cli_output_open(CMD, output, force, &out)))
 		goto out;
-	}
 	ret = (csv    ? mpi_print_csv(&r, view, out)
 	       : json ? mpi_print_json(&r, view, out)
 		      : mpi_print_text(&r, view, out))
 		  ? 1
 		  : 0;
-	if (out != stdout && fclose(out) != 0)
-		ret = 1;
+	ret = cli_output_close(CMD, out, ret == 0, ret);
 out:
 	mpi_waits_release(&w);
 	mpi_traffic_release(&tr);

@@ -5,19 +5,20 @@
 #include "record-power.h"
 #include "sampler.h"
 
+#include "../analysis/expdir.h"
 #include "../analysis/salvage.h"
-#include "../output/caveats.h"
-
 #include "../core/clock.h"
 #include "../core/counters.h"
 #include "../core/compiler.h"
 #include "../core/cpuinfo.h"
 #include "../core/env.h"
+#include "../core/expfiles.h"
 #include "../core/filter.h"
 #include "../core/format.h"
 #include "../core/jsonw.h"
 #include "../core/meta.h"
 #include "../core/metrics.h"
+#include "../output/caveats.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -30,39 +31,15 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Files an experiment directory holds; --force removes only these. */
-static int is_experiment_file(const char *name)
+/*
+ * Make DIR ready: create it (*CREATED set), or with FORCE move the experiment in it aside into
+ * OLD (expdir.h): an empty directory, or one whose meta.json is an experiment's; nothing else
+ * in it is touched. 0, or a negative errno after saying why, DIR as it was.
+ */
+static int prepare_dir(const char *dir, int force, int *created, struct expdir_stash *old)
 {
-	static const char *const prefixes[] = {"meta.json", "proc.",	"stream.", "maps.",
-					       "pmaps.",    "samples.", "power."};
-
-	const char *dot;
-
-	/* load logs are load.<host>.<pid>: not a user's load.py */
-	if (!strncmp(name, "load.", 5)) {
-		dot = strrchr(name, '.');
-		return dot > name + 5 && dot[1] && strspn(dot + 1, "0123456789") == strlen(dot + 1);
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
-		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
-			return 1;
-	return 0;
-}
-
-/* Remove the experiment files in DIR, leaving anything else. */
-static void clear_dir(DIR *d)
-{
-	struct dirent *de;
-
-	while ((de = readdir(d)))
-		if (is_experiment_file(de->d_name))
-			unlinkat(dirfd(d), de->d_name, 0);
-}
-
-/* Make DIR ready: create it (*CREATED set), or with FORCE empty an old experiment in it. */
-static int prepare_dir(const char *dir, int force, int *created)
-{
-	DIR *d;
+	char err[PATH_MAX + 256];
+	int ret;
 
 	*created = 0;
 	if (mkdir(dir, 0755) == 0) {
@@ -70,34 +47,50 @@ static int prepare_dir(const char *dir, int force, int *created)
 		return 0;
 	}
 	if (errno != EEXIST) {
-		cli_error("record", "cannot create %s: %s", dir, strerror(errno));
-		return -errno;
+		ret = -errno;
+		cli_error("record", "cannot create %s: %s", dir, strerror(-ret));
+		return ret;
 	}
 	if (!force) {
 		cli_error("record", "%s exists; not overwriting it (use --force, or -o NEWDIR)",
 			  dir);
 		return -EEXIST;
 	}
-	d = opendir(dir);
-	if (!d) {
-		cli_error("record", "%s: %s", dir, strerror(errno));
-		return -errno;
-	}
-	clear_dir(d);
-	closedir(d);
-	return 0;
+	ret = expdir_stash(old, dir, err, sizeof(err));
+	if (ret == -ENOTEMPTY || ret == -EEXIST)
+		cli_error("record",
+			  "%s; --force replaces only an experiment, and nothing in %s was removed "
+			  "(record into a new or empty directory: -o NEWDIR)",
+			  err, dir);
+	else if (ret)
+		cli_error("record",
+			  "cannot replace the experiment in %s: %s; it is kept as it was (record "
+			  "into a new directory: -o NEWDIR)",
+			  dir, err);
+	return ret;
 }
 
-/* The command never ran: remove a directory this run created, so a retry needs no --force. */
-static void discard_dir(const char *dir)
+/* The command never ran: remove a directory this run created, so a retry needs no --force, or
+ * put the experiment --force replaces back in place (after saying why when it cannot be). */
+static void abandon_dir(const char *dir, int created, struct expdir_stash *old)
 {
-	DIR *d = opendir(dir);
+	char err[PATH_MAX + 256];
 
-	if (!d)
-		return;
-	clear_dir(d);
-	closedir(d);
-	rmdir(dir);
+	if (created) {
+		expdir_clear(dir);
+		rmdir(dir);
+	} else if (expdir_restore(old, err, sizeof(err))) {
+		cli_error("record", "%s", err);
+	}
+}
+
+/* The command starts: delete the experiment --force replaces (a failure is only a warning). */
+static void drop_old(struct expdir_stash *old)
+{
+	char err[PATH_MAX + 256];
+
+	if (expdir_drop(old, err, sizeof(err)))
+		fprintf(stderr, "perfscope record: warning: %s\n", err);
 }
 
 #define META_ROOM 4096
@@ -290,7 +283,9 @@ static int write_meta(const char *dir, char **cmd, int ncmd, const struct event_
 	/* padded to a block, so that a full disk still lets it be rewritten in place */
 	if (!jsonw_text(&w) || ((write_padded(tmp, w.buf, "we") < 0 || rename(tmp, path) < 0) &&
 				write_padded(path, w.buf, "r+e") < 0)) {
-		cli_error("record", "cannot write %s: %s", path, strerror(errno));
+		cli_error("record",
+			  "cannot write %s: %s (record into a directory you can write: -o DIR)",
+			  path, strerror(errno));
 		ret = -EIO;
 	}
 	unlink(tmp);
@@ -311,7 +306,7 @@ static int has_function_events(const char *dir)
 		struct psc_stream_header h;
 		int fd;
 
-		if (strncmp(de->d_name, "stream.", 7))
+		if (expfile_parse(de->d_name, NULL) != EXPFILE_STREAM)
 			continue;
 		fd = openat(dirfd(d), de->d_name, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
@@ -497,6 +492,7 @@ int cmd_record(int argc, char **argv)
 	unsigned long load_ms = 100;
 	int force = 0, help = 0, functions = 0, callgraph = 0, first, ret, status = 0, created = 0;
 	struct record_power rp = {0};
+	struct expdir_stash old = {0}; /* with --force, the experiment DIR held until CMD starts */
 	const struct option_spec specs[] = {
 	    {'o', "output", OPT_STRING, &dir, "DIR", "experiment directory (perfscope.out)", 0,
 	     NULL},
@@ -635,11 +631,12 @@ int cmd_record(int argc, char **argv)
 		/* rank 0 makes the directory; never touch it from here */
 		if (record_mpi_wait_dir(dir, &mpi))
 			goto out;
-	} else if (prepare_dir(dir, force, &created)) {
+	} else if (prepare_dir(dir, force, &created, &old)) {
 		goto out;
 	}
 	if (!realpath(dir, absdir)) {
 		cli_error("record", "%s: %s", dir, strerror(errno));
+		abandon_dir(dir, created, &old);
 		goto out;
 	}
 	clock_gettime(CLOCK_REALTIME, &now);
@@ -649,12 +646,15 @@ int cmd_record(int argc, char **argv)
 		probed = calloc(nev, sizeof(*probed));
 		if (!probed || probe_events(evs, nev, probed)) {
 			cli_error("record", "out of memory");
+			abandon_dir(absdir, created, &old);
 			goto out;
 		}
 	}
 	if (mpi.rank <= 0 && write_meta(absdir, cmd, ncmd, evs, nev, probed, group ? &mg : NULL,
-					NULL, &rp, &mpi, -1, start, NULL))
+					NULL, &rp, &mpi, -1, start, NULL)) {
+		abandon_dir(absdir, created, &old);
 		goto out;
+	}
 	/* the environment reaches the command and every process it starts */
 
 	off = 0;
@@ -669,6 +669,7 @@ int cmd_record(int argc, char **argv)
 	    (mpi.on ? setenv(PSC_ENV_MPI_LOAD, load ? load : "100", 1) : 0) ||
 	    (mpi.run ? setenv(PSC_ENV_MPI_RUN, mpi.run, 1) : 0)) {
 		cli_error("record", "cannot set the environment: %s", strerror(errno));
+		abandon_dir(absdir, created, &old);
 		goto out;
 	}
 	/* ranks on other hosts get the environment only through the launcher; the command
@@ -682,22 +683,21 @@ int cmd_record(int argc, char **argv)
 			    "64 names, 4 KiB): shorten OMPI_MCA_mca_base_env_list");
 		else
 			cli_error("record", "cannot set the environment: %s", strerror(errno));
-		if (created)
-			discard_dir(absdir);
+		abandon_dir(absdir, created, &old);
 		goto out;
 	}
 
 	ret = launch_prepare(&l, forward ? forward : cmd);
 	if (ret) {
 		cli_error("record", "cannot start %s: %s", cmd[0], strerror(-ret));
+		abandon_dir(absdir, created, &old);
 		ret = 1;
 		goto out;
 	}
 	if (sampling && sample_open(&smp, &scfg, evs, nev, l.pid, absdir)) {
 		launch_abort(&l);
 		sampler_release(&smp);
-		if (created)
-			discard_dir(absdir);
+		abandon_dir(absdir, created, &old);
 		ret = EXIT_USAGE;
 		goto out;
 	}
@@ -706,11 +706,11 @@ int cmd_record(int argc, char **argv)
 		launch_abort(&l);
 		sampler_release(&smp);
 		record_power_release(&rp);
-		if (created)
-			discard_dir(absdir);
+		abandon_dir(absdir, created, &old);
 		ret = EXIT_USAGE;
 		goto out;
 	}
+	drop_old(&old);
 	run_ns[0] = (int64_t)clock_monotonic_ns();
 	ret = launch_go(&l);
 	launch_wait(&l, &status, NULL);
@@ -736,7 +736,7 @@ int cmd_record(int argc, char **argv)
 			  ret == -EACCES ? "permission denied" : "command not found");
 		ret = launch_exec_status(-ret);
 		if (created)
-			discard_dir(absdir);
+			abandon_dir(absdir, created, &old);
 		else if (mpi.rank <= 0)
 			write_meta(absdir, cmd, ncmd, evs, nev, probed, group ? &mg : NULL, NULL,
 				   &rp, &mpi, ret, start, NULL);
@@ -763,6 +763,7 @@ int cmd_record(int argc, char **argv)
 			mpi.on ? "mpi" : "report", dir);
 	ret = status;
 out:
+	expdir_stash_release(&old);
 	free(forward);
 	free(probed);
 	sampler_release(&smp);

@@ -221,11 +221,11 @@ enum report_view { VIEW_AUTO, VIEW_FUNCTIONS, VIEW_REGIONS, VIEW_SAMPLES, VIEW_S
 
 int report_scopes_write(struct scope_report *r, const struct scope_options *so)
 {
-	FILE *out = cli_open_output("report", so->output, so->force);
+	FILE *out;
 	int ret;
 
-	if (!out)
-		return EXIT_USAGE; /* said: the output exists without --force, or cannot be made */
+	if (cli_output_open("report", so->output, so->force, &out))
+		return EXIT_USAGE;
 	r->rank = so->rank;
 	r->per_rank = so->per_rank;
 	r->top = so->top;
@@ -234,9 +234,7 @@ int report_scopes_write(struct scope_report *r, const struct scope_options *so)
 			  : scope_print_text(r, out))
 		  ? 1
 		  : 0;
-	if (out != stdout && fclose(out) != 0)
-		ret = 1;
-	return ret;
+	return cli_output_close("report", out, ret == 0, ret);
 }
 
 /* `report --by scope --categories`: the MPI model of DIR, its waits and the scope profile. An
@@ -534,12 +532,10 @@ int cmd_report(int argc, char **argv)
 				"record --sample --callgraph");
 		goto out;
 	}
-	out = cli_open_output("report", output, force);
-	if (!out)
+	if (cli_output_open("report", output, force, &out))
 		goto out;
 	ret = report_print(&rep, view, tree, csv, json, out) ? 1 : 0;
-	if (out != stdout && fclose(out) != 0)
-		ret = 1;
+	ret = cli_output_close("report", out, ret == 0, ret);
 out:
 	report_close(&rep);
 	opt_list_release(&by);

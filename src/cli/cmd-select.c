@@ -413,23 +413,21 @@ static int write_outputs(const struct select_run *r, const size_t *idx, size_t n
 		cli_error("select", "%s exists; not overwriting it (use --force)", cflags);
 		return -1;
 	}
-	ff = cli_open_output("select", output, force);
-	if (!ff)
+	if (cli_output_open("select", output, force, &ff))
 		return -1;
-	fc = cli_open_output("select", cflags, force);
-	if (!fc) {
-		fclose(ff);
-		unlink(output);
+	if (cli_output_open("select", cflags, force, &fc)) {
+		cli_output_close("select", ff, 0, 0);
 		return -1;
 	}
 	lines = write_filter(r, idx, n, ff);
 	fprintf(fc, "%s\n", opts);
-	if (fclose(ff) != 0 || lines < 0 || fclose(fc) != 0) {
-		cli_error("select", "writing %s failed: %s", output, strerror(errno));
-		unlink(output);
-		unlink(cflags);
+	/* the options only with their filter (a failed write is said) */
+	if (cli_output_close("select", ff, 1, 0)) {
+		cli_output_close("select", fc, 0, 0);
 		return -1;
 	}
+	if (cli_output_close("select", fc, 1, 0))
+		return -1;
 	fprintf(stderr, "perfscope select: wrote %s (%ld functions, for record --filter) and %s\n",
 		output, lines, cflags);
 	return 0;

@@ -209,8 +209,7 @@ int cmd_stat(int argc, char **argv)
 		res.nruns++;
 		res.exit_status = st ? st : res.exit_status;
 	}
-	out = cli_open_output("stat", output, force);
-	if (!out)
+	if ((ret = cli_output_open("stat", output, force, &out)))
 		goto out;
 	res.command = cmd;
 	res.ncommand = (size_t)ncmd;
@@ -225,11 +224,7 @@ int cmd_stat(int argc, char **argv)
 		ret = csv    ? stat_print_csv(&res, out)
 		      : json ? stat_print_json(&res, out)
 			     : stat_print_text(&res, out);
-	ret = ret ? 1 : res.exit_status;
-	if (out != stdout && fclose(out) != 0) {
-		cli_error("stat", "writing %s failed", output);
-		ret = ret ? ret : 1;
-	}
+	ret = cli_output_close("stat", out, ret == 0, ret ? 1 : res.exit_status);
 out:
 	stat_result_release(&res);
 	metric_group_release(&mg);

@@ -74,16 +74,14 @@ int cmd_timeline(int argc, char **argv)
 		cli_error("timeline", "%s", err);
 		goto out;
 	}
-	out = cli_open_output("timeline", output, force);
-	if (!out)
+	if (cli_output_open("timeline", output, force, &out))
 		goto out;
 	ret = (csv    ? timeline_print_csv(&e, &t, out)
 	       : json ? timeline_print_json(&e, &t, out)
 		      : timeline_print_text(&e, &t, out))
 		  ? 1
 		  : 0;
-	if (out != stdout && fclose(out) != 0)
-		ret = 1;
+	ret = cli_output_close("timeline", out, ret == 0, ret);
 out:
 	timeline_release(&t);
 	if (syms.dir)

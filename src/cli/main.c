@@ -5,6 +5,7 @@
 #include "../core/env.h"
 #include "../core/cpuinfo.h"
 #include "../core/metrics.h"
+#include "../core/outfile.h"
 #include "../core/strdist.h"
 
 #include <errno.h>
@@ -212,25 +213,102 @@ int cli_resolve_event_options(const char *cmd, const struct opt_list *events,
 	return off ? cli_resolve_events(cmd, list, evs, n) : 0;
 }
 
-FILE *cli_open_output(const char *cmd, const char *path, int force)
-{
+/* The files cli_output_open opened and cli_output_close has not closed yet. */
+static struct {
 	FILE *f;
-	int fd;
+	struct outfile o;
+} outputs[4];
 
+/* At exit, an output never closed (a path that returned early) is removed: its destination
+ * stays as it was. */
+static void outputs_discard(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(outputs); i++)
+		if (outputs[i].f) {
+			fclose(outputs[i].f);
+			outputs[i].o.fd = -1;
+			outfile_discard(&outputs[i].o);
+			outputs[i].f = NULL;
+		}
+}
+
+int cli_output_open(const char *cmd, const char *path, int force, FILE **out)
+{
+	static int registered;
+	char err[PATH_MAX + 128];
+	size_t i;
+	int ret;
+
+	*out = stdout;
 	if (!path || !strcmp(path, "-"))
-		return stdout;
-	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL), 0644);
-	if (fd < 0) {
-		if (errno == EEXIST)
-			cli_error(cmd, "%s exists; not overwriting it (use --force)", path);
-		else
-			cli_error(cmd, "cannot write %s: %s", path, strerror(errno));
-		return NULL;
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(outputs) && outputs[i].f; i++)
+		;
+	if (i == ARRAY_SIZE(outputs)) {
+		cli_error(cmd, "cannot write %s: too many output files", path);
+		return EXIT_USAGE;
 	}
-	f = fdopen(fd, "w");
-	if (!f)
-		close(fd);
-	return f;
+	if (!registered)
+		registered = atexit(outputs_discard) == 0;
+	ret = outfile_open(&outputs[i].o, path, force, err, sizeof(err));
+	if (ret == -EEXIST)
+		cli_error(cmd, "%s exists; not overwriting it (use --force)", path);
+	else if (ret)
+		cli_error(cmd, "%s", err);
+	if (ret)
+		return EXIT_USAGE;
+	outputs[i].f = fdopen(outputs[i].o.fd, "w");
+	if (!outputs[i].f) {
+		cli_error(cmd, "cannot write %s: %s", path, strerror(errno));
+		outfile_discard(&outputs[i].o);
+		return EXIT_USAGE;
+	}
+	*out = outputs[i].f;
+	return 0;
+}
+
+int cli_output_close(const char *cmd, FILE *f, int keep, int status)
+{
+	char err[PATH_MAX + 128];
+	struct outfile *o = NULL;
+	int failed, e = 0;
+
+	if (!f || f == stdout)
+		return status;
+	for (size_t i = 0; i < ARRAY_SIZE(outputs); i++)
+		if (outputs[i].f == f) {
+			o = &outputs[i].o;
+			outputs[i].f = NULL;
+		}
+	failed = ferror(f);
+	if (fclose(f) != 0) {
+		failed = 1;
+		e = errno;
+	}
+	if (!o)
+		return status;
+	o->fd = -1;
+	if (!keep) {
+		outfile_discard(o);
+		return status;
+	}
+	if (failed) {
+		outfile_discard(o);
+		cli_error(cmd, "cannot write %s: %s (it is left as it was)", o->path,
+			  e ? strerror(e) : "a write failed");
+		return 1;
+	}
+	e = outfile_commit(o, err, sizeof(err));
+	if (e == -EEXIST) {
+		cli_error(cmd, "%s appeared while it was written; not overwriting it (use --force)",
+			  o->path);
+		return EXIT_USAGE;
+	}
+	if (e) {
+		cli_error(cmd, "%s", err);
+		return 1;
+	}
+	return status;
 }
 
 static void print_help(FILE *f)

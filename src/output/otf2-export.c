@@ -5,6 +5,7 @@
 #include "../analysis/calls.h"
 #include "../core/format.h"
 #include "../core/mpi-routines.h"
+#include "../core/outfile.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -556,9 +557,10 @@ static int write_stream(struct xp *x, const struct exp_stream *s)
 	if (l != MPI_NONE)
 		x->model_loc_done[l] = 1;
 	x->nopen = 0;
-	if (call_walker_open(&w, s, x->err, x->errlen) < 0) {
+	if ((ret = call_walker_open(&w, s, x->err, x->errlen)) < 0) {
 		call_walker_close(&w);
 		x->failed = 1;
+		x->code = ret;
 		return -1;
 	}
 	for (;;) {
@@ -566,6 +568,7 @@ static int write_stream(struct xp *x, const struct exp_stream *s)
 			ret = call_walker_next(&w, &ev, x->err, x->errlen);
 			if (ret < 0) {
 				x->failed = 1;
+				x->code = ret;
 				break;
 			}
 			have = ret > 0;
@@ -736,11 +739,19 @@ int otf2_export(const char *archive, struct experiment *e, struct symtab *st,
 		const struct mpi_model *m, const struct mpi_model *raw,
 		struct otf2_export_stats *stats, char *err, size_t errlen)
 {
-	OTF2_ErrorCallback old = OTF2_Error_RegisterCallback(ox_error_cb, NULL);
+	/* the archive's entries, the anchor last: a reader finds it once the rest is in place */
+	static const char *const entries[] = {OTF2_EXPORT_NAME, OTF2_EXPORT_NAME ".def",
+					      OTF2_EXPORT_NAME ".otf2"};
+	OTF2_ErrorCallback old;
 	struct otf2_export_stats local;
+	struct outdir od;
 	struct xp x;
 	int ret;
 
+	ret = outdir_open(&od, archive, err, errlen);
+	if (ret)
+		return ret;
+	old = OTF2_Error_RegisterCallback(ox_error_cb, NULL);
 	memset(&x, 0, sizeof(x));
 	if (!stats)
 		stats = &local;
@@ -756,7 +767,8 @@ int otf2_export(const char *archive, struct experiment *e, struct symtab *st,
 	x.errlen = errlen;
 	x.tmin = UINT64_MAX;
 	ox_msg[0] = 0;
-	x.ar = OTF2_Archive_Open(archive, OTF2_EXPORT_NAME, OTF2_FILEMODE_WRITE, EVT_CHUNK,
+	/* written aside, inside ARCHIVE; messages name ARCHIVE */
+	x.ar = OTF2_Archive_Open(od.tmp, OTF2_EXPORT_NAME, OTF2_FILEMODE_WRITE, EVT_CHUNK,
 				 DEF_CHUNK, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
 	if (!x.ar) {
 		ox_fail(&x, -EIO, "%s: cannot create the OTF2 archive%s%s", archive,
@@ -768,9 +780,14 @@ int otf2_export(const char *archive, struct experiment *e, struct symtab *st,
 			ret = -1;
 	}
 	if (ret < 0)
-		ret = strstr(err, "out of memory") ? -ENOMEM : -EIO;
+		ret = x.code < 0 ? x.code : strstr(err, "out of memory") ? -ENOMEM : -EIO;
 	OTF2_Error_RegisterCallback(old, NULL);
 	ox_release(&x);
+	if (ret < 0)
+		outdir_discard(&od, otf2_export_remove);
+	else
+		ret = outdir_commit(&od, entries, sizeof(entries) / sizeof(entries[0]),
+				    otf2_export_remove, err, errlen);
 	return ret;
 }
 

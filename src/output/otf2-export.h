@@ -50,12 +50,18 @@ struct otf2_export_stats {
 };
 
 /*
- * Write experiment E into the OTF2 archive directory ARCHIVE (ARCHIVE/traces.otf2 the anchor;
- * the caller makes sure it does not exist), naming functions through ST. M is E's MPI model
- * (NULL for an experiment without MPI); RAW (may be NULL) the same model built with
- * MPI_BUILD_NO_CORRECTION when M corrected causality violations: its times order the MPI
- * calls between the functions. STATS (may be NULL) receives the totals. 0, or a negative
- * errno with a one-line message in ERR (the OTF2 error text, or "file: byte N: ...").
+ * Write experiment E as the OTF2 archive in directory ARCHIVE (ARCHIVE/traces.otf2 the anchor),
+ * naming functions through ST. M is E's MPI model (NULL for an experiment without MPI); RAW
+ * (may be NULL) the same model built with MPI_BUILD_NO_CORRECTION when M corrected causality
+ * violations: its times order the MPI calls between the functions. STATS (may be NULL)
+ * receives the totals.
+ * The archive is written aside, in a hidden directory inside ARCHIVE (made when missing), and
+ * replaces the archive ARCHIVE holds (the caller checked it may) only once it is complete
+ * (outfile.h): on failure ARCHIVE is as it was. 0; 1 when the replaced archive held files
+ * export does not write, kept in the directory ERR names; -EIO or -ENOMEM when writing failed,
+ * with a one-line message in ERR (the OTF2 error text, or "file: byte N: ..."); another
+ * negative errno when ARCHIVE cannot be made or its archive replaced ("cannot write ARCHIVE:
+ * REASON").
  */
 int otf2_export(const char *archive, struct experiment *e, struct symtab *st,
 		const struct mpi_model *m, const struct mpi_model *raw,

@@ -91,9 +91,17 @@ expect_ne 0 "$RC" "inner again without --force: exit status"
 expect_grep "exists; not overwriting it" "$T/again.err" "inner again: rank 0 says why"
 expect_eq "0,1,2,3" "$(ranks_of "$d2")" "inner again: the old experiment is intact"
 
-# 4. a user's directory: --force keeps what is not an experiment file
+# 4. a user's directory: --force refuses one without an experiment, and keeps what is not an
+# experiment file beside one
 d3=$T/user
 mkdir "$d3" && echo keep >"$d3/notes.txt"
+run user0 mpirun -np 2 "$PERFSCOPE" record --mpi --force -o "$d3" -- "$ring" -b 1
+expect_ne 0 "$RC" "record --force into a user's directory without an experiment: exit status"
+expect_grep "holds no experiment" "$T/user0.err" "user dir without an experiment: rank 0 says why"
+mv "$d3/notes.txt" "$T/notes.txt"
+run user1 mpirun -np 2 "$PERFSCOPE" record --mpi --force -o "$d3" -- "$ring" -b 1
+expect_eq 0 "$RC" "record --force into an empty directory: exit status"
+mv "$T/notes.txt" "$d3/notes.txt"
 run user mpirun -np 2 "$PERFSCOPE" record --mpi --force -o "$d3" -- "$ring" -b 1
 expect_eq 0 "$RC" "record --force into a user's directory: exit status"
 expect_eq keep "$(cat "$d3/notes.txt")" "user's file kept"

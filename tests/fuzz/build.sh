@@ -41,7 +41,7 @@ flags=(-g -O1 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -fno-omit-frame-poi
 	"$src/src/analysis/stream.c" "$src/src/analysis/stream-chunk.c" "$src/src/core/qthread.c" "$src/src/core/counts.c" "$src/src/core/mpi-routines.c" -llz4
 
 "$cc" "${flags[@]}" -o "$out/fuzz_profile" "$src/tests/fuzz/fuzz_profile.c" \
-	"$src/src/analysis/stream.c" "$src/src/analysis/stream-chunk.c" "$src/src/core/qthread.c" "$src/src/analysis/experiment.c" "$src/src/analysis/salvage.c" \
+	"$src/src/analysis/stream.c" "$src/src/analysis/stream-chunk.c" "$src/src/core/qthread.c" "$src/src/analysis/experiment.c" "$src/src/analysis/salvage.c" "$src/src/core/expfiles.c" \
 	"$src/src/analysis/samples.c" "$src/src/analysis/u64map.c" \
 	"$src/src/analysis/regions.c" "$src/src/core/counts.c" "$src/src/core/clock.c" \
 	"$src/src/core/metrics.c" "$src/src/core/metric-expr.c" "$src/src/core/jsonw.c" \
@@ -57,7 +57,7 @@ flags=(-g -O1 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -fno-omit-frame-poi
 	"$src/src/analysis/powerlog.c" "$src/src/analysis/textline.c" "$src/src/analysis/power.c" -lm
 # the MPI model and the analyses of perfscope mpi
 "$cc" "${flags[@]}" -o "$out/fuzz_mpi" "$src/tests/fuzz/fuzz_mpi.c" \
-	"$src/src/analysis/stream.c" "$src/src/analysis/stream-chunk.c" "$src/src/core/qthread.c" "$src/src/analysis/experiment.c" "$src/src/analysis/salvage.c" \
+	"$src/src/analysis/stream.c" "$src/src/analysis/stream-chunk.c" "$src/src/core/qthread.c" "$src/src/analysis/experiment.c" "$src/src/analysis/salvage.c" "$src/src/core/expfiles.c" \
 	"$src/src/analysis/samples.c" "$src/src/analysis/u64map.c" \
 	"$src/src/analysis/mpi-load.c" "$src/src/analysis/mpi-model.c" \
 	"$src/src/analysis/mpi-match.c" "$src/src/analysis/mpi-causal.c" "$src/src/analysis/mpi-stats.c" \

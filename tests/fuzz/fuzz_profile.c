@@ -118,11 +118,20 @@ int cli_parse(const char *cmd, const struct option_spec *specs, unsigned flags, 
 	return 0;
 }
 
-FILE *cli_open_output(const char *cmd, const char *path, int force)
+int cli_output_open(const char *cmd, const char *path, int force, FILE **out)
 {
 	(void)cmd;
 	(void)force;
-	return fopen(path, "w");
+	*out = fopen(path, "w");
+	return *out ? 0 : 2;
+}
+
+int cli_output_close(const char *cmd, FILE *f, int keep, int status)
+{
+	(void)cmd;
+	(void)keep;
+	fclose(f);
+	return status;
 }
 
 /* Run a command on the experiment: it must succeed, or fail with exit 2 and one message
