@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Fault injection: a traced program is killed with SIGKILL at random moments (a fixed seed,
-# so that a failure can be replayed; PSC_KILL_TRIALS and PSC_KILL_SEED change them). Every
-# experiment must be readable, and every call the program completed before the kill must be
-# in it: the program counts its completed calls in a file it maps shared, so after the kill
-# the report must show that many calls, or one more (the call under way when it died).
+# Fault injection: a traced program, and one rank of an MPI job, are killed with SIGKILL at
+# random moments (a fixed seed, so that a failure can be replayed; PSC_KILL_TRIALS and
+# PSC_KILL_SEED change them). Every experiment must be readable, and every call the program
+# completed before the kill must be in it: the programs count their completed calls in a file
+# they map shared, so after the kill the report must show that many calls, or one more (the
+# call under way when it died). Killing record --sample: test_sample_killed.sh.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 psc_init
@@ -20,10 +21,11 @@ for ((i = 1; i <= trials; i++)); do
 	"$PERFSCOPE" record --functions -o "$d" -- sh -c 'echo $$ >"$1"; exec "$2" progress "$3"' \
 		sh "$T/pid" "$T/kp" "$T/done" >"$T/rec$i.out" 2>"$T/rec$i.err" &
 	rec=$!
-	for _ in $(seq 100); do
+	for _ in $(seq 600); do
 		[ -s "$T/pid" ] && [ -s "$T/done" ] && break
 		sleep 0.05
 	done
+	[ -s "$T/pid" ] && [ -s "$T/done" ] || die "trial $i: the program did not start: $(cat "$T/rec$i.err")"
 	delay=$((RANDOM % 500))
 	sleep "$(printf '0.%03d' "$delay")"
 	kill -KILL "$(cat "$T/pid")"
@@ -38,6 +40,44 @@ for ((i = 1; i <= trials; i++)); do
 	expect_eq 0 "$RC" "trial $i: info exit status"
 	if compgen -G "$d/live.*" >/dev/null; then
 		fail "trial $i: live files left"
+	fi
+done
+
+# MPI: rank 1 of 2 killed; mpirun then ends rank 0 (SIGTERM, or SIGKILL)
+command -v mpicc >/dev/null && command -v mpirun >/dev/null || { note "no MPI: MPI trials skipped"; finish; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+mpicc -g -O1 "$PSC_SOURCE/tests/e2e/mpi-progress-prog.c" -o "$T/mpp" >"$T/mpicc.log" 2>&1 ||
+	die "cannot build mpi-progress-prog.c: $(cat "$T/mpicc.log")"
+for ((i = 1; i <= (trials + 1) / 2; i++)); do
+	d=$T/mpi$i
+	p=$T/progress$i
+	mkdir "$p"
+	timeout -k 5 60 "$PERFSCOPE" record --mpi -o "$d" -- mpirun -np 2 "$T/mpp" "$p" \
+		>"$T/mrec$i.out" 2>"$T/mrec$i.err" &
+	rec=$!
+	# MPI may take a while to start on a loaded machine
+	for _ in $(seq 1200); do
+		[ -s "$p/progress.0" ] && [ -s "$p/progress.1" ] &&
+			[ "$(od -An -t u8 -N8 "$p/progress.1" | tr -d ' ')" -gt 0 ] && break
+		sleep 0.05
+	done
+	[ "$(od -An -t u8 -N8 "$p/progress.1" 2>/dev/null | tr -d ' ')" -gt 0 ] 2>/dev/null ||
+		die "MPI trial $i: the ranks did not start: $(cat "$T/mrec$i.err")"
+	delay=$((RANDOM % 500))
+	sleep "$(printf '0.%03d' "$delay")"
+	kill -KILL "$(od -An -t u8 -j8 -N8 "$p/progress.1" | tr -d ' ')"
+	wait "$rec" || true
+	run mpi$i "$PERFSCOPE" mpi "$d" --routines --csv
+	expect_eq 0 "$RC" "MPI trial $i (rank 1 killed after ${delay} ms): perfscope mpi exit status"
+	for r in 0 1; do
+		done_calls=$(od -An -t u8 -N8 "$p/progress.$r" | tr -d ' ')
+		calls=$(csv_get "$T/mpi$i.out" calls rank=$r routine=MPI_Sendrecv)
+		expect_cmp "$calls" ">=" "$done_calls" "MPI trial $i: rank $r's calls of MPI_Sendrecv against the $done_calls completed"
+		expect_cmp "$calls" "<=" "$((done_calls + 1))" "MPI trial $i: rank $r's calls of MPI_Sendrecv against the $done_calls completed"
+	done
+	if compgen -G "$d/live.*" >/dev/null; then
+		fail "MPI trial $i: live files left"
 	fi
 done
 
