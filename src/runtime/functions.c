@@ -8,13 +8,14 @@
  *
  * Calls left by a jump. A longjmp, or an exception unwinding through code that calls no exit
  * hook (clang's C++), leaves calls without their exit records, and what runs next would nest
- * under them. The hooks keep the open calls with the stack pointer each one had (the hook's
- * canonical frame address: the caller's stack pointer at the call, the same at a function's
- * entry and exit): a real callee's is below its caller's, an inlined callee's the same. The
- * place a jump lands shows which calls it left, those whose stack pointer is below it: longjmp
- * (its jmp_buf holds the landing stack pointer, mangled by glibc) and __cxa_begin_catch (the
- * catching function's) close them at once. Without that, an entry or an exit whose stack
- * pointer is above the innermost open call's shows it. The left calls get their exit records
+ * under them. The hooks keep the open calls with the stack pointer each had at its entry (the
+ * entry hook's canonical frame address: the function's stack pointer at that call); a real
+ * callee's is below its caller's, an inlined callee's the same. The place a jump lands shows
+ * which calls it left, those whose stack pointer is below it: longjmp (its jmp_buf holds the
+ * landing stack pointer, mangled by glibc) and __cxa_begin_catch (the catching function's)
+ * close them at once. Without that, an entry above the innermost open call shows it, and so
+ * does an exit of an outer call (found by its function: an exit hook may be tail-called, at
+ * any stack pointer up to the function's caller's). The left calls get their exit records
  * there, after an unwind record that says how many. A stack pointer above the outermost open
  * call is on another stack (a signal handler's sigaltstack, a coroutine): nothing is closed.
  */
@@ -62,27 +63,19 @@ void frames_init(struct psc_thread *t)
 			t->fend = t->frames + 1;
 		}
 	}
-	/* below the outermost call: above every stack pointer */
+	/* below the outermost call: above every stack pointer, no function's */
 	t->frames[0] = (struct psc_frame){UINTPTR_MAX, 0};
 	t->ftop = t->frames + 1;
 	t->fover = 0;
 }
 
-/* Close the calls of T that a jump landing at SP left: those whose stack pointer is below SP,
- * innermost first, with an unwind record before their exits. Under T's guard. */
-static void frames_unwind(struct psc_thread *t, uintptr_t sp)
+/* Close the N innermost open calls of T, left without their exits: an unwind record, then
+ * their exits, innermost first. Under T's guard. */
+static void frames_close(struct psc_thread *t, uint32_t n)
 {
-	struct psc_frame *f = t->ftop, *outer = t->frames + 1;
-	uint32_t n = 0;
+	struct psc_frame *f = t->ftop;
 	uint64_t *r;
 
-	/* on another stack: the calls of this one are not left */
-	if (f == outer || sp > outer->sp)
-		return;
-	while (f - n > outer && f[-1 - (long)n].sp < sp)
-		n++;
-	if (!n)
-		return;
 	/* each record's time read after its room: a new chunk's clock record comes first */
 	r = thread_reserve(t, 2);
 	if (r) {
@@ -101,13 +94,34 @@ static void frames_unwind(struct psc_thread *t, uintptr_t sp)
 	t->ftop = f - n;
 }
 
-/* Close the calls of T below SP, unless past the last place or without places. */
-static void frames_check(struct psc_thread *t, uintptr_t sp)
+/* A jump lands at SP, or an entry is made there: close the open calls of T below it, unless
+ * past the last place, without places, or on another stack. */
+static void frames_land(struct psc_thread *t, uintptr_t sp)
 {
-	const struct psc_frame *f = t->ftop;
+	const struct psc_frame *f = t->ftop, *outer = t->frames + 1;
+	uint32_t n = 0;
 
-	if (!t->fover && f != t->frames + 1 && sp > f[-1].sp)
-		frames_unwind(t, sp);
+	if (t->fover || f == outer || sp > outer->sp)
+		return;
+	while (f - n > outer && f[-1 - (long)n].sp < sp)
+		n++;
+	if (n)
+		frames_close(t, n);
+}
+
+/* An exit of FN that is not the innermost open call's: close the calls above FN's innermost
+ * open call, if it has one (else FN was entered before recording began: nothing is closed). */
+static void frames_exit(struct psc_thread *t, void *fn)
+{
+	const struct psc_frame *f = t->ftop, *outer = t->frames + 1;
+	uint32_t n = 0;
+
+	if (t->fover)
+		return;
+	while (f - n > outer && f[-1 - (long)n].fn != (uintptr_t)fn)
+		n++;
+	if (f - n > outer && n)
+		frames_close(t, n);
 }
 
 /* The open calls after an event of KIND for FN at SP that took the slow path. */
@@ -119,11 +133,11 @@ static void frames_update(struct psc_thread *t, void *fn, uintptr_t sp, enum psc
 		return;
 	if (kind == PSC_KIND_FUNC_ENTER) {
 		if (f == t->fend) {
-			/* past the last place: counted; its stack pointer of 0 sends every event
-			 * to the slow path until the count is back to 0 */
+			/* past the last place: counted; the last place's stack pointer and
+			 * function of 0 send every event to the slow path until the count is 0 */
 			if (!t->fover++) {
-				t->fdeep_sp = f[-1].sp;
-				f[-1].sp = 0;
+				t->fdeep = f[-1];
+				f[-1] = (struct psc_frame){0, 0};
 			}
 			return;
 		}
@@ -131,8 +145,8 @@ static void frames_update(struct psc_thread *t, void *fn, uintptr_t sp, enum psc
 		t->ftop = f + 1;
 	} else if (t->fover) {
 		if (!--t->fover)
-			f[-1].sp = t->fdeep_sp;
-	} else if (f > t->frames + 1) {
+			f[-1] = t->fdeep;
+	} else if (f > t->frames + 1 && f[-1].fn == (uintptr_t)fn) {
 		t->ftop = f - 1;
 	}
 }
@@ -166,7 +180,10 @@ __attribute__((noinline, cold)) static void func_record_slow(void *fn, enum psc_
 	if (t->closed) {
 		__atomic_add_fetch(&t->lost_records, 1, __ATOMIC_RELAXED);
 	} else {
-		frames_check(t, sp);
+		if (kind == PSC_KIND_FUNC_ENTER)
+			frames_land(t, sp);
+		else
+			frames_exit(t, fn);
 		r = thread_reserve(t, 2);
 		if (r) {
 			r[0] = psc_word0(clock_ticks(psc_session.clock), kind);
@@ -195,10 +212,11 @@ static inline void func_record(void *fn, enum psc_kind kind, uintptr_t sp)
 	/* the room is checked under the guard: a handler may have filled it just before */
 	r = t->pos;
 	f = t->ftop;
-	/* an event above the innermost open call, an entry with no place left, an exit with no
-	 * open call: the slow path */
-	if (unlikely(r + 2 > t->end) || unlikely(sp > f[-1].sp) ||
-	    unlikely(f == (kind == PSC_KIND_FUNC_ENTER ? t->fend : t->frames + 1))) {
+	/* an entry above the innermost open call or with no place left, an exit of another
+	 * function than the innermost open call's: the slow path */
+	if (unlikely(r + 2 > t->end) ||
+	    (kind == PSC_KIND_FUNC_ENTER ? unlikely(sp > f[-1].sp) || unlikely(f == t->fend)
+					 : unlikely(f[-1].fn != (uintptr_t)fn))) {
 		thread_guard_leave(t);
 		func_record_slow(fn, kind, sp);
 		return;
@@ -236,7 +254,7 @@ static void jump_to(uintptr_t sp)
 		int saved_errno = errno;
 
 		thread_guard_enter(t);
-		frames_check(t, sp);
+		frames_land(t, sp);
 		thread_guard_leave(t);
 		errno = saved_errno;
 	}

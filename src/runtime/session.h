@@ -97,14 +97,14 @@ struct psc_thread {
 		int id;
 	} cache[REGION_CACHE_SLOTS];
 	struct psc_thread *next; /* session's list: pushed under session.lock, read lock-free */
-	struct psc_live_header *live; /* the slot's header, at the start of its mapping */
-	size_t map_bytes;	      /* the slot's mapping */
-	unsigned slot;		      /* its number: live.<pid>.<image>.<slot> */
-	int file_backed;	      /* 0: anonymous memory (no file could be made) */
-	int populate;		      /* new: the writer faults its buffers in (slots.c) */
-	struct psc_thread *free_next; /* the session's free slots, under session.lock */
-	uint64_t fover;		      /* open calls past FEND, not kept */
-	uintptr_t fdeep_sp;	      /* the last place's stack pointer while FOVER (functions.c) */
+	struct psc_live_header *live;  /* the slot's header, at the start of its mapping */
+	size_t map_bytes;	       /* the slot's mapping */
+	unsigned slot;		       /* its number: live.<pid>.<image>.<slot> */
+	int file_backed;	       /* 0: anonymous memory (no file could be made) */
+	int populate;		       /* new: the writer faults its buffers in (slots.c) */
+	struct psc_thread *free_next;  /* the session's free slots, under session.lock */
+	uint64_t fover;		       /* open calls past FEND, not kept */
+	struct psc_frame fdeep;	       /* the last place's call while FOVER (functions.c) */
 	struct psc_frame no_frames[2]; /* FRAMES when no memory could be had for them */
 };
 

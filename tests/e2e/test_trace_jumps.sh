@@ -3,7 +3,8 @@
 # (clang's C++), are closed where the runtime sees the jump: the call tree stays three levels
 # deep and the report counts the calls it closed (gcc's C++ runs the exit hooks itself). And
 # nothing is closed without a jump: gcc -O2 inlines fib into itself, whose inlined calls
-# enter their hooks at the stack pointer of the call they are inlined in.
+# enter their hooks at the stack pointer of the call they are inlined in, and tail-calls the
+# exit hook of short-threads-prog's work(), from above the stack pointer of its entry.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 psc_init
@@ -72,5 +73,15 @@ expect_eq 0 "$(json_eval "$T/fib-json.out" 'sum(t["unwound"] for t in d["threads
 	"fib -O2: no call closed without a jump"
 report_csv_or_die fib-csv "$T/fib.exp"
 expect_eq 242785 "$(csv_get "$T/fib-csv.out" calls name=fib)" "fib -O2: calls of fib(25)"
+
+cc -O2 -g -finstrument-functions "$PSC_SOURCE/tests/e2e/short-threads-prog.c" -o "$T/st" -pthread ||
+	die "cannot build short-threads-prog.c"
+record_or_die rec-st "$T/st.exp" --functions -- "$T/st" 40 4
+run st-json "$PERFSCOPE" report "$T/st.exp" --json
+expect_eq "0 0" "$(json_eval "$T/st-json.out" \
+	'"%d %d" % (sum(t["unwound"] for t in d["threads"]), sum(t["unmatched_exits"] for t in d["threads"]))')" \
+	"short threads -O2: no call closed without a jump, no exit unmatched"
+report_csv_or_die st-csv "$T/st.exp"
+expect_eq 40 "$(csv_get "$T/st-csv.out" calls name=work)" "short threads -O2: calls of work"
 
 finish
