@@ -233,6 +233,7 @@ void slots_forget(void)
 		next = t->next;
 		if (t->frames && t->frames != t->no_frames)
 			munmap(t->frames, (size_t)(t->fend - t->frames) * sizeof(*t->frames));
+		rt_free(t->defined, t->defined_bytes);
 		munmap(t->live, t->map_bytes);
 	}
 	psc_session.threads = NULL;
