@@ -19,19 +19,37 @@
 #include <string.h>
 #include <time.h>
 
-/* Record kinds in display order: the 2 function kinds, then the extended types. */
-#define NKINDS 10
-
-static const char *const kind_names[NKINDS] = {
-    "func-enter", "func-exit", "region-def", "region-enter", "region-leave",
-    "clock-sync", "counters",  "lost",	     "end",	     "thread-name",
-};
+/*
+ * Record kinds in display order: the 2 function kinds, then every extended type by its number
+ * (PSC_REC_REGION_DEF .. PSC_REC_SWITCH), named by stream_record_name(). The samples-only types
+ * never occur in a stream (the reader rejects them there): their counts stay 0 and no column
+ * or JSON key shows them.
+ */
+#define NKINDS (PSC_REC_SWITCH + 2)
 
 static size_t kind_index(const struct stream_record *rec)
 {
 	if (rec->kind != PSC_KIND_EXT)
 		return rec->kind == PSC_KIND_FUNC_ENTER ? 0 : 1;
-	return (size_t)rec->type + 1; /* PSC_REC_REGION_DEF (1) .. PSC_REC_THREAD_NAME (8) */
+	return (size_t)rec->type + 1;
+}
+
+static const char *kind_name(size_t k)
+{
+	struct stream_record rec = {.kind = PSC_KIND_EXT};
+
+	if (k < 2)
+		rec.kind = k ? PSC_KIND_FUNC_EXIT : PSC_KIND_FUNC_ENTER;
+	else
+		rec.type = (enum psc_rec_type)(k - 1);
+	return stream_record_name(&rec);
+}
+
+/* Kinds only a samples file holds (format.h): not a stream's. */
+static int samples_only(size_t k)
+{
+	return k >= PSC_REC_SAMPLE_GROUP + 1u &&
+	       (k <= PSC_REC_SAMPLE_TOTALS + 1u || k == PSC_REC_SWITCH + 1u);
 }
 
 struct stream_info {
@@ -87,7 +105,8 @@ static int stream_info_read(struct stream_info *si, const struct exp_stream *s, 
 		if (si->records++ == 0)
 			si->first_ticks = rec.ticks;
 		si->last_ticks = rec.ticks;
-		si->by_kind[kind_index(&rec)]++;
+		if (kind_index(&rec) < NKINDS) /* the reader returns no other type */
+			si->by_kind[kind_index(&rec)]++;
 		if (rec.kind == PSC_KIND_EXT && rec.type == PSC_REC_THREAD_NAME)
 			snprintf(si->thread, sizeof(si->thread), "%s", (const char *)rec.payload);
 		if (rec.kind == PSC_KIND_EXT && rec.type == PSC_REC_LOST) {
@@ -380,7 +399,7 @@ static int print_text(FILE *out, const struct experiment *e, const struct stream
 	table_add_column(t, "file", TABLE_LEFT);
 	for (size_t k = 0; k < NKINDS; k++)
 		if (have_kind[k])
-			table_add_column(t, kind_names[k], TABLE_RIGHT);
+			table_add_column(t, kind_name(k), TABLE_RIGHT);
 	for (size_t i = 0; i < e->nstreams; i++) {
 		size_t col = 1;
 
@@ -461,7 +480,8 @@ static void json_stream(struct jsonw *w, const struct stream_info *s)
 	jsonw_key(w, "by_kind");
 	jsonw_object_begin(w);
 	for (size_t k = 0; k < NKINDS; k++)
-		jsonw_kv_u64(w, kind_names[k], s->by_kind[k]);
+		if (!samples_only(k))
+			jsonw_kv_u64(w, kind_name(k), s->by_kind[k]);
 	jsonw_object_end(w);
 	jsonw_key(w, "first_ns");
 	if (s->records)
