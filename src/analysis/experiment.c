@@ -331,7 +331,7 @@ static void add_pair(void *ctx, uint64_t ticks, uint64_t ns)
 	p->npairs++;
 }
 
-int experiment_open(struct experiment *e, const char *dir, char *err, size_t errlen)
+static int experiment_read(struct experiment *e, const char *dir, char *err, size_t errlen)
 {
 	struct dirent *de;
 	size_t nproc_files = 0, nstream_files = 0, nsample_files = 0;
@@ -438,6 +438,16 @@ int experiment_open(struct experiment *e, const char *dir, char *err, size_t err
 		}
 	}
 	return 0;
+}
+
+/* What experiment_read() left when it failed is released here: no caller leaks it. */
+int experiment_open(struct experiment *e, const char *dir, char *err, size_t errlen)
+{
+	int ret = experiment_read(e, dir, err, errlen);
+
+	if (ret)
+		experiment_release(e);
+	return ret;
 }
 
 struct exp_process *experiment_process(const struct experiment *e, pid_t pid, unsigned image)
