@@ -68,11 +68,40 @@ static char *dup_str(const cJSON *j, const char *key)
 	return strdup(cJSON_IsString(v) ? v->valuestring : "");
 }
 
-static double get_num(const cJSON *j, const char *key, double dflt)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
+/* A JSON file's numbers as they are read: the first one out of its C type's range is a defect,
+ * said in ERR ("PATH: "KEY" is V, ..."), and the file is refused (RET). */
+struct jfile {
+	const char *path;
+	char *err;
+	size_t errlen;
+	int ret;
+};
 
-	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+/* The values a number may have, LO <= V < HI (truncated, it fits its type), and their name. */
+#define R_INT  -2147483648.0, 2147483648.0, "a 32-bit integer"
+#define R_U32  0.0, 4294967296.0, "an unsigned 32-bit integer"
+#define R_U64  0.0, 18446744073709551616.0, "an unsigned 64-bit integer"
+#define R_NS   0.0, 9223372036854775808.0, "a time from 0 to 2^63 ns"
+#define R_REAL -1.7976931348623157e308, 1.7976931348623157e308, "a number"
+
+static double num_at(struct jfile *f, const cJSON *v, const char *key, double lo, double hi,
+		     const char *what, double dflt)
+{
+	if (!cJSON_IsNumber(v))
+		return dflt;
+	if (v->valuedouble >= lo && v->valuedouble < hi)
+		return v->valuedouble;
+	if (!f->ret)
+		snprintf(f->err, f->errlen, "%s: \"%s\" is %.17g, not %s: the file is damaged",
+			 f->path, key, v->valuedouble, what);
+	f->ret = -EINVAL;
+	return dflt;
+}
+
+static double get_num(struct jfile *f, const cJSON *j, const char *key, double lo, double hi,
+		      const char *what, double dflt)
+{
+	return num_at(f, cJSON_GetObjectItemCaseSensitive(j, key), key, lo, hi, what, dflt);
 }
 
 static char **dup_str_array(const cJSON *arr, size_t *n)
@@ -101,14 +130,14 @@ static void free_str_array(char **a, size_t n)
 }
 
 /* Ticks and ns are written as decimal strings: a double would round values above 2^53. */
-static uint64_t json_u64(const cJSON *v)
+static uint64_t json_u64(struct jfile *f, const cJSON *v, const char *key)
 {
 	if (cJSON_IsString(v))
 		return strtoull(v->valuestring, NULL, 10);
-	return cJSON_IsNumber(v) ? (uint64_t)v->valuedouble : 0;
+	return (uint64_t)num_at(f, v, key, R_U64, 0);
 }
 
-static void sampling_load(struct experiment *e, const cJSON *v)
+static void sampling_load(struct experiment *e, struct jfile *f, const cJSON *v)
 {
 	struct exp_sampling *sm = &e->sampling;
 	const cJSON *evs = cJSON_GetObjectItemCaseSensitive(v, "events"), *it;
@@ -122,19 +151,19 @@ static void sampling_load(struct experiment *e, const cJSON *v)
 		if (sm->states && i < sm->nevents)
 			sm->states[i++] = dup_str(it, "state");
 	}
-	sm->frequency = json_u64(cJSON_GetObjectItemCaseSensitive(v, "frequency"));
-	sm->period = json_u64(cJSON_GetObjectItemCaseSensitive(v, "period"));
+	sm->frequency = json_u64(f, cJSON_GetObjectItemCaseSensitive(v, "frequency"), "frequency");
+	sm->period = json_u64(f, cJSON_GetObjectItemCaseSensitive(v, "period"), "period");
 	sm->callgraph = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(v, "callgraph"));
 	sm->user_only = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(v, "user_only"));
-	sm->samples = json_u64(cJSON_GetObjectItemCaseSensitive(v, "samples"));
-	sm->lost = json_u64(cJSON_GetObjectItemCaseSensitive(v, "lost"));
-	sm->throttled = json_u64(cJSON_GetObjectItemCaseSensitive(v, "throttled"));
-	sm->late = json_u64(cJSON_GetObjectItemCaseSensitive(v, "late"));
+	sm->samples = json_u64(f, cJSON_GetObjectItemCaseSensitive(v, "samples"), "samples");
+	sm->lost = json_u64(f, cJSON_GetObjectItemCaseSensitive(v, "lost"), "lost");
+	sm->throttled = json_u64(f, cJSON_GetObjectItemCaseSensitive(v, "throttled"), "throttled");
+	sm->late = json_u64(f, cJSON_GetObjectItemCaseSensitive(v, "late"), "late");
 	sm->inherit = !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(v, "inherit"));
 }
 
 /* meta.json's "unsupported_events" (V, an array): entries without a name are skipped. */
-static void unsupported_load(struct experiment *e, const cJSON *v)
+static void unsupported_load(struct experiment *e, struct jfile *f, const cJSON *v)
 {
 	const cJSON *it;
 
@@ -161,7 +190,7 @@ static void unsupported_load(struct experiment *e, const cJSON *v)
 			u->name = u->reason = NULL;
 			continue;
 		}
-		u->status = (int)get_num(it, "status", 0);
+		u->status = (int)get_num(f, it, "status", R_INT, 0);
 		e->nunsupported++;
 	}
 }
@@ -177,6 +206,7 @@ const struct exp_unsupported *experiment_unsupported(const struct experiment *e,
 static int meta_load(struct experiment *e, char *err, size_t errlen)
 {
 	char path[4096];
+	struct jfile f = {path, err, errlen, 0};
 	cJSON *j, *v;
 	int ret = 0;
 
@@ -197,10 +227,10 @@ static int meta_load(struct experiment *e, char *err, size_t errlen)
 	e->clock = dup_str(j, "clock");
 	v = cJSON_GetObjectItemCaseSensitive(j, "cpu");
 	e->cpu_brand = cJSON_IsObject(v) ? dup_str(v, "brand") : strdup("");
-	e->start_unix_ns = (uint64_t)get_num(j, "start_unix_ns", 0);
-	e->exit_status = (int)get_num(j, "exit_status", -1);
-	e->start_ns = (int64_t)get_num(j, "start_ns", 0);
-	e->end_ns = (int64_t)get_num(j, "end_ns", 0);
+	e->start_unix_ns = (uint64_t)get_num(&f, j, "start_unix_ns", R_U64, 0);
+	e->exit_status = (int)get_num(&f, j, "exit_status", R_INT, -1);
+	e->start_ns = (int64_t)get_num(&f, j, "start_ns", R_NS, 0);
+	e->end_ns = (int64_t)get_num(&f, j, "end_ns", R_NS, 0);
 	if (e->end_ns < e->start_ns)
 		e->start_ns = e->end_ns = 0;
 	e->command = dup_str_array(cJSON_GetObjectItemCaseSensitive(j, "command"), &e->ncommand);
@@ -221,10 +251,10 @@ static int meta_load(struct experiment *e, char *err, size_t errlen)
 	}
 	v = cJSON_GetObjectItemCaseSensitive(j, "sampling");
 	if (cJSON_IsObject(v))
-		sampling_load(e, v);
+		sampling_load(e, &f, v);
 	v = cJSON_GetObjectItemCaseSensitive(j, "unsupported_events");
 	if (cJSON_IsArray(v))
-		unsupported_load(e, v);
+		unsupported_load(e, &f, v);
 	v = cJSON_GetObjectItemCaseSensitive(j, "power");
 	if (cJSON_IsObject(v)) {
 		struct exp_power *pw = &e->power;
@@ -232,20 +262,21 @@ static int meta_load(struct experiment *e, char *err, size_t errlen)
 		e->has_power = 1;
 		pw->source = dup_str(v, "source");
 		pw->file = dup_str(v, "file");
-		pw->period_ns = (int64_t)get_num(v, "period_ns", 0);
+		pw->period_ns = (int64_t)get_num(&f, v, "period_ns", R_NS, 0);
 		pw->path = dup_str(v, "path");
 		pw->format = dup_str(v, "format");
 		pw->scale = dup_str(v, "scale");
-		pw->rate_hz = get_num(v, "rate_hz", 0);
-		pw->offset_ns = get_num(v, "offset_ns", 0);
+		pw->rate_hz = get_num(&f, v, "rate_hz", R_REAL, 0);
+		pw->offset_ns = get_num(&f, v, "offset_ns", R_REAL, 0);
 	}
 	cJSON_Delete(j);
-	return 0;
+	return f.ret;
 }
 
 static int proc_load(struct experiment *e, const char *name, char *err, size_t errlen)
 {
 	char path[4096];
+	struct jfile f = {path, err, errlen, 0};
 	struct exp_process *p;
 	cJSON *j, *cal, *pair;
 	int ret = 0;
@@ -255,18 +286,18 @@ static int proc_load(struct experiment *e, const char *name, char *err, size_t e
 	if (!j)
 		return ret;
 	p = &e->procs[e->nprocs++];
-	p->pid = (pid_t)get_num(j, "pid", 0);
-	p->image = (unsigned)get_num(j, "image", 0);
-	p->ppid = (pid_t)get_num(j, "ppid", 0);
-	p->rank = (int)get_num(j, "rank", -1);
+	p->pid = (pid_t)get_num(&f, j, "pid", R_INT, 0);
+	p->image = (unsigned)get_num(&f, j, "image", R_U32, 0);
+	p->ppid = (pid_t)get_num(&f, j, "ppid", R_INT, 0);
+	p->rank = (int)get_num(&f, j, "rank", R_INT, -1);
 	p->exe = dup_str(j, "exe");
 	p->host = dup_str(j, "host");
 	p->state = dup_str(j, "state");
 	p->error = dup_str(j, "error");
-	p->paranoid = (int)get_num(j, "paranoid", 2);
+	p->paranoid = (int)get_num(&f, j, "paranoid", R_INT, 2);
 	p->have_core_pmu = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "have_core_pmu"));
-	p->lost_records = (uint64_t)get_num(j, "lost_records", 0);
-	p->lost_bytes = (uint64_t)get_num(j, "lost_bytes", 0);
+	p->lost_records = (uint64_t)get_num(&f, j, "lost_records", R_U64, 0);
+	p->lost_bytes = (uint64_t)get_num(&f, j, "lost_bytes", R_U64, 0);
 	{
 		char *clock = dup_str(j, "clock");
 
@@ -280,11 +311,14 @@ static int proc_load(struct experiment *e, const char *name, char *err, size_t e
 	{
 		if (cJSON_GetArraySize(pair) != 2 || !p->pairs)
 			continue;
-		p->pairs[p->npairs].ticks = json_u64(cJSON_GetArrayItem(pair, 0));
-		p->pairs[p->npairs].ns = json_u64(cJSON_GetArrayItem(pair, 1));
+		p->pairs[p->npairs].ticks =
+		    json_u64(&f, cJSON_GetArrayItem(pair, 0), "calibration");
+		p->pairs[p->npairs].ns = json_u64(&f, cJSON_GetArrayItem(pair, 1), "calibration");
 		p->npairs++;
 	}
 	cJSON_Delete(j);
+	if (f.ret)
+		return f.ret;
 	if (!p->clock || p->pid <= 0) {
 		snprintf(err, errlen, "%s: missing pid or clock", path);
 		return -EINVAL;
