@@ -5,6 +5,7 @@
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -314,6 +315,15 @@ static int proc_load(struct experiment *e, const char *name, char *err, size_t e
 		p->pairs[p->npairs].ticks =
 		    json_u64(&f, cJSON_GetArrayItem(pair, 0), "calibration");
 		p->pairs[p->npairs].ns = json_u64(&f, cJSON_GetArrayItem(pair, 1), "calibration");
+		/* as in a stream header: ticks of a record's 62 bits, a signed time */
+		if (!f.ret && (p->pairs[p->npairs].ticks >> 62 || p->pairs[p->npairs].ns >> 63)) {
+			snprintf(err, errlen,
+				 "%s: \"calibration\": pair %zu (%" PRIu64 ", %" PRIu64
+				 ") is past 2^62 ticks or 2^63 ns: the file is damaged",
+				 path, p->npairs + 1, p->pairs[p->npairs].ticks,
+				 p->pairs[p->npairs].ns);
+			f.ret = -EINVAL;
+		}
 		p->npairs++;
 	}
 	cJSON_Delete(j);
@@ -463,7 +473,8 @@ static int experiment_read(struct experiment *e, const char *dir, char *err, siz
 	for (size_t i = 0; i < e->nprocs; i++) {
 		struct exp_process *p = &e->procs[i];
 
-		if (p->npairs == 0 || clock_fit_pairs(p->pairs, p->npairs, p->clock, &p->fit)) {
+		if (p->npairs == 0 || clock_fit_checked(p->pairs, p->npairs, p->clock, &p->fit,
+							p->clock_note, sizeof(p->clock_note))) {
 			/* without two distinct pairs, trust the only one with a unit slope */
 			p->fit.ref_ticks = p->npairs ? p->pairs[0].ticks : 0;
 			p->fit.ref_ns = p->npairs ? p->pairs[0].ns : 0;

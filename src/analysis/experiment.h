@@ -28,6 +28,8 @@ struct exp_process {
 	struct clock_pair *pairs;
 	size_t npairs;
 	struct clock_fit fit;
+	char clock_note[384]; /* why the fit is not that of all pairs, or is not plausible
+			       * (clock_fit_checked()); "" when it is */
 	char **events; /* configured event names, in snapshot order */
 	size_t nevents;
 	int paranoid;
