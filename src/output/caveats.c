@@ -42,6 +42,8 @@ void experiment_caveats(const struct experiment *e, int process_ends,
 			    "at the last written chunk",
 			    (int)pr->pid);
 		}
+		if (pr->clock_note[0])
+			caveat_say(fn, ctx, "process %d: %s", (int)pr->pid, pr->clock_note);
 		if (pr->error[0]) {
 			caveat_say(fn, ctx, "process %d: %s", (int)pr->pid, pr->error);
 		}
