@@ -340,10 +340,14 @@ static int print_text(FILE *out, const struct experiment *e, const struct stream
 	}
 	ret = table_print(t, out, "  ");
 	table_free(t);
-	for (size_t i = 0; i < e->nprocs; i++)
+	for (size_t i = 0; i < e->nprocs; i++) {
 		if (procs[i]->error && procs[i]->error[0])
 			fprintf(out, "  pid %d image %u: %s\n", (int)procs[i]->pid, procs[i]->image,
 				procs[i]->error);
+		if (procs[i]->clock_note[0])
+			fprintf(out, "  pid %d image %u: %s\n", (int)procs[i]->pid, procs[i]->image,
+				procs[i]->clock_note);
+	}
 
 	fprintf(out, "\nstreams: %zu\n", e->nstreams);
 	t = table_new();
@@ -444,6 +448,7 @@ static void json_process(struct jsonw *w, const struct exp_process *p, const str
 	jsonw_kv_u64(w, "streams", streams_of(p, si, n));
 	jsonw_kv_string(w, "clock", clock_source_name(p->clock));
 	jsonw_kv_double(w, "ns_per_tick", p->fit.ns_per_tick);
+	jsonw_kv_string(w, "clock_note", p->clock_note);
 	jsonw_key(w, "clock_pairs");
 	jsonw_array_begin(w);
 	for (size_t i = 0; i < p->npairs; i++) { /* strings, as in proc.<pid>.json: above 2^53 */
