@@ -234,6 +234,7 @@ static int meta_load(struct experiment *e, char *err, size_t errlen)
 	e->end_ns = (int64_t)get_num(&f, j, "end_ns", R_NS, 0);
 	if (e->end_ns < e->start_ns)
 		e->start_ns = e->end_ns = 0;
+	e->mpi = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "mpi"));
 	e->command = dup_str_array(cJSON_GetObjectItemCaseSensitive(j, "command"), &e->ncommand);
 	v = cJSON_GetObjectItemCaseSensitive(j, "metric_group");
 	e->metric_group = cJSON_IsObject(v) ? dup_str(v, "name") : strdup("");
@@ -299,6 +300,7 @@ static int proc_load(struct experiment *e, const char *name, char *err, size_t e
 	p->have_core_pmu = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "have_core_pmu"));
 	p->lost_records = (uint64_t)get_num(&f, j, "lost_records", R_U64, 0);
 	p->lost_bytes = (uint64_t)get_num(&f, j, "lost_bytes", R_U64, 0);
+	p->lost_threads = (uint64_t)get_num(&f, j, "lost_threads", R_U64, 0);
 	{
 		char *clock = dup_str(j, "clock");
 

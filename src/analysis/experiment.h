@@ -30,12 +30,13 @@ struct exp_process {
 	struct clock_fit fit;
 	char clock_note[384]; /* why the fit is not that of all pairs, or is not plausible
 			       * (clock_fit_checked()); "" when it is */
-	char **events; /* configured event names, in snapshot order */
+	char **events;	      /* configured event names, in snapshot order */
 	size_t nevents;
 	int paranoid;
 	int have_core_pmu;
 	uint64_t lost_records;
-	uint64_t lost_bytes; /* chunks that could not be written */
+	uint64_t lost_bytes;   /* chunks that could not be written */
+	uint64_t lost_threads; /* threads the runtime could not record at all (0 when absent) */
 };
 
 struct exp_stream {
@@ -104,6 +105,7 @@ struct experiment {
 	size_t nsamples;
 	int has_sampling; /* meta.json has a "sampling" object */
 	struct exp_sampling sampling;
+	int mpi;       /* meta.json's "mpi": recorded with record --mpi */
 	int has_power; /* meta.json has a "power" object */
 	struct exp_power power;
 	struct exp_unsupported *unsupported; /* events record could not open */
