@@ -41,6 +41,17 @@ static char *read_text(const char *path, int *err)
 	return buf;
 }
 
+/* cJSON's allocations, so that a parse that failed for memory is not taken for bad JSON */
+static __thread int json_oom;
+
+static void *json_malloc(size_t n)
+{
+	void *p = malloc(n);
+
+	json_oom |= !p;
+	return p;
+}
+
 static cJSON *read_json(const char *path, char *err, size_t errlen, int *ret)
 {
 	char *text = read_text(path, ret);
@@ -50,8 +61,13 @@ static cJSON *read_json(const char *path, char *err, size_t errlen, int *ret)
 		snprintf(err, errlen, "%s: %s", path, strerror(-*ret));
 		return NULL;
 	}
+	cJSON_InitHooks(&(cJSON_Hooks){json_malloc, free});
+	json_oom = 0;
 	j = cJSON_Parse(text);
-	if (!j) {
+	if (!j && json_oom) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		*ret = -ENOMEM;
+	} else if (!j) {
 		const char *at = cJSON_GetErrorPtr();
 
 		snprintf(err, errlen, "%s: byte %ld: invalid JSON", path,
@@ -60,13 +76,6 @@ static cJSON *read_json(const char *path, char *err, size_t errlen, int *ret)
 	}
 	free(text);
 	return j;
-}
-
-static char *dup_str(const cJSON *j, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
-
-	return strdup(cJSON_IsString(v) ? v->valuestring : "");
 }
 
 /* A JSON file's numbers as they are read: the first one out of its C type's range is a defect,
@@ -105,19 +114,47 @@ static double get_num(struct jfile *f, const cJSON *j, const char *key, double l
 	return num_at(f, cJSON_GetObjectItemCaseSensitive(j, key), key, lo, hi, what, dflt);
 }
 
-static char **dup_str_array(const cJSON *arr, size_t *n)
+/* F's error is out of memory (unless it has one already). */
+static void jfile_oom(struct jfile *f)
+{
+	if (!f->ret)
+		snprintf(f->err, f->errlen, "%s: out of memory", f->path);
+	if (!f->ret)
+		f->ret = -ENOMEM;
+}
+
+/* A copy of S, or NULL with F's error out of memory. */
+static char *jdup(struct jfile *f, const char *s)
+{
+	char *d = strdup(s);
+
+	if (!d)
+		jfile_oom(f);
+	return d;
+}
+
+static char *dup_str(struct jfile *f, const cJSON *j, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
+
+	return jdup(f, cJSON_IsString(v) ? v->valuestring : "");
+}
+
+static char **dup_str_array(struct jfile *f, const cJSON *arr, size_t *n)
 {
 	size_t count = (size_t)cJSON_GetArraySize(arr), i = 0;
 	char **out = calloc(count + 1, sizeof(*out));
 	const cJSON *it;
 
-	if (!out)
+	if (!out) {
+		jfile_oom(f);
 		return NULL;
+	}
 	cJSON_ArrayForEach(it, arr)
 	{
 		const cJSON *name = cJSON_IsObject(it) ? cJSON_GetObjectItem(it, "name") : it;
 
-		out[i++] = strdup(cJSON_IsString(name) ? name->valuestring : "");
+		out[i++] = jdup(f, cJSON_IsString(name) ? name->valuestring : "");
 	}
 	*n = i;
 	return out;
@@ -145,12 +182,14 @@ static void sampling_load(struct experiment *e, struct jfile *f, const cJSON *v)
 	size_t i = 0;
 
 	e->has_sampling = 1;
-	sm->events = dup_str_array(evs, &sm->nevents);
+	sm->events = dup_str_array(f, evs, &sm->nevents);
 	sm->states = calloc(sm->nevents + 1, sizeof(*sm->states));
+	if (!sm->states)
+		jfile_oom(f);
 	cJSON_ArrayForEach(it, evs)
 	{
 		if (sm->states && i < sm->nevents)
-			sm->states[i++] = dup_str(it, "state");
+			sm->states[i++] = dup_str(f, it, "state");
 	}
 	sm->frequency = json_u64(f, cJSON_GetObjectItemCaseSensitive(v, "frequency"), "frequency");
 	sm->period = json_u64(f, cJSON_GetObjectItemCaseSensitive(v, "period"), "period");
@@ -169,8 +208,10 @@ static void unsupported_load(struct experiment *e, struct jfile *f, const cJSON 
 	const cJSON *it;
 
 	e->unsupported = calloc((size_t)cJSON_GetArraySize(v) + 1, sizeof(*e->unsupported));
-	if (!e->unsupported)
+	if (!e->unsupported) {
+		jfile_oom(f);
 		return;
+	}
 	cJSON_ArrayForEach(it, v)
 	{
 		struct exp_unsupported *u = &e->unsupported[e->nunsupported];
@@ -178,14 +219,13 @@ static void unsupported_load(struct experiment *e, struct jfile *f, const cJSON 
 
 		if (!cJSON_IsString(name) || !name->valuestring[0])
 			continue;
-		u->name = strdup(name->valuestring);
-		u->reason = dup_str(it, "reason");
+		u->name = jdup(f, name->valuestring);
+		u->reason = dup_str(f, it, "reason");
 		if (u->reason && !u->reason[0]) {
 			free(u->reason);
-			u->reason = strdup("could not be opened");
+			u->reason = jdup(f, "could not be opened");
 		}
-		if (!u->name || !u->reason) {
-			/* out of memory: the event goes without its caveat, as other fields do */
+		if (!u->name || !u->reason) { /* out of memory: said in F */
 			free(u->name);
 			free(u->reason);
 			u->name = u->reason = NULL;
@@ -223,11 +263,11 @@ static int meta_load(struct experiment *e, char *err, size_t errlen)
 		cJSON_Delete(j);
 		return -EINVAL;
 	}
-	e->created_by = dup_str(j, "created_by");
-	e->host = dup_str(j, "host");
-	e->clock = dup_str(j, "clock");
+	e->created_by = dup_str(&f, j, "created_by");
+	e->host = dup_str(&f, j, "host");
+	e->clock = dup_str(&f, j, "clock");
 	v = cJSON_GetObjectItemCaseSensitive(j, "cpu");
-	e->cpu_brand = cJSON_IsObject(v) ? dup_str(v, "brand") : strdup("");
+	e->cpu_brand = cJSON_IsObject(v) ? dup_str(&f, v, "brand") : jdup(&f, "");
 	e->start_unix_ns = (uint64_t)get_num(&f, j, "start_unix_ns", R_U64, 0);
 	e->exit_status = (int)get_num(&f, j, "exit_status", R_INT, -1);
 	e->start_ns = (int64_t)get_num(&f, j, "start_ns", R_NS, 0);
@@ -235,20 +275,25 @@ static int meta_load(struct experiment *e, char *err, size_t errlen)
 	if (e->end_ns < e->start_ns)
 		e->start_ns = e->end_ns = 0;
 	e->mpi = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "mpi"));
-	e->command = dup_str_array(cJSON_GetObjectItemCaseSensitive(j, "command"), &e->ncommand);
+	e->command =
+	    dup_str_array(&f, cJSON_GetObjectItemCaseSensitive(j, "command"), &e->ncommand);
 	v = cJSON_GetObjectItemCaseSensitive(j, "metric_group");
-	e->metric_group = cJSON_IsObject(v) ? dup_str(v, "name") : strdup("");
+	e->metric_group = cJSON_IsObject(v) ? dup_str(&f, v, "name") : jdup(&f, "");
 	if (cJSON_IsObject(v)) {
 		const cJSON *ms = cJSON_GetObjectItemCaseSensitive(v, "metrics"), *m;
 
 		e->metrics = calloc((size_t)cJSON_GetArraySize(ms) + 1, sizeof(*e->metrics));
+		if (!e->metrics)
+			jfile_oom(&f);
 		cJSON_ArrayForEach(m, ms)
 		{
+			if (!e->metrics)
+				break;
 			struct exp_metric *em = &e->metrics[e->nmetrics++];
 
-			em->name = dup_str(m, "name");
-			em->unit = dup_str(m, "unit");
-			em->formula = dup_str(m, "formula");
+			em->name = dup_str(&f, m, "name");
+			em->unit = dup_str(&f, m, "unit");
+			em->formula = dup_str(&f, m, "formula");
 		}
 	}
 	v = cJSON_GetObjectItemCaseSensitive(j, "sampling");
@@ -262,12 +307,12 @@ static int meta_load(struct experiment *e, char *err, size_t errlen)
 		struct exp_power *pw = &e->power;
 
 		e->has_power = 1;
-		pw->source = dup_str(v, "source");
-		pw->file = dup_str(v, "file");
+		pw->source = dup_str(&f, v, "source");
+		pw->file = dup_str(&f, v, "file");
 		pw->period_ns = (int64_t)get_num(&f, v, "period_ns", R_NS, 0);
-		pw->path = dup_str(v, "path");
-		pw->format = dup_str(v, "format");
-		pw->scale = dup_str(v, "scale");
+		pw->path = dup_str(&f, v, "path");
+		pw->format = dup_str(&f, v, "format");
+		pw->scale = dup_str(&f, v, "scale");
 		pw->rate_hz = get_num(&f, v, "rate_hz", R_REAL, 0);
 		pw->offset_ns = get_num(&f, v, "offset_ns", R_REAL, 0);
 	}
@@ -292,24 +337,26 @@ static int proc_load(struct experiment *e, const char *name, char *err, size_t e
 	p->image = (unsigned)get_num(&f, j, "image", R_U32, 0);
 	p->ppid = (pid_t)get_num(&f, j, "ppid", R_INT, 0);
 	p->rank = (int)get_num(&f, j, "rank", R_INT, -1);
-	p->exe = dup_str(j, "exe");
-	p->host = dup_str(j, "host");
-	p->state = dup_str(j, "state");
-	p->error = dup_str(j, "error");
+	p->exe = dup_str(&f, j, "exe");
+	p->host = dup_str(&f, j, "host");
+	p->state = dup_str(&f, j, "state");
+	p->error = dup_str(&f, j, "error");
 	p->paranoid = (int)get_num(&f, j, "paranoid", R_INT, 2);
 	p->have_core_pmu = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "have_core_pmu"));
 	p->lost_records = (uint64_t)get_num(&f, j, "lost_records", R_U64, 0);
 	p->lost_bytes = (uint64_t)get_num(&f, j, "lost_bytes", R_U64, 0);
 	p->lost_threads = (uint64_t)get_num(&f, j, "lost_threads", R_U64, 0);
 	{
-		char *clock = dup_str(j, "clock");
+		char *clock = dup_str(&f, j, "clock");
 
 		p->clock = clock ? clock_source_parse(clock) : 0;
 		free(clock);
 	}
-	p->events = dup_str_array(cJSON_GetObjectItemCaseSensitive(j, "events"), &p->nevents);
+	p->events = dup_str_array(&f, cJSON_GetObjectItemCaseSensitive(j, "events"), &p->nevents);
 	cal = cJSON_GetObjectItemCaseSensitive(j, "calibration");
 	p->pairs = calloc((size_t)cJSON_GetArraySize(cal) + 1, sizeof(*p->pairs));
+	if (!p->pairs)
+		jfile_oom(&f);
 	cJSON_ArrayForEach(pair, cal)
 	{
 		if (cJSON_GetArraySize(pair) != 2 || !p->pairs)
@@ -364,13 +411,22 @@ static int cmp_stream(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
+/* The process a stream's clock pairs go to, and whether memory ran out adding one. */
+struct pair_sink {
+	struct exp_process *p;
+	int oom;
+};
+
 static void add_pair(void *ctx, uint64_t ticks, uint64_t ns)
 {
-	struct exp_process *p = ctx;
+	struct pair_sink *sink = ctx;
+	struct exp_process *p = sink->p;
 	struct clock_pair *np = realloc(p->pairs, (p->npairs + 1) * sizeof(*np));
 
-	if (!np)
+	if (!np) {
+		sink->oom = 1;
 		return;
+	}
 	p->pairs = np;
 	p->pairs[p->npairs].ticks = ticks;
 	p->pairs[p->npairs].ns = ns;
@@ -399,6 +455,10 @@ static int experiment_read(struct experiment *e, const char *dir, char *err, siz
 		return -ENOTDIR;
 	}
 	e->dir = strdup(dir);
+	if (!e->dir) {
+		snprintf(err, errlen, "%s: out of memory", dir);
+		return -ENOMEM;
+	}
 	ret = meta_load(e, err, errlen);
 	if (ret)
 		return ret;
@@ -415,6 +475,11 @@ static int experiment_read(struct experiment *e, const char *dir, char *err, siz
 	e->samples = calloc(nsample_files + 1, sizeof(*e->samples));
 	e->procs = calloc(nproc_files + 1, sizeof(*e->procs));
 	e->streams = calloc(nstream_files + 1, sizeof(*e->streams));
+	if (!e->procs || !e->streams || !e->samples) {
+		closedir(d);
+		snprintf(err, errlen, "%s: out of memory", dir);
+		return -ENOMEM;
+	}
 	rewinddir(d);
 	while ((de = readdir(d)) && ret == 0) {
 		int pid, tid, used = 0;
@@ -431,6 +496,10 @@ static int experiment_read(struct experiment *e, const char *dir, char *err, siz
 
 			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 			s->path = strdup(path);
+			if (!s->path) {
+				snprintf(err, errlen, "%s: out of memory", dir);
+				ret = -ENOMEM;
+			}
 			s->pid = pid;
 			s->tid = tid;
 			s->image = image;
@@ -441,16 +510,16 @@ static int experiment_read(struct experiment *e, const char *dir, char *err, siz
 
 			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 			s->path = strdup(path);
+			if (!s->path) {
+				snprintf(err, errlen, "%s: out of memory", dir);
+				ret = -ENOMEM;
+			}
 			s->pid = pid;
 		}
 	}
 	closedir(d);
 	if (ret)
 		return ret;
-	if (!e->procs || !e->streams || !e->samples) {
-		snprintf(err, errlen, "%s: out of memory", dir);
-		return -ENOMEM;
-	}
 	if (!e->has_meta && e->nprocs == 0) {
 		snprintf(err, errlen,
 			 "%s: not a perfscope experiment (no meta.json, no proc.*.json)", dir);
@@ -459,6 +528,7 @@ static int experiment_read(struct experiment *e, const char *dir, char *err, siz
 	qsort(e->streams, e->nstreams, sizeof(*e->streams), cmp_stream);
 	for (size_t i = 0; i < e->nstreams; i++) {
 		struct exp_stream *s = &e->streams[i];
+		struct pair_sink sink = {NULL, 0};
 
 		s->proc = experiment_process(e, s->pid, s->image);
 		if (!s->proc) {
@@ -470,7 +540,12 @@ static int experiment_read(struct experiment *e, const char *dir, char *err, siz
 					 s->path, (int)s->pid);
 			return -EINVAL;
 		}
-		stream_scan_clock(s->path, add_pair, s->proc, err, errlen);
+		sink.p = s->proc;
+		stream_scan_clock(s->path, add_pair, &sink, err, errlen);
+		if (sink.oom) {
+			snprintf(err, errlen, "%s: out of memory", s->path);
+			return -ENOMEM;
+		}
 	}
 	for (size_t i = 0; i < e->nprocs; i++) {
 		struct exp_process *p = &e->procs[i];
