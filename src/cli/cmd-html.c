@@ -218,11 +218,16 @@ int cmd_html(int argc, char **argv)
 		if ((ret = open_archive(&rep, &in, dir)))
 			goto out;
 		ret = EXIT_USAGE;
-	} else if (report_open(&rep, "html", dir,
-			       &(struct report_options){.per_thread = 1,
-							.lines = 1,
-							.before_profiles = load_mpi_first,
-							.ctx = &mf})) {
+	} else if ((ret = report_open(&rep, "html", dir,
+				      &(struct report_options){.per_thread = 1,
+							       .lines = 1,
+							       .before_profiles = load_mpi_first,
+							       .ctx = &mf}))) {
+		if (ret == -ENOMEM) { /* said; not the experiment's fault: no view is left out */
+			ret = 1;
+			goto out;
+		}
+		ret = EXIT_USAGE;
 		/* a stream the profile pass rejects: the other views may still be built (the
 		 * MPI model by html_mpi(), from the experiment opened again) */
 		html_input_release(&in);
@@ -242,6 +247,15 @@ int cmd_html(int argc, char **argv)
 	in.syms = &rep.syms;
 	if (grid && check_grid(grid, &in, html_input_ranks(&in)))
 		goto out;
+	/* every view's data first: out of memory leaves OUTPUT as it was */
+	if (html_build(&in)) {
+		cli_error("html",
+			  "out of memory building the report (%s not written): free memory, "
+			  "or raise the limit (ulimit -v)",
+			  output);
+		ret = 1;
+		goto out;
+	}
 	out = cli_open_output("html", output, force);
 	if (!out)
 		goto out;
