@@ -160,13 +160,24 @@ static void stream_end_text(const struct stream_info *si, char *buf, size_t len)
 	}
 }
 
+/* Whether P is the command record started: no process of E is its parent (true of the command
+ * when it runs the runtime, which a dynamically linked one does). */
+static int launched(const struct experiment *e, const struct exp_process *p)
+{
+	for (size_t i = 0; i < e->nprocs; i++)
+		if (e->procs[i].pid == p->ppid)
+			return 0;
+	return 1;
+}
+
 /*
  * How process P of E ended, from its proc file and its streams' end records. A process whose
  * proc file still says "running" wrote no end: it was killed, or it outlived the command
  * (record waits for the command alone, not for its background processes). A record later
  * than the command's end (meta.json's end_ns, on the same host's clock) shows it outlived it;
- * without one the two cannot be told apart (a process still running keeps its last records
- * in its buffer), and the text says so.
+ * the command itself, whose exit status says a signal ended it, was killed; else the two
+ * cannot be told apart (a process still running keeps its last records in its buffer), and
+ * the text says so.
  */
 static void process_state_text(const struct experiment *e, const struct exp_process *p,
 			       const struct stream_info *si, size_t n, char *buf, size_t len)
@@ -190,6 +201,9 @@ static void process_state_text(const struct experiment *e, const struct exp_proc
 		 (!p->host[0] || !e->host || !strcmp(p->host, e->host)))
 		snprintf(buf, len,
 			 "running (outlived the command: still running when record ended)");
+	else if (e->exit_status > 128 && launched(e, p))
+		snprintf(buf, len, "running (killed: the command ended by signal %d)",
+			 e->exit_status - 128);
 	else if (e->exit_status < 0 && e->created_by && !strcmp(e->created_by, "perfscope record"))
 		snprintf(buf, len, "running (did not end cleanly; record was killed too)");
 	else
