@@ -214,7 +214,7 @@ expect_eq 0 "$RC" "report of a killed run: exit status"
 expect_grep "did not end cleanly" "$T/killed-report.out" "report of a killed run says so"
 run killed-info "$PERFSCOPE" info "$d"
 expect_eq 0 "$RC" "info of a killed run: exit status"
-expect_grep "running (killed: did not end cleanly)" "$T/killed-info.out" "info: the process was killed"
+expect_grep "running (killed: the command ended by signal 9)" "$T/killed-info.out" "info: the process was killed"
 expect_grep "no end record" "$T/killed-info.out" "info: its stream has no end record"
 
 finish
