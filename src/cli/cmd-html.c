@@ -245,6 +245,7 @@ int cmd_html(int argc, char **argv)
 	}
 	in.e = &rep.e;
 	in.syms = &rep.syms;
+	ret = EXIT_USAGE; /* a bad --grid, or an output file that exists */
 	if (grid && check_grid(grid, &in, html_input_ranks(&in)))
 		goto out;
 	/* every view's data first: out of memory leaves OUTPUT as it was */
