@@ -29,12 +29,15 @@ struct exp_process {
 	struct clock_pair *pairs;
 	size_t npairs;
 	struct clock_fit fit;
-	char **events; /* configured event names, in snapshot order */
+	char clock_note[384]; /* why the fit is not that of all pairs, or is not plausible
+			       * (clock_fit_checked()); "" when it is */
+	char **events;	      /* configured event names, in snapshot order */
 	size_t nevents;
 	int paranoid;
 	int have_core_pmu;
 	uint64_t lost_records;
-	uint64_t lost_bytes; /* chunks that could not be written */
+	uint64_t lost_bytes;   /* chunks that could not be written */
+	uint64_t lost_threads; /* threads the runtime could not record at all (0 when absent) */
 };
 
 struct exp_stream {
@@ -103,6 +106,7 @@ struct experiment {
 	size_t nsamples;
 	int has_sampling; /* meta.json has a "sampling" object */
 	struct exp_sampling sampling;
+	int mpi;       /* meta.json's "mpi": recorded with record --mpi */
 	int has_power; /* meta.json has a "power" object */
 	struct exp_power power;
 	struct exp_unsupported *unsupported; /* events record could not open */
@@ -116,7 +120,8 @@ struct experiment {
  * pairs and the clock record that opens every chunk. Streams that processes left unclosed
  * (killed, or gone through _exit) are first completed from their live buffer files
  * (salvage.h; what that did, or could not do, in E->salvage). 0, or a negative errno with a
- * one-line message naming the file in ERR.
+ * one-line message naming the file in ERR; then E holds nothing to release
+ * (experiment_release() on it does nothing).
  */
 int experiment_open(struct experiment *e, const char *dir, char *err, size_t errlen);
 

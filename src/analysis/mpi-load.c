@@ -552,6 +552,42 @@ static void proc_load_release(struct proc_load *pl)
 	free(pl->notes);
 }
 
+/*
+ * Why E has no MPI records, in ERR. Recorded without --mpi: that. With it, a rank writes its
+ * first MPI records after MPI_Init returns, and they reach its stream with a chunk: processes
+ * that did not end cleanly (proc file still "running": killed or crashed) lost them, or died
+ * before; when every process ended cleanly, none called MPI_Init through the wrappers.
+ */
+static void no_mpi_text(const struct experiment *e, char *err, size_t errlen)
+{
+	const struct exp_process *dead = NULL;
+	size_t ndead = 0;
+
+	if (!e->mpi) {
+		snprintf(err, errlen, "%s: no MPI records (record with perfscope record --mpi)",
+			 e->dir);
+		return;
+	}
+	for (size_t i = 0; i < e->nprocs; i++) {
+		if (strcmp(e->procs[i].state, "exited") && strcmp(e->procs[i].state, "exec")) {
+			dead = dead ? dead : &e->procs[i];
+			ndead++;
+		}
+	}
+	if (ndead)
+		snprintf(err, errlen,
+			 "%s: no MPI records, although recorded with --mpi: %zu of %zu processes "
+			 "were killed or crashed (pid %d, %s, did not end cleanly) before their "
+			 "ranks' MPI_Init records reached the files",
+			 e->dir, ndead, e->nprocs, (int)dead->pid, dead->exe);
+	else
+		snprintf(err, errlen,
+			 "%s: no MPI records, although recorded with --mpi: none of the %zu "
+			 "processes called MPI_Init through perfscope's MPI wrappers (is the "
+			 "command an MPI program, linked with the MPI that mpirun belongs to?)",
+			 e->dir, e->nprocs);
+}
+
 int mpi_model_load(struct mpi_model *m, const struct experiment *e, unsigned flags, char *err,
 		   size_t errlen)
 {
@@ -599,8 +635,7 @@ int mpi_model_load_facts(struct mpi_model *m, const struct experiment *e, unsign
 	}
 	if (!ld.any_mpi) {
 		free(ld.spans);
-		snprintf(err, errlen, "%s: no MPI records (record with perfscope record --mpi)",
-			 e->dir);
+		no_mpi_text(e, err, errlen);
 		return -ENODATA;
 	}
 	free(m->source);

@@ -45,6 +45,13 @@ static int check_header(const struct stream_reader *r, const char *path, char *e
 	if (h->clock_source < CLOCK_SOURCE_MONOTONIC || h->clock_source > CLOCK_SOURCE_CNTVCT)
 		return stream_fail(err, errlen, -EINVAL, path, 36, "unknown clock source %u",
 				   h->clock_source);
+	/* the process's start pair: ticks fit a record's 62 bits, ns a signed time */
+	if (h->start_ticks >> 62)
+		return stream_fail(err, errlen, -EINVAL, path, 40,
+				   "start ticks %" PRIu64 " past a record's 2^62", h->start_ticks);
+	if (h->start_ns >> 63)
+		return stream_fail(err, errlen, -EINVAL, path, 48,
+				   "start time %" PRIu64 " ns past 2^63", h->start_ns);
 	if (h->nevents > PSC_REC_MAX_WORDS - 2)
 		return stream_fail(err, errlen, -EINVAL, path, 56, "bad number of events %u",
 				   h->nevents);

@@ -218,11 +218,16 @@ int cmd_html(int argc, char **argv)
 		if ((ret = open_archive(&rep, &in, dir)))
 			goto out;
 		ret = EXIT_USAGE;
-	} else if (report_open(&rep, "html", dir,
-			       &(struct report_options){.per_thread = 1,
-							.lines = 1,
-							.before_profiles = load_mpi_first,
-							.ctx = &mf})) {
+	} else if ((ret = report_open(&rep, "html", dir,
+				      &(struct report_options){.per_thread = 1,
+							       .lines = 1,
+							       .before_profiles = load_mpi_first,
+							       .ctx = &mf}))) {
+		if (ret == -ENOMEM) { /* said; not the experiment's fault: no view is left out */
+			ret = 1;
+			goto out;
+		}
+		ret = EXIT_USAGE;
 		/* a stream the profile pass rejects: the other views may still be built (the
 		 * MPI model by html_mpi(), from the experiment opened again) */
 		html_input_release(&in);
@@ -240,8 +245,18 @@ int cmd_html(int argc, char **argv)
 	}
 	in.e = &rep.e;
 	in.syms = &rep.syms;
+	ret = EXIT_USAGE; /* a bad --grid, or an output file that exists */
 	if (grid && check_grid(grid, &in, html_input_ranks(&in)))
 		goto out;
+	/* every view's data first: out of memory leaves OUTPUT as it was */
+	if (html_build(&in)) {
+		cli_error("html",
+			  "out of memory building the report (%s not written): free memory, "
+			  "or raise the limit (ulimit -v)",
+			  output);
+		ret = 1;
+		goto out;
+	}
 	if (cli_output_open("html", output, force, &out))
 		goto out;
 	ret = html_write(out, &in);

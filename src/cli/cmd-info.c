@@ -19,19 +19,37 @@
 #include <string.h>
 #include <time.h>
 
-/* Record kinds in display order: the 2 function kinds, then the extended types. */
-#define NKINDS 10
-
-static const char *const kind_names[NKINDS] = {
-    "func-enter", "func-exit", "region-def", "region-enter", "region-leave",
-    "clock-sync", "counters",  "lost",	     "end",	     "thread-name",
-};
+/*
+ * Record kinds in display order: the 2 function kinds, then every extended type by its number
+ * (PSC_REC_REGION_DEF .. PSC_REC_SWITCH), named by stream_record_name(). The samples-only types
+ * never occur in a stream (the reader rejects them there): their counts stay 0 and no column
+ * or JSON key shows them.
+ */
+#define NKINDS (PSC_REC_SWITCH + 2)
 
 static size_t kind_index(const struct stream_record *rec)
 {
 	if (rec->kind != PSC_KIND_EXT)
 		return rec->kind == PSC_KIND_FUNC_ENTER ? 0 : 1;
-	return (size_t)rec->type + 1; /* PSC_REC_REGION_DEF (1) .. PSC_REC_THREAD_NAME (8) */
+	return (size_t)rec->type + 1;
+}
+
+static const char *kind_name(size_t k)
+{
+	struct stream_record rec = {.kind = PSC_KIND_EXT};
+
+	if (k < 2)
+		rec.kind = k ? PSC_KIND_FUNC_EXIT : PSC_KIND_FUNC_ENTER;
+	else
+		rec.type = (enum psc_rec_type)(k - 1);
+	return stream_record_name(&rec);
+}
+
+/* Kinds only a samples file holds (format.h): not a stream's. */
+static int samples_only(size_t k)
+{
+	return k >= PSC_REC_SAMPLE_GROUP + 1u &&
+	       (k <= PSC_REC_SAMPLE_TOTALS + 1u || k == PSC_REC_SWITCH + 1u);
 }
 
 struct stream_info {
@@ -42,6 +60,7 @@ struct stream_info {
 	uint64_t by_kind[NKINDS];
 	uint64_t first_ticks, last_ticks;
 	int64_t first_ns, last_ns; /* since the process's start pair */
+	int64_t last_at;	   /* the last record's CLOCK_MONOTONIC ns */
 	int ended;
 	unsigned end_arg;
 	uint64_t cut_at;
@@ -67,6 +86,16 @@ static int check_name(const struct stream_info *si, char *err, size_t errlen)
 	return -EINVAL;
 }
 
+/* A - B, saturated: a damaged clock fit gives times near INT64_MIN or INT64_MAX. */
+static int64_t ns_sub(int64_t a, int64_t b)
+{
+	int64_t d;
+
+	if (__builtin_sub_overflow(a, b, &d))
+		return b < 0 ? INT64_MAX : INT64_MIN;
+	return d;
+}
+
 /* Read the whole stream of S into SI. 0, or a negative errno with the message in ERR. */
 static int stream_info_read(struct stream_info *si, const struct exp_stream *s, char *err,
 			    size_t errlen)
@@ -87,7 +116,8 @@ static int stream_info_read(struct stream_info *si, const struct exp_stream *s, 
 		if (si->records++ == 0)
 			si->first_ticks = rec.ticks;
 		si->last_ticks = rec.ticks;
-		si->by_kind[kind_index(&rec)]++;
+		if (kind_index(&rec) < NKINDS) /* the reader returns no other type */
+			si->by_kind[kind_index(&rec)]++;
 		if (rec.kind == PSC_KIND_EXT && rec.type == PSC_REC_THREAD_NAME)
 			snprintf(si->thread, sizeof(si->thread), "%s", (const char *)rec.payload);
 		if (rec.kind == PSC_KIND_EXT && rec.type == PSC_REC_LOST) {
@@ -101,10 +131,11 @@ static int stream_info_read(struct stream_info *si, const struct exp_stream *s, 
 	si->end_arg = r.end_reason;
 	si->cut_at = r.truncated_at;
 	if (si->records && s->proc) {
-		int64_t base = (int64_t)r.hdr.start_ns;
+		int64_t base = (int64_t)r.hdr.start_ns; /* below 2^63: the reader checked */
 
-		si->first_ns = clock_fit_ns(&s->proc->fit, si->first_ticks) - base;
-		si->last_ns = clock_fit_ns(&s->proc->fit, si->last_ticks) - base;
+		si->last_at = clock_fit_ns(&s->proc->fit, si->last_ticks);
+		si->first_ns = ns_sub(clock_fit_ns(&s->proc->fit, si->first_ticks), base);
+		si->last_ns = ns_sub(si->last_at, base);
 	}
 	stream_close(&r);
 	return ret;
@@ -129,21 +160,56 @@ static void stream_end_text(const struct stream_info *si, char *buf, size_t len)
 	}
 }
 
-/* How process P ended, from its proc file and its streams' end records. */
-static void process_state_text(const struct exp_process *p, const struct stream_info *si, size_t n,
-			       char *buf, size_t len)
+/* Whether P is the command record started: no process of E is its parent (true of the command
+ * when it runs the runtime, which a dynamically linked one does). */
+static int launched(const struct experiment *e, const struct exp_process *p)
 {
+	for (size_t i = 0; i < e->nprocs; i++)
+		if (e->procs[i].pid == p->ppid)
+			return 0;
+	return 1;
+}
+
+/*
+ * How process P of E ended, from its proc file and its streams' end records. A process whose
+ * proc file still says "running" wrote no end: it was killed, or it outlived the command
+ * (record waits for the command alone, not for its background processes). A record later
+ * than the command's end (meta.json's end_ns, on the same host's clock) shows it outlived it;
+ * the command itself, whose exit status says a signal ended it, was killed; else the two
+ * cannot be told apart (a process still running keeps its last records in its buffer), and
+ * the text says so.
+ */
+static void process_state_text(const struct experiment *e, const struct exp_process *p,
+			       const struct stream_info *si, size_t n, char *buf, size_t len)
+{
+	int64_t last = 0;
+	int known = 0;
+
 	for (size_t i = 0; i < n; i++) {
-		if (si[i].s->proc == p && si[i].ended &&
-		    (si[i].end_arg & 0xffu) == PSC_END_SIGNAL) {
+		if (si[i].s->proc != p)
+			continue;
+		if (si[i].ended && (si[i].end_arg & 0xffu) == PSC_END_SIGNAL) {
 			stream_end_text(&si[i], buf, len);
 			return;
 		}
+		if (si[i].records && (!known || si[i].last_at > last))
+			last = si[i].last_at, known = 1;
 	}
-	if (!strcmp(p->state, "running"))
-		snprintf(buf, len, "running (killed: did not end cleanly)");
-	else
+	if (strcmp(p->state, "running"))
 		snprintf(buf, len, "%s", p->state[0] ? p->state : "unknown");
+	else if (known && e->end_ns && last > e->end_ns &&
+		 (!p->host[0] || !e->host || !strcmp(p->host, e->host)))
+		snprintf(buf, len,
+			 "running (outlived the command: still running when record ended)");
+	else if (e->exit_status > 128 && launched(e, p))
+		snprintf(buf, len, "running (killed: the command ended by signal %d)",
+			 e->exit_status - 128);
+	else if (e->exit_status < 0 && e->created_by && !strcmp(e->created_by, "perfscope record"))
+		snprintf(buf, len, "running (did not end cleanly; record was killed too)");
+	else
+		snprintf(buf, len,
+			 "running (did not end cleanly: killed, or still running when "
+			 "record ended)");
 }
 
 /* Start time as "2026-11-21 17:29:00.977101122 UTC", or "unknown". */
@@ -171,15 +237,15 @@ static int span_ns(const struct stream_info *si, size_t n, double *out)
 
 		if (!si[i].records || !si[i].s->proc)
 			continue;
-		a = si[i].first_ns + (int64_t)si[i].hdr.start_ns;
-		b = si[i].last_ns + (int64_t)si[i].hdr.start_ns;
+		a = ns_sub(si[i].last_at, ns_sub(si[i].last_ns, si[i].first_ns));
+		b = si[i].last_at;
 		if (!known || a < lo)
 			lo = a;
 		if (!known || b > hi)
 			hi = b;
 		known = 1;
 	}
-	*out = (double)(hi - lo);
+	*out = (double)hi - (double)lo;
 	return known;
 }
 
@@ -257,6 +323,11 @@ static int print_text(FILE *out, const struct experiment *e, const struct stream
 	print_list(out, "command", e->command, e->ncommand);
 	if (e->exit_status >= 0)
 		fprintf(out, "%-13s%d\n", "exit status", e->exit_status);
+	else if (e->created_by && !strcmp(e->created_by, "perfscope record"))
+		fprintf(out,
+			"%-13s- (the recording was cut: perfscope record was killed, or is still "
+			"running)\n",
+			"exit status");
 	fprintf(out, "%-13s%s\n", "created by", e->created_by ? e->created_by : "-");
 	fprintf(out, "%-13s%s\n", "host", e->host && e->host[0] ? e->host : "-");
 	fprintf(out, "%-13s%s\n", "cpu", e->cpu_brand && e->cpu_brand[0] ? e->cpu_brand : "-");
@@ -304,7 +375,7 @@ static int print_text(FILE *out, const struct experiment *e, const struct stream
 	for (size_t i = 0; i < e->nprocs; i++) {
 		const struct exp_process *p = procs[i];
 
-		process_state_text(p, si, e->nstreams, buf, sizeof(buf));
+		process_state_text(e, p, si, e->nstreams, buf, sizeof(buf));
 		table_add_row(t);
 		table_set(t, 0, "%d", (int)p->pid);
 		table_set(t, 1, "%d", (int)p->ppid);
@@ -321,10 +392,21 @@ static int print_text(FILE *out, const struct experiment *e, const struct stream
 	}
 	ret = table_print(t, out, "  ");
 	table_free(t);
-	for (size_t i = 0; i < e->nprocs; i++)
+	for (size_t i = 0; i < e->nprocs; i++) {
 		if (procs[i]->error && procs[i]->error[0])
 			fprintf(out, "  pid %d image %u: %s\n", (int)procs[i]->pid, procs[i]->image,
 				procs[i]->error);
+		if (procs[i]->lost_threads)
+			fprintf(out,
+				"  pid %d image %u: %" PRIu64
+				" thread%s not recorded (the runtime could not record %s at all)\n",
+				(int)procs[i]->pid, procs[i]->image, procs[i]->lost_threads,
+				procs[i]->lost_threads == 1 ? "" : "s",
+				procs[i]->lost_threads == 1 ? "it" : "them");
+		if (procs[i]->clock_note[0])
+			fprintf(out, "  pid %d image %u: %s\n", (int)procs[i]->pid, procs[i]->image,
+				procs[i]->clock_note);
+	}
 
 	fprintf(out, "\nstreams: %zu\n", e->nstreams);
 	t = table_new();
@@ -380,7 +462,7 @@ static int print_text(FILE *out, const struct experiment *e, const struct stream
 	table_add_column(t, "file", TABLE_LEFT);
 	for (size_t k = 0; k < NKINDS; k++)
 		if (have_kind[k])
-			table_add_column(t, kind_names[k], TABLE_RIGHT);
+			table_add_column(t, kind_name(k), TABLE_RIGHT);
 	for (size_t i = 0; i < e->nstreams; i++) {
 		size_t col = 1;
 
@@ -408,12 +490,12 @@ static void json_strings(struct jsonw *w, const char *key, char **items, size_t 
 	jsonw_array_end(w);
 }
 
-static void json_process(struct jsonw *w, const struct exp_process *p, const struct stream_info *si,
-			 size_t n)
+static void json_process(struct jsonw *w, const struct experiment *e, const struct exp_process *p,
+			 const struct stream_info *si, size_t n)
 {
 	char buf[128];
 
-	process_state_text(p, si, n, buf, sizeof(buf));
+	process_state_text(e, p, si, n, buf, sizeof(buf));
 	jsonw_object_begin(w);
 	jsonw_kv_i64(w, "pid", p->pid);
 	jsonw_kv_i64(w, "ppid", p->ppid);
@@ -425,6 +507,7 @@ static void json_process(struct jsonw *w, const struct exp_process *p, const str
 	jsonw_kv_u64(w, "streams", streams_of(p, si, n));
 	jsonw_kv_string(w, "clock", clock_source_name(p->clock));
 	jsonw_kv_double(w, "ns_per_tick", p->fit.ns_per_tick);
+	jsonw_kv_string(w, "clock_note", p->clock_note);
 	jsonw_key(w, "clock_pairs");
 	jsonw_array_begin(w);
 	for (size_t i = 0; i < p->npairs; i++) { /* strings, as in proc.<pid>.json: above 2^53 */
@@ -439,6 +522,7 @@ static void json_process(struct jsonw *w, const struct exp_process *p, const str
 	json_strings(w, "events", p->events, p->nevents);
 	jsonw_kv_u64(w, "lost_records", p->lost_records);
 	jsonw_kv_u64(w, "lost_bytes", p->lost_bytes);
+	jsonw_kv_u64(w, "lost_threads", p->lost_threads);
 	jsonw_kv_string(w, "error", p->error);
 	jsonw_object_end(w);
 }
@@ -461,7 +545,8 @@ static void json_stream(struct jsonw *w, const struct stream_info *s)
 	jsonw_key(w, "by_kind");
 	jsonw_object_begin(w);
 	for (size_t k = 0; k < NKINDS; k++)
-		jsonw_kv_u64(w, kind_names[k], s->by_kind[k]);
+		if (!samples_only(k))
+			jsonw_kv_u64(w, kind_name(k), s->by_kind[k]);
 	jsonw_object_end(w);
 	jsonw_key(w, "first_ns");
 	if (s->records)
@@ -604,7 +689,7 @@ static int print_json(FILE *out, const struct experiment *e, const struct stream
 	jsonw_key(&w, "processes");
 	jsonw_array_begin(&w);
 	for (size_t i = 0; i < e->nprocs; i++)
-		json_process(&w, procs[i], si, e->nstreams);
+		json_process(&w, e, procs[i], si, e->nstreams);
 	jsonw_array_end(&w);
 	jsonw_key(&w, "streams");
 	jsonw_array_begin(&w);

@@ -153,9 +153,9 @@ int report_open(struct report *rep, const char *cmd, const char *dir,
 	int ret;
 
 	memset(rep, 0, sizeof(*rep));
-	if (experiment_open(&rep->e, dir, err, sizeof(err))) {
+	if ((ret = experiment_open(&rep->e, dir, err, sizeof(err)))) {
 		cli_error(cmd, "%s", err);
-		return -EINVAL;
+		return ret == -ENOMEM ? ret : -EINVAL;
 	}
 	/* one read of every stream builds both profiles */
 	if (symtab_init(&rep->syms, dir) < 0) {
@@ -164,17 +164,19 @@ int report_open(struct report *rep, const char *cmd, const char *dir,
 	}
 	if (opt->before_profiles && (ret = opt->before_profiles(rep, opt->ctx, &facts)) < 0)
 		return ret;
-	if (func_profile_build_known(&rep->fprof, &rep->e, &rep->syms, &rep->prof, NULL, facts, err,
-				     sizeof(err))) {
+	if ((ret = func_profile_build_known(&rep->fprof, &rep->e, &rep->syms, &rep->prof, NULL,
+					    facts, err, sizeof(err)))) {
 		cli_error(cmd, "%s", err);
-		return -EINVAL;
+		return ret == -ENOMEM ? ret : -EINVAL;
 	}
 	if (!opt->per_thread && region_profile_merge_threads(&rep->prof, &rep->merged)) {
 		cli_error(cmd, "out of memory");
 		return -ENOMEM;
 	}
-	if (load_metrics(&rep->e, &rep->metrics, &rep->nmetrics))
+	if (load_metrics(&rep->e, &rep->metrics, &rep->nmetrics)) {
+		cli_error(cmd, "out of memory");
 		return -ENOMEM;
+	}
 	rep->rr.e = &rep->e;
 	rep->rr.p = opt->per_thread ? &rep->prof : &rep->merged;
 	rep->rr.per_thread = opt->per_thread;
@@ -186,10 +188,10 @@ int report_open(struct report *rep, const char *cmd, const char *dir,
 		qsort_r(rep->rr.p->rows, rep->rr.p->nrows, sizeof(*rep->rr.p->rows), row_cmp,
 			(void *)key);
 	if (rep->e.nsamples) {
-		if (sample_profile_build(&rep->sprof, &rep->e, &rep->syms, opt->per_thread,
-					 opt->lines, err, sizeof(err))) {
+		if ((ret = sample_profile_build(&rep->sprof, &rep->e, &rep->syms, opt->per_thread,
+						opt->lines, err, sizeof(err)))) {
 			cli_error(cmd, "%s", err);
-			return -EINVAL;
+			return ret == -ENOMEM ? ret : -EINVAL;
 		}
 		sample_profile_sort(&rep->sprof);
 		rep->sr.e = &rep->e;

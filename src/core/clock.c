@@ -4,7 +4,10 @@
 #include "compiler.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *clock_source_name(enum clock_source source)
@@ -131,12 +134,177 @@ int clock_fit_pairs(const struct clock_pair *pairs, size_t n, enum clock_source 
 		return -EINVAL;
 	}
 	fit->ns_per_tick = sxy / sxx;
-	/* The fitted line's value at ref_ticks becomes the new reference. */
+	/* The fitted line's value at ref_ticks becomes the new reference, when it is a time at
+	 * all (damaged pairs can put it past 2^63 ns: then the first pair's stays). */
 	double at_ref = my - fit->ns_per_tick * mx;
+	int64_t ref;
 
-	fit->ref_ns =
-	    (uint64_t)((int64_t)fit->ref_ns + (int64_t)(at_ref + (at_ref < 0 ? -0.5 : 0.5)));
+	if (fabs(at_ref) < 9.2e18 &&
+	    !__builtin_add_overflow((int64_t)fit->ref_ns,
+				    (int64_t)(at_ref + (at_ref < 0 ? -0.5 : 0.5)), &ref))
+		fit->ref_ns = (uint64_t)ref;
 	clock_fit_prepare(fit);
+	return 0;
+}
+
+void clock_plausible_range(enum clock_source source, double *lo, double *hi)
+{
+	switch (source) {
+	case CLOCK_SOURCE_TSC:
+		*lo = 0.05, *hi = 10;
+		return;
+	case CLOCK_SOURCE_CNTVCT:
+		*lo = 0.5, *hi = 100;
+		return;
+	case CLOCK_SOURCE_MONOTONIC:
+		break;
+	}
+	*lo = *hi = 1;
+}
+
+/* How far P is off FIT's line (ns), and how far it may be: CLOCK_FIT_ABS_NS plus the drift
+ * over its time from the line's reference. A NaN distance is too far. */
+static int fit_off(const struct clock_fit *fit, const struct clock_pair *p, double *off)
+{
+	double dt = (double)(int64_t)(p->ticks - fit->ref_ticks) * fit->ns_per_tick;
+
+	*off = fabs(dt - (double)(int64_t)(p->ns - fit->ref_ns));
+	return *off <= CLOCK_FIT_ABS_NS + CLOCK_FIT_DRIFT * fabs(dt);
+}
+
+/* The pairs of P[0..N) within their bound of FIT's line: their number; the farthest one off
+ * the line (of all N) in *FAR and its distance in *FAR_OFF. */
+static size_t fit_agree(const struct clock_fit *fit, const struct clock_pair *p, size_t n,
+			size_t *far, double *far_off)
+{
+	size_t k = 0;
+
+	*far = 0;
+	*far_off = -1;
+	for (size_t i = 0; i < n; i++) {
+		double off;
+
+		k += fit_off(fit, &p[i], &off);
+		if (!(off <= *far_off))
+			*far_off = off, *far = i;
+	}
+	return k;
+}
+
+static int plausible_slope(const struct clock_fit *fit, double lo, double hi)
+{
+	return fit->ns_per_tick >= lo && fit->ns_per_tick <= hi;
+}
+
+/* CLOCK_MONOTONIC: pairs whose ticks are not their ns; the fit is then ticks = ns. */
+static int check_monotonic(const struct clock_pair *pairs, size_t n, struct clock_fit *fit,
+			   char *note, size_t notelen)
+{
+	size_t bad = 0, first = 0;
+	int ret = clock_fit_pairs(pairs, n, CLOCK_SOURCE_MONOTONIC, fit);
+
+	for (size_t i = 0; i < n; i++) {
+		if (fabs((double)(int64_t)(pairs[i].ns - pairs[i].ticks)) > CLOCK_FIT_ABS_NS) {
+			if (!bad++)
+				first = i;
+		}
+	}
+	if (!bad)
+		return ret;
+	snprintf(note, notelen,
+		 "%zu of %zu clock pairs do not have 1 tick = 1 ns as CLOCK_MONOTONIC's ticks do "
+		 "(ticks %" PRIu64 " with ns %" PRIu64 "): ticks are taken as ns",
+		 bad, n, pairs[first].ticks, pairs[first].ns);
+	fit->ref_ticks = fit->ref_ns = 0;
+	fit->ns_per_tick = 1;
+	clock_fit_prepare(fit);
+	return 0;
+}
+
+/* Pairs tried as the ends of a candidate line: at most this many, spread over the pairs. */
+#define CANDIDATE_PAIRS 16
+
+/*
+ * Of the lines through two of (up to CANDIDATE_PAIRS of) P's pairs with a plausible slope, the
+ * one more than half of the pairs agree with, the most of them; then the fit of just those.
+ * 1 and *FIT when it is plausible and all that made it agree with it, else 0. *KEPT: how many.
+ */
+static int fit_consensus(const struct clock_pair *p, size_t n, enum clock_source source, double lo,
+			 double hi, struct clock_fit *fit, size_t *kept)
+{
+	size_t nc = n < CANDIDATE_PAIRS ? n : CANDIDATE_PAIRS, best = 0, far, m = 0;
+	struct clock_pair *in;
+	struct clock_fit line;
+	double off;
+	int ok = 0;
+
+	for (size_t a = 0; a < nc; a++) {
+		for (size_t b = a + 1; b < nc; b++) {
+			struct clock_pair two[2] = {p[a * (n - 1) / (nc - 1)],
+						    p[b * (n - 1) / (nc - 1)]};
+			size_t k;
+
+			if (clock_fit_pairs(two, 2, source, &line) ||
+			    !plausible_slope(&line, lo, hi))
+				continue;
+			k = fit_agree(&line, p, n, &far, &off);
+			if (k > best) {
+				best = k;
+				*fit = line;
+			}
+		}
+	}
+	if (best * 2 <= n || !(in = malloc(best * sizeof(*in))))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (m < best && fit_off(fit, &p[i], &off))
+			in[m++] = p[i];
+	if (clock_fit_pairs(in, m, source, &line) == 0 && plausible_slope(&line, lo, hi) &&
+	    fit_agree(&line, in, m, &far, &off) == m) {
+		*fit = line;
+		*kept = m;
+		ok = 1;
+	}
+	free(in);
+	return ok;
+}
+
+int clock_fit_checked(const struct clock_pair *pairs, size_t n, enum clock_source source,
+		      struct clock_fit *fit, char *note, size_t notelen)
+{
+	double lo, hi, far_off;
+	struct clock_fit all;
+	size_t far, kept;
+	int ret;
+
+	note[0] = 0;
+	if (source == CLOCK_SOURCE_MONOTONIC)
+		return check_monotonic(pairs, n, fit, note, notelen);
+	ret = clock_fit_pairs(pairs, n, source, fit);
+	if (ret || n < 2)
+		return ret;
+	clock_plausible_range(source, &lo, &hi);
+	if (plausible_slope(fit, lo, hi) && fit_agree(fit, pairs, n, &far, &far_off) == n)
+		return 0;
+	all = *fit;
+	fit_agree(&all, pairs, n, &far, &far_off);
+	if (fit_consensus(pairs, n, source, lo, hi, fit, &kept)) {
+		fit_agree(fit, pairs, n, &far, &far_off);
+		snprintf(note, notelen,
+			 "%zu of %zu clock pairs disagree with the others (ticks %" PRIu64
+			 " with ns %" PRIu64 " is %.3g ms off their line): left out, 1 tick = %.6g "
+			 "ns from the other %zu",
+			 n - kept, n, pairs[far].ticks, pairs[far].ns, far_off / 1e6,
+			 fit->ns_per_tick, kept);
+		return 0;
+	}
+	*fit = all;
+	snprintf(note, notelen,
+		 "implausible clock calibration: 1 tick = %.6g ns from %zu pairs (a %s tick is "
+		 "%g to %g ns), a pair %.3g ms off their line (ticks %" PRIu64 " with ns %" PRIu64
+		 "): this process's times are not reliable",
+		 all.ns_per_tick, n, clock_source_name(source), lo, hi, far_off / 1e6,
+		 pairs[far].ticks, pairs[far].ns);
 	return 0;
 }
 

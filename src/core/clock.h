@@ -117,6 +117,31 @@ struct clock_pair clock_pair_take(enum clock_source source);
 int clock_fit_pairs(const struct clock_pair *pairs, size_t n, enum clock_source source,
 		    struct clock_fit *fit);
 
+/*
+ * What a fit must be to be believed: CLOCK_MONOTONIC ticks are ns (1 tick = 1 ns, every pair
+ * with ticks == ns within CLOCK_FIT_ABS_NS); a counter's ns per tick within
+ * clock_plausible_range() of its kind; and no pair off the fitted line by more than
+ * CLOCK_FIT_ABS_NS + CLOCK_FIT_DRIFT times the span of the pairs (CLOCK_MONOTONIC is slewed
+ * by at most 500 ppm against a counter; the bound is twice that).
+ */
+#define CLOCK_FIT_ABS_NS 1000000.0
+#define CLOCK_FIT_DRIFT	 1e-3
+
+/* The ns per tick a counter of SOURCE can have: [*LO, *HI] (a TSC from 100 MHz to 20 GHz,
+ * the generic timer from 10 MHz to 2 GHz, CLOCK_MONOTONIC exactly 1). */
+void clock_plausible_range(enum clock_source source, double *lo, double *hi);
+
+/*
+ * clock_fit_pairs(), checked as above. When the fit of all N pairs is not plausible, the line
+ * through two pairs (of up to 16 spread over them) with a plausible slope that most pairs
+ * agree with, more than half of them, is refitted through just those; the others are left
+ * out. For CLOCK_MONOTONIC the fit is then ticks = ns. When no such line exists, FIT is the fit
+ * of all pairs. NOTE gets one line saying what was wrong, with the values, and what FIT uses;
+ * "" when the fit of all pairs is plausible. Returns what clock_fit_pairs() returns for all.
+ */
+int clock_fit_checked(const struct clock_pair *pairs, size_t n, enum clock_source source,
+		      struct clock_fit *fit, char *note, size_t notelen);
+
 /* Fill in FIT's fixed-point slope (mult, shift, fast_max) from ref_ns and ns_per_tick. Call
  * after setting those fields by hand; clock_fit_pairs() calls it. */
 void clock_fit_prepare(struct clock_fit *fit);

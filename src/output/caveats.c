@@ -29,6 +29,12 @@ void experiment_caveats(const struct experiment *e, int process_ends,
 			   : e->exit_status > 128 ? " (killed by a signal)"
 						  : "");
 	}
+	/* record writes the exit status last, when the command has ended */
+	if (e->exit_status < 0 && e->created_by && !strcmp(e->created_by, "perfscope record"))
+		caveat_say(fn, ctx,
+			   "the recording was cut: perfscope record was killed (or is still "
+			   "running), meta.json has no exit status; each process's data ends at "
+			   "its last written chunk");
 	for (size_t i = 0; i < e->nunsupported; i++)
 		caveat_say(fn, ctx, "%s: %s", e->unsupported[i].name, e->unsupported[i].reason);
 	for (size_t i = 0; i < e->nprocs; i++) {
@@ -38,10 +44,13 @@ void experiment_caveats(const struct experiment *e, int process_ends,
 		if (process_ends && strcmp(pr->state, "exited") && strcmp(pr->state, "exec")) {
 			caveat_say(
 			    fn, ctx,
-			    "process %d did not end cleanly (killed or crashed): its data ends "
-			    "at the last written chunk",
+			    "process %d did not end cleanly (killed, crashed, or still running "
+			    "when record finished): its data ends at its last record that reached "
+			    "the experiment",
 			    (int)pr->pid);
 		}
+		if (pr->clock_note[0])
+			caveat_say(fn, ctx, "process %d: %s", (int)pr->pid, pr->clock_note);
 		if (pr->error[0]) {
 			caveat_say(fn, ctx, "process %d: %s", (int)pr->pid, pr->error);
 		}
@@ -51,6 +60,12 @@ void experiment_caveats(const struct experiment *e, int process_ends,
 				   " bytes of chunks lost",
 				   (int)pr->pid, pr->lost_records, pr->lost_bytes);
 		}
+		if (pr->lost_threads)
+			caveat_say(fn, ctx,
+				   "process %d: %" PRIu64 " thread%s not recorded (the runtime "
+				   "could not record %s at all)",
+				   (int)pr->pid, pr->lost_threads, pr->lost_threads == 1 ? "" : "s",
+				   pr->lost_threads == 1 ? "it" : "them");
 	}
 	salvage_caveats(&e->salvage, fn, ctx);
 }

@@ -755,7 +755,7 @@ int html_data_states(struct jsonw *w, struct html_input *in)
 		struct anim_states st;
 
 		if (!waits)
-			html_caveat(in, "Process animation: no wait states (out of memory)");
+			return -ENOMEM; /* html_waits() failed for memory alone */
 		ret = anim_states_build(&st, m, waits ? waits->call_wait : NULL, ANIM_MAX_CHANGES,
 					anim_frames(m->world_size));
 		if (ret)

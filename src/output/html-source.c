@@ -504,17 +504,20 @@ static void build_mpi(struct src *s)
 {
 	const struct mpi_model *m = html_mpi(s->in);
 	char err[512];
+	int ret;
 
 	if (!m)
 		return;
 	s->waits = html_waits(s->in);
-	if (!s->waits) {
-		html_caveat(s->in, "Source view: no MPI categories: out of memory");
-		return;
-	}
-	if (mpi_scope_build(&s->mp, s->in->e, s->in->syms, m, s->waits, err, sizeof(err))) {
+	if (!s->waits)
+		return; /* out of memory: html_waits() failed the report */
+	ret = mpi_scope_build(&s->mp, s->in->e, s->in->syms, m, s->waits, err, sizeof(err));
+	if (ret) {
 		mpi_scope_release(&s->mp);
-		html_caveat(s->in, "Source view: no MPI categories: %s", err);
+		if (ret == -ENOMEM)
+			s->in->failed = 1;
+		else
+			html_caveat(s->in, "Source view: no MPI categories: %s", err);
 		return;
 	}
 	s->have_mp = 1;

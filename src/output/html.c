@@ -124,6 +124,10 @@ const struct mpi_model *html_mpi(struct html_input *in)
 		       : mpi_model_load(in->mpi, in->e, 0, err, sizeof(err));
 	if (ret == -ENODATA)
 		return NULL;
+	if (ret == -ENOMEM) { /* not the data's fault: the report fails (html_write) */
+		in->failed = 1;
+		return NULL;
+	}
 	if (ret < 0) {
 		html_caveat(in, "MPI views left out: %s", err[0] ? err : strerror(-ret));
 		return NULL;
@@ -156,7 +160,7 @@ const struct mpi_waits *html_waits(struct html_input *in)
 		return NULL;
 	in->waits = calloc(1, sizeof(*in->waits));
 	if (!in->waits || mpi_waits_compute(in->waits, m) < 0) {
-		html_caveat(in, "MPI wait states left out: out of memory");
+		in->failed = 1; /* out of memory: the report fails (html_write) */
 		return NULL;
 	}
 	in->waits_state = 1;
@@ -184,6 +188,9 @@ void html_input_release(struct html_input *in)
 	in->caveats = NULL;
 	in->ncaveats = in->caveats_cap = 0;
 	in->mpi_state = 0;
+	free(in->json);
+	in->json = NULL;
+	in->failed = 0;
 }
 
 /* "meta": the run's facts. */
@@ -278,6 +285,7 @@ static void input_copy(struct html_input *to, const struct html_input *in)
 	to->caveats = NULL;
 	to->ncaveats = to->caveats_cap = 0;
 	to->failed = 0;
+	to->json = NULL;
 }
 
 /* FROM's caveats appended to IN's (where they had come in turn), and its failure. */
@@ -465,10 +473,17 @@ static void put_json(FILE *f, const char *json)
 	fputs(p, f);
 }
 
+int html_build(struct html_input *in)
+{
+	if (!in->json)
+		in->json = data_json(in);
+	return in->json ? 0 : -ENOMEM;
+}
+
 int html_write(FILE *f, struct html_input *in)
 {
-	char *data = data_json(in);
 	const char *p = psc_asset_report_html;
+	const char *data;
 	static const struct {
 		const char *marker;
 		const char *text;
@@ -479,8 +494,9 @@ int html_write(FILE *f, struct html_input *in)
 	    {"/*@PSC_DATA@*/", NULL},
 	};
 
-	if (!data)
+	if (html_build(in))
 		return -ENOMEM;
+	data = in->json;
 	while (*p) {
 		const char *m = strstr(p, "/*@PSC_"), *end;
 
@@ -501,6 +517,5 @@ int html_write(FILE *f, struct html_input *in)
 		}
 		p = end;
 	}
-	free(data);
 	return ferror(f) ? -EIO : 0;
 }

@@ -43,11 +43,18 @@ struct html_input {
 	int energy_state;	    /* as mpi_state */
 	char **caveats;		    /* caveats of the views, shown by the Summary */
 	size_t ncaveats, caveats_cap;
-	int failed; /* a caveat could not be stored */
+	int failed; /* out of memory somewhere: html_build() fails */
+	char *json; /* the report's data, built by html_build() */
 };
 
-/* Write the report of IN to F. 0, -ENOMEM or -EIO (a view's failure to build its data is a
- * caveat in the report, not an error). */
+/*
+ * Build the data of IN's report (every view's), before anything is written, so that a failure
+ * leaves the output file as it was. 0, or -ENOMEM when memory ran out anywhere: a view is never
+ * left out for want of memory (a view's failure to read its data is a caveat in the report).
+ */
+int html_build(struct html_input *in);
+
+/* Write the report of IN to F, built first unless html_build() did. 0, -ENOMEM or -EIO. */
 int html_write(FILE *f, struct html_input *in);
 
 /* How many MPI ranks E's files name: the highest rank in its proc.<pid>.json files and its
@@ -60,7 +67,7 @@ int html_ranks_named(const struct experiment *e);
  * of its archive's MPI model (loaded here, kept for html_write; 0 when it has none). */
 int html_input_ranks(struct html_input *in);
 
-/* Release what html_write built in IN (the MPI model, the caveats). */
+/* Release what html_build built in IN (the data, the MPI model, the caveats). */
 void html_input_release(struct html_input *in);
 
 #endif /* PSC_HTML_H */

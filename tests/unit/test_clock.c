@@ -406,6 +406,120 @@ static void test_skew(void **state)
 	assert_true(before <= v && v <= after);
 }
 
+/* A plausible TSC (0.4 ns per tick, 2.5 GHz) over 1 s: accepted as fitted, no note. */
+static void test_checked_plausible(void **state)
+{
+	const struct clock_pair pairs[] = {
+	    {1000000000, 5000000000}, {1250000000, 5100000000}, {3500000000, 6000000000}};
+	struct clock_fit fit;
+	char note[384] = "x";
+
+	(void)state;
+	assert_int_equal(clock_fit_checked(pairs, 3, CLOCK_SOURCE_TSC, &fit, note, sizeof(note)),
+			 0);
+	assert_string_equal(note, "");
+	assert_true(fabs(fit.ns_per_tick - 0.4) < 1e-15);
+	assert_int_equal(clock_fit_ns(&fit, 3500000000), 6000000000);
+}
+
+/*
+ * The issue's case: 2 pairs at 1 tick = 0.4 ns, then a third whose ns is 3.4e5 times too far
+ * (1e9 ticks later, 1.36e14 ns later): all three fit 1 tick = ~6.8e4 ns, out of a TSC's
+ * range, the third far off. Left out, the other two give 0.4 again, and the note says which.
+ */
+static void test_checked_outlier(void **state)
+{
+	const struct clock_pair pairs[] = {
+	    {1000000000, 5000000000}, {2000000000, 5400000000}, {3000000000, 136000005800000000}};
+	struct clock_fit fit;
+	char note[384];
+
+	(void)state;
+	assert_int_equal(clock_fit_checked(pairs, 3, CLOCK_SOURCE_TSC, &fit, note, sizeof(note)),
+			 0);
+	assert_true(fit.ns_per_tick == 0.4);
+	assert_int_equal(clock_fit_ns(&fit, 2000000000), 5400000000);
+	assert_non_null(strstr(note, "1 of 3 clock pairs disagree"));
+	assert_non_null(strstr(note, "ticks 3000000000 with ns 136000005800000000"));
+	assert_non_null(strstr(note, "1 tick = 0.4 ns from the other 2"));
+}
+
+/* Two pairs at 1 tick = 1.36e5 ns: nothing to leave out; the fit stays, the note says it is
+ * implausible, with the rate and the range of a TSC. */
+static void test_checked_implausible(void **state)
+{
+	const struct clock_pair pairs[] = {{1000, 5000}, {2000, 136005000}};
+	struct clock_fit fit;
+	char note[384];
+
+	(void)state;
+	assert_int_equal(clock_fit_checked(pairs, 2, CLOCK_SOURCE_TSC, &fit, note, sizeof(note)),
+			 0);
+	assert_true(fit.ns_per_tick == 136000);
+	assert_non_null(
+	    strstr(note, "implausible clock calibration: 1 tick = 136000 ns from 2 pairs"));
+	assert_non_null(strstr(note, "a tsc tick is 0.05 to 10 ns"));
+}
+
+/* A pair 2 ms off a 0.4 ns line over 1 s: drift allows 1 ms + 1e-3 x 1 s = 2 ms, so 2.5 ms is
+ * too far and that pair is left out; 1.5 ms off is within. */
+static void test_checked_drift(void **state)
+{
+	struct clock_pair pairs[] = {{0, 1000000000},
+				     {625000000, 1250000000},
+				     {1250000000, 1500000000},
+				     {1875000000, 1750000000},
+				     {2500000000, 2000000000}};
+	struct clock_fit fit;
+	char note[384];
+
+	(void)state;
+	pairs[2].ns += 1500000; /* the fit moves toward it: it stays within the bound */
+	assert_int_equal(clock_fit_checked(pairs, 5, CLOCK_SOURCE_TSC, &fit, note, sizeof(note)),
+			 0);
+	assert_string_equal(note, "");
+	pairs[2].ns += 2000000; /* 3.5 ms off: 2.8 ms off the fit of all five */
+	assert_int_equal(clock_fit_checked(pairs, 5, CLOCK_SOURCE_TSC, &fit, note, sizeof(note)),
+			 0);
+	assert_non_null(strstr(note, "1 of 5 clock pairs disagree"));
+	assert_true(fit.ns_per_tick == 0.4);
+}
+
+/* CLOCK_MONOTONIC: ticks are ns. A pair whose ns is not its ticks is said; the fit is ticks =
+ * ns, also when that pair is the first. */
+static void test_checked_monotonic(void **state)
+{
+	const struct clock_pair good[] = {{5000, 5000}, {9000, 9000}};
+	const struct clock_pair bad[] = {{5000, 5000000000}, {9000, 9000}};
+	struct clock_fit fit;
+	char note[384];
+
+	(void)state;
+	assert_int_equal(
+	    clock_fit_checked(good, 2, CLOCK_SOURCE_MONOTONIC, &fit, note, sizeof(note)), 0);
+	assert_string_equal(note, "");
+	assert_int_equal(clock_fit_ns(&fit, 7000), 7000);
+	assert_int_equal(
+	    clock_fit_checked(bad, 2, CLOCK_SOURCE_MONOTONIC, &fit, note, sizeof(note)), 0);
+	assert_non_null(strstr(note, "1 of 2 clock pairs do not have 1 tick = 1 ns"));
+	assert_non_null(strstr(note, "ticks 5000 with ns 5000000000"));
+	assert_int_equal(clock_fit_ns(&fit, 7000), 7000);
+}
+
+/* Pairs whose fitted line passes 2^63 ns at the reference: no undefined conversion (UBSan),
+ * the first pair's ns stays the reference, and the note says the fit is implausible. */
+static void test_checked_huge(void **state)
+{
+	const struct clock_pair pairs[] = {{0, 0}, {1, UINT64_C(9223372036854775807)}, {2, 0}};
+	struct clock_fit fit;
+	char note[384];
+
+	(void)state;
+	assert_int_equal(clock_fit_checked(pairs, 3, CLOCK_SOURCE_TSC, &fit, note, sizeof(note)),
+			 0);
+	assert_non_null(strstr(note, "implausible clock calibration"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -423,6 +537,12 @@ int main(void)
 	    cmocka_unit_test(test_source_choose),
 	    cmocka_unit_test(test_pair_monotonic),
 	    cmocka_unit_test(test_skew),
+	    cmocka_unit_test(test_checked_plausible),
+	    cmocka_unit_test(test_checked_outlier),
+	    cmocka_unit_test(test_checked_implausible),
+	    cmocka_unit_test(test_checked_drift),
+	    cmocka_unit_test(test_checked_monotonic),
+	    cmocka_unit_test(test_checked_huge),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
