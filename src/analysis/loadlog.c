@@ -222,9 +222,9 @@ int load_log_read(struct load_log *log, const char *path, char *err, size_t errl
 	if (!(log->path = strdup(path)))
 		ret = -ENOMEM;
 	while (ret == 0 && (len = getline(&line, &cap, f)) >= 0) {
-		r.line++;
 		if (len == 0 || line[len - 1] != '\n')
-			break; /* cut short: ignored */
+			break; /* cut short: ignored, the file ends before it */
+		r.line++;
 		line[--len] = 0;
 		if ((size_t)len != strlen(line)) {
 			ret = fail(&r, -EINVAL, "a NUL byte");
