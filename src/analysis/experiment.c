@@ -5,6 +5,8 @@
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +77,21 @@ static double get_num(const cJSON *j, const char *key, double dflt)
 	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
 }
 
+/* KEY's number when it is within [LO, HI] (whole or not), else DFLT: a double cast to an
+ * integer type it does not fit is undefined behaviour, and a file can hold 1e300. */
+static int64_t get_int(const cJSON *j, const char *key, int64_t lo, int64_t hi, int64_t dflt)
+{
+	double v = get_num(j, key, NAN);
+
+	return v > (double)lo - 1.0 && v < (double)hi + 1.0 ? (int64_t)v : dflt;
+}
+
+/* A number as uint64_t, DFLT when it is negative, too large or not finite. */
+static uint64_t num_u64(double v, uint64_t dflt)
+{
+	return v >= 0 && v < 18446744073709551616.0 ? (uint64_t)v : dflt;
+}
+
 static char **dup_str_array(const cJSON *arr, size_t *n)
 {
 	size_t count = (size_t)cJSON_GetArraySize(arr), i = 0;
@@ -105,7 +122,7 @@ static uint64_t json_u64(const cJSON *v)
 {
 	if (cJSON_IsString(v))
 		return strtoull(v->valuestring, NULL, 10);
-	return cJSON_IsNumber(v) ? (uint64_t)v->valuedouble : 0;
+	return cJSON_IsNumber(v) ? num_u64(v->valuedouble, 0) : 0;
 }
 
 static void sampling_load(struct experiment *e, const cJSON *v)
@@ -161,7 +178,7 @@ static void unsupported_load(struct experiment *e, const cJSON *v)
 			u->name = u->reason = NULL;
 			continue;
 		}
-		u->status = (int)get_num(it, "status", 0);
+		u->status = (int)get_int(it, "status", INT_MIN, INT_MAX, 0);
 		e->nunsupported++;
 	}
 }
@@ -197,10 +214,10 @@ static int meta_load(struct experiment *e, char *err, size_t errlen)
 	e->clock = dup_str(j, "clock");
 	v = cJSON_GetObjectItemCaseSensitive(j, "cpu");
 	e->cpu_brand = cJSON_IsObject(v) ? dup_str(v, "brand") : strdup("");
-	e->start_unix_ns = (uint64_t)get_num(j, "start_unix_ns", 0);
-	e->exit_status = (int)get_num(j, "exit_status", -1);
-	e->start_ns = (int64_t)get_num(j, "start_ns", 0);
-	e->end_ns = (int64_t)get_num(j, "end_ns", 0);
+	e->start_unix_ns = num_u64(get_num(j, "start_unix_ns", 0), 0);
+	e->exit_status = (int)get_int(j, "exit_status", INT_MIN, INT_MAX, -1);
+	e->start_ns = get_int(j, "start_ns", INT64_MIN, INT64_MAX, 0);
+	e->end_ns = get_int(j, "end_ns", INT64_MIN, INT64_MAX, 0);
 	if (e->end_ns < e->start_ns)
 		e->start_ns = e->end_ns = 0;
 	e->command = dup_str_array(cJSON_GetObjectItemCaseSensitive(j, "command"), &e->ncommand);
@@ -232,7 +249,7 @@ static int meta_load(struct experiment *e, char *err, size_t errlen)
 		e->has_power = 1;
 		pw->source = dup_str(v, "source");
 		pw->file = dup_str(v, "file");
-		pw->period_ns = (int64_t)get_num(v, "period_ns", 0);
+		pw->period_ns = get_int(v, "period_ns", INT64_MIN, INT64_MAX, 0);
 		pw->path = dup_str(v, "path");
 		pw->format = dup_str(v, "format");
 		pw->scale = dup_str(v, "scale");
@@ -255,18 +272,18 @@ static int proc_load(struct experiment *e, const char *name, char *err, size_t e
 	if (!j)
 		return ret;
 	p = &e->procs[e->nprocs++];
-	p->pid = (pid_t)get_num(j, "pid", 0);
-	p->image = (unsigned)get_num(j, "image", 0);
-	p->ppid = (pid_t)get_num(j, "ppid", 0);
-	p->rank = (int)get_num(j, "rank", -1);
+	p->pid = (pid_t)get_int(j, "pid", INT_MIN, INT_MAX, 0);
+	p->image = (unsigned)get_int(j, "image", 0, UINT_MAX, 0);
+	p->ppid = (pid_t)get_int(j, "ppid", INT_MIN, INT_MAX, 0);
+	p->rank = (int)get_int(j, "rank", INT_MIN, INT_MAX, -1);
 	p->exe = dup_str(j, "exe");
 	p->host = dup_str(j, "host");
 	p->state = dup_str(j, "state");
 	p->error = dup_str(j, "error");
-	p->paranoid = (int)get_num(j, "paranoid", 2);
+	p->paranoid = (int)get_int(j, "paranoid", INT_MIN, INT_MAX, 2);
 	p->have_core_pmu = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "have_core_pmu"));
-	p->lost_records = (uint64_t)get_num(j, "lost_records", 0);
-	p->lost_bytes = (uint64_t)get_num(j, "lost_bytes", 0);
+	p->lost_records = num_u64(get_num(j, "lost_records", 0), 0);
+	p->lost_bytes = num_u64(get_num(j, "lost_bytes", 0), 0);
 	{
 		char *clock = dup_str(j, "clock");
 
