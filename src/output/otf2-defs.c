@@ -45,6 +45,7 @@ int ox_fail(struct xp *x, int ret, const char *fmt, ...)
 		va_start(ap, fmt);
 		vsnprintf(x->err, x->errlen, fmt, ap);
 		va_end(ap);
+		x->code = ret;
 	}
 	x->failed = 1;
 	return ret;

@@ -556,9 +556,10 @@ static int write_stream(struct xp *x, const struct exp_stream *s)
 	if (l != MPI_NONE)
 		x->model_loc_done[l] = 1;
 	x->nopen = 0;
-	if (call_walker_open(&w, s, x->err, x->errlen) < 0) {
+	if ((ret = call_walker_open(&w, s, x->err, x->errlen)) < 0) {
 		call_walker_close(&w);
 		x->failed = 1;
+		x->code = ret;
 		return -1;
 	}
 	for (;;) {
@@ -566,6 +567,7 @@ static int write_stream(struct xp *x, const struct exp_stream *s)
 			ret = call_walker_next(&w, &ev, x->err, x->errlen);
 			if (ret < 0) {
 				x->failed = 1;
+				x->code = ret;
 				break;
 			}
 			have = ret > 0;
@@ -768,7 +770,7 @@ int otf2_export(const char *archive, struct experiment *e, struct symtab *st,
 			ret = -1;
 	}
 	if (ret < 0)
-		ret = strstr(err, "out of memory") ? -ENOMEM : -EIO;
+		ret = x.code < 0 ? x.code : strstr(err, "out of memory") ? -ENOMEM : -EIO;
 	OTF2_Error_RegisterCallback(old, NULL);
 	ox_release(&x);
 	return ret;

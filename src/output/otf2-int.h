@@ -90,6 +90,7 @@ struct xp {
 	char *err;
 	size_t errlen;
 	int failed;
+	int code; /* the first failure's negative errno (-EINVAL: a damaged experiment) */
 	/* strings: hash -> id, verified against the text */
 	char **strings;
 	size_t nstrings, strings_cap;
