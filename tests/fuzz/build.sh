@@ -72,7 +72,7 @@ declare -A target_src=(
 	[fuzz_powerlog]="analysis/powerlog.c analysis/textline.c analysis/power.c"
 	[fuzz_loadlog]="analysis/loadlog.c analysis/textline.c"
 	[fuzz_maps]="analysis/maps.c"
-	[fuzz_kallsyms]="analysis/kallsyms.c core/fcopy.c"
+	[fuzz_kallsyms]="analysis/kallsyms.c analysis/textline.c core/fcopy.c"
 	[fuzz_metrics]="core/metrics.c core/metric-expr.c"
 	[fuzz_otf2]="$otf2_src"
 )

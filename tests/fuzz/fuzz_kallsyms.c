@@ -4,7 +4,9 @@
  * /dev/shm (or /tmp), read by kallsyms_load.
  *
  * Besides the sanitizers, the target checks the reader's contract and aborts when it is broken:
- *   - 0, -EINVAL (malformed) or -ENOMEM; on an error nothing is kept (the struct is zeroed);
+ *   - 0, -EINVAL (malformed) or -ENOMEM; on an error nothing is kept (the struct is zeroed)
+ *     and the message is one line naming the file, "PATH: line N: ..." (N in the file) for
+ *     -EINVAL;
  *   - on 0: the symbols sorted by address, each with a non-empty name of one line; no more
  *     symbols than lines; kallsyms_find of a symbol's address gives a symbol at that address,
  *     of the address one below the first gives none.
@@ -40,6 +42,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
 	struct kallsyms k;
+	char err[512] = "";
 	size_t lines = 1;
 	FILE *f;
 	int ret;
@@ -58,10 +61,18 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	for (size_t i = 0; i < size; i++)
 		lines += data[i] == '\n';
 	memset(&k, 0x5a, sizeof(k));
-	ret = kallsyms_load(&k, dir);
+	ret = kallsyms_load(&k, dir, err, sizeof(err));
 	check(ret == 0 || ret == -EINVAL || ret == -ENOMEM, "0, -EINVAL or -ENOMEM");
 	if (ret) {
+		const char *at = err + strlen(file);
+
 		check(!k.v && !k.text && k.n == 0, "nothing kept after an error");
+		check(!strncmp(err, file, strlen(file)) && !strchr(err, '\n'),
+		      "one line naming the file");
+		check(ret != -EINVAL ||
+			  (!strncmp(at, ": line ", 7) && strtoul(at + 7, NULL, 10) >= 1 &&
+			   strtoul(at + 7, NULL, 10) <= lines),
+		      "the line is in the file");
 		return 0;
 	}
 	check(!k.missing, "the file is there");
