@@ -130,6 +130,9 @@ static void test_read_errors(void **state)
 	check_error(HEAD COLS "100,1.5,1,1\n", 8, "expected the host's busy share");
 	check_error(HEAD COLS "100,0.5,-1,1\n", 8, "rank 0: expected a CPU share");
 	check_error(HEAD COLS "100,0.5,1,nan\n", 8, "rank 1: expected a CPU share");
+	/* more CPUs than any host has: damage, and the weighted mean would overflow to inf */
+	check_error(HEAD COLS "100,0.5,1e300,1\n200,0.5,1e300,1\n", 8,
+		    "rank 0: expected a CPU share");
 	check_error(HEAD COLS "100,0.5,1\n", 8, "1 rank values, expected 2");
 	check_error(HEAD COLS "100,0.5,1,1,1\n", 8, "more than 2 rank values");
 	check_error(HEAD COLS "100,0.5,1,1\n# late comment\n", 9, "expected a time in ns");
