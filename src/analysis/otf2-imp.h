@@ -111,7 +111,7 @@ struct imp {
 	uint64_t timer_resolution, global_offset;
 	/* events of the location being read */
 	const struct imp_loc *cur;
-	int64_t last_ns; /* its latest event's time (otf2i_event_ns); 0 before its first */
+	int64_t last_ns;    /* its latest event's time (otf2i_event_ns); 0 before its first */
 	long cur_model_loc; /* -1 until its first call */
 	struct imp_call call;
 	uint64_t unknown_calls, stray_items, nested_calls, open_calls;

@@ -91,9 +91,10 @@ int64_t otf2i_event_ns(struct imp *im, uint64_t t)
 				   "location %" PRIu64 ": an event at %" PRIu64 " ticks %s: the "
 				   "archive is damaged",
 				   im->cur ? im->cur->id : 0, t,
-				   d < 0		? "before the archive's global offset"
-				   : d > OTF2I_NS_MAX ? "more than 52 days after the archive's start"
-						      : "before the location's previous event");
+				   d < 0 ? "before the archive's global offset"
+				   : d > OTF2I_NS_MAX
+				       ? "more than 52 days after the archive's start"
+				       : "before the location's previous event");
 		return im->last_ns;
 	}
 	im->last_ns = (int64_t)d;
