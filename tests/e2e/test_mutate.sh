@@ -20,9 +20,11 @@
 #     commands on each, in turn, so that every command runs on several mutants.
 #   Long, by hand: PSC_MUTATE_SECONDS=N first runs every command on every intact experiment
 #     (each must exit 0), then random mutants (1 to 3 per file, 6 random commands each) for N
-#     seconds, e.g.
-#       cd build-asan && PSC_MUTATE_SECONDS=1200 PSC_MUTATE_SEED=$RANDOM \
-#         ctest -R test_mutate --output-on-failure --timeout 1500
+#     seconds. ctest stops every end-to-end test after 300 s, so run the script itself, with
+#     the variables ctest gives it, e.g. in the sanitizer build:
+#       PERFSCOPE=build-asan/perfscope PSC_BUILD=build-asan PSC_SOURCE=. PSC_SANITIZE=ON \
+#         LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp PSC_MUTATE_SECONDS=1200 \
+#         PSC_MUTATE_SEED=$RANDOM bash tests/e2e/test_mutate.sh
 #     It prints every failure, then the failures by class with one reproducer each:
 #       python3 tests/e2e/mutate.py apply EXPERIMENT MUTANT FILE MUTATION; perfscope CMD...
 #     The experiments are kept when PSC_MUTATE_KEEP=DIR is set (copied there), so that a
