@@ -22,7 +22,7 @@
 #     (each must exit 0), then random mutants (1 to 3 per file, 6 random commands each) for N
 #     seconds. ctest stops every end-to-end test after 300 s, so run the script itself, with
 #     the variables ctest gives it, e.g. in the sanitizer build:
-#       PERFSCOPE=build-asan/perfscope PSC_BUILD=build-asan PSC_SOURCE=. PSC_SANITIZE=ON \
+#       PERFSCOPE=$PWD/build-asan/perfscope PSC_BUILD=$PWD/build-asan PSC_SOURCE=$PWD PSC_SANITIZE=ON \
 #         LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp PSC_MUTATE_SECONDS=1200 \
 #         PSC_MUTATE_SEED=$RANDOM bash tests/e2e/test_mutate.sh
 #     It prints every failure, then the failures by class with one reproducer each:
