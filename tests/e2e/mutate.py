@@ -38,7 +38,8 @@ TIMEOUT = float(os.environ.get("PSC_MUTATE_TIMEOUT", "60"))
 PER_MUTANT = 6  # commands run on each mutant
 
 # Commands by experiment kind; {D} is the mutant (directory, or the OTF2 anchor), {O} an output
-# path outside it. Every kind also runs COMMON, except otf2.
+# path outside it. Every kind also runs COMMON, except otf2. Each command succeeds on the intact
+# experiment (the long mode checks it first): timeline needs samples, select function calls.
 COMMON = [
     ["info", "{D}"],
     ["info", "{D}", "--json"],
@@ -47,20 +48,23 @@ COMMON = [
     ["report", "{D}", "--tree"],
     ["report", "{D}", "--by", "thread"],
     ["report", "{D}", "--json"],
-    ["timeline", "{D}"],
-    ["select", "{D}", "--top", "3", "-o", "{O}", "--force"],
     ["html", "{D}", "-o", "{O}", "--force"],
     ["export", "{D}", "--format", "chrome", "-o", "{O}", "--force"],
     ["export", "{D}", "--format", "otf2", "-o", "{O}.otf2", "--force"],
 ]
 COMMANDS = {
     "regions": [["report", "{D}", "--by", "region"], ["report", "{D}", "--by", "region", "--csv"]],
-    "functions": [["report", "{D}", "--by", "function"], ["report", "{D}", "--min-time", "1us"]],
+    "functions": [
+        ["report", "{D}", "--by", "function"],
+        ["report", "{D}", "--min-time", "1us"],
+        ["select", "{D}", "--top", "3", "-o", "{O}", "--force"],
+    ],
     "sampling": [
         ["report", "{D}", "--by", "sample"],
         ["report", "{D}", "--by", "sample", "--tree"],
         ["report", "{D}", "--lines"],
         ["report", "{D}", "--accuracy"],
+        ["timeline", "{D}"],
         ["timeline", "{D}", "--json"],
     ],
     "mpi": [
@@ -73,6 +77,7 @@ COMMANDS = {
         ["mpi", "{D}", "--json"],
         ["report", "{D}", "--by", "rank"],
         ["report", "{D}", "--by", "scope", "--categories"],
+        ["select", "{D}", "--min-time", "1us", "-o", "{O}", "--force"],
     ],
     "power": [
         ["energy", "{D}"],

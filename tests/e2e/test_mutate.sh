@@ -107,6 +107,16 @@ run cut-otf2 "$PERFSCOPE" export "$T/m-cut" --format otf2 -o "$T/m-cut.otf2"
 expect_eq 2 "$RC" "export --format otf2 of an experiment with an empty stream: exit status"
 expect_eq 1 "$(wc -l <"$T/cut-otf2.err")" "export --format otf2 of an empty stream: one line"
 expect_grep "$T/m-cut/$s: byte 0: " "$T/cut-otf2.err" "the message names the stream and byte 0"
+# export --format otf2 printed the MPI model's warnings before failing on a damaged stream:
+# three lines for one error (an MPI rank's stream cut inside its header)
+if [ -d "$E/mpi" ]; then
+	s=$(cd "$E/mpi" && ls stream.* | head -n 1)
+	python3 "$PSC_SOURCE/tests/e2e/mutate.py" apply "$E/mpi" "$T/m-mpi" "$s" trunc:26
+	run mpi-otf2 "$PERFSCOPE" export "$T/m-mpi" --format otf2 -o "$T/m-mpi.otf2"
+	expect_eq 2 "$RC" "export --format otf2 of an MPI run with a stream cut at 26 bytes: exit status"
+	expect_eq 1 "$(wc -l <"$T/mpi-otf2.err")" "export --format otf2 of a cut MPI stream: one line"
+	expect_grep "$T/m-mpi/$s: byte 0: " "$T/mpi-otf2.err" "the message names the stream and byte 0"
+fi
 
 run mutate python3 "$PSC_SOURCE/tests/e2e/mutate.py" run "$PERFSCOPE" "$T/work" "$seed" "$mode" \
 	"${exps[@]}"
