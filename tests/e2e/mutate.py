@@ -312,7 +312,7 @@ def main_run(argv):
             shown = " ".join(a.replace(mutant, "$M").replace(out, "$OUT") for a in args)
             repro = "mutate.py apply %s $M %s %s; perfscope %s" % (base, rel, m, shown)
             print("FAIL: %s: %s on %s (%s): %s" % (cls, c[0], rel, m, first))
-            key = (fkind, " ".join(c[:2] if c[0] in ("report", "mpi") else c[:1]).replace("{D}", ""), cls)
+            key = (fkind, c[0], cls)
             n, r = classes.get(key, (0, None))
             classes[key] = (n + 1, r or (repro, first))
         if deadline is not None and time.time() >= deadline:

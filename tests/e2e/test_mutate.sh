@@ -22,8 +22,8 @@
 #     (each must exit 0), then random mutants (1 to 3 per file, 6 random commands each) for N
 #     seconds. ctest stops every end-to-end test after 300 s, so run the script itself, with
 #     the variables ctest gives it, e.g. in the sanitizer build:
-#       PERFSCOPE=$PWD/build-asan/perfscope PSC_BUILD=$PWD/build-asan PSC_SOURCE=$PWD PSC_SANITIZE=ON \
-#         LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp PSC_MUTATE_SECONDS=1200 \
+#       PERFSCOPE=$PWD/build-asan/perfscope PSC_BUILD=$PWD/build-asan PSC_SOURCE=$PWD \
+#         PSC_SANITIZE=ON LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp PSC_MUTATE_SECONDS=1200 \
 #         PSC_MUTATE_SEED=$RANDOM bash tests/e2e/test_mutate.sh
 #     It prints every failure, then the failures by class with one reproducer each:
 #       python3 tests/e2e/mutate.py apply EXPERIMENT MUTANT FILE MUTATION; perfscope CMD...
@@ -46,7 +46,8 @@ require_cmd python3
 seed=${PSC_MUTATE_SEED:-1}
 mode=ci
 if [ -n "${PSC_MUTATE_SECONDS:-}" ]; then
-	[[ $PSC_MUTATE_SECONDS =~ ^[0-9]+$ ]] || die "PSC_MUTATE_SECONDS=$PSC_MUTATE_SECONDS: expected seconds"
+	[[ $PSC_MUTATE_SECONDS =~ ^[0-9]+$ ]] ||
+		die "PSC_MUTATE_SECONDS=$PSC_MUTATE_SECONDS: expected seconds"
 	mode=$PSC_MUTATE_SECONDS
 fi
 [[ $seed =~ ^[0-9]+$ ]] || die "PSC_MUTATE_SEED=$seed: expected a number"
