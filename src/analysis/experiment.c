@@ -348,7 +348,19 @@ static void add_pair(void *ctx, uint64_t ticks, uint64_t ns)
 	p->npairs++;
 }
 
+static int open_dir(struct experiment *e, const char *dir, char *err, size_t errlen);
+
 int experiment_open(struct experiment *e, const char *dir, char *err, size_t errlen)
+{
+	int ret = open_dir(e, dir, err, errlen);
+
+	/* nothing for the caller to release after a failure, whatever it does */
+	if (ret)
+		experiment_release(e);
+	return ret;
+}
+
+static int open_dir(struct experiment *e, const char *dir, char *err, size_t errlen)
 {
 	struct dirent *de;
 	size_t nproc_files = 0, nstream_files = 0, nsample_files = 0;

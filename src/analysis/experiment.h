@@ -112,7 +112,7 @@ struct experiment {
  * Read DIR: meta.json (optional: a program run with PERFSCOPE_OUT alone may write it), every
  * proc.<pid>.json and the list of streams, then fit each process's clock from its recorded
  * pairs and the clock record that opens every chunk. 0, or a negative errno with a one-line
- * message naming the file in ERR.
+ * message naming the file in ERR; E is then empty (experiment_release() on it does nothing).
  */
 int experiment_open(struct experiment *e, const char *dir, char *err, size_t errlen);
 

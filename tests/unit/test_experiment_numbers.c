@@ -2,7 +2,8 @@
  * test_experiment_numbers.c - numbers of meta.json and proc.<pid>.json that do not fit the
  * field they are read into (found by tests/fuzz/fuzz_experiment.c): experiment_open reads them
  * as absent (the field's default) instead of casting a double out of range, which is undefined
- * behaviour (on x86-64 it gave INT64_MIN or 2^64 - 1).
+ * behaviour (on x86-64 it gave INT64_MIN or 2^64 - 1). And a failing experiment_open leaves
+ * nothing to release (found by the mutation test: callers that did not release leaked it).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -62,6 +63,10 @@ static void test_out_of_range(void **state)
 	write_text(dir, "proc.8.json", "{\"pid\":1e10,\"clock\":\"monotonic\"}");
 	assert_int_equal(experiment_open(&e, dir, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "missing pid or clock"));
+	/* a failure leaves nothing to release (callers that did not release leaked it) */
+	assert_null(e.dir);
+	assert_null(e.procs);
+	assert_int_equal(e.nprocs, 0);
 	experiment_release(&e);
 }
 
