@@ -115,6 +115,10 @@ KINDS = [
 # Failures already reported whose fix is pending elsewhere: (file kind, command word, regex on
 # the failure's class and message). Keep each with its reproducer in the test's header.
 KNOWN = [
+    # info's count of stream records by kind indexed past its array for MPI records (fixed in
+    # the branch trust-msgs: "info: a column and a JSON key for every stream record kind");
+    # perfscope info on any MPI experiment, in the sanitizer build
+    ("*", "info", r"^sanitizer: .*cmd-info\.c:\d+:\d+: runtime error: index \d+ out of bounds"),
     # OTF2's library (Debian's libotf2 3.0) spins in OTF2_AnchorFile_Load, under
     # OTF2_Reader_Open, on an anchor whose creator string lost its NUL byte (byte 65 of
     # perfscope's export):
@@ -231,7 +235,7 @@ def run_one(perfscope, argv):
 
 def known(kind, cmd, cls, stderr):
     for k, c, pat in KNOWN:
-        if k == kind and c == cmd and re.search(pat, cls + ": " + stderr):
+        if k in ("*", kind) and c == cmd and re.search(pat, cls + ": " + stderr):
             return True
     return False
 
