@@ -281,7 +281,10 @@ def main_run(argv):
                         for a in c]
                 res, stderr = run_one(perfscope, args)
                 stats["runs"] += 1
-                if res != 0:
+                cls = "sanitizer" if SANITIZER.search(stderr) else "exit %s" % res
+                if res != 0 and known("-", c[0], cls, stderr):
+                    stats["known"] += 1
+                elif res != 0:
                     stats["failures"] += 1
                     print("FAIL: the intact experiment: perfscope %s exited %s: %s" %
                           (" ".join(args), res, stderr.strip()[:300]))
@@ -309,14 +312,15 @@ def main_run(argv):
             if cls is None:
                 continue
             first = stderr.strip().split("\n")[0][:300] if stderr.strip() else ""
-            if known(fkind, c[0], cls, stderr):
-                stats["known"] += 1
-                continue
-            stats["failures"] += 1
             shown = " ".join(a.replace(mutant, "$M").replace(out, "$OUT") for a in args)
             repro = "mutate.py apply %s $M %s %s; perfscope %s" % (base, rel, m, shown)
-            print("FAIL: %s: %s on %s (%s): %s" % (cls, c[0], rel, m, first))
-            key = (fkind, c[0], cls)
+            if known(fkind, c[0], cls, stderr):
+                stats["known"] += 1
+                key = (fkind, c[0], "known: " + cls)
+            else:
+                stats["failures"] += 1
+                print("FAIL: %s: %s on %s (%s): %s" % (cls, c[0], rel, m, first))
+                key = (fkind, c[0], cls)
             n, r = classes.get(key, (0, None))
             classes[key] = (n + 1, r or (repro, first))
         if deadline is not None and time.time() >= deadline:
