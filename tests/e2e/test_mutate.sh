@@ -132,7 +132,8 @@ if [ -d "$E/mpi" ]; then
 	run scope "$PERFSCOPE" report "$T/m-proc" --by scope --categories
 	expect_eq 2 "$RC" "report --by scope of an MPI run with a cut proc.json: exit status"
 	expect_eq 1 "$(wc -l <"$T/scope.err")" "report --by scope of a cut proc.json: one line"
-	expect_grep "$T/m-proc/$p: byte 100: " "$T/scope.err" "the message names proc.json"
+	# (the byte cJSON stops at: 99 or 100, as the cut falls in a token or after it)
+	expect_grep "$T/m-proc/$p: byte " "$T/scope.err" "the message names proc.json and a byte"
 fi
 
 run mutate python3 "$PSC_SOURCE/tests/e2e/mutate.py" run "$PERFSCOPE" "$T/work" "$seed" "$mode" \
