@@ -39,22 +39,31 @@ static uint64_t node_key(size_t parent, size_t row)
 	return ((uint64_t)(parent == FUNC_NO_PARENT ? 0 : parent + 1) << 32) ^ (uint64_t)row;
 }
 
+/* A + B, pinned at the int64_t limits: a damaged trace (times near 2^62, deep recursion) must
+ * not overflow a sum of durations (undefined behaviour). */
+static inline int64_t sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	return __builtin_add_overflow(a, b, &r) ? (b > 0 ? INT64_MAX : INT64_MIN) : r;
+}
+
 /* Account one call's exit in its row and node. */
 static void row_exit(struct func_row *r, struct func_node *n, const struct call_event *ev)
 {
 	r->calls++;
-	r->sum_ns += ev->incl_ns;
-	r->excl_ns += ev->excl_ns;
+	r->sum_ns = sat_add(r->sum_ns, ev->incl_ns);
+	r->excl_ns = sat_add(r->excl_ns, ev->excl_ns);
 	if (ev->incl_ns < r->min_ns)
 		r->min_ns = ev->incl_ns;
 	if (ev->incl_ns > r->max_ns)
 		r->max_ns = ev->incl_ns;
 	if (r->active && --r->active == 0)
-		r->incl_ns += ev->incl_ns;
+		r->incl_ns = sat_add(r->incl_ns, ev->incl_ns);
 	r->synthetic += (uint64_t)ev->synthetic;
 	n->calls++;
-	n->incl_ns += ev->incl_ns;
-	n->excl_ns += ev->excl_ns;
+	n->incl_ns = sat_add(n->incl_ns, ev->incl_ns);
+	n->excl_ns = sat_add(n->excl_ns, ev->excl_ns);
 }
 
 #define PASS_CACHE 1024 /* direct-mapped caches in front of the maps: most lookups repeat */
@@ -185,7 +194,8 @@ static int charge_segment(struct func_profile *p, struct pass *ps, size_t r, int
 	}
 	*w = t == ns ? wt : en->at(en->ctx, ns, &ps->hint);
 	row->excl_j += *w - ps->last_w;
-	row->covered_ns += overlap(ps->last_ns, ns, en->cover_start, en->cover_end);
+	row->covered_ns =
+	    sat_add(row->covered_ns, overlap(ps->last_ns, ns, en->cover_start, en->cover_end));
 	return 0;
 }
 
@@ -248,7 +258,7 @@ static void thread_add(struct func_profile *p, const struct exp_stream *s,
 	p->synthetic_exits += th->synthetic_exits;
 	p->unwound += th->unwound;
 	if (th->function_records)
-		p->total_ns += t->traced_ns;
+		p->total_ns = sat_add(p->total_ns, t->traced_ns);
 }
 
 static int stream_pass(struct func_profile *p, struct pass *ps, const struct exp_stream *s,
@@ -534,14 +544,14 @@ int func_profile_merge(const struct func_profile *in, struct func_profile *out)
 
 		row_map[i] = idx;
 		m->calls += r->calls;
-		m->incl_ns += r->incl_ns;
-		m->excl_ns += r->excl_ns;
-		m->sum_ns += r->sum_ns;
+		m->incl_ns = sat_add(m->incl_ns, r->incl_ns);
+		m->excl_ns = sat_add(m->excl_ns, r->excl_ns);
+		m->sum_ns = sat_add(m->sum_ns, r->sum_ns);
 		m->synthetic += r->synthetic;
 		m->incl_j += r->incl_j;
 		m->excl_j += r->excl_j;
-		m->covered_ns += r->covered_ns;
-		m->incl_covered_ns += r->incl_covered_ns;
+		m->covered_ns = sat_add(m->covered_ns, r->covered_ns);
+		m->incl_covered_ns = sat_add(m->incl_covered_ns, r->incl_covered_ns);
 		if (r->slices && !m->slices &&
 		    !(m->slices = calloc(in->nintervals, sizeof(*m->slices))))
 			goto done;
@@ -572,8 +582,8 @@ int func_profile_merge(const struct func_profile *in, struct func_profile *out)
 		}
 		node_map[i] = idx;
 		out->nodes[idx].calls += n->calls;
-		out->nodes[idx].incl_ns += n->incl_ns;
-		out->nodes[idx].excl_ns += n->excl_ns;
+		out->nodes[idx].incl_ns = sat_add(out->nodes[idx].incl_ns, n->incl_ns);
+		out->nodes[idx].excl_ns = sat_add(out->nodes[idx].excl_ns, n->excl_ns);
 	}
 	ret = 0;
 done:

@@ -2,11 +2,13 @@
 #include "kallsyms.h"
 
 #include "../core/fcopy.h"
+#include "textline.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,10 +267,25 @@ static int cmp_sym(const void *a, const void *b)
 	return (x->name[0] == '_') - (y->name[0] == '_');
 }
 
-int kallsyms_load(struct kallsyms *k, const char *dir)
+/* "PATH: line LINE: " and the message into ERR; returns -EINVAL. */
+static int load_fail(char *err, size_t errlen, const char *path, size_t line, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+static int load_fail(char *err, size_t errlen, const char *path, size_t line, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = textline_vfail(err, errlen, path, line, -EINVAL, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+int kallsyms_load(struct kallsyms *k, const char *dir, char *err, size_t errlen)
 {
 	char path[4096];
-	size_t len = 0, cap = 0, lines = 0;
+	size_t len = 0, cap = 0, lines = 0, line = 0;
 	FILE *f;
 	int c;
 
@@ -276,8 +293,13 @@ int kallsyms_load(struct kallsyms *k, const char *dir)
 	snprintf(path, sizeof(path), "%s/kallsyms", dir);
 	f = fopen(path, "r");
 	if (!f) {
+		int e = errno;
+
 		k->missing = 1;
-		return errno == ENOENT ? 0 : -errno;
+		if (e == ENOENT)
+			return 0;
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		return -e;
 	}
 	/* the whole file in one buffer; lines are cut in place */
 	while ((c = getc(f)) != EOF) {
@@ -288,6 +310,7 @@ int kallsyms_load(struct kallsyms *k, const char *dir)
 			if (!t) {
 				fclose(f);
 				kallsyms_release(k);
+				snprintf(err, errlen, "%s: out of memory", path);
 				return -ENOMEM;
 			}
 			k->text = t;
@@ -303,6 +326,7 @@ int kallsyms_load(struct kallsyms *k, const char *dir)
 	k->v = calloc(lines + 1, sizeof(*k->v));
 	if (!k->v) {
 		kallsyms_release(k);
+		snprintf(err, errlen, "%s: out of memory", path);
 		return -ENOMEM;
 	}
 	for (char *p = k->text, *nl; *p; p = nl + 1) {
@@ -314,10 +338,12 @@ int kallsyms_load(struct kallsyms *k, const char *dir)
 			nl = p + strlen(p) - 1;
 		else
 			*nl = 0;
+		line++;
 		addr = strtoull(p, &end, 16);
 		if (end == p || end[0] != ' ' || !end[1] || end[2] != ' ' || !end[3]) {
 			kallsyms_release(k);
-			return -EINVAL;
+			return load_fail(err, errlen, path, line,
+					 "expected 'ADDRESS TYPE NAME' (a copy of /proc/kallsyms)");
 		}
 		name = end + 3;
 		for (char *t = name; *t; t++)

@@ -45,9 +45,10 @@ int kallsyms_save_cached(const char *procfs, const char *dir, const char *cached
 
 /*
  * Read DIR/kallsyms into K. 0 (K->missing set when there is no such file: lookups then fail),
- * -ENOMEM, or -EINVAL for a malformed file.
+ * or a negative errno (-EINVAL for a malformed file, -ENOMEM) with one line in ERR:
+ * "DIR/kallsyms: line N: ..." for a malformed line, "DIR/kallsyms: ..." otherwise.
  */
-int kallsyms_load(struct kallsyms *k, const char *dir);
+int kallsyms_load(struct kallsyms *k, const char *dir, char *err, size_t errlen);
 
 /*
  * The symbol holding ADDR: the last one at or below it; NULL below the first symbol, without

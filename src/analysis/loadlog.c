@@ -18,6 +18,9 @@
 #include <string.h>
 
 #define LOAD_MAGIC "# perfscope load 1"
+/* A rank's share is CPUs in use: more than this many is a damaged file (and would overflow the
+ * statistics' weighted sums). */
+#define LOAD_SHARE_MAX 1048576.0
 
 struct load_reader {
 	const char *path;
@@ -52,7 +55,7 @@ static int parse_int(const char *s, int *v)
 	return 0;
 }
 
-/* A share: `-` (NAN) or a finite decimal number >= 0 (and <= MAX when MAX > 0). */
+/* A share: `-` (NAN) or a finite decimal number from 0 to MAX. */
 static int parse_share(const char *s, double max, double *v)
 {
 	char *end;
@@ -65,7 +68,7 @@ static int parse_share(const char *s, double max, double *v)
 		return -EINVAL;
 	errno = 0;
 	*v = strtod(s, &end);
-	if (errno || *end || !isfinite(*v) || *v < 0 || (max > 0 && *v > max))
+	if (errno || *end || !isfinite(*v) || *v < 0 || *v > max)
 		return -EINVAL;
 	return 0;
 }
@@ -195,9 +198,10 @@ static int load_row(struct load_reader *r, struct load_log *log, char *line)
 	while ((tok = strtok_r(NULL, ",", &save))) {
 		if (col >= log->nranks)
 			return fail(r, -EINVAL, "more than %zu rank values", log->nranks);
-		if (parse_share(tok, 0, &log->share[i * log->nranks + col]) < 0)
-			return fail(r, -EINVAL, "rank %d: expected a CPU share (>= 0, or '-')",
-				    log->ranks[col]);
+		if (parse_share(tok, LOAD_SHARE_MAX, &log->share[i * log->nranks + col]) < 0)
+			return fail(r, -EINVAL,
+				    "rank %d: expected a CPU share (0 to %.0f CPUs, or '-')",
+				    log->ranks[col], LOAD_SHARE_MAX);
 		col++;
 	}
 	if (col != log->nranks)
@@ -224,9 +228,9 @@ int load_log_read(struct load_log *log, const char *path, char *err, size_t errl
 	if (!(log->path = strdup(path)))
 		ret = -ENOMEM;
 	while (ret == 0 && (len = getline(&line, &cap, f)) >= 0) {
-		r.line++;
 		if (len == 0 || line[len - 1] != '\n')
-			break; /* cut short: ignored */
+			break; /* cut short: ignored, the file ends before it */
+		r.line++;
 		line[--len] = 0;
 		if ((size_t)len != strlen(line)) {
 			ret = fail(&r, -EINVAL, "a NUL byte");

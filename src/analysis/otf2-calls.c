@@ -76,10 +76,12 @@ static OTF2_CallbackCode ev_enter(OTF2_LocationRef loc UNUSED, OTF2_TimeStamp t,
 {
 	struct otf2_walk *w = ud;
 	long r = region_index(w, region);
-	int64_t ns = otf2i_ns(&w->im, t);
+	int64_t ns = otf2i_event_ns(&w->im, t);
 	struct otf2_call call;
 	int ret;
 
+	if (w->im.failed)
+		return OTF2_CALLBACK_INTERRUPT;
 	seen(w, ns);
 	if (r < 0)
 		return otf2i_fail(&w->im, -EINVAL,
@@ -132,10 +134,12 @@ static OTF2_CallbackCode ev_leave(OTF2_LocationRef loc UNUSED, OTF2_TimeStamp t,
 {
 	struct otf2_walk *w = ud;
 	long r = region_index(w, region);
-	int64_t ns = otf2i_ns(&w->im, t);
+	int64_t ns = otf2i_event_ns(&w->im, t);
 	size_t i;
 	int ret = 0;
 
+	if (w->im.failed)
+		return OTF2_CALLBACK_INTERRUPT;
 	seen(w, ns);
 	w->th.function_records++;
 	for (i = w->depth; i-- > 0;)
@@ -159,8 +163,8 @@ static OTF2_CallbackCode ev_program_begin(OTF2_LocationRef loc UNUSED, OTF2_Time
 {
 	struct otf2_walk *w = ud;
 
-	seen(w, otf2i_ns(&w->im, t));
-	return OTF2_CALLBACK_SUCCESS;
+	seen(w, otf2i_event_ns(&w->im, t));
+	return w->im.failed ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
 }
 
 static OTF2_CallbackCode ev_program_end(OTF2_LocationRef loc UNUSED, OTF2_TimeStamp t,
@@ -169,8 +173,8 @@ static OTF2_CallbackCode ev_program_end(OTF2_LocationRef loc UNUSED, OTF2_TimeSt
 {
 	struct otf2_walk *w = ud;
 
-	seen(w, otf2i_ns(&w->im, t));
-	return OTF2_CALLBACK_SUCCESS;
+	seen(w, otf2i_event_ns(&w->im, t));
+	return w->im.failed ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
 }
 
 /* The events of location L: its calls handed on, the calls left open closed at its last
@@ -189,6 +193,7 @@ static int read_location(struct otf2_walk *w, OTF2_EvtReaderCallbacks *cbs, cons
 		return otf2i_fail_otf2(&w->im, OTF2_ERROR_INVALID_ARGUMENT,
 				       "opening an event reader");
 	w->im.cur = l;
+	w->im.last_ns = 0;
 	w->depth = 0;
 	memset(&w->th, 0, sizeof(w->th));
 	w->th.first_ns = 1;

@@ -111,6 +111,7 @@ struct imp {
 	uint64_t timer_resolution, global_offset;
 	/* events of the location being read */
 	const struct imp_loc *cur;
+	int64_t last_ns;    /* its latest event's time (otf2i_event_ns); 0 before its first */
 	long cur_model_loc; /* -1 until its first call */
 	struct imp_call call;
 	uint64_t unknown_calls, stray_items, nested_calls, open_calls;
@@ -143,8 +144,19 @@ int otf2i_grow(void **arr, size_t *cap, size_t n, size_t size);
 /* The index of ID in MAP, or -1. */
 long otf2i_lookup(const struct u64map *map, uint64_t id);
 
-/* Ticks T of the archive's clock as ns since its global offset. */
-int64_t otf2i_ns(const struct imp *im, uint64_t t);
+/* The latest time an event may have, in ns since the archive's global offset (52 days): with
+ * times in [0, OTF2I_NS_MAX] and never going back, no sum of durations overflows. */
+#define OTF2I_NS_MAX ((int64_t)1 << 52)
+
+/*
+ * Ticks T of an event of the location being read as ns since the archive's global offset. A
+ * time before the global offset or after OTF2I_NS_MAX, or before the location's previous event
+ * (OTF2 orders each location's events) is a damaged archive: the failure is noted in IM (the
+ * caller stops reading when im->failed) and the time returned is within the location's range,
+ * so that nothing computed from it before the reading stops can overflow. Reset im->last_ns to
+ * 0 before each location.
+ */
+int64_t otf2i_event_ns(struct imp *im, uint64_t t);
 
 /* The string of id ID, "" when undefined. */
 const char *otf2i_string_of(const struct imp *im, uint64_t id);

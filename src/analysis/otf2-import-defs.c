@@ -6,6 +6,7 @@
 #include "../core/mpi-routines.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,13 +79,26 @@ long otf2i_lookup(const struct u64map *map, uint64_t id)
 	return u64map_get(map, id, &v) ? (long)v : -1;
 }
 
-int64_t otf2i_ns(const struct imp *im, uint64_t t)
+int64_t otf2i_event_ns(struct imp *im, uint64_t t)
 {
 	__int128 d = (__int128)t - (__int128)im->global_offset;
 
-	if (im->timer_resolution == 1000000000u)
-		return (int64_t)d;
-	return (int64_t)(d * 1000000000 / (__int128)im->timer_resolution);
+	if (im->timer_resolution != 1000000000u)
+		d = d * 1000000000 / (__int128)(im->timer_resolution ? im->timer_resolution : 1);
+	if (d < 0 || d > OTF2I_NS_MAX || d < im->last_ns) {
+		if (!im->failed)
+			otf2i_fail(im, -EINVAL,
+				   "location %" PRIu64 ": an event at %" PRIu64 " ticks %s: the "
+				   "archive is damaged",
+				   im->cur ? im->cur->id : 0, t,
+				   d < 0 ? "before the archive's global offset"
+				   : d > OTF2I_NS_MAX
+				       ? "more than 52 days after the archive's start"
+				       : "before the location's previous event");
+		return im->last_ns;
+	}
+	im->last_ns = (int64_t)d;
+	return im->last_ns;
 }
 
 const char *otf2i_string_of(const struct imp *im, uint64_t id)

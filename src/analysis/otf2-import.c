@@ -20,10 +20,11 @@
 
 /* ---- events ---- */
 
-/* Ticks to ns since the global offset. */
-static int64_t ns_of(const struct imp *im, OTF2_TimeStamp t)
+/* Ticks to ns since the global offset (a damaged time is noted: reading stops after the
+ * location). */
+static int64_t ns_of(struct imp *im, OTF2_TimeStamp t)
 {
-	return otf2i_ns(im, t);
+	return otf2i_event_ns(im, t);
 }
 
 /* The model communicator of OTF2 communicator ID as seen by the current rank, or -1. */
@@ -381,6 +382,7 @@ static OTF2_ErrorCode read_location(struct imp *im, OTF2_Reader *rd, OTF2_EvtRea
 	if (!er)
 		return OTF2_ERROR_INVALID_ARGUMENT;
 	im->cur = l;
+	im->last_ns = 0;
 	im->cur_model_loc = -1;
 	im->call.depth = 0;
 	/* the rank's first location always, later threads when they called MPI */

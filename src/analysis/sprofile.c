@@ -268,12 +268,9 @@ int sample_profile_build(struct sample_profile *p, const struct experiment *e, s
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	ret = kallsyms_load(&p->ksyms, e->dir);
-	if (ret) {
-		snprintf(err, errlen, "%s/kallsyms: %s", e->dir,
-			 ret == -EINVAL ? "not a list of kernel symbols" : strerror(-ret));
+	ret = kallsyms_load(&p->ksyms, e->dir, err, errlen);
+	if (ret)
 		return ret;
-	}
 	ret = samples_walk(e, &p->walk, on_sample, &b, err, errlen);
 	free(b.path);
 	if (ret == -ENOMEM && !*err)

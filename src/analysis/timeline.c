@@ -305,11 +305,8 @@ int timeline_build(struct timeline *t, const struct experiment *e, struct symtab
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	ret = kallsyms_load(&ps.ksyms, e->dir);
-	if (ret)
-		snprintf(err, errlen, "%s/kallsyms: %s", e->dir,
-			 ret == -EINVAL ? "not a list of kernel symbols" : strerror(-ret));
-	else
+	ret = kallsyms_load(&ps.ksyms, e->dir, err, errlen);
+	if (!ret)
 		ret = samples_walk(e, &t->walk, on_sample, &ps, err, errlen);
 	if (ret == -ENOMEM && !*err)
 		snprintf(err, errlen, "out of memory");

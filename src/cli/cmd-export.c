@@ -127,7 +127,8 @@ static int otf2_output_ok(const char *archive, int force)
 	return 0;
 }
 
-/* The experiment's MPI model, when it has MPI records: 1 loaded, 0 none, -1 failed (said). */
+/* The experiment's MPI model, when it has MPI records: 1 loaded, 0 none, -1 failed (said). Its
+ * warnings are the caller's to print, once the export succeeded (a failure is one line). */
 static int load_mpi(const struct experiment *e, struct mpi_model *m, struct mpi_model *raw,
 		    int *have_raw)
 {
@@ -140,8 +141,6 @@ static int load_mpi(const struct experiment *e, struct mpi_model *m, struct mpi_
 		cli_error("export", "%s", err);
 		return -1;
 	}
-	for (size_t i = 0; i < m->nwarnings; i++)
-		fprintf(stderr, "perfscope export: warning: %s\n", m->warnings[i]);
 	/* corrected calls are ordered among the functions by their recorded times */
 	if (m->max_correction_ns > 0 &&
 	    mpi_model_load(raw, e, MPI_BUILD_NO_CORRECTION, err, sizeof(err)) == 0)
@@ -185,6 +184,8 @@ static int export_otf2(const char *dir, const char *archive, int force)
 	if (ret == 1)
 		fprintf(stderr, "perfscope export: note: %s\n", err);
 	status = 0;
+	for (size_t i = 0; mpi && i < m.nwarnings; i++)
+		fprintf(stderr, "perfscope export: warning: %s\n", m.warnings[i]);
 	fprintf(stderr,
 		"perfscope export: wrote %s/" OTF2_EXPORT_NAME ".otf2: %" PRIu64 " events, %" PRIu64
 		" function calls, %" PRIu64 " regions, %" PRIu64 " counter values, %" PRIu64

@@ -1,19 +1,27 @@
 #!/usr/bin/env bash
-# The stream reader under libFuzzer for a bounded time (PSC_FUZZ_SECONDS in all, default 20):
-# no crash, no hang, no sanitizer report, and the reader's contract holds on every input (see
-# tests/fuzz/fuzz_stream.c); then the region analysis of `perfscope report` on what the reader
-# accepts (tests/fuzz/fuzz_profile.c); and the power meter file reader
-# (tests/fuzz/fuzz_powerfile.c, seeds in tests/fuzz/corpus-powerfile/) and the power log reader
-# (tests/fuzz/fuzz_powerlog.c, seeds in tests/fuzz/corpus-powerlog/); and the MPI model with
-# the analyses of `perfscope mpi` on a rank's stream (tests/fuzz/fuzz_mpi.c, whose regression
-# seeds are tests/fuzz/corpus/regress-mpi-*). The seeds of tests/fuzz/corpus/ run first. A failing
-# input is kept in $PSC_BUILD/fuzz-artifacts/ for `$PSC_BUILD/fuzz/fuzz_stream FILE`. Skips
-# without clang or libFuzzer (scripts/install-deps.sh installs both).
+# Every reader under libFuzzer for a bounded time (PSC_FUZZ_SECONDS in all, default 38, shared by
+# the targets below by weight): no crash, no hang, no sanitizer report, and each target's
+# contract holds on every input (see the target's header in tests/fuzz/):
+#   fuzz_stream      the stream reader (seeds: tests/fuzz/corpus/)
+#   fuzz_profile     the region analysis of `perfscope report` and info/dump on a stream
+#   fuzz_mpi         the MPI model and the analyses of `perfscope mpi` on a rank's stream (its
+#                    regression seeds are tests/fuzz/corpus/regress-mpi-*)
+#   fuzz_powerfile   power meter files (tests/fuzz/corpus-powerfile/)
+#   fuzz_powerlog    power logs, power.rapl and power.perf (tests/fuzz/corpus-powerlog/)
+#   fuzz_experiment  meta.json and proc.<pid>.json, then info/dump (corpus-experiment/)
+#   fuzz_otf2        the OTF2 import, one file of an archive replaced (corpus-otf2/)
+#   fuzz_maps        maps.<pid> files (corpus-maps/)
+#   fuzz_kallsyms    the kallsyms copy (corpus-kallsyms/)
+#   fuzz_metrics     metric group files and their formulas (corpus-metrics/)
+#   fuzz_loadlog     load logs (corpus-loadlog/)
+# Each target's seeds run first (a regression input must never fail again). A failing input is
+# kept in $PSC_BUILD/fuzz-artifacts/ for `$PSC_BUILD/fuzz/TARGET FILE`. Skips without clang or
+# libFuzzer (scripts/install-deps.sh installs both).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 psc_init
 
-secs=${PSC_FUZZ_SECONDS:-20}
+secs=${PSC_FUZZ_SECONDS:-38}
 [[ $secs =~ ^[0-9]+$ ]] && [ "$secs" -gt 0 ] || die "PSC_FUZZ_SECONDS=$secs: expected a number of seconds above 0"
 fuzz=$PSC_SOURCE/tests/fuzz
 out=$PSC_BUILD/fuzz
@@ -32,17 +40,19 @@ common=(-error_exitcode=1 -timeout_exitcode=1 -timeout=10 -rss_limit_mb=2048
 # fuzz_once TARGET SECONDS [CORPUS DICT]: the seeds once (a regression input must never crash),
 # then fuzzing from a copy of them (the repository's corpus stays as committed)
 fuzz_once() {
-	local target=$1 t=$2 bin=$out/$1 corpus=${3:-$fuzz/corpus} dict=${4:-$fuzz/stream.dict}
+	local target=$1 t=$2 bin=$out/$1 corpus=${3:-$fuzz/corpus} dict=${4-$fuzz/stream.dict}
+	local dictarg=()
+	[ -n "$dict" ] && dictarg=(-dict="$dict")
 	run "$target-seeds" "$bin" "${common[@]}" "$corpus"/*
 	expect_eq 0 "$RC" "$target on the seed corpus: exit status"
 	[ "$RC" -eq 0 ] || show "$target-seeds"
 	mkdir "$T/$target"
 	cp "$corpus"/* "$T/$target/"
-	run "$target" "$bin" "${common[@]}" -dict="$dict" -max_total_time="$t" \
+	run "$target" "$bin" "${common[@]}" "${dictarg[@]}" -max_total_time="$t" \
 		-print_final_stats=1 "$T/$target"
 	expect_eq 0 "$RC" "$target for $t s: exit status"
 	if [ "$RC" -ne 0 ]; then
-		grep -E -e 'contract broken|fuzz_profile:|fuzz_mpi:|fuzz_powerfile:|fuzz_powerlog:|ERROR|SUMMARY|runtime error' \
+		grep -E -e 'contract broken|fuzz_[a-z0-9]*:|ERROR|SUMMARY|runtime error' \
 			-e 'Test unit written' \
 			"$T/$target.err" >&2 || true
 		echo "failing inputs are kept in $artifacts" >&2
@@ -54,16 +64,19 @@ fuzz_once() {
 	expect_cmp "${execs:-0}" '>' 0 "$target: inputs executed"
 }
 
-# a quarter of the time for the region analysis on top of the stream reader, a quarter for the
-# MPI model, an eighth for each power reader, the rest for the stream reader itself
-profile_secs=$((secs / 4 > 0 ? secs / 4 : 1))
-mpi_secs=$profile_secs
-power_secs=$((secs / 8 > 0 ? secs / 8 : 1))
-stream_secs=$((secs - profile_secs - mpi_secs - 2 * power_secs))
-fuzz_once fuzz_stream $((stream_secs > 0 ? stream_secs : 1))
-fuzz_once fuzz_profile "$profile_secs"
-fuzz_once fuzz_mpi "$mpi_secs"
-fuzz_once fuzz_powerfile "$power_secs" "$fuzz/corpus-powerfile" "$fuzz/powerfile.dict"
-fuzz_once fuzz_powerlog "$power_secs" "$fuzz/corpus-powerlog" "$fuzz/powerlog.dict"
+# each target's share of the time: its weight in 38 (at least 1 s); OTF2's reader opens three
+# archives an input and runs the slowest
+share() { local t=$((secs * $1 / 38)); echo $((t > 0 ? t : 1)); }
+fuzz_once fuzz_stream "$(share 8)"
+fuzz_once fuzz_profile "$(share 5)"
+fuzz_once fuzz_mpi "$(share 5)"
+fuzz_once fuzz_powerfile "$(share 2)" "$fuzz/corpus-powerfile" "$fuzz/powerfile.dict"
+fuzz_once fuzz_powerlog "$(share 2)" "$fuzz/corpus-powerlog" "$fuzz/powerlog.dict"
+fuzz_once fuzz_experiment "$(share 4)" "$fuzz/corpus-experiment" "$fuzz/experiment.dict"
+fuzz_once fuzz_otf2 "$(share 4)" "$fuzz/corpus-otf2" ""
+fuzz_once fuzz_maps "$(share 2)" "$fuzz/corpus-maps" "$fuzz/maps.dict"
+fuzz_once fuzz_kallsyms "$(share 2)" "$fuzz/corpus-kallsyms" "$fuzz/kallsyms.dict"
+fuzz_once fuzz_metrics "$(share 2)" "$fuzz/corpus-metrics" "$fuzz/metrics.dict"
+fuzz_once fuzz_loadlog "$(share 2)" "$fuzz/corpus-loadlog" "$fuzz/loadlog.dict"
 
 finish

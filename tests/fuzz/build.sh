@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
-# build.sh OUTDIR - build the readers' fuzz targets (fuzz_stream.c, fuzz_profile.c,
-# fuzz_powerfile.c, fuzz_powerlog.c, fuzz_mpi.c) with clang and libFuzzer, ASan and UBSan.
+# build.sh OUTDIR - build the readers' fuzz targets (tests/fuzz/fuzz_*.c) with clang and
+# libFuzzer, ASan and UBSan:
+#   fuzz_stream      the stream reader            fuzz_profile     report/info/dump on a stream
+#   fuzz_mpi         the MPI model on a stream    fuzz_powerfile   power meter files
+#   fuzz_powerlog    power logs (power.rapl/perf) fuzz_loadlog     load logs (load.*)
+#   fuzz_maps        maps.<pid> files             fuzz_kallsyms    the kallsyms copy
+#   fuzz_metrics     metric group files           fuzz_experiment  meta.json, proc.<pid>.json
+#   fuzz_otf2        the OTF2 import
 #
-# The main build uses gcc; libFuzzer needs clang, so the targets are compiled here directly
-# from the few sources they need. Exit status 77 (and the reason on stdout) when clang or
-# libFuzzer is missing (Debian: clang libclang-rt-14-dev, see scripts/install-deps.sh).
+# The main build uses gcc; libFuzzer needs clang, so the sources the targets need are compiled
+# here, each once into OUTDIR/obj (through ccache when it is installed), and each target linked
+# from its list. Exit status 77 (and the reason on stdout) when clang or libFuzzer is missing
+# (Debian: clang libclang-rt-14-dev, see scripts/install-deps.sh).
 set -euo pipefail
 
 out=${1:?usage: build.sh OUTDIR}
@@ -22,7 +29,7 @@ if [ -z "$cc" ]; then
 	echo "no clang compiler (install clang and libclang-rt-14-dev)"
 	exit 77
 fi
-mkdir -p "$out"
+mkdir -p "$out/obj"
 
 # libFuzzer is in clang's runtime library package; try a minimal target first
 probe=$out/probe.c
@@ -34,34 +41,81 @@ if ! "$cc" -fsanitize=fuzzer "$probe" -o "$out/probe" >"$out/probe.log" 2>&1; th
 fi
 rm -f "$probe" "$out/probe" "$out/probe.log"
 
+launcher=()
+command -v ccache >/dev/null 2>&1 && launcher=(ccache)
+pkgflags=$(pkg-config --cflags libcjson liblz4 libdw otf2)
+# shellcheck disable=SC2206 # pkg-config's words
 flags=(-g -O1 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -fno-omit-frame-pointer
-	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -I"$src/src")
+	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -I"$src/src"
+	-I"$src/tests/fuzz" $pkgflags)
+link=(-fsanitize=fuzzer,address,undefined)
+libs=$(pkg-config --libs libcjson liblz4 libdw otf2)
 
-"$cc" "${flags[@]}" -o "$out/fuzz_stream" "$src/tests/fuzz/fuzz_stream.c" \
-	"$src/src/analysis/stream.c" "$src/src/analysis/stream-chunk.c" "$src/src/core/qthread.c" "$src/src/core/counts.c" "$src/src/core/mpi-routines.c" -llz4
+# the sources of the targets (src/ relative), each compiled once
+stream_src="analysis/stream.c analysis/stream-chunk.c core/qthread.c core/counts.c
+	core/mpi-routines.c"
+exp_src="$stream_src analysis/experiment.c analysis/salvage.c core/expfiles.c analysis/samples.c analysis/u64map.c core/clock.c"
+cmd_src="$exp_src analysis/regions.c core/metrics.c core/metric-expr.c core/jsonw.c
+	core/strdist.c output/table.c core/array.c cli/options.c cli/cmd-info.c cli/cmd-dump.c"
+mpi_src="$exp_src analysis/mpi-load.c analysis/mpi-model.c analysis/mpi-match.c
+	analysis/mpi-causal.c analysis/mpi-stats.c analysis/mpi-waits.c analysis/symbols.c
+	analysis/elf-module.c analysis/maps.c"
+otf2_src="$mpi_src analysis/otf2-import.c analysis/otf2-import-defs.c analysis/otf2-calls.c
+	analysis/mpi-scope.c analysis/fprofile.c analysis/calls.c analysis/regions.c core/array.c
+	core/metrics.c core/metric-expr.c"
+declare -A target_src=(
+	[fuzz_stream]="$stream_src"
+	[fuzz_profile]="$cmd_src"
+	[fuzz_experiment]="$cmd_src"
+	[fuzz_mpi]="$mpi_src"
+	[fuzz_powerfile]="analysis/powerfile.c analysis/power.c"
+	[fuzz_powerlog]="analysis/powerlog.c analysis/textline.c analysis/power.c"
+	[fuzz_loadlog]="analysis/loadlog.c analysis/textline.c core/expfiles.c"
+	[fuzz_maps]="analysis/maps.c"
+	[fuzz_kallsyms]="analysis/kallsyms.c analysis/textline.c core/fcopy.c"
+	[fuzz_metrics]="core/metrics.c core/metric-expr.c"
+	[fuzz_otf2]="$otf2_src"
+)
+# the fixed files some targets read (their paths compiled in)
+target_defs() {
+	case $1 in
+	fuzz_experiment)
+		defs=(-DFUZZ_STREAM="\"$src/tests/fuzz/corpus/gen-regions-counters\""
+			-DFUZZ_SAMPLES="\"$src/tests/fuzz/corpus/gen-samples\"") ;;
+	fuzz_otf2) defs=(-DFUZZ_OTF2_ARCHIVE="\"$src/tests/fuzz/otf2-archive\"") ;;
+	*) defs=() ;;
+	esac
+}
 
-"$cc" "${flags[@]}" -o "$out/fuzz_profile" "$src/tests/fuzz/fuzz_profile.c" \
-	"$src/src/analysis/stream.c" "$src/src/analysis/stream-chunk.c" "$src/src/core/qthread.c" "$src/src/analysis/experiment.c" "$src/src/analysis/salvage.c" "$src/src/core/expfiles.c" \
-	"$src/src/analysis/samples.c" "$src/src/analysis/u64map.c" \
-	"$src/src/analysis/regions.c" "$src/src/core/counts.c" "$src/src/core/clock.c" \
-	"$src/src/core/metrics.c" "$src/src/core/metric-expr.c" "$src/src/core/jsonw.c" \
-	"$src/src/core/strdist.c" \
-	"$src/src/output/table.c" "$src/src/core/array.c" "$src/src/cli/options.c" \
-	"$src/src/cli/cmd-info.c" \
-	"$src/src/cli/cmd-dump.c" "$src/src/core/mpi-routines.c" \
-	$(pkg-config --cflags --libs libcjson liblz4) -lm
+obj_of() { printf '%s/obj/%s.o' "$out" "${1//\//_}"; }
 
-"$cc" "${flags[@]}" -o "$out/fuzz_powerfile" "$src/tests/fuzz/fuzz_powerfile.c" \
-	"$src/src/analysis/powerfile.c" "$src/src/analysis/power.c" -lm
-"$cc" "${flags[@]}" -o "$out/fuzz_powerlog" "$src/tests/fuzz/fuzz_powerlog.c" \
-	"$src/src/analysis/powerlog.c" "$src/src/analysis/textline.c" "$src/src/analysis/power.c" -lm
-# the MPI model and the analyses of perfscope mpi
-"$cc" "${flags[@]}" -o "$out/fuzz_mpi" "$src/tests/fuzz/fuzz_mpi.c" \
-	"$src/src/analysis/stream.c" "$src/src/analysis/stream-chunk.c" "$src/src/core/qthread.c" "$src/src/analysis/experiment.c" "$src/src/analysis/salvage.c" "$src/src/core/expfiles.c" \
-	"$src/src/analysis/samples.c" "$src/src/analysis/u64map.c" \
-	"$src/src/analysis/mpi-load.c" "$src/src/analysis/mpi-model.c" \
-	"$src/src/analysis/mpi-match.c" "$src/src/analysis/mpi-causal.c" "$src/src/analysis/mpi-stats.c" \
-	"$src/src/analysis/mpi-waits.c" "$src/src/core/counts.c" "$src/src/core/clock.c" \
-	"$src/src/analysis/symbols.c" "$src/src/analysis/elf-module.c" "$src/src/analysis/maps.c" \
-	"$src/src/core/mpi-routines.c" $(pkg-config --cflags --libs libcjson libdw liblz4) -lm
-echo "built $out/fuzz_stream, $out/fuzz_profile, $out/fuzz_powerfile, $out/fuzz_powerlog and $out/fuzz_mpi with $cc"
+# every source once, two at a time
+all=$(for t in "${!target_src[@]}"; do printf '%s\n' ${target_src[$t]}; done | sort -u)
+compile() { "${launcher[@]}" "$cc" "${flags[@]}" -c "$src/src/$1" -o "$(obj_of "$1")"; }
+printf '%s\n' "$all" | {
+	fail=0
+	while read -r s; do
+		[ -n "$s" ] || continue
+		compile "$s" &
+		if [ "$(jobs -rp | wc -l)" -ge 2 ]; then
+			wait -n || fail=1
+		fi
+	done
+	while [ "$(jobs -rp | wc -l)" -gt 0 ]; do
+		wait -n || fail=1
+	done
+	exit "$fail"
+}
+
+built=()
+for t in $(printf '%s\n' "${!target_src[@]}" | sort); do
+	objs=()
+	for s in ${target_src[$t]}; do
+		objs+=("$(obj_of "$s")")
+	done
+	target_defs "$t"
+	"$cc" "${flags[@]}" "${defs[@]}" "${link[@]}" -o "$out/$t" "$src/tests/fuzz/$t.c" \
+		"${objs[@]}" $libs -lm
+	built+=("$t")
+done
+echo "built ${built[*]} in $out with $cc"

@@ -119,6 +119,9 @@ static void test_read_errors(void **state)
 	check_error("# perfscope load 1\n# rank 3 pid 9\n# rank 3 pid 10\n", 3,
 		    "rank 3 listed twice");
 	check_error(HEAD, 7, "the file ends before the column row");
+	/* a last line cut short is not there: the file ends where it starts */
+	check_error(HEAD "time_ns,ho", 7, "the file ends before the column row");
+	check_error("# perfscope lo", 1, "empty file");
 	check_error(HEAD "time_ns,host,rank0,rank2\n", 7, "column 4 is 'rank2', expected 'rank1'");
 	check_error(HEAD "time_ns,host,rank0\n", 7, "1 rank columns for 2");
 	check_error(HEAD "time,host,rank0,rank1\n", 7, "expected the column row");
@@ -127,6 +130,9 @@ static void test_read_errors(void **state)
 	check_error(HEAD COLS "100,1.5,1,1\n", 8, "expected the host's busy share");
 	check_error(HEAD COLS "100,0.5,-1,1\n", 8, "rank 0: expected a CPU share");
 	check_error(HEAD COLS "100,0.5,1,nan\n", 8, "rank 1: expected a CPU share");
+	/* more CPUs than any host has: damage, and the weighted mean would overflow to inf */
+	check_error(HEAD COLS "100,0.5,1e300,1\n200,0.5,1e300,1\n", 8,
+		    "rank 0: expected a CPU share");
 	check_error(HEAD COLS "100,0.5,1\n", 8, "1 rank values, expected 2");
 	check_error(HEAD COLS "100,0.5,1,1,1\n", 8, "more than 2 rank values");
 	check_error(HEAD COLS "100,0.5,1,1\n# late comment\n", 9, "expected a time in ns");

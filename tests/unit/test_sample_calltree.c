@@ -327,7 +327,7 @@ static void test_kallsyms(void **state)
 	write_file(path, "0000000000000000 T _text\n0000000000000000 t foo\n");
 	assert_int_equal(kallsyms_save(proc, exp, why, sizeof(why)), -EPERM);
 	assert_non_null(strstr(why, "kptr_restrict"));
-	assert_int_equal(kallsyms_load(&k, exp), 0);
+	assert_int_equal(kallsyms_load(&k, exp, why, sizeof(why)), 0);
 	assert_true(k.missing);
 	assert_null(kallsyms_find(&k, 0xffffffff81000000ull));
 	kallsyms_release(&k);
@@ -340,7 +340,7 @@ static void test_kallsyms(void **state)
 			 "ffffffff82000000 b some_bss\n"
 			 "ffffffff81000200 W weakfn\n");
 	assert_int_equal(kallsyms_save(proc, exp, why, sizeof(why)), 0);
-	assert_int_equal(kallsyms_load(&k, exp), 0);
+	assert_int_equal(kallsyms_load(&k, exp, why, sizeof(why)), 0);
 	assert_false(k.missing);
 	assert_int_equal(k.n, 5);
 	assert_null(kallsyms_find(&k, 0xffffffff80ffffffull));
@@ -357,15 +357,19 @@ static void test_kallsyms(void **state)
 	/* a later save into the same directory that cannot copy removes the old copy */
 	write_file(path, "0000000000000000 T _text\n");
 	assert_int_equal(kallsyms_save(proc, exp, why, sizeof(why)), -EPERM);
-	assert_int_equal(kallsyms_load(&k, exp), 0);
+	assert_int_equal(kallsyms_load(&k, exp, why, sizeof(why)), 0);
 	assert_true(k.missing);
 	kallsyms_release(&k);
 	write_file(path, "ffffffff81000000 T _text\n");
 	assert_int_equal(kallsyms_save(proc, exp, why, sizeof(why)), 0);
 	/* a malformed file is said */
 	snprintf(path, sizeof(path), "%s/kallsyms", exp);
-	write_file(path, "not a symbol line\n");
-	assert_int_equal(kallsyms_load(&k, exp), -EINVAL);
+	write_file(path, "ffffffff81000000 T _text\nnot a symbol line\n");
+	assert_int_equal(kallsyms_load(&k, exp, why, sizeof(why)), -EINVAL);
+	assert_true(!strncmp(why, path, strlen(path)));
+	assert_string_equal(why + strlen(path),
+			    ": line 2: expected 'ADDRESS TYPE NAME' (a copy of /proc/kallsyms)");
+	assert_null(k.v);
 }
 
 int main(void)
