@@ -8,6 +8,7 @@
 
 #include "../core/mem.h"
 
+#include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -57,6 +58,38 @@ void psc_mem_free(void *p)
 		rt_free(head, *(size_t *)head);
 }
 
+void *psc_mem_realloc(void *p, size_t size)
+{
+	char *head = p ? (char *)p - MEM_HEAD : NULL, *q;
+	size_t old = head ? *(size_t *)head - MEM_HEAD : 0;
+
+	if (size > SIZE_MAX - MEM_HEAD)
+		return NULL;
+	if (head && page_round(MEM_HEAD + size) == page_round(MEM_HEAD + old)) {
+		/* the pages hold it already: what lies past SIZE is zeroed, as calloc's was */
+		if (size < old)
+			memset((char *)p + size, 0, old - size);
+		*(size_t *)head = MEM_HEAD + size;
+		return p;
+	}
+	q = psc_mem_calloc(1, size);
+	if (!q)
+		return NULL;
+	memcpy(q, p ? p : q, old < size ? old : size);
+	psc_mem_free(p);
+	return q;
+}
+
+char *psc_mem_strdup(const char *s)
+{
+	size_t len = strlen(s);
+	char *copy = psc_mem_calloc(1, len + 1);
+
+	if (copy)
+		memcpy(copy, s, len);
+	return copy;
+}
+
 char *rt_strndup(const char *s, size_t len)
 {
 	struct rt_arena *a = &psc_session.names;
@@ -78,4 +111,23 @@ char *rt_strndup(const char *s, size_t len)
 	a->next += len + 1;
 	a->left -= len + 1;
 	return copy;
+}
+
+int rt_text_add(struct rt_text *t, const char *s, size_t len)
+{
+	if (len > t->cap - t->len) {
+		size_t cap = page_round(t->len + len > 2 * t->cap ? t->len + len : 2 * t->cap);
+		char *p = rt_alloc(cap);
+
+		if (!p)
+			return -ENOMEM;
+		if (t->len)
+			memcpy(p, t->p, t->len);
+		rt_free(t->p, t->cap);
+		t->p = p;
+		t->cap = cap;
+	}
+	memcpy(t->p + t->len, s, len);
+	t->len += len;
+	return 0;
 }

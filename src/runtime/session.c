@@ -310,7 +310,6 @@ static int object_line_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	const char *path = info->dlpi_name;
 	struct stat st;
 	size_t n;
-	int fd = *(int *)arg;
 
 	(void)size;
 	if (!path || !*path) {
@@ -339,14 +338,39 @@ static int object_line_cb(struct dl_phdr_info *info, size_t size, void *arg)
 		}
 	}
 	line[n++] = '\n';
-	return rt_write_all(fd, line, n) < 0;
+	return rt_text_add(arg, line, n) < 0;
+}
+
+/*
+ * The "# object" lines of the objects loaded now, into psc_session.objects, rendered again
+ * only when objects were loaded or unloaded since. The caller holds session.lock, or runs
+ * alone. Never in a forked child: another thread of the parent may have held the loader's
+ * lock, which dl_iterate_phdr takes, when it forked; before_fork renders them for the child.
+ */
+static void objects_render(void)
+{
+	struct rt_text *t = &psc_session.objects;
+	unsigned long long counts[2];
+
+	loaded_objects(counts);
+	if (t->p && counts[0] == psc_session.objects_text_counts[0] &&
+	    counts[1] == psc_session.objects_text_counts[1])
+		return;
+	t->len = 0;
+	if (dl_iterate_phdr(object_line_cb, t) == 0) {
+		psc_session.objects_text_counts[0] = counts[0];
+		psc_session.objects_text_counts[1] = counts[1];
+	} else {
+		t->len = 0; /* out of memory: no object lines */
+		psc_session.objects_text_counts[0] = psc_session.objects_text_counts[1] = 0;
+	}
 }
 
 /*
  * maps.<pid>[.<image>]: the memory map, so addresses can be symbolised afterwards, and the
- * loaded objects' identities. The first snapshot creates the file; later ones (HEADER: after a
- * dlopen, after a dlclose) are appended after a line "# HEADER TICKS" taken before the map is
- * read (docs/format.md "Memory maps").
+ * loaded objects' identities (objects_render, done by the caller). The first snapshot creates
+ * the file; later ones (HEADER: after a dlopen, after a dlclose) are appended after a line
+ * "# HEADER TICKS" taken before the map is read (docs/format.md "Memory maps").
  */
 static void maps_write(const char *header)
 {
@@ -368,8 +392,8 @@ static void maps_write(const char *header)
 		}
 		while (n >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
 			n = rt_write_all(out, buf, (size_t)n);
-		if (n == 0)
-			dl_iterate_phdr(object_line_cb, &out);
+		if (n == 0 && psc_session.objects.len)
+			rt_write_all(out, psc_session.objects.p, psc_session.objects.len);
 		close(out);
 	}
 	close(in);
@@ -389,6 +413,7 @@ static void objects_look(const char *header)
 
 		psc_session.objects_seen[0] = counts[0];
 		psc_session.objects_seen[1] = counts[1];
+		objects_render();
 		maps_write(header);
 		if (added && psc_session.filter_spec) {
 			struct psc_filter *f = filter_resolve(psc_session.filter_spec);
@@ -507,11 +532,33 @@ static void filter_from_env(void)
 	psc_session.filter = table;
 }
 
-static void after_fork_child(void)
+/* fork() in a recording process: the child's maps are the parent's now, so their object lines
+ * are rendered here, where the loader's lock can be taken; the session lock is held across
+ * the fork so that no other thread is rendering or writing them. */
+static void before_fork(void)
 {
+	int quiet = psc_tls_quiet;
+
 	if (psc_session.state != SESSION_RECORDING)
 		return;
-	pthread_mutex_init(&psc_session.lock, NULL);
+	psc_tls_quiet = RT_QUIET_RUNTIME;
+	pthread_mutex_lock(&psc_session.lock);
+	psc_session.fork_locked = 1;
+	objects_render();
+	psc_tls_quiet = quiet;
+}
+
+static void after_fork_parent(void)
+{
+	if (!psc_session.fork_locked)
+		return;
+	psc_session.fork_locked = 0;
+	pthread_mutex_unlock(&psc_session.lock);
+}
+
+/* The child's session: its own files, slots and writer. */
+static void child_session_start(void)
+{
 	psc_session.pid = getpid();
 	psc_session.threads = NULL;
 	psc_session.lost_records = 0;
@@ -529,6 +576,20 @@ static void after_fork_child(void)
 	proc_write("running", NULL);
 	maps_write(NULL);
 	writer_kick();
+}
+
+static void after_fork_child(void)
+{
+	int quiet = psc_tls_quiet;
+
+	psc_session.fork_locked = 0;
+	pthread_mutex_init(&psc_session.lock, NULL);
+	if (psc_session.state != SESSION_RECORDING)
+		return;
+	/* what the runtime calls here (the program's malloc, say) is not the program's call */
+	psc_tls_quiet = RT_QUIET_RUNTIME;
+	child_session_start();
+	psc_tls_quiet = quiet;
 }
 
 /* PERFSCOPE_TEST_CLOCK_SKEW="OFFSET_NS:DRIFT_PPM" (testing only): skew this process's clock
@@ -600,10 +661,11 @@ void session_start(void)
 	if (psc_session.image)
 		slots_remove_image(psc_session.image - 1);
 	loaded_objects(psc_session.objects_seen);
+	objects_render();
 	maps_write(NULL);
 	thread_destructor_init();
 	exec_env_save();
-	pthread_atfork(NULL, NULL, after_fork_child);
+	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 	atexit(session_finish);
 	process_signals_init();
 	psc_session.state = SESSION_RECORDING;

@@ -117,6 +117,12 @@ struct rt_arena {
 	size_t left;
 };
 
+/* Text grown in the runtime's own memory (rtmem.c, rt_text_add). */
+struct rt_text {
+	char *p;
+	size_t len, cap;
+};
+
 struct psc_session {
 	/* read by every function hook: kept together at the start, in one cache line */
 	_Alignas(64) const struct psc_filter *filter; /* functions to record; NULL records all */
@@ -162,6 +168,11 @@ struct psc_session {
 	unsigned memory_slots;		    /* of which in anonymous memory (not kill-safe) */
 	int live_files;			    /* the directory's file system takes live files */
 	uint64_t start_time;		    /* field 22 of /proc/self/stat */
+	/* the "# object" lines of the loaded objects, and their dlpi_adds and dlpi_subs
+	 * (session.c, objects_render) */
+	struct rt_text objects;
+	unsigned long long objects_text_counts[2];
+	int fork_locked; /* a fork() holds lock (session.c, before_fork) */
 	char boot_id[40];
 	char host[64];
 	char self_path[PATH_MAX]; /* this library's file */
@@ -181,6 +192,8 @@ void rt_free(void *p, size_t size);
 /* A copy of the LEN bytes at S and a NUL, kept for the life of the process (region names);
  * NULL. The caller holds session.lock. */
 char *rt_strndup(const char *s, size_t len);
+/* Append the LEN bytes at S to T, growing it in rt_alloc memory: 0, or -ENOMEM (T unchanged). */
+int rt_text_add(struct rt_text *t, const char *s, size_t len);
 
 /* Slots (slots.c): where each recording thread's state and buffers live. */
 /* At session start: what slots are made of here (the file system), and this process's
