@@ -16,6 +16,7 @@
 #include "../core/filter.h"
 #include "../core/format.h"
 #include "../core/jsonw.h"
+#include "../core/mem.h"
 #include "../core/meta.h"
 #include "../core/metrics.h"
 #include "../output/caveats.h"
@@ -768,7 +769,7 @@ out:
 	free(probed);
 	sampler_release(&smp);
 	record_power_release(&rp);
-	free(evs);
+	psc_mem_free(evs);
 	metric_group_release(&mg);
 	opt_list_release(&events);
 	return ret;

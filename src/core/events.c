@@ -1,5 +1,6 @@
 /* events.c - event resolution, suggestions and enumeration through libpfm4. */
 #include "events.h"
+#include "mem.h"
 #include "strdist.h"
 
 #include <errno.h>
@@ -165,7 +166,7 @@ int event_list_resolve(const char *list, struct event_desc **evs, size_t *n, cha
 		if (!dup) {
 			if (count == cap) {
 				size_t ncap = cap ? cap * 2 : 8;
-				struct event_desc *tmp = realloc(out, ncap * sizeof(*out));
+				struct event_desc *tmp = psc_mem_realloc(out, ncap * sizeof(*out));
 
 				if (!tmp) {
 					ret = -ENOMEM;
@@ -190,7 +191,7 @@ int event_list_resolve(const char *list, struct event_desc **evs, size_t *n, cha
 		ret = -EINVAL;
 	}
 	if (ret) {
-		free(out);
+		psc_mem_free(out);
 		return ret;
 	}
 	*evs = out;

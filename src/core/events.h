@@ -34,7 +34,8 @@ int event_is_hardware(const struct event_desc *ev);
 
 /*
  * Resolve the comma-separated LIST into a new array *EVS of *N events (duplicates dropped).
- * On -ENOENT/-EINVAL the offending name is copied into BAD. The caller frees *EVS.
+ * On -ENOENT/-EINVAL the offending name is copied into BAD. The caller frees *EVS with
+ * psc_mem_free (mem.h).
  */
 int event_list_resolve(const char *list, struct event_desc **evs, size_t *n, char *bad,
 		       size_t badlen);

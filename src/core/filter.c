@@ -1,7 +1,9 @@
 /* filter.c - load a filter file and place its functions at their runtime addresses. */
 #include "filter.h"
+#include "mem.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <link.h>
 #include <stdio.h>
@@ -16,10 +18,10 @@ void filter_free(struct psc_filter *f)
 	if (!f)
 		return;
 	for (size_t i = 0; i < f->nentries; i++)
-		free(f->entries[i].module);
-	free(f->entries);
-	free(f->slots);
-	free(f);
+		psc_mem_free(f->entries[i].module);
+	psc_mem_free(f->entries);
+	psc_mem_free(f->slots);
+	psc_mem_free(f);
 }
 
 /* One line: MODULE <tab> 0xVADDR [<tab> name]. 0, 1 to skip (comment, blank), or -EINVAL. */
@@ -27,7 +29,6 @@ static int parse_line(char *s, struct filter_entry *e)
 {
 	char *tab, *end;
 
-	s[strcspn(s, "\n")] = 0;
 	if (s[0] == '#' || s[0] == 0)
 		return 1;
 	tab = strchr(s, '\t');
@@ -38,36 +39,84 @@ static int parse_line(char *s, struct filter_entry *e)
 	e->vaddr = strtoull(tab + 1, &end, 16);
 	if (errno || end == tab + 1 || (*end && *end != '\t'))
 		return -EINVAL;
-	e->module = strdup(s);
+	e->module = psc_mem_strdup(s);
 	return e->module ? 0 : -ENOMEM;
+}
+
+/* The whole file at PATH, NUL-terminated, in psc_mem memory (the runtime reads it inside the
+ * measured program, whose allocator and stdio it does not use); -errno. */
+static int file_slurp(const char *path, char **out)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0;
+	size_t len = 0, cap = 0;
+	char *buf = NULL;
+
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n;
+
+		if (len + 1 >= cap) {
+			size_t ncap = cap ? cap * 2 : 65536;
+			char *p = psc_mem_realloc(buf, ncap);
+
+			if (!p) {
+				ret = -ENOMEM;
+				break;
+			}
+			buf = p;
+			cap = ncap;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	if (ret < 0) {
+		psc_mem_free(buf);
+		return ret;
+	}
+	buf[len] = 0;
+	*out = buf;
+	return 0;
 }
 
 int filter_load(const char *path, struct psc_filter **out, size_t *line)
 {
-	FILE *fp = fopen(path, "re");
 	struct psc_filter *f;
-	char buf[PATH_MAX + 1024];
+	char *text = NULL, *s, *next;
 	size_t cap = 0;
-	int ret = 0;
+	int ret;
 
 	*line = 0;
-	if (!fp)
-		return -errno;
-	f = calloc(1, sizeof(*f));
+	ret = file_slurp(path, &text);
+	if (ret < 0)
+		return ret;
+	f = psc_mem_calloc(1, sizeof(*f));
 	if (!f) {
-		fclose(fp);
+		psc_mem_free(text);
 		return -ENOMEM;
 	}
-	while (fgets(buf, sizeof(buf), fp)) {
+	for (s = text; *s; s = next) {
 		struct filter_entry e;
 		int r;
 
+		next = s + strcspn(s, "\n");
+		if (*next)
+			*next++ = 0;
 		++*line;
-		if (*line == 1 && strncmp(buf, FILTER_MAGIC, strlen(FILTER_MAGIC))) {
+		if (*line == 1 && strncmp(s, FILTER_MAGIC, strlen(FILTER_MAGIC))) {
 			ret = -EINVAL;
 			break;
 		}
-		r = parse_line(buf, &e);
+		r = parse_line(s, &e);
 		if (r == 1)
 			continue;
 		if (r < 0) {
@@ -76,10 +125,10 @@ int filter_load(const char *path, struct psc_filter **out, size_t *line)
 		}
 		if (f->nentries == cap) {
 			size_t ncap = cap ? cap * 2 : 64;
-			struct filter_entry *p = realloc(f->entries, ncap * sizeof(*p));
+			struct filter_entry *p = psc_mem_realloc(f->entries, ncap * sizeof(*p));
 
 			if (!p) {
-				free(e.module);
+				psc_mem_free(e.module);
 				ret = -ENOMEM;
 				break;
 			}
@@ -88,11 +137,9 @@ int filter_load(const char *path, struct psc_filter **out, size_t *line)
 		}
 		f->entries[f->nentries++] = e;
 	}
-	if (ret == 0 && ferror(fp))
-		ret = -EIO;
 	if (ret == 0 && *line == 0)
 		ret = -EINVAL;
-	fclose(fp);
+	psc_mem_free(text);
 	if (ret < 0) {
 		filter_free(f);
 		return ret;
@@ -143,7 +190,7 @@ static int resolve_module(struct dl_phdr_info *info, size_t size, void *arg)
 struct psc_filter *filter_resolve(const struct psc_filter *f)
 {
 	struct resolve_ctx c = {.f = f};
-	struct psc_filter *out = calloc(1, sizeof(*out));
+	struct psc_filter *out = psc_mem_calloc(1, sizeof(*out));
 	ssize_t n;
 
 	if (!out)
@@ -152,9 +199,9 @@ struct psc_filter *filter_resolve(const struct psc_filter *f)
 	out->bits = 4;
 	while (((size_t)1 << out->bits) < 2 * f->nentries + 2)
 		out->bits++;
-	out->slots = calloc((size_t)1 << out->bits, sizeof(*out->slots));
+	out->slots = psc_mem_calloc((size_t)1 << out->bits, sizeof(*out->slots));
 	if (!out->slots) {
-		free(out);
+		psc_mem_free(out);
 		return NULL;
 	}
 	out->entries = f->entries;

@@ -1,6 +1,8 @@
 /* jsonw.c - JSON writer. */
 #include "jsonw.h"
 
+#include "mem.h"
+
 #include <inttypes.h>
 #include <math.h>
 #include <errno.h>
@@ -16,7 +18,7 @@ void jsonw_init(struct jsonw *w, int pretty)
 
 void jsonw_release(struct jsonw *w)
 {
-	free(w->buf);
+	psc_mem_free(w->buf);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -30,7 +32,7 @@ static void put(struct jsonw *w, const char *s, size_t n)
 
 		while (w->len + n + 1 > cap)
 			cap *= 2;
-		p = realloc(w->buf, cap);
+		p = psc_mem_realloc(w->buf, cap);
 		if (!p) {
 			w->failed = 1;
 			return;

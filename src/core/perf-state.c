@@ -1,11 +1,10 @@
 /*
  * perf-state.c - the state of the perf subsystem (perf_event_paranoid, capabilities, PMUs) from
  * the procfs and sysfs roots the caller passes, and which roots to use. Runs inside the
- * measured process: no printing, no exit, no heap except opendir's.
+ * measured process: no printing, no exit, no heap.
  */
 #include "cpuinfo.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +12,7 @@
 #include <unistd.h>
 
 #include "cpuinfo-int.h"
+#include "direach.h"
 #include "env.h"
 
 #define CAP_SYS_ADMIN_BIT 21
@@ -53,80 +53,99 @@ static int caps_privileged(const char *procfs_root)
 	return ret;
 }
 
+/* One selection pass over the PMU names: the least name after LAST. */
+struct pmu_pass {
+	const char *last;
+	char best[256];
+};
+
+static int pmu_least_cb(const char *name, void *arg)
+{
+	struct pmu_pass *p = arg;
+
+	if (name[0] == '.' || (p->last[0] && strcmp(name, p->last) <= 0))
+		return 0;
+	if (!p->best[0] || strcmp(name, p->best) < 0)
+		ci_copy_str(p->best, sizeof(p->best), name);
+	return 0;
+}
+
 /* Fill pmus with the names in sorted order: one selection pass per name (a few dozen PMUs at
  * most), so no name storage is needed and truncation keeps the first names. */
-static void pmus_sorted(struct perf_state *ps, DIR *dir)
+static void pmus_sorted(struct perf_state *ps, const char *path)
 {
-	char last[256] = "", best[256];
+	char last[256] = "";
 	size_t used = 0;
 
 	for (;;) {
-		struct dirent *de;
+		struct pmu_pass p = {.last = last};
 		size_t n;
 
-		best[0] = '\0';
-		rewinddir(dir);
-		while ((de = readdir(dir))) {
-			if (de->d_name[0] == '.' || (used && strcmp(de->d_name, last) <= 0))
-				continue;
-			if (!best[0] || strcmp(de->d_name, best) < 0)
-				ci_copy_str(best, sizeof(best), de->d_name);
-		}
-		n = strlen(best);
+		if (dir_each(path, pmu_least_cb, &p) < 0)
+			break;
+		n = strlen(p.best);
 		if (!n || used + n + 2 > sizeof(ps->pmus))
 			break;
 		if (used)
 			ps->pmus[used++] = ',';
-		memcpy(ps->pmus + used, best, n + 1);
+		memcpy(ps->pmus + used, p.best, n + 1);
 		used += n;
-		memcpy(last, best, n + 1);
+		memcpy(last, p.best, n + 1);
 	}
+}
+
+static const char pmu_devs[] = "bus/event_source/devices";
+
+struct pmu_scan {
+	struct perf_state *ps;
+	const char *sysfs_root;
+	char cpus_pmu[32];
+};
+
+static int pmu_seen_cb(const char *name, void *arg)
+{
+	struct pmu_scan *s = arg;
+	char buf[32];
+	int type;
+
+	if (name[0] == '.')
+		return 0;
+	s->ps->npmus++;
+	if (strlen(name) >= sizeof(s->ps->core_pmu))
+		return 0;
+	if (!ci_read_int_rel(&type, s->sysfs_root, "%s/%s/type", pmu_devs, name) &&
+	    type == PERF_TYPE_RAW_ID) {
+		ci_copy_str(s->ps->core_pmu, sizeof(s->ps->core_pmu), name);
+		return 0;
+	}
+	/* arm core PMUs get dynamic types; like perf, recognise them by a `cpus` file */
+	if (ci_read_rel(buf, sizeof(buf), s->sysfs_root, "%s/%s/cpus", pmu_devs, name) >= 0 &&
+	    (!s->cpus_pmu[0] || strcmp(name, s->cpus_pmu) < 0))
+		ci_copy_str(s->cpus_pmu, sizeof(s->cpus_pmu), name);
+	return 0;
 }
 
 static void pmus_scan(struct perf_state *ps, const char *sysfs_root)
 {
-	static const char devs[] = "bus/event_source/devices";
-	char path[CI_PATH_LEN], buf[32], cpus_pmu[32] = "";
-	struct dirent *de;
-	DIR *dir;
+	struct pmu_scan s = {.ps = ps, .sysfs_root = sysfs_root};
+	char path[CI_PATH_LEN];
 	int n;
 
-	n = snprintf(path, sizeof(path), "%s/%s", sysfs_root, devs);
+	n = snprintf(path, sizeof(path), "%s/%s", sysfs_root, pmu_devs);
 	if (n < 0 || (size_t)n >= sizeof(path))
 		return;
-	dir = opendir(path);
-	if (!dir)
+	if (dir_each(path, pmu_seen_cb, &s) < 0)
 		return;
-	while ((de = readdir(dir))) {
-		const char *name = de->d_name;
-		int type;
-
-		if (name[0] == '.')
-			continue;
-		ps->npmus++;
-		if (strlen(name) >= sizeof(ps->core_pmu))
-			continue;
-		if (!ci_read_int_rel(&type, sysfs_root, "bus/event_source/devices/%s/type", name) &&
-		    type == PERF_TYPE_RAW_ID) {
-			ci_copy_str(ps->core_pmu, sizeof(ps->core_pmu), name);
-			continue;
-		}
-		/* arm core PMUs get dynamic types; like perf, recognise them by a `cpus` file */
-		if (ci_read_rel(buf, sizeof(buf), sysfs_root, "%s/%s/cpus", devs, name) >= 0 &&
-		    (!cpus_pmu[0] || strcmp(name, cpus_pmu) < 0))
-			ci_copy_str(cpus_pmu, sizeof(cpus_pmu), name);
-	}
-	if (!ps->core_pmu[0] && cpus_pmu[0])
-		ci_copy_str(ps->core_pmu, sizeof(ps->core_pmu), cpus_pmu);
+	if (!ps->core_pmu[0] && s.cpus_pmu[0])
+		ci_copy_str(ps->core_pmu, sizeof(ps->core_pmu), s.cpus_pmu);
 	if (ps->core_pmu[0]) {
 		int rdpmc;
 
 		ps->have_core_pmu = 1;
-		if (!ci_read_int_rel(&rdpmc, sysfs_root, "%s/%s/rdpmc", devs, ps->core_pmu))
+		if (!ci_read_int_rel(&rdpmc, sysfs_root, "%s/%s/rdpmc", pmu_devs, ps->core_pmu))
 			ps->rdpmc = rdpmc;
 	}
-	pmus_sorted(ps, dir);
-	closedir(dir);
+	pmus_sorted(ps, path);
 }
 
 int perf_state_read(struct perf_state *ps, const char *procfs_root, const char *sysfs_root)

@@ -5,6 +5,7 @@
 #include "../core/counters.h"
 #include "../core/counts.h"
 #include "../core/cpuinfo.h"
+#include "../core/mem.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -26,14 +27,14 @@ struct psc_counters {
 static void counters_free(struct psc_counters *s)
 {
 	counter_set_release(&s->set);
-	free(s->start);
-	free(s->now);
-	free(s->group_of);
-	free(s->status);
-	free(s->c0);
-	free(s->c1);
-	free(s->reason);
-	free(s);
+	psc_mem_free(s->start);
+	psc_mem_free(s->now);
+	psc_mem_free(s->group_of);
+	psc_mem_free(s->status);
+	psc_mem_free(s->c0);
+	psc_mem_free(s->c1);
+	psc_mem_free(s->reason);
+	psc_mem_free(s);
 }
 
 PSC_EXPORT int psc_counters_start(const char *events, struct psc_counters **out)
@@ -51,22 +52,22 @@ PSC_EXPORT int psc_counters_start(const char *events, struct psc_counters **out)
 	ret = event_list_resolve(events, &evs, &n, bad, sizeof(bad));
 	if (ret)
 		goto fail;
-	s = calloc(1, sizeof(*s));
+	s = psc_mem_calloc(1, sizeof(*s));
 	ret = -ENOMEM;
 	if (!s)
 		goto fail;
 	if (counter_set_init(&s->set, evs, n, COUNTER_DISABLED | COUNTER_RDPMC, NULL))
 		goto fail_set;
-	s->group_of = calloc(n, sizeof(*s->group_of));
-	s->status = calloc(n, sizeof(*s->status));
-	s->c0 = calloc(n, sizeof(*s->c0));
-	s->c1 = calloc(n, sizeof(*s->c1));
-	s->reason = calloc(n, sizeof(*s->reason));
+	s->group_of = psc_mem_calloc(n, sizeof(*s->group_of));
+	s->status = psc_mem_calloc(n, sizeof(*s->status));
+	s->c0 = psc_mem_calloc(n, sizeof(*s->c0));
+	s->c1 = psc_mem_calloc(n, sizeof(*s->c1));
+	s->reason = psc_mem_calloc(n, sizeof(*s->reason));
 	if (!s->group_of || !s->status || !s->c0 || !s->c1 || !s->reason)
 		goto fail_set;
 	counter_set_open(&s->set, 0);
-	s->start = calloc(s->set.snapshot_words + 1, sizeof(uint64_t));
-	s->now = calloc(s->set.snapshot_words + 1, sizeof(uint64_t));
+	s->start = psc_mem_calloc(s->set.snapshot_words + 1, sizeof(uint64_t));
+	s->now = psc_mem_calloc(s->set.snapshot_words + 1, sizeof(uint64_t));
 	if (!s->start || !s->now)
 		goto fail_set;
 	counter_set_layout(&s->set, s->group_of, s->status);
@@ -82,14 +83,14 @@ PSC_EXPORT int psc_counters_start(const char *events, struct psc_counters **out)
 	if (ret)
 		goto fail_set;
 	s->start_ns = clock_monotonic_ns();
-	free(evs);
+	psc_mem_free(evs);
 	*out = s;
 	errno = saved_errno;
 	return 0;
 fail_set:
 	counters_free(s);
 fail:
-	free(evs);
+	psc_mem_free(evs);
 	errno = saved_errno;
 	return ret;
 }
