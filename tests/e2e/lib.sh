@@ -321,13 +321,27 @@ build_c() {
 
 # build_traced NAME SOURCE [COMPILER]: SOURCE compiled with -g -finstrument-functions into
 # $T/NAME, not linked with libperfscope (record --functions preloads it); with the sanitizer
-# runtimes in sanitizer builds
+# runtimes in sanitizer builds when COMPILER is GCC's (clang's ASan runtime cannot share a
+# process with GCC's, which the sanitized runtime needs: record preloads it into the program)
 build_traced() {
 	local cc=${3:-${CC:-cc}} san=()
 	command -v "$cc" >/dev/null 2>&1 || skip "no compiler ($cc) to build the test program"
-	[ "${PSC_SANITIZE:-OFF}" = ON ] && san=(-fsanitize=address,undefined)
+	[ "${PSC_SANITIZE:-OFF}" = ON ] && ! "$cc" --version 2>/dev/null | grep -q clang &&
+		san=(-fsanitize=address,undefined)
 	"$cc" -O1 -g -finstrument-functions "$2" -o "$T/$1" -pthread "${san[@]}" \
 		>"$T/$1.cc.log" 2>&1 || die "cannot build $2: $(cat "$T/$1.cc.log")"
+}
+
+# set_preload [LIB..]: PRE, the LD_PRELOAD that loads LIB.. (the runtime by default) into a
+# program run without record; in sanitizer builds the ASan runtime first, as record puts it,
+# and ASAN_OPTIONS exported so that it neither checks the link order nor reports leaks
+set_preload() {
+	local IFS=:
+	PRE="${*:-$PSC_BUILD/libperfscope.so}"
+	if [ "${PSC_SANITIZE:-OFF}" = ON ]; then
+		PRE="$(${CC:-cc} -print-file-name=libasan.so):$PRE"
+		export ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0
+	fi
 }
 
 # record_or_die NAME DIR ARGS.. : perfscope record -o DIR ARGS.., which must succeed

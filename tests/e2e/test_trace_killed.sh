@@ -31,7 +31,8 @@ expect_grep "not closed (killed by SIGKILL, or left through _exit)" "$T/rectext.
 	"killed under record: the report says how the stream ended"
 
 # killed with PERFSCOPE_OUT alone: the first command that reads it completes it
-run out env PERFSCOPE_OUT="$T/out" LD_PRELOAD="$PSC_BUILD/libperfscope.so" "$T/kp" kill 7 || true
+set_preload
+run out env PERFSCOPE_OUT="$T/out" LD_PRELOAD="$PRE" "$T/kp" kill 7 || true
 compgen -G "$T/out/live.*" >/dev/null || fail "killed alone: its live file is there"
 report_csv_or_die outrep "$T/out"
 expect_eq 7 "$(csv_get "$T/outrep.out" calls name=f)" "killed alone: calls of f"
