@@ -69,6 +69,38 @@ void frames_init(struct psc_thread *t)
 	t->fover = 0;
 }
 
+void frames_after_fork(void)
+{
+	struct psc_frame *open = psc_session.fork_frames;
+	uint32_t n = psc_session.fork_open;
+	struct psc_thread *t;
+
+	if (!open)
+		return;
+	psc_session.fork_frames = NULL;
+	psc_session.fork_open = 0;
+	t = thread_get_slow();
+	if (t && !t->guard) {
+		thread_guard_enter(t);
+		if (!t->functions) {
+			t->functions = 1;
+			t->live->stream.features |= PSC_FEAT_FUNCTIONS;
+		}
+		for (uint32_t i = 1; i <= n && t->ftop < t->fend; i++) {
+			uint64_t *r = thread_reserve(t, 2);
+
+			if (!r)
+				break;
+			r[0] = psc_word0(clock_ticks(psc_session.clock), PSC_KIND_FUNC_ENTER);
+			r[1] = open[i].fn;
+			thread_commit(t, 2);
+			*t->ftop++ = open[i];
+		}
+		thread_guard_leave(t);
+	}
+	munmap(open, psc_session.fork_bytes);
+}
+
 /* Close the N innermost open calls of T, left without their exits: an unwind record, then
  * their exits, innermost first. Under T's guard. */
 static void frames_close(struct psc_thread *t, uint32_t n)

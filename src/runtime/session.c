@@ -590,6 +590,7 @@ static void after_fork_child(void)
 	psc_tls_quiet = RT_QUIET_RUNTIME;
 	child_session_start();
 	psc_tls_quiet = quiet;
+	frames_after_fork();
 }
 
 /* PERFSCOPE_TEST_CLOCK_SKEW="OFFSET_NS:DRIFT_PPM" (testing only): skew this process's clock

@@ -173,6 +173,11 @@ struct psc_session {
 	struct rt_text objects;
 	unsigned long long objects_text_counts[2];
 	int fork_locked; /* a fork() holds lock (session.c, before_fork) */
+	/* in a forked child: the forking thread's open calls, its stack of FORK_BYTES bytes kept
+	 * by thread_after_fork until frames_after_fork enters them */
+	struct psc_frame *fork_frames;
+	size_t fork_bytes;
+	uint32_t fork_open;
 	char boot_id[40];
 	char host[64];
 	char self_path[PATH_MAX]; /* this library's file */
@@ -220,6 +225,10 @@ void jumps_init(void);
 
 /* Give T's thread its stack of open calls, empty (functions.c): a new slot's is reserved. */
 void frames_init(struct psc_thread *t);
+
+/* In a forked child, on the thread that forked: start its stream now and enter in it the calls
+ * it had open at the fork (fork_frames), as the child returns from them too (functions.c). */
+void frames_after_fork(void);
 
 /* Fill T's live header's copy of its stream header from the session and T: what the stream
  * file begins with (a salvager writes it when the thread never wrote a chunk). */

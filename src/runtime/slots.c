@@ -231,7 +231,7 @@ void slots_forget(void)
 	/* the parent's slots: the child must not store into them, nor keep them mapped */
 	for (; t; t = next) {
 		next = t->next;
-		if (t->frames && t->frames != t->no_frames)
+		if (t->frames && t->frames != t->no_frames && t->frames != psc_session.fork_frames)
 			munmap(t->frames, (size_t)(t->fend - t->frames) * sizeof(*t->frames));
 		rt_free(t->defined, t->defined_bytes);
 		munmap(t->live, t->map_bytes);
