@@ -77,12 +77,11 @@ static void here_read(struct here *me)
 	me->host[sizeof(me->host) - 1] = 0;
 }
 
-/* 1 when PID runs the process that started at START (field 22 of its stat) and is not a
- * zombie, 0 when not. */
-static int pid_runs(uint32_t pid, uint64_t start)
+/* The state and start time (field 22) of process PID from its stat: 0, or -1 when it has
+ * none here. */
+static int pid_stat(uint32_t pid, char *state, unsigned long long *start)
 {
-	char path[64], buf[1024], *p, state;
-	unsigned long long v;
+	char path[64], buf[1024], *p;
 
 	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/stat", pid);
 	read_line(path, buf, sizeof(buf));
@@ -90,9 +89,42 @@ static int pid_runs(uint32_t pid, uint64_t start)
 	if (!p || sscanf(p + 1,
 			 " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d "
 			 "%*d %llu",
-			 &state, &v) != 2)
+			 state, start) != 2)
+		return -1;
+	return 0;
+}
+
+/* 1 when PID runs the process that started at START and is not a zombie, 0 when not. */
+static int pid_runs(uint32_t pid, uint64_t start)
+{
+	unsigned long long v;
+	char state;
+
+	return !pid_stat(pid, &state, &v) && v == start && state != 'Z' && state != 'X';
+}
+
+/* 1 when a process PID runs here (whichever it is), 0 when not. */
+static int pid_alive(uint32_t pid)
+{
+	unsigned long long v;
+	char state;
+
+	return pid && !pid_stat(pid, &state, &v) && state != 'Z' && state != 'X';
+}
+
+/* 1 when the file FD holds nothing but zeros where its header goes: a slot its process made
+ * and never started (the runtime fills the header when a thread takes the slot). */
+static int header_unwritten(int fd)
+{
+	unsigned char buf[sizeof(struct psc_live_header)];
+	ssize_t n = pread(fd, buf, sizeof(buf), 0);
+
+	if (n < 0)
 		return 0;
-	return v == start && state != 'Z' && state != 'X';
+	for (ssize_t i = 0; i < n; i++)
+		if (buf[i])
+			return 0;
+	return 1;
 }
 
 enum fate { GONE, ALIVE, FOREIGN };
@@ -362,6 +394,20 @@ static void salvage_file(int dfd, const char *dir, const char *name, const struc
 	}
 	ret = live_read(fd, name, &l);
 	if (ret < 0) {
+		struct expfile f;
+
+		/* its process may be making it: a slot's header is written after its file */
+		if (expfile_parse(name, &f) == EXPFILE_LIVE && pid_alive((uint32_t)f.pid)) {
+			st->alive++;
+			goto out;
+		}
+		if (ret == -EINVAL && header_unwritten(fd)) {
+			if (unlinkat(dfd, name, 0) < 0)
+				note(st, dir, name, "cannot remove it: %s", strerror(errno));
+			else
+				st->removed++;
+			goto out;
+		}
 		note(st, dir, name, "not a live buffer file of this perfscope (%s)",
 		     ret == -EINVAL ? "damaged, or of another version" : strerror(-ret));
 		goto out;

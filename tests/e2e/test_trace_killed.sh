@@ -53,4 +53,23 @@ report_csv_or_die dmnrep "$T/dmn"
 expect_eq 12 "$(csv_get "$T/dmnrep.out" calls name=f)" "daemon: calls of f by the parent"
 expect_eq 34 "$(csv_get "$T/dmnrep.out" calls name=g)" "daemon: calls of g by the child"
 
+# live files whose header is not written yet: a process that runs may be making it (left
+# alone, not called damaged); one of a process that is gone recorded nothing (removed
+# quietly); a damaged one of a process that is gone is named
+sleep 0 &
+dead=$!
+wait "$dead"
+truncate -s 8192 "$T/rec/live.$$.0.7" "$T/rec/live.$dead.0.8"
+head -c 8192 /dev/urandom >"$T/rec/live.$dead.0.9"
+run fresh "$PERFSCOPE" report "$T/rec"
+expect_eq 0 "$RC" "unwritten live files: report exit status"
+expect_no_grep "live.$$.0.7" "$T/fresh.out" "a live file of a running process is not named"
+expect_file "$T/rec/live.$$.0.7" "a live file of a running process is left alone"
+expect_no_grep "live.$dead.0.8" "$T/fresh.out" "an unwritten live file of a gone process is not named"
+expect_no_file "$T/rec/live.$dead.0.8" "an unwritten live file of a gone process is removed"
+expect_grep "live.$dead.0.9: not a live buffer file" "$T/fresh.out" \
+	"a damaged live file of a gone process is named"
+expect_grep "! 1 buffer of killed processes could not be added" "$T/fresh.out" \
+	"only the damaged live file is counted as not added"
+
 finish
