@@ -13,11 +13,13 @@
  * callee's is below its caller's, an inlined callee's the same. The place a jump lands shows
  * which calls it left, those whose stack pointer is below it: longjmp (its jmp_buf holds the
  * landing stack pointer, mangled by glibc) and __cxa_begin_catch (the catching function's)
- * close them at once. Without that, an entry above the innermost open call shows it, and so
- * does an exit of an outer call (found by its function: an exit hook may be tail-called, at
- * any stack pointer up to the function's caller's). The left calls get their exit records
- * there, after an unwind record that says how many. A stack pointer above the outermost open
- * call is on another stack (a signal handler's sigaltstack, a coroutine): nothing is closed.
+ * close them at once, and so does the C++ personality routine when it lands in a cleanup or a
+ * handler (the calls above the landing function's innermost open call). Without that, an entry
+ * above the innermost open call shows it, and so does an exit of an outer call (found by its
+ * function: an exit hook may be tail-called, at any stack pointer up to the function's caller's).
+ * The left calls get their exit records there, after an unwind record that says how many. A stack
+ * pointer above the outermost open call is on another stack (a signal handler's sigaltstack, a
+ * coroutine): nothing is closed.
  */
 #include "session.h"
 
@@ -25,6 +27,7 @@
 #include "../core/format.h"
 
 #include <dlfcn.h>
+#include <unwind.h>
 #include <setjmp.h>
 #include <errno.h>
 #include <stdint.h>
@@ -305,6 +308,59 @@ PSC_EXPORT void *__cxa_begin_catch(void *exception)
 
 	jump_to(CALLER_SP());
 	return real ? real(exception) : NULL;
+}
+
+typedef _Unwind_Reason_Code (*personality_fn)(int, _Unwind_Action, _Unwind_Exception_Class,
+					      struct _Unwind_Exception *, struct _Unwind_Context *);
+typedef _Unwind_Ptr (*region_start_fn)(struct _Unwind_Context *);
+
+/* The unwinder lands in FN's frame: close the calling thread's calls above FN's innermost open
+ * call (none when FN has none: code without hooks). Keeps errno. */
+static void land_in(uintptr_t fn)
+{
+	struct psc_thread *t = psc_tls_thread;
+
+	if (fn && t && !t->guard && !t->closed) {
+		int saved_errno = errno;
+
+		thread_guard_enter(t);
+		frames_exit(t, (void *)fn);
+		thread_guard_leave(t);
+		errno = saved_errno;
+	}
+}
+
+/*
+ * The C++ personality routine, which the unwinder calls for each frame of C++ code an
+ * exception passes: when it has the unwinder land in the frame (a cleanup that runs
+ * destructors, or a handler), the calls that frame's function made were left (clang's code
+ * runs no exit hook while unwinding), and what the cleanup calls must not nest under them.
+ * The frame's function is its unwind region's start, the address its entry hook was given.
+ * The real routine (libstdc++'s or libc++abi's) and the unwinder's _Unwind_GetRegionStart are
+ * looked up at the first exception: the runtime itself does not link the unwinder.
+ */
+PSC_EXPORT _Unwind_Reason_Code __gxx_personality_v0(int version, _Unwind_Action actions,
+						    _Unwind_Exception_Class cls,
+						    struct _Unwind_Exception *ue,
+						    struct _Unwind_Context *ctx)
+{
+	personality_fn real = __atomic_load_n(&psc_session.personality_real, __ATOMIC_ACQUIRE);
+	region_start_fn start;
+	_Unwind_Reason_Code rc;
+
+	if (!real) {
+		real = (personality_fn)dlsym(RTLD_NEXT, "__gxx_personality_v0");
+		if (!real)
+			return _URC_FATAL_PHASE1_ERROR;
+		__atomic_store_n(&psc_session.unwind_region_start,
+				 dlsym(RTLD_DEFAULT, "_Unwind_GetRegionStart"), __ATOMIC_RELEASE);
+		__atomic_store_n(&psc_session.personality_real, (void *)real, __ATOMIC_RELEASE);
+	}
+	rc = real(version, actions, cls, ue, ctx);
+	start = __atomic_load_n(&psc_session.unwind_region_start, __ATOMIC_ACQUIRE);
+	if (rc == _URC_INSTALL_CONTEXT && (actions & _UA_CLEANUP_PHASE) && start)
+		land_in((uintptr_t)start(ctx));
+	return rc;
 }
 
 #if defined(__x86_64__) && defined(__GLIBC__)

@@ -186,6 +186,10 @@ struct psc_session {
 	/* the C library's longjmp, _longjmp, siglongjmp, __longjmp_chk (functions.c) */
 	void (*longjmp_real[4])(struct __jmp_buf_tag *, int);
 	int jmpbuf_ok; /* a jmp_buf's stack pointer can be read (functions.c, jmpbuf_sp) */
+	/* the C++ personality routine and the unwinder's _Unwind_GetRegionStart, found at the
+	 * first exception (functions.c, __gxx_personality_v0) */
+	void *personality_real;
+	void *unwind_region_start;
 };
 
 extern struct psc_session psc_session;

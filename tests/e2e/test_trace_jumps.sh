@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Calls left by a longjmp, or by an exception unwinding through code that runs no exit hook
-# (clang's C++), are closed where the runtime sees the jump: the call tree stays three levels
-# deep and the report counts the calls it closed (gcc's C++ runs the exit hooks itself). And
+# (clang's C++), are closed where the runtime sees the jump (a longjmp, the landing in a
+# cleanup or a catch): the call tree stays three levels deep and the report counts the calls
+# it closed (gcc's C++ runs the exit hooks itself). And
 # nothing is closed without a jump: gcc -O2 inlines fib into itself, whose inlined calls
 # enter their hooks at the stack pointer of the call they are inlined in, and tail-calls the
 # exit hook of short-threads-prog's work(), from above the stack pointer of its entry.
@@ -52,6 +53,16 @@ for cxx in clang++ g++; do
 	record_or_die "rec-ex-$cxx" "$T/ex-$cxx.exp" --functions -- "$T/ex-$cxx"
 	# clang: 500 throws, each leaving wrapper and thrower; g++ runs their exit hooks
 	check "throw-$cxx" "$T/ex-$cxx.exp" "$([ "$cxx" = clang++ ] && echo 1000 || echo 0)" "$cxx_tree"
+done
+
+cleanup_tree="0 main 1 1 middle(int) 1,000 1 other(int) 1,000 2 Guard::~Guard() 1,000 2 thrower(int) 1,000"
+for cxx in clang++ g++; do
+	command -v "$cxx" >/dev/null || { note "no $cxx"; continue; }
+	build_traced "cl-$cxx" "$PSC_SOURCE/tests/e2e/cleanup-prog.cc" "$cxx"
+	record_or_die "rec-cl-$cxx" "$T/cl-$cxx.exp" --functions -- "$T/cl-$cxx"
+	# clang: 500 throws, each leaving thrower when middle's cleanup begins, then middle
+	check "cleanup-$cxx" "$T/cl-$cxx.exp" "$([ "$cxx" = clang++ ] && echo 1000 || echo 0)" \
+		"$cleanup_tree"
 done
 
 cat >"$T/fib.c" <<'C'
