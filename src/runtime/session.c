@@ -532,6 +532,22 @@ static void filter_from_env(void)
 	psc_session.filter = table;
 }
 
+/* What the child needs of the thread that forks, read here, in that thread: once the fork
+ * returns, the parent goes on changing its slot, which the child shares. */
+static void fork_self_take(void)
+{
+	struct psc_thread *t = psc_tls_thread;
+
+	psc_session.fork_self = t;
+	psc_session.fork_frames = NULL;
+	psc_session.fork_open = 0;
+	if (t && !t->guard && !t->fover && t->frames != t->no_frames && t->ftop > t->frames + 1) {
+		psc_session.fork_frames = t->frames;
+		psc_session.fork_bytes = (size_t)(t->fend - t->frames) * sizeof(*t->frames);
+		psc_session.fork_open = (uint32_t)(t->ftop - t->frames - 1);
+	}
+}
+
 /* fork() in a recording process: the child's maps are the parent's now, so their object lines
  * are rendered here, where the loader's lock can be taken; the session lock is held across
  * the fork so that no other thread is rendering or writing them. */
@@ -546,10 +562,14 @@ static void before_fork(void)
 	psc_session.fork_locked = 1;
 	objects_render();
 	psc_tls_quiet = quiet;
+	fork_self_take();
 }
 
 static void after_fork_parent(void)
 {
+	psc_session.fork_self = NULL;
+	psc_session.fork_frames = NULL;
+	psc_session.fork_open = 0;
 	if (!psc_session.fork_locked)
 		return;
 	psc_session.fork_locked = 0;

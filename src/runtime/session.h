@@ -173,8 +173,9 @@ struct psc_session {
 	struct rt_text objects;
 	unsigned long long objects_text_counts[2];
 	int fork_locked; /* a fork() holds lock (session.c, before_fork) */
-	/* in a forked child: the forking thread's open calls, its stack of FORK_BYTES bytes kept
-	 * by thread_after_fork until frames_after_fork enters them */
+	/* taken by before_fork from the thread that forks, for the child: its slot, and its open
+	 * calls (a stack of FORK_BYTES bytes, private memory) that frames_after_fork enters */
+	struct psc_thread *fork_self;
 	struct psc_frame *fork_frames;
 	size_t fork_bytes;
 	uint32_t fork_open;

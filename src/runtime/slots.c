@@ -228,14 +228,23 @@ void slots_forget(void)
 {
 	struct psc_thread *t = psc_session.threads, *next;
 
-	/* the parent's slots: the child must not store into them, nor keep them mapped */
+	/* the parent's slots: the child must not store into them, nor keep them mapped. Their
+	 * mappings are made under session.lock, which the fork held, and never change; what the
+	 * other threads of the parent map themselves (their stacks of open calls, their region
+	 * bitmaps) may be changing in the parent, which shares the slots: only the forking
+	 * thread's are sure, and the others stay mapped in the child */
 	for (; t; t = next) {
 		next = t->next;
-		if (t->frames && t->frames != t->no_frames && t->frames != psc_session.fork_frames)
-			munmap(t->frames, (size_t)(t->fend - t->frames) * sizeof(*t->frames));
-		rt_free(t->defined, t->defined_bytes);
+		if (t == psc_session.fork_self) {
+			if (t->frames && t->frames != t->no_frames &&
+			    t->frames != psc_session.fork_frames)
+				munmap(t->frames,
+				       (size_t)(t->fend - t->frames) * sizeof(*t->frames));
+			rt_free(t->defined, t->defined_bytes);
+		}
 		munmap(t->live, t->map_bytes);
 	}
+	psc_session.fork_self = NULL;
 	psc_session.threads = NULL;
 	psc_session.free_slots = NULL;
 	psc_session.nslots = 0;

@@ -561,17 +561,6 @@ __attribute__((noinline, cold)) struct psc_thread *thread_get_slow(void)
 /* After fork, in the child: the forking thread's state belongs to the parent's stream. */
 void thread_after_fork(void)
 {
-	struct psc_thread *t = psc_tls_thread;
-
-	/* the open calls of the thread that forked go on in the child: its copy of their stack
-	 * (private memory) is kept for frames_after_fork */
-	psc_session.fork_frames = NULL;
-	psc_session.fork_open = 0;
-	if (t && !t->fover && t->frames != t->no_frames && t->ftop > t->frames + 1) {
-		psc_session.fork_frames = t->frames;
-		psc_session.fork_bytes = (size_t)(t->fend - t->frames) * sizeof(*t->frames);
-		psc_session.fork_open = (uint32_t)(t->ftop - t->frames - 1);
-	}
 	psc_tls_thread = NULL;
 	/* the parent writes its own buffers; the child makes slots of its own */
 	slots_forget();

@@ -12,6 +12,9 @@ run rec "$PERFSCOPE" record --functions -o "$T/exp" -- "$T/sp"
 expect_eq 0 "$RC" "spawn with own environment: exit status"
 report_csv_or_die rep "$T/exp" --by thread
 expect_eq 3 "$(csv_get "$T/rep.out" calls name=f)" "the parent's calls of f"
+# the execve child entered only main before the fork: f had returned (the parent, going on,
+# must not lend the child the calls it makes after the fork)
+expect_eq 1 "$(awk -F, '$1 == "f"' "$T/rep.out" | wc -l)" "f is called in one process only"
 expect_eq "5 7" "$(awk -F, '$1 == "g" { print $3 }' "$T/rep.out" | sort -n | xargs)" \
 	"calls of g in the children with environments of their own (not the one kept out)"
 
