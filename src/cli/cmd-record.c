@@ -103,7 +103,7 @@ static int write_padded(const char *path, const char *text, const char *mode)
 {
 	FILE *f = fopen(path, mode);
 	size_t len = strlen(text) + 1;
-	int ok;
+	int ok, err = 0;
 
 	if (!f)
 		return -1;
@@ -112,8 +112,13 @@ static int write_padded(const char *path, const char *text, const char *mode)
 		ok = fputc(' ', f) != EOF;
 	if (ok && len < META_ROOM)
 		ok = fputc('\n', f) != EOF;
-	if (fclose(f) != 0)
+	if (!ok)
+		err = errno;
+	if (fclose(f) != 0 && ok) {
 		ok = 0;
+		err = errno;
+	}
+	errno = err;
 	return ok ? 0 : -1;
 }
 
@@ -283,11 +288,18 @@ static int write_meta(const char *dir, char **cmd, int ncmd, const struct event_
 	jsonw_object_end(&w);
 	snprintf(path, sizeof(path), "%s/meta.json", dir);
 	snprintf(tmp, sizeof(tmp), "%s/.meta.json.tmp", dir);
-	/* padded to a block, so that a full disk still lets it be rewritten in place */
-	if (!jsonw_text(&w) || ((write_padded(tmp, w.buf, "we") < 0 || rename(tmp, path) < 0) &&
-				write_padded(path, w.buf, "r+e") < 0)) {
-		cli_error("record", "cannot write %s: %s", path, strerror(errno));
-		ret = -EIO;
+	/* padded to a block, so that a full disk still lets it be rewritten in place; the first
+	 * failure is the cause (the one in place fails with ENOENT when there is no file yet) */
+	if (!jsonw_text(&w)) {
+		cli_error("record", "cannot write %s: out of memory", path);
+		ret = -ENOMEM;
+	} else if (write_padded(tmp, w.buf, "we") < 0 || rename(tmp, path) < 0) {
+		int cause = errno;
+
+		if (write_padded(path, w.buf, "r+e") < 0) {
+			cli_error("record", "cannot write %s: %s", path, strerror(cause));
+			ret = -EIO;
+		}
 	}
 	unlink(tmp);
 	jsonw_release(&w);
