@@ -122,8 +122,9 @@ static int write_padded(const char *path, const char *text, const char *mode)
 	return ok ? 0 : -1;
 }
 
-/* meta.json's "sampling" object: the sampled events in samples-file order and their fate. */
-static void write_sampling(struct jsonw *w, const struct sampler *smp)
+/* meta.json's "sampling" object: the sampled events in samples-file order and their fate;
+ * once the run ENDED, also what the sampler counted and its errors. */
+static void write_sampling(struct jsonw *w, const struct sampler *smp, int ended)
 {
 	jsonw_key(w, "sampling");
 	jsonw_object_begin(w);
@@ -145,10 +146,18 @@ static void write_sampling(struct jsonw *w, const struct sampler *smp)
 		jsonw_object_end(w);
 	}
 	jsonw_array_end(w);
+	if (!ended) {
+		jsonw_object_end(w);
+		return;
+	}
 	jsonw_kv_u64(w, "samples", smp->samples);
 	jsonw_kv_u64(w, "lost", smp->lost);
 	jsonw_kv_u64(w, "throttled", smp->throttled);
 	jsonw_kv_u64(w, "late", smp->late);
+	if (smp->why[0])
+		jsonw_kv_string(w, "error", smp->why);
+	if (smp->ksyms_why[0])
+		jsonw_kv_string(w, "kallsyms_error", smp->ksyms_why);
 	jsonw_object_end(w);
 }
 
@@ -270,7 +279,7 @@ static int write_meta(const char *dir, char **cmd, int ncmd, const struct event_
 		jsonw_object_end(&w);
 	}
 	if (smp)
-		write_sampling(&w, smp);
+		write_sampling(&w, smp, run_ns != NULL);
 	record_power_meta(rp, &w);
 	if (mpi->on)
 		jsonw_kv_bool(&w, "mpi", 1);
@@ -690,6 +699,10 @@ int cmd_record(int argc, char **argv)
 		ret = EXIT_USAGE;
 		goto out;
 	}
+	/* the sampled events' names, for the samples file of a run whose launcher is killed */
+	if (sampling && mpi.rank <= 0)
+		write_meta(absdir, cmd, ncmd, evs, nev, probed, group ? &mg : NULL, &smp, &rp, &mpi,
+			   -1, start, NULL);
 	/* the first power reading, right before the command is released */
 	if (record_power_start(&rp, absdir)) {
 		launch_abort(&l);
@@ -708,8 +721,9 @@ int cmd_record(int argc, char **argv)
 	if (sampling) {
 		int err = sampler_finish(&smp);
 
-		if (err)
-			cli_error("record", "samples could not all be written: %s", strerror(-err));
+		if (err || smp.why[0])
+			cli_error("record", "samples could not all be written: %s",
+				  smp.why[0] ? smp.why : strerror(-err));
 		fprintf(stderr, "perfscope record: %llu samples", (unsigned long long)smp.samples);
 		if (smp.lost || smp.throttled)
 			fprintf(stderr,
