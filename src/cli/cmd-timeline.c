@@ -4,6 +4,7 @@
 #include "../analysis/experiment.h"
 #include "../analysis/symbols.h"
 #include "../analysis/timeline.h"
+#include "../output/caveats.h"
 #include "../output/timeline-print.h"
 
 #include <errno.h>
@@ -82,6 +83,13 @@ int cmd_timeline(int argc, char **argv)
 		      : timeline_print_text(&e, &t, out))
 		  ? 1
 		  : 0;
+	if (csv || json) {
+		experiment_caveats(&e, 1, caveat_warning, stderr);
+	} else if (!ret) {
+		struct caveat_block cb = {out, 0};
+
+		experiment_caveats(&e, 1, caveat_block, &cb);
+	}
 	if (out != stdout && fclose(out) != 0)
 		ret = 1;
 out:
