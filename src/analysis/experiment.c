@@ -464,13 +464,14 @@ static int sampling_guess(struct experiment *e)
 	return 0;
 }
 
-/* The damaged proc file of image IMAGE of PID, or NULL. */
+/* The damaged proc file of image IMAGE of PID (PID -1: any), or NULL. */
 static struct exp_damage *damaged_proc(const struct experiment *e, pid_t pid, unsigned image)
 {
 	for (size_t i = 0; i < e->ndamaged; i++) {
 		struct exp_damage *d = &e->damaged[i];
 
-		if (d->pid == pid && d->image == image && !strncmp(d->name, "proc.", 5))
+		if ((pid < 0 || (d->pid == pid && d->image == image)) &&
+		    !strncmp(d->name, "proc.", 5))
 			return d;
 	}
 	return NULL;
@@ -561,20 +562,23 @@ static int samples_check(struct experiment *e)
 	size_t keep = 0;
 	int ret = 0;
 
-	for (size_t i = 0; i < e->nsamples && !ret; i++) {
+	for (size_t i = 0; i < e->nsamples; i++) {
 		struct exp_samples *f = &e->samples[i];
 		struct stream_extent x = {.want_end = 1};
-		int exists;
+		int exists, left_out;
 		uint64_t size = file_size(e->dir, strrchr(f->path, '/') + 1, &exists);
 		char name[64], err[256];
 
-		ret = short_file(e, f->path, size, f->pid, 0, 1);
-		if (ret) {
+		left_out = ret ? 0 : short_file(e, f->path, size, f->pid, 0, 1);
+		if (left_out < 0)
+			ret = left_out;
+		if (left_out > 0) {
 			free(f->path);
-			ret = ret < 0 ? ret : 0;
 			continue;
 		}
 		e->samples[keep++] = *f;
+		if (ret)
+			continue; /* out of memory: the files are kept to be freed */
 		if (stream_scan(f->path, NULL, NULL, &x, err, sizeof(err)) == 0)
 			ret = scan_damage(e, f->path, &x, sizeof(struct psc_stream_header), f->pid,
 					  0, 1);
@@ -686,7 +690,7 @@ int experiment_open(struct experiment *e, const char *dir, char *err, size_t err
 		snprintf(err, errlen, "%s: out of memory", dir);
 		return -ENOMEM;
 	}
-	if (!e->has_meta && e->nprocs == 0 && !e->ndamaged) {
+	if (!e->has_meta && e->nprocs == 0 && !damaged_proc(e, -1, 0)) {
 		snprintf(err, errlen,
 			 "%s: not a perfscope experiment (no meta.json, no proc.*.json)", dir);
 		return -EINVAL;
