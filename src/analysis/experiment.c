@@ -744,7 +744,8 @@ int experiment_open(struct experiment *e, const char *dir, char *err, size_t err
 		snprintf(err, errlen, "%s: out of memory", dir);
 		return ret;
 	}
-	qsort(e->damaged, e->ndamaged, sizeof(*e->damaged), cmp_damage);
+	if (e->ndamaged)
+		qsort(e->damaged, e->ndamaged, sizeof(*e->damaged), cmp_damage);
 	for (size_t i = 0; i < e->nprocs; i++) {
 		struct exp_process *p = &e->procs[i];
 

@@ -46,8 +46,8 @@ flags=(-g -O1 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -fno-omit-frame-poi
 	"$src/src/analysis/regions.c" "$src/src/core/counts.c" "$src/src/core/clock.c" \
 	"$src/src/core/metrics.c" "$src/src/core/metric-expr.c" "$src/src/core/jsonw.c" \
 	"$src/src/core/strdist.c" \
-	"$src/src/output/table.c" "$src/src/core/array.c" "$src/src/cli/options.c" \
-	"$src/src/cli/cmd-info.c" \
+	"$src/src/output/table.c" "$src/src/output/caveats.c" "$src/src/core/array.c" \
+	"$src/src/cli/options.c" "$src/src/cli/cmd-info.c" \
 	"$src/src/cli/cmd-dump.c" "$src/src/core/mpi-routines.c" \
 	$(pkg-config --cflags --libs libcjson liblz4) -lm
 
