@@ -10,6 +10,7 @@
 #include "../analysis/experiment.h"
 #include "../analysis/stream.h"
 #include "../core/mpi-routines.h"
+#include "../output/caveats.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -570,6 +571,11 @@ static int dump_experiment(struct dump *d, const char *dir, const char *sel, cha
 			 "info %s)",
 			 dir, sel, dir);
 		ret = -ENOENT;
+	}
+	if (ret == 0 && !sel) {
+		struct caveat_block cb = {d->out, 0};
+
+		experiment_caveats(&e, 1, caveat_block, &cb);
 	}
 	experiment_release(&e);
 	return ret;

@@ -5,6 +5,7 @@
 #include "../analysis/mpi-model.h"
 #include "../analysis/symbols.h"
 #include "../core/outfile.h"
+#include "../output/caveats.h"
 #include "../output/chrome.h"
 #include "../output/otf2-export.h"
 
@@ -22,8 +23,10 @@
 	"chrome (Chrome Trace Event JSON for Perfetto and chrome://tracing), otf2 (an OTF2 "       \
 	"archive for Vampir, Scalasca and Python's otf2)"
 
-/* Caveats of the trace, on stderr: what the viewer shows that was not measured as such. */
-static void caveats(uint64_t synthetic_exits, uint64_t unmatched_exits, uint64_t lost_records)
+/* Caveats of the trace, on stderr: what the viewer shows that was not measured as such, then
+ * the experiment's. */
+static void caveats(const struct experiment *e, uint64_t synthetic_exits, uint64_t unmatched_exits,
+		    uint64_t lost_records)
 {
 	if (synthetic_exits)
 		fprintf(stderr,
@@ -42,6 +45,7 @@ static void caveats(uint64_t synthetic_exits, uint64_t unmatched_exits, uint64_t
 			"perfscope export: warning: the runtime lost %" PRIu64
 			" records; the trace has gaps\n",
 			lost_records);
+	experiment_caveats(e, 1, caveat_warning, stderr);
 }
 
 static int export_chrome(const char *dir, const char *output, int force)
@@ -85,7 +89,7 @@ static int export_chrome(const char *dir, const char *output, int force)
 			" threads\n",
 			output, stats.bytes, stats.calls, stats.regions, stats.counter_values,
 			stats.threads);
-	caveats(stats.synthetic_exits, stats.unmatched_exits, stats.lost_records);
+	caveats(&e, stats.synthetic_exits, stats.unmatched_exits, stats.lost_records);
 done:
 	if (have_st)
 		symtab_release(&st);
@@ -210,7 +214,7 @@ static int export_otf2(const char *dir, const char *archive, int force)
 			"perfscope export: note: %" PRIu64
 			" MPI calls of threads without a stream are on their own locations\n",
 			stats.mpi_unplaced);
-	caveats(stats.synthetic_exits, stats.unmatched_exits, stats.lost_records);
+	caveats(&e, stats.synthetic_exits, stats.unmatched_exits, stats.lost_records);
 done:
 	if (have_st)
 		symtab_release(&st);

@@ -10,6 +10,7 @@
 #include "../analysis/samples.h"
 #include "../analysis/stream.h"
 #include "../core/jsonw.h"
+#include "../output/caveats.h"
 #include "../output/table.h"
 
 #include <errno.h>
@@ -700,6 +701,10 @@ static int print_json(FILE *out, const struct experiment *e, const struct stream
 		json_sampling(&w, e, sw);
 	if (e->has_power)
 		json_power(&w, e);
+	jsonw_key(&w, "caveats");
+	jsonw_array_begin(&w);
+	experiment_caveats(e, 1, caveat_json, &w);
+	jsonw_array_end(&w);
 	jsonw_object_end(&w);
 	ret = jsonw_text(&w) ? 0 : -ENOMEM;
 	if (ret == 0 && fprintf(out, "%s\n", jsonw_text(&w)) < 0)
@@ -782,6 +787,11 @@ int cmd_info(int argc, char **argv)
 		print_sampling(out, &e, &sw);
 	if (!json && !ret && e.has_power)
 		print_power(out, &e);
+	if (!json && !ret) {
+		struct caveat_block cb = {out, 0};
+
+		experiment_caveats(&e, 1, caveat_block, &cb);
+	}
 	ret = cli_output_close("info", out, ret == 0, ret);
 out:
 	sample_walk_release(&sw);

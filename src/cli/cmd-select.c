@@ -11,6 +11,7 @@
 #include "../analysis/fprofile.h"
 #include "../analysis/select.h"
 #include "../analysis/symbols.h"
+#include "../output/caveats.h"
 #include "../output/table.h"
 
 #include <ctype.h>
@@ -181,6 +182,7 @@ static int load(struct select_run *r)
 		cli_error("select", "out of memory");
 		return -1;
 	}
+	experiment_caveats(&r->e, 1, caveat_warning, stderr);
 	return 0;
 }
 

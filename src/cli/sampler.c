@@ -552,7 +552,12 @@ static int drain_cpu(struct sampler *s, struct sampler_cpu *cpu)
 	return perf_ring_drain(&cpu->ring, drain_record, &d);
 }
 
-static int drain_all(struct sampler *s, uint64_t watermark)
+/*
+ * Drain every ring, put the records up to WATERMARK in order into the file's chunk, and write
+ * the chunk when it has waited long enough at time NOW (UINT64_MAX: at once). 0, or the
+ * negative errno that stops the drain (out of memory); write errors are the file's to keep.
+ */
+static int drain_all(struct sampler *s, uint64_t watermark, uint64_t now)
 {
 	int ret = 0;
 
@@ -564,6 +569,8 @@ static int drain_all(struct sampler *s, uint64_t watermark)
 	}
 	if (!ret)
 		ret = sample_out_flush(s->out, watermark);
+	if (!ret)
+		sample_out_sync(s->out, now);
 	return ret;
 }
 
@@ -593,7 +600,7 @@ static void *drain_main(void *arg)
 			if (pfd[c].revents & (POLLHUP | POLLERR))
 				pfd[c].fd = -1;
 		if (!s->error) {
-			int r = drain_all(s, now > ORDER_SLACK_NS ? now - ORDER_SLACK_NS : 0);
+			int r = drain_all(s, now > ORDER_SLACK_NS ? now - ORDER_SLACK_NS : 0, now);
 
 			if (r)
 				s->error = r;
@@ -743,16 +750,32 @@ int sampler_finish(struct sampler *s)
 	}
 	ret = s->error;
 	if (!ret)
-		ret = drain_all(s, UINT64_MAX);
+		ret = drain_all(s, UINT64_MAX, UINT64_MAX);
 	if (!ret)
 		ret = write_totals(s);
 	if (!ret)
 		ret = sample_out_add(s->out, clock_monotonic_ns(), PSC_REC_STREAM_END, PSC_END_EXIT,
 				     end, 0);
+	if (!ret)
+		ret = sample_out_flush(s->out, UINT64_MAX);
+	if (!ret)
+		sample_out_sync(s->out, UINT64_MAX);
 	s->late = sample_out_late(s->out);
+	s->unwritten = sample_out_unwritten(s->out);
+	if (sample_out_error(s->out, s->why, sizeof(s->why)) && s->unwritten) {
+		size_t n = strlen(s->why);
+
+		snprintf(s->why + n, sizeof(s->why) - n, " (%llu records not written)",
+			 (unsigned long long)s->unwritten);
+	}
 	int r = sample_out_close(s->out);
 
 	s->out = NULL;
+	if (ret && !s->why[0])
+		snprintf(s->why, sizeof(s->why), "draining the ring buffers: %s", strerror(-ret));
+	else if (r && !s->why[0])
+		snprintf(s->why, sizeof(s->why), "closing samples.%d: %s", (int)s->pid,
+			 strerror(-r));
 	return ret ? ret : r;
 }
 

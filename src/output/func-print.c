@@ -93,12 +93,6 @@ void func_report_caveats(const struct func_report *r, void (*fn)(void *ctx, cons
 			caveat_say(fn, ctx, "thread %d of process %d did not end cleanly: %s",
 				   (int)t->tid, (int)t->pid, how);
 		}
-		if (t->th.truncated_at) {
-			caveat_say(fn, ctx,
-				   "thread %d: stream cut at byte %" PRIu64
-				   " (the run was killed, or the disk filled, while writing)",
-				   (int)t->tid, t->th.truncated_at);
-		}
 		if (t->th.lost_records || t->th.lost_bytes) {
 			caveat_say(fn, ctx,
 				   "thread %d: %" PRIu64 " records lost, %" PRIu64

@@ -54,12 +54,6 @@ void region_report_caveats(const struct region_report *r, void (*fn)(void *ctx, 
 			    "are missing (killed, or the end could not be written)",
 			    (int)t->tid);
 		}
-		if (t->truncated_at) {
-			caveat_say(fn, ctx,
-				   "thread %d: stream cut at byte %" PRIu64
-				   " (run killed while writing)",
-				   (int)t->tid, t->truncated_at);
-		}
 		if (t->lost_records) {
 			caveat_say(fn, ctx, "thread %d: %" PRIu64 " records lost", (int)t->tid,
 				   t->lost_records);

@@ -56,7 +56,8 @@ stream_src="analysis/stream.c analysis/stream-chunk.c core/qthread.c core/counts
 	core/mpi-routines.c"
 exp_src="$stream_src analysis/experiment.c analysis/salvage.c core/expfiles.c analysis/samples.c analysis/u64map.c core/clock.c"
 cmd_src="$exp_src analysis/regions.c core/metrics.c core/metric-expr.c core/jsonw.c
-	core/strdist.c output/table.c core/array.c cli/options.c cli/cmd-info.c cli/cmd-dump.c"
+	core/strdist.c output/table.c output/caveats.c core/array.c cli/options.c cli/cmd-info.c
+	cli/cmd-dump.c"
 mpi_src="$exp_src analysis/mpi-load.c analysis/mpi-model.c analysis/mpi-match.c
 	analysis/mpi-causal.c analysis/mpi-stats.c analysis/mpi-waits.c analysis/symbols.c
 	analysis/elf-module.c analysis/maps.c"
