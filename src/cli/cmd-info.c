@@ -790,7 +790,9 @@ int cmd_info(int argc, char **argv)
 	if (!json && !ret) {
 		struct caveat_block cb = {out, 0};
 
-		experiment_caveats(&e, 1, caveat_block, &cb);
+		/* the processes' table says how each one ended (one that outlived the command is
+		 * not called killed), so the caveats leave that out */
+		experiment_caveats(&e, 0, caveat_block, &cb);
 	}
 	ret = cli_output_close("info", out, ret == 0, ret);
 out:
