@@ -49,6 +49,14 @@ struct sample_out {
 	char why[PATH_MAX + 160];
 	uint64_t unwritten; /* records of chunks that could not be written */
 	uint64_t dropped;   /* of those, not yet told by a lost record in a written chunk */
+	/*
+	 * The sample group definitions emitted so far (their records' words), which every later
+	 * sample refers to: those of a chunk that was cut off (after the first defs_done words)
+	 * begin each chunk again until one is written
+	 */
+	uint64_t *defs;
+	size_t ndefs, defscap, defs_done;
+	uint64_t chunk_defs; /* definitions emitted into the open chunk (not its head) */
 	uint64_t written, late;
 	uint64_t last_ns; /* time of the last record written */
 	struct pending *pend;
@@ -98,7 +106,9 @@ static void note_error(struct sample_out *o, int err, const char *fmt, ...)
 
 /*
  * Open a chunk at time NS: its clock-sync record, then, when records of earlier chunks could
- * not be written, a lost record (PSC_LOST_UNWRITTEN) that says how many.
+ * not be written, a lost record (PSC_LOST_UNWRITTEN) that says how many, and the sample group
+ * definitions when the chunk that held them was cut off (at time NS, as the chunk's first
+ * records).
  */
 static void chunk_begin(struct sample_out *o, uint64_t ns)
 {
@@ -112,6 +122,15 @@ static void chunk_begin(struct sample_out *o, uint64_t ns)
 		o->chunk[5] = o->dropped;
 		o->chunk[6] = 0;
 		o->nchunk += LOST_WORDS;
+	}
+	o->chunk_defs = 0;
+	if (o->ndefs > o->defs_done && o->ndefs - o->defs_done <= CHUNK_WORDS / 2) {
+		size_t n = o->ndefs - o->defs_done;
+
+		memcpy(o->chunk + o->nchunk, o->defs + o->defs_done, n * sizeof(uint64_t));
+		for (size_t i = 0; i < n; i += psc_rec_nwords(o->chunk[o->nchunk + i + 1]))
+			o->chunk[o->nchunk + i] = psc_word0(ns, PSC_KIND_EXT);
+		o->nchunk += n;
 	}
 	o->head = o->nchunk;
 	o->chunk_records = 0;
@@ -161,12 +180,14 @@ static int chunk_write(struct sample_out *o)
 				   (unsigned long long)o->end);
 		note_error(o, ret, "writing samples.%d at byte %llu", (int)o->root,
 			   (unsigned long long)o->end);
-		o->unwritten += o->chunk_records;
-		o->dropped += o->chunk_records;
+		/* definitions are not lost: the next chunk repeats them */
+		o->unwritten += o->chunk_records - o->chunk_defs;
+		o->dropped += o->chunk_records - o->chunk_defs;
 	} else {
 		o->end = at;
 		o->seq++;
 		o->dropped = 0;
+		o->defs_done = o->ndefs;
 	}
 	o->nchunk = 0;
 	return ret;
@@ -388,6 +409,27 @@ static int pending_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* Keep a copy of the sample group definition W (N words): 1, or 0 when out of memory (then a
+ * chunk cut off loses it like any record). */
+static int keep_def(struct sample_out *o, const uint64_t *w, size_t n)
+{
+	if (o->ndefs + n > o->defscap) {
+		size_t cap = o->defscap ? 2 * o->defscap : 256;
+		uint64_t *d;
+
+		while (cap < o->ndefs + n)
+			cap *= 2;
+		d = realloc(o->defs, cap * sizeof(*d));
+		if (!d)
+			return 0;
+		o->defs = d;
+		o->defscap = cap;
+	}
+	memcpy(o->defs + o->ndefs, w, n * sizeof(*w));
+	o->ndefs += n;
+	return 1;
+}
+
 static void emit(struct sample_out *o, const struct pending *p)
 {
 	uint64_t *w = o->arena + p->at;
@@ -420,6 +462,8 @@ static void emit(struct sample_out *o, const struct pending *p)
 		chunk_write(o);
 	if (!o->nchunk)
 		chunk_begin(o, ns);
+	if (psc_rec_type(w[1]) == PSC_REC_SAMPLE_GROUP && keep_def(o, w, p->n))
+		o->chunk_defs++;
 	memcpy(o->chunk + o->nchunk, w, p->n * sizeof(*w));
 	o->nchunk += p->n;
 	o->chunk_records++;
@@ -510,6 +554,7 @@ int sample_out_close(struct sample_out *o)
 	free(o->arena);
 	free(o->spare);
 	free(o->images);
+	free(o->defs);
 	free(o);
 	return ret;
 }

@@ -522,6 +522,54 @@ static void test_unwritable_chunk(void **state)
 	assert_int_equal(lost, 5);
 }
 
+/*
+ * The sample group definitions are in the first chunk: when the disk cannot take it, the next
+ * chunk that is written begins with them again (once), so the samples after them still name
+ * a defined group and the file reads with the validating reader; they are not counted lost.
+ */
+static void test_unwritable_definitions(void **state)
+{
+	char path[256], err[512] = "";
+	struct stream_reader r;
+	struct stream_record rec;
+	struct sample_out *o;
+	struct rlimit old, lim;
+	uint64_t member = 0, sample[7] = {1, 1, 0, 1, 0, 0, 42};
+	void (*old_xfsz)(int) = signal(SIGXFSZ, SIG_IGN);
+	int ret, groups = 0, samples = 0, lost = 0;
+
+	(void)state;
+	new_dir("unwritable-defs");
+	snprintf(path, sizeof(path), "%s/samples.79", dir);
+	assert_int_equal(sample_out_open(&o, dir, 79, 1, 0), 0);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = old;
+	lim.rlim_cur = size_of(path) + 20; /* the header fits, the first chunk does not */
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	assert_int_equal(sample_out_add(o, 10, PSC_REC_SAMPLE_GROUP, 0, &member, 1), 0);
+	assert_int_equal(sample_out_flush(o, UINT64_MAX), 0);
+	ret = sample_out_sync(o, UINT64_MAX);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, old_xfsz);
+	assert_int_equal(ret, -EFBIG);
+	assert_int_equal(sample_out_unwritten(o), 0);
+	assert_int_equal(sample_out_add(o, 20, PSC_REC_SAMPLE, 0, sample, 7), 0);
+	assert_int_equal(sample_out_close(o), -EFBIG);
+
+	assert_int_equal(stream_open(&r, path, err, sizeof(err)), 0);
+	while ((ret = stream_next(&r, &rec, err, sizeof(err))) > 0) {
+		groups += rec.type == PSC_REC_SAMPLE_GROUP;
+		samples += rec.type == PSC_REC_SAMPLE;
+		lost += rec.type == PSC_REC_LOST;
+	}
+	if (ret)
+		fail_msg("%s", err);
+	stream_close(&r);
+	assert_int_equal(groups, 1);
+	assert_int_equal(samples, 1);
+	assert_int_equal(lost, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -532,6 +580,7 @@ int main(void)
 	    cmocka_unit_test(test_refusals),
 	    cmocka_unit_test(test_sync_bounds),
 	    cmocka_unit_test(test_unwritable_chunk),
+	    cmocka_unit_test(test_unwritable_definitions),
 	};
 
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
