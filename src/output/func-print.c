@@ -1,5 +1,6 @@
 /* func-print.c - rendering of the function profile, its call tree and its caveats. */
 #include "func-print.h"
+#include "textesc.h"
 #include "caveats.h"
 #include "table.h"
 
@@ -286,7 +287,7 @@ static void tree_print_node(const struct func_report *r, const struct tree_index
 	put_right(f, calls, 12);
 	fputc(' ', f);
 	put_right(f, excl, 10);
-	fprintf(f, "  %*s%s\n", (int)(2 * depth), "", p->rows[n->row].sym.name);
+	fprintf(f, "  %*s%s\n", (int)(2 * depth), "", text_safe(p->rows[n->row].sym.name));
 	for (size_t k = ti->first[node]; k < ti->first[node + 1]; k++)
 		tree_print_node(r, ti, ti->kids[k], depth + 1, f);
 }
@@ -321,7 +322,7 @@ int func_print_tree(const struct func_report *r, FILE *f)
 				continue;
 			if (!named++)
 				fprintf(f, "  thread %d%s%s%s of process %d:\n", (int)t->tid,
-					t->th.name[0] ? " \"" : "", t->th.name,
+					t->th.name[0] ? " \"" : "", text_safe(t->th.name),
 					t->th.name[0] ? "\"" : "", (int)t->pid);
 			tree_print_node(r, &ti, ti.kids[k], 0, f);
 		}

@@ -1,5 +1,6 @@
 /* sample-tree.c - call trees of a sampled experiment: top-down, and the callers of a function. */
 #include "sample-print.h"
+#include "textesc.h"
 #include "table.h"
 
 #include "../core/jsonw.h"
@@ -25,7 +26,7 @@ static void put_func(FILE *f, unsigned depth, const struct scall_func *fn)
 {
 	fprintf(f, "  %*s%s%s\n", (int)(2 * depth), "",
 		strcmp(fn->module, "[kernel]") || !strcmp(fn->name, "[kernel]") ? "" : "[k] ",
-		fn->name);
+		text_safe(fn->name));
 }
 
 /* Node N is left out: under --min-time, or under --min-share of ALL samples (inclusive). */
@@ -202,7 +203,7 @@ int sample_print_callers(const struct sample_report *r, FILE *f, int csv, struct
 		fprintf(f,
 			"Callers of %s (each line called the one above it; shares of all "
 			"samples):\n",
-			r->callers);
+			text_safe(r->callers));
 		fprintf(f, "  %9s %9s  %10s  %s\n", "samples", "incl.", "est. time", "function");
 	}
 	for (uint32_t c = t.nodes[0].first_child; c != NONE; c = t.nodes[c].next_sibling)
