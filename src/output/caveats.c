@@ -2,6 +2,7 @@
 #include "caveats.h"
 
 #include "../core/jsonw.h"
+#include "textesc.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -56,12 +57,12 @@ void experiment_caveats(const struct experiment *e, int process_ends,
 
 void caveat_text(void *ctx, const char *line)
 {
-	fprintf((FILE *)ctx, "  ! %s\n", line);
+	fprintf((FILE *)ctx, "  ! %s\n", text_safe(line));
 }
 
 void caveat_warning(void *ctx, const char *line)
 {
-	fprintf((FILE *)ctx, "perfscope: warning: %s\n", line);
+	fprintf((FILE *)ctx, "perfscope: warning: %s\n", text_safe(line));
 }
 
 void caveat_json(void *ctx, const char *line)
