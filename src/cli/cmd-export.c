@@ -6,6 +6,7 @@
 #include "../analysis/symbols.h"
 #include "../output/chrome.h"
 #include "../output/otf2-export.h"
+#include "../output/textesc.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -154,7 +155,7 @@ static int load_mpi(const struct experiment *e, struct mpi_model *m, struct mpi_
 		return -1;
 	}
 	for (size_t i = 0; i < m->nwarnings; i++)
-		fprintf(stderr, "perfscope export: warning: %s\n", m->warnings[i]);
+		fprintf(stderr, "perfscope export: warning: %s\n", text_safe(m->warnings[i]));
 	/* corrected calls are ordered among the functions by their recorded times */
 	if (m->max_correction_ns > 0 &&
 	    mpi_model_load(raw, e, MPI_BUILD_NO_CORRECTION, err, sizeof(err)) == 0)
