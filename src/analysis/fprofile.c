@@ -58,6 +58,7 @@ static void row_exit(struct func_row *r, struct func_node *n, const struct call_
 }
 
 #define PASS_CACHE 1024 /* direct-mapped caches in front of the maps: most lookups repeat */
+#define CACHE_EMPTY SIZE_MAX /* the value of an empty slot: every key is a possible address */
 
 /* State of one stream's pass. */
 struct pass {
@@ -82,14 +83,14 @@ static size_t cache_slot(uint64_t key)
 	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 54) & (PASS_CACHE - 1);
 }
 
-/* Clear the caches (keys that no address or node key can be). */
+/* Clear the caches (slots with CACHE_EMPTY, which no row or node index is). */
 static void pass_reset(struct pass *ps)
 {
 	u64map_clear(&ps->rows);
 	u64map_clear(&ps->nodes);
 	for (size_t i = 0; i < PASS_CACHE; i++) {
-		ps->row_cache[i].key = UINT64_MAX;
-		ps->node_cache[i].key = UINT64_MAX;
+		ps->row_cache[i].val = CACHE_EMPTY;
+		ps->node_cache[i].val = CACHE_EMPTY;
 	}
 	ps->depth = 0;
 	ps->hint = ps->slice = 0;
@@ -104,7 +105,7 @@ static int on_enter(struct func_profile *p, struct pass *ps, const struct exp_st
 	size_t row, node, parent = ps->depth ? ps->stack[ps->depth - 1] : FUNC_NO_PARENT;
 	size_t rs = cache_slot(addr), ns;
 
-	if (ps->row_cache[rs].key == addr) {
+	if (ps->row_cache[rs].key == addr && ps->row_cache[rs].val != CACHE_EMPTY) {
 		row = ps->row_cache[rs].val;
 	} else {
 		if (u64map_get(&ps->rows, addr, &v)) {
@@ -125,7 +126,7 @@ static int on_enter(struct func_profile *p, struct pass *ps, const struct exp_st
 	p->rows[row].active++;
 	key = node_key(parent, row);
 	ns = cache_slot(key);
-	if (ps->node_cache[ns].key == key) {
+	if (ps->node_cache[ns].key == key && ps->node_cache[ns].val != CACHE_EMPTY) {
 		node = ps->node_cache[ns].val;
 	} else {
 		if (u64map_get(&ps->nodes, key, &v))
