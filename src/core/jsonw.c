@@ -54,7 +54,7 @@ static void newline(struct jsonw *w)
 	if (!w->pretty)
 		return;
 	put(w, "\n", 1);
-	for (int i = 0; i < w->depth; i++)
+	for (int i = 0; i < w->depth && i < JSONW_INDENT_MAX; i++)
 		put(w, "  ", 2);
 }
 

@@ -19,6 +19,10 @@ struct jsonw {
 	int depth;
 };
 
+/* Pretty output indents by two spaces per level up to this depth, no further: a document
+ * nested a million levels deep (a call chain) stays linear in size, not quadratic. */
+#define JSONW_INDENT_MAX 32
+
 void jsonw_init(struct jsonw *w, int pretty);
 void jsonw_release(struct jsonw *w);
 

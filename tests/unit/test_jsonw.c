@@ -99,6 +99,30 @@ static void test_pretty(void **state)
 	jsonw_release(&w);
 }
 
+/* Pretty output nested deeper than JSONW_INDENT_MAX levels indents no further, so its size is
+ * linear in the depth. */
+static void test_pretty_deep(void **state)
+{
+	const int depth = 100000;
+	struct jsonw w;
+	const char *text;
+	size_t len;
+
+	(void)state;
+	jsonw_init(&w, 1);
+	for (int i = 0; i < depth; i++)
+		jsonw_array_begin(&w);
+	for (int i = 0; i < depth; i++)
+		jsonw_array_end(&w);
+	text = jsonw_text(&w);
+	assert_non_null(text);
+	len = strlen(text);
+	/* "[\n" + indentation per level, and as much again to close */
+	assert_true(len <= (size_t)depth * 2 * (2 + 2 * JSONW_INDENT_MAX));
+	assert_memory_equal(text, "[\n  [\n    [", 11);
+	jsonw_release(&w);
+}
+
 /* The escaped form of LEN bytes at S, NUL-terminated in a static buffer. */
 static const char *esc(const char *s, size_t len)
 {
@@ -457,17 +481,12 @@ static void test_parts(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_nested_compact),
-	    cmocka_unit_test(test_pretty),
-	    cmocka_unit_test(test_escape_ascii),
-	    cmocka_unit_test(test_escape_control),
-	    cmocka_unit_test(test_escape_utf8),
-	    cmocka_unit_test(test_escape_long),
-	    cmocka_unit_test(test_escaping),
-	    cmocka_unit_test(test_doubles),
-	    cmocka_unit_test(test_doubles_shortest),
-	    cmocka_unit_test(test_empty_and_growth),
-	    cmocka_unit_test(test_parts),
+	    cmocka_unit_test(test_nested_compact),   cmocka_unit_test(test_pretty),
+	    cmocka_unit_test(test_pretty_deep),	     cmocka_unit_test(test_escape_ascii),
+	    cmocka_unit_test(test_escape_control),   cmocka_unit_test(test_escape_utf8),
+	    cmocka_unit_test(test_escape_long),	     cmocka_unit_test(test_escaping),
+	    cmocka_unit_test(test_doubles),	     cmocka_unit_test(test_doubles_shortest),
+	    cmocka_unit_test(test_empty_and_growth), cmocka_unit_test(test_parts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
