@@ -3,6 +3,7 @@
 #include "../core/array.h"
 
 #include "regions.h"
+#include "strmap.h"
 #include "u64map.h"
 
 #include <errno.h>
@@ -464,27 +465,20 @@ static int same_function(const struct func_row *a, const struct func_row *b)
 
 static uint64_t function_hash(const struct func_row *r)
 {
-	uint64_t h = 1469598103934665603ull ^ r->sym.offset;
-
-	for (const char *c = r->sym.module; *c; c++)
-		h = (h ^ (unsigned char)*c) * 1099511628211ull;
-	for (const char *c = r->sym.name; *c; c++)
-		h = (h ^ (unsigned char)*c) * 1099511628211ull;
-	return h;
+	return hash_str(hash_str(HASH_INIT ^ r->sym.offset, r->sym.module), r->sym.name);
 }
 
-/* Merged row of IN's row R: found or added. SIZE_MAX when out of memory. */
-static size_t merged_row(struct func_profile *out, struct u64map *by_hash, const struct func_row *r)
+/* Merged row of IN's row R: found in BY_FUNCTION (OUT's rows), or added. SIZE_MAX when out of
+ * memory. */
+static size_t merged_row(struct func_profile *out, struct hchain *by_function,
+			 const struct func_row *r)
 {
-	uint64_t h = function_hash(r), v;
+	uint64_t h = function_hash(r);
 	size_t idx;
 
-	if (u64map_get(by_hash, h, &v) && same_function(&out->rows[v], r))
-		return (size_t)v;
-	/* a hash collision (rare): look through the rows */
-	for (idx = 0; idx < out->nrows; idx++)
-		if (same_function(&out->rows[idx], r))
-			return idx;
+	for (size_t at = hchain_first(by_function, h); at; at = hchain_next(by_function, at))
+		if (same_function(&out->rows[at - 1], r))
+			return at - 1;
 	struct func_row *m = row_add(out, &idx);
 
 	if (!m)
@@ -498,14 +492,15 @@ static size_t merged_row(struct func_profile *out, struct u64map *by_hash, const
 	m->incl_j = m->excl_j = 0;
 	m->covered_ns = m->incl_covered_ns = 0;
 	m->slices = NULL;
-	if (!u64map_get(by_hash, h, &v) && u64map_put(by_hash, h, idx))
+	if (hchain_add(by_function, h, idx))
 		return SIZE_MAX;
 	return idx;
 }
 
 int func_profile_merge(const struct func_profile *in, struct func_profile *out)
 {
-	struct u64map by_hash = {0}, nodes = {0};
+	struct hchain by_function = {0};
+	struct u64map nodes = {0};
 	size_t *row_map = calloc(in->nrows + 1, sizeof(*row_map));
 	size_t *node_map = calloc(in->nnodes + 1, sizeof(*node_map));
 	int ret = -ENOMEM;
@@ -525,7 +520,7 @@ int func_profile_merge(const struct func_profile *in, struct func_profile *out)
 	out->nintervals = in->nintervals;
 	for (size_t i = 0; i < in->nrows; i++) {
 		const struct func_row *r = &in->rows[i];
-		size_t idx = merged_row(out, &by_hash, r);
+		size_t idx = merged_row(out, &by_function, r);
 
 		if (idx == SIZE_MAX)
 			goto done;
@@ -578,7 +573,7 @@ int func_profile_merge(const struct func_profile *in, struct func_profile *out)
 done:
 	free(row_map);
 	free(node_map);
-	u64map_release(&by_hash);
+	hchain_release(&by_function);
 	u64map_release(&nodes);
 	return ret;
 }

@@ -364,6 +364,38 @@ static void test_fold_per_thread(void **state)
 	release(&x);
 }
 
+/* Two threads calling the same 50,000 functions (in opposite orders): 100,000 rows per thread,
+ * 50,000 merged rows of 2 calls each, each function once. (Merging looked through every row
+ * for each new function: 64k functions took 29 s; bench/README.md.) */
+static void test_merge_many(void **state)
+{
+	const size_t n = 50000;
+	struct fixture x;
+
+	(void)state;
+	fixture_dir(&x);
+	for (int tid = 100; tid <= 101; tid++) {
+		struct trace tr = {0};
+
+		for (size_t i = 0; i < n; i++) {
+			uint64_t a = 0x400000 + 16 * (tid == 100 ? i : n - 1 - i);
+
+			tr_call(&tr, 1, a);
+			tr_call(&tr, 0, a);
+		}
+		tr_write(x.dir, tid, &tr);
+	}
+	build(&x);
+	assert_int_equal(x.p.nrows, 2 * n);
+	assert_int_equal(x.merged.nrows, n);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(x.merged.rows[i].addr, 0x400000 + 16 * i);
+		assert_int_equal(x.merged.rows[i].calls, 2);
+		assert_int_equal(x.merged.rows[i].incl_ns, 2);
+	}
+	release(&x);
+}
+
 /* A FILE that counts what is written to it: bytes and lines. */
 struct count {
 	size_t bytes, lines;
@@ -443,11 +475,9 @@ static void test_deep(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_any_address),
-	    cmocka_unit_test(test_fold_chain),
-	    cmocka_unit_test(test_fold_shared_node),
-	    cmocka_unit_test(test_fold_per_thread),
-	    cmocka_unit_test(test_deep),
+	    cmocka_unit_test(test_any_address),	     cmocka_unit_test(test_fold_chain),
+	    cmocka_unit_test(test_fold_shared_node), cmocka_unit_test(test_fold_per_thread),
+	    cmocka_unit_test(test_merge_many),	     cmocka_unit_test(test_deep),
 	};
 
 	return cmocka_run_group_tests(tests, synth_make_top, synth_remove_top);

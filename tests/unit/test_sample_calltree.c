@@ -285,6 +285,57 @@ static void test_min_share(void **state)
 	scall_release(&p.calls);
 }
 
+/* Calls of strcmp in this program (the library's included): it takes the C library's place. */
+static size_t strcmp_calls;
+
+int strcmp(const char *a, const char *b)
+{
+	const unsigned char *x = (const unsigned char *)a, *y = (const unsigned char *)b;
+
+	strcmp_calls++;
+	while (*x && *x == *y) {
+		x++;
+		y++;
+	}
+	return *x - *y;
+}
+
+/* 50,000 functions, two of them with the same name in two modules: each its own id, found
+ * again by name and module, with a few comparisons of names each (the index looked through
+ * every function for each new one: 1.25 * 10^9 comparisons here). Counted, not timed. */
+static void test_many_functions(void **state)
+{
+	const size_t n = 50000;
+	char **names = calloc(n, sizeof(*names));
+	struct scall_tree t;
+	uint32_t id;
+
+	(void)state;
+	assert_non_null(names);
+	assert_int_equal(scall_init(&t), 0);
+	strcmp_calls = 0;
+	for (size_t i = 0; i < n; i++) {
+		assert_true(asprintf(&names[i], "f%zu", i) > 0);
+		assert_int_equal(scall_func_id(&t, names[i], "/bin/x", &id), 0);
+		assert_int_equal(id, i);
+	}
+	assert_int_equal(scall_func_id(&t, names[7], "/lib/y", &id), 0);
+	assert_int_equal(id, n);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(scall_func_id(&t, names[i], "/bin/x", &id), 0);
+		assert_int_equal(id, i);
+	}
+	assert_int_equal(scall_func_id(&t, names[7], "/lib/y", &id), 0);
+	assert_int_equal(id, n);
+	assert_int_equal(t.nfuncs, n + 1);
+	/* the lookups above: 2 n + 2, each comparing names and modules of equal hashes only */
+	assert_true(strcmp_calls <= 4 * (2 * n + 2));
+	scall_release(&t);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
 /* A FILE that counts the bytes and lines written to it. */
 struct count {
 	size_t bytes, lines;
@@ -461,7 +512,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_functions),  cmocka_unit_test(test_tree),
 	    cmocka_unit_test(test_callers),    cmocka_unit_test(test_min_share),
-	    cmocka_unit_test(test_deep_chain), cmocka_unit_test(test_kallsyms),
+	    cmocka_unit_test(test_deep_chain), cmocka_unit_test(test_many_functions),
+	    cmocka_unit_test(test_kallsyms),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
