@@ -86,8 +86,8 @@ text() {
 	clean "$T/$name.out" "$T/$name.err"
 }
 
-sample=(--sample)
-run probe "$PERFSCOPE" record -o "$T/probe" --sample -- true
+sample=(--sample --callgraph)
+run probe "$PERFSCOPE" record -o "$T/probe" --sample --callgraph -- true
 if [ "$RC" -ne 0 ]; then
 	note "record --sample fails here ($(head -n 1 "$T/probe.err")): timeline is not checked"
 	sample=()
@@ -137,6 +137,14 @@ if [ ${#sample[@]} -gt 0 ]; then
 	text timeline timeline "$exp"
 	expect_grep "region $outer begins" "$T/timeline.out" "timeline: the region's marker"
 	text timeline-csv timeline "$exp" --csv
+	text samples report "$exp" --by sample
+	text sample-lines report "$exp" --by sample --lines
+	text sample-csv report "$exp" --by sample --csv
+	text sample-tree report "$exp" --by sample --tree
+	text callers report "$exp" --by sample --callers $'evil\e]0;PWNED\a\e[2J\r\x7f\xc2\x9b\xe2\x80\xae\xff\xc3fn'
+	expect_grep "Callers of $fn (" "$T/callers.out" "report --callers: the function, escaped"
+	text callers-csv report "$exp" --by sample --csv --callers $'evil\e]0;PWNED\a\e[2J\r\x7f\xc2\x9b\xe2\x80\xae\xff\xc3fn'
+	text accuracy report "$exp" --accuracy
 fi
 
 # energy: the power file's path is printed as the source
