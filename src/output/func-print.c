@@ -306,18 +306,15 @@ struct tree_frame {
 	size_t node, depth;
 };
 
-/* The subtree of ROOT at depth 0, walked with a stack of its own (a recursion a million calls
- * deep is a million nodes deep): nodes under --min-time are left out with their subtrees. */
-static int tree_print_subtree(const struct func_report *r, const struct func_tree *t,
-			      const struct tree_index *ti, size_t root, FILE *f)
+/* The subtree of ROOT at depth 0, walked with a stack of its own, STACK (room for every node
+ * of T: each is pushed once), as a recursion a million calls deep is a million nodes deep;
+ * nodes under --min-time are left out with their subtrees. */
+static void tree_print_subtree(const struct func_report *r, const struct func_tree *t,
+			       const struct tree_index *ti, size_t root, struct tree_frame *stack,
+			       FILE *f)
 {
-	struct tree_frame *stack;
 	size_t sp = 0;
 
-	/* each node is pushed once */
-	stack = malloc((t->nnodes + 1) * sizeof(*stack));
-	if (!stack)
-		return -ENOMEM;
 	stack[sp++] = (struct tree_frame){root, 0};
 	while (sp) {
 		struct tree_frame fr = stack[--sp];
@@ -329,8 +326,6 @@ static int tree_print_subtree(const struct func_report *r, const struct func_tre
 		for (size_t k = ti->first[fr.node + 1]; k > ti->first[fr.node]; k--)
 			stack[sp++] = (struct tree_frame){ti->kids[k - 1], fr.depth + 1};
 	}
-	free(stack);
-	return 0;
 }
 
 int func_print_tree(const struct func_report *r, FILE *f)
@@ -339,12 +334,15 @@ int func_print_tree(const struct func_report *r, FILE *f)
 			: r->fold_recursion		    ? r->fold_recursion
 							    : FUNC_FOLD_RECURSION;
 	struct tree_index ti = {0};
+	struct tree_frame *stack = NULL;
 	struct func_tree t;
 	size_t roots;
 	int ret = func_tree_build(&t, r->p, fold);
 
 	if (ret == 0)
 		ret = tree_index_build(&t, &ti);
+	if (ret == 0 && !(stack = malloc((t.nnodes + 1) * sizeof(*stack))))
+		ret = -ENOMEM;
 	if (ret < 0)
 		goto out;
 	roots = t.nnodes;
@@ -363,14 +361,14 @@ int func_print_tree(const struct func_report *r, FILE *f)
 	}
 	fprintf(f, "  %10s %6s %12s %10s  %s\n", "inclusive", "%", "calls", "exclusive",
 		"function");
-	for (size_t k = ti.first[roots]; ret == 0 && !r->per_thread && k < ti.first[roots + 1]; k++)
-		ret = tree_print_subtree(r, &t, &ti, ti.kids[k], f);
+	for (size_t k = ti.first[roots]; !r->per_thread && k < ti.first[roots + 1]; k++)
+		tree_print_subtree(r, &t, &ti, ti.kids[k], stack, f);
 	/* per thread: each thread's call paths under its name */
-	for (size_t th = 0; ret == 0 && r->per_thread && th < r->p->nthreads; th++) {
+	for (size_t th = 0; r->per_thread && th < r->p->nthreads; th++) {
 		const struct func_thread *ft = &r->p->threads[th];
 		int named = 0;
 
-		for (size_t k = ti.first[roots]; ret == 0 && k < ti.first[roots + 1]; k++) {
+		for (size_t k = ti.first[roots]; k < ti.first[roots + 1]; k++) {
 			const struct func_node *n = &t.nodes[ti.kids[k]];
 
 			if (n->thread != th || n->incl_ns < r->min_ns)
@@ -379,12 +377,12 @@ int func_print_tree(const struct func_report *r, FILE *f)
 				fprintf(f, "  thread %d%s%s%s of process %d:\n", (int)ft->tid,
 					ft->th.name[0] ? " \"" : "", text_safe(ft->th.name),
 					ft->th.name[0] ? "\"" : "", (int)ft->pid);
-			ret = tree_print_subtree(r, &t, &ti, ti.kids[k], f);
+			tree_print_subtree(r, &t, &ti, ti.kids[k], stack, f);
 		}
 	}
-	if (ret == 0)
-		func_report_caveats(r, caveat_text, f);
+	func_report_caveats(r, caveat_text, f);
 out:
+	free(stack);
 	free(ti.first);
 	free(ti.kids);
 	func_tree_release(&t);
