@@ -42,11 +42,12 @@ flags=(-g -O1 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -fno-omit-frame-poi
 
 "$cc" "${flags[@]}" -o "$out/fuzz_profile" "$src/tests/fuzz/fuzz_profile.c" \
 	"$src/src/analysis/stream.c" "$src/src/analysis/stream-chunk.c" "$src/src/core/qthread.c" "$src/src/analysis/experiment.c" \
-	"$src/src/analysis/samples.c" "$src/src/analysis/u64map.c" \
+	"$src/src/analysis/samples.c" "$src/src/analysis/u64map.c" "$src/src/analysis/strmap.c" \
 	"$src/src/analysis/regions.c" "$src/src/core/counts.c" "$src/src/core/clock.c" \
 	"$src/src/core/metrics.c" "$src/src/core/metric-expr.c" "$src/src/core/jsonw.c" \
 	"$src/src/core/strdist.c" \
-	"$src/src/output/table.c" "$src/src/core/array.c" "$src/src/cli/options.c" \
+	"$src/src/output/table.c" "$src/src/output/textesc.c" "$src/src/core/utf8.c" \
+	"$src/src/core/array.c" "$src/src/cli/options.c" \
 	"$src/src/cli/cmd-info.c" \
 	"$src/src/cli/cmd-dump.c" "$src/src/core/mpi-routines.c" \
 	$(pkg-config --cflags --libs libcjson liblz4) -lm
