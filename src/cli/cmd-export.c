@@ -8,6 +8,7 @@
 #include "../output/caveats.h"
 #include "../output/chrome.h"
 #include "../output/otf2-export.h"
+#include "../output/textesc.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -189,7 +190,7 @@ static int export_otf2(const char *dir, const char *archive, int force)
 		fprintf(stderr, "perfscope export: note: %s\n", err);
 	status = 0;
 	for (size_t i = 0; mpi && i < m.nwarnings; i++)
-		fprintf(stderr, "perfscope export: warning: %s\n", m.warnings[i]);
+		fprintf(stderr, "perfscope export: warning: %s\n", text_safe(m.warnings[i]));
 	fprintf(stderr,
 		"perfscope export: wrote %s/" OTF2_EXPORT_NAME ".otf2: %" PRIu64 " events, %" PRIu64
 		" function calls, %" PRIu64 " regions, %" PRIu64 " counter values, %" PRIu64

@@ -12,6 +12,7 @@
 #include "../core/jsonw.h"
 #include "../output/caveats.h"
 #include "../output/table.h"
+#include "../output/textesc.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -270,7 +271,8 @@ static void print_list(FILE *out, const char *label, char **items, size_t n)
 {
 	fprintf(out, "%-13s", label);
 	for (size_t i = 0; i < n; i++)
-		fprintf(out, "%s%s", i ? (strcmp(label, "command") ? ", " : " ") : "", items[i]);
+		fprintf(out, "%s%s", i ? (strcmp(label, "command") ? ", " : " ") : "",
+			text_safe(items[i]));
 	fprintf(out, "%s\n", n ? "" : "-");
 }
 
@@ -299,7 +301,7 @@ static void print_sampling(FILE *out, const struct experiment *e, const struct s
 	fprintf(out, "  events   ");
 	for (size_t i = 0; i < sm->nevents; i++)
 		fprintf(
-		    out, "%s%s%s%s", i ? ", " : "", sm->events[i], i ? "" : " (leader)",
+		    out, "%s%s%s%s", i ? ", " : "", text_safe(sm->events[i]), i ? "" : " (leader)",
 		    strcmp(sm->states[i], "group")
 			? (strcmp(sm->states[i], "own group") ? " (not supported)" : " (own group)")
 			: "");
@@ -320,7 +322,7 @@ static int print_text(FILE *out, const struct experiment *e, const struct stream
 	double span;
 	int ret = 0;
 
-	fprintf(out, "%-13s%s\n", "experiment", e->dir);
+	fprintf(out, "%-13s%s\n", "experiment", text_safe(e->dir));
 	print_list(out, "command", e->command, e->ncommand);
 	if (e->exit_status >= 0)
 		fprintf(out, "%-13s%d\n", "exit status", e->exit_status);
@@ -329,10 +331,11 @@ static int print_text(FILE *out, const struct experiment *e, const struct stream
 			"%-13s- (the recording was cut: perfscope record was killed, or is still "
 			"running)\n",
 			"exit status");
-	fprintf(out, "%-13s%s\n", "created by", e->created_by ? e->created_by : "-");
-	fprintf(out, "%-13s%s\n", "host", e->host && e->host[0] ? e->host : "-");
-	fprintf(out, "%-13s%s\n", "cpu", e->cpu_brand && e->cpu_brand[0] ? e->cpu_brand : "-");
-	fprintf(out, "%-13s%s\n", "clock", e->clock && e->clock[0] ? e->clock : "-");
+	fprintf(out, "%-13s%s\n", "created by", e->created_by ? text_safe(e->created_by) : "-");
+	fprintf(out, "%-13s%s\n", "host", e->host && e->host[0] ? text_safe(e->host) : "-");
+	fprintf(out, "%-13s%s\n", "cpu",
+		e->cpu_brand && e->cpu_brand[0] ? text_safe(e->cpu_brand) : "-");
+	fprintf(out, "%-13s%s\n", "clock", e->clock && e->clock[0] ? text_safe(e->clock) : "-");
 	start_text(e->start_unix_ns, buf, sizeof(buf));
 	fprintf(out, "%-13s%s\n", "start", buf);
 	/* two spans: record's launch to exit (meta.json, as the html Summary gives it), and the
@@ -352,10 +355,10 @@ static int print_text(FILE *out, const struct experiment *e, const struct stream
 	if (e->nprocs)
 		print_list(out, "events", e->procs[0].events, e->procs[0].nevents);
 	for (size_t i = 0; i < e->nunsupported; i++)
-		fprintf(out, "%-13s%s: %s\n", i ? "" : "not counted", e->unsupported[i].name,
-			e->unsupported[i].reason);
+		fprintf(out, "%-13s%s: %s\n", i ? "" : "not counted",
+			text_safe(e->unsupported[i].name), text_safe(e->unsupported[i].reason));
 	if (e->metric_group && e->metric_group[0])
-		fprintf(out, "%-13s%s (%zu metrics)\n", "metric group", e->metric_group,
+		fprintf(out, "%-13s%s (%zu metrics)\n", "metric group", text_safe(e->metric_group),
 			e->nmetrics);
 
 	fprintf(out, "\nprocesses: %zu\n", e->nprocs);
@@ -396,7 +399,7 @@ static int print_text(FILE *out, const struct experiment *e, const struct stream
 	for (size_t i = 0; i < e->nprocs; i++) {
 		if (procs[i]->error && procs[i]->error[0])
 			fprintf(out, "  pid %d image %u: %s\n", (int)procs[i]->pid, procs[i]->image,
-				procs[i]->error);
+				text_safe(procs[i]->error));
 		if (procs[i]->lost_threads)
 			fprintf(out,
 				"  pid %d image %u: %" PRIu64
@@ -406,7 +409,7 @@ static int print_text(FILE *out, const struct experiment *e, const struct stream
 				procs[i]->lost_threads == 1 ? "it" : "them");
 		if (procs[i]->clock_note[0])
 			fprintf(out, "  pid %d image %u: %s\n", (int)procs[i]->pid, procs[i]->image,
-				procs[i]->clock_note);
+				text_safe(procs[i]->clock_note));
 	}
 
 	fprintf(out, "\nstreams: %zu\n", e->nstreams);
@@ -586,12 +589,13 @@ static void print_power(FILE *out, const struct experiment *e)
 		fprintf(out,
 			"\npower: meter file %s, copied to %s (format %s, %.6g Hz unless timed, "
 			"offset %.6g ms%s%s)\n",
-			pw->path, pw->file, pw->format[0] ? pw->format : "watts",
+			text_safe(pw->path), text_safe(pw->file),
+			pw->format[0] ? text_safe(pw->format) : "watts",
 			pw->rate_hz > 0 ? pw->rate_hz : 20000, pw->offset_ns / 1e6,
-			pw->scale[0] ? ", scale " : "", pw->scale);
+			pw->scale[0] ? ", scale " : "", text_safe(pw->scale));
 	else
 		fprintf(out, "\npower: %s every %.3g ms, in %s (see: perfscope energy)\n",
-			pw->source, (double)pw->period_ns / 1e6, pw->file);
+			text_safe(pw->source), (double)pw->period_ns / 1e6, text_safe(pw->file));
 }
 
 static void json_power(struct jsonw *w, const struct experiment *e)

@@ -3,6 +3,7 @@
 
 #include "../core/format.h"
 #include "../core/jsonw.h"
+#include "textesc.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -231,7 +232,7 @@ void salvage_caveats(const struct salvage_stats *st, void (*fn)(void *ctx, const
 
 void caveat_text(void *ctx, const char *line)
 {
-	fprintf((FILE *)ctx, "  ! %s\n", line);
+	fprintf((FILE *)ctx, "  ! %s\n", text_safe(line));
 }
 
 void caveat_block(void *ctx, const char *line)
@@ -245,7 +246,7 @@ void caveat_block(void *ctx, const char *line)
 
 void caveat_warning(void *ctx, const char *line)
 {
-	fprintf((FILE *)ctx, "perfscope: warning: %s\n", line);
+	fprintf((FILE *)ctx, "perfscope: warning: %s\n", text_safe(line));
 }
 
 void caveat_json(void *ctx, const char *line)

@@ -51,7 +51,9 @@ static int loc_open(struct xp *x, struct track *t, uint32_t group, const char *n
 	if (!t->w)
 		return ox_check(x, OTF2_ERROR_MEM_ALLOC_FAILED, "opening an event writer");
 	x->stats->locations++;
-	if (x->groups[group].rank >= 0 && x->rank_loc[x->groups[group].rank] < 0)
+	/* a process's rank (proc.json) has a world only when the run has MPI records (x->m) */
+	if (x->m && x->groups[group].rank >= 0 && x->groups[group].rank < x->m->world_size &&
+	    x->rank_loc[x->groups[group].rank] < 0)
 		x->rank_loc[x->groups[group].rank] = (int32_t)t->loc;
 	return 0;
 }

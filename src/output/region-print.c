@@ -1,5 +1,6 @@
 /* region-print.c - rendering of the region profile and its caveats. */
 #include "region-print.h"
+#include "textesc.h"
 #include "caveats.h"
 #include "table.h"
 
@@ -113,7 +114,7 @@ int region_print_text(const struct region_report *r, FILE *f)
 			"program call psc_region_begin/end, built with -DPERFSCOPE and linked with "
 			"-lperfscope? functions: build it with -finstrument-functions and record "
 			"with --functions)\n",
-			r->e->dir);
+			text_safe(r->e->dir));
 		table_free(t);
 		region_report_caveats(r, caveat_text, f);
 		return ferror(f) ? -EIO : 0;

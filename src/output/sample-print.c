@@ -1,5 +1,6 @@
 /* sample-print.c - rendering of a sampled experiment's profile, lines and accuracy. */
 #include "sample-print.h"
+#include "textesc.h"
 #include "caveats.h"
 #include "table.h"
 
@@ -273,7 +274,7 @@ static void heading(const struct sample_report *r, FILE *f)
 
 	fmt_duration(t, sizeof(t), (double)p->time_ns);
 	fmt_count(n, sizeof(n), p->samples);
-	fprintf(f, "Sampled with %s ", sm->nevents ? sm->events[0] : "?");
+	fprintf(f, "Sampled with %s ", sm->nevents ? text_safe(sm->events[0]) : "?");
 	if (sm->frequency)
 		fprintf(f, "at %" PRIu64 " Hz per thread", sm->frequency);
 	else
@@ -283,7 +284,7 @@ static void heading(const struct sample_report *r, FILE *f)
 	if (sm->nevents > 1) {
 		fprintf(f, "; each carries ");
 		for (size_t i = 1; i < sm->nevents; i++)
-			fprintf(f, "%s%s", i > 1 ? ", " : "", sm->events[i]);
+			fprintf(f, "%s%s", i > 1 ? ", " : "", text_safe(sm->events[i]));
 	}
 	fprintf(f, "\n\n");
 }
