@@ -187,7 +187,7 @@ static int export_otf2(const char *dir, const char *archive, int force)
 		goto done;
 	}
 	if (ret == 1)
-		fprintf(stderr, "perfscope export: note: %s\n", err);
+		fprintf(stderr, "perfscope export: note: %s\n", text_safe(err));
 	status = 0;
 	for (size_t i = 0; mpi && i < m.nwarnings; i++)
 		fprintf(stderr, "perfscope export: warning: %s\n", text_safe(m.warnings[i]));

@@ -19,6 +19,7 @@
 #include "../core/meta.h"
 #include "../core/metrics.h"
 #include "../output/caveats.h"
+#include "../output/textesc.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -90,7 +91,7 @@ static void drop_old(struct expdir_stash *old)
 	char err[PATH_MAX + 256];
 
 	if (expdir_drop(old, err, sizeof(err)))
-		fprintf(stderr, "perfscope record: warning: %s\n", err);
+		fprintf(stderr, "perfscope record: warning: %s\n", text_safe(err));
 }
 
 #define META_ROOM 4096
@@ -396,7 +397,7 @@ static int check_filter(const char *path, char *abs, size_t len)
 static void record_note(void *ctx, const char *line)
 {
 	(void)ctx;
-	fprintf(stderr, "perfscope record: %s\n", line);
+	fprintf(stderr, "perfscope record: %s\n", text_safe(line));
 }
 
 /* Complete the streams of the command's processes that ended without closing them (killed,
