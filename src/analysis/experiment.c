@@ -1,5 +1,6 @@
 /* experiment.c - reading an experiment directory's JSON files and stream list. */
 #include "experiment.h"
+#include "objcache.h"
 #include "stream.h"
 
 #include <cjson/cJSON.h>
@@ -437,6 +438,10 @@ int experiment_open(struct experiment *e, const char *dir, char *err, size_t err
 			clock_fit_prepare(&p->fit);
 		}
 	}
+	if (objects_survey(dir, 1, &e->objects, &e->nobjects)) {
+		snprintf(err, errlen, "%s: out of memory", dir);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -484,6 +489,7 @@ void experiment_release(struct experiment *e)
 		free(e->unsupported[i].reason);
 	}
 	free(e->unsupported);
+	objects_release(e->objects, e->nobjects);
 	free(e->procs);
 	free(e->streams);
 	free_str_array(e->command, e->ncommand);

@@ -79,6 +79,8 @@ struct exp_unsupported {
 	int status;   /* the negative errno of perf_event_open */
 };
 
+struct exp_object;
+
 struct experiment {
 	char *dir;
 	int has_meta;
@@ -106,6 +108,10 @@ struct experiment {
 	struct exp_power power;
 	struct exp_unsupported *unsupported; /* events record could not open */
 	size_t nunsupported;
+	/* the programs and libraries the maps name, checked against their files now and kept in
+	 * the build-id cache (objcache.h: objects_survey) */
+	struct exp_object *objects;
+	size_t nobjects;
 };
 
 /*

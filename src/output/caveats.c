@@ -1,6 +1,7 @@
 /* caveats.c - caveats of a whole experiment (caveats.h). */
 #include "caveats.h"
 
+#include "../analysis/objcache.h"
 #include "../core/jsonw.h"
 
 #include <inttypes.h>
@@ -51,6 +52,13 @@ void experiment_caveats(const struct experiment *e, int process_ends,
 				   " bytes of chunks lost",
 				   (int)pr->pid, pr->lost_records, pr->lost_bytes);
 		}
+	}
+	for (size_t i = 0; i < e->nobjects; i++) {
+		char line[1024];
+
+		obj_caveat(&e->objects[i], line, sizeof(line));
+		if (line[0])
+			fn(ctx, line);
 	}
 }
 

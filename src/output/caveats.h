@@ -6,8 +6,10 @@
 
 /* Call FN with one line for each: the recorded command's failing exit status, each event that
  * record could not open ("NAME: REASON", meta.json's "unsupported_events"), and per process
- * its recording error and its lost records and bytes. With PROCESS_ENDS also one line per
- * process that did not end cleanly (for views that do not say it per thread). */
+ * its recording error and its lost records and bytes, and each recorded object whose addresses
+ * cannot be named (rebuilt or gone since, with no copy in the build-id cache) or that the
+ * cache could not keep (a full disk). With PROCESS_ENDS also one line per process that did
+ * not end cleanly (for views that do not say it per thread). */
 void experiment_caveats(const struct experiment *e, int process_ends,
 			void (*fn)(void *ctx, const char *line), void *ctx);
 
