@@ -16,6 +16,8 @@
 #include "../core/meta.h"
 #include "../core/metrics.h"
 
+#include "../analysis/objcache.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -727,6 +729,13 @@ int cmd_record(int argc, char **argv)
 			"perfscope record: no function events were recorded: build %s with "
 			"-finstrument-functions (gcc, g++, gfortran, clang)\n",
 			cmd[0]);
+	{
+		char why[1024];
+
+		/* the objects that ran, kept for reading the experiment after a rebuild */
+		if (objects_cache_fill(absdir, why, sizeof(why)))
+			fprintf(stderr, "perfscope record: warning: %s\n", why);
+	}
 	if (mpi.rank <= 0)
 		fprintf(stderr, "perfscope record: experiment in %s (see: perfscope %s %s)\n", dir,
 			mpi.on ? "mpi" : "report", dir);
