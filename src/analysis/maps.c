@@ -296,6 +296,7 @@ static int copy_start(struct parse *ps, unsigned kind, int64_t when, int timed, 
 	if (k && !timed)
 		when = m->copies[k - 1].when;
 	m->copies[k] = (struct maps_copy){when, INT64_MIN, kind, timed};
+	m->added |= kind == MAPS_COPY_MORE;
 	ps->group[k] = group == UINT32_MAX ? (uint32_t)k : group;
 	m->ncopies++;
 	return 0;
@@ -590,6 +591,7 @@ static int build_history(struct parse *ps)
 	size_t nopen_n = 0, open_n = 0, opencap = 0, nopencap = 0, instcap = 0, li = 0;
 	int ret = 0;
 
+	/* an open instance's `last` is set when a whole copy lacks it, or at the end */
 	for (size_t k = 0; k < m->ncopies && !ret; k++) {
 		int full = m->copies[k].kind == MAPS_COPY_FULL;
 
@@ -602,12 +604,14 @@ static int build_history(struct parse *ps)
 			uint64_t v;
 			size_t ix;
 
-			if (u64map_get(&at, e->start, &v) && v &&
-			    same_mapping(&m->insts[v - 1].e, e) && m->insts[v - 1].last + 1 >= k) {
+			/* a whole copy continues the mappings it still has; an added mapping is a
+			 * new one, even where the same line was before (another file may have
+			 * been mapped there, as its object line tells) */
+			if (full && u64map_get(&at, e->start, &v) && v &&
+			    same_mapping(&m->insts[v - 1].e, e)) {
 				ix = (size_t)(v - 1);
 				m->insts[ix].e.deleted |= e->deleted;
-				if (!full)
-					continue; /* open already */
+				m->insts[ix].last = (uint32_t)k;
 			} else {
 				const struct maps_object *obj = NULL;
 
@@ -641,6 +645,10 @@ static int build_history(struct parse *ps)
 			size_t tc = opencap;
 			struct u64map tm = at;
 
+			/* the ones this copy lacks ended with the copy before */
+			for (size_t i = 0; i < open_n; i++)
+				if (m->insts[open[i]].last != k)
+					m->insts[open[i]].last = (uint32_t)(k - 1);
 			open = nopen;
 			opencap = nopencap;
 			open_n = nopen_n;
@@ -649,9 +657,9 @@ static int build_history(struct parse *ps)
 			at = next;
 			next = tm;
 		}
-		for (size_t i = 0; i < open_n; i++)
-			m->insts[open[i]].last = (uint32_t)k;
 	}
+	for (size_t i = 0; i < open_n && !ret; i++)
+		m->insts[open[i]].last = (uint32_t)(m->ncopies - 1);
 	free(open);
 	free(nopen);
 	u64map_release(&at);
@@ -934,7 +942,7 @@ long maps_at(const struct maps *m, uint64_t addr, int64_t t)
 	const struct maps_piece *pc = piece_of(m, addr);
 	const uint32_t *v;
 	size_t c, lo = 0, hi = m->ncopies;
-	long in = -1, after = -1, before = -1;
+	long after, before = -1;
 
 	if (!pc)
 		return -1;
@@ -951,17 +959,31 @@ long maps_at(const struct maps *m, uint64_t addr, int64_t t)
 			hi = mid;
 	}
 	c = lo ? lo - 1 : 0;
-	for (uint32_t k = 0; k < pc->n; k++) {
+	/* the piece's instances are by first copy: k is the first one mapped after c */
+	lo = 0;
+	hi = pc->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->insts[v[mid]].first <= c)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	after = lo < pc->n ? (long)v[lo] : -1;
+	/* the one present in c, the latest mapped: in whole copies only, the one mapped last
+	 * before c is the only one that can be; with added copies an earlier one can be too */
+	for (size_t k = lo; k-- > 0;) {
 		const struct maps_inst *x = &m->insts[v[k]];
 
-		if (x->first <= c && c <= x->last)
-			in = v[k]; /* by first copy: the latest mapped wins */
-		else if (x->first > c && after < 0)
-			after = v[k];
-		else if (x->last < c && (before < 0 || x->last >= m->insts[before].last))
+		if (x->last >= c)
+			return v[k];
+		if (before < 0 || x->last > m->insts[before].last)
 			before = v[k];
+		if (!m->added)
+			break;
 	}
-	return in >= 0 ? in : after >= 0 ? after : before;
+	return after >= 0 ? after : before;
 }
 
 unsigned maps_tag(const struct maps *m, uint64_t addr, long inst)

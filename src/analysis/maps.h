@@ -104,6 +104,7 @@ struct maps {
 	uint32_t *piece_inst; /* instance indices of the pieces */
 	uint8_t *piece_ord;   /* per piece_inst: its class's rank among the piece's classes */
 	size_t ambiguous;     /* pieces held by more than one class */
+	int added;	      /* some copy is MAPS_COPY_MORE */
 	struct str_arena strings;
 };
 
