@@ -19,12 +19,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "maps.h"
 #include "objcache.h"
+#include "sample-out.h"
 #include "tmpdir.h"
 
 static void parse(struct maps *m, const char *text)
@@ -409,6 +412,176 @@ static void test_random_rule(void **state)
 	}
 }
 
+#define SMAX 64
+
+/*
+ * The same with copies that add mappings ("# mmap", as pmaps has) among whole ones. Oracle:
+ * the state after each copy as maps.h describes it (a whole copy is what it lists, a line
+ * unchanged from the state before keeping its first copy; an added copy adds its lines), then
+ * the rule: of the lines of c's state holding the address the one mapped last; else the first
+ * copy after c that maps one there; else the last copy before c whose state holds one.
+ */
+static void test_random_rule_added(void **state)
+{
+	struct oline {
+		uint64_t start, end, offset;
+		unsigned lib;
+		int origin;
+	};
+	uint64_t x = 0x2545f4914f6cdd1dull;
+
+	(void)state;
+	for (int round = 0; round < 400; round++) {
+		static struct oline st[RCOPIES][SMAX];
+		size_t ns[RCOPIES];
+		char text[RCOPIES * (RLINES + 1) * 96];
+		size_t len = 0;
+		struct maps m = {0};
+
+		for (int k = 0; k < RCOPIES; k++) {
+			int full = k == 0 || rnd(&x) % 3 == 0;
+			uint64_t page = rnd(&x) % 4;
+			size_t nl = 0;
+
+			if (k)
+				len += (size_t)snprintf(text + len, sizeof(text) - len, "# %s %d\n",
+							full ? "dlopen" : "mmap", 100 * k);
+			ns[k] = 0;
+			if (!full) {
+				memcpy(st[k], st[k - 1], ns[k - 1] * sizeof(st[k][0]));
+				ns[k] = ns[k - 1];
+			}
+			while (nl < (full ? (size_t)RLINES : 1 + rnd(&x) % 2) && page < 16 &&
+			       ns[k] < SMAX) {
+				uint64_t pages = 1 + rnd(&x) % 3;
+				struct oline l = {page * 0x1000, (page + pages) * 0x1000,
+						  (rnd(&x) % 2) * 0x1000, (unsigned)(rnd(&x) % 3),
+						  k};
+
+				if (full && k) {
+					/* unchanged from the state before: its first copy stays */
+					int best = -1;
+
+					for (size_t j = 0; j < ns[k - 1]; j++)
+						if (st[k - 1][j].start == l.start &&
+						    (best < 0 ||
+						     st[k - 1][j].origin >= st[k - 1][best].origin))
+							best = (int)j;
+					if (best >= 0 && st[k - 1][best].end == l.end &&
+					    st[k - 1][best].offset == l.offset &&
+					    st[k - 1][best].lib == l.lib)
+						l.origin = st[k - 1][best].origin;
+				}
+				st[k][ns[k]++] = l;
+				nl++;
+				len += (size_t)snprintf(text + len, sizeof(text) - len,
+							"%08" PRIx64 "-%08" PRIx64
+							" r-xp %08" PRIx64 " 08:01 1 /lib%u.so\n",
+							l.start, l.end, l.offset, l.lib);
+				page += pages + rnd(&x) % 3;
+			}
+		}
+		assert_int_equal(maps_parse(&m, text, len), 0);
+		maps_set_times(&m, NULL, NULL);
+		for (uint64_t a = 0x10; a < 20 * 0x1000; a += 0x800) {
+			for (int64_t t = -50; t < 100 * RCOPIES + 50; t += 50) {
+				int c =
+				    t < 100 ? 0 : (int)(t / 100 < RCOPIES ? t / 100 : RCOPIES - 1);
+				const struct oline *hit = NULL;
+				char want[32];
+				long i;
+
+				for (size_t j = 0; j < ns[c]; j++)
+					if (st[c][j].start <= a && a < st[c][j].end &&
+					    (!hit || st[c][j].origin >= hit->origin))
+						hit = &st[c][j];
+				for (int k = c + 1; !hit && k < RCOPIES; k++)
+					for (size_t j = 0; j < ns[k]; j++)
+						if (st[k][j].origin == k && st[k][j].start <= a &&
+						    a < st[k][j].end)
+							hit = &st[k][j];
+				for (int k = c - 1; !hit && k >= 0; k--)
+					for (size_t j = 0; j < ns[k]; j++)
+						if (st[k][j].start <= a && a < st[k][j].end &&
+						    (!hit || st[k][j].origin >= hit->origin))
+							hit = &st[k][j];
+				i = maps_at(&m, a, t);
+				if (!hit) {
+					assert_int_equal(i, -1);
+					continue;
+				}
+				assert_true(i >= 0);
+				snprintf(want, sizeof(want), "/lib%u.so", hit->lib);
+				assert_string_equal(m.insts[i].e.path, want);
+				assert_int_equal(m.insts[i].e.offset + (a - m.insts[i].e.start),
+						 hit->offset + (a - hit->start));
+				assert_int_equal(m.insts[i].first, hit->origin);
+			}
+		}
+		maps_release(&m);
+	}
+}
+
+/* record --sample's pmaps: each mapping after "# mmap NS", its object line from the kernel's
+ * build-id, or from the file when the kernel's inode is the file's. */
+static void test_pmaps_writer(void **state)
+{
+	static const struct sample_mmap_id bid = {{0x12, 0x34, 0xab}, 3, 0, 0, 0, 0};
+	char dir[PATH_MAX], file[PATH_MAX + 32], path[PATH_MAX + 32];
+	const char *pp = path;
+	struct sample_mmap_id ino = {0};
+	struct sample_out *o;
+	struct maps m = {0};
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(tmpdir_make(dir, sizeof(dir), "pmapsw"), 0);
+	snprintf(file, sizeof(file), "%s/lib\nodd.so", dir);
+	tmpdir_write(file, "0123456789");
+	assert_int_equal(stat(file, &st), 0);
+	ino.has_ino = 1;
+	ino.maj = major(st.st_dev);
+	ino.min = minor(st.st_dev);
+	ino.ino = st.st_ino;
+	assert_int_equal(sample_out_open(&o, dir, 77, 1, 0), 0);
+	assert_int_equal(sample_out_add_mmap_id(o, 20, 78, 0x400000, 0x2000, 0,
+						PROT_READ | PROT_EXEC, MAP_PRIVATE, &bid,
+						"/bin/prog"),
+			 0);
+	assert_int_equal(sample_out_add_mmap_id(o, 30, 78, 0x7f0000000000, 0x2000, 0x1000,
+						PROT_READ | PROT_EXEC, MAP_PRIVATE, &ino, file),
+			 0);
+	ino.ino++; /* another file than the one there now: no identity */
+	assert_int_equal(sample_out_add_mmap_id(o, 40, 78, 0x7f0000000000, 0x2000, 0x1000,
+						PROT_READ | PROT_EXEC, MAP_PRIVATE, &ino, file),
+			 0);
+	assert_int_equal(sample_out_close(o), 0);
+	/* 78: a process of the command's, in its first image */
+	snprintf(path, sizeof(path), "%s/pmaps.78", dir);
+	assert_int_equal(maps_load(&m, &pp, 1), 0);
+	maps_set_times(&m, NULL, NULL);
+	assert_int_equal(m.skipped, 0);
+	assert_int_equal(m.ncopies, 4);
+	assert_int_equal(m.copies[1].when, 20);
+	assert_int_equal(m.copies[3].when, 40);
+	assert_string_equal(m.insts[maps_at(&m, 0x400000, 25)].obj->build_id, "1234ab");
+	{
+		long i = maps_at(&m, 0x7f0000000000, 35);
+
+		/* the newline in the name is written as /proc/PID/maps writes it */
+		assert_non_null(strstr(m.insts[i].e.path, "lib\\012odd.so"));
+		assert_non_null(m.insts[i].obj);
+		assert_string_equal(m.insts[i].obj->build_id, "");
+		assert_int_equal(m.insts[i].obj->size, 10);
+		assert_int_equal(m.insts[i].obj->mtime_ns,
+				 (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec);
+		/* the same mapping again at 40, without an identity: another instance */
+		assert_null(m.insts[maps_at(&m, 0x7f0000000000, 45)].obj);
+	}
+	maps_release(&m);
+	assert_int_equal(tmpdir_remove(dir), 0);
+}
+
 /* ---- the build-id cache --------------------------------------------------------------------- */
 
 static char cache_dir[PATH_MAX], cache_root[PATH_MAX + 16];
@@ -553,11 +726,12 @@ static void test_cache_safety(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_dlclose_reuse),    cmocka_unit_test(test_set_times),
-	    cmocka_unit_test(test_mmap_copies),	     cmocka_unit_test(test_classes),
-	    cmocka_unit_test(test_old_files),	     cmocka_unit_test(test_damaged_lines),
-	    cmocka_unit_test(test_object_symlink),   cmocka_unit_test(test_random_rule),
-	    cmocka_unit_test(test_cache_store_find), cmocka_unit_test(test_cache_safety),
+	    cmocka_unit_test(test_dlclose_reuse),     cmocka_unit_test(test_set_times),
+	    cmocka_unit_test(test_mmap_copies),	      cmocka_unit_test(test_classes),
+	    cmocka_unit_test(test_old_files),	      cmocka_unit_test(test_damaged_lines),
+	    cmocka_unit_test(test_object_symlink),    cmocka_unit_test(test_random_rule),
+	    cmocka_unit_test(test_random_rule_added), cmocka_unit_test(test_pmaps_writer),
+	    cmocka_unit_test(test_cache_store_find),  cmocka_unit_test(test_cache_safety),
 	};
 
 	return cmocka_run_group_tests(tests, cache_setup, cache_teardown);
