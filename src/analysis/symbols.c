@@ -213,14 +213,17 @@ static const struct maps *maps_of(const struct sym_proc *p, uint64_t addr, size_
 	return &p->pmaps;
 }
 
-uint64_t symtab_place(struct symtab *st, pid_t pid, unsigned image, uint64_t addr, int64_t ns)
+uint64_t symtab_place_slow(struct symtab *st, pid_t pid, unsigned image, uint64_t addr, int64_t ns)
 {
 	struct sym_proc *p = proc_get(st, pid, image);
 	const struct maps *m;
 	size_t ext0;
 	unsigned tag;
 
-	if (!p || (!p->maps.ambiguous && !p->pmaps.ambiguous) || addr >> SYMTAB_PLACE_TAG_SHIFT)
+	st->plain = p && !p->maps.ambiguous && !p->pmaps.ambiguous
+			? (uint64_t)(uint32_t)pid << 32 | image
+			: UINT64_MAX;
+	if (!p || st->plain != UINT64_MAX || addr >> SYMTAB_PLACE_TAG_SHIFT)
 		return addr;
 	if (!p->timed)
 		proc_times(st, p);
@@ -346,6 +349,7 @@ int symtab_init(struct symtab *st, const char *dir)
 	struct stat sb;
 
 	memset(st, 0, sizeof(*st));
+	st->plain = UINT64_MAX;
 	if (stat(dir, &sb))
 		return -errno;
 	if (!S_ISDIR(sb.st_mode))
@@ -443,4 +447,5 @@ void symtab_release(struct symtab *st)
 	free(st->fits);
 	arena_release(&st->strings);
 	memset(st, 0, sizeof(*st));
+	st->plain = UINT64_MAX;
 }

@@ -68,6 +68,9 @@ struct symtab {
 	size_t nfits;
 	int fits_read;
 	struct sym_proc *last; /* the process of the last lookup */
+	/* symtab_place's fast path: pid << 32 | image of the last process placed when a single
+	 * object ever held each of its addresses, else UINT64_MAX */
+	uint64_t plain;
 };
 
 /* Prepares st for the experiment directory dir (which must exist). 0 or -errno. */
@@ -82,7 +85,16 @@ int symtab_init(struct symtab *st, const char *dir);
  * at NS in bits 56 to 61 (SYMTAB_PLACE_ADDR gives the address back). NS = SYMTAB_END: the end
  * of the process, for an address without a time.
  */
-uint64_t symtab_place(struct symtab *st, pid_t pid, unsigned image, uint64_t addr, int64_t ns);
+uint64_t symtab_place_slow(struct symtab *st, pid_t pid, unsigned image, uint64_t addr, int64_t ns);
+
+static inline uint64_t symtab_place(struct symtab *st, pid_t pid, unsigned image, uint64_t addr,
+				    int64_t ns)
+{
+	/* once per event of a profile: the common case without a call */
+	if (st->plain == ((uint64_t)(uint32_t)pid << 32 | image))
+		return addr;
+	return symtab_place_slow(st, pid, image, addr, ns);
+}
 
 #define SYMTAB_END	       INT64_MAX
 #define SYMTAB_PLACE_TAG_SHIFT 56
