@@ -537,23 +537,28 @@ int objects_cache_fill(const char *dir, char *why, size_t whylen)
 
 void obj_caveat(const struct exp_object *x, char *buf, size_t len)
 {
-	const char *base = strrchr(x->path, '/');
+	const char *base = strrchr(x->path, '/'), *cache;
 	struct maps_object o = {x->build_id, x->size, x->mtime_ns, x->path};
-	char was[192];
+	char was[192], root[PATH_MAX];
 
 	base = base && base[1] ? base + 1 : x->path;
+	cache = objcache_root(root, sizeof(root))
+		    ? "the build-id cache has no copy"
+		    : "the build-id cache is off (PERFSCOPE_CACHE_DIR "
+		      "is empty)";
 	buf[0] = 0;
 	obj_describe(&o, was, sizeof(was));
 	if (x->state == OBJ_CHANGED)
-		snprintf(buf, len,
-			 "%s %s after the recording (%s, now %s) and the build-id cache has no "
-			 "copy: its addresses are shown as %s+0xOFFSET",
-			 x->path, x->build_id[0] ? "was rebuilt" : "changed", was, x->now, base);
+		snprintf(
+		    buf, len,
+		    "%s %s after the recording (%s, now %s) and %s: its addresses are shown as "
+		    "%s+0xOFFSET",
+		    x->path, x->build_id[0] ? "was rebuilt" : "changed", was, x->now, cache, base);
 	else if (x->state == OBJ_MISSING)
 		snprintf(buf, len,
-			 "%s is gone since the recording (%s) and the build-id cache has no copy: "
-			 "its addresses are shown as %s+0xOFFSET",
-			 x->path, was, base);
+			 "%s is gone since the recording (%s) and %s: its addresses are shown as "
+			 "%s+0xOFFSET",
+			 x->path, was, cache, base);
 	else if (x->state == OBJ_SAME && (x->stored == -ENOSPC || x->stored == -EDQUOT))
 		snprintf(buf, len,
 			 "the build-id cache has no room for %s: should it be rebuilt, its "
