@@ -56,10 +56,10 @@ C
 
 d=$T/s.exp
 record_or_die rec "$d" --sample=1000 -- "$T/main" "$T/liba.so" "$T/libb.so"
-expect_eq 2 "$(grep -c ' 1$' "$T/rec.out")" "both libraries ran"
+expect_eq 2 "$(grep -c ' 1$' "$T/rec.out" || true)" "both libraries ran"
 a=$(awk '$1 == "alpha_spin" {print $2}' "$T/rec.out")
 b=$(awk '$1 == "beta_spin" {print $2}' "$T/rec.out")
-expect_cmp "$(grep -c '^# mmap [0-9]' "$d"/pmaps.*)" ">=" 3 "pmaps: each mapping with its time"
+expect_cmp "$(grep -c '^# mmap [0-9]' "$d"/pmaps.* || true)" ">=" 3 "pmaps: each mapping with its time"
 report_csv_or_die rep "$d"
 for f in alpha_spin beta_spin; do
 	samples=$(csv_get "$T/rep.out" samples name=$f)

@@ -72,12 +72,12 @@ cp -p "$T/v1" "$T/bin/prog"
 record_or_die rec "$T/e1" --functions -- "$T/bin/prog"
 expect_eq 72 "$(cat "$T/rec.out")" "the program's output"
 expect_eq "$want" "$(profile base "$T/e1")" "the recorded build's profile"
-n=$(find "$T/cache/buildid" -name elf | wc -l)
+n=$({ find "$T/cache/buildid" -name elf 2>/dev/null || true; } | wc -l)
 expect_cmp "$n" ">=" 2 "record kept the program and its libraries in the cache ($n entries)"
 id=$(readelf -n "$T/v1" | awk '/Build ID/ { print $3 }')
-expect_eq "$(cat "$T/v1" | cksum)" "$(cat "$T/cache/buildid/${id:0:2}/${id:2}/elf" | cksum)" \
+expect_eq "$(cksum <"$T/v1")" "$(cksum <"$T/cache/buildid/${id:0:2}/${id:2}/elf" 2>/dev/null || true)" \
 	"the cache entry of the program's build-id is a copy of it"
-expect_eq 700 "$(stat -c %a "$T/cache/buildid")" "the cache's directories are the user's alone"
+expect_eq 700 "$(stat -c %a "$T/cache/buildid" 2>/dev/null || true)" "the cache's directories are the user's alone"
 
 # --- a rebuild that moves the functions
 cp "$T/moved" "$T/bin/prog"
@@ -120,12 +120,12 @@ expect_eq "" "$(awk -F, 'NR > 1 && ($1 ~ /^(first_fn|second_fn|main)$/)' "$T/bar
 	"no name of the new build"
 expect_eq "1,3,5" "$(awk -F, 'NR > 1 && $1 ~ /^prog\+0x/ { print $3 }' "$T/bare.out" | sort -n | paste -sd, -)" \
 	"the calls as prog+0xOFFSET, with their counts"
-expect_eq 1 "$(grep -c "$T/bin/prog was rebuilt after the recording" "$T/bare.err")" \
+expect_eq 1 "$(grep -c "$T/bin/prog was rebuilt after the recording" "$T/bare.err" || true)" \
 	"one warning names the file"
 newid=$(readelf -n "$T/swapped" | awk '/Build ID/ { print $3 }')
 expect_grep "build-id $id, now build-id $newid" "$T/bare.err" "the warning gives both build-ids"
 run baret "$PERFSCOPE" report "$T/e2"
-expect_eq 1 "$(grep -c "! $T/bin/prog was rebuilt" "$T/baret.out")" "the text report's caveat"
+expect_eq 1 "$(grep -c "! $T/bin/prog was rebuilt" "$T/baret.out" || true)" "the text report's caveat"
 run sel2 "$PERFSCOPE" select "$T/e2" --top 1 -o "$T/sel2.filter"
 expect_eq 2 "$RC" "select refuses a rebuilt program without its copy"
 expect_eq 1 "$(wc -l <"$T/sel2.err")" "select: one line"
@@ -142,9 +142,9 @@ expect_no_grep "first_fn" "$T/en2.out" "energy has no name of either build"
 run info "$PERFSCOPE" info "$T/e2"
 expect_eq 0 "$RC" "info exit status"
 movedid=$(readelf -n "$T/moved" | awk '/Build ID/ { print $3 }')
-expect_eq 1 "$(grep -cE "^  $id  rebuilt \(now build-id $movedid\), not named .* $T/bin/prog *$" "$T/info.out")" \
+expect_eq 1 "$(grep -cE "^  $id  rebuilt \(now build-id $movedid\), not named .* $T/bin/prog *$" "$T/info.out" || true)" \
 	"info: the program was rebuilt"
-expect_eq 1 "$(grep -cE '^  [0-9a-f]+  same .*/libc\.so' "$T/info.out")" "info: libc is the same"
+expect_eq 1 "$(grep -cE '^  [0-9a-f]+  same .*/libc\.so' "$T/info.out" || true)" "info: libc is the same"
 # recorded with the moved build, read with the first one back in place
 record_or_die rec3 "$T/e3" --functions -- "$T/bin/prog"
 cp "$T/v1" "$T/bin/prog"
