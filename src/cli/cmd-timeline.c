@@ -84,6 +84,7 @@ int cmd_timeline(int argc, char **argv)
 		  : 0;
 	if (out != stdout && fclose(out) != 0)
 		ret = 1;
+	cli_object_warnings("timeline", &e);
 out:
 	timeline_release(&t);
 	if (syms.dir)

@@ -1,6 +1,8 @@
 /* main.c - the command table, help, and helpers shared by the subcommands. */
 #include "cli.h"
 
+#include "../analysis/experiment.h"
+#include "../analysis/objcache.h"
 #include "../core/compiler.h"
 #include "../core/env.h"
 #include "../core/cpuinfo.h"
@@ -58,6 +60,17 @@ void cli_error(const char *cmd, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+void cli_object_warnings(const char *cmd, const struct experiment *e)
+{
+	char line[1024];
+
+	for (size_t i = 0; i < e->nobjects; i++) {
+		obj_caveat(&e->objects[i], line, sizeof(line));
+		if (line[0])
+			fprintf(stderr, "perfscope %s: warning: %s\n", cmd, line);
+	}
 }
 
 static const struct cmd *find_cmd(const char *name)
