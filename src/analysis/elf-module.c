@@ -341,7 +341,10 @@ int elf_module_open_object(struct elf_module *mod, const char *path, const struc
 		elf_module_release(mod);
 	}
 	mod->path = strdup(path);
-	mod->state = same ? OBJ_CHANGED : OBJ_MISSING;
+	/* a file that cannot be read (not gone, nor another build) is unreadable, as before */
+	mod->state = same				 ? OBJ_CHANGED
+		     : ret == -ENOENT || ret == -ENOTDIR ? OBJ_MISSING
+							 : OBJ_UNCHECKED;
 	return mod->err = !mod->path ? -ENOMEM : same ? -ESTALE : ret ? ret : -ENOENT;
 }
 

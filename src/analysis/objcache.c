@@ -134,8 +134,8 @@ int obj_check(const struct maps_object *o, const char *path, char *now, size_t n
 	if (!o->build_id[0] && (o->size < 0 || o->mtime_ns < 0))
 		return OBJ_UNCHECKED;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return OBJ_MISSING;
+	if (fd < 0) /* unreadable is not gone: it can be read as before, or not at all */
+		return errno == ENOENT || errno == ENOTDIR ? OBJ_MISSING : OBJ_UNCHECKED;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		close(fd);
 		return OBJ_MISSING;

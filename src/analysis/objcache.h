@@ -65,9 +65,10 @@ void obj_build_id_hex(struct Elf *elf, char *hex);
 int obj_same(const struct maps_object *o, const char *build_id, const struct stat *st);
 
 /*
- * Checks the file at PATH against O: OBJ_SAME, OBJ_CHANGED, OBJ_MISSING (cannot be opened) or
- * OBJ_UNCHECKED. NOW gets what the file is now, in words ("build-id 1f2e...", "size 123,
- * modified 2026-11-28 21:04:29"), "" when it is the same or missing.
+ * Checks the file at PATH against O: OBJ_SAME, OBJ_CHANGED, OBJ_MISSING (no such file) or
+ * OBJ_UNCHECKED (O says nothing to check by, or the file cannot be read). NOW gets what the file is
+ * now, in words ("build-id 1f2e...", "size 123, modified 2026-11-28 21:04:29"), "" when it is the
+ * same or missing.
  */
 int obj_check(const struct maps_object *o, const char *path, char *now, size_t nowlen);
 
