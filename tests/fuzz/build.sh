@@ -49,7 +49,8 @@ flags=(-g -O1 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -fno-omit-frame-poi
 	"$src/src/output/table.c" "$src/src/core/array.c" "$src/src/cli/options.c" \
 	"$src/src/cli/cmd-info.c" \
 	"$src/src/cli/cmd-dump.c" "$src/src/core/mpi-routines.c" \
-	$(pkg-config --cflags --libs libcjson liblz4) -lm
+	"$src/src/analysis/objcache.c" "$src/src/analysis/maps.c" \
+	$(pkg-config --cflags --libs libcjson libdw liblz4) -lm
 
 "$cc" "${flags[@]}" -o "$out/fuzz_powerfile" "$src/tests/fuzz/fuzz_powerfile.c" \
 	"$src/src/analysis/powerfile.c" "$src/src/analysis/power.c" -lm
@@ -63,5 +64,6 @@ flags=(-g -O1 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -fno-omit-frame-poi
 	"$src/src/analysis/mpi-match.c" "$src/src/analysis/mpi-causal.c" "$src/src/analysis/mpi-stats.c" \
 	"$src/src/analysis/mpi-waits.c" "$src/src/core/counts.c" "$src/src/core/clock.c" \
 	"$src/src/analysis/symbols.c" "$src/src/analysis/elf-module.c" "$src/src/analysis/maps.c" \
+	"$src/src/analysis/objcache.c" \
 	"$src/src/core/mpi-routines.c" $(pkg-config --cflags --libs libcjson libdw liblz4) -lm
 echo "built $out/fuzz_stream, $out/fuzz_profile, $out/fuzz_powerfile, $out/fuzz_powerlog and $out/fuzz_mpi with $cc"
