@@ -372,8 +372,11 @@ int objcache_store(const char *root, const struct maps_object *o, const char *pa
 	}
 	if (in >= 0)
 		close(in);
-	if (fd2 >= 0)
+	if (fd2 >= 0) {
 		close(fd2);
+		if (ret < 0)
+			unlinkat(fd1, d2, AT_REMOVEDIR); /* the entry's directory, if left empty */
+	}
 	if (fd1 >= 0)
 		close(fd1);
 	if (rfd >= 0)
@@ -523,47 +526,66 @@ int objects_cache_fill(const char *dir, char *why, size_t whylen)
 		snprintf(why, whylen, "build-id cache: out of memory");
 		return ret;
 	}
+	/* a cache directory that cannot be used is no cache, as for the kernel's symbols; a
+	 * full disk, or one that fails, is said */
 	for (size_t i = 0; i < n && !ret; i++)
-		if (v[i].stored < 0 && v[i].stored != -EFBIG) {
+		if (v[i].stored == -ENOSPC || v[i].stored == -EDQUOT || v[i].stored == -EIO) {
 			ret = v[i].stored;
 			snprintf(why, whylen, "build-id cache %s: %s not kept: %s",
 				 objcache_root(root, sizeof(root)) ? root : "?", v[i].path,
-				 ret == -EPERM ? "the directory is not the user's alone"
-					       : strerror(-ret));
+				 strerror(-ret));
 		}
 	objects_release(v, n);
 	return ret;
 }
 
-void obj_caveat(const struct exp_object *x, char *buf, size_t len)
+void objects_caveats(const struct exp_object *v, size_t n, void (*fn)(void *ctx, const char *line),
+		     void *ctx)
 {
-	const char *base = strrchr(x->path, '/'), *cache;
-	struct maps_object o = {x->build_id, x->size, x->mtime_ns, x->path};
-	char was[192], root[PATH_MAX];
+	char root[PATH_MAX], line[2 * PATH_MAX + 512], was[192];
+	const char *cache = objcache_root(root, sizeof(root))
+				? "the build-id cache has no copy"
+				: "the build-id cache is off (PERFSCOPE_CACHE_DIR is empty)";
+	const struct exp_object *full = NULL;
+	size_t nfull = 0;
 
-	base = base && base[1] ? base + 1 : x->path;
-	cache = objcache_root(root, sizeof(root))
-		    ? "the build-id cache has no copy"
-		    : "the build-id cache is off (PERFSCOPE_CACHE_DIR "
-		      "is empty)";
-	buf[0] = 0;
-	obj_describe(&o, was, sizeof(was));
-	if (x->state == OBJ_CHANGED)
-		snprintf(
-		    buf, len,
-		    "%s %s after the recording (%s, now %s) and %s: its addresses are shown as "
-		    "%s+0xOFFSET",
-		    x->path, x->build_id[0] ? "was rebuilt" : "changed", was, x->now, cache, base);
-	else if (x->state == OBJ_MISSING)
-		snprintf(buf, len,
-			 "%s is gone since the recording (%s) and %s: its addresses are shown as "
-			 "%s+0xOFFSET",
-			 x->path, was, cache, base);
-	else if (x->state == OBJ_SAME && (x->stored == -ENOSPC || x->stored == -EDQUOT))
-		snprintf(buf, len,
-			 "the build-id cache has no room for %s: should it be rebuilt, its "
-			 "addresses could not be named",
-			 x->path);
+	for (size_t i = 0; i < n; i++) {
+		const struct exp_object *x = &v[i];
+		const char *base = strrchr(x->path, '/');
+		struct maps_object o = {x->build_id, x->size, x->mtime_ns, x->path};
+
+		base = base && base[1] ? base + 1 : x->path;
+		obj_describe(&o, was, sizeof(was));
+		if (x->state == OBJ_CHANGED)
+			snprintf(line, sizeof(line),
+				 "%s %s after the recording (%s, now %s) and %s: its addresses are "
+				 "shown as %s+0xOFFSET",
+				 x->path, x->build_id[0] ? "was rebuilt" : "changed", was, x->now,
+				 cache, base);
+		else if (x->state == OBJ_MISSING)
+			snprintf(line, sizeof(line),
+				 "%s is gone since the recording (%s) and %s: its addresses are "
+				 "shown as %s+0xOFFSET",
+				 x->path, was, cache, base);
+		else {
+			if (x->state == OBJ_SAME &&
+			    (x->stored == -ENOSPC || x->stored == -EDQUOT)) {
+				full = full ? full : x;
+				nfull++;
+			}
+			continue;
+		}
+		fn(ctx, line);
+	}
+	if (full) {
+		snprintf(line, sizeof(line),
+			 "the build-id cache %s is full: %s%s%s not kept (%zu object%s): should %s "
+			 "be rebuilt, %s addresses could not be named",
+			 root, full->path, nfull > 1 ? " and " : "", nfull > 1 ? "others" : "",
+			 nfull, nfull > 1 ? "s" : "", nfull > 1 ? "they" : "it",
+			 nfull > 1 ? "their" : "its");
+		fn(ctx, line);
+	}
 }
 
 void obj_state_text(const struct exp_object *x, char *buf, size_t len)

@@ -114,14 +114,20 @@ int objects_survey(const char *dir, int fill, struct exp_object **out, size_t *n
 
 /*
  * objects_survey(DIR, 1) for `record` once the command ended. 0, or a negative errno with one
- * line in WHY naming the first object that could not be kept (a full disk, an unwritable
- * cache): a warning, not a failure of the recording.
+ * line in WHY naming the first object that could not be kept on a full or failing disk: a
+ * warning, not a failure of the recording. A cache directory that cannot be used (not a
+ * directory, not the user's alone) is no cache, and nothing is said, as for the kernel's
+ * symbols.
  */
 int objects_cache_fill(const char *dir, char *why, size_t whylen);
 
-/* The line that says what became of object X when its addresses cannot be named, or that the
- * cache had no room for it (a full disk); "" otherwise. */
-void obj_caveat(const struct exp_object *x, char *buf, size_t len);
+/*
+ * The caveats of the objects V through FN: one line per object whose addresses cannot be named
+ * (rebuilt or gone since the recording, and no copy in the cache), and one line for those the
+ * cache had no room for (a full disk).
+ */
+void objects_caveats(const struct exp_object *v, size_t n, void (*fn)(void *ctx, const char *line),
+		     void *ctx);
 
 /* What became of X in a few words, for listings: "same", "rebuilt, read from the build-id
  * cache", "rebuilt (now build-id ...), not named", "gone, not named", "not checked". */

@@ -62,15 +62,14 @@ void cli_error(const char *cmd, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+static void object_warning(void *cmd, const char *line)
+{
+	fprintf(stderr, "perfscope %s: warning: %s\n", (const char *)cmd, line);
+}
+
 void cli_object_warnings(const char *cmd, const struct experiment *e)
 {
-	char line[1024];
-
-	for (size_t i = 0; i < e->nobjects; i++) {
-		obj_caveat(&e->objects[i], line, sizeof(line));
-		if (line[0])
-			fprintf(stderr, "perfscope %s: warning: %s\n", cmd, line);
-	}
+	objects_caveats(e->objects, e->nobjects, object_warning, (void *)cmd);
 }
 
 static const struct cmd *find_cmd(const char *name)

@@ -53,13 +53,7 @@ void experiment_caveats(const struct experiment *e, int process_ends,
 				   (int)pr->pid, pr->lost_records, pr->lost_bytes);
 		}
 	}
-	for (size_t i = 0; i < e->nobjects; i++) {
-		char line[1024];
-
-		obj_caveat(&e->objects[i], line, sizeof(line));
-		if (line[0])
-			fn(ctx, line);
-	}
+	objects_caveats(e->objects, e->nobjects, fn, ctx);
 }
 
 void caveat_text(void *ctx, const char *line)
