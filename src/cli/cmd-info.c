@@ -517,7 +517,9 @@ static const char *object_cache_text(const struct exp_object *x, char *buf, size
 	if (x->stored == -EFBIG)
 		return "too big to keep";
 	if (x->stored < 0) {
-		snprintf(buf, len, "not kept: %s", strerror(-x->stored));
+		snprintf(buf, len, "not kept: %s",
+			 x->stored == -EPERM ? "the cache directory is not the user's alone"
+					     : strerror(-x->stored));
 		return buf;
 	}
 	return x->state == OBJ_CACHED ? "read from it" : "-";
