@@ -1,5 +1,6 @@
 /* experiment.c - reading an experiment directory's JSON files and stream list. */
 #include "experiment.h"
+#include "objcache.h"
 #include "stream.h"
 
 #include "../core/expfiles.h"
@@ -868,6 +869,10 @@ static int experiment_read(struct experiment *e, const char *dir, char *err, siz
 			clock_fit_prepare(&p->fit);
 		}
 	}
+	if (objects_survey(dir, 1, &e->objects, &e->nobjects)) {
+		snprintf(err, errlen, "%s: out of memory", dir);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -930,6 +935,7 @@ void experiment_release(struct experiment *e)
 		free(e->unsupported[i].reason);
 	}
 	free(e->unsupported);
+	objects_release(e->objects, e->nobjects);
 	free(e->procs);
 	free(e->streams);
 	free_str_array(e->command, e->ncommand);

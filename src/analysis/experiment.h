@@ -120,6 +120,8 @@ struct exp_unsupported {
 	int status;   /* the negative errno of perf_event_open */
 };
 
+struct exp_object;
+
 struct experiment {
 	char *dir;
 	int has_meta;
@@ -151,6 +153,10 @@ struct experiment {
 	struct salvage_stats salvage; /* what opening it completed from live buffer files */
 	struct exp_damage *damaged; /* files cut short or empty, in name order */
 	size_t ndamaged;
+	/* the programs and libraries the maps name, checked against their files now and kept in
+	 * the build-id cache (objcache.h: objects_survey) */
+	struct exp_object *objects;
+	size_t nobjects;
 };
 
 /*

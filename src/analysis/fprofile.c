@@ -293,7 +293,8 @@ static int stream_pass(struct func_profile *p, struct pass *ps, const struct exp
 				break;
 		}
 		if (ev.type == CALL_ENTER) {
-			ret = on_enter(p, ps, s, th, ev.addr);
+			ret = on_enter(p, ps, s, th,
+				       symtab_place(p->syms, s->pid, s->image, ev.addr, ev.ns));
 			if (ret < 0)
 				break;
 		} else if (ev.type == CALL_EXIT && ps->depth) {

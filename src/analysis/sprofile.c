@@ -181,7 +181,8 @@ static long add_callers(struct build *b, const struct sample *s)
 				p->kframes_unnamed++;
 				continue;
 			}
-		} else if (symtab_lookup(p->syms, s->pid, s->image, addr, &sym)) {
+		} else if (symtab_lookup_at(p->syms, s->pid, s->image, addr, (int64_t)s->ns,
+					    &sym)) {
 			return -ENOMEM;
 		}
 		r = row_get(b, s, addr, &sym);
@@ -208,7 +209,7 @@ static int on_sample(void *ctx, const struct sample *s)
 		if (sample_kernel_sym(&p->ksyms, s->ip, &sym) && s->group == 0)
 			p->kernel_named++;
 		p->kernel_samples += s->group == 0;
-	} else if (symtab_lookup(p->syms, s->pid, s->image, s->ip, &sym)) {
+	} else if (symtab_lookup_at(p->syms, s->pid, s->image, s->ip, (int64_t)s->ns, &sym)) {
 		return -ENOMEM;
 	}
 	r = row_get(b, s, s->ip, &sym);

@@ -7,6 +7,7 @@
 #include "cli.h"
 
 #include "../analysis/experiment.h"
+#include "../analysis/objcache.h"
 #include "../analysis/samples.h"
 #include "../analysis/stream.h"
 #include "../core/jsonw.h"
@@ -598,6 +599,90 @@ static void print_power(FILE *out, const struct experiment *e)
 			text_safe(pw->source), (double)pw->period_ns / 1e6, text_safe(pw->file));
 }
 
+/* The cache column of an object: whether the build-id cache holds its copy. */
+static const char *object_cache_text(const struct exp_object *x, char *buf, size_t len)
+{
+	if (x->stored == 1 || x->stored == 2)
+		return x->stored == 1 ? "copied now" : "kept";
+	if (x->stored == -EFBIG)
+		return "too big to keep";
+	if (x->stored < 0) {
+		snprintf(buf, len, "not kept: %s",
+			 x->stored == -EPERM ? "the cache directory is not the user's alone"
+					     : strerror(-x->stored));
+		return buf;
+	}
+	return x->state == OBJ_CACHED ? "read from it" : "-";
+}
+
+/* The recorded objects: build-id, what became of the file, the cache (objcache.h). */
+static int print_objects(FILE *out, const struct experiment *e)
+{
+	char state[512], cache[128];
+	struct table *t;
+	int ret;
+
+	fprintf(out, "\nobjects: %zu\n", e->nobjects);
+	if (!e->nobjects)
+		return 0;
+	t = table_new();
+	if (!t)
+		return -ENOMEM;
+	table_add_column(t, "build-id", TABLE_LEFT);
+	table_add_column(t, "state", TABLE_LEFT);
+	table_add_column(t, "cache", TABLE_LEFT);
+	table_add_column(t, "path", TABLE_LEFT);
+	for (size_t i = 0; i < e->nobjects; i++) {
+		const struct exp_object *x = &e->objects[i];
+
+		obj_state_text(x, state, sizeof(state));
+		table_add_row(t);
+		table_set(t, 0, "%s", x->build_id[0] ? x->build_id : "-");
+		table_set(t, 1, "%s", state);
+		table_set(t, 2, "%s", object_cache_text(x, cache, sizeof(cache)));
+		table_set(t, 3, "%s", x->path);
+	}
+	ret = table_print(t, out, "  ");
+	table_free(t);
+	return ret;
+}
+
+static void json_objects(struct jsonw *w, const struct experiment *e)
+{
+	static const char *const states[] = {"unchecked", "same", "cached", "changed", "missing"};
+	char buf[512];
+
+	jsonw_key(w, "objects");
+	jsonw_array_begin(w);
+	for (size_t i = 0; i < e->nobjects; i++) {
+		const struct exp_object *x = &e->objects[i];
+
+		jsonw_object_begin(w);
+		jsonw_kv_string(w, "path", x->path);
+		jsonw_kv_string(w, "build_id", x->build_id);
+		jsonw_key(w, "size");
+		if (x->size >= 0)
+			jsonw_i64(w, x->size);
+		else
+			jsonw_null(w);
+		jsonw_key(w, "mtime_ns");
+		if (x->mtime_ns >= 0)
+			jsonw_i64(w, x->mtime_ns);
+		else
+			jsonw_null(w);
+		jsonw_kv_string(w, "state", states[x->state]);
+		jsonw_kv_string(w, "now", x->now);
+		jsonw_key(w, "cached");
+		if (x->cached)
+			jsonw_string(w, x->cached);
+		else
+			jsonw_null(w);
+		jsonw_kv_string(w, "cache", object_cache_text(x, buf, sizeof(buf)));
+		jsonw_object_end(w);
+	}
+	jsonw_array_end(w);
+}
+
 static void json_power(struct jsonw *w, const struct experiment *e)
 {
 	jsonw_key(w, "power");
@@ -709,6 +794,7 @@ static int print_json(FILE *out, const struct experiment *e, const struct stream
 	jsonw_array_begin(&w);
 	experiment_caveats(e, 1, caveat_json, &w);
 	jsonw_array_end(&w);
+	json_objects(&w, e);
 	jsonw_object_end(&w);
 	ret = jsonw_text(&w) ? 0 : -ENOMEM;
 	if (ret == 0 && fprintf(out, "%s\n", jsonw_text(&w)) < 0)
@@ -791,6 +877,8 @@ int cmd_info(int argc, char **argv)
 		print_sampling(out, &e, &sw);
 	if (!json && !ret && e.has_power)
 		print_power(out, &e);
+	if (!json && !ret && print_objects(out, &e))
+		ret = 1;
 	if (!json && !ret) {
 		struct caveat_block cb = {out, 0};
 

@@ -21,6 +21,8 @@
 #include "../output/caveats.h"
 #include "../output/textesc.h"
 
+#include "../analysis/objcache.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -785,6 +787,13 @@ int cmd_record(int argc, char **argv)
 				"perfscope record: no function events were recorded: build %s with "
 				"-finstrument-functions (gcc, g++, gfortran, clang)\n",
 				cmd[0]);
+	}
+	{
+		char why[1024];
+
+		/* the objects that ran, kept for reading the experiment after a rebuild */
+		if (objects_cache_fill(absdir, why, sizeof(why)))
+			fprintf(stderr, "perfscope record: warning: %s\n", text_safe(why));
 	}
 	if (mpi.rank <= 0)
 		fprintf(stderr, "perfscope record: experiment in %s (see: perfscope %s %s)\n", dir,

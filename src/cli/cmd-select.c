@@ -115,7 +115,7 @@ static int add_modules(struct select_run *r)
 			;
 		if (path[0] != '/' || m < r->nmods)
 			continue;
-		ret = elf_module_open(&r->mods[r->nmods++], path);
+		ret = symtab_open_module(&r->syms, &r->merged.rows[i].sym, &r->mods[r->nmods++]);
 		if (ret == -ENOMEM)
 			break;
 		ret = 0;
@@ -160,6 +160,17 @@ static int load(struct select_run *r)
 		cli_error("select", "out of memory");
 		return -1;
 	}
+	/* a filter from another build's names would exclude the wrong functions */
+	for (size_t i = 0; i < r->merged.nrows; i++)
+		if (r->merged.rows[i].sym.stale) {
+			cli_error(
+			    "select",
+			    "%s was rebuilt or removed after the recording of %s and the "
+			    "build-id cache has no copy: its functions cannot be named; record "
+			    "again with this build",
+			    r->merged.rows[i].sym.module, r->dir);
+			return -1;
+		}
 	r->cap = 2 * r->merged.nrows + 16;
 	r->funcs = calloc(r->cap, sizeof(*r->funcs));
 	if (!r->funcs) {

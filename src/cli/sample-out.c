@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -25,7 +27,8 @@ struct pending {
 	uint64_t ns;
 	uint64_t seq; /* arrival order, for a stable sort */
 	size_t at, n;
-	int is_mmap; /* words: pid, start, len, pgoff, prot | flags << 32, path */
+	int is_mmap; /* words: pid, start, len, pgoff, prot | flags << 32, the file's identity
+		      * (MMAP_ID_WORDS: struct sample_mmap_id), path */
 };
 
 /* Program images seen per process: exec records advance them. */
@@ -301,10 +304,13 @@ int sample_out_add(struct sample_out *o, uint64_t ns, uint32_t type, uint32_t ar
 	return 0;
 }
 
-int sample_out_add_mmap(struct sample_out *o, uint64_t ns, pid_t pid, uint64_t start, uint64_t len,
-			uint64_t pgoff, uint32_t prot, uint32_t flags, const char *path)
+#define MMAP_ID_WORDS ((sizeof(struct sample_mmap_id) + 7) / 8)
+
+int sample_out_add_mmap_id(struct sample_out *o, uint64_t ns, pid_t pid, uint64_t start,
+			   uint64_t len, uint64_t pgoff, uint32_t prot, uint32_t flags,
+			   const struct sample_mmap_id *id, const char *path)
 {
-	size_t plen = strnlen(path, PATH_MAX - 1), n = 5 + plen / 8 + 1;
+	size_t plen = strnlen(path, PATH_MAX - 1), n = 5 + MMAP_ID_WORDS + plen / 8 + 1;
 	uint64_t *w = queue(o, ns, n, 1);
 
 	if (!w)
@@ -315,8 +321,16 @@ int sample_out_add_mmap(struct sample_out *o, uint64_t ns, pid_t pid, uint64_t s
 	w[2] = len;
 	w[3] = pgoff;
 	w[4] = prot | (uint64_t)flags << 32;
-	memcpy(w + 5, path, plen);
+	if (id)
+		memcpy(w + 5, id, sizeof(*id));
+	memcpy(w + 5 + MMAP_ID_WORDS, path, plen);
 	return 0;
+}
+
+int sample_out_add_mmap(struct sample_out *o, uint64_t ns, pid_t pid, uint64_t start, uint64_t len,
+			uint64_t pgoff, uint32_t prot, uint32_t flags, const char *path)
+{
+	return sample_out_add_mmap_id(o, ns, pid, start, len, pgoff, prot, flags, NULL, path);
 }
 
 static unsigned *image_of(struct sample_out *o, pid_t pid)
@@ -346,27 +360,67 @@ static void pmaps_path(const struct sample_out *o, pid_t pid, unsigned image, ch
 		snprintf(path, len, "%s/pmaps.%d", o->dir, (int)pid);
 }
 
-/* Append the mapping to pmaps.<pid>[.<image>] in /proc/<pid>/maps syntax. */
-static void write_mmap(struct sample_out *o, const uint64_t *w)
+/* NAME with each newline written as \012, as /proc/<pid>/maps writes it. */
+static void put_name(FILE *f, const char *name)
+{
+	for (; *name; name++)
+		if (*name == '\n')
+			fputs("\\012", f);
+		else
+			fputc(*name, f);
+}
+
+/* The "# object" line of a mapping's file: what the kernel gave (a build-id), and the size and
+ * mtime of the file now, which tell without one only when it is the mapped inode. */
+static void write_object(FILE *f, const struct sample_mmap_id *id, const char *name)
+{
+	struct stat st;
+	int have = name[0] == '/' && !stat(name, &st);
+
+	if (!id->build_id_len && !(have && id->has_ino && st.st_ino == id->ino &&
+				   major(st.st_dev) == id->maj && minor(st.st_dev) == id->min))
+		return;
+	fputs("# object ", f);
+	for (unsigned k = 0; k < id->build_id_len && k < sizeof(id->build_id); k++)
+		fprintf(f, "%02x", id->build_id[k]);
+	if (have)
+		fprintf(f, "%s %lld %lld ", id->build_id_len ? "" : "-", (long long)st.st_size,
+			(long long)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec);
+	else
+		fprintf(f, "%s - - ", id->build_id_len ? "" : "-");
+	put_name(f, name);
+	fputc('\n', f);
+}
+
+/* Append the mapping made at NS to pmaps.<pid>[.<image>] in /proc/<pid>/maps syntax, after a
+ * "# mmap NS" line and before the "# object" line of its file (docs/format.md). */
+static void write_mmap(struct sample_out *o, const uint64_t *w, uint64_t ns)
 {
 	pid_t pid = (pid_t)w[0];
 	unsigned *image = image_of(o, pid);
 	uint32_t prot = (uint32_t)w[4], flags = (uint32_t)(w[4] >> 32);
+	const char *name = (const char *)(w + 5 + MMAP_ID_WORDS);
+	struct sample_mmap_id id;
 	char path[PATH_MAX + 64];
 	FILE *f;
 
 	if (!image)
 		return;
+	memcpy(&id, w + 5, sizeof(id));
 	pmaps_path(o, pid, *image, path, sizeof(path));
 	f = fopen(path, "ae");
 	if (!f) {
 		note_error(o, -errno, "writing %s", path + strlen(o->dir) + 1);
 		return;
 	}
-	fprintf(f, "%llx-%llx %c%c%c%c %08llx 00:00 0 %s\n", (unsigned long long)w[1],
-		(unsigned long long)(w[1] + w[2]), prot & PROT_READ ? 'r' : '-',
-		prot & PROT_WRITE ? 'w' : '-', prot & PROT_EXEC ? 'x' : '-',
-		flags & MAP_SHARED ? 's' : 'p', (unsigned long long)w[3], (const char *)(w + 5));
+	fprintf(f, "# mmap %llu\n%llx-%llx %c%c%c%c %08llx 00:00 0 ", (unsigned long long)ns,
+		(unsigned long long)w[1], (unsigned long long)(w[1] + w[2]),
+		prot & PROT_READ ? 'r' : '-', prot & PROT_WRITE ? 'w' : '-',
+		prot & PROT_EXEC ? 'x' : '-', flags & MAP_SHARED ? 's' : 'p',
+		(unsigned long long)w[3]);
+	put_name(f, name);
+	fputc('\n', f);
+	write_object(f, &id, name);
 	if (fclose(f) != 0)
 		note_error(o, -errno, "writing %s", path + strlen(o->dir) + 1);
 }
@@ -436,7 +490,7 @@ static void emit(struct sample_out *o, const struct pending *p)
 	uint64_t ns = p->ns;
 
 	if (p->is_mmap) {
-		write_mmap(o, w);
+		write_mmap(o, w, ns);
 		return;
 	}
 	/*

@@ -40,6 +40,26 @@ int sample_out_add(struct sample_out *o, uint64_t ns, uint32_t type, uint32_t ar
 int sample_out_add_mmap(struct sample_out *o, uint64_t ns, pid_t pid, uint64_t start, uint64_t len,
 			uint64_t pgoff, uint32_t prot, uint32_t flags, const char *path);
 
+/* What the kernel says of a mapping's file (PERF_RECORD_MMAP2): its build-id, or its device
+ * and inode. */
+struct sample_mmap_id {
+	uint8_t build_id[20];
+	uint8_t build_id_len; /* 0: none given */
+	int has_ino;	      /* maj, min and ino are given */
+	uint32_t maj, min;
+	uint64_t ino;
+};
+
+/*
+ * sample_out_add_mmap with the file's identity ID (NULL: unknown): the pmaps line is preceded
+ * by "# mmap NS" and followed by "# object BUILDID SIZE MTIME PATH" (docs/format.md), the size
+ * and mtime from the file as it is when the line is written (only when its inode is the
+ * mapped one, without a build-id).
+ */
+int sample_out_add_mmap_id(struct sample_out *o, uint64_t ns, pid_t pid, uint64_t start,
+			   uint64_t len, uint64_t pgoff, uint32_t prot, uint32_t flags,
+			   const struct sample_mmap_id *id, const char *path);
+
 /*
  * Put, in time order, every queued record not later than WATERMARK into the open chunk (a full
  * chunk is written as it fills). 0, or -ENOMEM: the records could not be kept in order. Write

@@ -101,6 +101,8 @@ static void attr_build(const struct sampler *s, const struct event_desc *ev, int
 	}
 	if (tracks) {
 		a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = 1;
+		/* each mapping's build-id (Linux 5.12 on), so that a rebuild is noticed */
+		a->build_id = !s->no_build_id;
 		/* on- and off-CPU times, so that deltas spread over the time a thread ran */
 		a->context_switch = 1;
 		a->watermark = 1;
@@ -147,6 +149,10 @@ static int plan_groups(struct sampler *s)
 	struct sampler_cpu *c0 = &s->cpus[0];
 	int fd = open_event(s, 0, 0, 1, 1, -1);
 
+	if (fd == -EINVAL || fd == -E2BIG) { /* a kernel without build-ids in MMAP2 records */
+		s->no_build_id = 1;
+		fd = open_event(s, 0, 0, 1, 1, -1);
+	}
 	if ((fd == -EACCES || fd == -EPERM) && !s->cfg.exclude_kernel) {
 		s->cfg.exclude_kernel = 1;
 		fd = open_event(s, 0, 0, 1, 1, -1);
@@ -476,17 +482,30 @@ static int take_record(struct sampler *s, struct sampler_cpu *cpu,
 	switch (h->type) {
 	case PERF_RECORD_MMAP2: {
 		const uint64_t *q = (const uint64_t *)(u + 2);
-		/* pid, tid, addr, len, pgoff, maj, min, ino, ino_generation, prot, flags, name */
+		/* pid, tid, addr, len, pgoff, then maj, min, ino, ino_generation or (MMAP_BUILD_ID)
+		 * build_id_size, 3 reserved bytes, build_id[20]; prot, flags, name */
 		const uint32_t *pf = (const uint32_t *)(q + 6);
 		const char *name = (const char *)(pf + 2);
 		const char *limit = (const char *)h + h->size - TRAILER_BYTES;
+		struct sample_mmap_id id = {0};
 
 		if (name >= limit || !memchr(name, 0, (size_t)(limit - name)))
 			return 0;
 		if (!(pf[0] & PROT_EXEC))
 			return 0;
-		return sample_out_add_mmap(s->out, ns, (pid_t)u[0], q[0], q[1], q[2], pf[0], pf[1],
-					   name);
+		if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+			const uint8_t *b = (const uint8_t *)(q + 3);
+
+			id.build_id_len = b[0] < sizeof(id.build_id) ? b[0] : sizeof(id.build_id);
+			memcpy(id.build_id, b + 4, id.build_id_len);
+		} else {
+			id.maj = ((const uint32_t *)(q + 3))[0];
+			id.min = ((const uint32_t *)(q + 3))[1];
+			id.ino = q[4];
+			id.has_ino = 1;
+		}
+		return sample_out_add_mmap_id(s->out, ns, (pid_t)u[0], q[0], q[1], q[2], pf[0],
+					      pf[1], &id, name);
 	}
 	case PERF_RECORD_COMM: {
 		const char *name = (const char *)(u + 2);

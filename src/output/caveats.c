@@ -1,6 +1,7 @@
 /* caveats.c - caveats of a whole experiment (caveats.h). */
 #include "caveats.h"
 
+#include "../analysis/objcache.h"
 #include "../core/format.h"
 #include "../core/jsonw.h"
 #include "textesc.h"
@@ -200,6 +201,7 @@ void experiment_caveats(const struct experiment *e, int process_ends,
 		    e->sampling.nevents, e->sampling.nevents ? e->sampling.nevents - 1 : 0);
 	for (size_t i = 0; i < e->ndamaged; i++)
 		damage_line(e, &e->damaged[i], fn, ctx);
+	objects_caveats(e->objects, e->nobjects, fn, ctx);
 	salvage_caveats(&e->salvage, fn, ctx);
 }
 

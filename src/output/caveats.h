@@ -10,8 +10,10 @@
  * Call FN with one line for each: the recorded command's failing exit status, each event that
  * record could not open ("NAME: REASON", meta.json's "unsupported_events"), per process its
  * recording error and its lost records and bytes, the error of perfscope record's sampler,
- * and each damaged file (cut short, empty, missing: experiment.h) once, with what it costs and
- * why when the experiment knows. With PROCESS_ENDS also one line per process that did not end
+ * each damaged file (cut short, empty, missing: experiment.h) once, with what it costs and why
+ * when the experiment knows, and each recorded object whose addresses cannot be named (rebuilt
+ * or gone since, with no copy in the build-id cache) or that the cache could not keep (a full
+ * disk). With PROCESS_ENDS also one line per process that did not end
  * cleanly (for views that do not say it per thread). Every command that reads an experiment
  * states these lines with its output.
  */

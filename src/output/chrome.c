@@ -555,7 +555,9 @@ static int write_stream(struct out *o, struct names *names, struct symtab *st,
 
 		switch (ev.type) {
 		case CALL_ENTER:
-			ret = names_get(names, st, s, ev.addr, &text, &len);
+			ret = names_get(names, st, s,
+					symtab_place(st, s->pid, s->image, ev.addr, ev.ns), &text,
+					&len);
 			if (ret < 0)
 				break;
 			if (len <= NAME_PAD) {

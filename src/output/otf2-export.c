@@ -599,7 +599,8 @@ static int write_stream(struct xp *x, const struct exp_stream *s)
 		switch (ev.type) {
 		case CALL_ENTER:
 		case CALL_EXIT:
-			id = function_region(x, s, ev.addr);
+			id = function_region(x, s,
+					     symtab_place(x->st, s->pid, s->image, ev.addr, ev.ns));
 			if (id == UINT32_MAX) {
 				ox_fail(x, -ENOMEM, "out of memory");
 				break;

@@ -327,9 +327,11 @@ static void test_pmaps_images(void **state)
 	add_map(o, 130, 4300, 0x420000, "/bin/child-exec");
 	assert_int_equal(sample_out_close(o), 0);
 
-	/* /proc/PID/maps syntax: start-end perms offset dev inode path */
+	/* /proc/PID/maps syntax: start-end perms offset dev inode path, each after its time */
 	s = slurp("pmaps.4242");
-	assert_string_equal(s, "400000-402000 r-xp 00001000 00:00 0 /bin/prog\n"
+	assert_string_equal(s, "# mmap 20\n"
+			       "400000-402000 r-xp 00001000 00:00 0 /bin/prog\n"
+			       "# mmap 50\n"
 			       "7f0000000000-7f0000002000 r-xp 00001000 00:00 0 /lib/late.so\n");
 	free(s);
 	expect_maps("pmaps.4242", 2, root0, root0_paths);
