@@ -39,11 +39,6 @@ int cmd_mpi(int argc, char **argv);
 /* Print "perfscope CMD: MESSAGE" on stderr. */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-struct experiment;
-/* For outputs without a caveat list: "perfscope CMD: warning: LINE" on stderr for each of E's
- * programs and libraries whose functions cannot be named (objcache.h). */
-void cli_object_warnings(const char *cmd, const struct experiment *e);
-
 /* Parse ARGV with SPECS; on a usage error print it (and a hint to --help) and return -1.
  * With HELP set after parsing, print the usage and return 1. 0 otherwise. */
 int cli_parse(const char *cmd, const struct option_spec *specs, unsigned flags, int argc,

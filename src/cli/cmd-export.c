@@ -91,7 +91,6 @@ static int export_chrome(const char *dir, const char *output, int force)
 			output, stats.bytes, stats.calls, stats.regions, stats.counter_values,
 			stats.threads);
 	caveats(&e, stats.synthetic_exits, stats.unmatched_exits, stats.lost_records);
-	cli_object_warnings("export", &e);
 done:
 	if (have_st)
 		symtab_release(&st);
@@ -217,7 +216,6 @@ static int export_otf2(const char *dir, const char *archive, int force)
 			" MPI calls of threads without a stream are on their own locations\n",
 			stats.mpi_unplaced);
 	caveats(&e, stats.synthetic_exits, stats.unmatched_exits, stats.lost_records);
-	cli_object_warnings("export", &e);
 done:
 	if (have_st)
 		symtab_release(&st);

@@ -90,7 +90,6 @@ int cmd_timeline(int argc, char **argv)
 		experiment_caveats(&e, 1, caveat_block, &cb);
 	}
 	ret = cli_output_close("timeline", out, ret == 0, ret);
-	cli_object_warnings("timeline", &e);
 out:
 	timeline_release(&t);
 	if (syms.dir)

@@ -1,8 +1,6 @@
 /* main.c - the command table, help, and helpers shared by the subcommands. */
 #include "cli.h"
 
-#include "../analysis/experiment.h"
-#include "../analysis/objcache.h"
 #include "../core/compiler.h"
 #include "../core/env.h"
 #include "../core/cpuinfo.h"
@@ -66,16 +64,6 @@ void cli_error(const char *cmd, const char *fmt, ...)
 	fprintf(stderr, "perfscope %s: %s\n", cmd, n < 0 ? "(out of memory)" : text_safe(msg));
 	if (n >= 0)
 		free(msg);
-}
-
-static void object_warning(void *cmd, const char *line)
-{
-	fprintf(stderr, "perfscope %s: warning: %s\n", (const char *)cmd, line);
-}
-
-void cli_object_warnings(const char *cmd, const struct experiment *e)
-{
-	objects_caveats(e->objects, e->nobjects, object_warning, (void *)cmd);
 }
 
 static const struct cmd *find_cmd(const char *name)

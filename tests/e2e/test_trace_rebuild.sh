@@ -128,8 +128,8 @@ run baret "$PERFSCOPE" report "$T/e2"
 expect_eq 1 "$(grep -c "! $T/bin/prog was rebuilt" "$T/baret.out" || true)" "the text report's caveat"
 run ex "$PERFSCOPE" export "$T/e2" --format chrome -o "$T/e2.json"
 expect_eq 0 "$RC" "export without the cache: exit status"
-expect_eq 1 "$(grep -c "^perfscope export: warning: $T/bin/prog was rebuilt" "$T/ex.err" || true)" \
-	"export warns once"
+expect_eq 1 "$(grep -c "^perfscope: warning: $T/bin/prog was rebuilt" "$T/ex.err" || true)" \
+	"export warns once, among the experiment's caveats"
 expect_no_grep '"first_fn"' "$T/e2.json" "the exported trace has no name of the new build"
 run sel2 "$PERFSCOPE" select "$T/e2" --top 1 -o "$T/sel2.filter"
 expect_eq 2 "$RC" "select refuses a rebuilt program without its copy"
