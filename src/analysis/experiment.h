@@ -151,7 +151,7 @@ struct experiment {
 	struct exp_unsupported *unsupported; /* events record could not open */
 	size_t nunsupported;
 	struct salvage_stats salvage; /* what opening it completed from live buffer files */
-	struct exp_damage *damaged; /* files cut short or empty, in name order */
+	struct exp_damage *damaged;   /* files cut short or empty, in name order */
 	size_t ndamaged;
 	/* the programs and libraries the maps name, checked against their files now and kept in
 	 * the build-id cache (objcache.h: objects_survey) */

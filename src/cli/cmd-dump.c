@@ -297,7 +297,7 @@ static void print_rank(FILE *out, const char *key, int32_t v)
 /* The 4-word items of an MPI leave record (format.h PSC_MPI_ITEM_*), one [...] each. */
 static void print_mpi_items(FILE *out, const uint64_t *it, size_t n)
 {
-	static const char *const kinds[] = {"?",	  "send", "recv",   "isend",	"irecv",
+	static const char *const kinds[] = {"?",	  "send", "recv",   "isend",   "irecv",
 					    "isend-done", "coll", "cancel", "coll-req"};
 
 	for (size_t i = 0; i < n; i++, it += PSC_MPI_ITEM_WORDS) {

@@ -886,7 +886,7 @@ int cmd_info(int argc, char **argv)
 		 * not called killed), so the caveats leave that out */
 		experiment_caveats(&e, 0, caveat_block, &cb);
 	}
-	/* a write that failed (a full disk) is named by cli_output_close, which keeps the old file */
+	/* a failed write (a full disk) is named by cli_output_close, which keeps the old file */
 	ret = cli_output_close("info", out, ret == 0 || ferror(out), ret);
 out:
 	sample_walk_release(&sw);

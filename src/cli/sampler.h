@@ -61,7 +61,7 @@ struct sampler {
 	struct sampler_cpu *cpus;
 	int ncpus;
 	pid_t pid;
-	int inherit; /* 0: the kernel (before 6.12) samples only the command's first thread */
+	int inherit;	 /* 0: the kernel (before 6.12) samples only the command's first thread */
 	int no_build_id; /* the kernel gives no build-ids in MMAP2 records (before 5.12) */
 	struct sample_out *out;
 	pthread_t thread;
