@@ -3,6 +3,8 @@
  */
 #include "elf-module.h"
 
+#include "objcache.h"
+
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
@@ -273,7 +275,8 @@ int elf_module_open(struct elf_module *mod, const char *path)
 	mod->fd = mod->dbg_fd = -1;
 	elf_version(EV_CURRENT);
 	mod->path = strdup(path);
-	if (!mod->path)
+	mod->source = strdup(path);
+	if (!mod->path || !mod->source)
 		return mod->err = -ENOMEM;
 	mod->err = open_elf(path, &mod->fd, &mod->elf);
 	if (mod->err)
@@ -307,6 +310,44 @@ int elf_module_open(struct elf_module *mod, const char *path)
 	return 0;
 }
 
+int elf_module_open_object(struct elf_module *mod, const char *path, const struct maps_object *o,
+			   const char *cache)
+{
+	char hex[132], entry[PATH_MAX];
+	struct stat st;
+	int ret = elf_module_open(mod, path), same;
+
+	if (!o || ret == -ENOMEM)
+		return ret;
+	if (ret == 0) {
+		obj_build_id_hex(mod->elf, hex);
+		same = fstat(mod->fd, &st) ? 0 : obj_same(o, hex, &st);
+		mod->state = same > 0 ? OBJ_SAME : OBJ_UNCHECKED;
+		if (same)
+			return 0;
+	} else if (!o->build_id[0] && (o->size < 0 || o->mtime_ns < 0)) {
+		return ret; /* nothing to find a copy by */
+	}
+	same = ret == 0; /* the file is there, but changed */
+	elf_module_release(mod);
+	if (objcache_find(cache, o, path, entry, sizeof(entry)) == 0) {
+		ret = elf_module_open(mod, entry);
+		if (ret == 0 || ret == -ENOMEM) {
+			free(mod->path);
+			mod->path = strdup(path);
+			mod->state = OBJ_CACHED;
+			return mod->path ? ret : (mod->err = -ENOMEM);
+		}
+		elf_module_release(mod);
+	}
+	mod->path = strdup(path);
+	/* a file that cannot be read (not gone, nor another build) is unreadable, as before */
+	mod->state = same				 ? OBJ_CHANGED
+		     : ret == -ENOENT || ret == -ENOTDIR ? OBJ_MISSING
+							 : OBJ_UNCHECKED;
+	return mod->err = !mod->path ? -ENOMEM : same ? -ESTALE : ret ? ret : -ENOENT;
+}
+
 void elf_module_release(struct elf_module *mod)
 {
 	if (mod->dw)
@@ -321,6 +362,7 @@ void elf_module_release(struct elf_module *mod)
 	free(mod->funcs);
 	free(mod->cus);
 	free(mod->path);
+	free(mod->source);
 	memset(mod, 0, sizeof(*mod));
 	mod->fd = mod->dbg_fd = -1;
 }

@@ -37,8 +37,10 @@ struct elf_load {
 struct elf_cu_range;
 
 struct elf_module {
-	char *path;
-	int err; /* 0, or -errno why the module cannot be read */
+	char *path;   /* the path it was mapped from */
+	char *source; /* the file read: path, or its copy in the build-id cache */
+	int state;    /* enum obj_state (objcache.h): whether source is what ran at path */
+	int err;      /* 0, or -errno why the module cannot be read (-ESTALE: not what ran) */
 	int fd, dbg_fd;
 	struct Elf *elf, *dbg;
 	struct Dwarf *dw; /* NULL without DWARF */
@@ -56,6 +58,17 @@ struct elf_module {
  * it cannot be used (also left in mod->err); mod is always to be released.
  */
 int elf_module_open(struct elf_module *mod, const char *path);
+
+/*
+ * Opens the object a recording mapped from PATH, that O describes (its `# object` line; NULL:
+ * unknown, PATH is taken as it is): PATH when it is still that object, else its copy in the
+ * build-id cache under CACHE (NULL: no cache). mod->path is PATH either way, mod->state says
+ * which; an object that changed or is gone and has no copy is not read at all (mod->err
+ * -ESTALE, or the -errno of opening PATH), so that no name from another build is given.
+ * Returns mod->err.
+ */
+int elf_module_open_object(struct elf_module *mod, const char *path, const struct maps_object *o,
+			   const char *cache);
 void elf_module_release(struct elf_module *mod);
 
 /*

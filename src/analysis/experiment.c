@@ -1,8 +1,10 @@
 /* experiment.c - reading an experiment directory's JSON files and stream list. */
 #include "experiment.h"
+#include "objcache.h"
 #include "stream.h"
 
 #include "../core/expfiles.h"
+#include "../core/format.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -54,7 +56,15 @@ static void *json_malloc(size_t n)
 	return p;
 }
 
-static cJSON *read_json(const char *path, char *err, size_t errlen, int *ret)
+/*
+ * Parse the JSON file PATH. NULL with a message in ERR and *RET set: -ENOENT and the like,
+ * -ENOMEM when the parse ran out of memory, or -EINVAL for text that is not JSON. When CUT is
+ * not NULL, a text that is blank or stops short (the parser ran out of text: a file cut by a
+ * full disk or a kill) sets *CUT to 1 and *AT to the length of its text instead of being
+ * called invalid (*RET is then -ENODATA).
+ */
+static cJSON *read_json_cut(const char *path, char *err, size_t errlen, int *ret, int *cut,
+			    uint64_t *at)
 {
 	char *text = read_text(path, ret);
 	cJSON *j;
@@ -70,14 +80,79 @@ static cJSON *read_json(const char *path, char *err, size_t errlen, int *ret)
 		snprintf(err, errlen, "%s: out of memory", path);
 		*ret = -ENOMEM;
 	} else if (!j) {
-		const char *at = cJSON_GetErrorPtr();
+		const char *bad = cJSON_GetErrorPtr();
+		size_t len = strlen(text), end = len;
 
-		snprintf(err, errlen, "%s: byte %ld: invalid JSON", path,
-			 at ? (long)(at - text) : 0L);
-		*ret = -EINVAL;
+		while (end && strchr(" \t\r\n", text[end - 1]))
+			end--;
+		if (cut && (!end || (bad && (size_t)(bad - text) + 1 >= end))) {
+			*cut = 1;
+			*at = len;
+			*ret = -ENODATA;
+		} else {
+			snprintf(err, errlen, "%s: byte %ld: invalid JSON", path,
+				 bad ? (long)(bad - text) : 0L);
+			*ret = -EINVAL;
+		}
 	}
 	free(text);
 	return j;
+}
+
+static cJSON *read_json(const char *path, char *err, size_t errlen, int *ret)
+{
+	return read_json_cut(path, err, errlen, ret, NULL, NULL);
+}
+
+/* Add the damaged file NAME to E's list: the entry, or NULL when out of memory. */
+static struct exp_damage *damage_add(struct experiment *e, const char *name,
+				     enum exp_damage_kind kind, uint64_t size, uint64_t at)
+{
+	struct exp_damage *d = realloc(e->damaged, (e->ndamaged + 1) * sizeof(*d));
+
+	if (!d)
+		return NULL;
+	e->damaged = d;
+	d += e->ndamaged;
+	memset(d, 0, sizeof(*d));
+	d->name = strdup(name);
+	if (!d->name)
+		return NULL;
+	d->kind = kind;
+	d->size = size;
+	d->at = at;
+	e->ndamaged++;
+	return d;
+}
+
+/* PREFIX<pid>[.<image>]SUFFIX: 1 with the numbers (image 0 without), else 0. */
+static int name_pid_image(const char *name, const char *prefix, const char *suffix, int *pid,
+			  unsigned *image)
+{
+	size_t plen = strlen(prefix), slen = strlen(suffix), len = strlen(name);
+	int used = 0, used2 = 0;
+
+	*image = 0;
+	if (len <= plen + slen || strncmp(name, prefix, plen) || strcmp(name + len - slen, suffix))
+		return 0;
+	len -= slen;
+	if (sscanf(name + plen, "%d%n", pid, &used) != 1 || *pid <= 0)
+		return 0;
+	if (plen + (size_t)used == len)
+		return 1;
+	return name[plen + used] == '.' &&
+	       sscanf(name + plen + used, ".%u%n", image, &used2) == 1 &&
+	       plen + (size_t)(used + used2) == len && *image > 0;
+}
+
+static uint64_t file_size(const char *dir, const char *name, int *exists)
+{
+	char path[4096];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	*exists = stat(path, &st) == 0;
+	return *exists ? (uint64_t)st.st_size : 0;
 }
 
 /* A JSON file's numbers as they are read: the first one out of its C type's range is a defect,
@@ -202,6 +277,8 @@ static void sampling_load(struct experiment *e, struct jfile *f, const cJSON *v)
 	sm->throttled = json_u64(f, cJSON_GetObjectItemCaseSensitive(v, "throttled"), "throttled");
 	sm->late = json_u64(f, cJSON_GetObjectItemCaseSensitive(v, "late"), "late");
 	sm->inherit = !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(v, "inherit"));
+	sm->error = dup_str(f, v, "error");
+	sm->kallsyms_error = dup_str(f, v, "kallsyms_error");
 }
 
 /* meta.json's "unsupported_events" (V, an array): entries without a name are skipped. */
@@ -328,10 +405,29 @@ static int proc_load(struct experiment *e, const char *name, char *err, size_t e
 	struct jfile f = {path, err, errlen, 0};
 	struct exp_process *p;
 	cJSON *j, *cal, *pair;
-	int ret = 0;
+	int ret = 0, cut = 0;
+	uint64_t at = 0;
 
 	snprintf(path, sizeof(path), "%s/%s", e->dir, name);
-	j = read_json(path, err, errlen, &ret);
+	j = read_json_cut(path, err, errlen, &ret, &cut, &at);
+	if (!j && cut) {
+		/* a full disk or a kill left no whole description: the process is left out */
+		int pid, exists;
+		unsigned image;
+		uint64_t size = file_size(e->dir, name, &exists);
+		struct exp_damage *d =
+		    damage_add(e, name, size ? EXP_DAMAGE_JSON_CUT : EXP_DAMAGE_EMPTY, size, at);
+
+		if (!d) {
+			snprintf(err, errlen, "%s: out of memory", path);
+			return -ENOMEM;
+		}
+		if (name_pid_image(name, "proc.", ".json", &pid, &image)) {
+			d->pid = pid;
+			d->image = image;
+		}
+		return 0;
+	}
 	if (!j)
 		return ret;
 	p = &e->procs[e->nprocs++];
@@ -420,10 +516,196 @@ static void add_pair(void *ctx, uint64_t ticks, uint64_t ns)
 	p->npairs++;
 }
 
+/*
+ * meta.json has no "sampling": the events of the first samples file's header, named "event0",
+ * "event1"... 0 or -ENOMEM (a header that cannot be read leaves the experiment without
+ * sampling: the samples walk then says why).
+ */
+static int sampling_guess(struct experiment *e)
+{
+	struct exp_sampling *sm = &e->sampling;
+	struct stream_reader r;
+	char err[256];
+	uint32_t n;
+
+	if (stream_open(&r, e->samples[0].path, err, sizeof(err)))
+		return 0;
+	n = r.hdr.nevents;
+	stream_close(&r);
+	sm->events = calloc((size_t)n + 1, sizeof(*sm->events));
+	sm->states = calloc((size_t)n + 1, sizeof(*sm->states));
+	sm->error = strdup("");
+	sm->kallsyms_error = strdup("");
+	if (!sm->events || !sm->states || !sm->error || !sm->kallsyms_error)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "event%u", i);
+		sm->events[i] = strdup(name);
+		sm->states[i] = strdup("group");
+		sm->nevents = i + 1;
+		if (!sm->events[i] || !sm->states[i])
+			return -ENOMEM;
+	}
+	sm->inherit = 1;
+	sm->guessed = 1;
+	e->has_sampling = 1;
+	return 0;
+}
+
+/* The damaged proc file of image IMAGE of PID (PID -1: any), or NULL. */
+static struct exp_damage *damaged_proc(const struct experiment *e, pid_t pid, unsigned image)
+{
+	for (size_t i = 0; i < e->ndamaged; i++) {
+		struct exp_damage *d = &e->damaged[i];
+
+		if ((pid < 0 || (d->pid == pid && d->image == image)) &&
+		    !strncmp(d->name, "proc.", 5))
+			return d;
+	}
+	return NULL;
+}
+
+/*
+ * A stream or samples file of SIZE bytes shorter than its header: listed as damaged, with the
+ * process it belongs to. 1 listed (leave it out), 0 not short, -ENOMEM.
+ */
+static int short_file(struct experiment *e, const char *path, uint64_t size, pid_t pid,
+		      unsigned image, int launcher)
+{
+	const char *name = strrchr(path, '/');
+	struct exp_damage *d;
+
+	if (size >= sizeof(struct psc_stream_header))
+		return 0;
+	d = damage_add(e, name ? name + 1 : path, size ? EXP_DAMAGE_HEADER : EXP_DAMAGE_EMPTY, size,
+		       size);
+	if (!d)
+		return -ENOMEM;
+	d->pid = pid;
+	d->image = image;
+	d->launcher = launcher;
+	return 1;
+}
+
+/* What the chunk scan X of a stream or samples file says about its end, listed as damage. */
+static int scan_damage(struct experiment *e, const char *path, const struct stream_extent *x,
+		       uint64_t header, pid_t pid, unsigned image, int launcher)
+{
+	const char *name = strrchr(path, '/');
+	struct exp_damage *d = NULL;
+
+	name = name ? name + 1 : path;
+	if (x->defect)
+		return 0; /* corruption: the full pass names it */
+	if (x->cut_at)
+		d = damage_add(e, name, EXP_DAMAGE_CUT, x->size, x->cut_at);
+	else if (!x->chunks)
+		d = damage_add(e, name, EXP_DAMAGE_CUT, x->size, header);
+	else if (x->want_end && x->ended == 0)
+		d = damage_add(e, name, EXP_DAMAGE_UNENDED, x->size, x->size);
+	else
+		return 0;
+	if (!d)
+		return -ENOMEM;
+	d->pid = pid;
+	d->image = image;
+	d->launcher = launcher;
+	return 0;
+}
+
+/* maps.<pid>[.<image>] and pmaps.<pid>[.<image>] of 0 bytes, listed as damaged. */
+static int maps_damage(struct experiment *e, const char *name)
+{
+	int pid, launcher = !strncmp(name, "pmaps.", 6), exists;
+	unsigned image;
+	struct exp_damage *d;
+	char maps[64];
+
+	if (!name_pid_image(name, launcher ? "pmaps." : "maps.", "", &pid, &image) ||
+	    file_size(e->dir, name, &exists) || !exists)
+		return 0;
+	d = damage_add(e, name, EXP_DAMAGE_EMPTY, 0, 0);
+	if (!d)
+		return -ENOMEM;
+	d->pid = pid;
+	d->image = image;
+	d->launcher = launcher;
+	if (launcher) {
+		if (image)
+			snprintf(maps, sizeof(maps), "maps.%d.%u", pid, image);
+		else
+			snprintf(maps, sizeof(maps), "maps.%d", pid);
+		d->maps_cover = file_size(e->dir, maps, &exists) > 0;
+	}
+	return 0;
+}
+
+/*
+ * The samples files: cut short or without their end record (damage); the command's pmaps
+ * file missing; and when meta.json has no "sampling" (the launcher was killed before the
+ * command ended), event names made from the first file's header. 0 or -ENOMEM.
+ */
+static int samples_check(struct experiment *e)
+{
+	size_t keep = 0;
+	int ret = 0;
+
+	for (size_t i = 0; i < e->nsamples; i++) {
+		struct exp_samples *f = &e->samples[i];
+		struct stream_extent x = {.want_end = 1};
+		int exists, left_out;
+		uint64_t size = file_size(e->dir, strrchr(f->path, '/') + 1, &exists);
+		char name[64], err[256];
+
+		left_out = ret ? 0 : short_file(e, f->path, size, f->pid, 0, 1);
+		if (left_out < 0)
+			ret = left_out;
+		if (left_out > 0) {
+			free(f->path);
+			continue;
+		}
+		e->samples[keep++] = *f;
+		if (ret)
+			continue; /* out of memory: the files are kept to be freed */
+		if (stream_scan(f->path, NULL, NULL, &x, err, sizeof(err)) == 0)
+			ret = scan_damage(e, f->path, &x, sizeof(struct psc_stream_header), f->pid,
+					  0, 1);
+		snprintf(name, sizeof(name), "pmaps.%d", (int)f->pid);
+		file_size(e->dir, name, &exists);
+		if (!ret && !exists) {
+			snprintf(name, sizeof(name), "maps.%d", (int)f->pid);
+			file_size(e->dir, name, &exists);
+			if (!exists) {
+				struct exp_damage *d;
+
+				snprintf(name, sizeof(name), "pmaps.%d", (int)f->pid);
+				d = damage_add(e, name, EXP_DAMAGE_MISSING, 0, 0);
+				if (!d)
+					ret = -ENOMEM;
+				else {
+					d->pid = f->pid;
+					d->launcher = 1;
+				}
+			}
+		}
+	}
+	e->nsamples = keep;
+	if (ret || !e->nsamples || e->has_sampling)
+		return ret;
+	return sampling_guess(e);
+}
+
+static int cmp_damage(const void *a, const void *b)
+{
+	return strcmp(((const struct exp_damage *)a)->name, ((const struct exp_damage *)b)->name);
+}
+
 static int experiment_read(struct experiment *e, const char *dir, char *err, size_t errlen)
 {
 	struct dirent *de;
-	size_t nproc_files = 0, nstream_files = 0, nsample_files = 0;
+	size_t nproc_files = 0, nstream_files = 0, nsample_files = 0, keep = 0;
 	struct stat st;
 	DIR *d;
 	int ret;
@@ -504,12 +786,16 @@ static int experiment_read(struct experiment *e, const char *dir, char *err, siz
 				ret = -ENOMEM;
 			}
 			s->pid = f.pid;
+		} else if (!strncmp(de->d_name, "maps.", 5) || !strncmp(de->d_name, "pmaps.", 6)) {
+			ret = maps_damage(e, de->d_name);
 		}
 	}
 	closedir(d);
+	if (ret == -ENOMEM)
+		snprintf(err, errlen, "%s: out of memory", dir);
 	if (ret)
 		return ret;
-	if (!e->has_meta && e->nprocs == 0) {
+	if (!e->has_meta && e->nprocs == 0 && !damaged_proc(e, -1, 0)) {
 		snprintf(err, errlen,
 			 "%s: not a perfscope experiment (no meta.json, no proc.*.json)", dir);
 		return -EINVAL;
@@ -518,8 +804,27 @@ static int experiment_read(struct experiment *e, const char *dir, char *err, siz
 	for (size_t i = 0; i < e->nstreams; i++) {
 		struct exp_stream *s = &e->streams[i];
 		struct pair_sink sink = {NULL, 0};
+		struct stream_extent x = {0};
+		struct exp_damage *dp;
+		char serr[256];
+		int exists;
+		uint64_t size = file_size(dir, strrchr(s->path, '/') + 1, &exists);
 
 		s->proc = experiment_process(e, s->pid, s->image);
+		ret = short_file(e, s->path, size, s->pid, s->image, 0);
+		if (!ret && !s->proc && (dp = damaged_proc(e, s->pid, s->image))) {
+			dp->streams_out++; /* said with its process's file */
+			ret = 1;
+		}
+		if (ret < 0) {
+			snprintf(err, errlen, "%s: out of memory", dir);
+			return ret;
+		}
+		if (ret) {
+			free(s->path);
+			s->path = NULL; /* left out */
+			continue;
+		}
 		if (!s->proc) {
 			if (s->image)
 				snprintf(err, errlen, "%s: no proc.%d.%u.json for this stream",
@@ -530,12 +835,28 @@ static int experiment_read(struct experiment *e, const char *dir, char *err, siz
 			return -EINVAL;
 		}
 		sink.p = s->proc;
-		stream_scan_clock(s->path, add_pair, &sink, err, errlen);
+		if (stream_scan(s->path, add_pair, &sink, &x, serr, sizeof(serr)) == 0 &&
+		    scan_damage(e, s->path, &x, sizeof(struct psc_stream_header), s->pid, s->image,
+				0)) {
+			snprintf(err, errlen, "%s: out of memory", dir);
+			return -ENOMEM;
+		}
 		if (sink.oom) {
 			snprintf(err, errlen, "%s: out of memory", s->path);
 			return -ENOMEM;
 		}
 	}
+	for (size_t i = 0; i < e->nstreams; i++)
+		if (e->streams[i].path)
+			e->streams[keep++] = e->streams[i];
+	e->nstreams = keep;
+	ret = samples_check(e);
+	if (ret) {
+		snprintf(err, errlen, "%s: out of memory", dir);
+		return ret;
+	}
+	if (e->ndamaged)
+		qsort(e->damaged, e->ndamaged, sizeof(*e->damaged), cmp_damage);
 	for (size_t i = 0; i < e->nprocs; i++) {
 		struct exp_process *p = &e->procs[i];
 
@@ -547,6 +868,10 @@ static int experiment_read(struct experiment *e, const char *dir, char *err, siz
 			p->fit.ns_per_tick = 1.0;
 			clock_fit_prepare(&p->fit);
 		}
+	}
+	if (objects_survey(dir, 1, &e->objects, &e->nobjects)) {
+		snprintf(err, errlen, "%s: out of memory", dir);
+		return -ENOMEM;
 	}
 	return 0;
 }
@@ -588,6 +913,11 @@ void experiment_release(struct experiment *e)
 	free(e->samples);
 	free_str_array(e->sampling.events, e->sampling.nevents);
 	free_str_array(e->sampling.states, e->sampling.nevents);
+	free(e->sampling.error);
+	free(e->sampling.kallsyms_error);
+	for (size_t i = 0; i < e->ndamaged; i++)
+		free(e->damaged[i].name);
+	free(e->damaged);
 	for (size_t i = 0; i < e->nmetrics; i++) {
 		free(e->metrics[i].name);
 		free(e->metrics[i].unit);
@@ -605,6 +935,7 @@ void experiment_release(struct experiment *e)
 		free(e->unsupported[i].reason);
 	}
 	free(e->unsupported);
+	objects_release(e->objects, e->nobjects);
 	free(e->procs);
 	free(e->streams);
 	free_str_array(e->command, e->ncommand);

@@ -62,6 +62,43 @@ struct exp_sampling {
 	int callgraph, user_only;
 	int inherit; /* 0: a kernel before 6.12 sampled the first thread alone, on any CPU */
 	uint64_t samples, lost, throttled, late;
+	char *error;	      /* the first error writing the samples or pmaps files, "" none */
+	char *kallsyms_error; /* why the experiment has no kallsyms, "" when unknown */
+	/*
+	 * meta.json has no "sampling" (perfscope record was killed before the command ended, in
+	 * a version that wrote it only then): the events are named "event0", "event1"... after
+	 * the first samples file's header
+	 */
+	int guessed;
+};
+
+/* How a file of the experiment is damaged (struct exp_damage). */
+enum exp_damage_kind {
+	EXP_DAMAGE_EMPTY,    /* 0 bytes: a stream, samples, maps, pmaps or proc file */
+	EXP_DAMAGE_HEADER,   /* a stream or samples file cut inside its header: left out */
+	EXP_DAMAGE_CUT,	     /* a stream or samples file whose chunks stop at byte `at`, cut
+			      * short there or with no chunk after its header: read up to there */
+	EXP_DAMAGE_UNENDED,  /* a samples file of whole chunks without its end record */
+	EXP_DAMAGE_JSON_CUT, /* a proc file whose JSON text stops short: left out */
+	EXP_DAMAGE_MISSING,  /* no pmaps (nor maps) file for a samples file's command */
+};
+
+/*
+ * A file that is cut short or empty: what a killed run or a full disk leaves. The experiment
+ * stays readable without it or up to its cut, and the caveats name it once (caveats.h). A
+ * stream or samples file left out is not in the experiment's lists; a process whose proc file
+ * is left out takes its streams with it.
+ */
+struct exp_damage {
+	char *name; /* the file's name in the directory */
+	enum exp_damage_kind kind;
+	uint64_t size; /* bytes in the file */
+	uint64_t at;   /* CUT: where the readable data ends; JSON_CUT: where the text stops */
+	pid_t pid;     /* the process the file belongs to, 0 unknown */
+	unsigned image;
+	int launcher;	    /* written by perfscope record (samples, pmaps), not the runtime */
+	int maps_cover;	    /* empty pmaps file: the runtime's maps file of that image has data */
+	size_t streams_out; /* proc files: the process's streams left out with it */
 };
 
 /* meta.json's "power": where `record --power` put the power samples (docs/format.md). */
@@ -82,6 +119,8 @@ struct exp_unsupported {
 	char *reason; /* one line, as counter_status_reason gave it where it was recorded */
 	int status;   /* the negative errno of perf_event_open */
 };
+
+struct exp_object;
 
 struct experiment {
 	char *dir;
@@ -112,6 +151,12 @@ struct experiment {
 	struct exp_unsupported *unsupported; /* events record could not open */
 	size_t nunsupported;
 	struct salvage_stats salvage; /* what opening it completed from live buffer files */
+	struct exp_damage *damaged;   /* files cut short or empty, in name order */
+	size_t ndamaged;
+	/* the programs and libraries the maps name, checked against their files now and kept in
+	 * the build-id cache (objcache.h: objects_survey) */
+	struct exp_object *objects;
+	size_t nobjects;
 };
 
 /*
@@ -119,9 +164,11 @@ struct experiment {
  * proc.<pid>.json and the list of streams, then fit each process's clock from its recorded
  * pairs and the clock record that opens every chunk. Streams that processes left unclosed
  * (killed, or gone through _exit) are first completed from their live buffer files
- * (salvage.h; what that did, or could not do, in E->salvage). 0, or a negative errno with a
- * one-line message naming the file in ERR; then E holds nothing to release
- * (experiment_release() on it does nothing).
+ * (salvage.h; what that did, or could not do, in E->salvage). Files cut short or empty (a
+ * killed run, a full disk) do not make the experiment unreadable: they go into e->damaged, and
+ * those that cannot be read at all are left out. 0, or a negative errno with a one-line
+ * message naming the file in ERR; then E holds nothing to release (experiment_release() on it
+ * does nothing).
  */
 int experiment_open(struct experiment *e, const char *dir, char *err, size_t errlen);
 

@@ -3,6 +3,7 @@
 #include "../core/array.h"
 
 #include "regions.h"
+#include "strmap.h"
 #include "u64map.h"
 
 #include <errno.h>
@@ -66,7 +67,8 @@ static void row_exit(struct func_row *r, struct func_node *n, const struct call_
 	n->excl_ns = sat_add(n->excl_ns, ev->excl_ns);
 }
 
-#define PASS_CACHE 1024 /* direct-mapped caches in front of the maps: most lookups repeat */
+#define PASS_CACHE  1024     /* direct-mapped caches in front of the maps: most lookups repeat */
+#define CACHE_EMPTY SIZE_MAX /* the value of an empty slot: every key is a possible address */
 
 /* State of one stream's pass. */
 struct pass {
@@ -91,14 +93,14 @@ static size_t cache_slot(uint64_t key)
 	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 54) & (PASS_CACHE - 1);
 }
 
-/* Clear the caches (keys that no address or node key can be). */
+/* Clear the caches (slots with CACHE_EMPTY, which no row or node index is). */
 static void pass_reset(struct pass *ps)
 {
 	u64map_clear(&ps->rows);
 	u64map_clear(&ps->nodes);
 	for (size_t i = 0; i < PASS_CACHE; i++) {
-		ps->row_cache[i].key = UINT64_MAX;
-		ps->node_cache[i].key = UINT64_MAX;
+		ps->row_cache[i].val = CACHE_EMPTY;
+		ps->node_cache[i].val = CACHE_EMPTY;
 	}
 	ps->depth = 0;
 	ps->hint = ps->slice = 0;
@@ -113,7 +115,7 @@ static int on_enter(struct func_profile *p, struct pass *ps, const struct exp_st
 	size_t row, node, parent = ps->depth ? ps->stack[ps->depth - 1] : FUNC_NO_PARENT;
 	size_t rs = cache_slot(addr), ns;
 
-	if (ps->row_cache[rs].key == addr) {
+	if (ps->row_cache[rs].key == addr && ps->row_cache[rs].val != CACHE_EMPTY) {
 		row = ps->row_cache[rs].val;
 	} else {
 		if (u64map_get(&ps->rows, addr, &v)) {
@@ -134,7 +136,7 @@ static int on_enter(struct func_profile *p, struct pass *ps, const struct exp_st
 	p->rows[row].active++;
 	key = node_key(parent, row);
 	ns = cache_slot(key);
-	if (ps->node_cache[ns].key == key) {
+	if (ps->node_cache[ns].key == key && ps->node_cache[ns].val != CACHE_EMPTY) {
 		node = ps->node_cache[ns].val;
 	} else {
 		if (u64map_get(&ps->nodes, key, &v))
@@ -291,7 +293,8 @@ static int stream_pass(struct func_profile *p, struct pass *ps, const struct exp
 				break;
 		}
 		if (ev.type == CALL_ENTER) {
-			ret = on_enter(p, ps, s, th, ev.addr);
+			ret = on_enter(p, ps, s, th,
+				       symtab_place(p->syms, s->pid, s->image, ev.addr, ev.ns));
 			if (ret < 0)
 				break;
 		} else if (ev.type == CALL_EXIT && ps->depth) {
@@ -474,27 +477,20 @@ static int same_function(const struct func_row *a, const struct func_row *b)
 
 static uint64_t function_hash(const struct func_row *r)
 {
-	uint64_t h = 1469598103934665603ull ^ r->sym.offset;
-
-	for (const char *c = r->sym.module; *c; c++)
-		h = (h ^ (unsigned char)*c) * 1099511628211ull;
-	for (const char *c = r->sym.name; *c; c++)
-		h = (h ^ (unsigned char)*c) * 1099511628211ull;
-	return h;
+	return hash_str(hash_str(HASH_INIT ^ r->sym.offset, r->sym.module), r->sym.name);
 }
 
-/* Merged row of IN's row R: found or added. SIZE_MAX when out of memory. */
-static size_t merged_row(struct func_profile *out, struct u64map *by_hash, const struct func_row *r)
+/* Merged row of IN's row R: found in BY_FUNCTION (OUT's rows), or added. SIZE_MAX when out of
+ * memory. */
+static size_t merged_row(struct func_profile *out, struct hchain *by_function,
+			 const struct func_row *r)
 {
-	uint64_t h = function_hash(r), v;
+	uint64_t h = function_hash(r);
 	size_t idx;
 
-	if (u64map_get(by_hash, h, &v) && same_function(&out->rows[v], r))
-		return (size_t)v;
-	/* a hash collision (rare): look through the rows */
-	for (idx = 0; idx < out->nrows; idx++)
-		if (same_function(&out->rows[idx], r))
-			return idx;
+	for (size_t at = hchain_first(by_function, h); at; at = hchain_next(by_function, at))
+		if (same_function(&out->rows[at - 1], r))
+			return at - 1;
 	struct func_row *m = row_add(out, &idx);
 
 	if (!m)
@@ -508,14 +504,15 @@ static size_t merged_row(struct func_profile *out, struct u64map *by_hash, const
 	m->incl_j = m->excl_j = 0;
 	m->covered_ns = m->incl_covered_ns = 0;
 	m->slices = NULL;
-	if (!u64map_get(by_hash, h, &v) && u64map_put(by_hash, h, idx))
+	if (hchain_add(by_function, h, idx))
 		return SIZE_MAX;
 	return idx;
 }
 
 int func_profile_merge(const struct func_profile *in, struct func_profile *out)
 {
-	struct u64map by_hash = {0}, nodes = {0};
+	struct hchain by_function = {0};
+	struct u64map nodes = {0};
 	size_t *row_map = calloc(in->nrows + 1, sizeof(*row_map));
 	size_t *node_map = calloc(in->nnodes + 1, sizeof(*node_map));
 	int ret = -ENOMEM;
@@ -536,7 +533,7 @@ int func_profile_merge(const struct func_profile *in, struct func_profile *out)
 	out->nintervals = in->nintervals;
 	for (size_t i = 0; i < in->nrows; i++) {
 		const struct func_row *r = &in->rows[i];
-		size_t idx = merged_row(out, &by_hash, r);
+		size_t idx = merged_row(out, &by_function, r);
 
 		if (idx == SIZE_MAX)
 			goto done;
@@ -589,9 +586,139 @@ int func_profile_merge(const struct func_profile *in, struct func_profile *out)
 done:
 	free(row_map);
 	free(node_map);
-	u64map_release(&by_hash);
+	hchain_release(&by_function);
 	u64map_release(&nodes);
 	return ret;
+}
+
+/* The node of T under PARENT (FUNC_NO_PARENT: a root of thread TH) for ROW: found in KIDS or
+ * ROOTS, or added with no counts (T has room for it). SIZE_MAX when out of memory. */
+static size_t tree_node(struct func_tree *t, struct u64map *kids, struct u64map *roots,
+			size_t parent, size_t row, size_t th)
+{
+	struct u64map *map = parent == FUNC_NO_PARENT ? roots : kids;
+	/* node_key's pairs are distinct below 2^32 nodes and rows; roots by thread and row */
+	uint64_t key = parent == FUNC_NO_PARENT ? (uint64_t)th << 32 | row : node_key(parent, row);
+	uint64_t v;
+	size_t idx = t->nnodes;
+
+	if (u64map_get(map, key, &v))
+		return (size_t)v;
+	if (u64map_put(map, key, idx))
+		return SIZE_MAX;
+	t->nodes[idx] = (struct func_node){.parent = parent, .row = row, .thread = th};
+	t->levels[idx] = 1;
+	t->nnodes++;
+	return idx;
+}
+
+/* The nodes of P into T (emptied first): the levels above the first of each chain that FOLD
+ * marks (by its head) go into their head's node. 0 or -ENOMEM. */
+static int tree_pass(struct func_tree *t, const struct func_profile *p, const uint64_t *level,
+		     const size_t *head, const uint8_t *fold, const uint64_t *depth, size_t *map,
+		     struct u64map *kids, struct u64map *roots)
+{
+	t->nnodes = t->folded = 0;
+	t->max_levels = 0;
+	u64map_clear(kids);
+	u64map_clear(roots);
+	for (size_t i = 0; i < p->nnodes; i++) {
+		const struct func_node *nd = &p->nodes[i];
+		size_t at;
+
+		if (fold[head[i]] && level[i] > 1) {
+			at = map[nd->parent];
+			if (level[i] > t->levels[at])
+				t->levels[at] = level[i];
+		} else {
+			at = tree_node(t, kids, roots,
+				       nd->parent == FUNC_NO_PARENT ? FUNC_NO_PARENT
+								    : map[nd->parent],
+				       nd->row, nd->thread);
+			if (at == SIZE_MAX)
+				return -ENOMEM;
+			t->nodes[at].incl_ns += nd->incl_ns; /* outermost calls: never nested */
+			if (fold[i]) {
+				t->folded++;
+				if (depth[i] > t->max_levels)
+					t->max_levels = depth[i];
+			}
+		}
+		map[i] = at;
+		t->nodes[at].calls += nd->calls;
+		t->nodes[at].excl_ns += nd->excl_ns;
+	}
+	return 0;
+}
+
+int func_tree_build(struct func_tree *t, const struct func_profile *p, uint64_t fold_from)
+{
+	size_t n = p->nnodes;
+	/* per node of P: its level in its chain of direct recursion (1: the chain's head), the
+	 * chain's head, and the node of T it went into; per head: the chain's levels and whether
+	 * it is folded */
+	uint64_t *level = malloc((n + 1) * sizeof(*level));
+	size_t *head = malloc((n + 1) * sizeof(*head)), *map = malloc((n + 1) * sizeof(*map));
+	uint64_t *depth = calloc(n + 1, sizeof(*depth));
+	uint8_t *fold = calloc(n + 1, 1);
+	struct u64map kids = {0}, roots = {0};
+	int ret = -ENOMEM, again = 1;
+
+	memset(t, 0, sizeof(*t));
+	/* at most one node of T per node of P */
+	t->nodes = malloc((n + 1) * sizeof(*t->nodes));
+	t->levels = malloc((n + 1) * sizeof(*t->levels));
+	if (!level || !head || !map || !depth || !fold || !t->nodes || !t->levels)
+		goto out;
+	/* parents come before their children, so one pass forward finds every chain's depth */
+	for (size_t i = 0; i < n; i++) {
+		const struct func_node *nd = &p->nodes[i];
+
+		if (nd->parent != FUNC_NO_PARENT && p->nodes[nd->parent].row == nd->row) {
+			level[i] = level[nd->parent] + 1;
+			head[i] = head[nd->parent];
+		} else {
+			level[i] = 1;
+			head[i] = i;
+		}
+		if (level[i] > depth[head[i]])
+			depth[head[i]] = level[i];
+	}
+	for (size_t i = 0; i < n; i++)
+		fold[i] = head[i] == i && fold_from && depth[i] > fold_from;
+	/* chains that share a node of T with a folded one (the same function called from
+	 * several levels of a folded caller) are folded too, else that node would have the
+	 * function itself as a child: fold them and build again (rarely needed twice) */
+	while (again) {
+		ret = tree_pass(t, p, level, head, fold, depth, map, &kids, &roots);
+		if (ret)
+			goto out;
+		again = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (level[i] == 2 && !fold[head[i]] && t->levels[map[head[i]]] > 1) {
+				fold[head[i]] = 1;
+				again = 1;
+			}
+		}
+	}
+out:
+	free(level);
+	free(head);
+	free(map);
+	free(depth);
+	free(fold);
+	u64map_release(&kids);
+	u64map_release(&roots);
+	if (ret)
+		func_tree_release(t);
+	return ret;
+}
+
+void func_tree_release(struct func_tree *t)
+{
+	free(t->nodes);
+	free(t->levels);
+	memset(t, 0, sizeof(*t));
 }
 
 /* Comparison of row indices through the caller's comparison of rows. */

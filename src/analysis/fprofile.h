@@ -130,6 +130,30 @@ void func_feed_close(struct func_feed *f);
  * and address in it), into OUT. 0 or -ENOMEM. */
 int func_profile_merge(const struct func_profile *in, struct func_profile *out);
 
+/*
+ * A call tree to show: P's call paths with each chain of direct recursion (f called by f called
+ * by f ...) deeper than a limit folded into one node, so that a recursion a million levels
+ * deep is one line rather than a million. A folded node stands for every level of its chain:
+ * calls and exclusive time summed over the levels, inclusive time that of the outermost call
+ * (the others are inside it), and as children the other functions called from any level,
+ * merged by function (a callee's calls from different levels never overlap in time, so their
+ * sums are its time under the recursion). Inclusive time stays exclusive time plus the
+ * children's inclusive times at every node.
+ */
+struct func_tree {
+	struct func_node *nodes; /* parents before children; row and thread as in P */
+	uint64_t *levels;	 /* per node: the levels of recursion it stands for (1: none) */
+	size_t nnodes;
+	size_t folded;	     /* chains folded */
+	uint64_t max_levels; /* the deepest chain folded (0: none) */
+};
+
+/* T (emptied) from P's call tree, folding the chains of direct recursion of more than
+ * FOLD_FROM levels (0: none folded; 1: every one). 0 or -ENOMEM. */
+int func_tree_build(struct func_tree *t, const struct func_profile *p, uint64_t fold_from);
+
+void func_tree_release(struct func_tree *t);
+
 /* Sort the rows with CMP (qsort_r style), keeping the call tree's references to them. 0 or
  * -ENOMEM. */
 int func_profile_sort(struct func_profile *p, int (*cmp)(const void *, const void *, void *),

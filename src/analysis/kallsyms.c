@@ -72,8 +72,8 @@ int kallsyms_save(const char *procfs, const char *dir, char *why, size_t whylen)
 	}
 	fclose(in);
 	if (fclose(out) && !ret) {
-		ret = -EIO;
-		snprintf(why, whylen, "cannot write %s", tmp);
+		ret = -errno;
+		snprintf(why, whylen, "cannot write %s: %s", tmp, strerror(errno));
 	}
 	if (!ret && (!kept || !nonzero)) {
 		ret = -EPERM;

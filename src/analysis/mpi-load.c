@@ -125,7 +125,11 @@ static int add_call_record(struct loader *ld, struct proc_load *pl, long loc, ui
 	if (k >= pl->site_addr_cap &&
 	    mpi_grow((void **)&pl->site_addr, &pl->site_addr_cap, k + 1, sizeof(*pl->site_addr)))
 		return -ENOMEM;
-	pl->site_addr[k] = site_addr;
+	/* the call's place (symbols.h): the return address names the call before it */
+	pl->site_addr[k] =
+	    site_addr && ld->have_syms
+		? symtab_place(&ld->syms, pl->proc->pid, pl->proc->image, site_addr - 1, enter) + 1
+		: site_addr;
 	return 0;
 }
 

@@ -327,17 +327,18 @@ static int on_event(struct walk *x, const struct call_event *ev)
 {
 	struct sym_info si;
 	char name[32];
-	uint64_t v;
+	uint64_t v, place;
 	long scope;
 
 	switch (ev->type) {
 	case CALL_ENTER:
-		if (!u64map_get(&x->fn_scope, ev->addr, &v)) {
+		place = symtab_place(x->syms, x->s->pid, x->s->image, ev->addr, ev->ns);
+		if (!u64map_get(&x->fn_scope, place, &v)) {
 			memset(&si, 0, sizeof(si));
-			if (symtab_lookup(x->syms, x->s->pid, x->s->image, ev->addr, &si))
+			if (symtab_lookup(x->syms, x->s->pid, x->s->image, place, &si))
 				return -ENOMEM;
 			scope = scope_of(x->p, MPI_SCOPE_FUNCTION, si.name ? si.name : "?");
-			if (scope < 0 || u64map_put(&x->fn_scope, ev->addr, (uint64_t)scope))
+			if (scope < 0 || u64map_put(&x->fn_scope, place, (uint64_t)scope))
 				return -ENOMEM;
 			v = (uint64_t)scope;
 		}

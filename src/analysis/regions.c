@@ -1,6 +1,7 @@
 /* regions.c - matching region begin/end records into a per-thread region profile. */
 #include "regions.h"
 #include "stream.h"
+#include "strmap.h"
 
 #include "../core/metrics.h"
 
@@ -446,7 +447,9 @@ int region_profile_build(struct region_profile *p, const struct experiment *e, c
 	return ret;
 }
 
-int region_profile_merge_threads(const struct region_profile *in, struct region_profile *out)
+/* region_profile_merge_threads, finding OUT's rows by name in BY_NAME. */
+static int merge_threads(const struct region_profile *in, struct region_profile *out,
+			 struct strmap *by_name)
 {
 	memset(out, 0, sizeof(*out));
 	for (size_t i = 0; i < in->nevents; i++) {
@@ -466,14 +469,15 @@ int region_profile_merge_threads(const struct region_profile *in, struct region_
 	out->nthreads = in->nthreads;
 	for (size_t r = 0; r < in->nrows; r++) {
 		const struct region_row *src = &in->rows[r];
-		struct region_row *dst = NULL;
+		struct region_row *dst;
+		size_t k;
 
-		for (size_t k = 0; k < out->nrows && !dst; k++)
-			if (!strcmp(out->rows[k].name, src->name))
-				dst = &out->rows[k];
-		if (!dst) {
+		if (strmap_get(by_name, src->name, &k)) {
+			dst = &out->rows[k];
+		} else {
 			dst = row_new(out, src->name, src->pid, 0);
-			if (!dst)
+			/* the row's own copy of the name is the key: it lives as long as the row */
+			if (!dst || strmap_put(by_name, dst->name, out->nrows - 1))
 				return -ENOMEM;
 			for (size_t i = 0; i < in->nevents; i++)
 				dst->status[i] = 0;
@@ -494,6 +498,15 @@ int region_profile_merge_threads(const struct region_profile *in, struct region_
 		}
 	}
 	return 0;
+}
+
+int region_profile_merge_threads(const struct region_profile *in, struct region_profile *out)
+{
+	struct strmap by_name = {0}; /* row name -> row index in OUT */
+	int ret = merge_threads(in, out, &by_name);
+
+	strmap_release(&by_name);
+	return ret;
 }
 
 void region_profile_release(struct region_profile *p)

@@ -468,7 +468,10 @@ static int walk_file(struct sample_walk *w, const struct exp_samples *f,
 			w->throttled += rec.arg;
 			break;
 		case PSC_REC_LOST:
-			w->lost += rec.payload[0];
+			if (rec.arg == PSC_LOST_UNWRITTEN)
+				w->unwritten += rec.payload[0];
+			else
+				w->lost += rec.payload[0];
 			break;
 		case PSC_REC_SAMPLE_TOTALS:
 			if (!w->totals)

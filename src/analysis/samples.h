@@ -78,6 +78,9 @@ struct sample_walk {
 	size_t nmarkers, markercap;
 	uint64_t *totals; /* 3 per event: exact count, time_enabled, time_running; or NULL */
 	uint64_t samples, lost, throttled;
+	/* records perfscope record drained but could not write (a full disk): the lost records
+	 * with arg PSC_LOST_UNWRITTEN; lost counts those the kernel lost */
+	uint64_t unwritten;
 	int ended; /* every file ended with its end record */
 	/* internal */
 	struct u64map *prev; /* (tid, cpu, group) -> index in prev_vals */

@@ -1,5 +1,6 @@
 /* scallers.c - top-down call trees and callers trees from sampled call paths. */
 #include "scallers.h"
+#include "strmap.h"
 #include "u64map.h"
 
 #include <errno.h>
@@ -7,13 +8,6 @@
 #include <string.h>
 
 #define NONE UINT32_MAX
-
-static uint64_t hash_str(uint64_t h, const char *s)
-{
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
 
 static int node_new(struct scall_tree *t, uint32_t func, uint32_t parent, uint32_t *idx)
 {
@@ -54,15 +48,11 @@ static int same_func(const struct scall_func *f, const char *name, const char *m
 
 int scall_func_id(struct scall_tree *t, const char *name, const char *module, uint32_t *id)
 {
-	uint64_t h = hash_str(hash_str(1469598103934665603ull, name) ^ 0x9e37, module), v;
+	uint64_t h = hash_str(hash_str(HASH_INIT, name) ^ 0x9e37, module);
 
-	if (u64map_get(t->func_index, h, &v) && same_func(&t->funcs[v], name, module)) {
-		*id = (uint32_t)v;
-		return 0;
-	}
-	for (size_t i = 0; i < t->nfuncs; i++) /* a hash collision (rare) */
-		if (same_func(&t->funcs[i], name, module)) {
-			*id = (uint32_t)i;
+	for (size_t at = hchain_first(t->func_index, h); at; at = hchain_next(t->func_index, at))
+		if (same_func(&t->funcs[at - 1], name, module)) {
+			*id = (uint32_t)(at - 1);
 			return 0;
 		}
 	if (t->nfuncs == t->funccap) {
@@ -74,7 +64,7 @@ int scall_func_id(struct scall_tree *t, const char *name, const char *module, ui
 		t->funcs = f;
 		t->funccap = cap;
 	}
-	if (!u64map_get(t->func_index, h, &v) && u64map_put(t->func_index, h, t->nfuncs))
+	if (hchain_add(t->func_index, h, t->nfuncs))
 		return -ENOMEM;
 	t->funcs[t->nfuncs] = (struct scall_func){name, module, 0, 0, 0, 0, 0};
 	*id = (uint32_t)t->nfuncs++;
@@ -211,7 +201,7 @@ int scall_sort(struct scall_tree *t)
 void scall_release(struct scall_tree *t)
 {
 	if (t->func_index)
-		u64map_release(t->func_index);
+		hchain_release(t->func_index);
 	if (t->child_index)
 		u64map_release(t->child_index);
 	free(t->func_index);

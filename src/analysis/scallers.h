@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct hchain;
 struct u64map;
 
 struct scall_func {
@@ -41,7 +42,9 @@ struct scall_tree {
 	struct scall_node *nodes;
 	size_t nnodes, nodecap;
 	uint64_t paths; /* paths added (samples) */
-	struct u64map *func_index, *child_index;
+	/* functions by name and module (strmap.h), child nodes by parent and function */
+	struct hchain *func_index;
+	struct u64map *child_index;
 };
 
 /* An empty tree (just the root). 0 or -ENOMEM. */

@@ -1,6 +1,6 @@
 /* sprofile.c - functions and lines of a sampled experiment. */
 #include "sprofile.h"
-#include "u64map.h"
+#include "strmap.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -14,13 +14,6 @@ struct build {
 	uint32_t *path;		/* the sample's functions in p->calls, outermost first */
 	size_t pathcap;
 };
-
-static uint64_t hash_str(uint64_t h, const char *s)
-{
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
 
 /* The function's ELF address in its module: the same in every process that maps it. */
 static uint64_t function_offset(const struct sym_info *sym, uint64_t addr)
@@ -43,17 +36,15 @@ static struct sprof_row *row_get(struct build *b, const struct sample *s, uint64
 {
 	struct sample_profile *p = b->p;
 	pid_t tid = p->per_thread ? s->tid : 0, pid = p->per_thread ? s->pid : 0;
-	uint64_t foff = function_offset(sym, addr), v;
-	uint64_t h = hash_str(hash_str(1469598103934665603ull ^ foff, sym->module),
-			      sym->known ? sym->name : "") ^
-		     ((uint64_t)(uint32_t)tid << 20) ^ (uint64_t)(uint32_t)pid;
+	uint64_t foff = function_offset(sym, addr);
+	uint64_t h =
+	    hash_str(hash_str(HASH_INIT ^ foff, sym->module), sym->known ? sym->name : "") ^
+	    ((uint64_t)(uint32_t)tid << 20) ^ (uint64_t)(uint32_t)pid;
 	struct sprof_row *r;
 
-	if (u64map_get(p->index, h, &v) && same_row(&p->rows[v], sym, foff, tid, pid))
-		return &p->rows[v];
-	for (size_t i = 0; i < p->nrows; i++) /* a hash collision (rare) */
-		if (same_row(&p->rows[i], sym, foff, tid, pid))
-			return &p->rows[i];
+	for (size_t at = hchain_first(p->index, h); at; at = hchain_next(p->index, at))
+		if (same_row(&p->rows[at - 1], sym, foff, tid, pid))
+			return &p->rows[at - 1];
 	if (p->nrows == p->rowcap) {
 		size_t cap = p->rowcap ? 2 * p->rowcap : 256;
 		struct sprof_row *nr = realloc(p->rows, cap * sizeof(*nr));
@@ -91,7 +82,7 @@ static struct sprof_row *row_get(struct build *b, const struct sample *s, uint64
 	memset(p->counts + r->counts * p->nevents, 0, p->nevents * sizeof(uint64_t));
 	if (scall_func_id(&p->calls, r->sym.name, r->sym.module, &r->cfunc))
 		return NULL;
-	if (!u64map_get(p->index, h, &v) && u64map_put(p->index, h, p->nrows))
+	if (hchain_add(p->index, h, p->nrows))
 		return NULL;
 	p->nrows++;
 	return r;
@@ -101,18 +92,15 @@ static int line_add(struct build *b, const struct sample *s, const struct sym_in
 		    const char *func)
 {
 	struct sample_profile *p = b->p;
-	uint64_t h = hash_str(hash_str(1469598103934665603ull ^ sym->line, sym->file), func), v;
+	uint64_t h = hash_str(hash_str(HASH_INIT ^ sym->line, sym->file), func);
 	struct sprof_line *l = NULL;
 
-	if (u64map_get(p->line_index, h, &v)) {
-		l = &p->lines[v];
-		if (l->line != sym->line || strcmp(l->file, sym->file) || strcmp(l->func, func))
-			l = NULL;
-	}
-	for (size_t i = 0; !l && i < p->nlines; i++)
-		if (p->lines[i].line == sym->line && !strcmp(p->lines[i].file, sym->file) &&
-		    !strcmp(p->lines[i].func, func))
-			l = &p->lines[i];
+	for (size_t at = hchain_first(p->line_index, h); !l && at;
+	     at = hchain_next(p->line_index, at))
+		if (p->lines[at - 1].line == sym->line &&
+		    !strcmp(p->lines[at - 1].file, sym->file) &&
+		    !strcmp(p->lines[at - 1].func, func))
+			l = &p->lines[at - 1];
 	if (!l) {
 		if (p->nlines == p->linecap) {
 			size_t cap = p->linecap ? 2 * p->linecap : 256;
@@ -123,7 +111,7 @@ static int line_add(struct build *b, const struct sample *s, const struct sym_in
 			p->lines = nl;
 			p->linecap = cap;
 		}
-		if (!u64map_get(p->line_index, h, &v) && u64map_put(p->line_index, h, p->nlines))
+		if (hchain_add(p->line_index, h, p->nlines))
 			return -ENOMEM;
 		l = &p->lines[p->nlines++];
 		*l = (struct sprof_line){sym->file, sym->line, func, sym->module, 0, 0};
@@ -193,7 +181,8 @@ static long add_callers(struct build *b, const struct sample *s)
 				p->kframes_unnamed++;
 				continue;
 			}
-		} else if (symtab_lookup(p->syms, s->pid, s->image, addr, &sym)) {
+		} else if (symtab_lookup_at(p->syms, s->pid, s->image, addr, (int64_t)s->ns,
+					    &sym)) {
 			return -ENOMEM;
 		}
 		r = row_get(b, s, addr, &sym);
@@ -220,7 +209,7 @@ static int on_sample(void *ctx, const struct sample *s)
 		if (sample_kernel_sym(&p->ksyms, s->ip, &sym) && s->group == 0)
 			p->kernel_named++;
 		p->kernel_samples += s->group == 0;
-	} else if (symtab_lookup(p->syms, s->pid, s->image, s->ip, &sym)) {
+	} else if (symtab_lookup_at(p->syms, s->pid, s->image, s->ip, (int64_t)s->ns, &sym)) {
 		return -ENOMEM;
 	}
 	r = row_get(b, s, s->ip, &sym);
@@ -336,17 +325,17 @@ void sample_profile_sort_by(struct sample_profile *p, enum sprof_key key)
 	if (p->nlines)
 		qsort(p->lines, p->nlines, sizeof(*p->lines), cmp_line);
 	/* the indexes point at the old order: a sorted profile is for reading only */
-	u64map_clear(p->index);
-	u64map_clear(p->line_index);
+	hchain_release(p->index);
+	hchain_release(p->line_index);
 }
 
 void sample_profile_release(struct sample_profile *p)
 {
 	sample_walk_release(&p->walk);
 	if (p->index)
-		u64map_release(p->index);
+		hchain_release(p->index);
 	if (p->line_index)
-		u64map_release(p->line_index);
+		hchain_release(p->line_index);
 	free(p->index);
 	free(p->line_index);
 	free(p->rows);

@@ -545,32 +545,96 @@ int stream_next(struct stream_reader *r, struct stream_record *rec, char *err, s
 	return 1;
 }
 
-int stream_scan_clock(const char *path, void (*fn)(void *ctx, uint64_t ticks, uint64_t ns),
-		      void *ctx, char *err, size_t errlen)
+/* Whether the records of the plain chunk of SIZE bytes at AT (header included) end with an
+ * end record: 1, 0, or -1 when they cannot be walked (the full pass says why). */
+static int chunk_ends(const struct stream_reader *r, uint64_t at, uint32_t size)
+{
+	uint64_t *w = malloc(size ? size : 8);
+	size_t n = size / 8, pos = 0, last = SIZE_MAX;
+	int ret = -1;
+
+	if (!w || stream_read_at(r->fd, w, size, at + sizeof(struct psc_chunk_header)) <= 0) {
+		free(w);
+		return -1;
+	}
+	while (pos + 2 <= n) {
+		size_t len = psc_rec_kind(w[pos]) == PSC_KIND_EXT ? psc_rec_nwords(w[pos + 1]) : 2;
+
+		if (len < 2 || len > n - pos)
+			break;
+		last = pos;
+		pos += len;
+	}
+	if (pos == n && last != SIZE_MAX)
+		ret = psc_rec_kind(w[last]) == PSC_KIND_EXT &&
+		      psc_rec_type(w[last + 1]) == PSC_REC_STREAM_END;
+	free(w);
+	return ret;
+}
+
+int stream_scan(const char *path, void (*fn)(void *ctx, uint64_t ticks, uint64_t ns), void *ctx,
+		struct stream_extent *x, char *err, size_t errlen)
 {
 	struct stream_reader r;
+	struct stream_extent ext = {0};
+	uint64_t last_at = 0, seq = 0;
+	uint32_t last_size = 0;
+	int last_plain = 0, want_end = x && x->want_end;
 	int ret = stream_open(&r, path, err, errlen);
 
+	if (x) {
+		memset(x, 0, sizeof(*x));
+		x->want_end = want_end;
+	}
 	if (ret)
 		return ret;
-	for (uint64_t at = r.offset; at + sizeof(struct psc_chunk_header) <= r.file_size;) {
+	ext.size = r.file_size;
+	ext.ended = -1;
+	for (uint64_t at = r.offset; at < r.file_size;) {
 		struct psc_chunk_header ch;
 		uint64_t rec[3];
 
+		/* the cuts and defects as stream_load_chunk sees them */
+		if (at + sizeof(ch) > r.file_size) {
+			ext.cut_at = at;
+			break;
+		}
 		if (stream_read_at(r.fd, &ch, sizeof(ch), at) <= 0 ||
 		    (ch.magic != PSC_CHUNK_MAGIC &&
 		     (ch.magic != PSC_CHUNK_MAGIC_LZ4 || r.hdr.version < 2)) ||
-		    ch.size % 8 || at + sizeof(ch) + ch.size > r.file_size)
-			break; /* the full pass reports defects precisely */
-		if (ch.size >= sizeof(rec) &&
+		    ch.size % 8 || ch.seq != seq) {
+			ext.defect = 1; /* the full pass reports defects precisely */
+			break;
+		}
+		if (at + sizeof(ch) + ch.size > r.file_size) {
+			ext.cut_at = at;
+			break;
+		}
+		if (fn && ch.size >= sizeof(rec) &&
 		    stream_read_at(r.fd, rec, sizeof(rec), at + sizeof(ch)) > 0 &&
 		    psc_rec_kind(rec[0]) == PSC_KIND_EXT &&
 		    psc_rec_type(rec[1]) == PSC_REC_CLOCK_SYNC && psc_rec_nwords(rec[1]) == 3)
 			fn(ctx, psc_rec_ticks(rec[0]), rec[2]);
+		last_at = at;
+		last_size = ch.size;
+		last_plain = ch.magic == PSC_CHUNK_MAGIC;
+		ext.chunks++;
+		seq++;
 		at += sizeof(ch) + ch.size;
 	}
+	if (want_end && ext.chunks && last_plain && !ext.defect)
+		ext.ended = chunk_ends(&r, last_at, last_size);
+	ext.want_end = want_end;
+	if (x)
+		*x = ext;
 	stream_close(&r);
 	return 0;
+}
+
+int stream_scan_clock(const char *path, void (*fn)(void *ctx, uint64_t ticks, uint64_t ns),
+		      void *ctx, char *err, size_t errlen)
+{
+	return stream_scan(path, fn, ctx, NULL, err, errlen);
 }
 
 int stream_counters_layout(const char *path, uint32_t nevents, uint32_t *group_of, int32_t *status)

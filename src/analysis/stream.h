@@ -138,6 +138,30 @@ static inline int stream_next_func(struct stream_reader *r, struct stream_record
 int stream_scan_clock(const char *path, void (*fn)(void *ctx, uint64_t ticks, uint64_t ns),
 		      void *ctx, char *err, size_t errlen);
 
+/* How far a stream holds whole chunks, from their headers alone (stream_scan()). */
+struct stream_extent {
+	int want_end;	 /* in: also look whether the last chunk ends with an end record */
+	uint64_t size;	 /* bytes in the file */
+	uint64_t chunks; /* whole chunks from the start */
+	/* offset of the chunk (or chunk header) cut short at the end of the file, as
+	 * stream_reader.truncated_at will say; 0 when the file ends after a whole chunk */
+	uint64_t cut_at;
+	/* the walk met something that is neither a whole chunk nor a cut: a defect that the full
+	 * pass reports with its offset (the chunks after it are not counted) */
+	int defect;
+	/* with want_end: 1 when the last whole chunk ends with an end record, 0 when it does not,
+	 * -1 when not known (no chunk, a compressed last chunk, records that do not walk) */
+	int ended;
+};
+
+/*
+ * stream_scan_clock(), FN may be NULL, and what it found about the file's chunks into *X (may
+ * be NULL; x->want_end is read). Only the last chunk is read whole, and only with want_end and
+ * a plain last chunk. 0, or a negative errno when stream_open() fails (message in ERR).
+ */
+int stream_scan(const char *path, void (*fn)(void *ctx, uint64_t ticks, uint64_t ns), void *ctx,
+		struct stream_extent *x, char *err, size_t errlen);
+
 /* The counters record of the stream at PATH (it precedes every snapshot), read up to there:
  * each of its NEVENTS events' group index (PSC_NO_GROUP: not opened) into GROUP_OF and its
  * open status (0 or a negative errno) into STATUS (may be NULL). 1 when found, 0 when the

@@ -153,7 +153,7 @@ static int on_sample(void *ctx, const struct sample *s)
 	t->samples[s->thread * t->nintervals + i]++;
 	if (s->kernel)
 		sample_kernel_sym(&ps->ksyms, s->ip, &sym);
-	else if (symtab_lookup(ps->syms, s->pid, s->image, s->ip, &sym))
+	else if (symtab_lookup_at(ps->syms, s->pid, s->image, s->ip, (int64_t)s->ns, &sym))
 		return -ENOMEM;
 	fid = function_id(ps, sample_function_name(&sym, label, sizeof(label)));
 	if (fid == SIZE_MAX || fid >= (1u << 24))

@@ -10,8 +10,9 @@
 #include "../analysis/experiment.h"
 #include "../analysis/stream.h"
 #include "../core/mpi-routines.h"
+#include "../output/caveats.h"
+#include "../output/textesc.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -46,21 +47,26 @@ static void print_feature_bits(FILE *out, uint64_t f)
 		fprintf(out, "none");
 }
 
-/* A name from a record payload, quoted, with non-printable bytes as \xNN. */
-static void print_text(FILE *out, const uint64_t *payload, size_t nwords)
+/* A name from a record payload (up to its NUL, or all NWORDS words), quoted: escaped as
+ * textesc.h says, and '"' as \". */
+static int print_text(FILE *out, const uint64_t *payload, size_t nwords)
 {
-	const unsigned char *s = (const unsigned char *)payload;
+	const char *s = (const char *)payload;
+	size_t len = strnlen(s, nwords * 8);
+	char *buf = malloc(TEXT_ESCAPE_MAX * len + 1);
 
+	if (!buf)
+		return -ENOMEM;
+	len = text_escape(buf, s, len);
 	fputc('"', out);
-	for (size_t i = 0; i < nwords * 8 && s[i]; i++) {
-		if (s[i] == '"' || s[i] == '\\')
-			fprintf(out, "\\%c", s[i]);
-		else if (isprint(s[i]))
-			fputc(s[i], out);
-		else
-			fprintf(out, "\\x%02x", s[i]);
+	for (size_t i = 0; i < len; i++) {
+		if (buf[i] == '"')
+			fputc('\\', out);
+		fputc(buf[i], out);
 	}
 	fputc('"', out);
+	free(buf);
+	return 0;
 }
 
 static const char *event_name(const struct dump *d, size_t i, char *buf, size_t len)
@@ -89,7 +95,8 @@ static void print_snapshot(const struct dump *d, const struct stream_record *rec
 			rec->payload[pos + 1], rec->payload[pos + 2]);
 		for (size_t i = 0; i < d->nev && k < nr; i++)
 			if (d->group_of[i] == g)
-				fprintf(d->out, " %s=%" PRIu64, event_name(d, i, buf, sizeof(buf)),
+				fprintf(d->out, " %s=%" PRIu64,
+					text_safe(event_name(d, i, buf, sizeof(buf))),
 					rec->payload[pos + 3 + k++]);
 		for (; k < nr; k++) /* no layout: the raw values */
 			fprintf(d->out, " value%zu=%" PRIu64, k, rec->payload[pos + 3 + k]);
@@ -120,7 +127,7 @@ static void print_counters(const struct dump *d, const struct stream_record *rec
 		uint32_t group = (uint32_t)rec->payload[i];
 		int32_t status = (int32_t)(uint32_t)(rec->payload[i] >> 32);
 
-		fprintf(d->out, " [%s", event_name(d, i, buf, sizeof(buf)));
+		fprintf(d->out, " [%s", text_safe(event_name(d, i, buf, sizeof(buf))));
 		if (group == PSC_NO_GROUP)
 			fprintf(d->out, " not-opened");
 		else
@@ -207,7 +214,7 @@ static void names_release(struct names *nm)
 }
 
 /* The records of a samples file (format.h, PSC_REC_SAMPLE_GROUP and after). */
-static void print_sample_record(FILE *out, const struct stream_record *rec)
+static int print_sample_record(FILE *out, const struct stream_record *rec)
 {
 	static const char *const tasks[] = {"?", "fork", "exit", "comm", "exec"};
 	const uint64_t *p = rec->payload;
@@ -237,7 +244,8 @@ static void print_sample_record(FILE *out, const struct stream_record *rec)
 			fprintf(out, " ppid=%u ptid=%u", (uint32_t)p[1], (uint32_t)(p[1] >> 32));
 		} else {
 			fprintf(out, " name=");
-			print_text(out, p + 1, rec->npayload - 1);
+			if (print_text(out, p + 1, rec->npayload - 1))
+				return -ENOMEM;
 		}
 		break;
 	case PSC_REC_THROTTLE:
@@ -263,6 +271,7 @@ static void print_sample_record(FILE *out, const struct stream_record *rec)
 	default:
 		break;
 	}
+	return 0;
 }
 
 /* A routine id as its name, or "routine#ID". */
@@ -288,7 +297,7 @@ static void print_rank(FILE *out, const char *key, int32_t v)
 /* The 4-word items of an MPI leave record (format.h PSC_MPI_ITEM_*), one [...] each. */
 static void print_mpi_items(FILE *out, const uint64_t *it, size_t n)
 {
-	static const char *const kinds[] = {"?",	  "send", "recv",   "isend",	"irecv",
+	static const char *const kinds[] = {"?",	  "send", "recv",   "isend",   "irecv",
 					    "isend-done", "coll", "cancel", "coll-req"};
 
 	for (size_t i = 0; i < n; i++, it += PSC_MPI_ITEM_WORDS) {
@@ -382,14 +391,14 @@ static int print_record(struct dump *d, struct names *nm, const struct stream_re
 	switch (rec->type) {
 	case PSC_REC_REGION_DEF:
 		fprintf(d->out, " id=%u name=", rec->arg);
-		print_text(d->out, rec->payload, rec->npayload);
-		if (names_add(nm, rec->arg, (const char *)rec->payload))
+		if (print_text(d->out, rec->payload, rec->npayload) ||
+		    names_add(nm, rec->arg, (const char *)rec->payload))
 			return -ENOMEM;
 		break;
 	case PSC_REC_REGION_ENTER:
 	case PSC_REC_REGION_LEAVE:
 		name = names_get(nm, rec->arg);
-		fprintf(d->out, " id=%u (%s)", rec->arg, name ? name : "?");
+		fprintf(d->out, " id=%u (%s)", rec->arg, name ? text_safe(name) : "?");
 		print_snapshot(d, rec);
 		break;
 	case PSC_REC_CLOCK_SYNC:
@@ -416,7 +425,8 @@ static int print_record(struct dump *d, struct names *nm, const struct stream_re
 		break;
 	case PSC_REC_THREAD_NAME:
 		fprintf(d->out, " name=");
-		print_text(d->out, rec->payload, rec->npayload);
+		if (print_text(d->out, rec->payload, rec->npayload))
+			return -ENOMEM;
 		break;
 	case PSC_REC_MPI_INIT:
 	case PSC_REC_MPI_ENTER:
@@ -426,7 +436,8 @@ static int print_record(struct dump *d, struct names *nm, const struct stream_re
 		print_mpi_record(d->out, rec);
 		break;
 	default:
-		print_sample_record(d->out, rec);
+		if (print_sample_record(d->out, rec))
+			return -ENOMEM;
 		break;
 	}
 	fputc('\n', d->out);
@@ -452,7 +463,7 @@ static int dump_stream(struct dump *d, const char *path, const struct exp_stream
 	fprintf(d->out,
 		"# %s: pid %u tid %u image %u rank %d; format %u, header %u bytes, "
 		"features ",
-		path, r.hdr.pid, r.hdr.tid, r.hdr.image, r.hdr.rank, r.hdr.version,
+		text_safe(path), r.hdr.pid, r.hdr.tid, r.hdr.image, r.hdr.rank, r.hdr.version,
 		r.hdr.header_size);
 	print_feature_bits(d->out, r.hdr.features);
 	fprintf(d->out,
@@ -570,6 +581,11 @@ static int dump_experiment(struct dump *d, const char *dir, const char *sel, cha
 			 "info %s)",
 			 dir, sel, dir);
 		ret = -ENOENT;
+	}
+	if (ret == 0 && !sel) {
+		struct caveat_block cb = {d->out, 0};
+
+		experiment_caveats(&e, 1, caveat_block, &cb);
 	}
 	experiment_release(&e);
 	return ret;

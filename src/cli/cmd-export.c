@@ -5,8 +5,10 @@
 #include "../analysis/mpi-model.h"
 #include "../analysis/symbols.h"
 #include "../core/outfile.h"
+#include "../output/caveats.h"
 #include "../output/chrome.h"
 #include "../output/otf2-export.h"
+#include "../output/textesc.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -22,8 +24,10 @@
 	"chrome (Chrome Trace Event JSON for Perfetto and chrome://tracing), otf2 (an OTF2 "       \
 	"archive for Vampir, Scalasca and Python's otf2)"
 
-/* Caveats of the trace, on stderr: what the viewer shows that was not measured as such. */
-static void caveats(uint64_t synthetic_exits, uint64_t unmatched_exits, uint64_t lost_records)
+/* Caveats of the trace, on stderr: what the viewer shows that was not measured as such, then
+ * the experiment's. */
+static void caveats(const struct experiment *e, uint64_t synthetic_exits, uint64_t unmatched_exits,
+		    uint64_t lost_records)
 {
 	if (synthetic_exits)
 		fprintf(stderr,
@@ -42,6 +46,7 @@ static void caveats(uint64_t synthetic_exits, uint64_t unmatched_exits, uint64_t
 			"perfscope export: warning: the runtime lost %" PRIu64
 			" records; the trace has gaps\n",
 			lost_records);
+	experiment_caveats(e, 1, caveat_warning, stderr);
 }
 
 static int export_chrome(const char *dir, const char *output, int force)
@@ -85,7 +90,7 @@ static int export_chrome(const char *dir, const char *output, int force)
 			" threads\n",
 			output, stats.bytes, stats.calls, stats.regions, stats.counter_values,
 			stats.threads);
-	caveats(stats.synthetic_exits, stats.unmatched_exits, stats.lost_records);
+	caveats(&e, stats.synthetic_exits, stats.unmatched_exits, stats.lost_records);
 done:
 	if (have_st)
 		symtab_release(&st);
@@ -182,10 +187,10 @@ static int export_otf2(const char *dir, const char *archive, int force)
 		goto done;
 	}
 	if (ret == 1)
-		fprintf(stderr, "perfscope export: note: %s\n", err);
+		fprintf(stderr, "perfscope export: note: %s\n", text_safe(err));
 	status = 0;
 	for (size_t i = 0; mpi && i < m.nwarnings; i++)
-		fprintf(stderr, "perfscope export: warning: %s\n", m.warnings[i]);
+		fprintf(stderr, "perfscope export: warning: %s\n", text_safe(m.warnings[i]));
 	fprintf(stderr,
 		"perfscope export: wrote %s/" OTF2_EXPORT_NAME ".otf2: %" PRIu64 " events, %" PRIu64
 		" function calls, %" PRIu64 " regions, %" PRIu64 " counter values, %" PRIu64
@@ -210,7 +215,7 @@ static int export_otf2(const char *dir, const char *archive, int force)
 			"perfscope export: note: %" PRIu64
 			" MPI calls of threads without a stream are on their own locations\n",
 			stats.mpi_unplaced);
-	caveats(stats.synthetic_exits, stats.unmatched_exits, stats.lost_records);
+	caveats(&e, stats.synthetic_exits, stats.unmatched_exits, stats.lost_records);
 done:
 	if (have_st)
 		symtab_release(&st);

@@ -7,10 +7,13 @@
 #include "cli.h"
 
 #include "../analysis/experiment.h"
+#include "../analysis/objcache.h"
 #include "../analysis/samples.h"
 #include "../analysis/stream.h"
 #include "../core/jsonw.h"
+#include "../output/caveats.h"
 #include "../output/table.h"
+#include "../output/textesc.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -269,7 +272,8 @@ static void print_list(FILE *out, const char *label, char **items, size_t n)
 {
 	fprintf(out, "%-13s", label);
 	for (size_t i = 0; i < n; i++)
-		fprintf(out, "%s%s", i ? (strcmp(label, "command") ? ", " : " ") : "", items[i]);
+		fprintf(out, "%s%s", i ? (strcmp(label, "command") ? ", " : " ") : "",
+			text_safe(items[i]));
 	fprintf(out, "%s\n", n ? "" : "-");
 }
 
@@ -298,7 +302,7 @@ static void print_sampling(FILE *out, const struct experiment *e, const struct s
 	fprintf(out, "  events   ");
 	for (size_t i = 0; i < sm->nevents; i++)
 		fprintf(
-		    out, "%s%s%s%s", i ? ", " : "", sm->events[i], i ? "" : " (leader)",
+		    out, "%s%s%s%s", i ? ", " : "", text_safe(sm->events[i]), i ? "" : " (leader)",
 		    strcmp(sm->states[i], "group")
 			? (strcmp(sm->states[i], "own group") ? " (not supported)" : " (own group)")
 			: "");
@@ -319,7 +323,7 @@ static int print_text(FILE *out, const struct experiment *e, const struct stream
 	double span;
 	int ret = 0;
 
-	fprintf(out, "%-13s%s\n", "experiment", e->dir);
+	fprintf(out, "%-13s%s\n", "experiment", text_safe(e->dir));
 	print_list(out, "command", e->command, e->ncommand);
 	if (e->exit_status >= 0)
 		fprintf(out, "%-13s%d\n", "exit status", e->exit_status);
@@ -328,10 +332,11 @@ static int print_text(FILE *out, const struct experiment *e, const struct stream
 			"%-13s- (the recording was cut: perfscope record was killed, or is still "
 			"running)\n",
 			"exit status");
-	fprintf(out, "%-13s%s\n", "created by", e->created_by ? e->created_by : "-");
-	fprintf(out, "%-13s%s\n", "host", e->host && e->host[0] ? e->host : "-");
-	fprintf(out, "%-13s%s\n", "cpu", e->cpu_brand && e->cpu_brand[0] ? e->cpu_brand : "-");
-	fprintf(out, "%-13s%s\n", "clock", e->clock && e->clock[0] ? e->clock : "-");
+	fprintf(out, "%-13s%s\n", "created by", e->created_by ? text_safe(e->created_by) : "-");
+	fprintf(out, "%-13s%s\n", "host", e->host && e->host[0] ? text_safe(e->host) : "-");
+	fprintf(out, "%-13s%s\n", "cpu",
+		e->cpu_brand && e->cpu_brand[0] ? text_safe(e->cpu_brand) : "-");
+	fprintf(out, "%-13s%s\n", "clock", e->clock && e->clock[0] ? text_safe(e->clock) : "-");
 	start_text(e->start_unix_ns, buf, sizeof(buf));
 	fprintf(out, "%-13s%s\n", "start", buf);
 	/* two spans: record's launch to exit (meta.json, as the html Summary gives it), and the
@@ -351,10 +356,10 @@ static int print_text(FILE *out, const struct experiment *e, const struct stream
 	if (e->nprocs)
 		print_list(out, "events", e->procs[0].events, e->procs[0].nevents);
 	for (size_t i = 0; i < e->nunsupported; i++)
-		fprintf(out, "%-13s%s: %s\n", i ? "" : "not counted", e->unsupported[i].name,
-			e->unsupported[i].reason);
+		fprintf(out, "%-13s%s: %s\n", i ? "" : "not counted",
+			text_safe(e->unsupported[i].name), text_safe(e->unsupported[i].reason));
 	if (e->metric_group && e->metric_group[0])
-		fprintf(out, "%-13s%s (%zu metrics)\n", "metric group", e->metric_group,
+		fprintf(out, "%-13s%s (%zu metrics)\n", "metric group", text_safe(e->metric_group),
 			e->nmetrics);
 
 	fprintf(out, "\nprocesses: %zu\n", e->nprocs);
@@ -395,7 +400,7 @@ static int print_text(FILE *out, const struct experiment *e, const struct stream
 	for (size_t i = 0; i < e->nprocs; i++) {
 		if (procs[i]->error && procs[i]->error[0])
 			fprintf(out, "  pid %d image %u: %s\n", (int)procs[i]->pid, procs[i]->image,
-				procs[i]->error);
+				text_safe(procs[i]->error));
 		if (procs[i]->lost_threads)
 			fprintf(out,
 				"  pid %d image %u: %" PRIu64
@@ -405,7 +410,7 @@ static int print_text(FILE *out, const struct experiment *e, const struct stream
 				procs[i]->lost_threads == 1 ? "it" : "them");
 		if (procs[i]->clock_note[0])
 			fprintf(out, "  pid %d image %u: %s\n", (int)procs[i]->pid, procs[i]->image,
-				procs[i]->clock_note);
+				text_safe(procs[i]->clock_note));
 	}
 
 	fprintf(out, "\nstreams: %zu\n", e->nstreams);
@@ -585,12 +590,97 @@ static void print_power(FILE *out, const struct experiment *e)
 		fprintf(out,
 			"\npower: meter file %s, copied to %s (format %s, %.6g Hz unless timed, "
 			"offset %.6g ms%s%s)\n",
-			pw->path, pw->file, pw->format[0] ? pw->format : "watts",
+			text_safe(pw->path), text_safe(pw->file),
+			pw->format[0] ? text_safe(pw->format) : "watts",
 			pw->rate_hz > 0 ? pw->rate_hz : 20000, pw->offset_ns / 1e6,
-			pw->scale[0] ? ", scale " : "", pw->scale);
+			pw->scale[0] ? ", scale " : "", text_safe(pw->scale));
 	else
 		fprintf(out, "\npower: %s every %.3g ms, in %s (see: perfscope energy)\n",
-			pw->source, (double)pw->period_ns / 1e6, pw->file);
+			text_safe(pw->source), (double)pw->period_ns / 1e6, text_safe(pw->file));
+}
+
+/* The cache column of an object: whether the build-id cache holds its copy. */
+static const char *object_cache_text(const struct exp_object *x, char *buf, size_t len)
+{
+	if (x->stored == 1 || x->stored == 2)
+		return x->stored == 1 ? "copied now" : "kept";
+	if (x->stored == -EFBIG)
+		return "too big to keep";
+	if (x->stored < 0) {
+		snprintf(buf, len, "not kept: %s",
+			 x->stored == -EPERM ? "the cache directory is not the user's alone"
+					     : strerror(-x->stored));
+		return buf;
+	}
+	return x->state == OBJ_CACHED ? "read from it" : "-";
+}
+
+/* The recorded objects: build-id, what became of the file, the cache (objcache.h). */
+static int print_objects(FILE *out, const struct experiment *e)
+{
+	char state[512], cache[128];
+	struct table *t;
+	int ret;
+
+	fprintf(out, "\nobjects: %zu\n", e->nobjects);
+	if (!e->nobjects)
+		return 0;
+	t = table_new();
+	if (!t)
+		return -ENOMEM;
+	table_add_column(t, "build-id", TABLE_LEFT);
+	table_add_column(t, "state", TABLE_LEFT);
+	table_add_column(t, "cache", TABLE_LEFT);
+	table_add_column(t, "path", TABLE_LEFT);
+	for (size_t i = 0; i < e->nobjects; i++) {
+		const struct exp_object *x = &e->objects[i];
+
+		obj_state_text(x, state, sizeof(state));
+		table_add_row(t);
+		table_set(t, 0, "%s", x->build_id[0] ? x->build_id : "-");
+		table_set(t, 1, "%s", state);
+		table_set(t, 2, "%s", object_cache_text(x, cache, sizeof(cache)));
+		table_set(t, 3, "%s", x->path);
+	}
+	ret = table_print(t, out, "  ");
+	table_free(t);
+	return ret;
+}
+
+static void json_objects(struct jsonw *w, const struct experiment *e)
+{
+	static const char *const states[] = {"unchecked", "same", "cached", "changed", "missing"};
+	char buf[512];
+
+	jsonw_key(w, "objects");
+	jsonw_array_begin(w);
+	for (size_t i = 0; i < e->nobjects; i++) {
+		const struct exp_object *x = &e->objects[i];
+
+		jsonw_object_begin(w);
+		jsonw_kv_string(w, "path", x->path);
+		jsonw_kv_string(w, "build_id", x->build_id);
+		jsonw_key(w, "size");
+		if (x->size >= 0)
+			jsonw_i64(w, x->size);
+		else
+			jsonw_null(w);
+		jsonw_key(w, "mtime_ns");
+		if (x->mtime_ns >= 0)
+			jsonw_i64(w, x->mtime_ns);
+		else
+			jsonw_null(w);
+		jsonw_kv_string(w, "state", states[x->state]);
+		jsonw_kv_string(w, "now", x->now);
+		jsonw_key(w, "cached");
+		if (x->cached)
+			jsonw_string(w, x->cached);
+		else
+			jsonw_null(w);
+		jsonw_kv_string(w, "cache", object_cache_text(x, buf, sizeof(buf)));
+		jsonw_object_end(w);
+	}
+	jsonw_array_end(w);
 }
 
 static void json_power(struct jsonw *w, const struct experiment *e)
@@ -700,6 +790,11 @@ static int print_json(FILE *out, const struct experiment *e, const struct stream
 		json_sampling(&w, e, sw);
 	if (e->has_power)
 		json_power(&w, e);
+	jsonw_key(&w, "caveats");
+	jsonw_array_begin(&w);
+	experiment_caveats(e, 1, caveat_json, &w);
+	jsonw_array_end(&w);
+	json_objects(&w, e);
 	jsonw_object_end(&w);
 	ret = jsonw_text(&w) ? 0 : -ENOMEM;
 	if (ret == 0 && fprintf(out, "%s\n", jsonw_text(&w)) < 0)
@@ -782,7 +877,17 @@ int cmd_info(int argc, char **argv)
 		print_sampling(out, &e, &sw);
 	if (!json && !ret && e.has_power)
 		print_power(out, &e);
-	ret = cli_output_close("info", out, ret == 0, ret);
+	if (!json && !ret && print_objects(out, &e))
+		ret = 1;
+	if (!json && !ret) {
+		struct caveat_block cb = {out, 0};
+
+		/* the processes' table says how each one ended (one that outlived the command is
+		 * not called killed), so the caveats leave that out */
+		experiment_caveats(&e, 0, caveat_block, &cb);
+	}
+	/* a failed write (a full disk) is named by cli_output_close, which keeps the old file */
+	ret = cli_output_close("info", out, ret == 0 || ferror(out), ret);
 out:
 	sample_walk_release(&sw);
 	free(si);

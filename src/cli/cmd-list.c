@@ -7,6 +7,7 @@
 #include "../core/jsonw.h"
 #include "../core/metrics.h"
 #include "../output/table.h"
+#include "../output/textesc.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -168,8 +169,10 @@ static void print_machine(const struct cpu_info *ci, const struct perf_state *ps
 	char fix[256];
 	const char *hint;
 
-	printf("CPU      %s family %u model %u stepping %u: %s\n", ci->vendor, ci->family,
-	       ci->model, ci->stepping, ci->brand[0] ? ci->brand : "(no brand string)");
+	/* the brand string is the hypervisor's to choose */
+	printf("CPU      %s family %u model %u stepping %u: %s\n", text_safe(ci->vendor),
+	       ci->family, ci->model, ci->stepping,
+	       ci->brand[0] ? text_safe(ci->brand) : "(no brand string)");
 	printf("         %d CPUs online, %s; TSC %s%s%s; clocksource %s\n", ci->ncpus,
 	       ci->hypervisor ? "virtual machine (hypervisor bit set)" : "bare metal",
 	       ci->constant_tsc ? "constant" : "not constant",

@@ -20,6 +20,9 @@
 #include "../core/meta.h"
 #include "../core/metrics.h"
 #include "../output/caveats.h"
+#include "../output/textesc.h"
+
+#include "../analysis/objcache.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -91,7 +94,7 @@ static void drop_old(struct expdir_stash *old)
 	char err[PATH_MAX + 256];
 
 	if (expdir_drop(old, err, sizeof(err)))
-		fprintf(stderr, "perfscope record: warning: %s\n", err);
+		fprintf(stderr, "perfscope record: warning: %s\n", text_safe(err));
 }
 
 #define META_ROOM 4096
@@ -101,7 +104,7 @@ static int write_padded(const char *path, const char *text, const char *mode)
 {
 	FILE *f = fopen(path, mode);
 	size_t len = strlen(text) + 1;
-	int ok;
+	int ok, err = 0;
 
 	if (!f)
 		return -1;
@@ -110,13 +113,19 @@ static int write_padded(const char *path, const char *text, const char *mode)
 		ok = fputc(' ', f) != EOF;
 	if (ok && len < META_ROOM)
 		ok = fputc('\n', f) != EOF;
-	if (fclose(f) != 0)
+	if (!ok)
+		err = errno;
+	if (fclose(f) != 0 && ok) {
 		ok = 0;
+		err = errno;
+	}
+	errno = err;
 	return ok ? 0 : -1;
 }
 
-/* meta.json's "sampling" object: the sampled events in samples-file order and their fate. */
-static void write_sampling(struct jsonw *w, const struct sampler *smp)
+/* meta.json's "sampling" object: the sampled events in samples-file order and their fate;
+ * once the run ENDED, also what the sampler counted and its errors. */
+static void write_sampling(struct jsonw *w, const struct sampler *smp, int ended)
 {
 	jsonw_key(w, "sampling");
 	jsonw_object_begin(w);
@@ -138,10 +147,18 @@ static void write_sampling(struct jsonw *w, const struct sampler *smp)
 		jsonw_object_end(w);
 	}
 	jsonw_array_end(w);
+	if (!ended) {
+		jsonw_object_end(w);
+		return;
+	}
 	jsonw_kv_u64(w, "samples", smp->samples);
 	jsonw_kv_u64(w, "lost", smp->lost);
 	jsonw_kv_u64(w, "throttled", smp->throttled);
 	jsonw_kv_u64(w, "late", smp->late);
+	if (smp->why[0])
+		jsonw_kv_string(w, "error", smp->why);
+	if (smp->ksyms_why[0])
+		jsonw_kv_string(w, "kallsyms_error", smp->ksyms_why);
 	jsonw_object_end(w);
 }
 
@@ -263,7 +280,7 @@ static int write_meta(const char *dir, char **cmd, int ncmd, const struct event_
 		jsonw_object_end(&w);
 	}
 	if (smp)
-		write_sampling(&w, smp);
+		write_sampling(&w, smp, run_ns != NULL);
 	record_power_meta(rp, &w);
 	if (mpi->on)
 		jsonw_kv_bool(&w, "mpi", 1);
@@ -281,13 +298,21 @@ static int write_meta(const char *dir, char **cmd, int ncmd, const struct event_
 	jsonw_object_end(&w);
 	snprintf(path, sizeof(path), "%s/meta.json", dir);
 	snprintf(tmp, sizeof(tmp), "%s/.meta.json.tmp", dir);
-	/* padded to a block, so that a full disk still lets it be rewritten in place */
-	if (!jsonw_text(&w) || ((write_padded(tmp, w.buf, "we") < 0 || rename(tmp, path) < 0) &&
-				write_padded(path, w.buf, "r+e") < 0)) {
-		cli_error("record",
-			  "cannot write %s: %s (record into a directory you can write: -o DIR)",
-			  path, strerror(errno));
-		ret = -EIO;
+	/* padded to a block, so that a full disk still lets it be rewritten in place; the first
+	 * failure is the cause (the one in place fails with ENOENT when there is no file yet) */
+	if (!jsonw_text(&w)) {
+		cli_error("record", "cannot write %s: out of memory", path);
+		ret = -ENOMEM;
+	} else if (write_padded(tmp, w.buf, "we") < 0 || rename(tmp, path) < 0) {
+		int cause = errno;
+
+		if (write_padded(path, w.buf, "r+e") < 0) {
+			cli_error("record",
+				  "cannot write %s: %s (record into a directory you can write: -o "
+				  "DIR)",
+				  path, strerror(cause));
+			ret = -EIO;
+		}
 	}
 	unlink(tmp);
 	jsonw_release(&w);
@@ -375,7 +400,7 @@ static int check_filter(const char *path, char *abs, size_t len)
 static void record_note(void *ctx, const char *line)
 {
 	(void)ctx;
-	fprintf(stderr, "perfscope record: %s\n", line);
+	fprintf(stderr, "perfscope record: %s\n", text_safe(line));
 }
 
 /* Complete the streams of the command's processes that ended without closing them (killed,
@@ -702,6 +727,10 @@ int cmd_record(int argc, char **argv)
 		ret = EXIT_USAGE;
 		goto out;
 	}
+	/* the sampled events' names, for the samples file of a run whose launcher is killed */
+	if (sampling && mpi.rank <= 0)
+		write_meta(absdir, cmd, ncmd, evs, nev, probed, group ? &mg : NULL, &smp, &rp, &mpi,
+			   -1, start, NULL);
 	/* the first power reading, right before the command is released */
 	if (record_power_start(&rp, absdir)) {
 		launch_abort(&l);
@@ -721,8 +750,9 @@ int cmd_record(int argc, char **argv)
 	if (sampling) {
 		int err = sampler_finish(&smp);
 
-		if (err)
-			cli_error("record", "samples could not all be written: %s", strerror(-err));
+		if (err || smp.why[0])
+			cli_error("record", "samples could not all be written: %s",
+				  smp.why[0] ? smp.why : strerror(-err));
 		fprintf(stderr, "perfscope record: %llu samples", (unsigned long long)smp.samples);
 		if (smp.lost || smp.throttled)
 			fprintf(stderr,
@@ -758,6 +788,13 @@ int cmd_record(int argc, char **argv)
 				"perfscope record: no function events were recorded: build %s with "
 				"-finstrument-functions (gcc, g++, gfortran, clang)\n",
 				cmd[0]);
+	}
+	{
+		char why[1024];
+
+		/* the objects that ran, kept for reading the experiment after a rebuild */
+		if (objects_cache_fill(absdir, why, sizeof(why)))
+			fprintf(stderr, "perfscope record: warning: %s\n", text_safe(why));
 	}
 	if (mpi.rank <= 0)
 		fprintf(stderr, "perfscope record: experiment in %s (see: perfscope %s %s)\n", dir,

@@ -329,8 +329,9 @@ int cmd_report(int argc, char **argv)
 	const char *output = NULL, *sort_key = NULL, *min_time = NULL, *rank_arg = NULL;
 	const char *callers = NULL, *min_share = NULL;
 	double min_pct = 0;
-	long top = 0;
-	int csv = 0, json = 0, force = 0, help = 0, tree = 0, lines = 0, accuracy = 0, first, ret;
+	long top = 0, fold = -1;
+	int no_fold = 0, csv = 0, json = 0, force = 0, help = 0, tree = 0, lines = 0, accuracy = 0,
+	    first, ret;
 	int categories = 0, per_rank = 0, otf2;
 	const struct option_spec specs[] = {
 	    {0, "by", OPT_LIST, &by, "function|region|sample|scope|thread|rank",
@@ -348,6 +349,12 @@ int cmd_report(int argc, char **argv)
 	     "sampled: totals estimated from the samples against exact counts", 0, NULL},
 	    {0, "tree", OPT_FLAG, &tree, NULL, "the call tree with inclusive times and calls", 0,
 	     NULL},
+	    {0, "fold-recursion", OPT_INT, &fold, "N",
+	     "--tree: fold each chain of direct recursion deeper than N levels (alone: every one; "
+	     "default 16) into one line",
+	     OPT_ARG_OPTIONAL, "1"},
+	    {0, "no-fold-recursion", OPT_FLAG, &no_fold, NULL,
+	     "--tree: show every level of recursion", 0, NULL},
 	    {0, "callers", OPT_STRING, &callers, "FUNC",
 	     "sampled with --callgraph: the callers of FUNC, and theirs, as a tree", 0, NULL},
 	    {0, "sort", OPT_STRING, &sort_key, "KEY",
@@ -476,6 +483,14 @@ int cmd_report(int argc, char **argv)
 						    "--csv/--json/--by region");
 		goto out;
 	}
+	if ((fold != -1 || no_fold) &&
+	    (!tree || (fold != -1 && no_fold) || (fold != -1 && fold < 1))) {
+		cli_error("report",
+			  !tree ? "--fold-recursion and --no-fold-recursion shape --tree: add it"
+			  : no_fold ? "--fold-recursion and --no-fold-recursion exclude each other"
+				    : "--fold-recursion=N: N must be 1 or more");
+		goto out;
+	}
 	if (lines || accuracy) {
 		if (view != VIEW_AUTO && view != VIEW_SAMPLES) {
 			cli_error("report",
@@ -501,6 +516,7 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	if (otf2)
 		view = VIEW_FUNCTIONS;
+	rep.fr.fold_recursion = no_fold ? FUNC_FOLD_NONE : fold > 0 ? (uint64_t)fold : 0;
 	if (view == VIEW_SAMPLES && !rep.e.nsamples) {
 		cli_error("report",
 			  "%s has no samples: record with perfscope record --sample -o %s -- CMD",

@@ -11,7 +11,9 @@
 #include "../analysis/fprofile.h"
 #include "../analysis/select.h"
 #include "../analysis/symbols.h"
+#include "../output/caveats.h"
 #include "../output/table.h"
+#include "../output/textesc.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -113,7 +115,7 @@ static int add_modules(struct select_run *r)
 			;
 		if (path[0] != '/' || m < r->nmods)
 			continue;
-		ret = elf_module_open(&r->mods[r->nmods++], path);
+		ret = symtab_open_module(&r->syms, &r->merged.rows[i].sym, &r->mods[r->nmods++]);
 		if (ret == -ENOMEM)
 			break;
 		ret = 0;
@@ -158,6 +160,17 @@ static int load(struct select_run *r)
 		cli_error("select", "out of memory");
 		return -1;
 	}
+	/* a filter from another build's names would exclude the wrong functions */
+	for (size_t i = 0; i < r->merged.nrows; i++)
+		if (r->merged.rows[i].sym.stale) {
+			cli_error(
+			    "select",
+			    "%s was rebuilt or removed after the recording of %s and the "
+			    "build-id cache has no copy: its functions cannot be named; record "
+			    "again with this build",
+			    r->merged.rows[i].sym.module, r->dir);
+			return -1;
+		}
 	r->cap = 2 * r->merged.nrows + 16;
 	r->funcs = calloc(r->cap, sizeof(*r->funcs));
 	if (!r->funcs) {
@@ -181,6 +194,7 @@ static int load(struct select_run *r)
 		cli_error("select", "out of memory");
 		return -1;
 	}
+	experiment_caveats(&r->e, 1, caveat_warning, stderr);
 	return 0;
 }
 
@@ -284,8 +298,8 @@ static int print_table(const struct select_run *r, const size_t *idx, size_t n, 
 			goto out;
 	}
 	criterion(r, how, sizeof(how));
-	fprintf(out, "%zu of %zu functions selected from %s (%s):\n\n", n, r->nrecorded, r->dir,
-		how);
+	fprintf(out, "%zu of %zu functions selected from %s (%s):\n\n", n, r->nrecorded,
+		text_safe(r->dir), how);
 	ret = table_print(t, out, "  ");
 	fputc('\n', out);
 out:
@@ -309,18 +323,19 @@ static void plan_warnings(const struct select_run *r, const char *output)
 			    "perfscope select: warning: '%s' stays instrumented in the rebuild: "
 			    "gcc cannot be told its name; the filter file leaves it out of the "
 			    "record\n",
-			    name);
+			    text_safe(name));
 			continue;
 		}
 		fprintf(stderr,
 			"perfscope select: warning: '%s' stays instrumented in the rebuild: gcc "
 			"matches names as substrings, and excluding '%s' would also lose the "
 			"selected",
-			name, p->keys[kept->func]);
+			text_safe(name), text_safe(p->keys[kept->func]));
 		for (size_t i = 0, m = 0; i < r->nfuncs; i++)
 			if (r->funcs[i].selected && p->gcc_names[i] &&
 			    strstr(p->gcc_names[i], p->keys[kept->func]))
-				fprintf(stderr, "%s '%s'", m++ ? "," : "", r->funcs[i].name);
+				fprintf(stderr, "%s '%s'", m++ ? "," : "",
+					text_safe(r->funcs[i].name));
 		fprintf(stderr, "; the filter file leaves it out of the record\n");
 	}
 	if (p->nkept > shown)
@@ -328,7 +343,7 @@ static void plan_warnings(const struct select_run *r, const char *output)
 		    stderr,
 		    "perfscope select: warning: %zu more unselected functions stay instrumented "
 		    "in the rebuild (all are listed in %s)\n",
-		    p->nkept - shown, output);
+		    p->nkept - shown, text_safe(output));
 	for (size_t i = 0; i < r->nfuncs; i++)
 		if (r->funcs[i].selected && !p->gcc_names[i])
 			fprintf(
@@ -336,7 +351,7 @@ static void plan_warnings(const struct select_run *r, const char *output)
 			    "perfscope select: warning: the selected '%s' has no name gcc "
 			    "matches; the rebuild instruments it only if no exclude entry is part "
 			    "of its name\n",
-			    r->funcs[i].name);
+			    text_safe(r->funcs[i].name));
 }
 
 /* Comments naming every unselected function that the rebuild still instruments. */
@@ -351,11 +366,13 @@ static void write_kept(const struct select_run *r, FILE *f)
 		const struct sel_kept *kept = &p->kept[k];
 
 		if (kept->reason == SEL_KEEP_UNNAMED)
-			fprintf(f, "#   %s (no name gcc knows)\n", r->funcs[kept->func].name);
+			fprintf(f, "#   %s (no name gcc knows)\n",
+				text_safe(r->funcs[kept->func].name));
 		else
 			fprintf(f, "#   %s (excluding '%s' would lose '%s')\n",
-				r->funcs[kept->func].name, p->keys[kept->func],
-				r->funcs[kept->selected].name);
+				text_safe(r->funcs[kept->func].name),
+				text_safe(p->keys[kept->func]),
+				text_safe(r->funcs[kept->selected].name));
 	}
 }
 
@@ -370,11 +387,12 @@ static long write_filter(const struct select_run *r, const size_t *idx, size_t n
 	if (!realpath(r->dir, abs))
 		snprintf(abs, sizeof(abs), "%s", r->dir);
 	fprintf(f, "# perfscope filter 1\n");
-	fprintf(f, "# written by perfscope select %s from the experiment %s\n", PSC_VERSION, abs);
+	fprintf(f, "# written by perfscope select %s from the experiment %s\n", PSC_VERSION,
+		text_safe(abs));
 	if (r->e.ncommand) {
 		fprintf(f, "# recorded command:");
 		for (size_t i = 0; i < r->e.ncommand; i++)
-			fprintf(f, " %s", r->e.command[i]);
+			fprintf(f, " %s", text_safe(r->e.command[i]));
 		fputc('\n', f);
 	}
 	fprintf(f, "# criterion: %s; %zu of %zu functions selected\n", how, n, r->nrecorded);
@@ -383,15 +401,17 @@ static long write_filter(const struct select_run *r, const size_t *idx, size_t n
 	for (size_t k = 0; k < n; k++) {
 		const struct func_row *row = &r->merged.rows[idx[k]];
 
-		if (row->sym.module[0] != '/') {
+		/* a line is module TAB address [TAB name]: a module path with a tab or a line
+		 * break cannot be written in it (the name, for people only, is escaped) */
+		if (row->sym.module[0] != '/' || strpbrk(row->sym.module, "\t\n")) {
 			fprintf(stderr,
 				"perfscope select: warning: the selected '%s' is not in a file "
-				"(module '%s'); the filter file cannot name it\n",
-				row->sym.name, row->sym.module);
+				"the filter file can name (module '%s')\n",
+				text_safe(row->sym.name), text_safe(row->sym.module));
 			continue;
 		}
 		fprintf(f, "%s\t0x%" PRIx64 "\t%s\n", row->sym.module, row->sym.offset,
-			row->sym.name);
+			text_safe(row->sym.name));
 		lines++;
 	}
 	return ferror(f) ? -1 : lines;
@@ -429,7 +449,7 @@ static int write_outputs(const struct select_run *r, const size_t *idx, size_t n
 	if (cli_output_close("select", fc, 1, 0))
 		return -1;
 	fprintf(stderr, "perfscope select: wrote %s (%ld functions, for record --filter) and %s\n",
-		output, lines, cflags);
+		text_safe(output), lines, text_safe(cflags));
 	return 0;
 }
 
@@ -470,7 +490,7 @@ static int run_select(struct select_run *r, const char *output, int force)
 		goto out;
 	plan_warnings(r, output);
 	ret = print_table(r, idx, nsel, stdout) ? 1 : 0;
-	printf("gcc options (also in %s.cflags):\n%s\n", output, opts);
+	printf("gcc options (also in %s.cflags):\n%s\n", text_safe(output), text_safe(opts));
 	if (fflush(stdout) != 0)
 		ret = 1;
 out:

@@ -4,6 +4,7 @@
 #include "../analysis/experiment.h"
 #include "../analysis/symbols.h"
 #include "../analysis/timeline.h"
+#include "../output/caveats.h"
 #include "../output/timeline-print.h"
 
 #include <errno.h>
@@ -81,6 +82,13 @@ int cmd_timeline(int argc, char **argv)
 		      : timeline_print_text(&e, &t, out))
 		  ? 1
 		  : 0;
+	if (csv || json) {
+		experiment_caveats(&e, 1, caveat_warning, stderr);
+	} else if (!ret) {
+		struct caveat_block cb = {out, 0};
+
+		experiment_caveats(&e, 1, caveat_block, &cb);
+	}
 	ret = cli_output_close("timeline", out, ret == 0, ret);
 out:
 	timeline_release(&t);

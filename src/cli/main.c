@@ -7,6 +7,7 @@
 #include "../core/metrics.h"
 #include "../core/outfile.h"
 #include "../core/strdist.h"
+#include "../output/textesc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -52,13 +53,17 @@ static const struct cmd commands[] = {
 
 void cli_error(const char *cmd, const char *fmt, ...)
 {
+	char *msg = NULL;
 	va_list ap;
+	int n;
 
-	fprintf(stderr, "perfscope %s: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	n = vasprintf(&msg, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	/* names, paths and error texts from an experiment: one line, nothing the terminal obeys */
+	fprintf(stderr, "perfscope %s: %s\n", cmd, n < 0 ? "(out of memory)" : text_safe(msg));
+	if (n >= 0)
+		free(msg);
 }
 
 static const struct cmd *find_cmd(const char *name)

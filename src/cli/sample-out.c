@@ -7,20 +7,28 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #define CHUNK_WORDS (128u << 10) /* 1 MiB chunks */
+/* words a chunk starts with: its clock-sync record, and the lost record of unwritten ones */
+#define CLOCK_WORDS 3u
+#define LOST_WORDS  4u
 
 /* A queued record: its words live in the arena at `at`. */
 struct pending {
 	uint64_t ns;
 	uint64_t seq; /* arrival order, for a stable sort */
 	size_t at, n;
-	int is_mmap; /* words: pid, start, len, pgoff, prot | flags << 32, path */
+	int is_mmap; /* words: pid, start, len, pgoff, prot | flags << 32, the file's identity
+		      * (MMAP_ID_WORDS: struct sample_mmap_id), path */
 };
 
 /* Program images seen per process: exec records advance them. */
@@ -35,8 +43,23 @@ struct sample_out {
 	pid_t root;
 	uint64_t *chunk;
 	size_t nchunk;
+	size_t head;		/* words of the open chunk before its first record */
+	uint64_t chunk_records; /* records in the open chunk */
+	uint64_t open_since;	/* sample_out_sync's time when it first saw the chunk open, or 0 */
 	uint64_t seq;
-	int error;
+	uint64_t end; /* file offset after the last chunk written whole */
+	int error;    /* the first write error (samples file or pmaps), negative errno */
+	char why[PATH_MAX + 160];
+	uint64_t unwritten; /* records of chunks that could not be written */
+	uint64_t dropped;   /* of those, not yet told by a lost record in a written chunk */
+	/*
+	 * The sample group definitions emitted so far (their records' words), which every later
+	 * sample refers to: those of a chunk that was cut off (after the first defs_done words)
+	 * begin each chunk again until one is written
+	 */
+	uint64_t *defs;
+	size_t ndefs, defscap, defs_done;
+	uint64_t chunk_defs; /* definitions emitted into the open chunk (not its head) */
 	uint64_t written, late;
 	uint64_t last_ns; /* time of the last record written */
 	struct pending *pend;
@@ -65,28 +88,111 @@ static int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+/* Keep the first error, worded "WHAT: strerror" (with the directory's file name). */
+static void note_error(struct sample_out *o, int err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void note_error(struct sample_out *o, int err, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (o->error)
+		return;
+	o->error = err;
+	va_start(ap, fmt);
+	n = vsnprintf(o->why, sizeof(o->why), fmt, ap);
+	va_end(ap);
+	if (n >= 0 && (size_t)n < sizeof(o->why))
+		snprintf(o->why + n, sizeof(o->why) - (size_t)n, ": %s", strerror(-err));
+}
+
+/*
+ * Open a chunk at time NS: its clock-sync record, then, when records of earlier chunks could
+ * not be written, a lost record (PSC_LOST_UNWRITTEN) that says how many, and the sample group
+ * definitions when the chunk that held them was cut off (at time NS, as the chunk's first
+ * records).
+ */
 static void chunk_begin(struct sample_out *o, uint64_t ns)
 {
 	o->chunk[0] = psc_word0(ns, PSC_KIND_EXT);
-	o->chunk[1] = psc_ext_word1(PSC_REC_CLOCK_SYNC, 3, 0);
+	o->chunk[1] = psc_ext_word1(PSC_REC_CLOCK_SYNC, CLOCK_WORDS, 0);
 	o->chunk[2] = ns;
-	o->nchunk = 3;
+	o->nchunk = CLOCK_WORDS;
+	if (o->dropped) {
+		o->chunk[3] = psc_word0(ns, PSC_KIND_EXT);
+		o->chunk[4] = psc_ext_word1(PSC_REC_LOST, LOST_WORDS, PSC_LOST_UNWRITTEN);
+		o->chunk[5] = o->dropped;
+		o->chunk[6] = 0;
+		o->nchunk += LOST_WORDS;
+	}
+	o->chunk_defs = 0;
+	if (o->ndefs > o->defs_done && o->ndefs - o->defs_done <= CHUNK_WORDS / 2) {
+		size_t n = o->ndefs - o->defs_done;
+
+		memcpy(o->chunk + o->nchunk, o->defs + o->defs_done, n * sizeof(uint64_t));
+		for (size_t i = 0; i < n; i += psc_rec_nwords(o->chunk[o->nchunk + i + 1]))
+			o->chunk[o->nchunk + i] = psc_word0(ns, PSC_KIND_EXT);
+		o->nchunk += n;
+	}
+	o->head = o->nchunk;
+	o->chunk_records = 0;
 }
 
+/*
+ * Append the open chunk (header and records in one write) after the last chunk written whole.
+ * A chunk that cannot be written whole (a full disk) is cut off the file again and its records
+ * counted as unwritten: the file stays a sequence of whole chunks, and the next chunk that can
+ * be written says how many records are missing before it. 0 or the negative errno.
+ */
 static int chunk_write(struct sample_out *o)
 {
 	struct psc_chunk_header h = {PSC_CHUNK_MAGIC, (uint32_t)(o->nchunk * 8), o->seq};
-	int ret;
+	struct iovec iov[2] = {{&h, sizeof(h)}, {o->chunk, o->nchunk * 8}};
+	size_t left = sizeof(h) + o->nchunk * 8;
+	uint64_t at = o->end;
+	int ret = 0, i = 0;
 
-	if (o->nchunk <= 3)
+	o->open_since = 0;
+	if (o->nchunk <= o->head) {
+		o->nchunk = 0;
 		return 0;
-	ret = write_all(o->fd, &h, sizeof(h));
-	if (!ret)
-		ret = write_all(o->fd, o->chunk, o->nchunk * 8);
-	o->seq++;
+	}
+	while (left) {
+		ssize_t w = pwritev(o->fd, iov + i, 2 - i, (off_t)at);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			ret = w < 0 ? -errno : -EIO;
+			break;
+		}
+		at += (uint64_t)w;
+		left -= (size_t)w;
+		while (i < 2 && (size_t)w >= iov[i].iov_len)
+			w -= (ssize_t)iov[i++].iov_len;
+		if (i < 2) {
+			iov[i].iov_base = (char *)iov[i].iov_base + w;
+			iov[i].iov_len -= (size_t)w;
+		}
+	}
+	if (ret) {
+		/* what was written of it would read as a chunk cut short, and hide the next ones */
+		if (ftruncate(o->fd, (off_t)o->end) < 0 && !o->error)
+			note_error(o, -errno, "cutting samples.%d back to byte %llu", (int)o->root,
+				   (unsigned long long)o->end);
+		note_error(o, ret, "writing samples.%d at byte %llu", (int)o->root,
+			   (unsigned long long)o->end);
+		/* definitions are not lost: the next chunk repeats them */
+		o->unwritten += o->chunk_records - o->chunk_defs;
+		o->dropped += o->chunk_records - o->chunk_defs;
+	} else {
+		o->end = at;
+		o->seq++;
+		o->dropped = 0;
+		o->defs_done = o->ndefs;
+	}
 	o->nchunk = 0;
-	if (ret && !o->error)
-		o->error = ret;
 	return ret;
 }
 
@@ -132,10 +238,12 @@ int sample_out_open(struct sample_out **out, const char *dir, pid_t pid, uint32_
 	ret = write_all(o->fd, &h, sizeof(h));
 	if (ret) {
 		close(o->fd);
+		unlink(path); /* a header cut short would be all there is */
 		free(o->chunk);
 		free(o);
 		return ret;
 	}
+	o->end = sizeof(h);
 	/* the exec that starts the command is the root's first record: it begins image 0 */
 	if (!image_of(o, pid)) {
 		sample_out_close(o);
@@ -196,10 +304,13 @@ int sample_out_add(struct sample_out *o, uint64_t ns, uint32_t type, uint32_t ar
 	return 0;
 }
 
-int sample_out_add_mmap(struct sample_out *o, uint64_t ns, pid_t pid, uint64_t start, uint64_t len,
-			uint64_t pgoff, uint32_t prot, uint32_t flags, const char *path)
+#define MMAP_ID_WORDS ((sizeof(struct sample_mmap_id) + 7) / 8)
+
+int sample_out_add_mmap_id(struct sample_out *o, uint64_t ns, pid_t pid, uint64_t start,
+			   uint64_t len, uint64_t pgoff, uint32_t prot, uint32_t flags,
+			   const struct sample_mmap_id *id, const char *path)
 {
-	size_t plen = strnlen(path, PATH_MAX - 1), n = 5 + plen / 8 + 1;
+	size_t plen = strnlen(path, PATH_MAX - 1), n = 5 + MMAP_ID_WORDS + plen / 8 + 1;
 	uint64_t *w = queue(o, ns, n, 1);
 
 	if (!w)
@@ -210,8 +321,16 @@ int sample_out_add_mmap(struct sample_out *o, uint64_t ns, pid_t pid, uint64_t s
 	w[2] = len;
 	w[3] = pgoff;
 	w[4] = prot | (uint64_t)flags << 32;
-	memcpy(w + 5, path, plen);
+	if (id)
+		memcpy(w + 5, id, sizeof(*id));
+	memcpy(w + 5 + MMAP_ID_WORDS, path, plen);
 	return 0;
+}
+
+int sample_out_add_mmap(struct sample_out *o, uint64_t ns, pid_t pid, uint64_t start, uint64_t len,
+			uint64_t pgoff, uint32_t prot, uint32_t flags, const char *path)
+{
+	return sample_out_add_mmap_id(o, ns, pid, start, len, pgoff, prot, flags, NULL, path);
 }
 
 static unsigned *image_of(struct sample_out *o, pid_t pid)
@@ -241,26 +360,69 @@ static void pmaps_path(const struct sample_out *o, pid_t pid, unsigned image, ch
 		snprintf(path, len, "%s/pmaps.%d", o->dir, (int)pid);
 }
 
-/* Append the mapping to pmaps.<pid>[.<image>] in /proc/<pid>/maps syntax. */
-static void write_mmap(struct sample_out *o, const uint64_t *w)
+/* NAME with each newline written as \012, as /proc/<pid>/maps writes it. */
+static void put_name(FILE *f, const char *name)
+{
+	for (; *name; name++)
+		if (*name == '\n')
+			fputs("\\012", f);
+		else
+			fputc(*name, f);
+}
+
+/* The "# object" line of a mapping's file: what the kernel gave (a build-id), and the size and
+ * mtime of the file now, which tell without one only when it is the mapped inode. */
+static void write_object(FILE *f, const struct sample_mmap_id *id, const char *name)
+{
+	struct stat st;
+	int have = name[0] == '/' && !stat(name, &st);
+
+	if (!id->build_id_len && !(have && id->has_ino && st.st_ino == id->ino &&
+				   major(st.st_dev) == id->maj && minor(st.st_dev) == id->min))
+		return;
+	fputs("# object ", f);
+	for (unsigned k = 0; k < id->build_id_len && k < sizeof(id->build_id); k++)
+		fprintf(f, "%02x", id->build_id[k]);
+	if (have)
+		fprintf(f, "%s %lld %lld ", id->build_id_len ? "" : "-", (long long)st.st_size,
+			(long long)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec);
+	else
+		fprintf(f, "%s - - ", id->build_id_len ? "" : "-");
+	put_name(f, name);
+	fputc('\n', f);
+}
+
+/* Append the mapping made at NS to pmaps.<pid>[.<image>] in /proc/<pid>/maps syntax, after a
+ * "# mmap NS" line and before the "# object" line of its file (docs/format.md). */
+static void write_mmap(struct sample_out *o, const uint64_t *w, uint64_t ns)
 {
 	pid_t pid = (pid_t)w[0];
 	unsigned *image = image_of(o, pid);
 	uint32_t prot = (uint32_t)w[4], flags = (uint32_t)(w[4] >> 32);
+	const char *name = (const char *)(w + 5 + MMAP_ID_WORDS);
+	struct sample_mmap_id id;
 	char path[PATH_MAX + 64];
 	FILE *f;
 
 	if (!image)
 		return;
+	memcpy(&id, w + 5, sizeof(id));
 	pmaps_path(o, pid, *image, path, sizeof(path));
 	f = fopen(path, "ae");
-	if (!f)
+	if (!f) {
+		note_error(o, -errno, "writing %s", path + strlen(o->dir) + 1);
 		return;
-	fprintf(f, "%llx-%llx %c%c%c%c %08llx 00:00 0 %s\n", (unsigned long long)w[1],
-		(unsigned long long)(w[1] + w[2]), prot & PROT_READ ? 'r' : '-',
-		prot & PROT_WRITE ? 'w' : '-', prot & PROT_EXEC ? 'x' : '-',
-		flags & MAP_SHARED ? 's' : 'p', (unsigned long long)w[3], (const char *)(w + 5));
-	fclose(f);
+	}
+	fprintf(f, "# mmap %llu\n%llx-%llx %c%c%c%c %08llx 00:00 0 ", (unsigned long long)ns,
+		(unsigned long long)w[1], (unsigned long long)(w[1] + w[2]),
+		prot & PROT_READ ? 'r' : '-', prot & PROT_WRITE ? 'w' : '-',
+		prot & PROT_EXEC ? 'x' : '-', flags & MAP_SHARED ? 's' : 'p',
+		(unsigned long long)w[3]);
+	put_name(f, name);
+	fputc('\n', f);
+	write_object(f, &id, name);
+	if (fclose(f) != 0)
+		note_error(o, -errno, "writing %s", path + strlen(o->dir) + 1);
 }
 
 /*
@@ -287,8 +449,8 @@ static void copy_maps(struct sample_out *o, pid_t parent, pid_t child)
 	out = fopen(to, "ae");
 	while (out && (n = fread(buf, 1, sizeof(buf), in)) > 0)
 		fwrite(buf, 1, n, out);
-	if (out)
-		fclose(out);
+	if (!out || fclose(out) != 0)
+		note_error(o, -errno, "writing %s", to + strlen(o->dir) + 1);
 	fclose(in);
 }
 
@@ -301,14 +463,35 @@ static int pending_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static int emit(struct sample_out *o, const struct pending *p)
+/* Keep a copy of the sample group definition W (N words): 1, or 0 when out of memory (then a
+ * chunk cut off loses it like any record). */
+static int keep_def(struct sample_out *o, const uint64_t *w, size_t n)
+{
+	if (o->ndefs + n > o->defscap) {
+		size_t cap = o->defscap ? 2 * o->defscap : 256;
+		uint64_t *d;
+
+		while (cap < o->ndefs + n)
+			cap *= 2;
+		d = realloc(o->defs, cap * sizeof(*d));
+		if (!d)
+			return 0;
+		o->defs = d;
+		o->defscap = cap;
+	}
+	memcpy(o->defs + o->ndefs, w, n * sizeof(*w));
+	o->ndefs += n;
+	return 1;
+}
+
+static void emit(struct sample_out *o, const struct pending *p)
 {
 	uint64_t *w = o->arena + p->at;
 	uint64_t ns = p->ns;
 
 	if (p->is_mmap) {
-		write_mmap(o, w);
-		return 0;
+		write_mmap(o, w, ns);
+		return;
 	}
 	/*
 	 * A record published later than the watermark allowed for (a preempted CPU) would put
@@ -329,14 +512,16 @@ static int emit(struct sample_out *o, const struct pending *p)
 	if (psc_rec_type(w[1]) == PSC_REC_TASK && psc_rec_arg(w[1]) == PSC_TASK_FORK &&
 	    (uint32_t)w[2] == (uint32_t)(w[2] >> 32) && (uint32_t)w[3] != (uint32_t)w[2])
 		copy_maps(o, (pid_t)(uint32_t)w[3], (pid_t)(uint32_t)w[2]);
-	if (o->nchunk && o->nchunk + p->n > CHUNK_WORDS && chunk_write(o))
-		return o->error;
+	if (o->nchunk && o->nchunk + p->n > CHUNK_WORDS)
+		chunk_write(o);
 	if (!o->nchunk)
 		chunk_begin(o, ns);
+	if (psc_rec_type(w[1]) == PSC_REC_SAMPLE_GROUP && keep_def(o, w, p->n))
+		o->chunk_defs++;
 	memcpy(o->chunk + o->nchunk, w, p->n * sizeof(*w));
 	o->nchunk += p->n;
+	o->chunk_records++;
 	o->written++;
-	return 0;
 }
 
 int sample_out_flush(struct sample_out *o, uint64_t watermark)
@@ -349,7 +534,7 @@ int sample_out_flush(struct sample_out *o, uint64_t watermark)
 		emit(o, &o->pend[i]);
 	if (i == o->npend) {
 		o->npend = o->narena = 0;
-		return o->error;
+		return 0;
 	}
 	/*
 	 * What waits for a later flush moves to the spare arena in its new order (sorting broke
@@ -380,7 +565,33 @@ int sample_out_flush(struct sample_out *o, uint64_t watermark)
 	o->sparecap = cap;
 	o->npend = keep;
 	o->narena = narena;
+	return 0;
+}
+
+int sample_out_sync(struct sample_out *o, uint64_t now)
+{
+	if (o->nchunk <= o->head)
+		return 0;
+	if (now != UINT64_MAX && (!o->open_since || now - o->open_since < SAMPLE_OUT_SYNC_NS)) {
+		if (!o->open_since)
+			o->open_since = now ? now : 1;
+		return 0;
+	}
+	return chunk_write(o);
+}
+
+int sample_out_error(const struct sample_out *o, char *why, size_t len)
+{
+	if (o->error && len)
+		snprintf(why, len, "%s", o->why);
+	else if (len)
+		why[0] = 0;
 	return o->error;
+}
+
+uint64_t sample_out_unwritten(const struct sample_out *o)
+{
+	return o->unwritten;
 }
 
 int sample_out_close(struct sample_out *o)
@@ -389,14 +600,15 @@ int sample_out_close(struct sample_out *o)
 
 	sample_out_flush(o, UINT64_MAX);
 	chunk_write(o);
-	if (close(o->fd) < 0 && !o->error)
-		o->error = -errno;
+	if (close(o->fd) < 0)
+		note_error(o, -errno, "closing samples.%d", (int)o->root);
 	ret = o->error;
 	free(o->chunk);
 	free(o->pend);
 	free(o->arena);
 	free(o->spare);
 	free(o->images);
+	free(o->defs);
 	free(o);
 	return ret;
 }

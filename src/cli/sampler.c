@@ -101,6 +101,8 @@ static void attr_build(const struct sampler *s, const struct event_desc *ev, int
 	}
 	if (tracks) {
 		a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = 1;
+		/* each mapping's build-id (Linux 5.12 on), so that a rebuild is noticed */
+		a->build_id = !s->no_build_id;
 		/* on- and off-CPU times, so that deltas spread over the time a thread ran */
 		a->context_switch = 1;
 		a->watermark = 1;
@@ -147,6 +149,10 @@ static int plan_groups(struct sampler *s)
 	struct sampler_cpu *c0 = &s->cpus[0];
 	int fd = open_event(s, 0, 0, 1, 1, -1);
 
+	if (fd == -EINVAL || fd == -E2BIG) { /* a kernel without build-ids in MMAP2 records */
+		s->no_build_id = 1;
+		fd = open_event(s, 0, 0, 1, 1, -1);
+	}
 	if ((fd == -EACCES || fd == -EPERM) && !s->cfg.exclude_kernel) {
 		s->cfg.exclude_kernel = 1;
 		fd = open_event(s, 0, 0, 1, 1, -1);
@@ -476,17 +482,30 @@ static int take_record(struct sampler *s, struct sampler_cpu *cpu,
 	switch (h->type) {
 	case PERF_RECORD_MMAP2: {
 		const uint64_t *q = (const uint64_t *)(u + 2);
-		/* pid, tid, addr, len, pgoff, maj, min, ino, ino_generation, prot, flags, name */
+		/* pid, tid, addr, len, pgoff, then maj, min, ino, ino_generation or (MMAP_BUILD_ID)
+		 * build_id_size, 3 reserved bytes, build_id[20]; prot, flags, name */
 		const uint32_t *pf = (const uint32_t *)(q + 6);
 		const char *name = (const char *)(pf + 2);
 		const char *limit = (const char *)h + h->size - TRAILER_BYTES;
+		struct sample_mmap_id id = {0};
 
 		if (name >= limit || !memchr(name, 0, (size_t)(limit - name)))
 			return 0;
 		if (!(pf[0] & PROT_EXEC))
 			return 0;
-		return sample_out_add_mmap(s->out, ns, (pid_t)u[0], q[0], q[1], q[2], pf[0], pf[1],
-					   name);
+		if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+			const uint8_t *b = (const uint8_t *)(q + 3);
+
+			id.build_id_len = b[0] < sizeof(id.build_id) ? b[0] : sizeof(id.build_id);
+			memcpy(id.build_id, b + 4, id.build_id_len);
+		} else {
+			id.maj = ((const uint32_t *)(q + 3))[0];
+			id.min = ((const uint32_t *)(q + 3))[1];
+			id.ino = q[4];
+			id.has_ino = 1;
+		}
+		return sample_out_add_mmap_id(s->out, ns, (pid_t)u[0], q[0], q[1], q[2], pf[0],
+					      pf[1], &id, name);
 	}
 	case PERF_RECORD_COMM: {
 		const char *name = (const char *)(u + 2);
@@ -552,7 +571,12 @@ static int drain_cpu(struct sampler *s, struct sampler_cpu *cpu)
 	return perf_ring_drain(&cpu->ring, drain_record, &d);
 }
 
-static int drain_all(struct sampler *s, uint64_t watermark)
+/*
+ * Drain every ring, put the records up to WATERMARK in order into the file's chunk, and write
+ * the chunk when it has waited long enough at time NOW (UINT64_MAX: at once). 0, or the
+ * negative errno that stops the drain (out of memory); write errors are the file's to keep.
+ */
+static int drain_all(struct sampler *s, uint64_t watermark, uint64_t now)
 {
 	int ret = 0;
 
@@ -564,6 +588,8 @@ static int drain_all(struct sampler *s, uint64_t watermark)
 	}
 	if (!ret)
 		ret = sample_out_flush(s->out, watermark);
+	if (!ret)
+		sample_out_sync(s->out, now);
 	return ret;
 }
 
@@ -593,7 +619,7 @@ static void *drain_main(void *arg)
 			if (pfd[c].revents & (POLLHUP | POLLERR))
 				pfd[c].fd = -1;
 		if (!s->error) {
-			int r = drain_all(s, now > ORDER_SLACK_NS ? now - ORDER_SLACK_NS : 0);
+			int r = drain_all(s, now > ORDER_SLACK_NS ? now - ORDER_SLACK_NS : 0, now);
 
 			if (r)
 				s->error = r;
@@ -743,16 +769,32 @@ int sampler_finish(struct sampler *s)
 	}
 	ret = s->error;
 	if (!ret)
-		ret = drain_all(s, UINT64_MAX);
+		ret = drain_all(s, UINT64_MAX, UINT64_MAX);
 	if (!ret)
 		ret = write_totals(s);
 	if (!ret)
 		ret = sample_out_add(s->out, clock_monotonic_ns(), PSC_REC_STREAM_END, PSC_END_EXIT,
 				     end, 0);
+	if (!ret)
+		ret = sample_out_flush(s->out, UINT64_MAX);
+	if (!ret)
+		sample_out_sync(s->out, UINT64_MAX);
 	s->late = sample_out_late(s->out);
+	s->unwritten = sample_out_unwritten(s->out);
+	if (sample_out_error(s->out, s->why, sizeof(s->why)) && s->unwritten) {
+		size_t n = strlen(s->why);
+
+		snprintf(s->why + n, sizeof(s->why) - n, " (%llu records not written)",
+			 (unsigned long long)s->unwritten);
+	}
 	int r = sample_out_close(s->out);
 
 	s->out = NULL;
+	if (ret && !s->why[0])
+		snprintf(s->why, sizeof(s->why), "draining the ring buffers: %s", strerror(-ret));
+	else if (r && !s->why[0])
+		snprintf(s->why, sizeof(s->why), "closing samples.%d: %s", (int)s->pid,
+			 strerror(-r));
 	return ret ? ret : r;
 }
 

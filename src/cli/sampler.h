@@ -11,6 +11,7 @@
 #ifndef PSC_SAMPLER_H
 #define PSC_SAMPLER_H
 
+#include <limits.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -60,7 +61,8 @@ struct sampler {
 	struct sampler_cpu *cpus;
 	int ncpus;
 	pid_t pid;
-	int inherit; /* 0: the kernel (before 6.12) samples only the command's first thread */
+	int inherit;	 /* 0: the kernel (before 6.12) samples only the command's first thread */
+	int no_build_id; /* the kernel gives no build-ids in MMAP2 records (before 5.12) */
 	struct sample_out *out;
 	pthread_t thread;
 	int thread_started;
@@ -73,6 +75,10 @@ struct sampler {
 	char ksyms_why[512]; /* why the copy failed, "" when it did not */
 	uint64_t samples, lost, throttled;
 	uint64_t late; /* records published after later ones were written: given their time */
+	/* after sampler_finish: records that could not be written (a full disk), and the first
+	 * error writing the samples or pmaps files ("" none), as sample_out_error words it */
+	uint64_t unwritten;
+	char why[PATH_MAX + 192];
 };
 
 /*
@@ -89,7 +95,9 @@ int sampler_start(struct sampler *s, const char *dir);
 
 /*
  * After the command ended: drain what is left, write the exact totals and the end record,
- * stop the thread and close the file. 0, or the first write error (negative errno).
+ * stop the thread and close the file. 0, or the first error (negative errno), said in
+ * s->why. The drain thread writes the records as it goes (sample_out_sync): a chunk at least
+ * every SAMPLE_OUT_SYNC_NS plus a drain period, and whenever 1 MiB of records is ready.
  */
 int sampler_finish(struct sampler *s);
 

@@ -37,9 +37,13 @@
 /* Force the clock source: "tsc" or "monotonic" (testing and odd hardware). */
 #define PSC_ENV_CLOCK "PERFSCOPE_CLOCK"
 
-/* CLI only: where `record --sample` keeps its per-boot copy of /proc/kallsyms; set and empty:
- * no cache (unset: $XDG_CACHE_HOME/perfscope, else ~/.cache/perfscope). */
+/* CLI only: where `record --sample` keeps its per-boot copy of /proc/kallsyms and every
+ * command its build-id cache of the recorded objects; set and empty: no cache (unset:
+ * $XDG_CACHE_HOME/perfscope, else ~/.cache/perfscope). */
 #define PSC_ENV_CACHE_DIR "PERFSCOPE_CACHE_DIR"
+/* CLI only: the largest object (bytes, k/M/G suffixes) the build-id cache in the cache
+ * directory keeps a copy of (unset: 256M; 0: none). */
+#define PSC_ENV_CACHE_MAX_OBJECT "PERFSCOPE_CACHE_MAX_OBJECT"
 
 /* Testing only: "OFFSET_NS:DRIFT_PPM" added to every CLOCK_MONOTONIC reading of the runtime in
  * this process, so that MPI clock alignment can be checked against a known skew. */

@@ -101,7 +101,9 @@ enum psc_rec_type {
 	 * one i32 status (0 counting, else a negative errno from perf_event_open), padded to 8.
 	 * Written once, when the thread opens its counters; fixes the snapshot layout. */
 	PSC_REC_COUNTERS = 5,
-	/* arg = 0; payload: u64 records lost, u64 bytes lost (buffer or write failures). */
+	/* arg = 0; payload: u64 records lost, u64 bytes lost (buffer or write failures). In
+	 * samples files arg PSC_LOST_UNWRITTEN: payload u64 records the launcher could not write,
+	 * u64 0. */
 	PSC_REC_LOST = 6,
 	/* arg = enum psc_end_reason: the stream ended cleanly. */
 	PSC_REC_STREAM_END = 7,
@@ -239,6 +241,10 @@ enum psc_task_event {
 	PSC_TASK_COMM = 3, /* the thread renamed itself */
 	PSC_TASK_EXEC = 4, /* the process replaced its image; later samples of pid are image + 1 */
 };
+
+/* PSC_REC_LOST arg in a samples file: the records were drained but could not be written (a
+ * full disk); arg 0: the kernel lost them (a ring buffer was full) */
+#define PSC_LOST_UNWRITTEN 1u
 
 #define PSC_NO_GROUP 0xffffffffu
 

@@ -1,5 +1,6 @@
 /* jsonw.c - JSON writer. */
 #include "jsonw.h"
+#include "utf8.h"
 
 #include "mem.h"
 
@@ -55,7 +56,7 @@ static void newline(struct jsonw *w)
 	if (!w->pretty)
 		return;
 	put(w, "\n", 1);
-	for (int i = 0; i < w->depth; i++)
+	for (int i = 0; i < w->depth && i < JSONW_INDENT_MAX; i++)
 		put(w, "  ", 2);
 }
 
@@ -73,36 +74,66 @@ static void before_value(struct jsonw *w)
 	w->need_comma = 1;
 }
 
+size_t jsonw_escape(char *dst, const char *s, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n = 0;
+
+	for (size_t i = 0; i < len;) {
+		unsigned char c = u[i];
+		uint32_t cp;
+		size_t k;
+
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+			dst[n++] = (char)c;
+			i++;
+			continue;
+		}
+		if (c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t') {
+			dst[n++] = '\\';
+			dst[n++] = c == '\n' ? 'n' : c == '\r' ? 'r' : c == '\t' ? 't' : (char)c;
+			i++;
+			continue;
+		}
+		k = c < 0x80 ? 0 : utf8_seq_len(u + i, len - i, &cp);
+		if (c < 0x80 || (k && cp < 0xa0)) {
+			/* a control character: C0, DEL, or C1 (U+0080 to U+009F) */
+			cp = c < 0x80 ? c : cp;
+			memcpy(dst + n, "\\u00", 4);
+			dst[n + 4] = hex[cp >> 4];
+			dst[n + 5] = hex[cp & 15];
+			n += 6;
+			i += k ? k : 1;
+		} else if (k) {
+			memcpy(dst + n, u + i, k);
+			n += k;
+			i += k;
+		} else {
+			memcpy(dst + n, "\\ufffd", 6);
+			n += 6;
+			i++;
+		}
+	}
+	return n;
+}
+
+/* S as a JSON string, escaped in pieces that never split a UTF-8 sequence. */
 static void quoted(struct jsonw *w, const char *s)
 {
-	put(w, "\"", 1);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		char esc[8];
+	size_t len = strlen(s);
 
-		switch (*p) {
-		case '"':
-			puts_(w, "\\\"");
-			break;
-		case '\\':
-			puts_(w, "\\\\");
-			break;
-		case '\n':
-			puts_(w, "\\n");
-			break;
-		case '\r':
-			puts_(w, "\\r");
-			break;
-		case '\t':
-			puts_(w, "\\t");
-			break;
-		default:
-			if (*p < 0x20 || *p == 0x7f) {
-				snprintf(esc, sizeof(esc), "\\u%04x", *p);
-				puts_(w, esc);
-			} else {
-				put(w, (const char *)p, 1);
-			}
-		}
+	put(w, "\"", 1);
+	while (len && !w->failed) {
+		char buf[6 * 256];
+		size_t k = len < 256 ? len : 256;
+
+		for (size_t back = 0; k < len && back < 3 && ((unsigned char)s[k] & 0xc0) == 0x80;
+		     back++)
+			k--;
+		put(w, buf, jsonw_escape(buf, s, k));
+		s += k;
+		len -= k;
 	}
 	put(w, "\"", 1);
 }

@@ -19,6 +19,10 @@ struct jsonw {
 	int depth;
 };
 
+/* Pretty output indents by two spaces per level up to this depth, no further: a document
+ * nested a million levels deep (a call chain) stays linear in size, not quadratic. */
+#define JSONW_INDENT_MAX 32
+
 void jsonw_init(struct jsonw *w, int pretty);
 void jsonw_release(struct jsonw *w);
 
@@ -28,6 +32,7 @@ void jsonw_array_begin(struct jsonw *w);
 void jsonw_array_end(struct jsonw *w);
 /* An object key; the next call writes its value. */
 void jsonw_key(struct jsonw *w, const char *key);
+/* S (NULL: "") as a string, escaped as jsonw_escape() says: valid JSON whatever S holds. */
 void jsonw_string(struct jsonw *w, const char *s);
 void jsonw_u64(struct jsonw *w, uint64_t v);
 void jsonw_i64(struct jsonw *w, int64_t v);
@@ -42,6 +47,16 @@ void jsonw_kv_u64(struct jsonw *w, const char *key, uint64_t v);
 void jsonw_kv_i64(struct jsonw *w, const char *key, int64_t v);
 void jsonw_kv_double(struct jsonw *w, const char *key, double v);
 void jsonw_kv_bool(struct jsonw *w, const char *key, int v);
+
+/*
+ * The LEN bytes at S as the inside of a JSON string into DST (room for 6 * LEN bytes needed),
+ * so that any bytes give valid JSON: '"' and '\\' escaped, newline, CR and tab as \n \r \t,
+ * the other control characters (C0, DEL, and C1 U+0080 to U+009F, which some terminals obey)
+ * as \u00XX, each byte that is not part of valid UTF-8 (utf8.h) as \ufffd; valid UTF-8 is kept
+ * as it is. Keys and strings of the writer are escaped so; the Chrome trace writer calls it
+ * directly. Returns the bytes written (no NUL).
+ */
+size_t jsonw_escape(char *dst, const char *s, size_t len);
 
 /* Write the document and a newline to F, then release W: the end of every --json output.
  * 0, -ENOMEM (an allocation failed while writing) or -EIO. */

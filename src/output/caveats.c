@@ -1,8 +1,12 @@
 /* caveats.c - caveats of a whole experiment (caveats.h). */
 #include "caveats.h"
 
+#include "../analysis/objcache.h"
+#include "../core/format.h"
 #include "../core/jsonw.h"
+#include "textesc.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,6 +21,126 @@ void caveat_say(void (*fn)(void *ctx, const char *line), void *ctx, const char *
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
 	fn(ctx, line);
+}
+
+/* The cause an error message names, in a few words, when it is one of a full disk's. */
+static const char *error_cause(const char *error)
+{
+	if (strstr(error, strerror(ENOSPC)))
+		return "the disk was full";
+	if (strstr(error, strerror(EDQUOT)))
+		return "the disk quota was exceeded";
+	if (strstr(error, strerror(EFBIG)))
+		return "the file size limit was reached";
+	return NULL;
+}
+
+/*
+ * Why the damaged file D may be as it is, when the experiment knows, as " (WHY)" in BUF: the
+ * cause of the recording error of whoever wrote it (the error itself is a caveat of its own),
+ * or that the writer was killed.
+ */
+static const char *damage_why(const struct experiment *e, const struct exp_damage *d, char *buf,
+			      size_t len)
+{
+	const struct exp_process *pr = d->launcher ? NULL : experiment_process(e, d->pid, d->image);
+	const char *error = d->launcher ? e->sampling.error : pr ? pr->error : NULL;
+	const char *cause = error && error[0] ? error_cause(error) : NULL;
+
+	buf[0] = 0;
+	if (cause)
+		snprintf(buf, len, " (%s)", cause);
+	else if (error && error[0] && d->launcher)
+		snprintf(buf, len, " (see perfscope record's error)");
+	else if (error && error[0])
+		snprintf(buf, len, " (see process %d's error)", (int)pr->pid);
+	else if (d->launcher && e->has_meta && e->exit_status < 0)
+		snprintf(buf, len, " (perfscope record did not finish: killed?)");
+	else if (pr && !strcmp(pr->state, "running"))
+		snprintf(buf, len, " (process %d did not finish: killed?)", (int)pr->pid);
+	return buf;
+}
+
+/* One line about the damaged file D: what is wrong with it, and what is missing for it. */
+static void damage_line(const struct experiment *e, const struct exp_damage *d,
+			void (*fn)(void *ctx, const char *line), void *ctx)
+{
+	char why[1024], what[64];
+	const char *file = d->name;
+	int stream = !strncmp(file, "stream.", 7), samples = !strncmp(file, "samples.", 8);
+	int pmaps = !strncmp(file, "pmaps.", 6), proc = !strncmp(file, "proc.", 5);
+	const char *lost = stream    ? "the thread's records after it are missing"
+			   : samples ? "the samples after it are missing"
+				     : "what follows it is missing";
+
+	damage_why(e, d, why, sizeof(why));
+	if (d->size)
+		snprintf(what, sizeof(what), "holds nothing but blanks (%" PRIu64 " bytes)",
+			 d->size);
+	else
+		snprintf(what, sizeof(what), "empty (0 bytes)");
+	switch (d->kind) {
+	case EXP_DAMAGE_EMPTY:
+		if (proc)
+			caveat_say(fn, ctx,
+				   "%s: %s: process %d is left out, with its %zu stream%s%s", file,
+				   what, (int)d->pid, d->streams_out,
+				   d->streams_out == 1 ? "" : "s", why);
+		else if (pmaps && d->maps_cover)
+			caveat_say(
+			    fn, ctx,
+			    "%s: %s: samples of process %d are named from the runtime's maps "
+			    "alone; libraries loaded after it started show as [unknown]%s",
+			    file, what, (int)d->pid, why);
+		else if (pmaps)
+			caveat_say(
+			    fn, ctx,
+			    "%s: %s: the samples of process %d cannot be symbolised and show "
+			    "as [unknown]%s",
+			    file, what, (int)d->pid, why);
+		else if (!strncmp(file, "maps.", 5))
+			caveat_say(fn, ctx,
+				   "%s: %s: addresses of process %d are named from its pmaps file "
+				   "alone, if any, else shown as [unknown]%s",
+				   file, what, (int)d->pid, why);
+		else
+			caveat_say(fn, ctx, "%s: %s: left out%s", file, what, why);
+		break;
+	case EXP_DAMAGE_HEADER:
+		caveat_say(fn, ctx,
+			   "%s: cut at byte %" PRIu64 ", inside its %zu-byte header: left out%s",
+			   file, d->at, sizeof(struct psc_stream_header), why);
+		break;
+	case EXP_DAMAGE_CUT:
+		if (d->at == d->size)
+			caveat_say(fn, ctx, "%s: nothing after its %" PRIu64 "-byte header: %s%s",
+				   file, d->at,
+				   stream    ? "the thread's records are missing"
+				   : samples ? "the samples are missing"
+					     : "its data is missing",
+				   why);
+		else
+			caveat_say(fn, ctx, "%s: cut at byte %" PRIu64 " of %" PRIu64 ": %s%s",
+				   file, d->at, d->size, lost, why);
+		break;
+	case EXP_DAMAGE_UNENDED:
+		caveat_say(fn, ctx, "%s: no end record after byte %" PRIu64 ": %s%s", file, d->at,
+			   lost, why);
+		break;
+	case EXP_DAMAGE_JSON_CUT:
+		caveat_say(fn, ctx,
+			   "%s: cut at byte %" PRIu64 ": process %d is left out, with its %zu "
+			   "stream%s%s",
+			   file, d->at, (int)d->pid, d->streams_out, d->streams_out == 1 ? "" : "s",
+			   why);
+		break;
+	case EXP_DAMAGE_MISSING:
+		caveat_say(fn, ctx,
+			   "%s: missing (and no maps.%d): the samples of process %d cannot be "
+			   "symbolised and show as [unknown]%s",
+			   file, (int)d->pid, (int)d->pid, why);
+		break;
+	}
 }
 
 void experiment_caveats(const struct experiment *e, int process_ends,
@@ -67,6 +191,17 @@ void experiment_caveats(const struct experiment *e, int process_ends,
 				   (int)pr->pid, pr->lost_threads, pr->lost_threads == 1 ? "" : "s",
 				   pr->lost_threads == 1 ? "it" : "them");
 	}
+	if (e->sampling.error && e->sampling.error[0])
+		caveat_say(fn, ctx, "perfscope record: %s", e->sampling.error);
+	if (e->sampling.guessed)
+		caveat_say(
+		    fn, ctx,
+		    "meta.json has no \"sampling\" object (perfscope record did not finish): "
+		    "the %zu sampled events are called event0 to event%zu",
+		    e->sampling.nevents, e->sampling.nevents ? e->sampling.nevents - 1 : 0);
+	for (size_t i = 0; i < e->ndamaged; i++)
+		damage_line(e, &e->damaged[i], fn, ctx);
+	objects_caveats(e->objects, e->nobjects, fn, ctx);
 	salvage_caveats(&e->salvage, fn, ctx);
 }
 
@@ -99,12 +234,21 @@ void salvage_caveats(const struct salvage_stats *st, void (*fn)(void *ctx, const
 
 void caveat_text(void *ctx, const char *line)
 {
-	fprintf((FILE *)ctx, "  ! %s\n", line);
+	fprintf((FILE *)ctx, "  ! %s\n", text_safe(line));
+}
+
+void caveat_block(void *ctx, const char *line)
+{
+	struct caveat_block *b = ctx;
+
+	if (!b->lines++)
+		fputc('\n', b->f);
+	caveat_text(b->f, line);
 }
 
 void caveat_warning(void *ctx, const char *line)
 {
-	fprintf((FILE *)ctx, "perfscope: warning: %s\n", line);
+	fprintf((FILE *)ctx, "perfscope: warning: %s\n", text_safe(line));
 }
 
 void caveat_json(void *ctx, const char *line)

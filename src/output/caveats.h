@@ -4,10 +4,19 @@
 
 #include "../analysis/experiment.h"
 
-/* Call FN with one line for each: the recorded command's failing exit status, each event that
- * record could not open ("NAME: REASON", meta.json's "unsupported_events"), and per process
- * its recording error and its lost records and bytes. With PROCESS_ENDS also one line per
- * process that did not end cleanly (for views that do not say it per thread). */
+#include <stdio.h>
+
+/*
+ * Call FN with one line for each: the recorded command's failing exit status, each event that
+ * record could not open ("NAME: REASON", meta.json's "unsupported_events"), per process its
+ * recording error and its lost records and bytes, the error of perfscope record's sampler,
+ * each damaged file (cut short, empty, missing: experiment.h) once, with what it costs and why
+ * when the experiment knows, and each recorded object whose addresses cannot be named (rebuilt
+ * or gone since, with no copy in the build-id cache) or that the cache could not keep (a full
+ * disk). With PROCESS_ENDS also one line per process that did not end
+ * cleanly (for views that do not say it per thread). Every command that reads an experiment
+ * states these lines with its output.
+ */
 void experiment_caveats(const struct experiment *e, int process_ends,
 			void (*fn)(void *ctx, const char *line), void *ctx);
 
@@ -24,6 +33,13 @@ void caveat_say(void (*fn)(void *ctx, const char *line), void *ctx, const char *
 /* Ways to state caveat lines, as FN for the functions above and the profiles' own lists. */
 /* CTX is a FILE: "  ! LINE", under a text report. */
 void caveat_text(void *ctx, const char *line);
+/* CTX is a struct caveat_block: "  ! LINE" into ctx->f, the first one after an empty line
+ * (under a text report that has no caveats section of its own). */
+struct caveat_block {
+	FILE *f;
+	size_t lines; /* said so far */
+};
+void caveat_block(void *ctx, const char *line);
 /* CTX is a FILE (stderr): "perfscope: warning: LINE", next to CSV output. */
 void caveat_warning(void *ctx, const char *line);
 /* CTX is a struct jsonw inside an array: LINE as a string. */

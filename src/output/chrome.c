@@ -6,6 +6,7 @@
 #include "../core/clock.h"
 #include "../core/counts.h"
 #include "../core/format.h"
+#include "../core/jsonw.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -115,7 +116,7 @@ static void out_escaped(struct out *o, const char *s, size_t len)
 		for (size_t back = 0; k < len && back < 3 && ((unsigned char)s[k] & 0xc0) == 0x80;
 		     back++)
 			k--;
-		o->len += chrome_json_escape(out_room(o, 6 * k), s, k);
+		o->len += jsonw_escape(out_room(o, 6 * k), s, k);
 		s += k;
 		len -= k;
 	}
@@ -314,7 +315,7 @@ static int names_get(struct names *n, struct symtab *st, const struct exp_stream
 		slot->off = n->len;
 		memcpy(n->text + n->len, ",\"name\":\"", 9);
 		n->len += 9;
-		n->len += chrome_json_escape(n->text + n->len, info.name, nlen);
+		n->len += jsonw_escape(n->text + n->len, info.name, nlen);
 		memcpy(n->text + n->len, "\"}", 2);
 		n->len += 2;
 		slot->len = (uint32_t)(n->len - slot->off);
@@ -372,7 +373,7 @@ static int track_layout(struct track *t)
 			return -ENOMEM;
 		n = 0;
 		memcpy(c, ",\"name\":\"", 9);
-		n = 9 + chrome_json_escape(c + 9, ev, elen);
+		n = 9 + jsonw_escape(c + 9, ev, elen);
 		tid[chrome_format_u64(tid, (uint64_t)t->s->tid)] = 0;
 		n += (size_t)sprintf(c + n, " tid %s\",\"args\":{\"value\":", tid);
 		t->cnames[i] = c;
@@ -554,7 +555,9 @@ static int write_stream(struct out *o, struct names *names, struct symtab *st,
 
 		switch (ev.type) {
 		case CALL_ENTER:
-			ret = names_get(names, st, s, ev.addr, &text, &len);
+			ret = names_get(names, st, s,
+					symtab_place(st, s->pid, s->image, ev.addr, ev.ns), &text,
+					&len);
 			if (ret < 0)
 				break;
 			if (len <= NAME_PAD) {

@@ -43,13 +43,6 @@ struct chrome_stats {
 int chrome_write(FILE *out, struct experiment *e, struct symtab *st, struct chrome_stats *stats,
 		 char *err, size_t errlen);
 
-/*
- * The LEN bytes at S as the inside of a JSON string into DST (room for 6 * LEN bytes needed):
- * '"' and '\\' escaped, control characters as \u00XX, bytes that are not valid UTF-8 as
- * \ufffd. Returns the bytes written (no NUL).
- */
-size_t chrome_json_escape(char *dst, const char *s, size_t len);
-
 /* V in decimal into DST (room for 20 bytes needed). Returns the bytes written (no NUL). */
 size_t chrome_format_u64(char *dst, uint64_t v);
 

@@ -1,5 +1,6 @@
 /* energy-print.c - rendering of the energy profile as text, CSV and JSON. */
 #include "energy-print.h"
+#include "textesc.h"
 #include "caveats.h"
 #include "table.h"
 
@@ -159,7 +160,8 @@ static void heading(const struct energy_report *r, FILE *f)
 	fmt_double(j, sizeof(j), ep->total_j);
 	fmt_double(w, sizeof(w), cover > 0 ? ep->total_j / (cover * 1e-9) : 0);
 	fprintf(f, "Energy by function (%s), channel %s of %s, %s\n",
-		r->inclusive ? "inclusive" : "exclusive", r->channel, r->ps->source,
+		r->inclusive ? "inclusive" : "exclusive", text_safe(r->channel),
+		text_safe(r->ps->source),
 		ep->integ.ch->kind == POWER_JOULES
 		    ? "energy counter interpolated linearly (--method does not apply)"
 		: r->simpson			? "trapezoid and Simpson's rules"
@@ -334,7 +336,7 @@ static int channel_list(const struct energy_report *r, FILE *f)
 	fprintf(f, "\nChannels over the covered run:");
 	for (size_t i = 0; i < r->nchannels; i++) {
 		fmt_double(buf, sizeof(buf), r->channels[i].energy_j);
-		fprintf(f, "%s %s %s", i ? "," : "", r->channels[i].name,
+		fprintf(f, "%s %s %s", i ? "," : "", text_safe(r->channels[i].name),
 			r->channels[i].working ? buf : "not working");
 		if (r->channels[i].working)
 			fputs(" J", f);

@@ -1,5 +1,6 @@
 /* func-print.c - rendering of the function profile, its call tree and its caveats. */
 #include "func-print.h"
+#include "textesc.h"
 #include "caveats.h"
 #include "table.h"
 
@@ -92,12 +93,6 @@ void func_report_caveats(const struct func_report *r, void (*fn)(void *ctx, cons
 					 "(see the process's error)");
 			caveat_say(fn, ctx, "thread %d of process %d did not end cleanly: %s",
 				   (int)t->tid, (int)t->pid, how);
-		}
-		if (t->th.truncated_at) {
-			caveat_say(fn, ctx,
-				   "thread %d: stream cut at byte %" PRIu64
-				   " (the run was killed, or the disk filled, while writing)",
-				   (int)t->tid, t->th.truncated_at);
 		}
 		if (t->th.lost_records || t->th.lost_bytes) {
 			caveat_say(fn, ctx,
@@ -227,23 +222,24 @@ int func_print_text(const struct func_report *r, FILE *f)
 	return ferror(f) ? -EIO : 0;
 }
 
-/* Children of every node, in one array: kids[first[n] .. first[n + 1]). */
+/* Children of every node of a tree, in one array: kids[first[n] .. first[n + 1]), by inclusive
+ * time, the longest first; slot N (the number of nodes) holds the roots. */
 struct tree_index {
 	size_t *first, *kids;
 };
 
 static int kid_cmp(const void *a, const void *b, void *ctx)
 {
-	const struct func_profile *p = ctx;
-	const struct func_node *x = &p->nodes[*(const size_t *)a];
-	const struct func_node *y = &p->nodes[*(const size_t *)b];
+	const struct func_node *nodes = ctx;
+	const struct func_node *x = &nodes[*(const size_t *)a];
+	const struct func_node *y = &nodes[*(const size_t *)b];
 
 	return (x->incl_ns < y->incl_ns) - (x->incl_ns > y->incl_ns);
 }
 
-static int tree_index_build(const struct func_profile *p, struct tree_index *ti)
+static int tree_index_build(const struct func_tree *t, struct tree_index *ti)
 {
-	size_t n = p->nnodes, *fill;
+	size_t n = t->nnodes, *fill;
 
 	ti->first = calloc(n + 2, sizeof(size_t));
 	ti->kids = calloc(n + 1, sizeof(size_t));
@@ -252,23 +248,22 @@ static int tree_index_build(const struct func_profile *p, struct tree_index *ti)
 		free(fill);
 		return -ENOMEM;
 	}
-	/* slot n stands for the roots */
 	for (size_t i = 0; i < n; i++) {
-		size_t parent = p->nodes[i].parent == FUNC_NO_PARENT ? n : p->nodes[i].parent;
+		size_t parent = t->nodes[i].parent == FUNC_NO_PARENT ? n : t->nodes[i].parent;
 
 		ti->first[parent + 1]++;
 	}
 	for (size_t i = 1; i <= n + 1; i++)
 		ti->first[i] += ti->first[i - 1];
 	for (size_t i = 0; i < n; i++) {
-		size_t parent = p->nodes[i].parent == FUNC_NO_PARENT ? n : p->nodes[i].parent;
+		size_t parent = t->nodes[i].parent == FUNC_NO_PARENT ? n : t->nodes[i].parent;
 
 		ti->kids[ti->first[parent] + fill[parent]++] = i;
 	}
 	free(fill);
 	for (size_t i = 0; i <= n; i++)
 		qsort_r(ti->kids + ti->first[i], ti->first[i + 1] - ti->first[i], sizeof(size_t),
-			kid_cmp, (void *)p);
+			kid_cmp, t->nodes);
 	return 0;
 }
 
@@ -280,15 +275,18 @@ static void put_right(FILE *f, const char *s, size_t width)
 	fputs(s, f);
 }
 
-static void tree_print_node(const struct func_report *r, const struct tree_index *ti, size_t node,
-			    unsigned depth, FILE *f)
+/* Levels of the tree shown by indentation; deeper lines say their depth instead, so that the
+ * text grows with the number of nodes, not with their depth squared. */
+#define TREE_INDENT_MAX 32
+
+/* One line of the tree: node N at DEPTH. */
+static void tree_line(const struct func_report *r, const struct func_tree *t, size_t node,
+		      size_t depth, FILE *f)
 {
 	const struct func_profile *p = r->p;
-	const struct func_node *n = &p->nodes[node];
+	const struct func_node *n = &t->nodes[node];
 	char incl[32], excl[32], calls[32];
 
-	if (n->incl_ns < r->min_ns)
-		return;
 	fmt_duration(incl, sizeof(incl), (double)n->incl_ns);
 	fmt_duration(excl, sizeof(excl), (double)n->excl_ns);
 	fmt_count(calls, sizeof(calls), n->calls);
@@ -298,49 +296,104 @@ static void tree_print_node(const struct func_report *r, const struct tree_index
 	put_right(f, calls, 12);
 	fputc(' ', f);
 	put_right(f, excl, 10);
-	fprintf(f, "  %*s%s\n", (int)(2 * depth), "", p->rows[n->row].sym.name);
-	for (size_t k = ti->first[node]; k < ti->first[node + 1]; k++)
-		tree_print_node(r, ti, ti->kids[k], depth + 1, f);
+	fprintf(f, "  %*s", (int)(2 * (depth < TREE_INDENT_MAX ? depth : TREE_INDENT_MAX)), "");
+	if (depth > TREE_INDENT_MAX)
+		fprintf(f, "[depth %zu] ", depth);
+	fputs(text_safe(p->rows[n->row].sym.name), f);
+	if (t->levels[node] > 1) {
+		fmt_count(calls, sizeof(calls), t->levels[node]);
+		fprintf(f, "  [recursion: %s levels]", calls);
+	}
+	fputc('\n', f);
+}
+
+/* A node to print, and its depth. */
+struct tree_frame {
+	size_t node, depth;
+};
+
+/* The subtree of ROOT at depth 0, walked with a stack of its own, STACK (room for every node
+ * of T: each is pushed once), as a recursion a million calls deep is a million nodes deep;
+ * nodes under --min-time are left out with their subtrees. */
+static void tree_print_subtree(const struct func_report *r, const struct func_tree *t,
+			       const struct tree_index *ti, size_t root, struct tree_frame *stack,
+			       FILE *f)
+{
+	size_t sp = 0;
+
+	stack[sp++] = (struct tree_frame){root, 0};
+	while (sp) {
+		struct tree_frame fr = stack[--sp];
+
+		if (t->nodes[fr.node].incl_ns < r->min_ns)
+			continue;
+		tree_line(r, t, fr.node, fr.depth, f);
+		/* the children in reverse, so that the longest comes off the stack first */
+		for (size_t k = ti->first[fr.node + 1]; k > ti->first[fr.node]; k--)
+			stack[sp++] = (struct tree_frame){ti->kids[k - 1], fr.depth + 1};
+	}
 }
 
 int func_print_tree(const struct func_report *r, FILE *f)
 {
+	uint64_t fold = r->fold_recursion == FUNC_FOLD_NONE ? 0
+			: r->fold_recursion		    ? r->fold_recursion
+							    : FUNC_FOLD_RECURSION;
 	struct tree_index ti = {0};
+	struct tree_frame *stack = NULL;
+	struct func_tree t;
 	size_t roots;
+	int ret = func_tree_build(&t, r->p, fold);
 
-	if (tree_index_build(r->p, &ti) < 0) {
-		free(ti.first);
-		free(ti.kids);
-		return -ENOMEM;
-	}
-	roots = r->p->nnodes;
+	if (ret == 0)
+		ret = tree_index_build(&t, &ti);
+	if (ret == 0 && !(stack = malloc((t.nnodes + 1) * sizeof(*stack))))
+		ret = -ENOMEM;
+	if (ret < 0)
+		goto out;
+	roots = t.nnodes;
 	fprintf(f, "\nCall tree (children by inclusive time):\n");
+	if (t.folded) {
+		char deepest[32], from[32];
+
+		fmt_count(deepest, sizeof(deepest), t.max_levels);
+		fmt_count(from, sizeof(from), fold);
+		fprintf(
+		    f,
+		    "  (direct recursion deeper than %s level%s is folded into one line, marked "
+		    "[recursion: N levels]: %zu chain%s, the deepest %s levels; "
+		    "--no-fold-recursion shows every level)\n",
+		    from, fold == 1 ? "" : "s", t.folded, t.folded == 1 ? "" : "s", deepest);
+	}
 	fprintf(f, "  %10s %6s %12s %10s  %s\n", "inclusive", "%", "calls", "exclusive",
 		"function");
-	if (!r->per_thread) {
-		for (size_t k = ti.first[roots]; k < ti.first[roots + 1]; k++)
-			tree_print_node(r, &ti, ti.kids[k], 0, f);
-	}
+	for (size_t k = ti.first[roots]; !r->per_thread && k < ti.first[roots + 1]; k++)
+		tree_print_subtree(r, &t, &ti, ti.kids[k], stack, f);
 	/* per thread: each thread's call paths under its name */
 	for (size_t th = 0; r->per_thread && th < r->p->nthreads; th++) {
-		const struct func_thread *t = &r->p->threads[th];
+		const struct func_thread *ft = &r->p->threads[th];
 		int named = 0;
 
 		for (size_t k = ti.first[roots]; k < ti.first[roots + 1]; k++) {
-			const struct func_node *n = &r->p->nodes[ti.kids[k]];
+			const struct func_node *n = &t.nodes[ti.kids[k]];
 
 			if (n->thread != th || n->incl_ns < r->min_ns)
 				continue;
 			if (!named++)
-				fprintf(f, "  thread %d%s%s%s of process %d:\n", (int)t->tid,
-					t->th.name[0] ? " \"" : "", t->th.name,
-					t->th.name[0] ? "\"" : "", (int)t->pid);
-			tree_print_node(r, &ti, ti.kids[k], 0, f);
+				fprintf(f, "  thread %d%s%s%s of process %d:\n", (int)ft->tid,
+					ft->th.name[0] ? " \"" : "", text_safe(ft->th.name),
+					ft->th.name[0] ? "\"" : "", (int)ft->pid);
+			tree_print_subtree(r, &t, &ti, ti.kids[k], stack, f);
 		}
 	}
+	func_report_caveats(r, caveat_text, f);
+out:
+	free(stack);
 	free(ti.first);
 	free(ti.kids);
-	func_report_caveats(r, caveat_text, f);
+	func_tree_release(&t);
+	if (ret)
+		return ret;
 	return ferror(f) ? -EIO : 0;
 }
 

@@ -16,7 +16,17 @@ struct func_report {
 	size_t top;		      /* rows to show, 0 = all */
 	int64_t min_ns;		      /* rows and tree nodes shorter than this are left out */
 	const char *sort_label;	      /* "exclusive time", ... for the heading */
+	/* the call tree folds chains of direct recursion deeper than this many levels into one
+	 * line (func_tree_build); 0: FUNC_FOLD_RECURSION, FUNC_FOLD_NONE: none */
+	uint64_t fold_recursion;
 };
+
+#define FUNC_FOLD_NONE UINT64_MAX
+
+/* Chains of direct recursion deeper than this are folded in the call tree by default: deep
+ * enough to leave a recursion of a few levels (a tree walk, a divide and conquer over
+ * thousands of items) as it ran, shallow enough that a deep one is a line, not a page. */
+#define FUNC_FOLD_RECURSION 16
 
 /* Table of functions (calls, inclusive/exclusive time, share of the run, mean, min, max, source),
  * then how the run ended and every caveat. 0 or -EIO. */
@@ -28,7 +38,8 @@ void func_report_caveats(const struct func_report *r, void (*fn)(void *ctx, cons
 			 void *ctx);
 
 /* The call tree: one line per call path with inclusive time, share, calls and exclusive time,
- * children by inclusive time. 0, -ENOMEM or -EIO. */
+ * children by inclusive time; chains of direct recursion deeper than R->fold_recursion folded
+ * (and said so), indentation up to 32 levels, "[depth D]" below. 0, -ENOMEM or -EIO. */
 int func_print_tree(const struct func_report *r, FILE *f);
 
 /* CSV: name,thread,calls,incl_ns,excl_ns,min_ns,max_ns,file,line; caveats to stderr as

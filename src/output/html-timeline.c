@@ -159,7 +159,8 @@ static int stream_pass(struct tl_lod *t, struct html_input *in, const struct exp
 		last = ns;
 		switch (ev.type) {
 		case CALL_ENTER:
-			ret = push(&st, ev.addr, ns, 1);
+			ret = push(&st, symtab_place(in->syms, s->pid, s->image, ev.addr, ev.ns),
+				   ns, 1);
 			break;
 		case CALL_EXIT:
 			for (i = st.n; i-- > 0 && !st.f[i].func;)

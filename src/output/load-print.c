@@ -1,5 +1,6 @@
 /* load-print.c - load over time and its means per host and rank (load-print.h). */
 #include "load-print.h"
+#include "textesc.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -126,7 +127,8 @@ static int text_over_time(FILE *out, const struct load_log *log, int64_t origin_
 
 	if (origin_ns > 0 && (uint64_t)origin_ns <= log->time_ns[0])
 		origin = (uint64_t)origin_ns;
-	fprintf(out, "\nLoad over time on %s (host busy in %%, ranks in CPUs", log->host);
+	fprintf(out, "\nLoad over time on %s (host busy in %%, ranks in CPUs",
+		text_safe(log->host));
 	if (per > 1)
 		fprintf(out, "; each row the mean of %zu samples", per);
 	fputs(")\n\n", out);

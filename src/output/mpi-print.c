@@ -1,5 +1,6 @@
 /* mpi-print.c - the MPI analyses as text, CSV and JSON (mpi-print.h). */
 #include "mpi-print.h"
+#include "textesc.h"
 #include "caveats.h"
 #include "mpi-print-int.h"
 #include "table.h"
@@ -228,8 +229,8 @@ static void summary_text(const struct mpi_report *r, FILE *f)
 	for (int i = 0; i < m->world_size; i++)
 		present += m->ranks[i].present != 0;
 	fmt_duration(a, sizeof(a), (double)run_ns(m));
-	fprintf(f, "MPI run of %s: %d ranks (%zu with data), run %s\n", m->source ? m->source : "?",
-		m->world_size, present, a);
+	fprintf(f, "MPI run of %s: %d ranks (%zu with data), run %s\n",
+		m->source ? text_safe(m->source) : "?", m->world_size, present, a);
 	fmt_duration(a, sizeof(a), (double)rs->mpi_total_ns);
 	fprintf(f, "time in MPI: %.1f %% of the ranks' time (%s summed over ranks)\n",
 		pct((double)rs->mpi_total_ns, (double)rs->run_total_ns), a);

@@ -51,7 +51,9 @@ static int loc_open(struct xp *x, struct track *t, uint32_t group, const char *n
 	if (!t->w)
 		return ox_check(x, OTF2_ERROR_MEM_ALLOC_FAILED, "opening an event writer");
 	x->stats->locations++;
-	if (x->groups[group].rank >= 0 && x->rank_loc[x->groups[group].rank] < 0)
+	/* a process's rank (proc.json) has a world only when the run has MPI records (x->m) */
+	if (x->m && x->groups[group].rank >= 0 && x->groups[group].rank < x->m->world_size &&
+	    x->rank_loc[x->groups[group].rank] < 0)
 		x->rank_loc[x->groups[group].rank] = (int32_t)t->loc;
 	return 0;
 }
@@ -597,7 +599,8 @@ static int write_stream(struct xp *x, const struct exp_stream *s)
 		switch (ev.type) {
 		case CALL_ENTER:
 		case CALL_EXIT:
-			id = function_region(x, s, ev.addr);
+			id = function_region(x, s,
+					     symtab_place(x->st, s->pid, s->image, ev.addr, ev.ns));
 			if (id == UINT32_MAX) {
 				ox_fail(x, -ENOMEM, "out of memory");
 				break;

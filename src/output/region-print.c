@@ -1,5 +1,6 @@
 /* region-print.c - rendering of the region profile and its caveats. */
 #include "region-print.h"
+#include "textesc.h"
 #include "caveats.h"
 #include "table.h"
 
@@ -53,12 +54,6 @@ void region_report_caveats(const struct region_report *r, void (*fn)(void *ctx, 
 			    "thread %d: no end record: the records after its last written chunk "
 			    "are missing (killed, or the end could not be written)",
 			    (int)t->tid);
-		}
-		if (t->truncated_at) {
-			caveat_say(fn, ctx,
-				   "thread %d: stream cut at byte %" PRIu64
-				   " (run killed while writing)",
-				   (int)t->tid, t->truncated_at);
 		}
 		if (t->lost_records) {
 			caveat_say(fn, ctx, "thread %d: %" PRIu64 " records lost", (int)t->tid,
@@ -119,7 +114,7 @@ int region_print_text(const struct region_report *r, FILE *f)
 			"program call psc_region_begin/end, built with -DPERFSCOPE and linked with "
 			"-lperfscope? functions: build it with -finstrument-functions and record "
 			"with --functions)\n",
-			r->e->dir);
+			text_safe(r->e->dir));
 		table_free(t);
 		region_report_caveats(r, caveat_text, f);
 		return ferror(f) ? -EIO : 0;

@@ -1,5 +1,6 @@
 /* sample-print.c - rendering of a sampled experiment's profile, lines and accuracy. */
 #include "sample-print.h"
+#include "textesc.h"
 #include "caveats.h"
 #include "table.h"
 
@@ -175,15 +176,39 @@ static void row_source(const struct sprof_row *row, const char **file, unsigned 
 	*line = row->sym.func_file[0] ? row->sym.func_line : row->sym.line;
 }
 
+/* Why the experiment has no kallsyms, into BUF: as record said, else as far as it is known. */
+static void no_kallsyms(const struct experiment *e, const struct sample_walk *w, char *buf,
+			size_t len)
+{
+	const char *why = e->sampling.kallsyms_error;
+
+	if (why && why[0])
+		snprintf(buf, len, "the experiment has no kallsyms (%s)", why);
+	else if (!w->ended) /* the copy is made while the command runs */
+		snprintf(buf, len,
+			 "the experiment has no kallsyms (perfscope record did not finish it)");
+	else
+		snprintf(buf, len,
+			 "the experiment has no kallsyms (kernel.kptr_restrict hid the kernel's "
+			 "addresses when it was recorded)");
+}
+
 /* Call FN with one line per caveat of the sampling. */
 static void caveats(const struct sample_report *r, void (*fn)(void *ctx, const char *line),
 		    void *ctx)
 {
 	const struct exp_sampling *sm = &r->e->sampling;
+	char why[600];
 	const struct sample_walk *w = &r->p->walk;
 
-	if (w->samples == 0)
+	/* records that could not be written, a file cut short: the experiment's caveats say */
+	if (w->samples == 0 && !w->unwritten && w->ended)
 		fn(ctx, "no samples: the command ran too briefly, or sampling was not possible");
+	if (w->unwritten && !(sm->error && sm->error[0]))
+		caveat_say(fn, ctx,
+			   "%" PRIu64 " records could not be written by perfscope record (a full "
+			   "disk?): gaps in the samples",
+			   w->unwritten);
 	if (w->lost) {
 		caveat_say(fn, ctx,
 			   "%" PRIu64
@@ -205,21 +230,19 @@ static void caveats(const struct sample_report *r, void (*fn)(void *ctx, const c
 			      "space only, call chains without kernel frames"
 			    : "kernel code was not sampled (kernel.perf_event_paranoid): user "
 			      "space only");
+	if (r->p->ksyms.missing)
+		no_kallsyms(r->e, w, why, sizeof(why));
 	if (r->p->kernel_samples > r->p->kernel_named) {
 		caveat_say(fn, ctx, "%" PRIu64 " samples in the kernel show as [kernel]: %s",
 			   r->p->kernel_samples - r->p->kernel_named,
-			   r->p->ksyms.missing
-			       ? "the experiment has no kallsyms (kernel.kptr_restrict hid the "
-				 "kernel's addresses when it was recorded)"
-			       : "no kernel symbol holds their addresses");
+			   r->p->ksyms.missing ? why : "no kernel symbol holds their addresses");
 	}
 	if (r->p->kframes_unnamed) {
-		caveat_say(
-		    fn, ctx,
-		    "%" PRIu64 " kernel frames of the call chains are left out of the paths: %s",
-		    r->p->kframes_unnamed,
-		    r->p->ksyms.missing ? "the experiment has no kallsyms (kernel.kptr_restrict)"
-					: "no kernel symbol holds their addresses");
+		caveat_say(fn, ctx,
+			   "%" PRIu64
+			   " kernel frames of the call chains are left out of the paths: %s",
+			   r->p->kframes_unnamed,
+			   r->p->ksyms.missing ? why : "no kernel symbol holds their addresses");
 	}
 	if (!sm->inherit)
 		fn(ctx, "this kernel (before Linux 6.12) sampled only the command's first thread");
@@ -239,9 +262,7 @@ static void caveats(const struct sample_report *r, void (*fn)(void *ctx, const c
 			       : "sampled in a group of its own: its values are not from the "
 				 "same instants as the others'");
 	}
-	if (!w->ended)
-		fn(ctx, "the samples file has no end record: perfscope record did not finish "
-			"(killed?); samples up to its last chunk");
+	/* a samples file cut short or without its end record is among the experiment's */
 	experiment_caveats(r->e, 0, fn, ctx);
 }
 
@@ -253,7 +274,7 @@ static void heading(const struct sample_report *r, FILE *f)
 
 	fmt_duration(t, sizeof(t), (double)p->time_ns);
 	fmt_count(n, sizeof(n), p->samples);
-	fprintf(f, "Sampled with %s ", sm->nevents ? sm->events[0] : "?");
+	fprintf(f, "Sampled with %s ", sm->nevents ? text_safe(sm->events[0]) : "?");
 	if (sm->frequency)
 		fprintf(f, "at %" PRIu64 " Hz per thread", sm->frequency);
 	else
@@ -263,7 +284,7 @@ static void heading(const struct sample_report *r, FILE *f)
 	if (sm->nevents > 1) {
 		fprintf(f, "; each carries ");
 		for (size_t i = 1; i < sm->nevents; i++)
-			fprintf(f, "%s%s", i > 1 ? ", " : "", sm->events[i]);
+			fprintf(f, "%s%s", i > 1 ? ", " : "", text_safe(sm->events[i]));
 	}
 	fprintf(f, "\n\n");
 }

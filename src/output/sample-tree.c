@@ -1,10 +1,12 @@
 /* sample-tree.c - call trees of a sampled experiment: top-down, and the callers of a function. */
 #include "sample-print.h"
+#include "textesc.h"
 #include "table.h"
 
 #include "../core/jsonw.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -20,12 +22,61 @@ static void put_right(FILE *f, const char *s, int width)
 	fprintf(f, "%*s", width, s);
 }
 
+/* Levels shown by indentation; deeper lines say their depth instead, so that the text grows
+ * with the number of nodes, not with their depth squared. */
+#define TREE_INDENT_MAX 32
+
 /* A function in the text trees: kernel functions marked "[k] " (their module is "[kernel]"). */
-static void put_func(FILE *f, unsigned depth, const struct scall_func *fn)
+static void put_func(FILE *f, size_t depth, const struct scall_func *fn)
 {
-	fprintf(f, "  %*s%s%s\n", (int)(2 * depth), "",
+	fprintf(f, "  %*s", (int)(2 * (depth < TREE_INDENT_MAX ? depth : TREE_INDENT_MAX)), "");
+	if (depth > TREE_INDENT_MAX)
+		fprintf(f, "[depth %zu] ", depth);
+	fprintf(f, "%s%s\n",
 		strcmp(fn->module, "[kernel]") || !strcmp(fn->name, "[kernel]") ? "" : "[k] ",
-		fn->name);
+		text_safe(fn->name));
+}
+
+/* A walk of a tree without recursion (a call chain can be tens of thousands of frames deep):
+ * a stack of nodes to visit, each with its depth, and a mark for leaving a node. */
+struct step {
+	uint32_t node;
+	uint32_t leave; /* 1: the node's children are done */
+	size_t depth;
+};
+
+struct walk {
+	struct step *stack;
+	size_t n;
+};
+
+/* Room for every node of T twice (entered and left). 0 or -ENOMEM. */
+static int walk_init(struct walk *w, const struct scall_tree *t)
+{
+	w->n = 0;
+	w->stack = malloc((2 * t->nnodes + 1) * sizeof(*w->stack));
+	return w->stack ? 0 : -ENOMEM;
+}
+
+static void walk_push(struct walk *w, uint32_t node, size_t depth, uint32_t leave)
+{
+	w->stack[w->n++] = (struct step){node, leave, depth};
+}
+
+/* NODE's children, at DEPTH, to be visited in their order. */
+static void walk_push_children(struct walk *w, const struct scall_tree *t, uint32_t node,
+			       size_t depth)
+{
+	size_t from = w->n;
+
+	for (uint32_t c = t->nodes[node].first_child; c != NONE; c = t->nodes[c].next_sibling)
+		walk_push(w, c, depth, 0);
+	for (size_t i = from, j = w->n; i + 1 < j; i++, j--) {
+		struct step x = w->stack[i];
+
+		w->stack[i] = w->stack[j - 1];
+		w->stack[j - 1] = x;
+	}
 }
 
 /* Node N is left out: under --min-time, or under --min-share of ALL samples (inclusive). */
@@ -39,42 +90,30 @@ static int node_hidden(const struct sample_report *r, const struct scall_node *n
 	return n->time_ns < r->min_ns || below_share(r, n, all);
 }
 
-/* Nodes in the subtree of NODE. */
-/* Nodes of NODE's subtree (itself included) that --min-time (MIN_NS) would show. */
-static size_t subtree_size(const struct scall_tree *t, uint32_t node, uint64_t min_ns)
-{
-	size_t n = 1;
-
-	if (t->nodes[node].time_ns < min_ns)
-		return 0;
-	for (uint32_t c = t->nodes[node].first_child; c != NONE; c = t->nodes[c].next_sibling)
-		n += subtree_size(t, c, min_ns);
-	return n;
-}
-
-/* Nodes under NODE (itself included) that --min-share hides where --min-time would show them. */
-static size_t hidden_under(const struct sample_report *r, const struct scall_tree *t, uint32_t node,
-			   uint64_t all)
-{
-	const struct scall_node *n = &t->nodes[node];
-	size_t k = 0;
-
-	if (n->time_ns < r->min_ns)
-		return 0;
-	if (below_share(r, n, all))
-		return subtree_size(t, node, r->min_ns);
-	for (uint32_t c = n->first_child; c != NONE; c = t->nodes[c].next_sibling)
-		k += hidden_under(r, t, c, all);
-	return k;
-}
-
+/* Nodes under the children of T's root that --min-share hides where --min-time would show
+ * them: a node shown by --min-time (MIN_NS), under --min-share, hides its whole subtree as far
+ * as --min-time would show it. SIZE_MAX when out of memory. */
 static size_t hidden_in(const struct sample_report *r, const struct scall_tree *t)
 {
 	uint64_t all = r->p->calls.nodes[0].samples;
+	struct walk w;
 	size_t k = 0;
 
-	for (uint32_t c = t->nodes[0].first_child; c != NONE; c = t->nodes[c].next_sibling)
-		k += hidden_under(r, t, c, all);
+	if (walk_init(&w, t))
+		return SIZE_MAX;
+	walk_push_children(&w, t, 0, 0);
+	while (w.n) {
+		struct step st = w.stack[--w.n];
+		const struct scall_node *n = &t->nodes[st.node];
+
+		if (n->time_ns < r->min_ns)
+			continue;
+		/* the depth field says: inside a hidden subtree */
+		if (st.depth || below_share(r, n, all))
+			k++;
+		walk_push_children(&w, t, st.node, st.depth || below_share(r, n, all));
+	}
+	free(w.stack);
 	return k;
 }
 
@@ -88,25 +127,23 @@ size_t sample_tree_hidden(const struct sample_report *r)
 	if (r->min_share <= 0)
 		return 0;
 	if (!r->callers)
-		return hidden_in(r, calls);
+		return (k = hidden_in(r, calls)) == SIZE_MAX ? 0 : k;
 	func = scall_find(calls, r->callers);
 	if (func < 0)
 		return 0;
 	if (!scall_callers(calls, (uint32_t)func, &t) && !scall_sort(&t))
 		k = hidden_in(r, &t);
+	k = k == SIZE_MAX ? 0 : k;
 	scall_release(&t);
 	return k;
 }
 
-static void tree_node(const struct sample_report *r, const struct scall_tree *t, uint32_t node,
-		      unsigned depth, FILE *f)
+static void tree_line(const struct scall_tree *t, uint32_t node, size_t depth, FILE *f)
 {
 	const struct scall_node *n = &t->nodes[node];
 	uint64_t all = t->nodes[0].samples;
 	char samples[32], time[32];
 
-	if (node_hidden(r, n, all))
-		return;
 	fmt_count(samples, sizeof(samples), n->samples);
 	fmt_duration(time, sizeof(time), (double)n->time_ns);
 	fputs("  ", f);
@@ -114,33 +151,41 @@ static void tree_node(const struct sample_report *r, const struct scall_tree *t,
 	fprintf(f, " %7.1f %%  %6.1f %%  ", pct(n->samples, all), pct(n->self, all));
 	put_right(f, time, 10);
 	put_func(f, depth, &t->funcs[n->func]);
-	for (uint32_t c = n->first_child; c != NONE; c = t->nodes[c].next_sibling)
-		tree_node(r, t, c, depth + 1, f);
 }
 
 int sample_print_tree(const struct sample_report *r, FILE *f)
 {
 	const struct scall_tree *t = &r->p->calls;
+	uint64_t all = t->nodes[0].samples;
+	struct walk w;
 
+	if (walk_init(&w, t))
+		return -ENOMEM;
 	fprintf(f, "Call tree from the samples' call chains (callees by inclusive samples):\n");
 	fprintf(f, "  %9s %9s  %8s  %10s  %s\n", "samples", "incl.", "self", "est. time",
 		"function");
-	for (uint32_t c = t->nodes[0].first_child; c != NONE; c = t->nodes[c].next_sibling)
-		tree_node(r, t, c, 0, f);
+	walk_push_children(&w, t, 0, 0);
+	while (w.n) {
+		struct step st = w.stack[--w.n];
+
+		if (node_hidden(r, &t->nodes[st.node], all))
+			continue;
+		tree_line(t, st.node, st.depth, f);
+		walk_push_children(&w, t, st.node, st.depth + 1);
+	}
+	free(w.stack);
 	return ferror(f) ? -EIO : 0;
 }
 
-/* One node of the callers tree and its callers: text, CSV or JSON. */
-static void callers_node(const struct sample_report *r, const struct scall_tree *t, uint32_t node,
-			 unsigned depth, FILE *f, int csv, struct jsonw *w)
+/* One node of the callers tree as it is entered (its callers follow): text, CSV or JSON. */
+static void callers_enter(const struct sample_report *r, const struct scall_tree *t, uint32_t node,
+			  size_t depth, FILE *f, int csv, struct jsonw *w)
 {
 	const struct scall_node *n = &t->nodes[node];
 	const struct scall_func *fn = &t->funcs[n->func];
 	uint64_t all = r->p->calls.nodes[0].samples;
 	char samples[32], time[32];
 
-	if (node_hidden(r, n, all))
-		return;
 	if (w) {
 		jsonw_object_begin(w);
 		jsonw_kv_string(w, "name", fn->name);
@@ -151,7 +196,7 @@ static void callers_node(const struct sample_report *r, const struct scall_tree 
 		jsonw_key(w, "callers");
 		jsonw_array_begin(w);
 	} else if (csv) {
-		fprintf(f, "%u,", depth);
+		fprintf(f, "%zu,", depth);
 		csv_field(f, fn->name);
 		fputc(',', f);
 		csv_field(f, fn->module);
@@ -166,12 +211,35 @@ static void callers_node(const struct sample_report *r, const struct scall_tree 
 		put_right(f, time, 10);
 		put_func(f, depth, fn);
 	}
-	for (uint32_t c = n->first_child; c != NONE; c = t->nodes[c].next_sibling)
-		callers_node(r, t, c, depth + 1, f, csv, w);
-	if (w) {
-		jsonw_array_end(w);
-		jsonw_object_end(w);
+}
+
+/* The callers tree T under its root, walked with a stack of its own. 0 or -ENOMEM. */
+static int callers_walk(const struct sample_report *r, const struct scall_tree *t, FILE *f, int csv,
+			struct jsonw *w)
+{
+	uint64_t all = r->p->calls.nodes[0].samples;
+	struct walk wk;
+
+	if (walk_init(&wk, t))
+		return -ENOMEM;
+	walk_push_children(&wk, t, 0, 0);
+	while (wk.n) {
+		struct step st = wk.stack[--wk.n];
+
+		if (st.leave) {
+			jsonw_array_end(w);
+			jsonw_object_end(w);
+			continue;
+		}
+		if (node_hidden(r, &t->nodes[st.node], all))
+			continue;
+		callers_enter(r, t, st.node, st.depth, f, csv, w);
+		if (w)
+			walk_push(&wk, st.node, st.depth, 1);
+		walk_push_children(&wk, t, st.node, st.depth + 1);
 	}
+	free(wk.stack);
+	return 0;
 }
 
 int sample_print_callers(const struct sample_report *r, FILE *f, int csv, struct jsonw *w)
@@ -202,15 +270,16 @@ int sample_print_callers(const struct sample_report *r, FILE *f, int csv, struct
 		fprintf(f,
 			"Callers of %s (each line called the one above it; shares of all "
 			"samples):\n",
-			r->callers);
+			text_safe(r->callers));
 		fprintf(f, "  %9s %9s  %10s  %s\n", "samples", "incl.", "est. time", "function");
 	}
-	for (uint32_t c = t.nodes[0].first_child; c != NONE; c = t.nodes[c].next_sibling)
-		callers_node(r, &t, c, 0, f, csv, w);
+	ret = callers_walk(r, &t, f, csv, w);
 	if (w) {
 		jsonw_array_end(w);
 		jsonw_object_end(w);
 	}
 	scall_release(&t);
+	if (ret)
+		return ret;
 	return w ? 0 : (ferror(f) ? -EIO : 0);
 }

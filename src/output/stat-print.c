@@ -1,5 +1,6 @@
 /* stat-print.c - rendering of `perfscope stat` results. */
 #include "stat-print.h"
+#include "textesc.h"
 #include "table.h"
 
 #include "../core/counters.h"
@@ -73,7 +74,7 @@ int stat_print_text(const struct stat_result *res, FILE *f)
 		const char *a = res->command[i];
 		int quote = !*a || strpbrk(a, " \t'\"$;&|<>*?") != NULL;
 
-		fprintf(f, quote ? "%s\"%s\"" : "%s%s", i ? " " : "", a);
+		fprintf(f, quote ? "%s\"%s\"" : "%s%s", i ? " " : "", text_safe(a));
 	}
 	fprintf(f, "' (%zu run%s):\n\n", res->nruns, res->nruns == 1 ? "" : "s");
 	size_t note = multi ? 4 : 2;
@@ -142,7 +143,7 @@ int stat_print_text(const struct stat_result *res, FILE *f)
 				table_set(t, 2, "%s", ms[k]->formula);
 		}
 		fprintf(f, "\nMetrics%s%s\n", res->group ? " of group " : "",
-			res->group ? res->group->name : "");
+			res->group ? text_safe(res->group->name) : "");
 		table_print(t, f, "  ");
 		table_free(t);
 	}

@@ -1,5 +1,6 @@
 /* table.c - aligned text tables, CSV, and human number formatting. */
 #include "table.h"
+#include "textesc.h"
 #include "../core/array.h"
 
 #include <errno.h>
@@ -145,13 +146,13 @@ size_t utf8_width(const char *s)
 	return n;
 }
 
-/* Text of column C in ROW, or the header when ROW is NULL; never NULL. */
+/* Text of column C in ROW, or the header when ROW is NULL, escaped (textesc.h); never NULL. */
 static const char *cell_text(const struct table *t, const struct table_row *row, size_t c)
 {
 	if (!row)
-		return t->cols[c].header;
+		return text_safe(t->cols[c].header);
 	if (c < row->ncells && row->cells[c])
-		return row->cells[c];
+		return text_safe(row->cells[c]);
 	return "";
 }
 
@@ -219,12 +220,12 @@ int table_print(const struct table *t, FILE *f, const char *indent)
 	if (!widths)
 		return -ENOMEM;
 	for (c = 0; c < t->ncols; c++)
-		widths[c] = utf8_width(t->cols[c].header);
+		widths[c] = utf8_width(cell_text(t, NULL, c));
 	for (r = 0; r < t->nrows; r++) {
 		const struct table_row *row = &t->rows[r];
 
 		for (c = 0; c < row->ncells; c++) {
-			size_t w = utf8_width(row->cells[c]);
+			size_t w = utf8_width(cell_text(t, row, c));
 
 			if (w > widths[c])
 				widths[c] = w;
@@ -247,7 +248,8 @@ void csv_field(FILE *f, const char *s)
 {
 	if (!s)
 		return;
-	if (!strpbrk(s, ",\"\r\n")) {
+	s = text_safe(s);
+	if (!strpbrk(s, ",\"")) {
 		fputs(s, f);
 		return;
 	}
@@ -280,7 +282,7 @@ int table_print_csv(const struct table *t, FILE *f)
 		for (c = 0; c < t->ncols; c++) {
 			if (c > 0)
 				fputc(',', f);
-			csv_field(f, cell_text(t, &t->rows[r], c));
+			csv_field(f, c < t->rows[r].ncells ? t->rows[r].cells[c] : NULL);
 		}
 		fputc('\n', f);
 	}

@@ -32,20 +32,22 @@ int table_set(struct table *t, size_t col, const char *fmt, ...)
 int table_add_separator(struct table *t);
 
 /*
- * Print aligned, each line prefixed with INDENT (may be NULL): column widths computed from
- * content in UTF-8 code points, two spaces between columns, header underlined with '-' to the
+ * Print aligned, each line prefixed with INDENT (may be NULL): every header and cell escaped
+ * (textesc.h: a cell's control characters are shown, never sent), column widths computed from
+ * that text in UTF-8 code points, two spaces between columns, header underlined with '-' to the
  * column width, no trailing blanks. Returns 0 or -EIO when writing failed.
  */
 int table_print(const struct table *t, FILE *f, const char *indent);
 
-/* Print as CSV (RFC 4180 quoting, "\n" line ends), header row first, separators skipped.
- * Returns 0 or -EIO when writing failed. */
+/* Print as CSV (csv_field: RFC 4180 quoting, "\n" line ends), header row first, separators
+ * skipped. Returns 0 or -EIO when writing failed. */
 int table_print_csv(const struct table *t, FILE *f);
 
 /* Free T and every cell (NULL is fine). */
 void table_free(struct table *t);
 
-/* Write S (NULL: empty) as one CSV field to F, quoted when it has a comma, quote, CR or LF. */
+/* Write S (NULL: empty) as one CSV field to F: escaped (textesc.h, so no control character and
+ * no line break is ever written raw), then quoted when it has a comma or a quote. */
 void csv_field(FILE *f, const char *s);
 
 /* Number of UTF-8 code points in S (its display width for tables). */

@@ -1,5 +1,6 @@
 /* timeline-print.c - rendering of a timeline as text, CSV and JSON. */
 #include "timeline-print.h"
+#include "textesc.h"
 #include "table.h"
 
 #include "../core/jsonw.h"
@@ -118,8 +119,8 @@ int timeline_print_text(const struct experiment *e, const struct timeline *t, FI
 		const struct timeline_region *g = &t->regions[r];
 
 		fmt_duration(buf, sizeof(buf), (double)((int64_t)(g->ns - t->start_ns)));
-		fprintf(f, "  %*s%s  region %s %s (tid %d)\n", pad(buf), "", buf, g->name,
-			g->enter ? "begins" : "ends", (int)g->tid);
+		fprintf(f, "  %*s%s  region %s %s (tid %d)\n", pad(buf), "", buf,
+			text_safe(g->name), g->enter ? "begins" : "ends", (int)g->tid);
 	}
 	return ret ? ret : (ferror(f) ? -EIO : 0);
 }

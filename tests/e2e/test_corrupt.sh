@@ -7,7 +7,8 @@
 # chunk 0's header is at 64 (magic 64, size 68, sequence 72), its first record (the clock-sync
 # record every chunk starts with) at 80, with its type in word 1 at 88; the tid is at 28.
 # A stream cut inside its last chunk or at a chunk boundary (as SIGKILL leaves it) is no error:
-# the report works and says where the data ends.
+# the report works and says where the data ends. Nor is one cut inside its header (a full disk):
+# it is left out, and every command says so, naming the file and the byte.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 psc_init
@@ -71,7 +72,13 @@ expect_defect() {
 
 d=$(damaged header-cut)
 head -c 30 "$good/$main" >"$d/$main"
-expect_defect header-cut "$d" 0 "file shorter than the 64-byte header (30 bytes)"
+for cmd in report dump info; do
+	run "header-cut-$cmd" "$PERFSCOPE" "$cmd" "$d"
+	expect_eq 0 "$RC" "header-cut: $cmd exit status"
+	expect_grep "$main: cut at byte 30, inside its 64-byte header: left out" \
+		"$T/header-cut-$cmd.out" "header-cut: $cmd names the file and the byte"
+done
+expect_grep "thread-work" "$T/header-cut-report.out" "header-cut: the other thread's regions are read"
 
 d=$(damaged header-tid)
 flip_byte "$d/$main" 31 0x40
@@ -107,7 +114,8 @@ size=$(wc -c <"$good/$main")
 head -c $((size - 8)) "$good/$main" >"$d/$main"
 run cut-report "$PERFSCOPE" report "$d"
 expect_eq 0 "$RC" "report of a stream cut in its last chunk: exit status"
-expect_grep "thread $main_tid: stream cut at byte 64" "$T/cut-report.out" "report says where the stream was cut"
+expect_grep "$main: cut at byte 64 of $((size - 8)): the thread's records after it are missing" \
+	"$T/cut-report.out" "report says where the stream was cut"
 run cut-dump "$PERFSCOPE" dump "$d"
 expect_eq 0 "$RC" "dump of a stream cut in its last chunk: exit status"
 expect_grep "# cut at byte 64: the last chunk is incomplete" "$T/cut-dump.out" "dump says where the stream was cut"

@@ -169,13 +169,13 @@ html_expect_ok lost
 html_dom lost --text summary-caveats >"$T/lost.caveats"
 expect_grep "process $pid: 7 records and 12345 bytes of chunks lost" "$T/lost.caveats" \
 	"the Summary lists the lost records and bytes"
-# - a stream cut short (the run killed while writing): the thread's caveat, as report says it
+# - a stream cut short (the run killed while writing): the file's caveat, as report says it
 cp -r "$T/exp" "$T/cut"
 rm -f "$T/cut/report.html"
 cutstream=$(ls -S "$T/cut"/stream.* | head -n 1)
 truncate -s -8 "$cutstream"
 run repcut "$PERFSCOPE" report "$T/cut"
-cat "$T/repcut.out" "$T/repcut.err" | sed -n 's/^[ !]*\(thread [0-9]*: stream cut at byte [0-9]*.*\)$/\1/p' >"$T/cut.want"
+cat "$T/repcut.out" "$T/repcut.err" | sed -n 's/^[ !]*\(stream\.[0-9.]*: cut at byte [0-9]*.*\)$/\1/p' >"$T/cut.want"
 expect_eq 1 "$(wc -l <"$T/cut.want")" "report: one stream cut ($(cat "$T/cut.want"))"
 run htmlcut "$PERFSCOPE" html "$T/cut"
 expect_eq 0 "$RC" "html of an experiment with a cut stream"

@@ -73,13 +73,13 @@ head -c $((size - 8)) "${streams[0]}" >"$T/cut.tmp" && mv "$T/cut.tmp" "${stream
 for by in region thread; do
 	run cut-$by "$PERFSCOPE" report "$d" --by $by
 	expect_eq 0 "$RC" "report --by $by of a cut stream: exit status"
-	expect_grep "stream cut at byte" "$T/cut-$by.out" "report --by $by of a cut stream: says where it was cut"
+	expect_grep "$(basename "${streams[0]}"): cut at byte" "$T/cut-$by.out" "report --by $by of a cut stream: says where it was cut"
 	report_csv_or_die cutcsv-$by "$d" --by $by
 	expect_eq 1 "$(csv_get "$T/cutcsv-$by.out" calls name=first)" "report --by $by of a cut stream: the complete chunk is read"
 	expect_no_grep "second" "$T/cutcsv-$by.out" "report --by $by of a cut stream: nothing from the cut chunk"
 done
 run cut-json "$PERFSCOPE" report "$d" --json
-expect_eq true "$(json_eval "$T/cut-json.out" 'any("stream cut at byte" in c for c in d["caveats"])')" \
+expect_eq true "$(json_eval "$T/cut-json.out" 'any(": cut at byte" in c for c in d["caveats"])')" \
 	"report --json of a cut stream: caveat"
 
 # --- cut inside the only chunk: no region survives, but the report still says why
@@ -91,6 +91,6 @@ head -c $((size - 8)) "${streams[0]}" >"$T/cut1.tmp" && mv "$T/cut1.tmp" "${stre
 run cut1 "$PERFSCOPE" report "$d"
 expect_eq 0 "$RC" "report of a stream cut in its only chunk: exit status"
 cat "$T/cut1.out" "$T/cut1.err" >"$T/cut1.all"
-expect_grep "stream cut at byte" "$T/cut1.all" "report of a stream cut in its only chunk: says where it was cut"
+expect_grep "$(basename "${streams[0]}"): cut at byte" "$T/cut1.all" "report of a stream cut in its only chunk: says where it was cut"
 
 finish

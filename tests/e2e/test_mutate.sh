@@ -105,32 +105,40 @@ if [ -n "${PSC_MUTATE_KEEP:-}" ]; then
 fi
 
 # Defects the mutation test found, each on the mutant that showed it (fixed: they must pass)
-# export --format otf2 exited 1 (as for a failed write) on a damaged stream: now 2
+# export --format otf2 exited 1 (as for a failed write) on a damaged stream: now 2. The
+# stream's magic is flipped: a stream cut short is no defect, it is read up to its cut (or
+# left out when empty) and named by a caveat, which the second check holds it to
 s=$(cd "$E/regions" && ls stream.* | head -n 1)
-python3 "$PSC_SOURCE/tests/e2e/mutate.py" apply "$E/regions" "$T/m-cut" "$s" trunc:0
+python3 "$PSC_SOURCE/tests/e2e/mutate.py" apply "$E/regions" "$T/m-cut" "$s" flip:0=ff
 run cut-otf2 "$PERFSCOPE" export "$T/m-cut" --format otf2 -o "$T/m-cut.otf2"
-expect_eq 2 "$RC" "export --format otf2 of an experiment with an empty stream: exit status"
-expect_eq 1 "$(wc -l <"$T/cut-otf2.err")" "export --format otf2 of an empty stream: one line"
+expect_eq 2 "$RC" "export --format otf2 of an experiment with a damaged stream: exit status"
+expect_eq 1 "$(wc -l <"$T/cut-otf2.err")" "export --format otf2 of a damaged stream: one line"
 expect_grep "$T/m-cut/$s: byte 0: " "$T/cut-otf2.err" "the message names the stream and byte 0"
+python3 "$PSC_SOURCE/tests/e2e/mutate.py" apply "$E/regions" "$T/m-empty" "$s" trunc:0
+run empty-otf2 "$PERFSCOPE" export "$T/m-empty" --format otf2 -o "$T/m-empty.otf2"
+expect_eq 0 "$RC" "export --format otf2 of an experiment with an empty stream: exit status"
+expect_grep "$s: empty (0 bytes): left out" "$T/empty-otf2.err" \
+	"the empty stream is named by a caveat"
 # export --format otf2 printed the MPI model's warnings before failing on a damaged stream:
-# three lines for one error (an MPI rank's stream cut inside its header)
+# three lines for one error (an MPI rank's stream with its magic flipped; one cut inside its
+# header is left out with a caveat)
 if [ -d "$E/mpi" ]; then
 	s=$(cd "$E/mpi" && ls stream.* | head -n 1)
-	python3 "$PSC_SOURCE/tests/e2e/mutate.py" apply "$E/mpi" "$T/m-mpi" "$s" trunc:26
+	python3 "$PSC_SOURCE/tests/e2e/mutate.py" apply "$E/mpi" "$T/m-mpi" "$s" flip:0=ff
 	run mpi-otf2 "$PERFSCOPE" export "$T/m-mpi" --format otf2 -o "$T/m-mpi.otf2"
-	expect_eq 2 "$RC" "export --format otf2 of an MPI run with a stream cut at 26 bytes: exit status"
-	expect_eq 1 "$(wc -l <"$T/mpi-otf2.err")" "export --format otf2 of a cut MPI stream: one line"
+	expect_eq 2 "$RC" "export --format otf2 of an MPI run with a damaged stream: exit status"
+	expect_eq 1 "$(wc -l <"$T/mpi-otf2.err")" "export --format otf2 of a damaged MPI stream: one line"
 	expect_grep "$T/m-mpi/$s: byte 0: " "$T/mpi-otf2.err" "the message names the stream and byte 0"
 fi
 # report --by scope --categories leaked the experiment experiment_open had half read (the
-# sanitizer build says so, on more lines than the one error)
+# sanitizer build says so, on more lines than the one error). The proc file's first byte is
+# flipped: one cut short leaves its process out with a caveat instead
 if [ -d "$E/mpi" ]; then
 	p=$(cd "$E/mpi" && ls proc.*.json | head -n 1)
-	python3 "$PSC_SOURCE/tests/e2e/mutate.py" apply "$E/mpi" "$T/m-proc" "$p" trunc:100
+	python3 "$PSC_SOURCE/tests/e2e/mutate.py" apply "$E/mpi" "$T/m-proc" "$p" flip:0=ff
 	run scope "$PERFSCOPE" report "$T/m-proc" --by scope --categories
-	expect_eq 2 "$RC" "report --by scope of an MPI run with a cut proc.json: exit status"
-	expect_eq 1 "$(wc -l <"$T/scope.err")" "report --by scope of a cut proc.json: one line"
-	# (the byte cJSON stops at: 99 or 100, as the cut falls in a token or after it)
+	expect_eq 2 "$RC" "report --by scope of an MPI run with a damaged proc.json: exit status"
+	expect_eq 1 "$(wc -l <"$T/scope.err")" "report --by scope of a damaged proc.json: one line"
 	expect_grep "$T/m-proc/$p: byte " "$T/scope.err" "the message names proc.json and a byte"
 fi
 

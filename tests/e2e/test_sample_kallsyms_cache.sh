@@ -68,7 +68,7 @@ PERFSCOPE_PROCFS_ROOT=$T/proc PERFSCOPE_CACHE_DIR=$C record_or_die hid "$T/h" --
 expect_no_file "$T/h/kallsyms" "no kallsyms with the addresses hidden, cache or not"
 expect_grep "kernel functions will show as [kernel]" "$T/hid.err" "record says kernel functions will not be named"
 expect_eq "$inode" "$(stat -c %i "$entry")" "the hidden run does not store an entry"
-expect_eq 1 "$(find "$C" -type f | wc -l)" "still one file in the cache"
+expect_eq 1 "$(find "$C" -maxdepth 1 -type f | wc -l)" "still one file in the cache (the build-id cache is in buildid/)"
 
 # the modules change (a procfs with the same boot_id, visible addresses and a modules file):
 # a new entry, and the boot's entry for the old modules is removed; another boot's entry is

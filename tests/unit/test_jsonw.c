@@ -99,6 +99,147 @@ static void test_pretty(void **state)
 	jsonw_release(&w);
 }
 
+/* Pretty output nested deeper than JSONW_INDENT_MAX levels indents no further, so its size is
+ * linear in the depth. */
+static void test_pretty_deep(void **state)
+{
+	const int depth = 100000;
+	struct jsonw w;
+	const char *text;
+	size_t len;
+
+	(void)state;
+	jsonw_init(&w, 1);
+	for (int i = 0; i < depth; i++)
+		jsonw_array_begin(&w);
+	for (int i = 0; i < depth; i++)
+		jsonw_array_end(&w);
+	text = jsonw_text(&w);
+	assert_non_null(text);
+	len = strlen(text);
+	/* "[\n" + indentation per level, and as much again to close */
+	assert_true(len <= (size_t)depth * 2 * (2 + 2 * JSONW_INDENT_MAX));
+	assert_memory_equal(text, "[\n  [\n    [", 11);
+	jsonw_release(&w);
+}
+
+/* The escaped form of LEN bytes at S, NUL-terminated in a static buffer. */
+static const char *esc(const char *s, size_t len)
+{
+	static char out[6 * 64 + 1];
+	size_t n;
+
+	assert_true(len <= 64);
+	memset(out, 'X', sizeof(out));
+	n = jsonw_escape(out, s, len);
+	assert_true(n <= 6 * len);
+	out[n] = 0;
+	return out;
+}
+
+#define ESC(lit) esc(lit, sizeof(lit) - 1)
+
+static void test_escape_ascii(void **state)
+{
+	(void)state;
+	assert_string_equal(ESC(""), "");
+	assert_string_equal(ESC("fib"), "fib");
+	assert_string_equal(ESC("int pick<Box<char> >(Box<char> const&)"),
+			    "int pick<Box<char> >(Box<char> const&)");
+	assert_string_equal(ESC("operator\"\" _w"), "operator\\\"\\\" _w");
+	assert_string_equal(ESC("a\\b"), "a\\\\b");
+	assert_string_equal(ESC("/ stays, \x7f does not"), "/ stays, \\u007f does not");
+}
+
+static void test_escape_control(void **state)
+{
+	(void)state;
+	assert_string_equal(ESC("\t\n\r"), "\\t\\n\\r");
+	assert_string_equal(ESC("\x01\x1f"), "\\u0001\\u001f");
+	assert_string_equal(ESC("\x1b]0;title\a"), "\\u001b]0;title\\u0007");
+	/* an embedded NUL is a character like any other when a length is given */
+	assert_string_equal(esc("a\0b", 3), "a\\u0000b");
+	/* C1 controls (valid UTF-8 of U+0080 to U+009F: U+009B is a CSI to some terminals) */
+	assert_string_equal(ESC("\xc2\x80\xc2\x9b\xc2\x9f"), "\\u0080\\u009b\\u009f");
+	assert_string_equal(ESC("\xc2\xa0"), "\xc2\xa0"); /* U+00A0 is not one */
+}
+
+/* Every class of invalid UTF-8: each byte that is not part of a valid sequence becomes U+FFFD,
+ * and what follows is read afresh. */
+static void test_escape_utf8(void **state)
+{
+	(void)state;
+	/* valid sequences of 2, 3 and 4 bytes pass unchanged, the extremes included */
+	assert_string_equal(ESC("\xc3\xa9t\xc3\xa9"), "\xc3\xa9t\xc3\xa9"); /* été */
+	assert_string_equal(ESC("\xe2\x86\x92"), "\xe2\x86\x92");	    /* → */
+	assert_string_equal(ESC("\xf0\x9f\x94\xa5"), "\xf0\x9f\x94\xa5");   /* U+1F525 */
+	assert_string_equal(ESC("\xef\xbf\xbf\xf4\x8f\xbf\xbf"), "\xef\xbf\xbf\xf4\x8f\xbf\xbf");
+	assert_string_equal(ESC("\xed\x9f\xbf\xee\x80\x80"), "\xed\x9f\xbf\xee\x80\x80");
+	/* lone continuation bytes */
+	assert_string_equal(ESC("\x80"), "\\ufffd");
+	assert_string_equal(ESC("a\xbf\xbf"), "a\\ufffd\\ufffd");
+	/* bytes never valid */
+	assert_string_equal(ESC("a\xff"), "a\\ufffd");
+	assert_string_equal(ESC("\xfe\xf8\xf5"), "\\ufffd\\ufffd\\ufffd");
+	/* overlong forms: '/' in 2, 3 and 4 bytes, and the largest overlong 3-byte form */
+	assert_string_equal(ESC("\xc0\xaf"), "\\ufffd\\ufffd");
+	assert_string_equal(ESC("\xc1\xbf"), "\\ufffd\\ufffd");
+	assert_string_equal(ESC("\xe0\x80\xaf"), "\\ufffd\\ufffd\\ufffd");
+	assert_string_equal(ESC("\xe0\x9f\xbf"), "\\ufffd\\ufffd\\ufffd");
+	assert_string_equal(ESC("\xf0\x80\x80\xaf"), "\\ufffd\\ufffd\\ufffd\\ufffd");
+	/* UTF-16 surrogates, high and low, and a pair encoded separately (CESU-8) */
+	assert_string_equal(ESC("\xed\xa0\x80"), "\\ufffd\\ufffd\\ufffd");
+	assert_string_equal(ESC("\xed\xbf\xbf"), "\\ufffd\\ufffd\\ufffd");
+	assert_string_equal(ESC("\xed\xa0\xbd\xed\xb8\x80"),
+			    "\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd");
+	/* above U+10FFFF */
+	assert_string_equal(ESC("\xf4\x90\x80\x80"), "\\ufffd\\ufffd\\ufffd\\ufffd");
+	assert_string_equal(ESC("\xf7\xbf\xbf\xbf"), "\\ufffd\\ufffd\\ufffd\\ufffd");
+	/* truncated at the end of the string */
+	assert_string_equal(ESC("\xc3"), "\\ufffd");
+	assert_string_equal(ESC("\xe2\x86"), "\\ufffd\\ufffd");
+	assert_string_equal(ESC("x\xf0\x9f\x94"), "x\\ufffd\\ufffd\\ufffd");
+	/* cut by a byte that is not a continuation */
+	assert_string_equal(ESC("\xe2\x86x"), "\\ufffd\\ufffdx");
+	assert_string_equal(ESC("\xc3\"\xc3\xa9"), "\\ufffd\\\"\xc3\xa9");
+	/* the worst case: six bytes out for every byte in */
+	assert_int_equal(strlen(ESC("\x01\xff\x02")), 18);
+}
+
+/* Strings longer than the writer's pieces: a valid sequence across a piece boundary is kept
+ * whole, an invalid one is replaced, wherever it falls. */
+static void test_escape_long(void **state)
+{
+	char in[1200], want[1300 * 6];
+	struct jsonw w;
+
+	(void)state;
+	for (size_t at = 250; at < 262; at++) {
+		size_t n = 0, o = 0;
+
+		memset(in, 'a', at);
+		n = at;
+		memcpy(in + n, "\xf0\x9f\x94\xa5\xe2\x86\xff", 7); /* U+1F525, then a cut one */
+		n += 7;
+		memset(in + n, 'b', 600);
+		n += 600;
+		in[n] = 0;
+		want[o++] = '"';
+		memset(want + o, 'a', at);
+		o += at;
+		memcpy(want + o, "\xf0\x9f\x94\xa5\\ufffd\\ufffd\\ufffd", 22);
+		o += 22;
+		memset(want + o, 'b', 600);
+		o += 600;
+		want[o++] = '"';
+		want[o] = 0;
+		jsonw_init(&w, 0);
+		jsonw_string(&w, in);
+		assert_string_equal(jsonw_text(&w), want);
+		jsonw_release(&w);
+	}
+}
+
 static void test_escaping(void **state)
 {
 	struct jsonw w;
@@ -112,12 +253,14 @@ static void test_escaping(void **state)
 	jsonw_string(&w, "\x01\x1f\x7f");
 	jsonw_string(&w, "\b\f");
 	jsonw_string(&w, "caf\xc3\xa9 /"); /* UTF-8 and '/' pass through */
+	jsonw_string(&w, "\xff\xc3(");	   /* invalid UTF-8 does not */
 	jsonw_string(&w, "");
 	jsonw_string(&w, NULL);
 	jsonw_array_end(&w);
-	assert_string_equal(jsonw_text(&w), "[\"say \\\"hi\\\"\",\"C:\\\\dir\\\\\","
-					    "\"a\\nb\\rc\\td\",\"\\u0001\\u001f\\u007f\","
-					    "\"\\u0008\\u000c\",\"caf\xc3\xa9 /\",\"\",\"\"]");
+	assert_string_equal(jsonw_text(&w),
+			    "[\"say \\\"hi\\\"\",\"C:\\\\dir\\\\\","
+			    "\"a\\nb\\rc\\td\",\"\\u0001\\u001f\\u007f\","
+			    "\"\\u0008\\u000c\",\"caf\xc3\xa9 /\",\"\\ufffd\\ufffd(\",\"\",\"\"]");
 	jsonw_release(&w);
 
 	/* keys are escaped too */
@@ -338,13 +481,12 @@ static void test_parts(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_nested_compact),
-	    cmocka_unit_test(test_pretty),
-	    cmocka_unit_test(test_escaping),
-	    cmocka_unit_test(test_doubles),
-	    cmocka_unit_test(test_doubles_shortest),
-	    cmocka_unit_test(test_empty_and_growth),
-	    cmocka_unit_test(test_parts),
+	    cmocka_unit_test(test_nested_compact),   cmocka_unit_test(test_pretty),
+	    cmocka_unit_test(test_pretty_deep),	     cmocka_unit_test(test_escape_ascii),
+	    cmocka_unit_test(test_escape_control),   cmocka_unit_test(test_escape_utf8),
+	    cmocka_unit_test(test_escape_long),	     cmocka_unit_test(test_escaping),
+	    cmocka_unit_test(test_doubles),	     cmocka_unit_test(test_doubles_shortest),
+	    cmocka_unit_test(test_empty_and_growth), cmocka_unit_test(test_parts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

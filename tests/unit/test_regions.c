@@ -555,13 +555,24 @@ static void test_open_errors(void **state)
 
 	/* malformed proc JSON: the message names the file */
 	new_dir(dir, sizeof(dir));
-	write_text(dir, "proc.12.json", "{\"pid\": 12, \"clock\": ");
+	write_text(dir, "proc.12.json", "{\"pid\": 12,, \"clock\": \"tsc\"}");
 	err[0] = 0;
 	assert_int_equal(experiment_open(&e, dir, err, sizeof(err)), -EINVAL);
-	snprintf(path, sizeof(path), "%s/proc.12.json: ", dir);
+	snprintf(path, sizeof(path), "%s/proc.12.json: byte 12: ", dir);
 	if (strncmp(err, path, strlen(path)))
 		fail_msg("'%s' does not start with '%s'", err, path);
 	assert_non_null(strstr(err, "invalid JSON"));
+	experiment_release(&e);
+
+	/* proc JSON that stops short (a full disk): the process is left out, not the experiment */
+	new_dir(dir, sizeof(dir));
+	write_text(dir, "proc.12.json", "{\"pid\": 12, \"clock\": ");
+	assert_int_equal(experiment_open(&e, dir, err, sizeof(err)), 0);
+	assert_int_equal(e.nprocs, 0);
+	assert_int_equal(e.ndamaged, 1);
+	assert_string_equal(e.damaged[0].name, "proc.12.json");
+	assert_int_equal(e.damaged[0].kind, EXP_DAMAGE_JSON_CUT);
+	assert_int_equal(e.damaged[0].at, 21);
 	experiment_release(&e);
 
 	/* malformed meta.json */

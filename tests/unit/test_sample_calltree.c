@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "jsonw.h"
 #include "kallsyms.h"
 #include "sample-print.h"
 #include "scallers.h"
@@ -284,6 +285,144 @@ static void test_min_share(void **state)
 	scall_release(&p.calls);
 }
 
+/* Calls of strcmp in this program (the library's included): it takes the C library's place. */
+static size_t strcmp_calls;
+
+int strcmp(const char *a, const char *b)
+{
+	const unsigned char *x = (const unsigned char *)a, *y = (const unsigned char *)b;
+
+	strcmp_calls++;
+	while (*x && *x == *y) {
+		x++;
+		y++;
+	}
+	return *x - *y;
+}
+
+/* 50,000 functions, two of them with the same name in two modules: each its own id, found
+ * again by name and module, with a few comparisons of names each (the index looked through
+ * every function for each new one: 1.25 * 10^9 comparisons here). Counted, not timed. */
+static void test_many_functions(void **state)
+{
+	const size_t n = 50000;
+	char **names = calloc(n, sizeof(*names));
+	struct scall_tree t;
+	uint32_t id;
+
+	(void)state;
+	assert_non_null(names);
+	assert_int_equal(scall_init(&t), 0);
+	strcmp_calls = 0;
+	for (size_t i = 0; i < n; i++) {
+		assert_true(asprintf(&names[i], "f%zu", i) > 0);
+		assert_int_equal(scall_func_id(&t, names[i], "/bin/x", &id), 0);
+		assert_int_equal(id, i);
+	}
+	assert_int_equal(scall_func_id(&t, names[7], "/lib/y", &id), 0);
+	assert_int_equal(id, n);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(scall_func_id(&t, names[i], "/bin/x", &id), 0);
+		assert_int_equal(id, i);
+	}
+	assert_int_equal(scall_func_id(&t, names[7], "/lib/y", &id), 0);
+	assert_int_equal(id, n);
+	assert_int_equal(t.nfuncs, n + 1);
+	/* the lookups above: 2 n + 2, each comparing names and modules of equal hashes only */
+	assert_true(strcmp_calls <= 4 * (2 * n + 2));
+	scall_release(&t);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* A FILE that counts the bytes and lines written to it. */
+struct count {
+	size_t bytes, lines;
+};
+
+static ssize_t count_write(void *c, const char *buf, size_t n)
+{
+	struct count *k = c;
+
+	k->bytes += n;
+	for (size_t i = 0; i < n; i++)
+		k->lines += buf[i] == '\n';
+	return (ssize_t)n;
+}
+
+static FILE *count_open(struct count *k)
+{
+	cookie_io_functions_t io = {.write = count_write};
+	FILE *f;
+
+	memset(k, 0, sizeof(*k));
+	f = fopencookie(k, "w", io);
+	assert_non_null(f);
+	return f;
+}
+
+/*
+ * One sample whose call chain is 200,000 frames deep (a and b calling each other, then spin):
+ * the trees are walked without recursion (theirs overflowed the stack), a line per frame of
+ * bounded length (the depth past 32 levels written, not indented), and the callers tree's
+ * JSON, nested as deep, linear in size.
+ */
+static void test_deep_chain(void **state)
+{
+	const size_t depth = 200000;
+	uint32_t *path = malloc((depth + 1) * sizeof(*path));
+	struct sample_profile p;
+	struct sample_report r = {.p = &p, .tree = 1, .min_share = 0.5};
+	struct count k;
+	struct jsonw w;
+	const char *text;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(path);
+	memset(&p, 0, sizeof(p));
+	build_empty(&p.calls);
+	for (size_t i = 0; i < depth; i++)
+		path[i] = i % 2 ? B : A;
+	path[depth] = SPIN;
+	assert_int_equal(scall_add(&p.calls, path, depth + 1, 10), 0);
+	assert_int_equal(scall_add(&p.calls, path, 2, 10), 0);
+	assert_int_equal(scall_sort(&p.calls), 0);
+	f = count_open(&k);
+	assert_int_equal(sample_print_tree(&r, f), 0);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(k.lines, 2 + depth + 1);
+	assert_true(k.bytes < 4096 + 128 * depth);
+	assert_int_equal(sample_report_hidden(&r), 0);
+	r.min_share = 60; /* a > b, the second sample's path, is 100 %; below it 50 % */
+	assert_int_equal(sample_report_hidden(&r), depth + 1 - 2);
+	r.min_share = 0;
+
+	/* the callers of spin: spin, then the whole chain up to the outermost a */
+	r.tree = 0;
+	r.callers = "spin";
+	f = count_open(&k);
+	assert_int_equal(sample_print_callers(&r, f, 0, NULL), 0);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(k.lines, 2 + depth + 1);
+	assert_true(k.bytes < 4096 + 128 * depth);
+	f = count_open(&k);
+	assert_int_equal(sample_print_callers(&r, f, 1, NULL), 0);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(k.lines, 1 + depth + 1);
+	jsonw_init(&w, 1);
+	assert_int_equal(sample_print_callers(&r, NULL, 0, &w), 0);
+	text = jsonw_text(&w);
+	assert_non_null(text);
+	assert_true(strlen(text) < 4096 + 1024 * depth);
+	/* closed as deep as it was opened */
+	assert_int_equal(w.depth, 0);
+	jsonw_release(&w);
+	scall_release(&p.calls);
+	free(path);
+}
+
 static char tmpdir[64];
 
 static int setup(void **state)
@@ -375,8 +514,9 @@ static void test_kallsyms(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_functions), cmocka_unit_test(test_tree),
-	    cmocka_unit_test(test_callers),   cmocka_unit_test(test_min_share),
+	    cmocka_unit_test(test_functions),  cmocka_unit_test(test_tree),
+	    cmocka_unit_test(test_callers),    cmocka_unit_test(test_min_share),
+	    cmocka_unit_test(test_deep_chain), cmocka_unit_test(test_many_functions),
 	    cmocka_unit_test(test_kallsyms),
 	};
 

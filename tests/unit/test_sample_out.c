@@ -4,7 +4,9 @@
  * than its watermark, every chunk starts with a clock-sync record, the file reads back with the
  * validating stream reader, and the executable mappings land in pmaps.<pid>[.<image>] of the
  * image their time falls in (the root's first exec starts image 0, later execs the next one;
- * another process's first exec starts its image 1, as docs/format.md numbers images).
+ * another process's first exec starts its image 1, as docs/format.md numbers images). Records
+ * reach the file in bounded time (sample_out_sync), and a chunk the file cannot take
+ * (RLIMIT_FSIZE standing for a full disk) is cut off again and counted, so the file reads whole.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,7 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -323,9 +327,11 @@ static void test_pmaps_images(void **state)
 	add_map(o, 130, 4300, 0x420000, "/bin/child-exec");
 	assert_int_equal(sample_out_close(o), 0);
 
-	/* /proc/PID/maps syntax: start-end perms offset dev inode path */
+	/* /proc/PID/maps syntax: start-end perms offset dev inode path, each after its time */
 	s = slurp("pmaps.4242");
-	assert_string_equal(s, "400000-402000 r-xp 00001000 00:00 0 /bin/prog\n"
+	assert_string_equal(s, "# mmap 20\n"
+			       "400000-402000 r-xp 00001000 00:00 0 /bin/prog\n"
+			       "# mmap 50\n"
 			       "7f0000000000-7f0000002000 r-xp 00001000 00:00 0 /lib/late.so\n");
 	free(s);
 	expect_maps("pmaps.4242", 2, root0, root0_paths);
@@ -399,6 +405,173 @@ static void test_refusals(void **state)
 	assert_int_equal(sample_out_close(o), 0);
 }
 
+static uint64_t size_of(const char *path)
+{
+	struct stat st;
+
+	assert_int_equal(stat(path, &st), 0);
+	return (uint64_t)st.st_size;
+}
+
+/*
+ * Records reach the file in bounded time: sample_out_sync writes the open chunk once it has
+ * seen it open for SAMPLE_OUT_SYNC_NS, not before, and at once with UINT64_MAX; an empty chunk
+ * is never written.
+ */
+static void test_sync_bounds(void **state)
+{
+	const uint64_t t0 = 5000000000ull;
+	char path[256];
+	struct sample_out *o;
+	struct readback b;
+	uint64_t size;
+
+	(void)state;
+	new_dir("sync");
+	snprintf(path, sizeof(path), "%s/samples.77", dir);
+	assert_int_equal(sample_out_open(&o, dir, 77, 1, 0), 0);
+	size = size_of(path);
+	assert_int_equal(size, sizeof(struct psc_stream_header));
+	assert_int_equal(sample_out_sync(o, t0), 0); /* nothing open */
+	add_tagged(o, 10, 1);
+	assert_int_equal(sample_out_flush(o, 10), 0);
+	assert_int_equal(sample_out_sync(o, t0), 0); /* seen open from t0 */
+	add_tagged(o, 20, 2);
+	assert_int_equal(sample_out_flush(o, 20), 0);
+	assert_int_equal(sample_out_sync(o, t0 + SAMPLE_OUT_SYNC_NS - 1), 0);
+	assert_int_equal(size_of(path), size);
+	assert_int_equal(sample_out_sync(o, t0 + SAMPLE_OUT_SYNC_NS), 0);
+	/* header + chunk header + clock-sync + two throttle records */
+	assert_int_equal(size_of(path), size + 16 + 24 + 2 * 24);
+	size = size_of(path);
+	assert_int_equal(sample_out_sync(o, t0 + 3 * SAMPLE_OUT_SYNC_NS), 0);
+	assert_int_equal(size_of(path), size); /* nothing new: no empty chunk */
+	add_tagged(o, 30, 3);
+	assert_int_equal(sample_out_flush(o, 30), 0);
+	assert_int_equal(sample_out_sync(o, UINT64_MAX), 0); /* at once */
+	assert_int_equal(size_of(path), size + 16 + 24 + 24);
+	assert_int_equal(sample_out_close(o), 0);
+	read_back(77, &b);
+	assert_int_equal(b.n, 5); /* two chunks: sync, 1, 2; sync, 3 */
+	assert_int_equal(b.word[2], 2);
+	assert_int_equal(b.type[3], PSC_REC_CLOCK_SYNC);
+	assert_int_equal(b.word[4], 3);
+}
+
+/*
+ * A chunk the file cannot take (RLIMIT_FSIZE stands for a full disk) is cut off again, so the
+ * file keeps its whole chunks and reads to the end; writing goes on when there is room again,
+ * the next chunk saying with a lost record (PSC_LOST_UNWRITTEN) how many records are missing,
+ * and the error names the file, the offset and the cause.
+ */
+static void test_unwritable_chunk(void **state)
+{
+	char path[256], why[512], err[512] = "";
+	struct stream_reader r;
+	struct stream_record rec;
+	struct sample_out *o;
+	struct rlimit old, lim;
+	uint64_t good, tags = 0, lost = 0, nlost = 0;
+	void (*old_xfsz)(int) = signal(SIGXFSZ, SIG_IGN);
+	int ret;
+
+	(void)state;
+	new_dir("unwritable");
+	snprintf(path, sizeof(path), "%s/samples.78", dir);
+	assert_int_equal(sample_out_open(&o, dir, 78, 1, 0), 0);
+	add_tagged(o, 10, 1);
+	assert_int_equal(sample_out_flush(o, UINT64_MAX), 0);
+	assert_int_equal(sample_out_sync(o, UINT64_MAX), 0);
+	good = size_of(path);
+	/* room for a part of the next chunk only */
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = old;
+	lim.rlim_cur = good + 30;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	for (uint64_t i = 0; i < 5; i++)
+		add_tagged(o, 20 + i, 100 + i);
+	assert_int_equal(sample_out_flush(o, UINT64_MAX), 0);
+	ret = sample_out_sync(o, UINT64_MAX);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, old_xfsz);
+	assert_int_equal(ret, -EFBIG);
+	assert_int_equal(size_of(path), good); /* the part written was cut off */
+	assert_int_equal(sample_out_unwritten(o), 5);
+	assert_int_equal(sample_out_error(o, why, sizeof(why)), -EFBIG);
+	snprintf(err, sizeof(err), "writing samples.78 at byte %llu: %s", (unsigned long long)good,
+		 strerror(EFBIG));
+	assert_string_equal(why, err);
+	add_tagged(o, 40, 2);
+	assert_int_equal(sample_out_close(o), -EFBIG); /* the first error stays */
+
+	assert_int_equal(stream_open(&r, path, err, sizeof(err)), 0);
+	while ((ret = stream_next(&r, &rec, err, sizeof(err))) > 0) {
+		if (rec.type == PSC_REC_THROTTLE)
+			tags = tags * 1000 + rec.payload[0];
+		if (rec.type == PSC_REC_LOST) {
+			assert_int_equal(rec.arg, PSC_LOST_UNWRITTEN);
+			lost = rec.payload[0];
+			nlost++;
+		}
+	}
+	if (ret)
+		fail_msg("%s", err);
+	assert_int_equal(r.truncated_at, 0);
+	assert_int_equal(r.next_seq, 2); /* chunks 0 and 1: the one cut off took no number */
+	stream_close(&r);
+	assert_int_equal(tags, 1002); /* tags 1 and 2; 100-104 were not written */
+	assert_int_equal(nlost, 1);
+	assert_int_equal(lost, 5);
+}
+
+/*
+ * The sample group definitions are in the first chunk: when the disk cannot take it, the next
+ * chunk that is written begins with them again (once), so the samples after them still name
+ * a defined group and the file reads with the validating reader; they are not counted lost.
+ */
+static void test_unwritable_definitions(void **state)
+{
+	char path[256], err[512] = "";
+	struct stream_reader r;
+	struct stream_record rec;
+	struct sample_out *o;
+	struct rlimit old, lim;
+	uint64_t member = 0, sample[7] = {1, 1, 0, 1, 0, 0, 42};
+	void (*old_xfsz)(int) = signal(SIGXFSZ, SIG_IGN);
+	int ret, groups = 0, samples = 0, lost = 0;
+
+	(void)state;
+	new_dir("unwritable-defs");
+	snprintf(path, sizeof(path), "%s/samples.79", dir);
+	assert_int_equal(sample_out_open(&o, dir, 79, 1, 0), 0);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = old;
+	lim.rlim_cur = size_of(path) + 20; /* the header fits, the first chunk does not */
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	assert_int_equal(sample_out_add(o, 10, PSC_REC_SAMPLE_GROUP, 0, &member, 1), 0);
+	assert_int_equal(sample_out_flush(o, UINT64_MAX), 0);
+	ret = sample_out_sync(o, UINT64_MAX);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, old_xfsz);
+	assert_int_equal(ret, -EFBIG);
+	assert_int_equal(sample_out_unwritten(o), 0);
+	assert_int_equal(sample_out_add(o, 20, PSC_REC_SAMPLE, 0, sample, 7), 0);
+	assert_int_equal(sample_out_close(o), -EFBIG);
+
+	assert_int_equal(stream_open(&r, path, err, sizeof(err)), 0);
+	while ((ret = stream_next(&r, &rec, err, sizeof(err))) > 0) {
+		groups += rec.type == PSC_REC_SAMPLE_GROUP;
+		samples += rec.type == PSC_REC_SAMPLE;
+		lost += rec.type == PSC_REC_LOST;
+	}
+	if (ret)
+		fail_msg("%s", err);
+	stream_close(&r);
+	assert_int_equal(groups, 1);
+	assert_int_equal(samples, 1);
+	assert_int_equal(lost, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -407,6 +580,9 @@ int main(void)
 	    cmocka_unit_test(test_pmaps_images),
 	    cmocka_unit_test(test_late_record_keeps_file_readable),
 	    cmocka_unit_test(test_refusals),
+	    cmocka_unit_test(test_sync_bounds),
+	    cmocka_unit_test(test_unwritable_chunk),
+	    cmocka_unit_test(test_unwritable_definitions),
 	};
 
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);

@@ -186,7 +186,7 @@ static void test_csv(void **state)
 	assert_string_equal(text, "name,\"value, with comma\"\n"
 				  "plain,1\n"
 				  "\"a,b\",\"say \"\"hi\"\"\"\n"
-				  "\"line\nbreak\",\"cr\r\"\n"
+				  "line\\nbreak,cr\\r\n"
 				  "\xc2\xb5s only,\n");
 	free(text);
 	table_free(t);
@@ -204,9 +204,14 @@ static void test_csv_field(void **state)
 	    {"a,b", "\"a,b\""},
 	    {"\"", "\"\"\"\""},
 	    {"say \"hi\"", "\"say \"\"hi\"\"\""},
-	    {"x\ny", "\"x\ny\""},
-	    {"x\r", "\"x\r\""},
+	    {"x\ny", "x\\ny"},
+	    {"x\r", "x\\r"},
 	    {"\xc2\xb1", "\xc2\xb1"},
+	    /* control characters and invalid UTF-8 escaped (textesc.h), then quoted as CSV needs */
+	    {"\x1b]0;pwned\a", "\\x1b]0;pwned\\x07"},
+	    {"a,\x1b\"\n", "\"a,\\x1b\"\"\\n\""},
+	    {"bad \xff\xc3", "bad \\xff\\xc3"},
+	    {"back\\slash", "back\\\\slash"},
 	};
 	size_t i;
 
@@ -222,6 +227,33 @@ static void test_csv_field(void **state)
 		assert_string_equal(text, cases[i].out);
 		free(text);
 	}
+}
+
+/* Cells and headers from an experiment are escaped in the aligned table, and the columns are
+ * as wide as the escaped text. */
+static void test_print_escaped(void **state)
+{
+	struct table *t = table_new();
+	char *text;
+
+	(void)state;
+	assert_int_equal(table_add_column(t, "name\a", TABLE_LEFT), 0);
+	assert_int_equal(table_add_column(t, "n", TABLE_RIGHT), 0);
+	assert_int_equal(table_add_row(t), 0);
+	assert_int_equal(table_set(t, 0, "%s", "\x1b]0;x\a"), 0);
+	assert_int_equal(table_set(t, 1, "1"), 0);
+	assert_int_equal(table_add_row(t), 0);
+	assert_int_equal(table_set(t, 0, "%s", "two\nlines\xff"), 0);
+	assert_int_equal(table_set(t, 1, "22"), 0);
+	text = render(t, NULL, 0);
+	assert_string_equal(text, "name\\x07         n\n"
+				  "--------------  --\n"
+				  "\\x1b]0;x\\x07     1\n"
+				  "two\\nlines\\xff  22\n");
+	for (const char *c = text; *c; c++)
+		assert_true(*c == '\n' || ((unsigned char)*c >= 0x20 && *c != 0x7f));
+	free(text);
+	table_free(t);
 }
 
 static void test_utf8_width(void **state)
@@ -366,6 +398,7 @@ int main(void)
 	    cmocka_unit_test(test_set_errors),
 	    cmocka_unit_test(test_csv),
 	    cmocka_unit_test(test_csv_field),
+	    cmocka_unit_test(test_print_escaped),
 	    cmocka_unit_test(test_utf8_width),
 	    cmocka_unit_test(test_fmt_count),
 	    cmocka_unit_test(test_fmt_duration),
