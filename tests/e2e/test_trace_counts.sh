@@ -325,7 +325,9 @@ expect_eq 5 "$(csv_get "$csv" calls name=pre_fork)" "fork + exec: calls of pre_f
 expect_eq 3 "$(csv_get "$csv" calls name=in_child)" "fork + exec: calls of in_child (forked child before exec)"
 expect_eq 11 "$(csv_get "$csv" calls name=child_work)" "fork + exec: calls of child_work (exec'd child, 2 threads)"
 expect_eq 1 "$(csv_get "$csv" calls name=child_thread)" "fork + exec: calls of child_thread"
-expect_eq 2 "$(csv_get "$csv" calls name=main)" "fork + exec: calls of main (parent and exec'd child)"
+# main: the parent's, the forked child's (entered at the fork: the child runs in it until its
+# exec) and the exec'd image's
+expect_eq 3 "$(csv_get "$csv" calls name=main)" "fork + exec: calls of main (parent, forked child, exec'd child)"
 check_times "$csv" "fork + exec: report --csv"
 report_csv_or_die fork-t "$d" --by thread
 csv=$T/fork-t.out
@@ -334,7 +336,8 @@ expect_eq "$cpid" "$(csv_get "$csv" thread name=in_child)" "fork + exec --by thr
 expect_eq 7 "$(csv_get "$csv" calls name=child_work thread="$cpid")" "fork + exec --by thread: child_work in the child's main thread"
 expect_eq 4 "$(csv_get "$csv" calls name=child_work thread="$ctid")" "fork + exec --by thread: child_work in the child's thread"
 got=$(awk -F, 'NR > 1 && $1 == "main" { print $2 ":" $3 }' "$csv" | sort | tr '\n' ' ')
-expect_eq "$(printf '%s\n' "$ppid:1" "$cpid:1" | sort | tr '\n' ' ')" "$got" "fork + exec --by thread: main once in each process"
+expect_eq "$(printf '%s\n' "$ppid:1" "$cpid:1" "$cpid:1" | sort | tr '\n' ' ')" "$got" \
+	"fork + exec --by thread: main once in each process image"
 
 # ---------------------------------------------------------------- runs that do not end cleanly
 # crash MODE FILE: "loop" writes its pid to FILE and calls step() (about 1 us) until killed (by
