@@ -165,11 +165,12 @@ struct jfile {
 };
 
 /* The values a number may have, LO <= V < HI (truncated, it fits its type), and their name. */
-#define R_INT  -2147483648.0, 2147483648.0, "a 32-bit integer"
-#define R_U32  0.0, 4294967296.0, "an unsigned 32-bit integer"
-#define R_U64  0.0, 18446744073709551616.0, "an unsigned 64-bit integer"
-#define R_NS   0.0, 9223372036854775808.0, "a time from 0 to 2^63 ns"
-#define R_REAL -1.7976931348623157e308, 1.7976931348623157e308, "a number"
+#define R_INT	 -2147483648.0, 2147483648.0, "a 32-bit integer"
+#define R_U32	 0.0, 4294967296.0, "an unsigned 32-bit integer"
+#define R_U64	 0.0, 18446744073709551616.0, "an unsigned 64-bit integer"
+#define R_NS	 0.0, 9223372036854775808.0, "a time from 0 to 2^63 ns"
+#define R_SIGNAL 0.0, 128.0, "a signal number (0 to 127)"
+#define R_REAL	 -1.7976931348623157e308, 1.7976931348623157e308, "a number"
 
 static double num_at(struct jfile *f, const cJSON *v, const char *key, double lo, double hi,
 		     const char *what, double dflt)
@@ -349,6 +350,7 @@ static int meta_load(struct experiment *e, char *err, size_t errlen)
 	e->cpu_brand = cJSON_IsObject(v) ? dup_str(&f, v, "brand") : jdup(&f, "");
 	e->start_unix_ns = (uint64_t)get_num(&f, j, "start_unix_ns", R_U64, 0);
 	e->exit_status = (int)get_num(&f, j, "exit_status", R_INT, -1);
+	e->exit_signal = (int)get_num(&f, j, "exit_signal", R_SIGNAL, -1);
 	e->start_ns = (int64_t)get_num(&f, j, "start_ns", R_NS, 0);
 	e->end_ns = (int64_t)get_num(&f, j, "end_ns", R_NS, 0);
 	if (e->end_ns < e->start_ns)
@@ -712,6 +714,7 @@ static int experiment_read(struct experiment *e, const char *dir, char *err, siz
 
 	memset(e, 0, sizeof(*e));
 	e->exit_status = -1;
+	e->exit_signal = -1;
 	if (stat(dir, &st) < 0) {
 		int e = errno;
 

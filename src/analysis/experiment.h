@@ -133,6 +133,7 @@ struct experiment {
 	char *clock;	 /* clock source name */
 	uint64_t start_unix_ns;
 	int exit_status;	  /* of the recorded command; -1 unknown */
+	int exit_signal;	  /* the signal that ended it, 0 none; -1 unknown (older record) */
 	int64_t start_ns, end_ns; /* the run on CLOCK_MONOTONIC (launcher's view); 0 unknown */
 	char *metric_group;	  /* name of the metric group given to record, "" if none */
 	struct exp_metric *metrics;

@@ -178,7 +178,7 @@ static int launched(const struct experiment *e, const struct exp_process *p)
  * proc file still says "running" wrote no end: it was killed, or it outlived the command
  * (record waits for the command alone, not for its background processes). A record later
  * than the command's end (meta.json's end_ns, on the same host's clock) shows it outlived it;
- * the command itself, whose exit status says a signal ended it, was killed; else the two
+ * the command itself, which a signal ended (meta.json's exit_signal), was killed; else the two
  * cannot be told apart (a process still running keeps its last records in its buffer), and
  * the text says so.
  */
@@ -204,7 +204,10 @@ static void process_state_text(const struct experiment *e, const struct exp_proc
 		 (!p->host[0] || !e->host || !strcmp(p->host, e->host)))
 		snprintf(buf, len,
 			 "running (outlived the command: still running when record ended)");
-	else if (e->exit_status > 128 && launched(e, p))
+	else if (e->exit_signal > 0 && launched(e, p))
+		snprintf(buf, len, "running (killed: the command ended by signal %d)",
+			 e->exit_signal);
+	else if (e->exit_signal < 0 && e->exit_status > 128 && launched(e, p))
 		snprintf(buf, len, "running (killed: the command ended by signal %d)",
 			 e->exit_status - 128);
 	else if (e->exit_status < 0 && e->created_by && !strcmp(e->created_by, "perfscope record"))
@@ -325,7 +328,10 @@ static int print_text(FILE *out, const struct experiment *e, const struct stream
 
 	fprintf(out, "%-13s%s\n", "experiment", text_safe(e->dir));
 	print_list(out, "command", e->command, e->ncommand);
-	if (e->exit_status >= 0)
+	if (e->exit_signal > 0 && sigabbrev_np(e->exit_signal))
+		fprintf(out, "%-13s%d (killed by SIG%s)\n", "exit status", e->exit_status,
+			sigabbrev_np(e->exit_signal));
+	else if (e->exit_status >= 0)
 		fprintf(out, "%-13s%d\n", "exit status", e->exit_status);
 	else if (e->created_by && !strcmp(e->created_by, "perfscope record"))
 		fprintf(out,
@@ -743,6 +749,11 @@ static int print_json(FILE *out, const struct experiment *e, const struct stream
 	jsonw_key(&w, "exit_status");
 	if (e->exit_status >= 0)
 		jsonw_i64(&w, e->exit_status);
+	else
+		jsonw_null(&w);
+	jsonw_key(&w, "exit_signal");
+	if (e->exit_signal >= 0)
+		jsonw_i64(&w, e->exit_signal);
 	else
 		jsonw_null(&w);
 	jsonw_kv_string(&w, "created_by", e->created_by ? e->created_by : "");

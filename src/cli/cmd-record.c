@@ -234,8 +234,8 @@ static int probe_events(const struct event_desc *evs, size_t nev, int *status)
 static int write_meta(const char *dir, char **cmd, int ncmd, const struct event_desc *evs,
 		      size_t nev, const int *status, const struct metric_group *g,
 		      const struct sampler *smp, const struct record_power *rp,
-		      const struct record_mpi *mpi, int exit_status, uint64_t start_unix_ns,
-		      const int64_t run_ns[2])
+		      const struct record_mpi *mpi, int exit_status, int exit_signal,
+		      uint64_t start_unix_ns, const int64_t run_ns[2])
 {
 	const char *procfs, *sysfs;
 	char path[PATH_MAX + 32], tmp[PATH_MAX + 32];
@@ -289,8 +289,10 @@ static int write_meta(const char *dir, char **cmd, int ncmd, const struct event_
 		jsonw_kv_string(&w, "mpi_job", mpi->job ? mpi->job : "");
 	if (mpi->run)
 		jsonw_kv_string(&w, "mpi_run", mpi->run);
-	if (exit_status >= 0)
+	if (exit_status >= 0) {
 		jsonw_kv_i64(&w, "exit_status", exit_status);
+		jsonw_kv_i64(&w, "exit_signal", exit_signal);
+	}
 	if (run_ns && run_ns[0]) {
 		jsonw_kv_i64(&w, "start_ns", run_ns[0]);
 		jsonw_kv_i64(&w, "end_ns", run_ns[1]);
@@ -677,7 +679,7 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 	if (mpi.rank <= 0 && write_meta(absdir, cmd, ncmd, evs, nev, probed, group ? &mg : NULL,
-					NULL, &rp, &mpi, -1, start, NULL)) {
+					NULL, &rp, &mpi, -1, 0, start, NULL)) {
 		abandon_dir(absdir, created, &old);
 		goto out;
 	}
@@ -730,7 +732,7 @@ int cmd_record(int argc, char **argv)
 	/* the sampled events' names, for the samples file of a run whose launcher is killed */
 	if (sampling && mpi.rank <= 0)
 		write_meta(absdir, cmd, ncmd, evs, nev, probed, group ? &mg : NULL, &smp, &rp, &mpi,
-			   -1, start, NULL);
+			   -1, 0, start, NULL);
 	/* the first power reading, right before the command is released */
 	if (record_power_start(&rp, absdir)) {
 		launch_abort(&l);
@@ -770,19 +772,19 @@ int cmd_record(int argc, char **argv)
 			abandon_dir(absdir, created, &old);
 		else if (mpi.rank <= 0)
 			write_meta(absdir, cmd, ncmd, evs, nev, probed, group ? &mg : NULL, NULL,
-				   &rp, &mpi, ret, start, NULL);
+				   &rp, &mpi, ret, 0, start, NULL);
 		goto out;
 	}
 	record_power_report(&rp, absdir);
 	if (mpi.rank <= 0)
 		write_meta(absdir, cmd, ncmd, evs, nev, probed, group ? &mg : NULL,
-			   sampling ? &smp : NULL, &rp, &mpi, status, start, run_ns);
+			   sampling ? &smp : NULL, &rp, &mpi, status, l.signal, start, run_ns);
 	if (functions && !has_function_events(absdir)) {
-		if (status > 128 && sigabbrev_np(status - 128))
+		if (l.signal && sigabbrev_np(l.signal))
 			fprintf(stderr,
 				"perfscope record: no function events were recorded: %s was killed "
 				"by SIG%s before any was written\n",
-				cmd[0], sigabbrev_np(status - 128));
+				cmd[0], sigabbrev_np(l.signal));
 		else
 			fprintf(stderr,
 				"perfscope record: no function events were recorded: build %s with "

@@ -111,14 +111,17 @@ int launch_wait(struct launch *l, int *status, struct rusage *ru)
 	do
 		got = wait4(l->pid, &st, 0, ru);
 	while (got < 0 && errno == EINTR);
-	if (got < 0)
+	l->signal = 0;
+	if (got < 0) {
 		ret = -errno;
-	else if (WIFEXITED(st))
+	} else if (WIFEXITED(st)) {
 		*status = WEXITSTATUS(st);
-	else if (WIFSIGNALED(st))
-		*status = 128 + WTERMSIG(st);
-	else
+	} else if (WIFSIGNALED(st)) {
+		l->signal = WTERMSIG(st);
+		*status = 128 + l->signal;
+	} else {
 		*status = 1;
+	}
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
 	return ret;

@@ -12,6 +12,7 @@ struct launch {
 	pid_t pid;
 	int go_fd;  /* writing a byte releases the child into exec */
 	int err_fd; /* the child writes exec's errno here; EOF means exec succeeded */
+	int signal; /* launch_wait: the signal that ended the child, 0 when it exited */
 };
 
 /* Fork a child that will exec ARGV (PATH search) once released. 0 or a negative errno. */
@@ -30,8 +31,9 @@ int launch_exec_result(struct launch *l);
 /* Give up before releasing the child: it exits without running anything; reaped here. */
 void launch_abort(struct launch *l);
 
-/* Wait for the child; *STATUS gets the shell convention: exit code, or 128 + signal. RU (may
- * be NULL) gets the child's resource usage. 0 or a negative errno. */
+/* Wait for the child; *STATUS gets the shell convention: exit code, or 128 + signal (the
+ * signal also in L->signal, which tells it from an exit code above 128). RU (may be NULL) gets
+ * the child's resource usage. 0 or a negative errno. */
 int launch_wait(struct launch *l, int *status, struct rusage *ru);
 
 /* Exit status for a failed exec: 127 not found, 126 found but not executable. */

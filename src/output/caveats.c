@@ -147,11 +147,21 @@ void experiment_caveats(const struct experiment *e, int process_ends,
 			void (*fn)(void *ctx, const char *line), void *ctx)
 {
 
-	if (e->exit_status > 0) {
+	if (e->exit_signal > 0) {
+		const char *abbrev = sigabbrev_np(e->exit_signal);
+
+		caveat_say(fn, ctx,
+			   "the recorded command was killed by %s%s (signal %d, status %d)",
+			   abbrev ? "SIG" : "a signal", abbrev ? abbrev : "", e->exit_signal,
+			   e->exit_status);
+	} else if (e->exit_status > 0) {
+		/* an experiment of an older record, without exit_signal, cannot tell 128 + N from
+		 * an exit code */
 		caveat_say(fn, ctx, "the recorded command exited with status %d%s", e->exit_status,
-			   e->exit_status == 127  ? " (command not found)"
-			   : e->exit_status > 128 ? " (killed by a signal)"
-						  : "");
+			   e->exit_status == 127 ? " (command not found)"
+			   : e->exit_status > 128 && e->exit_signal < 0
+			       ? " (killed by a signal, or its own exit code)"
+			       : "");
 	}
 	/* record writes the exit status last, when the command has ended */
 	if (e->exit_status < 0 && e->created_by && !strcmp(e->created_by, "perfscope record"))
