@@ -446,6 +446,8 @@ static int proc_load(struct experiment *e, const char *name, char *err, size_t e
 	p->lost_records = (uint64_t)get_num(&f, j, "lost_records", R_U64, 0);
 	p->lost_bytes = (uint64_t)get_num(&f, j, "lost_bytes", R_U64, 0);
 	p->lost_threads = (uint64_t)get_num(&f, j, "lost_threads", R_U64, 0);
+	p->regions_folded = (uint64_t)get_num(&f, j, "regions_folded", R_U64, 0);
+	p->region_names_cut = (uint64_t)get_num(&f, j, "region_names_cut", R_U64, 0);
 	{
 		char *clock = dup_str(&f, j, "clock");
 

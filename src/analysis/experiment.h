@@ -36,8 +36,10 @@ struct exp_process {
 	int paranoid;
 	int have_core_pmu;
 	uint64_t lost_records;
-	uint64_t lost_bytes;   /* chunks that could not be written */
-	uint64_t lost_threads; /* threads the runtime could not record at all (0 when absent) */
+	uint64_t lost_bytes;	   /* chunks that could not be written */
+	uint64_t lost_threads;	   /* threads the runtime could not record at all (0 when absent) */
+	uint64_t regions_folded;   /* region boundaries recorded under the overflow region */
+	uint64_t region_names_cut; /* region names longer than the runtime keeps, cut */
 };
 
 struct exp_stream {

@@ -534,6 +534,8 @@ static void json_process(struct jsonw *w, const struct experiment *e, const stru
 	jsonw_kv_u64(w, "lost_records", p->lost_records);
 	jsonw_kv_u64(w, "lost_bytes", p->lost_bytes);
 	jsonw_kv_u64(w, "lost_threads", p->lost_threads);
+	jsonw_kv_u64(w, "regions_folded", p->regions_folded);
+	jsonw_kv_u64(w, "region_names_cut", p->region_names_cut);
 	jsonw_kv_string(w, "error", p->error);
 	jsonw_object_end(w);
 }

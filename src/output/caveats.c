@@ -200,6 +200,20 @@ void experiment_caveats(const struct experiment *e, int process_ends,
 				   "could not record %s at all)",
 				   (int)pr->pid, pr->lost_threads, pr->lost_threads == 1 ? "" : "s",
 				   pr->lost_threads == 1 ? "it" : "them");
+		if (pr->regions_folded)
+			caveat_say(fn, ctx,
+				   "process %d: %" PRIu64 " region boundaries of names past the "
+				   "1,048,575th are counted together, under one region named "
+				   "\"[regions past the 1048575th name]\"",
+				   (int)pr->pid, pr->regions_folded);
+		if (pr->region_names_cut)
+			caveat_say(fn, ctx,
+				   "process %d: %" PRIu64
+				   " region name%s longer than 1024 bytes cut to "
+				   "%s first 1024 (names that agree that far are one region)",
+				   (int)pr->pid, pr->region_names_cut,
+				   pr->region_names_cut == 1 ? "" : "s",
+				   pr->region_names_cut == 1 ? "its" : "their");
 	}
 	if (e->sampling.error && e->sampling.error[0])
 		caveat_say(fn, ctx, "perfscope record: %s", e->sampling.error);

@@ -29,12 +29,20 @@ expect_eq 0 "$RC" "$n names: info exit status"
 expect_eq "$n $n 1048576" "$(json_eval "$T/info.out" \
 	'" ".join(str(d["streams"][0]["by_kind"][k]) for k in ("region-enter", "region-leave", "region-def"))')" \
 	"$n names: every enter and leave recorded, every id defined"
+expect_eq $((2 * over)) "$(json_eval "$T/info.out" 'd["processes"][0]["regions_folded"]')" \
+	"$n names: info --json"
+run manyrep "$PERFSCOPE" report "$T/many" --by region
+expect_grep "$((2 * over)) region boundaries of names past the 1,048,575th are counted together" \
+	"$T/manyrep.out" "$n names: the report says so"
 
 # names longer than 1024 bytes: cut to 1024, the two that agree that far are one region
 run long env PERFSCOPE_OUT="$T/long" "$T/rnp" long
 expect_eq 0 "$RC" "long names: exit status"
 proc=$(ls "$T"/long/proc.*.json)
 expect_eq 1 "$(json_eval "$proc" 'd["region_names_cut"]')" "long names: names cut"
+run longtext "$PERFSCOPE" report "$T/long" --by region
+expect_grep "1 region name longer than 1024 bytes cut to its first 1024" "$T/longtext.out" \
+	"long names: the report says so"
 report_csv_or_die longrep "$T/long" --by region
 expect_eq "1024 2" "$(awk -F, 'NR == 2 { print length($1), $3 }' "$T/longrep.out")" \
 	"long names: one region of 1024 bytes, entered twice"
