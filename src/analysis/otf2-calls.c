@@ -6,6 +6,7 @@
  * caller; the profiles feed them to fprofile.c and mpi-scope.c, which keep the profiles.
  */
 #include "otf2-calls.h"
+#include "otf2-anchor.h"
 #include "otf2-imp.h"
 
 #include "../core/array.h"
@@ -270,6 +271,9 @@ int otf2_walk_open(struct otf2_walk **wp, const char *anchor, char *err, size_t 
 	w->im.err = err;
 	w->im.errlen = errlen;
 	old = OTF2_Error_RegisterCallback(otf2i_error_cb, w->im.msg);
+	ret = otf2_anchor_check(anchor, err, errlen);
+	if (ret < 0)
+		goto out;
 	w->rd = OTF2_Reader_Open(anchor);
 	if (!w->rd) {
 		ret = otf2i_fail(&w->im, -ENOENT, "cannot open the OTF2 archive%s%s",

@@ -7,6 +7,7 @@
  * collective events between them are its items. Everything else (other regions, metrics,
  * I/O) is not part of the MPI model and is skipped.
  */
+#include "otf2-anchor.h"
 #include "otf2-imp.h"
 
 #include "../core/format.h"
@@ -585,6 +586,9 @@ int mpi_model_load_otf2(struct mpi_model *m, const char *anchor, unsigned flags,
 		ret = otf2i_fail(&im, -ENOMEM, "out of memory");
 		goto out;
 	}
+	ret = otf2_anchor_check(anchor, err, errlen);
+	if (ret < 0)
+		goto out;
 	rd = OTF2_Reader_Open(anchor);
 	if (!rd) {
 		ret = otf2i_fail(&im, -ENOENT, "cannot open the OTF2 archive%s%s",

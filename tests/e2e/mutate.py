@@ -114,16 +114,7 @@ KINDS = [
 
 # Failures already reported whose fix is pending elsewhere: (file kind, command word, regex on
 # the failure's class and message). Keep each with its reproducer in the test's header.
-KNOWN = [
-    # OTF2's library (Debian's libotf2 3.0) spins in OTF2_AnchorFile_Load, under
-    # OTF2_Reader_Open, on an anchor whose creator string lost its NUL byte (byte 65 of
-    # perfscope's export):
-    # mutate.py apply ARCHIVE M traces.otf2 flip:65=f; perfscope report M/traces.otf2
-    # perfscope would have to check the anchor before OTF2 reads it.
-    ("otf2-anchor", "report", r"^timeout"),
-    ("otf2-anchor", "mpi", r"^timeout"),
-    ("otf2-anchor", "html", r"^timeout"),
-]
+KNOWN = []
 
 SANITIZER = re.compile(r"AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|runtime error:")
 

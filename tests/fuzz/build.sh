@@ -62,7 +62,7 @@ cmd_src="$exp_src analysis/regions.c analysis/strmap.c core/metrics.c core/metri
 mpi_src="$exp_src analysis/mpi-load.c analysis/mpi-model.c analysis/mpi-match.c
 	analysis/mpi-causal.c analysis/mpi-stats.c analysis/mpi-waits.c analysis/symbols.c
 	analysis/elf-module.c"
-otf2_src="$mpi_src analysis/otf2-import.c analysis/otf2-import-defs.c analysis/otf2-calls.c
+otf2_src="$mpi_src analysis/otf2-anchor.c analysis/otf2-import.c analysis/otf2-import-defs.c analysis/otf2-calls.c
 	analysis/mpi-scope.c analysis/fprofile.c analysis/calls.c analysis/regions.c analysis/strmap.c
 	core/array.c core/metrics.c core/metric-expr.c"
 declare -A target_src=(
