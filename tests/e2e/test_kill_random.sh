@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Fault injection: a traced program, and one rank of an MPI job, are killed with SIGKILL at
-# random moments (a fixed seed, so that a failure can be replayed; PSC_KILL_TRIALS and
-# PSC_KILL_SEED change them). Every experiment must be readable, and every call the program
-# completed before the kill must be in it: the programs count their completed calls in a file
-# they map shared, so after the kill the report must show that many calls, or one more (the
-# call under way when it died). Killing record --sample: test_sample_killed.sh.
+# Fault injection: a traced program, the launcher of a sampled one, and one rank of an MPI job
+# are killed with SIGKILL at random moments (a fixed seed, so that a failure can be replayed;
+# PSC_KILL_TRIALS and PSC_KILL_SEED change them). Every experiment must be readable, and every
+# call the program completed before the kill must be in it: the programs count their completed
+# calls in a file they map shared, so after the kill the report must show that many calls, or
+# one more (the call under way when it died). A killed sampler loses the samples it had not
+# drained yet: its experiments must be read by every command, which say where the samples file
+# stops (test_sample_kill.sh kills it after given amounts of work and counts the samples).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 psc_init
@@ -41,6 +43,34 @@ for ((i = 1; i <= trials; i++)); do
 	if compgen -G "$d/live.*" >/dev/null; then
 		fail "trial $i: live files left"
 	fi
+done
+
+# sampling: record --sample killed at a random moment (the program is killed afterwards)
+for ((i = 1; i <= (trials + 1) / 2; i++)); do
+	d=$T/smp$i
+	rm -f "$T/done" "$T/pid"
+	"$PERFSCOPE" record --sample -o "$d" -- sh -c 'echo $$ >"$1"; exec "$2" progress "$3"' \
+		sh "$T/pid" "$T/kp" "$T/done" >"$T/srec$i.out" 2>"$T/srec$i.err" &
+	rec=$!
+	for _ in $(seq 600); do
+		[ -s "$T/pid" ] && [ -s "$T/done" ] && break
+		sleep 0.05
+	done
+	[ -s "$T/pid" ] && [ -s "$T/done" ] ||
+		die "sampling trial $i: the program did not start: $(cat "$T/srec$i.err")"
+	delay=$((RANDOM % 500))
+	sleep "$(printf '0.%03d' "$delay")"
+	kill -KILL "$rec"
+	wait "$rec" || true
+	kill -KILL "$(cat "$T/pid")" 2>/dev/null || true
+	for c in report info timeline dump; do
+		run "s$c$i" "$PERFSCOPE" "$c" "$d"
+		expect_eq 0 "$RC" "sampling trial $i (launcher killed after ${delay} ms): $c exit status"
+	done
+	f=$(cd "$d" && echo samples.*)
+	PSC_CHECKS=$((PSC_CHECKS + 1))
+	grep -qE "$f: (cut at byte [0-9]+|nothing after its 64-byte header|no end record after byte [0-9]+)" \
+		"$T/sreport$i.out" || fail "sampling trial $i: the report does not say where $f stops"
 done
 
 # MPI: rank 1 of 2 killed; mpirun then ends rank 0 (SIGTERM, or SIGKILL)
