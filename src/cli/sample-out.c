@@ -300,7 +300,8 @@ int sample_out_add(struct sample_out *o, uint64_t ns, uint32_t type, uint32_t ar
 	/* samples carry CLOCK_MONOTONIC ns, which fits the 62 bits of word 0 for 146 years */
 	w[0] = psc_word0(ns, PSC_KIND_EXT);
 	w[1] = psc_ext_word1((enum psc_rec_type)type, (uint32_t)(n + 2), arg);
-	memcpy(w + 2, payload, n * sizeof(*payload));
+	if (n)
+		memcpy(w + 2, payload, n * sizeof(*payload));
 	return 0;
 }
 

@@ -57,13 +57,13 @@ stream_src="analysis/stream.c analysis/stream-chunk.c core/qthread.c core/counts
 exp_src="$stream_src analysis/experiment.c analysis/salvage.c core/expfiles.c analysis/samples.c
 	analysis/u64map.c core/clock.c analysis/objcache.c analysis/maps.c"
 cmd_src="$exp_src analysis/regions.c analysis/strmap.c core/metrics.c core/metric-expr.c
-	core/jsonw.c core/utf8.c core/strdist.c output/table.c output/textesc.c output/caveats.c
-	core/array.c cli/options.c cli/cmd-info.c cli/cmd-dump.c"
+	core/jsonw.c core/mem.c core/utf8.c core/strdist.c output/table.c output/textesc.c
+	output/caveats.c core/array.c cli/options.c cli/cmd-info.c cli/cmd-dump.c"
 mpi_src="$exp_src analysis/mpi-load.c analysis/mpi-model.c analysis/mpi-match.c
 	analysis/mpi-causal.c analysis/mpi-stats.c analysis/mpi-waits.c analysis/symbols.c
 	analysis/elf-module.c"
-otf2_src="$mpi_src analysis/otf2-anchor.c analysis/otf2-import.c analysis/otf2-import-defs.c analysis/otf2-calls.c
-	analysis/mpi-scope.c analysis/fprofile.c analysis/calls.c analysis/regions.c analysis/strmap.c
+otf2_src="$mpi_src analysis/otf2-anchor.c analysis/otf2-import.c analysis/otf2-import-defs.c
+	analysis/otf2-calls.c analysis/mpi-scope.c analysis/fprofile.c analysis/calls.c analysis/regions.c analysis/strmap.c
 	core/array.c core/metrics.c core/metric-expr.c"
 declare -A target_src=(
 	[fuzz_stream]="$stream_src"
