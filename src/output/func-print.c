@@ -104,8 +104,8 @@ void func_report_caveats(const struct func_report *r, void (*fn)(void *ctx, cons
 	if (p->synthetic_exits) {
 		caveat_say(fn, ctx,
 			   "%" PRIu64
-			   " calls had no exit record (the run was killed or called exec, "
-			   "or longjmp or an exception skipped them): "
+			   " calls had no exit record (the run was killed, or called exit, "
+			   "pthread_exit or exec, or longjmp or an exception skipped them): "
 			   "closed at the next exit of a caller or at the last timestamp",
 			   p->synthetic_exits);
 	}

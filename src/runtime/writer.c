@@ -5,7 +5,13 @@
  */
 #include "session.h"
 
+#include "../core/direach.h"
+
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <signal.h>
@@ -14,10 +20,60 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The state letter of the task whose stat file is PATH ('?' when it cannot be read). */
+static char task_state(const char *path)
+{
+	char buf[512], *p;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return '?';
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : '?';
+}
+
+struct live_tasks {
+	pid_t self;
+	int others;
+};
+
+static int live_task_cb(const char *name, void *arg)
+{
+	struct live_tasks *lt = arg;
+	char path[64];
+	char state;
+
+	if (atoi(name) == lt->self)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/self/task/%s/stat", name);
+	state = task_state(path);
+	lt->others += state != 'Z' && state != 'X' && state != '?';
+	return lt->others > 0;
+}
+
+/*
+ * 1 when every thread of the program has ended but this one: its main thread left through
+ * pthread_exit (the process's own state is then a zombie's) and no other runs. The process
+ * ends when its last thread does, and the writer must not be the thread that keeps it.
+ */
+static int alone_in_process(void)
+{
+	struct live_tasks lt = {(pid_t)syscall(SYS_gettid), 0};
+
+	if (task_state("/proc/self/stat") != 'Z')
+		return 0;
+	return dir_each("/proc/self/task", live_task_cb, &lt) == 0 && lt.others == 0;
+}
+
 static void *writer_main(void *arg)
 {
 	const struct timespec period = {0, 50 * 1000 * 1000};
 	struct psc_zwriter z = {0};
+	unsigned rounds = 0;
 
 	(void)arg;
 	psc_tls_quiet = RT_QUIET_RUNTIME;
@@ -37,6 +93,13 @@ static void *writer_main(void *arg)
 		}
 		if (psc_session.state == SESSION_RECORDING)
 			session_check_objects();
+		/* every half second: the program's threads have all ended (main called
+		 * pthread_exit): close the streams and end, so that the process ends with
+		 * status 0, as it does without perfscope */
+		if (++rounds % 10 == 0 && alone_in_process()) {
+			session_finish();
+			return NULL;
+		}
 		/* sleep until the next hand-off (at once if one came during the walk), or a
 		 * while, to look for dlopen'ed objects */
 		syscall(SYS_futex, &psc_session.writer_kick, FUTEX_WAIT_PRIVATE, seen, &period,

@@ -472,7 +472,7 @@ for mode in abort segv; do
 	expect_eq "$calls" "$(json_eval "$T/$mode-json.out" "d['calls']")" "$mode: report --json's total calls"
 	expect_grep "Functions, by exclusive time: $heading calls in 1 thread" "$T/$mode-rep.all" \
 		"$mode: the text heading's total calls"
-	expect_grep "$depth calls had no exit record (the run was killed or called exec, or longjmp or an exception skipped them): closed at the next exit of a caller or at the last timestamp" \
+	expect_grep "$depth calls had no exit record (the run was killed, or called exit, pthread_exit or exec, or longjmp or an exception skipped them): closed at the next exit of a caller or at the last timestamp" \
 		"$T/$mode-rep.all" "$mode: the text report says the open calls were closed at the last timestamp"
 	# main, closed at the last timestamp, spans at most the thread's traced time (and at least
 	# the 1000 calls of step it made)
