@@ -550,17 +550,25 @@ static void fork_self_take(void)
 
 /* fork() in a recording process: the child's maps are the parent's now, so their object lines
  * are rendered here, where the loader's lock can be taken; the session lock is held across
- * the fork so that no other thread is rendering or writing them. */
+ * the fork so that no other thread is rendering or writing them. A fork from a signal handler
+ * that interrupted this thread while it held the lock does not wait for it for ever: after
+ * 100 ms the child takes the lines rendered last. */
 static void before_fork(void)
 {
+	const struct timespec pause = {0, 100 * 1000};
 	int quiet = psc_tls_quiet;
 
 	if (psc_session.state != SESSION_RECORDING)
 		return;
 	psc_tls_quiet = RT_QUIET_RUNTIME;
-	pthread_mutex_lock(&psc_session.lock);
-	psc_session.fork_locked = 1;
-	objects_render();
+	for (int tries = 0; tries < 1000; tries++) {
+		if (pthread_mutex_trylock(&psc_session.lock) == 0) {
+			psc_session.fork_locked = 1;
+			objects_render();
+			break;
+		}
+		nanosleep(&pause, NULL);
+	}
 	psc_tls_quiet = quiet;
 	fork_self_take();
 }
