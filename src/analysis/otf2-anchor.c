@@ -63,6 +63,16 @@ int otf2_anchor_check(const char *anchor, char *err, size_t errlen)
 		    anchor, ANCHOR_WAIT_MS / 1000);
 		return -EINVAL;
 	}
+	if (got > 0 && WIFEXITED(status) && WEXITSTATUS(status)) {
+		/* the child exits 0 whatever the library found: the library ended it (a sanitizer
+		 * that refused an allocation the anchor asked for, say) */
+		snprintf(
+		    err, errlen,
+		    "%s: OTF2's library failed reading this anchor file (exit status %d): it is "
+		    "damaged",
+		    anchor, WEXITSTATUS(status));
+		return -EINVAL;
+	}
 	if (got > 0 && WIFSIGNALED(status)) {
 		snprintf(err, errlen,
 			 "%s: OTF2's library crashed reading this anchor file (signal %d): it is "
