@@ -30,6 +30,7 @@ struct stat_run {
 	double wall_ns, user_ns, sys_ns;
 	struct stat_thread *threads; /* --per-thread: the launched thread first, else NULL */
 	size_t nthreads;
+	int exit_signal; /* the signal that ended the command, 0 when it exited */
 };
 
 struct stat_result {
@@ -43,6 +44,7 @@ struct stat_result {
 	struct stat_run *runs;
 	size_t nruns, cap;
 	int exit_status;
+	int exit_signal; /* with exit_status: the signal that ended the command, 0 none */
 	int paranoid, have_core_pmu;
 	int per_thread; /* runs carry their threads */
 };

@@ -72,6 +72,7 @@ static int run_once(const char *cmdname, char **cmd, const struct event_desc *ev
 		 * the exec's outcome only once the tracer loop has run */
 		launch_release(&l);
 		wret = stat_threads_wait(&th, &exit_status, &ru);
+		out->exit_signal = th.signal;
 		ret = launch_exec_result(&l);
 		if (wret && ret == 0) {
 			cli_error(cmdname, "--per-thread: following the threads failed: %s",
@@ -82,6 +83,7 @@ static int run_once(const char *cmdname, char **cmd, const struct event_desc *ev
 	} else {
 		ret = launch_go(&l);
 		launch_wait(&l, &exit_status, &ru);
+		out->exit_signal = l.signal;
 	}
 	t1 = now_ns();
 	if (ret < 0) {
@@ -207,7 +209,10 @@ int cmd_stat(int argc, char **argv)
 			goto out;
 		}
 		res.nruns++;
-		res.exit_status = st ? st : res.exit_status;
+		if (st) {
+			res.exit_status = st;
+			res.exit_signal = res.runs[r].exit_signal;
+		}
 	}
 	if ((ret = cli_output_open("stat", output, force, &out)))
 		goto out;

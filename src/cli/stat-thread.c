@@ -235,7 +235,8 @@ int stat_threads_wait(struct stat_threads *st, int *status, struct rusage *ru)
 			thread_read(st, t);
 		if (tid != st->pid)
 			continue;
-		*status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+		st->signal = WIFEXITED(ws) ? 0 : WTERMSIG(ws);
+		*status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + st->signal;
 		if (ru)
 			*ru = r;
 		break;

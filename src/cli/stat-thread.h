@@ -41,6 +41,7 @@ struct stat_threads {
 	size_t n, cap;
 	struct u64map by_tid; /* live tid -> index in t */
 	int error;	      /* first negative errno of the bookkeeping (memory) */
+	int signal;	      /* the signal that ended the command, 0 when it exited */
 };
 
 /*
@@ -54,8 +55,8 @@ int stat_threads_attach(struct stat_threads *st, pid_t pid, const struct event_d
 /*
  * Follow the command until the launched process ends: resume every stopped thread (opening
  * the group of a new one first), pass the signals on, read each thread's group when it ends.
- * *STATUS gets the command's status in the shell convention, RU its resource usage (as
- * launch_wait). 0 or a negative errno.
+ * *STATUS gets the command's status in the shell convention (and ST->signal the signal that
+ * ended it, 0 when it exited), RU its resource usage (as launch_wait). 0 or a negative errno.
  */
 int stat_threads_wait(struct stat_threads *st, int *status, struct rusage *ru);
 

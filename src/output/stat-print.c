@@ -155,13 +155,11 @@ int stat_print_text(const struct stat_result *res, FILE *f)
 	if (multi)
 		fprintf(f, " (± %.2f%%)", rel_stddev(&wall));
 	fprintf(f, ", %s user, %s system CPU\n", b, c);
-	if (res->exit_status)
-		fprintf(f,
-			res->exit_status > 128
-			    ? "  the command was killed by signal %d (status %d)\n"
-			    : "  the command exited with status %d\n",
-			res->exit_status > 128 ? res->exit_status - 128 : res->exit_status,
+	if (res->exit_signal)
+		fprintf(f, "  the command was killed by signal %d (status %d)\n", res->exit_signal,
 			res->exit_status);
+	else if (res->exit_status)
+		fprintf(f, "  the command exited with status %d\n", res->exit_status);
 	return ferror(f) ? -EIO : 0;
 }
 
@@ -266,6 +264,7 @@ int stat_print_json_extra(const struct stat_result *res, FILE *f,
 	jsonw_array_end(&w);
 	jsonw_kv_u64(&w, "runs", res->nruns);
 	jsonw_kv_i64(&w, "exit_status", res->exit_status);
+	jsonw_kv_i64(&w, "exit_signal", res->exit_signal);
 	time_stats(res, &wall, &user, &sys);
 	json_stats(&w, "wall_ns", &wall);
 	json_stats(&w, "user_ns", &user);

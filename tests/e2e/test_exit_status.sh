@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # How the recorded command ended, as record saw it (meta.json's exit_status and exit_signal):
 # an exit code above 128 is not called a signal, a signal is named, and an experiment of an
-# older record (no exit_signal) says it cannot tell.
+# older record (no exit_signal) says it cannot tell. The same for stat, with and without
+# --per-thread (which follows the command with ptrace).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 psc_init
@@ -37,5 +38,17 @@ p = sys.argv[1]; d = json.load(open(p)); del d["exit_signal"]; json.dump(d, open
 run repold "$PERFSCOPE" report "$T/e130"
 expect_grep "exited with status 130 (killed by a signal, or its own exit code)" "$T/repold.out" \
 	"no exit_signal: the caveat says it cannot tell"
+
+for pt in "" --per-thread; do
+	run st130 "$PERFSCOPE" stat $pt -e task-clock -- "$T/ex" 130
+	expect_grep "the command exited with status 130" "$T/st130.out" "stat $pt: exit 130"
+	expect_no_grep "signal" "$T/st130.out" "stat $pt: exit 130 is no signal"
+	run stterm "$PERFSCOPE" stat $pt -e task-clock -- "$T/ex" signal 15
+	expect_grep "the command was killed by signal 15 (status 143)" "$T/stterm.out" \
+		"stat $pt: SIGTERM"
+done
+run stjson "$PERFSCOPE" stat --json -e task-clock -- "$T/ex" 130
+expect_eq "130 0" "$(json_eval "$T/stjson.out" '"%d %d" % (d["exit_status"], d["exit_signal"])')" \
+	"stat --json: exit 130"
 
 finish
