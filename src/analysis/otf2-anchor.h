@@ -11,8 +11,8 @@
 /*
  * Open and close the archive of ANCHOR with OTF2's library in a child process, which is
  * stopped after 3 seconds: 0 when the library finished (whatever it found), -EINVAL with
- * "ANCHOR: ..." in ERR when it did not finish, crashed or ended the process. 0 also when no child could be made
- * (the archive is then read without the check).
+ * "ANCHOR: ..." in ERR when it did not finish, crashed or ended the process. 0 also when no child
+ * could be made (the archive is then read without the check).
  */
 int otf2_anchor_check(const char *anchor, char *err, size_t errlen);
 
