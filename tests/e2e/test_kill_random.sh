@@ -16,20 +16,28 @@ build_traced kp "$PSC_SOURCE/tests/e2e/killed-prog.c"
 trials=${PSC_KILL_TRIALS:-10}
 RANDOM=${PSC_KILL_SEED:-4242}
 
-for ((i = 1; i <= trials; i++)); do
-	d=$T/exp$i
+# start WHAT NAME DIR MODE: perfscope record MODE -o DIR of the progress program in the
+# background (REC its pid; the program's own pid in $T/pid, its count of completed calls in
+# $T/done), then, once it runs, a random pause (DELAY ms)
+start() {
+	local what=$1 name=$2 d=$3 mode=$4
 	rm -f "$T/done" "$T/pid"
-	# the program's own pid, for the kill (the launcher is its parent)
-	"$PERFSCOPE" record --functions -o "$d" -- sh -c 'echo $$ >"$1"; exec "$2" progress "$3"' \
-		sh "$T/pid" "$T/kp" "$T/done" >"$T/rec$i.out" 2>"$T/rec$i.err" &
+	"$PERFSCOPE" record "$mode" -o "$d" -- sh -c 'echo $$ >"$1"; exec "$2" progress "$3"' \
+		sh "$T/pid" "$T/kp" "$T/done" >"$T/$name.out" 2>"$T/$name.err" &
 	rec=$!
 	for _ in $(seq 600); do
 		[ -s "$T/pid" ] && [ -s "$T/done" ] && break
 		sleep 0.05
 	done
-	[ -s "$T/pid" ] && [ -s "$T/done" ] || die "trial $i: the program did not start: $(cat "$T/rec$i.err")"
+	[ -s "$T/pid" ] && [ -s "$T/done" ] ||
+		die "$what: the program did not start: $(cat "$T/$name.err")"
 	delay=$((RANDOM % 500))
 	sleep "$(printf '0.%03d' "$delay")"
+}
+
+for ((i = 1; i <= trials; i++)); do
+	d=$T/exp$i
+	start "trial $i" "rec$i" "$d" --functions
 	kill -KILL "$(cat "$T/pid")"
 	wait "$rec" || true
 	done_calls=$(od -An -t u8 -N8 "$T/done" | tr -d ' ')
@@ -48,18 +56,7 @@ done
 # sampling: record --sample killed at a random moment (the program is killed afterwards)
 for ((i = 1; i <= (trials + 1) / 2; i++)); do
 	d=$T/smp$i
-	rm -f "$T/done" "$T/pid"
-	"$PERFSCOPE" record --sample -o "$d" -- sh -c 'echo $$ >"$1"; exec "$2" progress "$3"' \
-		sh "$T/pid" "$T/kp" "$T/done" >"$T/srec$i.out" 2>"$T/srec$i.err" &
-	rec=$!
-	for _ in $(seq 600); do
-		[ -s "$T/pid" ] && [ -s "$T/done" ] && break
-		sleep 0.05
-	done
-	[ -s "$T/pid" ] && [ -s "$T/done" ] ||
-		die "sampling trial $i: the program did not start: $(cat "$T/srec$i.err")"
-	delay=$((RANDOM % 500))
-	sleep "$(printf '0.%03d' "$delay")"
+	start "sampling trial $i" "srec$i" "$d" --sample
 	kill -KILL "$rec"
 	wait "$rec" || true
 	kill -KILL "$(cat "$T/pid")" 2>/dev/null || true
