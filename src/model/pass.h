@@ -1,0 +1,64 @@
+/*
+ * pass.h - one pass over a source's events, many consumers (perf's struct perf_tool,
+ * uftrace's fstack + dump ops). A source (an experiment directory: its streams and samples
+ * files; an OTF2 archive) is walked once; each location's events go, in time order, to every
+ * consumer that asked for their kind. Analyses and exporters are consumers; none opens a file.
+ *
+ * Locations are walked one after another (a consumer sees location_begin, its events,
+ * location_end, then the next location), each stream read ahead by a second thread
+ * (stream.h). Consumers that set EV_CONSUMER_CONCURRENT accept their callbacks for different
+ * locations from different threads at once; the pass may then decode locations in parallel.
+ */
+#ifndef PSC_MODEL_PASS_H
+#define PSC_MODEL_PASS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "event.h"
+
+struct experiment;
+
+#define EV_CONSUMER_CONCURRENT 0x1u
+
+/*
+ * A consumer. Any callback may be NULL. Each returns 0, or a negative errno with a one-line
+ * message in ERR that stops the pass (the pass adds nothing to the message but the file and
+ * byte offset of a source error). KINDS: the EV_BIT()s of the events it wants; a location
+ * none of whose wanted kinds a consumer can see may be skipped for it (pass_skip_location()).
+ */
+struct ev_consumer {
+	const char *name; /* for messages and tests */
+	uint64_t kinds;
+	unsigned flags; /* EV_CONSUMER_* */
+	void *ctx;
+	int (*location_begin)(void *ctx, const struct ev_location *loc, char *err, size_t errlen);
+	int (*event)(void *ctx, const struct event *ev, char *err, size_t errlen);
+	int (*location_end)(void *ctx, const struct ev_location *loc,
+			    const struct ev_location_facts *facts, char *err, size_t errlen);
+	/* once, after the last location */
+	int (*finish)(void *ctx, char *err, size_t errlen);
+};
+
+struct ev_source;
+
+/* The experiment E (kept open by the caller) as a source: its streams, then its samples files. */
+int ev_source_experiment(struct ev_source **src, const struct experiment *e, char *err,
+			 size_t errlen);
+
+/* The OTF2 archive whose anchor file is ANCHOR as a source (opened here, closed by
+ * ev_source_close()). */
+int ev_source_otf2(struct ev_source **src, const char *anchor, char *err, size_t errlen);
+
+/* Its locations, known before the pass. */
+size_t ev_source_nlocations(const struct ev_source *src);
+const struct ev_location *ev_source_location(const struct ev_source *src, size_t i);
+
+void ev_source_close(struct ev_source *src);
+
+/* Walk SRC once, handing its events to the N consumers C[0..n). 0, or the first negative errno
+ * (of the source: "file: byte N: ...", or of a consumer) with its message in ERR. */
+int ev_pass_run(struct ev_source *src, struct ev_consumer *const *c, size_t n, char *err,
+		size_t errlen);
+
+#endif /* PSC_MODEL_PASS_H */
