@@ -13,7 +13,7 @@
 #include "../output/sample-print.h"
 #include "options.h"
 
-/* Exit statuses of the CLI contract (DESIGN.md). */
+/* Exit statuses of the CLI contract (docs/internals/design.md, "Errors"). */
 #define EXIT_USAGE 2
 
 struct cmd {
