@@ -193,6 +193,7 @@ rm -rf "$DATA/src/include"
 mkdir -p "$DATA/power"
 awk 'BEGIN { print "# watts at 1 kHz"; for (i = 0; i < 400; i++) printf "%.3f\n", 4 + (i % 20) / 10 }' \
 	>"$DATA/power/watts.txt"
+cp "$SRC/examples/power/time-watts.csv" "$SRC/examples/power/volts-amps.txt" "$DATA/power/"
 # the cache entries of the programs and of perfscope's libraries
 mkdir -p "$DATA/cache"
 python3 - "$STAGE/cache" "$DATA/cache" "$STAGE" "$DATA/exp" <<'EOF'
