@@ -43,8 +43,9 @@ cp -L "$BUILD/libperfscope.so.0" "$BUILD/libperfscope-mpich.so.0" "$STAGE/bin/"
 cp -L /lib64/ld-linux-x86-64.so.2 "$STAGE/ld.so"
 cp -L "$(command -v mpiexec.mpich)" "$STAGE/bin/mpiexec.mpich"
 cp -L "$(command -v hydra_pmi_proxy)" "$STAGE/bin/hydra_pmi_proxy"
-cp "$SRC"/examples/{fib,gauss_jordan,calls,threads,pagewalk,phases,callchain}.c "$STAGE/src/"
-cp "$SRC"/examples/mpi/{calls_mpi,ring}.c "$SRC"/examples/mpi/mpi-ex.h "$STAGE/src/"
+cp "$SRC"/examples/{fib,gauss_jordan,calls,threads,pagewalk,loop_order,transpose,phases,callchain}.c \
+	"$STAGE/src/"
+cp "$SRC"/examples/mpi/{calls_mpi,ring}.c "$SRC"/examples/mpi/{mpi-ex.h,ring_f.f90} "$STAGE/src/"
 cp -r "$SRC/include" "$STAGE/src/include"
 
 export LC_ALL=C TZ=UTC HOME=$STAGE/home PERFSCOPE_CACHE_DIR=$STAGE/cache
@@ -92,7 +93,7 @@ cc -O2 -g -finstrument-functions -DPHASES_WALL_TIME phases.c -o "$STAGE/ex/phase
 cc -O2 -g -fno-omit-frame-pointer phases.c -o "$STAGE/ex/phases"
 cc -O0 -g -fno-omit-frame-pointer -fno-inline callchain.c -o "$STAGE/ex/callchain"
 # regions, linked with the staged runtime
-for ex in threads pagewalk; do
+for ex in threads pagewalk loop_order transpose; do
 	cc -O2 -g -DPERFSCOPE -Iinclude "$ex.c" -o "$STAGE/ex/$ex" -L"$STAGE/bin" -l:libperfscope.so.0 \
 		-Wl,-rpath,"$STAGE/bin" -pthread
 done
@@ -101,6 +102,8 @@ done
 for ex in calls_mpi ring; do
 	mpicc.mpich "${MAP[@]}" -O2 -g -finstrument-functions "$ex.c" -o "$STAGE/ex/$ex"
 done
+mpif90.mpich "${MAP[@]}" -O2 -g ring_f.f90 -o "$STAGE/ex/ring_f"
+rm -f ./*.mod
 
 # every shared library any of them loads, copied into STAGE/lib under its soname
 ldd "$STAGE"/ex/* "$STAGE"/bin/*.so.0 "$STAGE/bin/mpiexec.mpich" "$STAGE/bin/hydra_pmi_proxy" |
@@ -147,6 +150,8 @@ rec_user() {
 EV=task-clock,page-faults,context-switches
 rec regions -e "$EV" -- ex/threads 1000
 rec pagewalk -e page-faults -- ex/pagewalk -n 2000 -r 3 -t
+rec loop_order -e "$EV" -- ex/loop_order 256
+rec transpose -e task-clock,page-faults -- ex/transpose 1024
 rec fib --functions -- ex/fib 12
 rec gauss --functions -e "$EV" -- ex/gauss_jordan 24
 rec calls --functions -- ex/calls
@@ -154,6 +159,7 @@ rec_user phases --sample=500 -e task-clock,page-faults -- ex/phases -a 150 -b 15
 rec_user callchain --sample=500 --callgraph -- ex/callchain -a 100 -b 200
 rec mpi --mpi --functions -- mpiexec.mpich -n 4 ex/calls_mpi
 rec ring --mpi --functions -- mpiexec.mpich -n 3 ex/ring -n 2 -t 10,5,15
+rec ring_f --mpi -- mpiexec.mpich -n 3 ex/ring_f 2
 # energy: a fake powercap tree (as tests/e2e/test_power_record.sh) whose package-0 and core
 # zones a loop beside the run advances every 5 ms
 PC=$STAGE/powercap
