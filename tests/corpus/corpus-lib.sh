@@ -95,11 +95,16 @@ corpus_run() {
 	corpus_normalise "$out/$name.err"
 }
 
-# corpus_run_all OUT: every command of commands.txt into OUT (created)
+# corpus_run_all OUT [JOBS]: every command of commands.txt into OUT (created), JOBS at a time
+# (default 2: the commands are independent, each writes its own files)
 corpus_run_all() {
-	local out=$1 name cmd
+	local out=$1 jobs=${2:-2} lane
 	mkdir -p "$out"
-	while IFS=$'\t' read -r name cmd; do
-		corpus_run "$name" "$cmd" "$out"
-	done < <(corpus_commands)
+	for ((lane = 0; lane < jobs; lane++)); do
+		corpus_commands | awk -v n="$jobs" -v k="$lane" '(NR - 1) % n == k' |
+			while IFS=$'\t' read -r name cmd; do
+				corpus_run "$name" "$cmd" "$out"
+			done &
+	done
+	wait
 }

@@ -15,11 +15,10 @@ require_cmd otf2-print diff
 
 EXP=$PSC_SOURCE/tests/corpus/expected
 corpus_prepare "$T/work"
-mkdir -p "$T/got"
+corpus_run_all "$T/got"
 n=0
 while IFS=$'\t' read -r name cmd; do
 	n=$((n + 1))
-	corpus_run "$name" "$cmd" "$T/got"
 	for ext in out err; do
 		PSC_CHECKS=$((PSC_CHECKS + 1))
 		if [ ! -f "$EXP/$name.$ext" ]; then
