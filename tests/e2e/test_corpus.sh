@@ -7,7 +7,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 psc_init
-require_cmd otf2-print diff
+require_cmd otf2-print diff python3
 . "$PSC_SOURCE/tests/corpus/corpus-lib.sh"
 # the corpus names its programs under record.sh's staging directory, which must not exist here
 [ ! -e /tmp/perfscope-corpus ] ||
