@@ -3,8 +3,8 @@
 #include "objcache.h"
 #include "stream.h"
 
-#include "../core/expfiles.h"
 #include "../core/format.h"
+#include "../format/layout.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -123,26 +123,6 @@ static struct exp_damage *damage_add(struct experiment *e, const char *name,
 	d->at = at;
 	e->ndamaged++;
 	return d;
-}
-
-/* PREFIX<pid>[.<image>]SUFFIX: 1 with the numbers (image 0 without), else 0. */
-static int name_pid_image(const char *name, const char *prefix, const char *suffix, int *pid,
-			  unsigned *image)
-{
-	size_t plen = strlen(prefix), slen = strlen(suffix), len = strlen(name);
-	int used = 0, used2 = 0;
-
-	*image = 0;
-	if (len <= plen + slen || strncmp(name, prefix, plen) || strcmp(name + len - slen, suffix))
-		return 0;
-	len -= slen;
-	if (sscanf(name + plen, "%d%n", pid, &used) != 1 || *pid <= 0)
-		return 0;
-	if (plen + (size_t)used == len)
-		return 1;
-	return name[plen + used] == '.' &&
-	       sscanf(name + plen + used, ".%u%n", image, &used2) == 1 &&
-	       plen + (size_t)(used + used2) == len && *image > 0;
 }
 
 static uint64_t file_size(const char *dir, const char *name, int *exists)
@@ -331,7 +311,7 @@ static int meta_load(struct experiment *e, char *err, size_t errlen)
 	cJSON *j, *v;
 	int ret = 0;
 
-	snprintf(path, sizeof(path), "%s/meta.json", e->dir);
+	layout_path(e->dir, &(struct layout_file){.kind = LAYOUT_META}, path, sizeof(path));
 	j = read_json(path, err, errlen, &ret);
 	if (!j)
 		return ret == -ENOENT ? 0 : ret;
@@ -414,8 +394,8 @@ static int proc_load(struct experiment *e, const char *name, char *err, size_t e
 	j = read_json_cut(path, err, errlen, &ret, &cut, &at);
 	if (!j && cut) {
 		/* a full disk or a kill left no whole description: the process is left out */
-		int pid, exists;
-		unsigned image;
+		struct layout_file lf;
+		int exists;
 		uint64_t size = file_size(e->dir, name, &exists);
 		struct exp_damage *d =
 		    damage_add(e, name, size ? EXP_DAMAGE_JSON_CUT : EXP_DAMAGE_EMPTY, size, at);
@@ -424,9 +404,9 @@ static int proc_load(struct experiment *e, const char *name, char *err, size_t e
 			snprintf(err, errlen, "%s: out of memory", path);
 			return -ENOMEM;
 		}
-		if (name_pid_image(name, "proc.", ".json", &pid, &image)) {
-			d->pid = pid;
-			d->image = image;
+		if (layout_parse(name, &lf) == LAYOUT_PROC) {
+			d->pid = lf.pid;
+			d->image = lf.image;
 		}
 		return 0;
 	}
@@ -565,7 +545,7 @@ static struct exp_damage *damaged_proc(const struct experiment *e, pid_t pid, un
 		struct exp_damage *d = &e->damaged[i];
 
 		if ((pid < 0 || (d->pid == pid && d->image == image)) &&
-		    !strncmp(d->name, "proc.", 5))
+		    layout_parse(d->name, NULL) == LAYOUT_PROC)
 			return d;
 	}
 	return NULL;
@@ -619,16 +599,16 @@ static int scan_damage(struct experiment *e, const char *path, const struct stre
 	return 0;
 }
 
-/* maps.<pid>[.<image>] and pmaps.<pid>[.<image>] of 0 bytes, listed as damaged. */
-static int maps_damage(struct experiment *e, const char *name)
+/* The maps or pmaps file F named NAME, when it has 0 bytes, listed as damaged. */
+static int maps_damage(struct experiment *e, const char *name, const struct layout_file *f)
 {
-	int pid, launcher = !strncmp(name, "pmaps.", 6), exists;
-	unsigned image;
+	struct layout_file maps_file = {.kind = LAYOUT_MAPS, .pid = f->pid, .image = f->image};
+	int pid = f->pid, launcher = f->kind == LAYOUT_PMAPS, exists;
+	unsigned image = f->image;
 	struct exp_damage *d;
 	char maps[64];
 
-	if (!name_pid_image(name, launcher ? "pmaps." : "maps.", "", &pid, &image) ||
-	    file_size(e->dir, name, &exists) || !exists)
+	if (file_size(e->dir, name, &exists) || !exists)
 		return 0;
 	d = damage_add(e, name, EXP_DAMAGE_EMPTY, 0, 0);
 	if (!d)
@@ -637,10 +617,7 @@ static int maps_damage(struct experiment *e, const char *name)
 	d->image = image;
 	d->launcher = launcher;
 	if (launcher) {
-		if (image)
-			snprintf(maps, sizeof(maps), "maps.%d.%u", pid, image);
-		else
-			snprintf(maps, sizeof(maps), "maps.%d", pid);
+		layout_name(&maps_file, maps, sizeof(maps));
 		d->maps_cover = file_size(e->dir, maps, &exists) > 0;
 	}
 	return 0;
@@ -659,6 +636,8 @@ static int samples_check(struct experiment *e)
 	for (size_t i = 0; i < e->nsamples; i++) {
 		struct exp_samples *f = &e->samples[i];
 		struct stream_extent x = {.want_end = 1};
+		struct layout_file pmaps = {.kind = LAYOUT_PMAPS, .pid = (int)f->pid};
+		struct layout_file maps = {.kind = LAYOUT_MAPS, .pid = (int)f->pid};
 		int exists, left_out;
 		uint64_t size = file_size(e->dir, strrchr(f->path, '/') + 1, &exists);
 		char name[64], err[256];
@@ -676,15 +655,15 @@ static int samples_check(struct experiment *e)
 		if (stream_scan(f->path, NULL, NULL, &x, err, sizeof(err)) == 0)
 			ret = scan_damage(e, f->path, &x, sizeof(struct psc_stream_header), f->pid,
 					  0, 1);
-		snprintf(name, sizeof(name), "pmaps.%d", (int)f->pid);
+		layout_name(&pmaps, name, sizeof(name));
 		file_size(e->dir, name, &exists);
 		if (!ret && !exists) {
-			snprintf(name, sizeof(name), "maps.%d", (int)f->pid);
+			layout_name(&maps, name, sizeof(name));
 			file_size(e->dir, name, &exists);
 			if (!exists) {
 				struct exp_damage *d;
 
-				snprintf(name, sizeof(name), "pmaps.%d", (int)f->pid);
+				layout_name(&pmaps, name, sizeof(name));
 				d = damage_add(e, name, EXP_DAMAGE_MISSING, 0, 0);
 				if (!d)
 					ret = -ENOMEM;
@@ -746,11 +725,11 @@ static int experiment_read(struct experiment *e, const char *dir, char *err, siz
 		return -errno;
 	}
 	while ((de = readdir(d))) {
-		enum expfile_kind kind = expfile_parse(de->d_name, NULL);
+		enum layout_kind kind = layout_parse(de->d_name, NULL);
 
-		nproc_files += kind == EXPFILE_PROC;
-		nstream_files += kind == EXPFILE_STREAM;
-		nsample_files += kind == EXPFILE_SAMPLES;
+		nproc_files += kind == LAYOUT_PROC;
+		nstream_files += kind == LAYOUT_STREAM;
+		nsample_files += kind == LAYOUT_SAMPLES;
 	}
 	e->samples = calloc(nsample_files + 1, sizeof(*e->samples));
 	e->procs = calloc(nproc_files + 1, sizeof(*e->procs));
@@ -762,12 +741,12 @@ static int experiment_read(struct experiment *e, const char *dir, char *err, siz
 	}
 	rewinddir(d);
 	while ((de = readdir(d)) && ret == 0) {
-		struct expfile f;
-		enum expfile_kind kind = expfile_parse(de->d_name, &f);
+		struct layout_file f;
+		enum layout_kind kind = layout_parse(de->d_name, &f);
 
-		if (kind == EXPFILE_PROC && e->nprocs < nproc_files) {
+		if (kind == LAYOUT_PROC && e->nprocs < nproc_files) {
 			ret = proc_load(e, de->d_name, err, errlen);
-		} else if (kind == EXPFILE_STREAM && e->nstreams < nstream_files) {
+		} else if (kind == LAYOUT_STREAM && e->nstreams < nstream_files) {
 			struct exp_stream *s = &e->streams[e->nstreams++];
 			char path[4096];
 
@@ -780,7 +759,7 @@ static int experiment_read(struct experiment *e, const char *dir, char *err, siz
 			s->pid = f.pid;
 			s->tid = f.tid;
 			s->image = f.image;
-		} else if (kind == EXPFILE_SAMPLES && e->nsamples < nsample_files) {
+		} else if (kind == LAYOUT_SAMPLES && e->nsamples < nsample_files) {
 			struct exp_samples *s = &e->samples[e->nsamples++];
 			char path[4096];
 
@@ -791,8 +770,8 @@ static int experiment_read(struct experiment *e, const char *dir, char *err, siz
 				ret = -ENOMEM;
 			}
 			s->pid = f.pid;
-		} else if (!strncmp(de->d_name, "maps.", 5) || !strncmp(de->d_name, "pmaps.", 6)) {
-			ret = maps_damage(e, de->d_name);
+		} else if (kind == LAYOUT_MAPS || kind == LAYOUT_PMAPS) {
+			ret = maps_damage(e, de->d_name, &f);
 		}
 	}
 	closedir(d);

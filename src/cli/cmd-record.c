@@ -12,13 +12,13 @@
 #include "../core/compiler.h"
 #include "../core/cpuinfo.h"
 #include "../core/env.h"
-#include "../core/expfiles.h"
 #include "../core/filter.h"
 #include "../core/format.h"
 #include "../core/jsonw.h"
 #include "../core/mem.h"
 #include "../core/meta.h"
 #include "../core/metrics.h"
+#include "../format/layout.h"
 #include "../output/caveats.h"
 #include "../output/textesc.h"
 
@@ -238,6 +238,7 @@ static int write_meta(const char *dir, char **cmd, int ncmd, const struct event_
 		      uint64_t start_unix_ns, const int64_t run_ns[2])
 {
 	const char *procfs, *sysfs;
+	struct layout_file meta = {.kind = LAYOUT_META};
 	char path[PATH_MAX + 32], tmp[PATH_MAX + 32];
 	struct cpu_info ci;
 	struct jsonw w;
@@ -298,8 +299,8 @@ static int write_meta(const char *dir, char **cmd, int ncmd, const struct event_
 		jsonw_kv_i64(&w, "end_ns", run_ns[1]);
 	}
 	jsonw_object_end(&w);
-	snprintf(path, sizeof(path), "%s/meta.json", dir);
-	snprintf(tmp, sizeof(tmp), "%s/.meta.json.tmp", dir);
+	layout_path(dir, &meta, path, sizeof(path));
+	layout_path(dir, &(struct layout_file){.kind = LAYOUT_META_TMP}, tmp, sizeof(tmp));
 	/* padded to a block, so that a full disk still lets it be rewritten in place; the first
 	 * failure is the cause (the one in place fails with ENOENT when there is no file yet) */
 	if (!jsonw_text(&w)) {
@@ -334,7 +335,7 @@ static int has_function_events(const char *dir)
 		struct psc_stream_header h;
 		int fd;
 
-		if (expfile_parse(de->d_name, NULL) != EXPFILE_STREAM)
+		if (layout_parse(de->d_name, NULL) != LAYOUT_STREAM)
 			continue;
 		fd = openat(dirfd(d), de->d_name, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)

@@ -6,6 +6,7 @@
 
 #include "../core/compiler.h"
 #include "../core/env.h"
+#include "../format/layout.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -117,7 +118,7 @@ static int mpi_meta_ready(const char *dir, const struct record_mpi *mpi, time_t 
 	ssize_t n;
 	int fd, ok;
 
-	snprintf(path, sizeof(path), "%s/meta.json", dir);
+	layout_path(dir, &(struct layout_file){.kind = LAYOUT_META}, path, sizeof(path));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;

@@ -7,6 +7,7 @@
 #include "../core/format.h"
 #include "../core/jsonw.h"
 #include "../core/meta.h"
+#include "../format/layout.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,15 +23,19 @@
 
 struct psc_session psc_session = {.lock = PTHREAD_MUTEX_INITIALIZER, .rank = -1};
 
-/* Write TEXT as NAME in the experiment: aside and renamed, so a reader never sees half a
- * file; EXCLUSIVE: only when NAME does not exist yet (-EEXIST otherwise). */
-static int write_file(const char *name, const char *text, size_t len, int exclusive)
+/* Write TEXT as F (meta.json or a proc file) in the experiment: aside and renamed, so a reader
+ * never sees half a file; EXCLUSIVE: only when F does not exist yet (-EEXIST otherwise). */
+static int write_file(const struct layout_file *f, const char *text, size_t len, int exclusive)
 {
-	char tmp[NAME_MAX + 1];
+	struct layout_file t = layout_tmp(f, (int)getpid());
+	char name[NAME_MAX + 1], tmp[NAME_MAX + 1];
 	int fd, ret;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp%d", name, (int)getpid()) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
+	ret = layout_name(f, name, sizeof(name));
+	if (ret >= 0)
+		ret = layout_name(&t, tmp, sizeof(tmp));
+	if (ret < 0)
+		return ret;
 	fd = rt_open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
 	if (fd == -EEXIST && rt_unlink(tmp) == 0) /* left by a killed process of this pid */
 		fd = rt_open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
@@ -97,6 +102,7 @@ static void json_pair(struct jsonw *w, const struct clock_pair *p)
 /* meta.json for an experiment started by the program itself (no `perfscope record`). */
 static int meta_write(const struct cpu_info *ci)
 {
+	struct layout_file meta = {.kind = LAYOUT_META};
 	struct jsonw w;
 	int ret;
 
@@ -112,19 +118,16 @@ static int meta_write(const struct cpu_info *ci)
 		jsonw_string(&w, psc_session.events[i].name);
 	jsonw_array_end(&w);
 	jsonw_object_end(&w);
-	ret = jsonw_text(&w) ? write_file("meta.json", w.buf, w.len, 1) : -ENOMEM;
+	ret = jsonw_text(&w) ? write_file(&meta, w.buf, w.len, 1) : -ENOMEM;
 	jsonw_release(&w);
 	return ret == -EEXIST ? 0 : ret;
 }
 
-/* PREFIX.<pid>[.<image>]SUFFIX: the name of one of this process image's files. */
-static void proc_file(char *name, size_t len, const char *prefix, const char *suffix)
+/* This process image's file of KIND (proc or maps). */
+static struct layout_file image_file(enum layout_kind kind)
 {
-	if (psc_session.image)
-		snprintf(name, len, "%s.%d.%u%s", prefix, (int)psc_session.pid, psc_session.image,
-			 suffix);
-	else
-		snprintf(name, len, "%s.%d%s", prefix, (int)psc_session.pid, suffix);
+	return (struct layout_file){
+	    .kind = kind, .pid = (int)psc_session.pid, .image = psc_session.image};
 }
 
 /*
@@ -137,9 +140,10 @@ static int proc_claim(void)
 	char name[64];
 
 	for (psc_session.image = 0; psc_session.image < 4096; psc_session.image++) {
+		struct layout_file f = image_file(LAYOUT_PROC);
 		int fd;
 
-		proc_file(name, sizeof(name), "proc", ".json");
+		layout_name(&f, name, sizeof(name));
 		fd = rt_open(name, O_WRONLY | O_CREAT | O_EXCL, 0644);
 		if (fd >= 0) {
 			close(fd);
@@ -160,9 +164,10 @@ static int proc_claim(void)
  * fails (a full disk has no block for the new file), over the old file in place, which needs
  * no new block as long as the text fits in the room it was given.
  */
-static int proc_file_write(const char *name, const char *text, size_t len)
+static int proc_file_write(const char *text, size_t len)
 {
-	char padded[PROC_FILE_ROOM];
+	struct layout_file f = image_file(LAYOUT_PROC);
+	char padded[PROC_FILE_ROOM], name[64];
 	int ret, fd;
 
 	if (len < sizeof(padded)) {
@@ -172,9 +177,9 @@ static int proc_file_write(const char *name, const char *text, size_t len)
 		text = padded;
 		len = sizeof(padded);
 	}
-	ret = write_file(name, text, len, 0);
-	if (ret == 0)
-		return 0;
+	ret = write_file(&f, text, len, 0);
+	if (ret == 0 || layout_name(&f, name, sizeof(name)) < 0)
+		return ret;
 	fd = rt_open(name, O_WRONLY, 0);
 	if (fd < 0)
 		return ret;
@@ -187,7 +192,7 @@ static int proc_file_write(const char *name, const char *text, size_t len)
 /* proc.<pid>[.<image>].json: this process's facts; rewritten at exit with the end calibration. */
 static int proc_write(const char *state, const struct clock_pair *end_pair)
 {
-	char name[64], exe[PATH_MAX] = "", host[256] = "";
+	char exe[PATH_MAX] = "", host[256] = "";
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	struct jsonw w;
 	int ret;
@@ -197,7 +202,6 @@ static int proc_write(const char *state, const struct clock_pair *end_pair)
 	/* ranks of one run may be on several hosts: each process says where it ran */
 	if (gethostname(host, sizeof(host) - 1))
 		host[0] = 0;
-	proc_file(name, sizeof(name), "proc", ".json");
 	jsonw_init(&w, 1);
 	jsonw_object_begin(&w);
 	jsonw_kv_u64(&w, "version", PSC_FORMAT_VERSION);
@@ -241,7 +245,7 @@ static int proc_write(const char *state, const struct clock_pair *end_pair)
 		jsonw_null(&w);
 	jsonw_kv_string(&w, "error", psc_session.error);
 	jsonw_object_end(&w);
-	ret = jsonw_text(&w) ? proc_file_write(name, w.buf, w.len) : -ENOMEM;
+	ret = jsonw_text(&w) ? proc_file_write(w.buf, w.len) : -ENOMEM;
 	jsonw_release(&w);
 	return ret;
 }
@@ -375,12 +379,13 @@ static void objects_render(void)
 static void maps_write(const char *header)
 {
 	char name[64], buf[8192]; /* the writer thread runs this on a small stack */
+	struct layout_file f = image_file(LAYOUT_MAPS);
 	int in = open("/proc/self/maps", O_RDONLY | O_CLOEXEC), out;
 	ssize_t n;
 
 	if (in < 0)
 		return;
-	proc_file(name, sizeof(name), "maps", "");
+	layout_name(&f, name, sizeof(name));
 	out = header ? rt_open(name, O_WRONLY | O_APPEND, 0)
 		     : rt_open(name, O_WRONLY | O_CREAT | O_EXCL, 0644);
 	if (out >= 0) {
