@@ -7,6 +7,7 @@
 
 #include "../analysis/expdir.h"
 #include "../analysis/salvage.h"
+#include "../analysis/stream.h"
 #include "../core/clock.h"
 #include "../core/counters.h"
 #include "../core/compiler.h"
@@ -332,17 +333,14 @@ static int has_function_events(const char *dir)
 	if (!d)
 		return 0;
 	while (!found && (de = readdir(d))) {
+		char path[PATH_MAX + NAME_MAX + 2], err[64];
 		struct psc_stream_header h;
-		int fd;
 
 		if (layout_parse(de->d_name, NULL) != LAYOUT_STREAM)
 			continue;
-		fd = openat(dirfd(d), de->d_name, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		found = read(fd, &h, sizeof(h)) == (ssize_t)sizeof(h) &&
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		found = !stream_read_header(path, &h, err, sizeof(err)) &&
 			(h.features & PSC_FEAT_FUNCTIONS);
-		close(fd);
 	}
 	closedir(d);
 	return found;
