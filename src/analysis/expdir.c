@@ -4,6 +4,7 @@
 #include "../core/array.h"
 #include "../core/outfile.h"
 #include "../format/layout.h"
+#include "../format/meta.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -72,11 +73,11 @@ int expdir_is_experiment(const char *dir, char *err, size_t errlen)
 		return 0;
 	}
 	free(text);
-	format = cJSON_GetObjectItemCaseSensitive(j, "format");
-	version = cJSON_GetObjectItemCaseSensitive(j, "version");
-	by = cJSON_GetObjectItemCaseSensitive(j, "created_by");
+	format = cJSON_GetObjectItemCaseSensitive(j, META_FORMAT);
+	version = cJSON_GetObjectItemCaseSensitive(j, META_VERSION);
+	by = cJSON_GetObjectItemCaseSensitive(j, META_CREATED_BY);
 	ok = cJSON_IsObject(j) && cJSON_IsString(format) &&
-	     !strcmp(format->valuestring, "perfscope-experiment") && cJSON_IsNumber(version) &&
+	     !strcmp(format->valuestring, META_FORMAT_NAME) && cJSON_IsNumber(version) &&
 	     cJSON_IsString(by);
 	cJSON_Delete(j);
 	if (!ok)

@@ -5,6 +5,7 @@
 
 #include "../core/format.h"
 #include "../format/layout.h"
+#include "../format/meta.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -316,29 +317,29 @@ static int meta_load(struct experiment *e, char *err, size_t errlen)
 	if (!j)
 		return ret == -ENOENT ? 0 : ret;
 	e->has_meta = 1;
-	v = cJSON_GetObjectItemCaseSensitive(j, "version");
+	v = cJSON_GetObjectItemCaseSensitive(j, META_VERSION);
 	if (!cJSON_IsNumber(v) || v->valueint != 1) {
 		snprintf(err, errlen, "%s: format version %d, this perfscope reads 1", path,
 			 cJSON_IsNumber(v) ? v->valueint : -1);
 		cJSON_Delete(j);
 		return -EINVAL;
 	}
-	e->created_by = dup_str(&f, j, "created_by");
-	e->host = dup_str(&f, j, "host");
-	e->clock = dup_str(&f, j, "clock");
-	v = cJSON_GetObjectItemCaseSensitive(j, "cpu");
-	e->cpu_brand = cJSON_IsObject(v) ? dup_str(&f, v, "brand") : jdup(&f, "");
-	e->start_unix_ns = (uint64_t)get_num(&f, j, "start_unix_ns", R_U64, 0);
-	e->exit_status = (int)get_num(&f, j, "exit_status", R_INT, -1);
-	e->exit_signal = (int)get_num(&f, j, "exit_signal", R_SIGNAL, -1);
-	e->start_ns = (int64_t)get_num(&f, j, "start_ns", R_NS, 0);
-	e->end_ns = (int64_t)get_num(&f, j, "end_ns", R_NS, 0);
+	e->created_by = dup_str(&f, j, META_CREATED_BY);
+	e->host = dup_str(&f, j, META_HOST);
+	e->clock = dup_str(&f, j, META_CLOCK);
+	v = cJSON_GetObjectItemCaseSensitive(j, META_CPU);
+	e->cpu_brand = cJSON_IsObject(v) ? dup_str(&f, v, META_CPU_BRAND) : jdup(&f, "");
+	e->start_unix_ns = (uint64_t)get_num(&f, j, META_START_UNIX_NS, R_U64, 0);
+	e->exit_status = (int)get_num(&f, j, META_EXIT_STATUS, R_INT, -1);
+	e->exit_signal = (int)get_num(&f, j, META_EXIT_SIGNAL, R_SIGNAL, -1);
+	e->start_ns = (int64_t)get_num(&f, j, META_START_NS, R_NS, 0);
+	e->end_ns = (int64_t)get_num(&f, j, META_END_NS, R_NS, 0);
 	if (e->end_ns < e->start_ns)
 		e->start_ns = e->end_ns = 0;
-	e->mpi = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "mpi"));
+	e->mpi = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, META_MPI));
 	e->command =
-	    dup_str_array(&f, cJSON_GetObjectItemCaseSensitive(j, "command"), &e->ncommand);
-	v = cJSON_GetObjectItemCaseSensitive(j, "metric_group");
+	    dup_str_array(&f, cJSON_GetObjectItemCaseSensitive(j, META_COMMAND), &e->ncommand);
+	v = cJSON_GetObjectItemCaseSensitive(j, META_METRIC_GROUP);
 	e->metric_group = cJSON_IsObject(v) ? dup_str(&f, v, "name") : jdup(&f, "");
 	if (cJSON_IsObject(v)) {
 		const cJSON *ms = cJSON_GetObjectItemCaseSensitive(v, "metrics"), *m;
@@ -357,13 +358,13 @@ static int meta_load(struct experiment *e, char *err, size_t errlen)
 			em->formula = dup_str(&f, m, "formula");
 		}
 	}
-	v = cJSON_GetObjectItemCaseSensitive(j, "sampling");
+	v = cJSON_GetObjectItemCaseSensitive(j, META_SAMPLING);
 	if (cJSON_IsObject(v))
 		sampling_load(e, &f, v);
-	v = cJSON_GetObjectItemCaseSensitive(j, "unsupported_events");
+	v = cJSON_GetObjectItemCaseSensitive(j, META_UNSUPPORTED_EVENTS);
 	if (cJSON_IsArray(v))
 		unsupported_load(e, &f, v);
-	v = cJSON_GetObjectItemCaseSensitive(j, "power");
+	v = cJSON_GetObjectItemCaseSensitive(j, META_POWER);
 	if (cJSON_IsObject(v)) {
 		struct exp_power *pw = &e->power;
 
@@ -413,29 +414,30 @@ static int proc_load(struct experiment *e, const char *name, char *err, size_t e
 	if (!j)
 		return ret;
 	p = &e->procs[e->nprocs++];
-	p->pid = (pid_t)get_num(&f, j, "pid", R_INT, 0);
-	p->image = (unsigned)get_num(&f, j, "image", R_U32, 0);
-	p->ppid = (pid_t)get_num(&f, j, "ppid", R_INT, 0);
-	p->rank = (int)get_num(&f, j, "rank", R_INT, -1);
-	p->exe = dup_str(&f, j, "exe");
-	p->host = dup_str(&f, j, "host");
-	p->state = dup_str(&f, j, "state");
-	p->error = dup_str(&f, j, "error");
-	p->paranoid = (int)get_num(&f, j, "paranoid", R_INT, 2);
-	p->have_core_pmu = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "have_core_pmu"));
-	p->lost_records = (uint64_t)get_num(&f, j, "lost_records", R_U64, 0);
-	p->lost_bytes = (uint64_t)get_num(&f, j, "lost_bytes", R_U64, 0);
-	p->lost_threads = (uint64_t)get_num(&f, j, "lost_threads", R_U64, 0);
-	p->regions_folded = (uint64_t)get_num(&f, j, "regions_folded", R_U64, 0);
-	p->region_names_cut = (uint64_t)get_num(&f, j, "region_names_cut", R_U64, 0);
+	p->pid = (pid_t)get_num(&f, j, PROC_PID, R_INT, 0);
+	p->image = (unsigned)get_num(&f, j, PROC_IMAGE, R_U32, 0);
+	p->ppid = (pid_t)get_num(&f, j, PROC_PPID, R_INT, 0);
+	p->rank = (int)get_num(&f, j, PROC_RANK, R_INT, -1);
+	p->exe = dup_str(&f, j, PROC_EXE);
+	p->host = dup_str(&f, j, PROC_HOST);
+	p->state = dup_str(&f, j, PROC_STATE);
+	p->error = dup_str(&f, j, PROC_ERROR);
+	p->paranoid = (int)get_num(&f, j, PROC_PARANOID, R_INT, 2);
+	p->have_core_pmu = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, PROC_HAVE_CORE_PMU));
+	p->lost_records = (uint64_t)get_num(&f, j, PROC_LOST_RECORDS, R_U64, 0);
+	p->lost_bytes = (uint64_t)get_num(&f, j, PROC_LOST_BYTES, R_U64, 0);
+	p->lost_threads = (uint64_t)get_num(&f, j, PROC_LOST_THREADS, R_U64, 0);
+	p->regions_folded = (uint64_t)get_num(&f, j, PROC_REGIONS_FOLDED, R_U64, 0);
+	p->region_names_cut = (uint64_t)get_num(&f, j, PROC_REGION_NAMES_CUT, R_U64, 0);
 	{
-		char *clock = dup_str(&f, j, "clock");
+		char *clock = dup_str(&f, j, PROC_CLOCK);
 
 		p->clock = clock ? clock_source_parse(clock) : 0;
 		free(clock);
 	}
-	p->events = dup_str_array(&f, cJSON_GetObjectItemCaseSensitive(j, "events"), &p->nevents);
-	cal = cJSON_GetObjectItemCaseSensitive(j, "calibration");
+	p->events =
+	    dup_str_array(&f, cJSON_GetObjectItemCaseSensitive(j, PROC_EVENTS), &p->nevents);
+	cal = cJSON_GetObjectItemCaseSensitive(j, PROC_CALIBRATION);
 	p->pairs = calloc((size_t)cJSON_GetArraySize(cal) + 1, sizeof(*p->pairs));
 	if (!p->pairs)
 		jfile_oom(&f);

@@ -7,6 +7,7 @@
 #include "../core/env.h"
 #include "../core/fcopy.h"
 #include "../format/layout.h"
+#include "../format/meta.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -263,7 +264,7 @@ void record_power_meta(const struct record_power *rp, struct jsonw *w)
 	if (rp->kind == RECORD_POWER_NONE)
 		return;
 	layout_name(&logf, file, sizeof(file));
-	jsonw_key(w, "power");
+	jsonw_key(w, META_POWER);
 	jsonw_object_begin(w);
 	jsonw_kv_string(w, "source", names[rp->kind]);
 	if (rp->kind == RECORD_POWER_FILE) {

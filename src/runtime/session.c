@@ -6,8 +6,8 @@
 #include "../core/env.h"
 #include "../core/format.h"
 #include "../core/jsonw.h"
-#include "../core/meta.h"
 #include "../format/layout.h"
+#include "../format/meta.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -108,15 +108,10 @@ static int meta_write(const struct cpu_info *ci)
 
 	jsonw_init(&w, 1);
 	jsonw_object_begin(&w);
-	meta_json_common(&w, ci, psc_session.clock, psc_session.start_unix_ns);
-	jsonw_kv_string(&w, "created_by", "runtime");
-	jsonw_key(&w, "command");
+	meta_json_common(&w, ci, psc_session.clock, psc_session.start_unix_ns, "runtime");
+	jsonw_key(&w, META_COMMAND);
 	json_cmdline(&w);
-	jsonw_key(&w, "events");
-	jsonw_array_begin(&w);
-	for (size_t i = 0; i < psc_session.nevents; i++)
-		jsonw_string(&w, psc_session.events[i].name);
-	jsonw_array_end(&w);
+	meta_json_events(&w, psc_session.events, psc_session.nevents);
 	jsonw_object_end(&w);
 	ret = jsonw_text(&w) ? write_file(&meta, w.buf, w.len, 1) : -ENOMEM;
 	jsonw_release(&w);
@@ -204,46 +199,46 @@ static int proc_write(const char *state, const struct clock_pair *end_pair)
 		host[0] = 0;
 	jsonw_init(&w, 1);
 	jsonw_object_begin(&w);
-	jsonw_kv_u64(&w, "version", PSC_FORMAT_VERSION);
-	jsonw_kv_i64(&w, "pid", psc_session.pid);
-	jsonw_kv_u64(&w, "image", psc_session.image);
-	jsonw_kv_i64(&w, "ppid", getppid());
-	jsonw_kv_i64(&w, "rank", psc_session.rank);
-	jsonw_kv_i64(&w, "world_size", psc_session.world_size);
-	jsonw_kv_string(&w, "exe", exe);
-	jsonw_kv_string(&w, "host", host);
-	jsonw_key(&w, "cmdline");
+	jsonw_kv_u64(&w, PROC_VERSION, PSC_FORMAT_VERSION);
+	jsonw_kv_i64(&w, PROC_PID, psc_session.pid);
+	jsonw_kv_u64(&w, PROC_IMAGE, psc_session.image);
+	jsonw_kv_i64(&w, PROC_PPID, getppid());
+	jsonw_kv_i64(&w, PROC_RANK, psc_session.rank);
+	jsonw_kv_i64(&w, PROC_WORLD_SIZE, psc_session.world_size);
+	jsonw_kv_string(&w, PROC_EXE, exe);
+	jsonw_kv_string(&w, PROC_HOST, host);
+	jsonw_key(&w, PROC_CMDLINE);
 	json_cmdline(&w);
-	jsonw_kv_string(&w, "state", state);
-	jsonw_kv_string(&w, "clock", clock_source_name(psc_session.clock));
-	jsonw_key(&w, "calibration");
+	jsonw_kv_string(&w, PROC_STATE, state);
+	jsonw_kv_string(&w, PROC_CLOCK, clock_source_name(psc_session.clock));
+	jsonw_key(&w, PROC_CALIBRATION);
 	jsonw_array_begin(&w);
 	json_pair(&w, &psc_session.start_pair);
 	if (end_pair)
 		json_pair(&w, end_pair);
 	jsonw_array_end(&w);
-	jsonw_kv_u64(&w, "start_unix_ns", psc_session.start_unix_ns);
-	jsonw_kv_u64(&w, "chunk_bytes", psc_session.chunk_bytes);
-	jsonw_key(&w, "events");
+	jsonw_kv_u64(&w, PROC_START_UNIX_NS, psc_session.start_unix_ns);
+	jsonw_kv_u64(&w, PROC_CHUNK_BYTES, psc_session.chunk_bytes);
+	jsonw_key(&w, PROC_EVENTS);
 	json_events(&w);
-	jsonw_kv_i64(&w, "paranoid", psc_session.paranoid);
-	jsonw_key(&w, "have_core_pmu");
+	jsonw_kv_i64(&w, PROC_PARANOID, psc_session.paranoid);
+	jsonw_key(&w, PROC_HAVE_CORE_PMU);
 	jsonw_bool(&w, psc_session.have_core_pmu);
-	jsonw_kv_u64(&w, "lost_records", psc_session.lost_records);
-	jsonw_kv_u64(&w, "lost_threads", psc_session.lost_threads);
-	jsonw_kv_u64(&w, "regions_folded", psc_session.regions_folded);
-	jsonw_kv_u64(&w, "region_names_cut", psc_session.region_names_cut);
+	jsonw_kv_u64(&w, PROC_LOST_RECORDS, psc_session.lost_records);
+	jsonw_kv_u64(&w, PROC_LOST_THREADS, psc_session.lost_threads);
+	jsonw_kv_u64(&w, PROC_REGIONS_FOLDED, psc_session.regions_folded);
+	jsonw_kv_u64(&w, PROC_REGION_NAMES_CUT, psc_session.region_names_cut);
 	/* threads' buffers made so far (a thread that ended leaves its own to the next one),
 	 * and of those the ones that could not be files, whose last chunk a kill would lose */
-	jsonw_kv_u64(&w, "buffers", psc_session.nslots);
-	jsonw_kv_u64(&w, "buffers_in_memory", psc_session.memory_slots);
-	jsonw_kv_u64(&w, "lost_bytes", psc_session.lost_bytes);
-	jsonw_key(&w, "filter");
+	jsonw_kv_u64(&w, PROC_BUFFERS, psc_session.nslots);
+	jsonw_kv_u64(&w, PROC_BUFFERS_IN_MEMORY, psc_session.memory_slots);
+	jsonw_kv_u64(&w, PROC_LOST_BYTES, psc_session.lost_bytes);
+	jsonw_key(&w, PROC_FILTER);
 	if (psc_session.filter_path[0])
 		jsonw_string(&w, psc_session.filter_path);
 	else
 		jsonw_null(&w);
-	jsonw_kv_string(&w, "error", psc_session.error);
+	jsonw_kv_string(&w, PROC_ERROR, psc_session.error);
 	jsonw_object_end(&w);
 	ret = jsonw_text(&w) ? proc_file_write(w.buf, w.len) : -ENOMEM;
 	jsonw_release(&w);
