@@ -47,7 +47,8 @@ if(PSC_MPI_C_TARGET AND Python3_Interpreter_FOUND)
     src/mpi/requests.c
     src/mpi/clocksync.c
     src/mpi/load.c
-    src/mpi/sites.c)
+    src/mpi/sites.c
+    src/format/layout.c)
   if(PSC_MPIFH_LIBRARY)
     # mpi_f08 (mpi_x_f08_): calls the f08 bindings through weak references, so that the
     # library does not load libmpi_usempif08 (nor libgfortran) into C programs
@@ -80,7 +81,7 @@ if(PSC_MPI_C_TARGET AND Python3_Interpreter_FOUND)
   if(PSC_MPICH_FOUND)
     add_library(perfscope_mpich SHARED ${PSC_MPI_GEN_DIR}/mpi-wrappers.c src/mpi/hooks.c
       src/mpi/hooks-coll.c src/mpi/comms.c src/mpi/requests.c src/mpi/clocksync.c
-      src/mpi/load.c src/mpi/sites.c)
+      src/mpi/load.c src/mpi/sites.c src/format/layout.c)
     set_target_properties(perfscope_mpich PROPERTIES
       OUTPUT_NAME perfscope-mpich
       VERSION ${PROJECT_VERSION} SOVERSION 0

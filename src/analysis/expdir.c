@@ -2,8 +2,9 @@
 #include "expdir.h"
 
 #include "../core/array.h"
-#include "../core/expfiles.h"
 #include "../core/outfile.h"
+#include "../format/layout.h"
+#include "../format/meta.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -27,7 +28,7 @@ int expdir_is_experiment(const char *dir, char *err, size_t errlen)
 	cJSON *j;
 	int fd, ok;
 
-	snprintf(path, sizeof(path), "%s/meta.json", dir);
+	layout_path(dir, &(struct layout_file){.kind = LAYOUT_META}, path, sizeof(path));
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		int e = errno;
@@ -72,11 +73,11 @@ int expdir_is_experiment(const char *dir, char *err, size_t errlen)
 		return 0;
 	}
 	free(text);
-	format = cJSON_GetObjectItemCaseSensitive(j, "format");
-	version = cJSON_GetObjectItemCaseSensitive(j, "version");
-	by = cJSON_GetObjectItemCaseSensitive(j, "created_by");
+	format = cJSON_GetObjectItemCaseSensitive(j, META_FORMAT);
+	version = cJSON_GetObjectItemCaseSensitive(j, META_VERSION);
+	by = cJSON_GetObjectItemCaseSensitive(j, META_CREATED_BY);
 	ok = cJSON_IsObject(j) && cJSON_IsString(format) &&
-	     !strcmp(format->valuestring, "perfscope-experiment") && cJSON_IsNumber(version) &&
+	     !strcmp(format->valuestring, META_FORMAT_NAME) && cJSON_IsNumber(version) &&
 	     cJSON_IsString(by);
 	cJSON_Delete(j);
 	if (!ok)
@@ -106,17 +107,20 @@ static int list_files(int dfd, char ***names, size_t *n, size_t *entries)
 		return ret;
 	}
 	while ((de = readdir(d))) {
+		enum layout_kind kind;
+
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
 		(*entries)++;
-		if (expfile_parse(de->d_name, NULL) == EXPFILE_NONE)
+		kind = layout_parse(de->d_name, NULL);
+		if (kind == LAYOUT_NONE)
 			continue;
 		if (array_reserve((void **)names, &cap, *n + 1, sizeof(**names)) ||
 		    !((*names)[*n] = strdup(de->d_name))) {
 			ret = -ENOMEM;
 			break;
 		}
-		if (!strcmp((*names)[*n], "meta.json") && *n) {
+		if (kind == LAYOUT_META && *n) {
 			char *t = (*names)[0];
 
 			(*names)[0] = (*names)[*n];
@@ -126,7 +130,7 @@ static int list_files(int dfd, char ***names, size_t *n, size_t *entries)
 	}
 	closedir(d);
 	/* meta.json, kept first so far, goes last */
-	if (*n > 1 && !strcmp((*names)[0], "meta.json")) {
+	if (*n > 1 && layout_parse((*names)[0], NULL) == LAYOUT_META) {
 		char *t = (*names)[0];
 
 		(*names)[0] = (*names)[*n - 1];
@@ -200,7 +204,7 @@ int expdir_stash(struct expdir_stash *s, const char *dir, char *err, size_t errl
 			ret = -EEXIST;
 			goto out;
 		}
-	snprintf(stash, sizeof(stash), "%s/.perfscope-old.XXXXXX", dir);
+	snprintf(stash, sizeof(stash), "%s/" LAYOUT_STASH_TEMPLATE, dir);
 	if (!mkdtemp(stash)) {
 		ret = -errno;
 		snprintf(err, errlen, "%s: %s", dir, strerror(-ret));
@@ -310,7 +314,7 @@ int expdir_clear(const char *dir)
 	while ((de = readdir(d))) {
 		struct stat st;
 
-		if (expfile_parse(de->d_name, NULL) == EXPFILE_NONE ||
+		if (layout_parse(de->d_name, NULL) == LAYOUT_NONE ||
 		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 		    !S_ISREG(st.st_mode))
 			continue;

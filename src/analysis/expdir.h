@@ -1,7 +1,7 @@
 /*
  * expdir.h - an experiment directory as a whole: whether it holds an experiment, and replacing
  * that experiment (record --force) so that nothing is lost when it cannot be done. Only the
- * files expfiles.h names are ever moved or removed, and only in a directory whose meta.json is
+ * files layout.h names are ever moved or removed, and only in a directory whose meta.json is
  * a perfscope experiment's.
  */
 #ifndef PSC_EXPDIR_H
@@ -29,7 +29,7 @@ struct expdir_stash {
 
 /*
  * Make DIR ready for a new experiment without deleting anything yet: when it holds an
- * experiment, move every file of it (expfiles.h) into a new hidden directory inside DIR, which
+ * experiment, move every file of it (layout.h) into a new hidden directory inside DIR, which
  * expdir_restore puts back and expdir_drop deletes. An empty DIR needs nothing. Anything else
  * in DIR stays where it is. 0; or a negative errno with the cause in ERR, DIR as it was:
  * -ENOTEMPTY DIR is not empty and holds no experiment (no meta.json, or not an experiment's),
@@ -54,7 +54,7 @@ int expdir_drop(struct expdir_stash *s, char *err, size_t errlen);
 /* Release S's memory (after expdir_restore or expdir_drop, or when nothing was stashed). */
 void expdir_stash_release(struct expdir_stash *s);
 
-/* Remove the files of an experiment in DIR (expfiles.h), nothing else, without looking at
+/* Remove the files of an experiment in DIR (layout.h), nothing else, without looking at
  * meta.json: for a directory this run made. 0, or the first failure's negative errno. */
 int expdir_clear(const char *dir);
 

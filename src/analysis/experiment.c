@@ -3,8 +3,9 @@
 #include "objcache.h"
 #include "stream.h"
 
-#include "../core/expfiles.h"
 #include "../core/format.h"
+#include "../format/layout.h"
+#include "../format/meta.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -123,26 +124,6 @@ static struct exp_damage *damage_add(struct experiment *e, const char *name,
 	d->at = at;
 	e->ndamaged++;
 	return d;
-}
-
-/* PREFIX<pid>[.<image>]SUFFIX: 1 with the numbers (image 0 without), else 0. */
-static int name_pid_image(const char *name, const char *prefix, const char *suffix, int *pid,
-			  unsigned *image)
-{
-	size_t plen = strlen(prefix), slen = strlen(suffix), len = strlen(name);
-	int used = 0, used2 = 0;
-
-	*image = 0;
-	if (len <= plen + slen || strncmp(name, prefix, plen) || strcmp(name + len - slen, suffix))
-		return 0;
-	len -= slen;
-	if (sscanf(name + plen, "%d%n", pid, &used) != 1 || *pid <= 0)
-		return 0;
-	if (plen + (size_t)used == len)
-		return 1;
-	return name[plen + used] == '.' &&
-	       sscanf(name + plen + used, ".%u%n", image, &used2) == 1 &&
-	       plen + (size_t)(used + used2) == len && *image > 0;
 }
 
 static uint64_t file_size(const char *dir, const char *name, int *exists)
@@ -331,34 +312,34 @@ static int meta_load(struct experiment *e, char *err, size_t errlen)
 	cJSON *j, *v;
 	int ret = 0;
 
-	snprintf(path, sizeof(path), "%s/meta.json", e->dir);
+	layout_path(e->dir, &(struct layout_file){.kind = LAYOUT_META}, path, sizeof(path));
 	j = read_json(path, err, errlen, &ret);
 	if (!j)
 		return ret == -ENOENT ? 0 : ret;
 	e->has_meta = 1;
-	v = cJSON_GetObjectItemCaseSensitive(j, "version");
+	v = cJSON_GetObjectItemCaseSensitive(j, META_VERSION);
 	if (!cJSON_IsNumber(v) || v->valueint != 1) {
 		snprintf(err, errlen, "%s: format version %d, this perfscope reads 1", path,
 			 cJSON_IsNumber(v) ? v->valueint : -1);
 		cJSON_Delete(j);
 		return -EINVAL;
 	}
-	e->created_by = dup_str(&f, j, "created_by");
-	e->host = dup_str(&f, j, "host");
-	e->clock = dup_str(&f, j, "clock");
-	v = cJSON_GetObjectItemCaseSensitive(j, "cpu");
-	e->cpu_brand = cJSON_IsObject(v) ? dup_str(&f, v, "brand") : jdup(&f, "");
-	e->start_unix_ns = (uint64_t)get_num(&f, j, "start_unix_ns", R_U64, 0);
-	e->exit_status = (int)get_num(&f, j, "exit_status", R_INT, -1);
-	e->exit_signal = (int)get_num(&f, j, "exit_signal", R_SIGNAL, -1);
-	e->start_ns = (int64_t)get_num(&f, j, "start_ns", R_NS, 0);
-	e->end_ns = (int64_t)get_num(&f, j, "end_ns", R_NS, 0);
+	e->created_by = dup_str(&f, j, META_CREATED_BY);
+	e->host = dup_str(&f, j, META_HOST);
+	e->clock = dup_str(&f, j, META_CLOCK);
+	v = cJSON_GetObjectItemCaseSensitive(j, META_CPU);
+	e->cpu_brand = cJSON_IsObject(v) ? dup_str(&f, v, META_CPU_BRAND) : jdup(&f, "");
+	e->start_unix_ns = (uint64_t)get_num(&f, j, META_START_UNIX_NS, R_U64, 0);
+	e->exit_status = (int)get_num(&f, j, META_EXIT_STATUS, R_INT, -1);
+	e->exit_signal = (int)get_num(&f, j, META_EXIT_SIGNAL, R_SIGNAL, -1);
+	e->start_ns = (int64_t)get_num(&f, j, META_START_NS, R_NS, 0);
+	e->end_ns = (int64_t)get_num(&f, j, META_END_NS, R_NS, 0);
 	if (e->end_ns < e->start_ns)
 		e->start_ns = e->end_ns = 0;
-	e->mpi = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "mpi"));
+	e->mpi = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, META_MPI));
 	e->command =
-	    dup_str_array(&f, cJSON_GetObjectItemCaseSensitive(j, "command"), &e->ncommand);
-	v = cJSON_GetObjectItemCaseSensitive(j, "metric_group");
+	    dup_str_array(&f, cJSON_GetObjectItemCaseSensitive(j, META_COMMAND), &e->ncommand);
+	v = cJSON_GetObjectItemCaseSensitive(j, META_METRIC_GROUP);
 	e->metric_group = cJSON_IsObject(v) ? dup_str(&f, v, "name") : jdup(&f, "");
 	if (cJSON_IsObject(v)) {
 		const cJSON *ms = cJSON_GetObjectItemCaseSensitive(v, "metrics"), *m;
@@ -377,13 +358,13 @@ static int meta_load(struct experiment *e, char *err, size_t errlen)
 			em->formula = dup_str(&f, m, "formula");
 		}
 	}
-	v = cJSON_GetObjectItemCaseSensitive(j, "sampling");
+	v = cJSON_GetObjectItemCaseSensitive(j, META_SAMPLING);
 	if (cJSON_IsObject(v))
 		sampling_load(e, &f, v);
-	v = cJSON_GetObjectItemCaseSensitive(j, "unsupported_events");
+	v = cJSON_GetObjectItemCaseSensitive(j, META_UNSUPPORTED_EVENTS);
 	if (cJSON_IsArray(v))
 		unsupported_load(e, &f, v);
-	v = cJSON_GetObjectItemCaseSensitive(j, "power");
+	v = cJSON_GetObjectItemCaseSensitive(j, META_POWER);
 	if (cJSON_IsObject(v)) {
 		struct exp_power *pw = &e->power;
 
@@ -414,8 +395,8 @@ static int proc_load(struct experiment *e, const char *name, char *err, size_t e
 	j = read_json_cut(path, err, errlen, &ret, &cut, &at);
 	if (!j && cut) {
 		/* a full disk or a kill left no whole description: the process is left out */
-		int pid, exists;
-		unsigned image;
+		struct layout_file lf;
+		int exists;
 		uint64_t size = file_size(e->dir, name, &exists);
 		struct exp_damage *d =
 		    damage_add(e, name, size ? EXP_DAMAGE_JSON_CUT : EXP_DAMAGE_EMPTY, size, at);
@@ -424,38 +405,39 @@ static int proc_load(struct experiment *e, const char *name, char *err, size_t e
 			snprintf(err, errlen, "%s: out of memory", path);
 			return -ENOMEM;
 		}
-		if (name_pid_image(name, "proc.", ".json", &pid, &image)) {
-			d->pid = pid;
-			d->image = image;
+		if (layout_parse(name, &lf) == LAYOUT_PROC) {
+			d->pid = lf.pid;
+			d->image = lf.image;
 		}
 		return 0;
 	}
 	if (!j)
 		return ret;
 	p = &e->procs[e->nprocs++];
-	p->pid = (pid_t)get_num(&f, j, "pid", R_INT, 0);
-	p->image = (unsigned)get_num(&f, j, "image", R_U32, 0);
-	p->ppid = (pid_t)get_num(&f, j, "ppid", R_INT, 0);
-	p->rank = (int)get_num(&f, j, "rank", R_INT, -1);
-	p->exe = dup_str(&f, j, "exe");
-	p->host = dup_str(&f, j, "host");
-	p->state = dup_str(&f, j, "state");
-	p->error = dup_str(&f, j, "error");
-	p->paranoid = (int)get_num(&f, j, "paranoid", R_INT, 2);
-	p->have_core_pmu = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "have_core_pmu"));
-	p->lost_records = (uint64_t)get_num(&f, j, "lost_records", R_U64, 0);
-	p->lost_bytes = (uint64_t)get_num(&f, j, "lost_bytes", R_U64, 0);
-	p->lost_threads = (uint64_t)get_num(&f, j, "lost_threads", R_U64, 0);
-	p->regions_folded = (uint64_t)get_num(&f, j, "regions_folded", R_U64, 0);
-	p->region_names_cut = (uint64_t)get_num(&f, j, "region_names_cut", R_U64, 0);
+	p->pid = (pid_t)get_num(&f, j, PROC_PID, R_INT, 0);
+	p->image = (unsigned)get_num(&f, j, PROC_IMAGE, R_U32, 0);
+	p->ppid = (pid_t)get_num(&f, j, PROC_PPID, R_INT, 0);
+	p->rank = (int)get_num(&f, j, PROC_RANK, R_INT, -1);
+	p->exe = dup_str(&f, j, PROC_EXE);
+	p->host = dup_str(&f, j, PROC_HOST);
+	p->state = dup_str(&f, j, PROC_STATE);
+	p->error = dup_str(&f, j, PROC_ERROR);
+	p->paranoid = (int)get_num(&f, j, PROC_PARANOID, R_INT, 2);
+	p->have_core_pmu = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, PROC_HAVE_CORE_PMU));
+	p->lost_records = (uint64_t)get_num(&f, j, PROC_LOST_RECORDS, R_U64, 0);
+	p->lost_bytes = (uint64_t)get_num(&f, j, PROC_LOST_BYTES, R_U64, 0);
+	p->lost_threads = (uint64_t)get_num(&f, j, PROC_LOST_THREADS, R_U64, 0);
+	p->regions_folded = (uint64_t)get_num(&f, j, PROC_REGIONS_FOLDED, R_U64, 0);
+	p->region_names_cut = (uint64_t)get_num(&f, j, PROC_REGION_NAMES_CUT, R_U64, 0);
 	{
-		char *clock = dup_str(&f, j, "clock");
+		char *clock = dup_str(&f, j, PROC_CLOCK);
 
 		p->clock = clock ? clock_source_parse(clock) : 0;
 		free(clock);
 	}
-	p->events = dup_str_array(&f, cJSON_GetObjectItemCaseSensitive(j, "events"), &p->nevents);
-	cal = cJSON_GetObjectItemCaseSensitive(j, "calibration");
+	p->events =
+	    dup_str_array(&f, cJSON_GetObjectItemCaseSensitive(j, PROC_EVENTS), &p->nevents);
+	cal = cJSON_GetObjectItemCaseSensitive(j, PROC_CALIBRATION);
 	p->pairs = calloc((size_t)cJSON_GetArraySize(cal) + 1, sizeof(*p->pairs));
 	if (!p->pairs)
 		jfile_oom(&f);
@@ -565,7 +547,7 @@ static struct exp_damage *damaged_proc(const struct experiment *e, pid_t pid, un
 		struct exp_damage *d = &e->damaged[i];
 
 		if ((pid < 0 || (d->pid == pid && d->image == image)) &&
-		    !strncmp(d->name, "proc.", 5))
+		    layout_parse(d->name, NULL) == LAYOUT_PROC)
 			return d;
 	}
 	return NULL;
@@ -619,16 +601,16 @@ static int scan_damage(struct experiment *e, const char *path, const struct stre
 	return 0;
 }
 
-/* maps.<pid>[.<image>] and pmaps.<pid>[.<image>] of 0 bytes, listed as damaged. */
-static int maps_damage(struct experiment *e, const char *name)
+/* The maps or pmaps file F named NAME, when it has 0 bytes, listed as damaged. */
+static int maps_damage(struct experiment *e, const char *name, const struct layout_file *f)
 {
-	int pid, launcher = !strncmp(name, "pmaps.", 6), exists;
-	unsigned image;
+	struct layout_file maps_file = {.kind = LAYOUT_MAPS, .pid = f->pid, .image = f->image};
+	int pid = f->pid, launcher = f->kind == LAYOUT_PMAPS, exists;
+	unsigned image = f->image;
 	struct exp_damage *d;
 	char maps[64];
 
-	if (!name_pid_image(name, launcher ? "pmaps." : "maps.", "", &pid, &image) ||
-	    file_size(e->dir, name, &exists) || !exists)
+	if (file_size(e->dir, name, &exists) || !exists)
 		return 0;
 	d = damage_add(e, name, EXP_DAMAGE_EMPTY, 0, 0);
 	if (!d)
@@ -637,10 +619,7 @@ static int maps_damage(struct experiment *e, const char *name)
 	d->image = image;
 	d->launcher = launcher;
 	if (launcher) {
-		if (image)
-			snprintf(maps, sizeof(maps), "maps.%d.%u", pid, image);
-		else
-			snprintf(maps, sizeof(maps), "maps.%d", pid);
+		layout_name(&maps_file, maps, sizeof(maps));
 		d->maps_cover = file_size(e->dir, maps, &exists) > 0;
 	}
 	return 0;
@@ -659,6 +638,8 @@ static int samples_check(struct experiment *e)
 	for (size_t i = 0; i < e->nsamples; i++) {
 		struct exp_samples *f = &e->samples[i];
 		struct stream_extent x = {.want_end = 1};
+		struct layout_file pmaps = {.kind = LAYOUT_PMAPS, .pid = (int)f->pid};
+		struct layout_file maps = {.kind = LAYOUT_MAPS, .pid = (int)f->pid};
 		int exists, left_out;
 		uint64_t size = file_size(e->dir, strrchr(f->path, '/') + 1, &exists);
 		char name[64], err[256];
@@ -676,15 +657,15 @@ static int samples_check(struct experiment *e)
 		if (stream_scan(f->path, NULL, NULL, &x, err, sizeof(err)) == 0)
 			ret = scan_damage(e, f->path, &x, sizeof(struct psc_stream_header), f->pid,
 					  0, 1);
-		snprintf(name, sizeof(name), "pmaps.%d", (int)f->pid);
+		layout_name(&pmaps, name, sizeof(name));
 		file_size(e->dir, name, &exists);
 		if (!ret && !exists) {
-			snprintf(name, sizeof(name), "maps.%d", (int)f->pid);
+			layout_name(&maps, name, sizeof(name));
 			file_size(e->dir, name, &exists);
 			if (!exists) {
 				struct exp_damage *d;
 
-				snprintf(name, sizeof(name), "pmaps.%d", (int)f->pid);
+				layout_name(&pmaps, name, sizeof(name));
 				d = damage_add(e, name, EXP_DAMAGE_MISSING, 0, 0);
 				if (!d)
 					ret = -ENOMEM;
@@ -746,11 +727,11 @@ static int experiment_read(struct experiment *e, const char *dir, char *err, siz
 		return -errno;
 	}
 	while ((de = readdir(d))) {
-		enum expfile_kind kind = expfile_parse(de->d_name, NULL);
+		enum layout_kind kind = layout_parse(de->d_name, NULL);
 
-		nproc_files += kind == EXPFILE_PROC;
-		nstream_files += kind == EXPFILE_STREAM;
-		nsample_files += kind == EXPFILE_SAMPLES;
+		nproc_files += kind == LAYOUT_PROC;
+		nstream_files += kind == LAYOUT_STREAM;
+		nsample_files += kind == LAYOUT_SAMPLES;
 	}
 	e->samples = calloc(nsample_files + 1, sizeof(*e->samples));
 	e->procs = calloc(nproc_files + 1, sizeof(*e->procs));
@@ -762,12 +743,12 @@ static int experiment_read(struct experiment *e, const char *dir, char *err, siz
 	}
 	rewinddir(d);
 	while ((de = readdir(d)) && ret == 0) {
-		struct expfile f;
-		enum expfile_kind kind = expfile_parse(de->d_name, &f);
+		struct layout_file f;
+		enum layout_kind kind = layout_parse(de->d_name, &f);
 
-		if (kind == EXPFILE_PROC && e->nprocs < nproc_files) {
+		if (kind == LAYOUT_PROC && e->nprocs < nproc_files) {
 			ret = proc_load(e, de->d_name, err, errlen);
-		} else if (kind == EXPFILE_STREAM && e->nstreams < nstream_files) {
+		} else if (kind == LAYOUT_STREAM && e->nstreams < nstream_files) {
 			struct exp_stream *s = &e->streams[e->nstreams++];
 			char path[4096];
 
@@ -780,7 +761,7 @@ static int experiment_read(struct experiment *e, const char *dir, char *err, siz
 			s->pid = f.pid;
 			s->tid = f.tid;
 			s->image = f.image;
-		} else if (kind == EXPFILE_SAMPLES && e->nsamples < nsample_files) {
+		} else if (kind == LAYOUT_SAMPLES && e->nsamples < nsample_files) {
 			struct exp_samples *s = &e->samples[e->nsamples++];
 			char path[4096];
 
@@ -791,8 +772,8 @@ static int experiment_read(struct experiment *e, const char *dir, char *err, siz
 				ret = -ENOMEM;
 			}
 			s->pid = f.pid;
-		} else if (!strncmp(de->d_name, "maps.", 5) || !strncmp(de->d_name, "pmaps.", 6)) {
-			ret = maps_damage(e, de->d_name);
+		} else if (kind == LAYOUT_MAPS || kind == LAYOUT_PMAPS) {
+			ret = maps_damage(e, de->d_name, &f);
 		}
 	}
 	closedir(d);

@@ -2,6 +2,7 @@
 #include "kallsyms.h"
 
 #include "../core/fcopy.h"
+#include "../format/layout.h"
 #include "textline.h"
 
 #include <dirent.h>
@@ -17,6 +18,12 @@
 #include <unistd.h>
 
 /* Types of symbols in the kernel's text: local and global functions, weak ones. */
+/* DIR/NAME of the experiment's file of KIND (kallsyms or kallsyms.tmp) into BUF of LEN bytes. */
+static void exp_path(const char *dir, enum layout_kind kind, char *buf, size_t len)
+{
+	layout_path(dir, &(struct layout_file){.kind = kind}, buf, len);
+}
+
 static int is_text(char type)
 {
 	return type == 't' || type == 'T' || type == 'w' || type == 'W';
@@ -34,11 +41,11 @@ int kallsyms_save(const char *procfs, const char *dir, char *why, size_t whylen)
 	if (!in) {
 		ret = -errno;
 		snprintf(why, whylen, "cannot read %s: %s", path, strerror(errno));
-		snprintf(path, sizeof(path), "%s/kallsyms", dir);
+		exp_path(dir, LAYOUT_KALLSYMS, path, sizeof(path));
 		unlink(path); /* an older experiment's copy would name this run's samples */
 		return ret;
 	}
-	snprintf(tmp, sizeof(tmp), "%s/kallsyms.tmp", dir);
+	exp_path(dir, LAYOUT_KALLSYMS_TMP, tmp, sizeof(tmp));
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	out = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!out) {
@@ -47,7 +54,7 @@ int kallsyms_save(const char *procfs, const char *dir, char *why, size_t whylen)
 		if (fd >= 0)
 			close(fd);
 		fclose(in);
-		snprintf(path, sizeof(path), "%s/kallsyms", dir);
+		exp_path(dir, LAYOUT_KALLSYMS, path, sizeof(path));
 		unlink(path);
 		return ret;
 	}
@@ -82,7 +89,7 @@ int kallsyms_save(const char *procfs, const char *dir, char *why, size_t whylen)
 			 "kptr_restrict <= 1 can see them)",
 			 path);
 	}
-	snprintf(path, sizeof(path), "%s/kallsyms", dir);
+	exp_path(dir, LAYOUT_KALLSYMS, path, sizeof(path));
 	if (!ret && rename(tmp, path)) {
 		ret = -errno;
 		snprintf(why, whylen, "cannot write %s: %s", path, strerror(errno));
@@ -180,8 +187,8 @@ static int place_entry(const char *entry, const char *dir)
 	char tmp[4096], path[4096];
 	int ret = 0;
 
-	snprintf(tmp, sizeof(tmp), "%s/kallsyms.tmp", dir);
-	snprintf(path, sizeof(path), "%s/kallsyms", dir);
+	exp_path(dir, LAYOUT_KALLSYMS_TMP, tmp, sizeof(tmp));
+	exp_path(dir, LAYOUT_KALLSYMS, path, sizeof(path));
 	unlink(tmp);
 	if (link(entry, tmp)) {
 		long long n = file_copy(entry, tmp, 0644);
@@ -242,7 +249,7 @@ int kallsyms_save_cached(const char *procfs, const char *dir, const char *cached
 		return ret;
 	/* the new entry: written under a temporary name, renamed into place; failures are silent
 	 * (the experiment has its copy) */
-	snprintf(path, sizeof(path), "%s/kallsyms", dir);
+	exp_path(dir, LAYOUT_KALLSYMS, path, sizeof(path));
 	snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", cachedir, key);
 	fd = mkstemp(tmp);
 	if (fd < 0)
@@ -290,7 +297,7 @@ int kallsyms_load(struct kallsyms *k, const char *dir, char *err, size_t errlen)
 	int c;
 
 	memset(k, 0, sizeof(*k));
-	snprintf(path, sizeof(path), "%s/kallsyms", dir);
+	exp_path(dir, LAYOUT_KALLSYMS, path, sizeof(path));
 	f = fopen(path, "r");
 	if (!f) {
 		int e = errno;

@@ -6,7 +6,7 @@
 #include "loadlog.h"
 #include "textline.h"
 
-#include "../core/expfiles.h"
+#include "../format/layout.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -333,7 +333,7 @@ static int load_list(const char *dir, char ***names, size_t *n)
 	if (!d)
 		return -errno;
 	while ((de = readdir(d))) {
-		if (expfile_parse(de->d_name, NULL) != EXPFILE_LOAD)
+		if (layout_parse(de->d_name, NULL) != LAYOUT_LOAD)
 			continue;
 		if (*n == cap) {
 			char **g = realloc(*names, (cap = cap ? 2 * cap : 8) * sizeof(char *));

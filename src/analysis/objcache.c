@@ -3,6 +3,7 @@
 #include "objcache.h"
 
 #include "../core/env.h"
+#include "../format/layout.h"
 #include "u64map.h"
 
 #include <dirent.h>
@@ -486,10 +487,11 @@ int objects_survey(const char *dir, int fill, struct exp_object **out, size_t *n
 		return 0;
 	s.root = objcache_root(rootbuf, sizeof(rootbuf));
 	while (!ret && (de = readdir(d))) {
+		enum layout_kind kind = layout_parse(de->d_name, NULL);
 		const char *const paths[] = {path};
 		struct maps m = {0};
 
-		if (strncmp(de->d_name, "maps.", 5) && strncmp(de->d_name, "pmaps.", 6))
+		if (kind != LAYOUT_MAPS && kind != LAYOUT_PMAPS)
 			continue;
 		if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path))
 			continue;

@@ -3,8 +3,8 @@
 
 #include "stream.h"
 
-#include "../core/expfiles.h"
 #include "../core/format.h"
+#include "../format/layout.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -174,7 +174,7 @@ static int header_valid(const struct psc_live_header *h, uint64_t size)
 	return h->buf_off[0] % 8 == 0 && h->buf_off[1] >= h->buf_off[0] + h->chunk_bytes &&
 	       h->buf_off[1] + h->chunk_bytes <= size && h->buf_off[1] % 8 == 0 &&
 	       memchr(h->stream_name, 0, sizeof(h->stream_name)) &&
-	       !strncmp(h->stream_name, "stream.", 7) && !strchr(h->stream_name, '/') &&
+	       layout_parse(h->stream_name, NULL) == LAYOUT_STREAM &&
 	       memchr(h->boot_id, 0, sizeof(h->boot_id)) && memchr(h->host, 0, sizeof(h->host));
 }
 
@@ -394,10 +394,10 @@ static void salvage_file(int dfd, const char *dir, const char *name, const struc
 	}
 	ret = live_read(fd, name, &l);
 	if (ret < 0) {
-		struct expfile f;
+		struct layout_file f;
 
 		/* its process may be making it: a slot's header is written after its file */
-		if (expfile_parse(name, &f) == EXPFILE_LIVE && pid_alive((uint32_t)f.pid)) {
+		if (layout_parse(name, &f) == LAYOUT_LIVE && pid_alive((uint32_t)f.pid)) {
 			st->alive++;
 			goto out;
 		}
@@ -461,7 +461,7 @@ int salvage_dir(const char *dir, struct salvage_stats *st, char *err, size_t err
 	}
 	here_read(&me);
 	while ((de = readdir(d)))
-		if (expfile_parse(de->d_name, NULL) == EXPFILE_LIVE)
+		if (layout_parse(de->d_name, NULL) == LAYOUT_LIVE)
 			salvage_file(dirfd(d), dir, de->d_name, &me, st);
 	closedir(d);
 	return 0;

@@ -16,10 +16,11 @@
 /* Linux's PID_MAX_LIMIT: no pid or tid is larger. */
 #define PID_LIMIT (1u << 22)
 
-/* The header's fields, checked in file order: 0 or a message at the field's offset. */
-static int check_header(const struct stream_reader *r, const char *path, char *err, size_t errlen)
+/* The header's fields of a file of FILE_SIZE bytes, checked in file order: 0 or a message at
+ * the field's offset. */
+static int check_header(const struct psc_stream_header *h, uint64_t file_size, const char *path,
+			char *err, size_t errlen)
 {
-	const struct psc_stream_header *h = &r->hdr;
 
 	if (memcmp(h->magic, PSC_STREAM_MAGIC, 8))
 		return stream_fail(err, errlen, -EINVAL, path, 0,
@@ -33,7 +34,7 @@ static int check_header(const struct stream_reader *r, const char *path, char *e
 		    err, errlen, -EINVAL, path, 8,
 		    "format version %u is a samples file's, the header says it is none",
 		    h->version);
-	if (h->header_size < sizeof(*h) || h->header_size % 8 || h->header_size > r->file_size)
+	if (h->header_size < sizeof(*h) || h->header_size % 8 || h->header_size > file_size)
 		return stream_fail(err, errlen, -EINVAL, path, 12, "bad header size %u",
 				   h->header_size);
 	if (h->pid == 0 || h->pid > PID_LIMIT)
@@ -95,7 +96,7 @@ int stream_open(struct stream_reader *r, const char *path, char *err, size_t err
 				   "file shorter than the %zu-byte header (%" PRIu64 " bytes)",
 				   sizeof(r->hdr), size);
 	}
-	ret = check_header(r, path, err, errlen);
+	ret = check_header(&r->hdr, r->file_size, path, err, errlen);
 	if (ret) {
 		stream_close(r);
 		return ret;
@@ -103,6 +104,32 @@ int stream_open(struct stream_reader *r, const char *path, char *err, size_t err
 	r->offset = r->hdr.header_size;
 	r->last_ticks = 0;
 	return 0;
+}
+
+int stream_read_header(const char *path, struct psc_stream_header *h, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), ret;
+	struct stat st;
+
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		snprintf(err, errlen, "%s: not a regular file", path);
+		return -EINVAL;
+	}
+	ret = stream_read_at(fd, h, sizeof(*h), 0);
+	close(fd);
+	if (ret < 0)
+		return stream_fail(err, errlen, ret, path, 0, "read error: %s", strerror(-ret));
+	if (ret == 0)
+		return stream_fail(err, errlen, -EINVAL, path, 0,
+				   "file shorter than the %zu-byte header (%" PRIu64 " bytes)",
+				   sizeof(*h), (uint64_t)st.st_size);
+	return check_header(h, (uint64_t)st.st_size, path, err, errlen);
 }
 
 static int known_type(enum psc_rec_type t)

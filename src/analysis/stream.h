@@ -76,6 +76,11 @@ struct stream_reader {
 /* Open PATH and check its header. 0, or a negative errno with "PATH: ..." in ERR. */
 int stream_open(struct stream_reader *r, const char *path, char *err, size_t errlen);
 
+/* Read and check the header of the stream or samples file at PATH into *H, as stream_open
+ * does, without reading further: for a look at a stream's pid, rank or features. 0, or a
+ * negative errno with "PATH: ..." in ERR. */
+int stream_read_header(const char *path, struct psc_stream_header *h, char *err, size_t errlen);
+
 /* Choose who loads R's chunks (STREAM_PREFETCH_AUTO after stream_open()); before the first
  * stream_next(). */
 static inline void stream_set_prefetch(struct stream_reader *r, enum stream_prefetch_mode mode)

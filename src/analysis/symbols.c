@@ -19,6 +19,8 @@
 #include "experiment.h"
 #include "objcache.h"
 
+#include "../format/layout.h"
+
 /* Per mapping of a process: its module and load bias, found on first use. */
 struct sym_map {
 	struct elf_module *mod;
@@ -172,13 +174,12 @@ static struct sym_proc *proc_get(struct symtab *st, pid_t pid, unsigned image)
 	p->image = image;
 	/* the runtime's copies of /proc/PID/maps, and the mappings the sampler's kernel
 	 * records reported (pmaps), which also cover programs run without the runtime */
-	if (image) {
-		snprintf(path, sizeof(path), "%s/maps.%d.%u", st->dir, (int)pid, image);
-		snprintf(ppath, sizeof(ppath), "%s/pmaps.%d.%u", st->dir, (int)pid, image);
-	} else {
-		snprintf(path, sizeof(path), "%s/maps.%d", st->dir, (int)pid);
-		snprintf(ppath, sizeof(ppath), "%s/pmaps.%d", st->dir, (int)pid);
-	}
+	layout_path(st->dir,
+		    &(struct layout_file){.kind = LAYOUT_MAPS, .pid = (int)pid, .image = image},
+		    path, sizeof(path));
+	layout_path(st->dir,
+		    &(struct layout_file){.kind = LAYOUT_PMAPS, .pid = (int)pid, .image = image},
+		    ppath, sizeof(ppath));
 	p->err = maps_load(&p->maps, paths, 1);
 	perr = p->err == -ENOMEM ? 0 : maps_load(&p->pmaps, ppaths, 1);
 	if (p->err == -ENOMEM || perr == -ENOMEM) {

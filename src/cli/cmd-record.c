@@ -7,18 +7,19 @@
 
 #include "../analysis/expdir.h"
 #include "../analysis/salvage.h"
+#include "../analysis/stream.h"
 #include "../core/clock.h"
 #include "../core/counters.h"
 #include "../core/compiler.h"
 #include "../core/cpuinfo.h"
 #include "../core/env.h"
-#include "../core/expfiles.h"
 #include "../core/filter.h"
 #include "../core/format.h"
 #include "../core/jsonw.h"
 #include "../core/mem.h"
-#include "../core/meta.h"
 #include "../core/metrics.h"
+#include "../format/layout.h"
+#include "../format/meta.h"
 #include "../output/caveats.h"
 #include "../output/textesc.h"
 
@@ -127,7 +128,7 @@ static int write_padded(const char *path, const char *text, const char *mode)
  * once the run ENDED, also what the sampler counted and its errors. */
 static void write_sampling(struct jsonw *w, const struct sampler *smp, int ended)
 {
-	jsonw_key(w, "sampling");
+	jsonw_key(w, META_SAMPLING);
 	jsonw_object_begin(w);
 	jsonw_kv_u64(w, "frequency", smp->cfg.freq);
 	jsonw_kv_u64(w, "period", smp->cfg.period);
@@ -187,7 +188,7 @@ static void write_unsupported(struct jsonw *w, const struct event_desc *evs, siz
 
 	psc_machine_roots(&procfs, &sysfs);
 	perf_state_read(&ps, procfs, sysfs);
-	jsonw_key(w, "unsupported_events");
+	jsonw_key(w, META_UNSUPPORTED_EVENTS);
 	jsonw_array_begin(w);
 	if (smp) {
 		/* ev[0] is the sampling leader: its failure fails the recording */
@@ -238,6 +239,7 @@ static int write_meta(const char *dir, char **cmd, int ncmd, const struct event_
 		      uint64_t start_unix_ns, const int64_t run_ns[2])
 {
 	const char *procfs, *sysfs;
+	struct layout_file meta = {.kind = LAYOUT_META};
 	char path[PATH_MAX + 32], tmp[PATH_MAX + 32];
 	struct cpu_info ci;
 	struct jsonw w;
@@ -249,22 +251,17 @@ static int write_meta(const char *dir, char **cmd, int ncmd, const struct event_
 	jsonw_object_begin(&w);
 	meta_json_common(&w, &ci,
 			 clock_source_choose(cpu_info_tsc_usable(&ci), getenv(PSC_ENV_CLOCK)),
-			 start_unix_ns);
-	jsonw_kv_string(&w, "created_by", "perfscope record");
-	jsonw_key(&w, "command");
+			 start_unix_ns, "perfscope record");
+	jsonw_key(&w, META_COMMAND);
 	jsonw_array_begin(&w);
 	for (int i = 0; i < ncmd; i++)
 		jsonw_string(&w, cmd[i]);
 	jsonw_array_end(&w);
-	jsonw_key(&w, "events");
-	jsonw_array_begin(&w);
-	for (size_t i = 0; i < nev; i++)
-		jsonw_string(&w, evs[i].name);
-	jsonw_array_end(&w);
+	meta_json_events(&w, evs, nev);
 	if (status || smp)
 		write_unsupported(&w, evs, nev, status, smp);
 	if (g) {
-		jsonw_key(&w, "metric_group");
+		jsonw_key(&w, META_METRIC_GROUP);
 		jsonw_object_begin(&w);
 		jsonw_kv_string(&w, "name", g->name);
 		jsonw_key(&w, "metrics");
@@ -283,23 +280,23 @@ static int write_meta(const char *dir, char **cmd, int ncmd, const struct event_
 		write_sampling(&w, smp, run_ns != NULL);
 	record_power_meta(rp, &w);
 	if (mpi->on)
-		jsonw_kv_bool(&w, "mpi", 1);
+		jsonw_kv_bool(&w, META_MPI, 1);
 	/* what the other ranks' records wait for */
 	if (mpi->rank >= 0)
-		jsonw_kv_string(&w, "mpi_job", mpi->job ? mpi->job : "");
+		jsonw_kv_string(&w, META_MPI_JOB, mpi->job ? mpi->job : "");
 	if (mpi->run)
-		jsonw_kv_string(&w, "mpi_run", mpi->run);
+		jsonw_kv_string(&w, META_MPI_RUN, mpi->run);
 	if (exit_status >= 0) {
-		jsonw_kv_i64(&w, "exit_status", exit_status);
-		jsonw_kv_i64(&w, "exit_signal", exit_signal);
+		jsonw_kv_i64(&w, META_EXIT_STATUS, exit_status);
+		jsonw_kv_i64(&w, META_EXIT_SIGNAL, exit_signal);
 	}
 	if (run_ns && run_ns[0]) {
-		jsonw_kv_i64(&w, "start_ns", run_ns[0]);
-		jsonw_kv_i64(&w, "end_ns", run_ns[1]);
+		jsonw_kv_i64(&w, META_START_NS, run_ns[0]);
+		jsonw_kv_i64(&w, META_END_NS, run_ns[1]);
 	}
 	jsonw_object_end(&w);
-	snprintf(path, sizeof(path), "%s/meta.json", dir);
-	snprintf(tmp, sizeof(tmp), "%s/.meta.json.tmp", dir);
+	layout_path(dir, &meta, path, sizeof(path));
+	layout_path(dir, &(struct layout_file){.kind = LAYOUT_META_TMP}, tmp, sizeof(tmp));
 	/* padded to a block, so that a full disk still lets it be rewritten in place; the first
 	 * failure is the cause (the one in place fails with ENOENT when there is no file yet) */
 	if (!jsonw_text(&w)) {
@@ -331,17 +328,14 @@ static int has_function_events(const char *dir)
 	if (!d)
 		return 0;
 	while (!found && (de = readdir(d))) {
+		char path[PATH_MAX + NAME_MAX + 2], err[64];
 		struct psc_stream_header h;
-		int fd;
 
-		if (expfile_parse(de->d_name, NULL) != EXPFILE_STREAM)
+		if (layout_parse(de->d_name, NULL) != LAYOUT_STREAM)
 			continue;
-		fd = openat(dirfd(d), de->d_name, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		found = read(fd, &h, sizeof(h)) == (ssize_t)sizeof(h) &&
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		found = !stream_read_header(path, &h, err, sizeof(err)) &&
 			(h.features & PSC_FEAT_FUNCTIONS);
-		close(fd);
 	}
 	closedir(d);
 	return found;

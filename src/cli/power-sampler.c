@@ -2,6 +2,7 @@
 #include "power-sampler.h"
 
 #include "../core/clock.h"
+#include "../format/layout.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -123,6 +124,9 @@ static int write_header(struct power_sampler *ps)
 int power_sampler_start(struct power_sampler *ps, struct power_source *src, uint64_t period_ns,
 			const char *dir)
 {
+	struct layout_file file = {.kind = LAYOUT_POWER,
+				   .power = src->kind == POWER_SOURCE_PERF ? LAYOUT_POWER_PERF
+									   : LAYOUT_POWER_RAPL};
 	char path[PATH_MAX];
 	int fd, ret;
 
@@ -139,7 +143,7 @@ int power_sampler_start(struct power_sampler *ps, struct power_source *src, uint
 		ret = -ENOMEM;
 		goto fail;
 	}
-	snprintf(path, sizeof(path), "%s/power.%s", dir, power_source_name(src));
+	layout_path(dir, &file, path, sizeof(path));
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0 || !(ps->f = fdopen(fd, "w"))) {
 		ret = -errno;

@@ -6,6 +6,8 @@
 
 #include "../core/compiler.h"
 #include "../core/env.h"
+#include "../format/layout.h"
+#include "../format/meta.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -117,7 +119,7 @@ static int mpi_meta_ready(const char *dir, const struct record_mpi *mpi, time_t 
 	ssize_t n;
 	int fd, ok;
 
-	snprintf(path, sizeof(path), "%s/meta.json", dir);
+	layout_path(dir, &(struct layout_file){.kind = LAYOUT_META}, path, sizeof(path));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
@@ -128,14 +130,14 @@ static int mpi_meta_ready(const char *dir, const struct record_mpi *mpi, time_t 
 		return 0;
 	buf[n] = 0;
 	if (mpi->run) {
-		snprintf(want, sizeof(want), "\"mpi_run\": \"%s\"", mpi->run);
+		snprintf(want, sizeof(want), "\"" META_MPI_RUN "\": \"%s\"", mpi->run);
 		if (!strstr(buf, want))
 			return 0;
 		if (mpi->run_start)
 			return st.st_mtime >= mpi->run_start - MPI_META_SLACK_S;
 		return st.st_mtime >= not_before;
 	}
-	snprintf(want, sizeof(want), "\"mpi_job\": \"%s\"", job ? job : "");
+	snprintf(want, sizeof(want), "\"" META_MPI_JOB "\": \"%s\"", job ? job : "");
 	if (!strstr(buf, want))
 		return 0;
 	return job || st.st_mtime >= not_before;

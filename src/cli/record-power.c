@@ -6,6 +6,8 @@
 #include "../core/cpuinfo.h"
 #include "../core/env.h"
 #include "../core/fcopy.h"
+#include "../format/layout.h"
+#include "../format/meta.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +18,6 @@
 
 #define CMD		    "record"
 #define POWER_PERIOD_MAX_NS 10000000000ull /* 10 s: no RAPL counter wraps twice in it */
-#define METER_COPY_NAME	    "power.meter"
 
 /* The first --power-* option that only a meter's file uses, or NULL. */
 static const char *meter_option(const struct record_power *rp)
@@ -209,13 +210,14 @@ static void format_period(char *buf, size_t len, uint64_t ns)
 
 void record_power_report(struct record_power *rp, const char *dir)
 {
+	struct layout_file meter = {.kind = LAYOUT_POWER, .power = LAYOUT_POWER_METER};
 	int rapl = rp->kind == RECORD_POWER_RAPL;
 	char to[PATH_MAX], every[32];
 
 	if (rp->kind == RECORD_POWER_FILE) {
 		long long n;
 
-		snprintf(to, sizeof(to), "%s/" METER_COPY_NAME, dir);
+		layout_path(dir, &meter, to, sizeof(to));
 		n = file_copy(rp->path, to, 0644);
 		if (n < 0) {
 			fprintf(stderr,
@@ -253,14 +255,20 @@ void record_power_meta(const struct record_power *rp, struct jsonw *w)
 	static const char *const names[] = {[RECORD_POWER_RAPL] = "rapl",
 					    [RECORD_POWER_PERF] = "perf",
 					    [RECORD_POWER_FILE] = "file"};
+	struct layout_file logf = {.kind = LAYOUT_POWER,
+				   .power = rp->kind == RECORD_POWER_FILE   ? LAYOUT_POWER_METER
+					    : rp->kind == RECORD_POWER_PERF ? LAYOUT_POWER_PERF
+									    : LAYOUT_POWER_RAPL};
+	char file[32];
 
 	if (rp->kind == RECORD_POWER_NONE)
 		return;
-	jsonw_key(w, "power");
+	layout_name(&logf, file, sizeof(file));
+	jsonw_key(w, META_POWER);
 	jsonw_object_begin(w);
 	jsonw_kv_string(w, "source", names[rp->kind]);
 	if (rp->kind == RECORD_POWER_FILE) {
-		jsonw_kv_string(w, "file", METER_COPY_NAME);
+		jsonw_kv_string(w, "file", file);
 		jsonw_kv_string(w, "path", rp->path);
 		if (rp->format)
 			jsonw_kv_string(w, "format", rp->format);
@@ -271,8 +279,7 @@ void record_power_meta(const struct record_power *rp, struct jsonw *w)
 		if (rp->offset)
 			jsonw_kv_double(w, "offset_ns", rp->offset_ns);
 	} else {
-		jsonw_kv_string(w, "file",
-				rp->kind == RECORD_POWER_RAPL ? "power.rapl" : "power.perf");
+		jsonw_kv_string(w, "file", file);
 		jsonw_kv_u64(w, "period_ns", rp->period_ns);
 		jsonw_key(w, "zones");
 		jsonw_array_begin(w);

@@ -3,6 +3,7 @@
 
 #include "../core/clock.h"
 #include "../core/format.h"
+#include "../format/layout.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -216,7 +217,8 @@ int sample_out_open(struct sample_out **out, const char *dir, pid_t pid, uint32_
 	}
 	snprintf(o->dir, sizeof(o->dir), "%s", dir);
 	o->root = pid;
-	snprintf(path, sizeof(path), "%s/samples.%d", dir, (int)pid);
+	layout_path(dir, &(struct layout_file){.kind = LAYOUT_SAMPLES, .pid = (int)pid}, path,
+		    sizeof(path));
 	o->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (o->fd < 0) {
 		ret = -errno;
@@ -355,10 +357,9 @@ static unsigned *image_of(struct sample_out *o, pid_t pid)
 static void pmaps_path(const struct sample_out *o, pid_t pid, unsigned image, char *path,
 		       size_t len)
 {
-	if (image)
-		snprintf(path, len, "%s/pmaps.%d.%u", o->dir, (int)pid, image);
-	else
-		snprintf(path, len, "%s/pmaps.%d", o->dir, (int)pid);
+	struct layout_file f = {.kind = LAYOUT_PMAPS, .pid = (int)pid, .image = image};
+
+	layout_path(o->dir, &f, path, len);
 }
 
 /* NAME with each newline written as \012, as /proc/<pid>/maps writes it. */

@@ -25,6 +25,7 @@
 
 #include "../core/clock.h"
 #include "../core/env.h"
+#include "../format/layout.h"
 #include "../runtime/rt-mpi.h"
 
 #define LOAD_DEFAULT_MS 100
@@ -216,6 +217,7 @@ static void load_free(struct load_sampler *s)
  * a name. */
 static FILE *load_open(char *host)
 {
+	struct layout_file lf = {.kind = LAYOUT_LOAD, .pid = (int)getpid(), .host = host};
 	char name[320];
 	int fd;
 	FILE *f;
@@ -223,7 +225,8 @@ static FILE *load_open(char *host)
 	for (char *p = host; *p; p++)
 		if (*p == '/' || *p == ' ' || *p == ',')
 			*p = '_';
-	if (snprintf(name, sizeof(name), "load.%s.%d", host, (int)getpid()) >= (int)sizeof(name))
+	lf.hostlen = strlen(host);
+	if (layout_name(&lf, name, sizeof(name)) < 0)
 		return NULL;
 	fd = psc_rt_create(name);
 	if (fd < 0)

@@ -4,6 +4,7 @@
 #include "../analysis/objcache.h"
 #include "../core/format.h"
 #include "../core/jsonw.h"
+#include "../format/layout.h"
 #include "textesc.h"
 
 #include <errno.h>
@@ -67,8 +68,9 @@ static void damage_line(const struct experiment *e, const struct exp_damage *d,
 {
 	char why[1024], what[64];
 	const char *file = d->name;
-	int stream = !strncmp(file, "stream.", 7), samples = !strncmp(file, "samples.", 8);
-	int pmaps = !strncmp(file, "pmaps.", 6), proc = !strncmp(file, "proc.", 5);
+	enum layout_kind kind = layout_parse(file, NULL);
+	int stream = kind == LAYOUT_STREAM, samples = kind == LAYOUT_SAMPLES;
+	int pmaps = kind == LAYOUT_PMAPS, proc = kind == LAYOUT_PROC;
 	const char *lost = stream    ? "the thread's records after it are missing"
 			   : samples ? "the samples after it are missing"
 				     : "what follows it is missing";
@@ -98,7 +100,7 @@ static void damage_line(const struct experiment *e, const struct exp_damage *d,
 			    "%s: %s: the samples of process %d cannot be symbolised and show "
 			    "as [unknown]%s",
 			    file, what, (int)d->pid, why);
-		else if (!strncmp(file, "maps.", 5))
+		else if (kind == LAYOUT_MAPS)
 			caveat_say(fn, ctx,
 				   "%s: %s: addresses of process %d are named from its pmaps file "
 				   "alone, if any, else shown as [unknown]%s",

@@ -4,6 +4,7 @@
 
 #include "../analysis/mpi-model.h"
 #include "../analysis/mpi-waits.h"
+#include "../analysis/stream.h"
 #include "../core/format.h"
 #include "../core/qthread.h"
 #include "caveats.h"
@@ -65,15 +66,9 @@ void html_caveat(struct html_input *in, const char *fmt, ...)
 static int stream_header_rank(const char *path)
 {
 	struct psc_stream_header h;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), rank = -1;
+	char err[64];
 
-	if (fd < 0)
-		return -1;
-	if (pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
-	    !memcmp(h.magic, PSC_STREAM_MAGIC, sizeof(h.magic)))
-		rank = h.rank;
-	close(fd);
-	return rank;
+	return stream_read_header(path, &h, err, sizeof(err)) ? -1 : h.rank;
 }
 
 /* Ranks at or above this are a damaged file's, not a job's (and keep rank arithmetic small). */

@@ -6,7 +6,8 @@
 #include "../core/env.h"
 #include "../core/format.h"
 #include "../core/jsonw.h"
-#include "../core/meta.h"
+#include "../format/layout.h"
+#include "../format/meta.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,15 +23,19 @@
 
 struct psc_session psc_session = {.lock = PTHREAD_MUTEX_INITIALIZER, .rank = -1};
 
-/* Write TEXT as NAME in the experiment: aside and renamed, so a reader never sees half a
- * file; EXCLUSIVE: only when NAME does not exist yet (-EEXIST otherwise). */
-static int write_file(const char *name, const char *text, size_t len, int exclusive)
+/* Write TEXT as F (meta.json or a proc file) in the experiment: aside and renamed, so a reader
+ * never sees half a file; EXCLUSIVE: only when F does not exist yet (-EEXIST otherwise). */
+static int write_file(const struct layout_file *f, const char *text, size_t len, int exclusive)
 {
-	char tmp[NAME_MAX + 1];
+	struct layout_file t = layout_tmp(f, (int)getpid());
+	char name[NAME_MAX + 1], tmp[NAME_MAX + 1];
 	int fd, ret;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp%d", name, (int)getpid()) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
+	ret = layout_name(f, name, sizeof(name));
+	if (ret >= 0)
+		ret = layout_name(&t, tmp, sizeof(tmp));
+	if (ret < 0)
+		return ret;
 	fd = rt_open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
 	if (fd == -EEXIST && rt_unlink(tmp) == 0) /* left by a killed process of this pid */
 		fd = rt_open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
@@ -97,34 +102,27 @@ static void json_pair(struct jsonw *w, const struct clock_pair *p)
 /* meta.json for an experiment started by the program itself (no `perfscope record`). */
 static int meta_write(const struct cpu_info *ci)
 {
+	struct layout_file meta = {.kind = LAYOUT_META};
 	struct jsonw w;
 	int ret;
 
 	jsonw_init(&w, 1);
 	jsonw_object_begin(&w);
-	meta_json_common(&w, ci, psc_session.clock, psc_session.start_unix_ns);
-	jsonw_kv_string(&w, "created_by", "runtime");
-	jsonw_key(&w, "command");
+	meta_json_common(&w, ci, psc_session.clock, psc_session.start_unix_ns, "runtime");
+	jsonw_key(&w, META_COMMAND);
 	json_cmdline(&w);
-	jsonw_key(&w, "events");
-	jsonw_array_begin(&w);
-	for (size_t i = 0; i < psc_session.nevents; i++)
-		jsonw_string(&w, psc_session.events[i].name);
-	jsonw_array_end(&w);
+	meta_json_events(&w, psc_session.events, psc_session.nevents);
 	jsonw_object_end(&w);
-	ret = jsonw_text(&w) ? write_file("meta.json", w.buf, w.len, 1) : -ENOMEM;
+	ret = jsonw_text(&w) ? write_file(&meta, w.buf, w.len, 1) : -ENOMEM;
 	jsonw_release(&w);
 	return ret == -EEXIST ? 0 : ret;
 }
 
-/* PREFIX.<pid>[.<image>]SUFFIX: the name of one of this process image's files. */
-static void proc_file(char *name, size_t len, const char *prefix, const char *suffix)
+/* This process image's file of KIND (proc or maps). */
+static struct layout_file image_file(enum layout_kind kind)
 {
-	if (psc_session.image)
-		snprintf(name, len, "%s.%d.%u%s", prefix, (int)psc_session.pid, psc_session.image,
-			 suffix);
-	else
-		snprintf(name, len, "%s.%d%s", prefix, (int)psc_session.pid, suffix);
+	return (struct layout_file){
+	    .kind = kind, .pid = (int)psc_session.pid, .image = psc_session.image};
 }
 
 /*
@@ -137,9 +135,10 @@ static int proc_claim(void)
 	char name[64];
 
 	for (psc_session.image = 0; psc_session.image < 4096; psc_session.image++) {
+		struct layout_file f = image_file(LAYOUT_PROC);
 		int fd;
 
-		proc_file(name, sizeof(name), "proc", ".json");
+		layout_name(&f, name, sizeof(name));
 		fd = rt_open(name, O_WRONLY | O_CREAT | O_EXCL, 0644);
 		if (fd >= 0) {
 			close(fd);
@@ -160,9 +159,10 @@ static int proc_claim(void)
  * fails (a full disk has no block for the new file), over the old file in place, which needs
  * no new block as long as the text fits in the room it was given.
  */
-static int proc_file_write(const char *name, const char *text, size_t len)
+static int proc_file_write(const char *text, size_t len)
 {
-	char padded[PROC_FILE_ROOM];
+	struct layout_file f = image_file(LAYOUT_PROC);
+	char padded[PROC_FILE_ROOM], name[64];
 	int ret, fd;
 
 	if (len < sizeof(padded)) {
@@ -172,9 +172,9 @@ static int proc_file_write(const char *name, const char *text, size_t len)
 		text = padded;
 		len = sizeof(padded);
 	}
-	ret = write_file(name, text, len, 0);
-	if (ret == 0)
-		return 0;
+	ret = write_file(&f, text, len, 0);
+	if (ret == 0 || layout_name(&f, name, sizeof(name)) < 0)
+		return ret;
 	fd = rt_open(name, O_WRONLY, 0);
 	if (fd < 0)
 		return ret;
@@ -187,7 +187,7 @@ static int proc_file_write(const char *name, const char *text, size_t len)
 /* proc.<pid>[.<image>].json: this process's facts; rewritten at exit with the end calibration. */
 static int proc_write(const char *state, const struct clock_pair *end_pair)
 {
-	char name[64], exe[PATH_MAX] = "", host[256] = "";
+	char exe[PATH_MAX] = "", host[256] = "";
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	struct jsonw w;
 	int ret;
@@ -197,51 +197,50 @@ static int proc_write(const char *state, const struct clock_pair *end_pair)
 	/* ranks of one run may be on several hosts: each process says where it ran */
 	if (gethostname(host, sizeof(host) - 1))
 		host[0] = 0;
-	proc_file(name, sizeof(name), "proc", ".json");
 	jsonw_init(&w, 1);
 	jsonw_object_begin(&w);
-	jsonw_kv_u64(&w, "version", PSC_FORMAT_VERSION);
-	jsonw_kv_i64(&w, "pid", psc_session.pid);
-	jsonw_kv_u64(&w, "image", psc_session.image);
-	jsonw_kv_i64(&w, "ppid", getppid());
-	jsonw_kv_i64(&w, "rank", psc_session.rank);
-	jsonw_kv_i64(&w, "world_size", psc_session.world_size);
-	jsonw_kv_string(&w, "exe", exe);
-	jsonw_kv_string(&w, "host", host);
-	jsonw_key(&w, "cmdline");
+	jsonw_kv_u64(&w, PROC_VERSION, PSC_FORMAT_VERSION);
+	jsonw_kv_i64(&w, PROC_PID, psc_session.pid);
+	jsonw_kv_u64(&w, PROC_IMAGE, psc_session.image);
+	jsonw_kv_i64(&w, PROC_PPID, getppid());
+	jsonw_kv_i64(&w, PROC_RANK, psc_session.rank);
+	jsonw_kv_i64(&w, PROC_WORLD_SIZE, psc_session.world_size);
+	jsonw_kv_string(&w, PROC_EXE, exe);
+	jsonw_kv_string(&w, PROC_HOST, host);
+	jsonw_key(&w, PROC_CMDLINE);
 	json_cmdline(&w);
-	jsonw_kv_string(&w, "state", state);
-	jsonw_kv_string(&w, "clock", clock_source_name(psc_session.clock));
-	jsonw_key(&w, "calibration");
+	jsonw_kv_string(&w, PROC_STATE, state);
+	jsonw_kv_string(&w, PROC_CLOCK, clock_source_name(psc_session.clock));
+	jsonw_key(&w, PROC_CALIBRATION);
 	jsonw_array_begin(&w);
 	json_pair(&w, &psc_session.start_pair);
 	if (end_pair)
 		json_pair(&w, end_pair);
 	jsonw_array_end(&w);
-	jsonw_kv_u64(&w, "start_unix_ns", psc_session.start_unix_ns);
-	jsonw_kv_u64(&w, "chunk_bytes", psc_session.chunk_bytes);
-	jsonw_key(&w, "events");
+	jsonw_kv_u64(&w, PROC_START_UNIX_NS, psc_session.start_unix_ns);
+	jsonw_kv_u64(&w, PROC_CHUNK_BYTES, psc_session.chunk_bytes);
+	jsonw_key(&w, PROC_EVENTS);
 	json_events(&w);
-	jsonw_kv_i64(&w, "paranoid", psc_session.paranoid);
-	jsonw_key(&w, "have_core_pmu");
+	jsonw_kv_i64(&w, PROC_PARANOID, psc_session.paranoid);
+	jsonw_key(&w, PROC_HAVE_CORE_PMU);
 	jsonw_bool(&w, psc_session.have_core_pmu);
-	jsonw_kv_u64(&w, "lost_records", psc_session.lost_records);
-	jsonw_kv_u64(&w, "lost_threads", psc_session.lost_threads);
-	jsonw_kv_u64(&w, "regions_folded", psc_session.regions_folded);
-	jsonw_kv_u64(&w, "region_names_cut", psc_session.region_names_cut);
+	jsonw_kv_u64(&w, PROC_LOST_RECORDS, psc_session.lost_records);
+	jsonw_kv_u64(&w, PROC_LOST_THREADS, psc_session.lost_threads);
+	jsonw_kv_u64(&w, PROC_REGIONS_FOLDED, psc_session.regions_folded);
+	jsonw_kv_u64(&w, PROC_REGION_NAMES_CUT, psc_session.region_names_cut);
 	/* threads' buffers made so far (a thread that ended leaves its own to the next one),
 	 * and of those the ones that could not be files, whose last chunk a kill would lose */
-	jsonw_kv_u64(&w, "buffers", psc_session.nslots);
-	jsonw_kv_u64(&w, "buffers_in_memory", psc_session.memory_slots);
-	jsonw_kv_u64(&w, "lost_bytes", psc_session.lost_bytes);
-	jsonw_key(&w, "filter");
+	jsonw_kv_u64(&w, PROC_BUFFERS, psc_session.nslots);
+	jsonw_kv_u64(&w, PROC_BUFFERS_IN_MEMORY, psc_session.memory_slots);
+	jsonw_kv_u64(&w, PROC_LOST_BYTES, psc_session.lost_bytes);
+	jsonw_key(&w, PROC_FILTER);
 	if (psc_session.filter_path[0])
 		jsonw_string(&w, psc_session.filter_path);
 	else
 		jsonw_null(&w);
-	jsonw_kv_string(&w, "error", psc_session.error);
+	jsonw_kv_string(&w, PROC_ERROR, psc_session.error);
 	jsonw_object_end(&w);
-	ret = jsonw_text(&w) ? proc_file_write(name, w.buf, w.len) : -ENOMEM;
+	ret = jsonw_text(&w) ? proc_file_write(w.buf, w.len) : -ENOMEM;
 	jsonw_release(&w);
 	return ret;
 }
@@ -375,12 +374,13 @@ static void objects_render(void)
 static void maps_write(const char *header)
 {
 	char name[64], buf[8192]; /* the writer thread runs this on a small stack */
+	struct layout_file f = image_file(LAYOUT_MAPS);
 	int in = open("/proc/self/maps", O_RDONLY | O_CLOEXEC), out;
 	ssize_t n;
 
 	if (in < 0)
 		return;
-	proc_file(name, sizeof(name), "maps", "");
+	layout_name(&f, name, sizeof(name));
 	out = header ? rt_open(name, O_WRONLY | O_APPEND, 0)
 		     : rt_open(name, O_WRONLY | O_CREAT | O_EXCL, 0644);
 	if (out >= 0) {

@@ -17,6 +17,7 @@
 #include "session.h"
 
 #include "../core/format.h"
+#include "../format/layout.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -102,7 +103,12 @@ void slots_init(void)
 
 static void slot_name(unsigned slot, char *name, size_t len)
 {
-	snprintf(name, len, "live.%d.%u.%u", (int)psc_session.pid, psc_session.image, slot);
+	struct layout_file f = {.kind = LAYOUT_LIVE,
+				.pid = (int)psc_session.pid,
+				.image = psc_session.image,
+				.slot = slot};
+
+	layout_name(&f, name, len);
 }
 
 /* A mapping of BYTES for slot N: a file of the experiment, else anonymous memory. */
@@ -271,10 +277,12 @@ void slots_remove_image(unsigned image)
 
 	/* a successful exec leaves the former image's slots, their streams all closed */
 	for (unsigned n = 0;; n++) {
+		struct layout_file f = {
+		    .kind = LAYOUT_LIVE, .pid = (int)psc_session.pid, .image = image, .slot = n};
 		struct psc_live_header h;
 		int fd;
 
-		snprintf(name, sizeof(name), "live.%d.%u.%u", (int)psc_session.pid, image, n);
+		layout_name(&f, name, sizeof(name));
 		fd = rt_open(name, O_RDONLY, 0);
 		if (fd < 0)
 			break;

@@ -2,6 +2,7 @@
 #include "session.h"
 
 #include "../core/format.h"
+#include "../format/layout.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -24,10 +25,12 @@ __thread int psc_tls_quiet;
 /* The name of T's stream file in the experiment directory. */
 static void stream_name(const struct psc_thread *t, char *name, size_t len)
 {
-	if (psc_session.image)
-		snprintf(name, len, "stream.%d.%d.%u", (int)t->pid, (int)t->tid, psc_session.image);
-	else
-		snprintf(name, len, "stream.%d.%d", (int)t->pid, (int)t->tid);
+	struct layout_file f = {.kind = LAYOUT_STREAM,
+				.pid = (int)t->pid,
+				.tid = (int)t->tid,
+				.image = psc_session.image};
+
+	layout_name(&f, name, len);
 }
 
 /* Start the chunk in BUF: its header words, then a clock pair so every chunk calibrates. */

@@ -54,7 +54,7 @@ libs=$(pkg-config --libs libcjson liblz4 libdw otf2)
 # the sources of the targets (src/ relative), each compiled once
 stream_src="analysis/stream.c analysis/stream-chunk.c core/qthread.c core/counts.c
 	core/mpi-routines.c"
-exp_src="$stream_src analysis/experiment.c analysis/salvage.c core/expfiles.c analysis/samples.c
+exp_src="$stream_src analysis/experiment.c analysis/salvage.c format/layout.c analysis/samples.c
 	analysis/u64map.c core/clock.c analysis/objcache.c analysis/maps.c"
 cmd_src="$exp_src analysis/regions.c analysis/strmap.c core/metrics.c core/metric-expr.c
 	core/jsonw.c core/mem.c core/utf8.c core/strdist.c output/table.c output/textesc.c
@@ -72,9 +72,9 @@ declare -A target_src=(
 	[fuzz_mpi]="$mpi_src"
 	[fuzz_powerfile]="analysis/powerfile.c analysis/power.c"
 	[fuzz_powerlog]="analysis/powerlog.c analysis/textline.c analysis/power.c"
-	[fuzz_loadlog]="analysis/loadlog.c analysis/textline.c core/expfiles.c"
+	[fuzz_loadlog]="analysis/loadlog.c analysis/textline.c format/layout.c"
 	[fuzz_maps]="analysis/maps.c analysis/u64map.c"
-	[fuzz_kallsyms]="analysis/kallsyms.c analysis/textline.c core/fcopy.c"
+	[fuzz_kallsyms]="analysis/kallsyms.c analysis/textline.c core/fcopy.c format/layout.c"
 	[fuzz_metrics]="core/metrics.c core/metric-expr.c"
 	[fuzz_otf2]="$otf2_src"
 )

@@ -299,6 +299,45 @@ static void test_bad_header(void **state)
 	assert_true(!strncmp(err, path, strlen(path)));
 }
 
+/* stream_read_header: the header alone, checked as stream_open checks it. */
+static void test_read_header(void **state)
+{
+	struct psc_stream_header h;
+	struct buf b = {0};
+	char path[256], err[512] = "";
+
+	(void)state;
+	put_header(&b, PSC_FORMAT_VERSION, PSC_STREAM_MAGIC);
+	write_file(&b, "stream.header-only", path, sizeof(path));
+	memset(&h, 0, sizeof(h));
+	assert_int_equal(stream_read_header(path, &h, err, sizeof(err)), 0);
+	assert_int_equal(h.pid, 4242);
+	assert_int_equal(h.tid, 4243);
+	assert_int_equal(h.rank, -1);
+	assert_int_equal(h.features, PSC_FEAT_REGIONS);
+
+	put_header(&b, PSC_FORMAT_VERSION, "PSCSTRM2");
+	write_file(&b, "stream.header-magic", path, sizeof(path));
+	assert_int_equal(stream_read_header(path, &h, err, sizeof(err)), -EINVAL);
+	check_error(err, path, 0, "magic");
+
+	put_header(&b, 5, PSC_STREAM_MAGIC);
+	write_file(&b, "stream.header-version", path, sizeof(path));
+	assert_int_equal(stream_read_header(path, &h, err, sizeof(err)), -EINVAL);
+	check_error(err, path, 8, "format version 5, this perfscope reads 1 to 4");
+
+	put_header(&b, PSC_FORMAT_VERSION, PSC_STREAM_MAGIC);
+	b.len = H - 1;
+	write_file(&b, "stream.header-short", path, sizeof(path));
+	assert_int_equal(stream_read_header(path, &h, err, sizeof(err)), -EINVAL);
+	check_error(err, path, 0, "shorter than the 64-byte header (63 bytes)");
+
+	assert_int_equal(stream_read_header(tmpdir, &h, err, sizeof(err)), -EINVAL);
+	snprintf(path, sizeof(path), "%s/does-not-exist", tmpdir);
+	assert_int_equal(stream_read_header(path, &h, err, sizeof(err)), -ENOENT);
+	assert_true(!strncmp(err, path, strlen(path)));
+}
+
 /* The message names the version found in the file. */
 static void test_bad_version(void **state)
 {
@@ -706,6 +745,7 @@ int main(void)
 	    cmocka_unit_test(test_bad_header_size), cmocka_unit_test(test_bad_chunks),
 	    cmocka_unit_test(test_bad_records),	    cmocka_unit_test(test_chunk_after_end),
 	    cmocka_unit_test(test_scan_clock),	    cmocka_unit_test(test_samples_file),
+	    cmocka_unit_test(test_read_header),
 	};
 
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
