@@ -58,7 +58,8 @@ static inline int ev_emit(struct ev_pass *p, const struct event *ev)
 	return 0;
 }
 
-/* The location's consumers' location_begin, once the source opened it. */
+/* The location's consumers' location_begin, once the source opened it: 0, 1 when every one
+ * declined it (the source reads no further and ends no location), or a negative errno. */
 int ev_pass_begin(struct ev_pass *p, const struct ev_location *loc);
 
 /* Their location_end with FACTS. */

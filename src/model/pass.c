@@ -29,19 +29,15 @@ static int visits(const struct ev_consumer *c, const struct ev_location *loc)
 	return !c->locations || (c->locations & where);
 }
 
-/* The dispatch of P for LOC: its consumers, and per kind those that want it. */
-static void dispatch(struct ev_pass *p, const struct ev_location *loc)
+/* Per kind, the active consumers of P that want it. */
+static void dispatch_active(struct ev_pass *p)
 {
 	struct ev_consumer **slot = p->slots;
 
-	p->nactive = 0;
 	p->wanted = 0;
-	for (size_t i = 0; i < p->n; i++)
-		if (visits(p->c[i], loc)) {
-			p->active[p->nactive++] = p->c[i];
-			if (p->c[i]->event)
-				p->wanted |= p->c[i]->kinds;
-		}
+	for (size_t i = 0; i < p->nactive; i++)
+		if (p->active[i]->event)
+			p->wanted |= p->active[i]->kinds;
 	for (unsigned k = 0; k < EV_NKINDS; k++) {
 		p->by_kind[k] = slot;
 		p->nby_kind[k] = 0;
@@ -52,16 +48,41 @@ static void dispatch(struct ev_pass *p, const struct ev_location *loc)
 	}
 }
 
+/* The dispatch of P for LOC: its consumers, and per kind those that want it. */
+static void dispatch(struct ev_pass *p, const struct ev_location *loc)
+{
+	p->nactive = 0;
+	for (size_t i = 0; i < p->n; i++)
+		if (visits(p->c[i], loc))
+			p->active[p->nactive++] = p->c[i];
+	dispatch_active(p);
+}
+
+void ev_consumer_release(struct ev_consumer *c)
+{
+	if (c->release && c->ctx)
+		c->release(c->ctx);
+	c->ctx = NULL;
+}
+
 int ev_pass_begin(struct ev_pass *p, const struct ev_location *loc)
 {
+	size_t kept = 0;
+
 	for (size_t i = 0; i < p->nactive; i++) {
 		struct ev_consumer *c = p->active[i];
 		int ret = c->location_begin ? c->location_begin(c->ctx, loc, p->err, p->errlen) : 0;
 
 		if (ret < 0)
 			return ret;
+		if (ret == 0)
+			p->active[kept++] = c;
 	}
-	return 0;
+	if (kept < p->nactive) {
+		p->nactive = kept;
+		dispatch_active(p);
+	}
+	return kept ? 0 : 1;
 }
 
 int ev_pass_end(struct ev_pass *p, const struct ev_location *loc,

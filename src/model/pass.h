@@ -38,13 +38,20 @@ struct ev_consumer {
 	unsigned flags;	    /* EV_CONSUMER_* */
 	unsigned locations; /* EV_LOC_*, 0 all: the files of the others are not opened for it */
 	void *ctx;
+	/* 1: the consumer wants nothing of LOC (it gets neither its events nor its location_end;
+	 * a location every consumer declines is not read further) */
 	int (*location_begin)(void *ctx, const struct ev_location *loc, char *err, size_t errlen);
 	int (*event)(void *ctx, const struct event *ev, char *err, size_t errlen);
 	int (*location_end)(void *ctx, const struct ev_location *loc,
 			    const struct ev_location_facts *facts, char *err, size_t errlen);
 	/* once, after the last location */
 	int (*finish)(void *ctx, char *err, size_t errlen);
+	/* frees CTX: after the pass, whether it succeeded or not (ev_consumer_release()) */
+	void (*release)(void *ctx);
 };
+
+/* C's release(), once: the consumer's state freed, whatever became of its pass. */
+void ev_consumer_release(struct ev_consumer *c);
 
 struct ev_source;
 

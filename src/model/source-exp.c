@@ -278,6 +278,10 @@ static int walk_stream(struct exp_src *x, struct ev_location *loc, struct ev_pas
 	memset(&ev, 0, sizeof(ev));
 	ev.loc = loc;
 	ret = ev_pass_begin(p, loc);
+	if (ret > 0) { /* declined by every consumer */
+		ret = 0;
+		goto done;
+	}
 	while (ret == 0 && (ret = call_walker_next(&w, &ce, p->err, p->errlen)) > 0)
 		ret = emit_call(x, p, &ev, &ce, ret == 2, loc->stream->path);
 	if (ret == 0) {
@@ -299,6 +303,7 @@ static int walk_stream(struct exp_src *x, struct ev_location *loc, struct ev_pas
 		f.last_ticks = w.r.last_ticks;
 		ret = ev_pass_end(p, loc, &f);
 	}
+done:
 	loc->hdr = NULL;
 	call_walker_close(&w);
 	return ret;
@@ -322,6 +327,10 @@ static int walk_samples(struct exp_src *x, struct ev_location *loc, struct ev_pa
 	f.last_ns = INT64_MIN;
 	ev.loc = loc;
 	ret = ev_pass_begin(p, loc);
+	if (ret > 0) { /* declined by every consumer */
+		ret = 0;
+		goto done;
+	}
 	while (ret == 0 && (ret = stream_next(&r, &rec, p->err, p->errlen)) > 0) {
 		int64_t ns = (int64_t)rec.ticks;
 
@@ -344,6 +353,7 @@ static int walk_samples(struct exp_src *x, struct ev_location *loc, struct ev_pa
 		f.last_ticks = r.last_ticks;
 		ret = ev_pass_end(p, loc, &f);
 	}
+done:
 	loc->hdr = NULL;
 	stream_close(&r);
 	return ret;
