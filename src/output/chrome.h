@@ -18,6 +18,7 @@
 
 #include "../analysis/experiment.h"
 #include "../analysis/symbols.h"
+#include "../model/pass.h"
 
 /* The numeric tid of a thread's region track: the thread's tid plus this. */
 #define CHROME_REGION_TID_OFFSET 1000000000
@@ -36,9 +37,20 @@ struct chrome_stats {
 };
 
 /*
+ * C becomes a consumer of a pass over experiment E's source (pass.h) that writes E as one JSON
+ * object to OUT, naming functions through ST (both kept by the caller until C is released).
+ * STATS (may be NULL) receives the totals, complete when the pass ended (its bytes and events
+ * also after a failed one). The pass's error is the consumer's: a failed write is -EIO or the
+ * write's errno, "write failed: ...". 0, or -ENOMEM.
+ */
+int chrome_consumer(struct ev_consumer *c, FILE *out, const struct experiment *e, struct symtab *st,
+		    struct chrome_stats *stats);
+
+/*
  * Write experiment E as one JSON object to OUT, naming functions through ST. STATS (may be
- * NULL) receives the totals. 0, or a negative errno with a one-line message in ERR (a stream
- * that cannot be read: "file: byte N: ..."; a failed write: -EIO or the write's errno).
+ * NULL) receives the totals. One pass with chrome_consumer() alone. 0, or a negative errno with a
+ * one-line message in ERR (a stream that cannot be read: "file: byte N: ..."; a failed write: -EIO
+ * or the write's errno).
  */
 int chrome_write(FILE *out, struct experiment *e, struct symtab *st, struct chrome_stats *stats,
 		 char *err, size_t errlen);
