@@ -40,6 +40,21 @@ static void caveats(const struct experiment *e, uint64_t synthetic_exits, uint64
 	experiment_caveats(e, 1, caveat_warning, stderr);
 }
 
+/* ", N MPI calls, N messages, N samples" of what STATS counted, "" for none, in BUF. */
+static const char *model_summary(const struct chrome_stats *stats, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	if (stats->mpi_calls)
+		n += (size_t)snprintf(buf + n, len - n,
+				      ", %" PRIu64 " MPI calls (%" PRIu64 " messages as flows)",
+				      stats->mpi_calls, stats->messages);
+	if (stats->samples && n < len)
+		snprintf(buf + n, len - n, ", %" PRIu64 " samples", stats->samples);
+	return buf;
+}
+
 /* Format X, written to one file OUTPUT. */
 static int export_file(const struct exporter *x, const char *dir, const char *output, int force)
 {
@@ -47,7 +62,7 @@ static int export_file(const struct exporter *x, const char *dir, const char *ou
 	struct symtab st;
 	struct export_job job;
 	struct chrome_stats *stats = &job.stats.chrome;
-	char err[512];
+	char err[512], more[128];
 	int ret, have_st = 0, status = EXIT_USAGE;
 	FILE *out = NULL;
 
@@ -81,9 +96,9 @@ static int export_file(const struct exporter *x, const char *dir, const char *ou
 		fprintf(stderr,
 			"perfscope export: wrote %s (%" PRIu64 " bytes): %" PRIu64
 			" function calls, %" PRIu64 " regions, %" PRIu64 " counter values, %" PRIu64
-			" threads\n",
+			" threads%s\n",
 			output, stats->bytes, stats->calls, stats->regions, stats->counter_values,
-			stats->threads);
+			stats->threads, model_summary(stats, more, sizeof(more)));
 	caveats(&e, stats->synthetic_exits, stats->unmatched_exits, stats->lost_records);
 done:
 	if (have_st)

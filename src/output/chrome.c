@@ -1,5 +1,5 @@
 /* chrome.c - Chrome Trace Event JSON, streamed by a consumer of the pass (chrome.h). */
-#include "chrome.h"
+#include "chrome-model.h"
 
 #include "../analysis/stream.h"
 #include "../core/clock.h"
@@ -11,25 +11,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define OUT_CAP	 (1u << 20) /* output buffer: written out in blocks of this size */
-#define ROOM_MAX 256	    /* the most one event needs besides its name */
-#define PREFIX	 64	    /* an event's head up to "ts": fits in this, copied whole */
-#define NAME_PAD 48	    /* names up to this long are copied as a whole block */
-
-/* Buffered output: whole blocks go to the FILE, the first write error is kept. */
-struct out {
-	FILE *f;
-	char *buf;
-	size_t len;
-	int error;
-	int first; /* no event written yet: the next needs no comma */
-	uint64_t bytes;
-	uint64_t events;
-	uint64_t ts_us; /* the integer microseconds last printed, and their digits */
-	char ts_text[24];
-	size_t ts_len;
-};
 
 /* Rendered name suffixes of one process, by function address. */
 struct name_slot {
@@ -72,116 +53,6 @@ struct track {
 	char **cnames; /* per event: ,"name":"EVENT tid T","args":{"value": */
 	size_t *ncnames;
 };
-
-static void out_flush(struct out *o)
-{
-	if (o->len && !o->error && fwrite(o->buf, 1, o->len, o->f) != o->len)
-		o->error = errno ? -errno : -EIO;
-	o->bytes += o->len;
-	o->len = 0;
-}
-
-/* Room for N (<= OUT_CAP) more bytes at the end of the buffer. */
-static inline char *out_room(struct out *o, size_t n)
-{
-	if (OUT_CAP - o->len < n)
-		out_flush(o);
-	return o->buf + o->len;
-}
-
-static void out_put(struct out *o, const void *p, size_t n)
-{
-	if (OUT_CAP - o->len < n) {
-		out_flush(o);
-		if (n > OUT_CAP) {
-			if (!o->error && fwrite(p, 1, n, o->f) != n)
-				o->error = errno ? -errno : -EIO;
-			o->bytes += n;
-			return;
-		}
-	}
-	memcpy(o->buf + o->len, p, n);
-	o->len += n;
-}
-
-#define out_lit(o, lit) out_put((o), (lit), sizeof(lit) - 1)
-
-/* S escaped, in pieces that never split a UTF-8 sequence. */
-static void out_escaped(struct out *o, const char *s, size_t len)
-{
-	while (len) {
-		size_t k = len < 4096 ? len : 4096;
-
-		for (size_t back = 0; k < len && back < 3 && ((unsigned char)s[k] & 0xc0) == 0x80;
-		     back++)
-			k--;
-		o->len += jsonw_escape(out_room(o, 6 * k), s, k);
-		s += k;
-		len -= k;
-	}
-}
-
-static void out_string(struct out *o, const char *s)
-{
-	out_lit(o, "\"");
-	out_escaped(o, s, strlen(s));
-	out_lit(o, "\"");
-}
-
-static void out_u64(struct out *o, uint64_t v)
-{
-	o->len += chrome_format_u64(out_room(o, 24), v);
-}
-
-/* The separator before an event. */
-static inline char *event_start(struct out *o, char *p)
-{
-	if (o->first) {
-		o->first = 0;
-		*p++ = '\n';
-	} else {
-		*p++ = ',';
-		*p++ = '\n';
-	}
-	o->events++;
-	return p;
-}
-
-/* The time at P: consecutive events mostly share their microseconds, whose digits are kept. */
-static inline char *put_ts(struct out *o, char *p, int64_t ns)
-{
-	uint64_t us, r;
-
-	if (ns < 0)
-		return p + chrome_format_us(p, ns);
-	us = (uint64_t)ns / 1000;
-	r = (uint64_t)ns % 1000;
-	if (us != o->ts_us) {
-		o->ts_us = us;
-		o->ts_len = chrome_format_u64(o->ts_text, us);
-	}
-	memcpy(p, o->ts_text, sizeof(o->ts_text));
-	p += o->ts_len;
-	p[0] = '.';
-	p[1] = (char)('0' + r / 100);
-	p[2] = (char)('0' + r / 10 % 10);
-	p[3] = (char)('0' + r % 10);
-	return p + 4;
-}
-
-/* Separator, the head PREFIX (up to "ts":, N bytes, in a PREFIX-sized array) and the time. */
-static inline char *event_head_at(struct out *o, const char *prefix, size_t n, int64_t rel_ns)
-{
-	char *p = event_start(o, out_room(o, ROOM_MAX));
-
-	memcpy(p, prefix, PREFIX);
-	return put_ts(o, p + n, rel_ns);
-}
-
-static inline void event_head(struct out *o, const char *prefix, size_t n, int64_t rel_ns)
-{
-	o->len = (size_t)(event_head_at(o, prefix, n, rel_ns) - o->buf);
-}
 
 /* A metadata event: {"ph":"M","pid":P[,"tid":T],"name":KIND,"args":{"name":NAME}} without
  * the closing "}}" when OPEN (the caller adds more args). */
@@ -629,6 +500,7 @@ struct chrome {
 	const struct experiment *e;
 	struct symtab *st;
 	struct chrome_stats *stats, local;
+	struct chrome_model *model;
 	int64_t origin;
 };
 
@@ -646,7 +518,8 @@ static int chrome_location_begin(void *ctx, const struct ev_location *loc, char 
 	if (c->o.error)
 		return write_failed(c, err, errlen);
 	if (!loc->stream)
-		return 1;
+		return 0; /* a samples file */
+	chrome_model_location(c->model);
 	if (c->names.proc != loc->proc)
 		names_reset(&c->names, loc->proc);
 	track_release(&c->t);
@@ -715,11 +588,21 @@ static int chrome_event(void *ctx, const struct event *ev, char *err, size_t err
 		if (c->t.layout == 0)
 			ret = track_layout(&c->t, ev);
 		break;
+	case EV_MPI_COMM:
+	case EV_MPI_ENTER:
+	case EV_MPI_LEAVE:
+		ret = chrome_model_mpi(c->model, &c->o, ev, c->origin, c->stats);
+		break;
+	case EV_SAMPLE:
+	case EV_TASK:
+		if (ev->loc->samples)
+			ret = chrome_model_sample(c->model, &c->o, c->st, ev, c->origin, c->stats);
+		break;
 	default:
 		break;
 	}
 	if (ret < 0) {
-		snprintf(err, errlen, "%s: out of memory", c->t.s->path);
+		snprintf(err, errlen, "%s: out of memory", ev->loc->name);
 		return ret;
 	}
 	return c->o.error ? write_failed(c, err, errlen) : 0;
@@ -730,7 +613,8 @@ static int chrome_location_end(void *ctx, const struct ev_location *loc,
 {
 	struct chrome *c = ctx;
 
-	(void)loc;
+	if (!loc->stream)
+		return c->o.error ? write_failed(c, err, errlen) : 0;
 	/* regions a killed run left open end with the stream's last record */
 	while (c->t.nregions) {
 		c->t.nregions--;
@@ -766,6 +650,7 @@ static void chrome_release(void *ctx)
 	c->stats->bytes = c->o.bytes;
 	names_release(&c->names);
 	track_release(&c->t);
+	chrome_model_free(c->model);
 	free(c->o.buf);
 	free(c);
 }
@@ -775,7 +660,9 @@ int chrome_consumer(struct ev_consumer *consumer, FILE *f, const struct experime
 {
 	struct chrome *c = calloc(1, sizeof(*c));
 
-	if (!c || !(c->o.buf = malloc(OUT_CAP))) {
+	if (!c || !(c->o.buf = malloc(OUT_CAP)) || chrome_model_new(&c->model) < 0) {
+		if (c)
+			free(c->o.buf);
 		free(c);
 		return -ENOMEM;
 	}
@@ -792,8 +679,9 @@ int chrome_consumer(struct ev_consumer *consumer, FILE *f, const struct experime
 	*consumer = (struct ev_consumer){
 	    .name = "chrome",
 	    .kinds = EV_BIT(EV_CALL_ENTER) | EV_BIT(EV_CALL_EXIT) | EV_BIT(EV_REGION_ENTER) |
-		     EV_BIT(EV_REGION_EXIT) | EV_BIT(EV_COUNTERS),
-	    .locations = EV_LOC_STREAMS,
+		     EV_BIT(EV_REGION_EXIT) | EV_BIT(EV_COUNTERS) | EV_BIT(EV_MPI_COMM) |
+		     EV_BIT(EV_MPI_ENTER) | EV_BIT(EV_MPI_LEAVE) | EV_BIT(EV_SAMPLE) |
+		     EV_BIT(EV_TASK),
 	    .ctx = c,
 	    .location_begin = chrome_location_begin,
 	    .event = chrome_event,
