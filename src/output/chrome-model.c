@@ -178,6 +178,16 @@ void chrome_model_location(struct chrome_model *m)
 	m->open = 0;
 }
 
+void chrome_model_close(struct chrome_model *m, struct out *o, const struct ev_location *loc,
+			int64_t rel_ns)
+{
+	if (!m->open)
+		return;
+	head(o, "E", loc->pid, loc->tid, rel_ns);
+	out_lit(o, ",\"args\":{\"exit_recorded\":false}}");
+	m->open = 0;
+}
+
 int chrome_model_mpi(struct chrome_model *m, struct out *o, const struct event *ev, int64_t origin,
 		     struct chrome_stats *stats)
 {

@@ -16,6 +16,11 @@ void chrome_model_free(struct chrome_model *m);
 /* A new stream location begins: no MPI call is open on it. */
 void chrome_model_location(struct chrome_model *m);
 
+/* An MPI call LOC left open (a killed run) ends at REL_NS, its E event with
+ * "exit_recorded":false: at the exit of a function around it, or at the end of the stream. */
+void chrome_model_close(struct chrome_model *m, struct out *o, const struct ev_location *loc,
+			int64_t rel_ns);
+
 /* EV (EV_MPI_COMM, EV_MPI_ENTER, EV_MPI_LEAVE) of a stream, times from ORIGIN: the call's B and
  * E events, and a flow event per message it sent or received. 0 or -ENOMEM. */
 int chrome_model_mpi(struct chrome_model *m, struct out *o, const struct event *ev, int64_t origin,

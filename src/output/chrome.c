@@ -578,6 +578,7 @@ static int chrome_event(void *ctx, const struct event *ev, char *err, size_t err
 		ret = call_enter(c, ev);
 		break;
 	case EV_CALL_EXIT:
+		chrome_model_close(c->model, &c->o, ev->loc, ev->ns - c->origin);
 		call_exit(c, ev);
 		break;
 	case EV_REGION_ENTER:
@@ -615,6 +616,7 @@ static int chrome_location_end(void *ctx, const struct ev_location *loc,
 
 	if (!loc->stream)
 		return c->o.error ? write_failed(c, err, errlen) : 0;
+	chrome_model_close(c->model, &c->o, loc, facts->last_ns - c->origin);
 	/* regions a killed run left open end with the stream's last record */
 	while (c->t.nregions) {
 		c->t.nregions--;
