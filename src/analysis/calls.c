@@ -58,6 +58,7 @@ static void pop(struct call_walker *w, int64_t ns, int synthetic, struct call_ev
 	ev->name = NULL;
 	ev->snapshot = NULL;
 	ev->nsnapshot = 0;
+	ev->rec = NULL;
 	ev->offset = 0;
 	ev->addr = f->addr;
 	ev->ns = ns;
@@ -101,13 +102,17 @@ static int region_define(struct call_walker *w, const struct stream_record *rec)
 	return 0;
 }
 
-/* An extended record: 1 with *EV for region boundaries, 0 when it only updates state. */
+/* An extended record: 1 with *EV for region boundaries, with w->records 2 for the others (as
+ * call_walker_next() returns them), 0 when it only updates state, or -ENOMEM. */
 static int ext_record(struct call_walker *w, const struct stream_record *rec, int64_t ns,
 		      struct call_event *ev)
 {
+	int ret = 0;
+
 	switch (rec->type) {
 	case PSC_REC_REGION_DEF:
-		return region_define(w, rec);
+		ret = region_define(w, rec);
+		break;
 	case PSC_REC_REGION_ENTER:
 	case PSC_REC_REGION_LEAVE:
 		memset(ev, 0, sizeof(*ev));
@@ -119,27 +124,39 @@ static int ext_record(struct call_walker *w, const struct stream_record *rec, in
 		ev->offset = rec->offset;
 		ev->snapshot = rec->payload;
 		ev->nsnapshot = rec->npayload;
+		if (w->records) {
+			w->rec = *rec;
+			ev->rec = &w->rec;
+		}
 		return 1;
 	case PSC_REC_LOST:
 		if (rec->npayload >= 2) {
 			w->th.lost_records += rec->payload[0];
 			w->th.lost_bytes += rec->payload[1];
 		}
-		return 0;
+		break;
 	case PSC_REC_UNWIND:
 		w->th.unwound += rec->arg;
-		return 0;
+		break;
 	case PSC_REC_STREAM_END:
 		w->th.ended = 1;
 		w->th.end_reason = rec->arg;
-		return 0;
+		break;
 	case PSC_REC_THREAD_NAME:
 		memcpy(w->th.name, rec->payload, rec->npayload * 8 < 16 ? rec->npayload * 8 : 16);
 		w->th.name[16] = 0;
-		return 0;
+		break;
 	default:
-		return 0;
+		break;
 	}
+	if (ret < 0 || !w->records)
+		return ret;
+	ev->ns = ns;
+	ev->depth = (unsigned)w->depth;
+	ev->offset = rec->offset;
+	w->rec = *rec;
+	ev->rec = &w->rec;
+	return 2;
 }
 
 int call_walker_next(struct call_walker *w, struct call_event *ev, char *err, size_t errlen)
@@ -203,6 +220,7 @@ int call_walker_next(struct call_walker *w, struct call_event *ev, char *err, si
 			ev->excl_ns = 0;
 			ev->snapshot = NULL;
 			ev->nsnapshot = 0;
+			ev->rec = NULL;
 			return 1;
 		case PSC_KIND_FUNC_EXIT:
 			w->th.function_records++;
@@ -229,7 +247,7 @@ int call_walker_next(struct call_walker *w, struct call_event *ev, char *err, si
 				return ret;
 			}
 			if (ret)
-				return 1;
+				return ret;
 			continue;
 		default:
 			continue;

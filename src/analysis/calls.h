@@ -37,6 +37,9 @@ struct call_event {
 	int64_t excl_ns;	  /* CALL_EXIT: the duration minus its callees' */
 	const uint64_t *snapshot; /* CALL_REGION_*: counter snapshot words (until the next event) */
 	size_t nsnapshot;
+	/* with call_walker.records: the extended record of a CALL_REGION_* event, or of a return
+	 * of 2 (until the next event); NULL otherwise */
+	const struct stream_record *rec;
 };
 
 struct call_frame {
@@ -72,6 +75,11 @@ struct call_walker {
 	 * along); a negative return stops the walk with that error */
 	int (*on_record)(void *ctx, const struct stream_record *rec, char *err, size_t errlen);
 	void *record_ctx;
+	/* set after call_walker_open(): every extended record comes out, those that are no region
+	 * boundary as a return of 2 (call_walker_next()), for a source that hands on every record
+	 */
+	int records;
+	struct stream_record rec;     /* the record of the last CALL_RECORD or CALL_REGION_* */
 	struct stream_record pending; /* a function exit waiting while skipped frames close */
 	int have_pending;
 	int at_end; /* the stream is read; open frames are being closed */
@@ -81,7 +89,8 @@ struct call_walker {
 int call_walker_open(struct call_walker *w, const struct exp_stream *s, char *err, size_t errlen);
 
 /* The next event: 1 and *EV, 0 at the end (open calls closed), or a negative errno with
- * "file: byte N: ..." in ERR. */
+ * "file: byte N: ..." in ERR. With W->records, also 2 for an extended record that is no region
+ * boundary: EV->rec, ->ns, ->offset and ->depth set, the other fields as they were. */
 int call_walker_next(struct call_walker *w, struct call_event *ev, char *err, size_t errlen);
 
 void call_walker_close(struct call_walker *w);

@@ -2,6 +2,7 @@
 #include "fprofile.h"
 #include "../core/array.h"
 
+#include "../model/pass.h"
 #include "regions.h"
 #include "strmap.h"
 #include "u64map.h"
@@ -50,7 +51,7 @@ static inline int64_t sat_add(int64_t a, int64_t b)
 }
 
 /* Account one call's exit in its row and node. */
-static void row_exit(struct func_row *r, struct func_node *n, const struct call_event *ev)
+static void row_exit(struct func_row *r, struct func_node *n, const struct ev_call *ev)
 {
 	r->calls++;
 	r->sum_ns = sat_add(r->sum_ns, ev->incl_ns);
@@ -108,7 +109,7 @@ static void pass_reset(struct pass *ps)
 	ps->last_w = 0;
 }
 
-static int on_enter(struct func_profile *p, struct pass *ps, const struct exp_stream *s, size_t th,
+static int on_enter(struct func_profile *p, struct pass *ps, const struct ev_location *s, size_t th,
 		    uint64_t addr)
 {
 	uint64_t v, key;
@@ -201,9 +202,9 @@ static int charge_segment(struct func_profile *p, struct pass *ps, size_t r, int
 	return 0;
 }
 
-/* Energy bookkeeping at an event of time NS: the segment since the last event goes to the
- * function on top; an enter remembers the charge, an exit charges its call. */
-static int energy_event(struct func_profile *p, struct pass *ps, const struct call_event *ev)
+/* Energy bookkeeping at a call event: the segment since the last event goes to the function on
+ * top; an enter remembers the charge, an exit charges its call. */
+static int energy_event(struct func_profile *p, struct pass *ps, const struct event *ev)
 {
 	double w;
 	int ret;
@@ -220,39 +221,34 @@ static int energy_event(struct func_profile *p, struct pass *ps, const struct ca
 	}
 	ps->last_ns = ev->ns;
 	ps->last_w = w;
-	if (ev->type == CALL_ENTER) {
+	if (ev->kind == EV_CALL_ENTER) {
 		if (array_reserve((void **)&ps->wstack, &ps->wcap, ps->depth + 1,
 				  sizeof(*ps->wstack)))
 			return -ENOMEM;
 		ps->wstack[ps->depth] = w;
-	} else if (ev->type == CALL_EXIT && ps->depth) {
+	} else if (ps->depth) {
 		struct func_row *r = &p->rows[p->nodes[ps->stack[ps->depth - 1]].row];
 
 		/* the outermost activation of a recursive function carries the inclusive charge */
 		if (r->active == 1) {
 			r->incl_j += w - ps->wstack[ps->depth - 1];
-			r->incl_covered_ns += overlap(ev->ns - ev->incl_ns, ev->ns,
+			r->incl_covered_ns += overlap(ev->ns - ev->call.incl_ns, ev->ns,
 						      ps->en->cover_start, ps->en->cover_end);
 		}
 	}
 	return 0;
 }
 
-static int region_record(void *ctx, const struct stream_record *rec, char *err, size_t errlen)
-{
-	return region_pass_record(ctx, rec, err, errlen);
-}
-
-/* The next thread of P: stream S's identity and the facts of its walk TH, added to the totals. */
-static void thread_add(struct func_profile *p, const struct exp_stream *s,
+/* The next thread of P: location LOC and the facts F of its walk, added to the totals. */
+static void thread_add(struct func_profile *p, const struct ev_location *loc,
 		       const struct call_thread *th)
 {
 	struct func_thread *t = &p->threads[p->nthreads++];
 
 	memset(t, 0, sizeof(*t));
-	t->pid = s->pid;
-	t->tid = s->tid;
-	t->image = s->image;
+	t->pid = loc->pid;
+	t->tid = loc->tid;
+	t->image = loc->image;
 	t->th = *th;
 	t->traced_ns = th->last_ns >= th->first_ns ? th->last_ns - th->first_ns : 0;
 	p->function_records += th->function_records;
@@ -263,92 +259,220 @@ static void thread_add(struct func_profile *p, const struct exp_stream *s,
 		p->total_ns = sat_add(p->total_ns, t->traced_ns);
 }
 
-static int stream_pass(struct func_profile *p, struct pass *ps, const struct exp_stream *s,
-		       struct region_profile *regions, char *err, size_t errlen)
+/* The facts of a location's walk as a thread keeps them. */
+static void thread_facts(struct call_thread *th, const struct ev_location_facts *f)
 {
-	struct region_pass *rp = NULL;
-	struct call_walker w;
-	struct call_event ev;
-	size_t th = p->nthreads;
+	memset(th, 0, sizeof(*th));
+	memcpy(th->name, f->name, sizeof(th->name));
+	th->ended = f->ended;
+	th->end_reason = f->end_reason;
+	th->truncated_at = f->truncated_at;
+	th->lost_records = f->lost_records;
+	th->lost_bytes = f->lost_bytes;
+	th->unmatched_exits = f->unmatched_exits;
+	th->synthetic_exits = f->synthetic_exits;
+	th->unwound = f->unwound;
+	th->function_records = f->function_records;
+	th->first_ns = f->first_ns;
+	th->last_ns = f->last_ns;
+}
+
+/* The consumer's state (func_profile_consumer). */
+struct func_consumer {
+	struct func_profile *p;
+	struct pass *ps;
+	const struct ev_location *loc;
+	size_t th;
+};
+
+static int fc_begin(void *ctx, const struct ev_location *loc, char *err, size_t errlen)
+{
+	struct func_consumer *fc = ctx;
+
+	(void)err, (void)errlen;
+	pass_reset(fc->ps);
+	fc->loc = loc;
+	fc->th = fc->p->nthreads;
+	return 0;
+}
+
+static int fc_event(void *ctx, const struct event *ev, char *err, size_t errlen)
+{
+	struct func_consumer *fc = ctx;
+	struct func_profile *p = fc->p;
+	struct pass *ps = fc->ps;
+	const struct ev_location *l = fc->loc;
 	int ret;
 
-	ret = call_walker_open(&w, s, err, errlen);
-	if (ret < 0)
-		return ret;
-	if (regions) {
-		ret = region_pass_begin(regions, s, &rp);
-		if (ret < 0) {
-			snprintf(err, errlen, "out of memory");
-			call_walker_close(&w);
-			return ret;
-		}
-		w.on_record = region_record;
-		w.record_ctx = rp;
-	}
-	pass_reset(ps);
-	while ((ret = call_walker_next(&w, &ev, err, errlen)) > 0) {
-		if (ps->en && (ev.type == CALL_ENTER || ev.type == CALL_EXIT)) {
-			ret = energy_event(p, ps, &ev);
-			if (ret < 0)
-				break;
-		}
-		if (ev.type == CALL_ENTER) {
-			ret = on_enter(p, ps, s, th,
-				       symtab_place(p->syms, s->pid, s->image, ev.addr, ev.ns));
-			if (ret < 0)
-				break;
-		} else if (ev.type == CALL_EXIT && ps->depth) {
-			struct func_node *n = &p->nodes[ps->stack[--ps->depth]];
+	if (ps->en && (ret = energy_event(p, ps, ev)) < 0)
+		goto fail;
+	if (ev->kind == EV_CALL_ENTER) {
+		ret = on_enter(p, ps, l, fc->th,
+			       symtab_place(p->syms, l->pid, l->image, ev->call.addr, ev->ns));
+		if (ret < 0)
+			goto fail;
+	} else if (ps->depth) {
+		struct func_node *n = &p->nodes[ps->stack[--ps->depth]];
 
-			row_exit(&p->rows[n->row], n, &ev);
-		}
+		row_exit(&p->rows[n->row], n, &ev->call);
 	}
-	if (ret == -ENOMEM)
-		snprintf(err, errlen, "%s: out of memory", s->path);
-	if (rp && ret == 0)
-		ret = region_pass_end(rp, &w.r, err, errlen);
-	else if (rp)
-		region_pass_abandon(rp);
-	thread_add(p, s, &w.th);
-	call_walker_close(&w);
+	return 0;
+fail:
+	snprintf(err, errlen, "%s: out of memory", l->name);
 	return ret;
 }
 
-/* Stream S as stream_pass would leave it, from facts F of an earlier read that found no record
- * the pass uses: its thread, and its thread in REGIONS (may be NULL). */
-static int stream_skip(struct func_profile *p, const struct exp_stream *s,
-		       const struct stream_facts *f, struct region_profile *regions, char *err,
-		       size_t errlen)
+static int fc_end(void *ctx, const struct ev_location *loc, const struct ev_location_facts *f,
+		  char *err, size_t errlen)
 {
+	struct func_consumer *fc = ctx;
 	struct call_thread th;
-	struct region_pass *rp;
+
+	(void)err, (void)errlen;
+	thread_facts(&th, f);
+	thread_add(fc->p, loc, &th);
+	return 0;
+}
+
+/* The rows named, and a minimum of calls never made set to 0. */
+static int fc_finish(void *ctx, char *err, size_t errlen)
+{
+	struct func_profile *p = ((struct func_consumer *)ctx)->p;
+
+	for (size_t i = 0; i < p->nrows; i++) {
+		struct func_row *r = &p->rows[i];
+
+		if (r->min_ns == INT64_MAX)
+			r->min_ns = 0;
+		if (symtab_lookup(p->syms, r->pid, r->image, r->addr, &r->sym) < 0) {
+			snprintf(err, errlen, "symbols: out of memory");
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static void pass_free(struct pass *ps)
+{
+	if (!ps)
+		return;
+	u64map_release(&ps->rows);
+	u64map_release(&ps->nodes);
+	free(ps->stack);
+	free(ps->wstack);
+	free(ps);
+}
+
+static void fc_release(void *ctx)
+{
+	struct func_consumer *fc = ctx;
+
+	pass_free(fc->ps);
+	free(fc);
+}
+
+int func_profile_consumer(struct ev_consumer *c, struct func_profile *p, struct symtab *syms,
+			  const struct func_energy *energy, size_t nlocations)
+{
+	struct func_consumer *fc = calloc(1, sizeof(*fc));
+
+	memset(p, 0, sizeof(*p));
+	*c = (struct ev_consumer){.name = "functions",
+				  .kinds = EV_BIT(EV_CALL_ENTER) | EV_BIT(EV_CALL_EXIT),
+				  .locations = EV_LOC_STREAMS,
+				  .ctx = fc,
+				  .location_begin = fc_begin,
+				  .event = fc_event,
+				  .location_end = fc_end,
+				  .finish = fc_finish,
+				  .release = fc_release};
+	if (!fc)
+		return -ENOMEM;
+	fc->p = p;
+	fc->ps = calloc(1, sizeof(*fc->ps));
+	p->syms = syms;
+	p->nintervals = energy ? energy->nintervals : 0;
+	/* the thread array grows one by one: reserve it whole */
+	p->threads = calloc(nlocations + 1, sizeof(*p->threads));
+	if (!fc->ps || !p->threads)
+		return -ENOMEM;
+	fc->ps->en = energy;
+	return 0;
+}
+
+/*
+ * A consumer in front of the consumers C[0..n) that hands them the streams FACTS (one per
+ * stream) say inert from those facts alone (location_begin, then location_end), and declines
+ * reading them: what an earlier whole read found (mpi_model_load_facts), for
+ * func_profile_build_known.
+ */
+struct known {
+	const struct stream_facts *facts;
+	struct ev_consumer *c;
+	size_t n;
+};
+
+static int known_begin(void *ctx, const struct ev_location *loc, char *err, size_t errlen)
+{
+	const struct known *k = ctx;
+	const struct stream_facts *sf = &k->facts[loc->index];
+	struct ev_location_facts f;
 	int ret = 0;
 
-	memset(&th, 0, sizeof(th));
-	th.ended = f->ended;
-	th.end_reason = f->end_reason;
-	th.truncated_at = f->truncated_at;
-	th.first_ns = f->first_ns;
-	th.last_ns = f->last_ns;
-	if (regions) {
-		/* region_pass_end takes the reader's state at the end */
-		struct stream_reader rd;
-
-		memset(&rd, 0, sizeof(rd));
-		rd.ended = f->ended;
-		rd.end_reason = f->end_reason;
-		rd.truncated_at = f->truncated_at;
-		rd.nrecords = f->nrecords;
-		rd.first_ticks = f->first_ticks;
-		rd.last_ticks = f->last_ticks;
-		ret = region_pass_begin(regions, s, &rp);
-		if (ret < 0)
-			snprintf(err, errlen, "out of memory");
-		else
-			ret = region_pass_end(rp, &rd, err, errlen);
+	if (!sf->inert)
+		return 1; /* the others read it */
+	memset(&f, 0, sizeof(f));
+	f.ended = sf->ended;
+	f.end_reason = sf->end_reason;
+	f.truncated_at = sf->truncated_at;
+	f.records = sf->nrecords;
+	f.first_ns = sf->first_ns;
+	f.last_ns = sf->last_ns;
+	f.first_ticks = sf->first_ticks;
+	f.last_ticks = sf->last_ticks;
+	for (size_t i = 0; i < k->n && ret == 0; i++) {
+		ret = k->c[i].location_begin(k->c[i].ctx, loc, err, errlen);
+		if (ret == 0)
+			ret = k->c[i].location_end(k->c[i].ctx, loc, &f, err, errlen);
 	}
-	thread_add(p, s, &th);
-	return ret;
+	return ret < 0 ? ret : 1; /* nobody reads it */
+}
+
+/* A consumer INNER that declines the streams FACTS say are inert. */
+struct known_skip {
+	const struct stream_facts *facts;
+	struct ev_consumer inner;
+};
+
+static int skip_begin(void *ctx, const struct ev_location *loc, char *err, size_t errlen)
+{
+	struct known_skip *ks = ctx;
+
+	if (ks->facts[loc->index].inert)
+		return 1;
+	return ks->inner.location_begin(ks->inner.ctx, loc, err, errlen);
+}
+
+static int skip_event(void *ctx, const struct event *ev, char *err, size_t errlen)
+{
+	struct known_skip *ks = ctx;
+
+	return ks->inner.event(ks->inner.ctx, ev, err, errlen);
+}
+
+static int skip_end(void *ctx, const struct ev_location *loc, const struct ev_location_facts *f,
+		    char *err, size_t errlen)
+{
+	struct known_skip *ks = ctx;
+
+	return ks->inner.location_end(ks->inner.ctx, loc, f, err, errlen);
+}
+
+static int skip_finish(void *ctx, char *err, size_t errlen)
+{
+	struct known_skip *ks = ctx;
+
+	return ks->inner.finish ? ks->inner.finish(ks->inner.ctx, err, errlen) : 0;
 }
 
 int func_profile_build(struct func_profile *p, const struct experiment *e, struct symtab *syms,
@@ -363,42 +487,43 @@ int func_profile_build_known(struct func_profile *p, const struct experiment *e,
 			     const struct func_energy *energy, const struct stream_facts *facts,
 			     char *err, size_t errlen)
 {
-	struct pass *ps = calloc(1, sizeof(*ps));
-	int ret = 0;
+	struct ev_consumer c[2] = {{0}, {0}}, wrap[2], kc, *list[3];
+	struct known_skip ks[2];
+	struct known k;
+	struct ev_source *src;
+	size_t n = 0;
+	int ret = ev_source_experiment(&src, e, err, errlen);
 
-	memset(p, 0, sizeof(*p));
-	if (!ps)
-		return -ENOMEM;
-	p->syms = syms;
-	ps->en = energy;
-	p->nintervals = energy ? energy->nintervals : 0;
-	/* the thread array grows one by one: reserve it whole */
-	p->threads = calloc(e->nstreams + 1, sizeof(*p->threads));
-	if (!p->threads) {
-		free(ps);
-		return -ENOMEM;
+	if (ret < 0) {
+		memset(p, 0, sizeof(*p));
+		return ret;
 	}
-	if (regions && region_profile_init(regions, e) < 0)
-		ret = -ENOMEM;
-	for (size_t i = 0; i < e->nstreams && ret == 0; i++)
-		ret = facts && facts[i].inert
-			  ? stream_skip(p, &e->streams[i], &facts[i], regions, err, errlen)
-			  : stream_pass(p, ps, &e->streams[i], regions, err, errlen);
-	u64map_release(&ps->rows);
-	u64map_release(&ps->nodes);
-	free(ps->stack);
-	free(ps->wstack);
-	free(ps);
-	for (size_t i = 0; i < p->nrows && ret == 0; i++) {
-		struct func_row *r = &p->rows[i];
-
-		if (r->min_ns == INT64_MAX)
-			r->min_ns = 0;
-		if (symtab_lookup(syms, r->pid, r->image, r->addr, &r->sym) < 0) {
-			snprintf(err, errlen, "symbols: out of memory");
-			ret = -ENOMEM;
-		}
+	ret = func_profile_consumer(&c[n++], p, syms, energy, ev_source_nlocations(src));
+	if (ret == 0 && regions)
+		ret = region_profile_consumer(&c[n++], regions, e);
+	for (size_t i = 0; i < n; i++) {
+		/* with facts: the streams they say inert are not read, the others as they are */
+		ks[i] = (struct known_skip){facts, c[i]};
+		wrap[i] = c[i];
+		wrap[i].ctx = &ks[i];
+		wrap[i].location_begin = skip_begin;
+		wrap[i].event = skip_event;
+		wrap[i].location_end = skip_end;
+		wrap[i].finish = skip_finish;
+		list[i] = facts ? &wrap[i] : &c[i];
 	}
+	k = (struct known){facts, c, n};
+	kc = (struct ev_consumer){
+	    .name = "known", .ctx = &k, .location_begin = known_begin, .locations = EV_LOC_STREAMS};
+	if (facts)
+		list[n] = &kc;
+	if (ret == 0)
+		ret = ev_pass_run(src, list, n + (facts != NULL), err, errlen);
+	else
+		snprintf(err, errlen, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		ev_consumer_release(&c[i]);
+	ev_source_close(src);
 	return ret;
 }
 
@@ -406,7 +531,7 @@ int func_profile_build_known(struct func_profile *p, const struct experiment *e,
 struct func_feed {
 	struct func_profile *p;
 	struct pass ps;
-	struct exp_stream s; /* the thread's pid and tid, for its rows */
+	struct ev_location s; /* the thread's pid and tid, for its rows */
 	size_t th, nthreads;
 };
 
@@ -444,8 +569,10 @@ int func_feed_event(struct func_feed *f, const struct call_event *ev)
 		return on_enter(p, ps, &f->s, f->th, ev->addr);
 	if (ev->type == CALL_EXIT && ps->depth) {
 		struct func_node *n = &p->nodes[ps->stack[--ps->depth]];
+		struct ev_call c = {
+		    .incl_ns = ev->incl_ns, .excl_ns = ev->excl_ns, .synthetic = ev->synthetic};
 
-		row_exit(&p->rows[n->row], n, ev);
+		row_exit(&p->rows[n->row], n, &c);
 	}
 	return 0;
 }

@@ -92,17 +92,29 @@ struct func_profile {
 };
 
 struct region_profile;
+struct ev_consumer;
+struct stream_facts;
 
-/* Build the profile of every stream of E, naming functions through SYMS, with REGIONS (may be
- * NULL) the region profile in the same read of the streams, and with ENERGY (may be NULL) the
- * energy of every call. 0, or a negative errno with "file: byte N: ..." in ERR. */
+/*
+ * C: a consumer (model/pass.h) building P (emptied here) from the calls of an experiment
+ * source's streams, naming functions through SYMS once the pass is done, with ENERGY (may be
+ * NULL) the energy of every call. NLOCATIONS: the source's. 0 or -ENOMEM; C is to be released
+ * (ev_consumer_release()) either way, P with func_profile_release().
+ */
+int func_profile_consumer(struct ev_consumer *c, struct func_profile *p, struct symtab *syms,
+			  const struct func_energy *energy, size_t nlocations);
+
+/* The profile of every stream of E in one pass of the experiment source, with REGIONS (may be
+ * NULL) the region profile in the same pass, and ENERGY (may be NULL) as for
+ * func_profile_consumer(). 0, or a negative errno with "file: byte N: ..." in ERR. */
 int func_profile_build(struct func_profile *p, const struct experiment *e, struct symtab *syms,
 		       struct region_profile *regions, const struct func_energy *energy, char *err,
 		       size_t errlen);
 
 /* func_profile_build, skipping the streams whose FACTS (one per stream of E, or NULL: none
  * skipped) say inert, from an earlier whole read (mpi_model_load_facts): their threads are
- * made from the facts, as a pass over them would. */
+ * made from the facts, as a pass over them would. For the callers of that earlier read, until
+ * they run the MPI model's consumer in the same pass. */
 int func_profile_build_known(struct func_profile *p, const struct experiment *e,
 			     struct symtab *syms, struct region_profile *regions,
 			     const struct func_energy *energy, const struct stream_facts *facts,

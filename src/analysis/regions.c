@@ -1,5 +1,6 @@
 /* regions.c - matching region begin/end records into a per-thread region profile. */
 #include "regions.h"
+#include "../model/pass.h"
 #include "stream.h"
 #include "strmap.h"
 
@@ -291,8 +292,8 @@ static int on_def(struct region_pass *ps, const struct stream_record *r)
 	return ps->names[r->arg] ? 0 : -ENOMEM;
 }
 
-int region_pass_record(struct region_pass *ps, const struct stream_record *r, char *err,
-		       size_t errlen)
+static int region_pass_record(struct region_pass *ps, const struct stream_record *r, char *err,
+			      size_t errlen)
 {
 	struct region_profile *p = ps->p;
 	int ret = 0;
@@ -331,7 +332,7 @@ int region_pass_record(struct region_pass *ps, const struct stream_record *r, ch
 	return 0;
 }
 
-void region_pass_abandon(struct region_pass *ps)
+static void region_pass_abandon(struct region_pass *ps)
 {
 	for (size_t i = 0; i < ps->nnames; i++)
 		free(ps->names[i]);
@@ -348,26 +349,27 @@ void region_pass_abandon(struct region_pass *ps)
 	free(ps);
 }
 
-int region_pass_end(struct region_pass *ps, const struct stream_reader *rd, char *err,
-		    size_t errlen)
+/* The end of the stream whose walk found F: what is still open closes; frees PS. */
+static int region_pass_end(struct region_pass *ps, const struct ev_location_facts *f, char *err,
+			   size_t errlen)
 {
 	struct region_profile *p = ps->p;
 	int ret = 0;
 
 	/* what is still open at the end of a cut-short run closes at its last timestamp */
 	while (ret == 0 && ps->nstack) {
-		ret = frame_close(p, ps, rd->last_ticks, NULL, 1);
+		ret = frame_close(p, ps, f->last_ticks, NULL, 1);
 		p->unclosed++;
 	}
 	if (ret < 0)
 		snprintf(err, errlen, "out of memory");
-	ps->th->ended = rd->ended;
-	ps->th->end_reason = rd->end_reason;
-	ps->th->truncated_at = rd->truncated_at;
-	ps->th->records = rd->nrecords;
-	if (rd->nrecords) {
-		int64_t a = clock_fit_ns(ps->fit, rd->first_ticks);
-		int64_t b = clock_fit_ns(ps->fit, rd->last_ticks);
+	ps->th->ended = f->ended;
+	ps->th->end_reason = f->end_reason;
+	ps->th->truncated_at = f->truncated_at;
+	ps->th->records = f->records;
+	if (f->records) {
+		int64_t a = clock_fit_ns(ps->fit, f->first_ticks);
+		int64_t b = clock_fit_ns(ps->fit, f->last_ticks);
 
 		if (!p->span_known || a < p->first_ns)
 			p->first_ns = a;
@@ -381,15 +383,15 @@ int region_pass_end(struct region_pass *ps, const struct stream_reader *rd, char
 	return ret;
 }
 
-int region_profile_init(struct region_profile *p, const struct experiment *e)
+static int region_profile_init(struct region_profile *p, const struct experiment *e)
 {
 	memset(p, 0, sizeof(*p));
 	p->threads = calloc(e->nstreams + 1, sizeof(*p->threads));
 	return p->threads ? 0 : -ENOMEM;
 }
 
-int region_pass_begin(struct region_profile *p, const struct exp_stream *s,
-		      struct region_pass **out)
+static int region_pass_begin(struct region_profile *p, const struct exp_stream *s,
+			     struct region_pass **out)
 {
 	struct region_pass *ps = calloc(1, sizeof(*ps));
 	int ret;
@@ -419,31 +421,91 @@ int region_pass_begin(struct region_profile *p, const struct exp_stream *s,
 	return 0;
 }
 
+/* The consumer's state (region_profile_consumer): the pass of the stream being walked. */
+struct region_consumer {
+	struct region_profile *p;
+	struct region_pass *ps;
+};
+
+static int rc_begin(void *ctx, const struct ev_location *loc, char *err, size_t errlen)
+{
+	struct region_consumer *rc = ctx;
+	int ret = region_pass_begin(rc->p, loc->stream, &rc->ps);
+
+	if (ret < 0)
+		snprintf(err, errlen, "out of memory");
+	return ret;
+}
+
+static int rc_event(void *ctx, const struct event *ev, char *err, size_t errlen)
+{
+	struct region_consumer *rc = ctx;
+
+	return region_pass_record(rc->ps, ev->raw, err, errlen);
+}
+
+static int rc_end(void *ctx, const struct ev_location *loc, const struct ev_location_facts *f,
+		  char *err, size_t errlen)
+{
+	struct region_consumer *rc = ctx;
+	struct region_pass *ps = rc->ps;
+
+	(void)loc;
+	rc->ps = NULL;
+	return region_pass_end(ps, f, err, errlen);
+}
+
+static void rc_release(void *ctx)
+{
+	struct region_consumer *rc = ctx;
+
+	if (rc->ps)
+		region_pass_abandon(rc->ps);
+	free(rc);
+}
+
+int region_profile_consumer(struct ev_consumer *c, struct region_profile *p,
+			    const struct experiment *e)
+{
+	struct region_consumer *rc = calloc(1, sizeof(*rc));
+
+	/* the records region_pass_record() reads: every kind of event that carries them */
+	*c = (struct ev_consumer){.name = "regions",
+				  .kinds = EV_BIT(EV_REGION_ENTER) | EV_BIT(EV_REGION_EXIT) |
+					   EV_BIT(EV_COUNTERS) | EV_BIT(EV_LOST) |
+					   EV_BIT(EV_THREAD_NAME) | EV_BIT(EV_MARKER),
+				  .locations = EV_LOC_STREAMS,
+				  .ctx = rc,
+				  .location_begin = rc_begin,
+				  .event = rc_event,
+				  .location_end = rc_end,
+				  .release = rc_release};
+	if (!rc) {
+		memset(p, 0, sizeof(*p));
+		return -ENOMEM;
+	}
+	rc->p = p;
+	return region_profile_init(p, e);
+}
+
 int region_profile_build(struct region_profile *p, const struct experiment *e, char *err,
 			 size_t errlen)
 {
-	int ret = region_profile_init(p, e);
+	struct ev_consumer c, *list[] = {&c};
+	struct ev_source *src;
+	int ret = ev_source_experiment(&src, e, err, errlen);
 
-	for (size_t i = 0; i < e->nstreams && ret == 0; i++) {
-		struct region_pass *ps;
-		struct stream_reader rd;
-		struct stream_record r;
-
-		ret = region_pass_begin(p, &e->streams[i], &ps);
-		if (ret) {
-			snprintf(err, errlen, "out of memory");
-			break;
-		}
-		ret = stream_open(&rd, e->streams[i].path, err, errlen);
-		while (ret == 0 && (ret = stream_next(&rd, &r, err, errlen)) > 0)
-			ret = region_pass_record(ps, &r, err, errlen);
-		if (ret == 0)
-			ret = region_pass_end(ps, &rd, err, errlen);
-		else
-			region_pass_abandon(ps);
-		if (rd.path)
-			stream_close(&rd);
+	if (ret < 0) {
+		memset(p, 0, sizeof(*p));
+		return ret;
 	}
+	ret = region_profile_consumer(&c, p, e);
+	if (ret < 0)
+		snprintf(err, errlen, "out of memory");
+	else
+		ret = ev_pass_run(src, list, 1, err, errlen);
+	ev_consumer_release(&c);
+	ev_source_close(src);
 	return ret;
 }
 

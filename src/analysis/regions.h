@@ -48,26 +48,17 @@ struct region_profile {
 	int span_known;
 };
 
-/* Build the profile of every stream in E. 0, or a negative errno with "file: byte N: ..." */
+/* Build the profile of every stream in E (one pass of the experiment source with
+ * region_profile_consumer()). 0, or a negative errno with "file: byte N: ..." in ERR. */
 int region_profile_build(struct region_profile *p, const struct experiment *e, char *err,
 			 size_t errlen);
 
-/* Build in one pass with other analyses: region_profile_init() once, then for each stream of E
- * (in order) region_pass_begin(), region_pass_record() for every extended record the reader
- * returns (others are ignored), and region_pass_end() with the reader at its end (which frees the
- * pass). Each returns 0 or a negative errno ("file: byte N: ..." in ERR). */
-struct region_pass;
-struct stream_reader;
-struct stream_record;
-int region_profile_init(struct region_profile *p, const struct experiment *e);
-int region_pass_begin(struct region_profile *p, const struct exp_stream *s,
-		      struct region_pass **out);
-int region_pass_record(struct region_pass *ps, const struct stream_record *r, char *err,
-		       size_t errlen);
-int region_pass_end(struct region_pass *ps, const struct stream_reader *rd, char *err,
-		    size_t errlen);
-/* Free a pass that will not end (the stream could not be read). */
-void region_pass_abandon(struct region_pass *ps);
+struct ev_consumer;
+
+/* C: a consumer (model/pass.h) building P (emptied here) from the region records of E's
+ * streams. 0 or -ENOMEM; C is to be released (ev_consumer_release()) either way. */
+int region_profile_consumer(struct ev_consumer *c, struct region_profile *p,
+			    const struct experiment *e);
 
 /* Rows merged over threads (same region name): a new profile in OUT. 0 or -ENOMEM. */
 int region_profile_merge_threads(const struct region_profile *in, struct region_profile *out);

@@ -18,6 +18,7 @@
 
 struct exp_stream;
 struct exp_process;
+struct psc_stream_header;
 struct stream_record;
 
 enum ev_kind {
@@ -25,18 +26,19 @@ enum ev_kind {
 	EV_CALL_EXIT,	 /* it ends: ev.call with its inclusive and exclusive time */
 	EV_REGION_ENTER, /* a user region begins: ev.region, with its counter snapshot */
 	EV_REGION_EXIT,
-	EV_COUNTERS,	 /* the location's counter layout (groups, statuses): ev.counters */
-	EV_MPI_INIT,	 /* MPI_Init returned: ev.mpi_init */
-	EV_MPI_COMM,	 /* a communicator's members: ev.mpi_comm */
-	EV_MPI_ENTER,	 /* an MPI routine is entered: ev.mpi */
-	EV_MPI_LEAVE,	 /* it returns, with its messages and collectives: ev.mpi */
-	EV_MPI_CLOCK,	 /* a clock offset to rank 0 measured: ev.mpi_clock */
-	EV_SAMPLE,	 /* a sample: ev.sample */
-	EV_SWITCH,	 /* a sampled thread left or took a CPU: ev.sw */
-	EV_TASK,	 /* a thread or process began, ended, was renamed or exec'd: ev.task */
-	EV_THREAD_NAME,	 /* the location's thread named itself: ev.text */
-	EV_LOST,	 /* records the recording lost: ev.lost */
-	EV_MARKER,	 /* anything else a source keeps (throttling, sample totals): ev.raw */
+	EV_COUNTERS,	/* the location's counter layout (groups, statuses): ev.counters */
+	EV_MPI_INIT,	/* MPI_Init returned: ev.mpi_init */
+	EV_MPI_COMM,	/* a communicator's members: ev.mpi_comm */
+	EV_MPI_ENTER,	/* an MPI routine is entered: ev.mpi */
+	EV_MPI_LEAVE,	/* it returns, with its messages and collectives: ev.mpi */
+	EV_MPI_CLOCK,	/* a clock offset to rank 0 measured: ev.mpi_clock */
+	EV_SAMPLE,	/* a sample: ev.sample */
+	EV_SWITCH,	/* a sampled thread left or took a CPU: ev.sw */
+	EV_TASK,	/* a thread or process began, ended, was renamed or exec'd: ev.task */
+	EV_THREAD_NAME, /* the location's thread named itself: ev.text */
+	EV_LOST,	/* records the recording lost: ev.lost */
+	EV_MARKER,	/* any other record (region definitions, clock syncs, end records,
+			 * unwinds, sample groups, throttling, sample totals): ev.raw alone */
 	EV_NKINDS
 };
 
@@ -54,6 +56,9 @@ struct ev_location {
 	const struct exp_stream *stream; /* an experiment's stream; NULL otherwise */
 	const struct exp_process *proc;	 /* its process; NULL from OTF2 */
 	int samples;			 /* a samples file: its events carry their own pid/tid */
+	/* the file's header while the location is walked (location_begin to location_end);
+	 * NULL from OTF2 */
+	const struct psc_stream_header *hdr;
 };
 
 /* What a location's walk found, complete at location_end(). */
@@ -67,8 +72,9 @@ struct ev_location_facts {
 	uint64_t synthetic_exits; /* exits made up: a killed run, or skipped frames */
 	uint64_t unwound;	  /* calls the runtime closed at a longjmp or exception */
 	uint64_t function_records;
-	uint64_t records;	   /* every record read */
-	int64_t first_ns, last_ns; /* span of its records; first > last when empty */
+	uint64_t records;		  /* every record read */
+	int64_t first_ns, last_ns;	  /* span of its records; first > last when empty */
+	uint64_t first_ticks, last_ticks; /* that span as recorded (ticks; samples files: ns) */
 };
 
 struct ev_call {
@@ -104,8 +110,8 @@ struct ev_mpi_item {
 };
 
 struct ev_mpi {
-	int routine;	/* enum mpi_routine (src/core/mpi-routines.h) */
-	uint64_t site;	/* EV_MPI_LEAVE: return address of the call, 0 unknown */
+	int routine;   /* enum mpi_routine (src/core/mpi-routines.h) */
+	uint64_t site; /* EV_MPI_LEAVE: return address of the call, 0 unknown */
 	const struct ev_mpi_item *items;
 	size_t nitems;
 };
@@ -133,9 +139,9 @@ struct ev_sample {
 	pid_t pid, tid;
 	uint32_t group; /* its sample group (samples files) */
 	uint64_t ip;
-	unsigned cpu, flags;	 /* PSC_SAMPLE_* */
-	unsigned kernel_frames;	 /* how many of chain's first entries are kernel frames */
-	const uint64_t *values;	 /* the group's read: nr, time_enabled, time_running, values */
+	unsigned cpu, flags;	/* PSC_SAMPLE_* */
+	unsigned kernel_frames; /* how many of chain's first entries are kernel frames */
+	const uint64_t *values; /* the group's read: nr, time_enabled, time_running, values */
 	size_t nvalues;
 	const uint64_t *chain; /* return addresses, innermost first */
 	size_t nchain;

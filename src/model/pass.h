@@ -21,24 +21,37 @@ struct experiment;
 
 #define EV_CONSUMER_CONCURRENT 0x1u
 
+/* Which locations of an experiment a consumer visits (ev_consumer.locations; 0: all). */
+#define EV_LOC_STREAMS 0x1u /* the streams of the runtime */
+#define EV_LOC_SAMPLES 0x2u /* the samples files of record --sample */
+
 /*
  * A consumer. Any callback may be NULL. Each returns 0, or a negative errno with a one-line
  * message in ERR that stops the pass (the pass adds nothing to the message but the file and
- * byte offset of a source error). KINDS: the EV_BIT()s of the events it wants; a location
- * none of whose wanted kinds a consumer can see may be skipped for it (pass_skip_location()).
+ * byte offset of a source error). KINDS: the EV_BIT()s of the events it wants. A consumer
+ * visits every location its LOCATIONS name (location_begin, its events, location_end), even
+ * one that turns out to hold none of its kinds; a file no consumer visits is not opened.
  */
 struct ev_consumer {
 	const char *name; /* for messages and tests */
 	uint64_t kinds;
-	unsigned flags; /* EV_CONSUMER_* */
+	unsigned flags;	    /* EV_CONSUMER_* */
+	unsigned locations; /* EV_LOC_*, 0 all: the files of the others are not opened for it */
 	void *ctx;
+	/* 1: the consumer wants nothing of LOC (it gets neither its events nor its location_end;
+	 * a location every consumer declines is not read further) */
 	int (*location_begin)(void *ctx, const struct ev_location *loc, char *err, size_t errlen);
 	int (*event)(void *ctx, const struct event *ev, char *err, size_t errlen);
 	int (*location_end)(void *ctx, const struct ev_location *loc,
 			    const struct ev_location_facts *facts, char *err, size_t errlen);
 	/* once, after the last location */
 	int (*finish)(void *ctx, char *err, size_t errlen);
+	/* frees CTX: after the pass, whether it succeeded or not (ev_consumer_release()) */
+	void (*release)(void *ctx);
 };
+
+/* C's release(), once: the consumer's state freed, whatever became of its pass. */
+void ev_consumer_release(struct ev_consumer *c);
 
 struct ev_source;
 

@@ -1,0 +1,430 @@
+/*
+ * source-exp.c - an experiment directory as a source of events (pass.h): its streams, each
+ * walked as matched calls (calls.h) with every other record handed on as its event, then its
+ * samples files record by record. The reader's validation and messages are those of
+ * stream.c and calls.c, unchanged.
+ */
+#include "pass-int.h"
+
+#include "../analysis/calls.h"
+#include "../analysis/experiment.h"
+#include "../analysis/stream.h"
+#include "../core/array.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Buffers the decoded records point into, reused from record to record. */
+struct exp_src {
+	const struct experiment *e;
+	uint32_t *group_of;
+	int32_t *status;
+	size_t ncounters, gcap, scap;
+	struct ev_mpi_item *items;
+	size_t icap;
+	int32_t *members;
+	size_t mcap;
+	char *text;
+	size_t tcap;
+};
+
+/* A NUL-terminated copy of the text in NWORDS words at P (up to its NUL): ev.text. */
+static const char *decode_text(struct exp_src *x, const uint64_t *p, size_t nwords)
+{
+	size_t len = strnlen((const char *)p, nwords * 8);
+
+	if (array_reserve((void **)&x->text, &x->tcap, len + 1, 1))
+		return NULL;
+	memcpy(x->text, p, len);
+	x->text[len] = 0;
+	return x->text;
+}
+
+static int decode_counters(struct exp_src *x, const struct stream_record *rec, struct event *ev)
+{
+	size_t n = rec->npayload;
+
+	if (array_reserve((void **)&x->group_of, &x->gcap, n + 1, sizeof(*x->group_of)) ||
+	    array_reserve((void **)&x->status, &x->scap, n + 1, sizeof(*x->status)))
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		x->group_of[i] = (uint32_t)rec->payload[i];
+		x->status[i] = (int32_t)(uint32_t)(rec->payload[i] >> 32);
+	}
+	ev->counters.nevents = (uint32_t)n;
+	ev->counters.group_of = x->group_of;
+	ev->counters.status = x->status;
+	return 0;
+}
+
+static int decode_mpi_leave(struct exp_src *x, const struct stream_record *rec, struct event *ev)
+{
+	size_t n = rec->npayload ? (rec->npayload - 1) / PSC_MPI_ITEM_WORDS : 0;
+	const uint64_t *it = rec->payload + 1;
+
+	if (array_reserve((void **)&x->items, &x->icap, n + 1, sizeof(*x->items)))
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++, it += PSC_MPI_ITEM_WORDS)
+		x->items[i] = (struct ev_mpi_item){
+		    .kind = (uint8_t)(it[0] & 0xffu),
+		    .flags = (uint8_t)((it[0] >> 8) & 0xffu),
+		    .comm = (uint32_t)(it[0] >> 32),
+		    .peer = (int32_t)(uint32_t)it[1],
+		    .tag = (int32_t)(uint32_t)(it[1] >> 32),
+		    .bytes = it[2],
+		    .word3 = it[3],
+		};
+	ev->mpi.routine = (int)rec->arg;
+	ev->mpi.site = rec->npayload ? rec->payload[0] : 0;
+	ev->mpi.items = x->items;
+	ev->mpi.nitems = n;
+	return 0;
+}
+
+static int decode_mpi_comm(struct exp_src *x, const struct stream_record *rec, struct event *ev)
+{
+	uint64_t size = rec->npayload >= 2 ? rec->payload[1] : 0;
+
+	/* the reader checked that the members fit the record */
+	if (array_reserve((void **)&x->members, &x->mcap, size + 1, sizeof(*x->members)))
+		return -ENOMEM;
+	for (uint64_t i = 0; i < size; i++)
+		x->members[i] = (int32_t)(uint32_t)(rec->payload[2 + i / 2] >> (32 * (i % 2)));
+	ev->mpi_comm.index = rec->arg;
+	ev->mpi_comm.key = rec->payload[0];
+	ev->mpi_comm.size = (uint32_t)size;
+	ev->mpi_comm.members = x->members;
+	return 0;
+}
+
+/* The kind of the stream record REC: what it becomes as an event. */
+static enum ev_kind record_kind(const struct stream_record *rec)
+{
+	if (rec->kind != PSC_KIND_EXT)
+		return EV_MARKER;
+	switch (rec->type) {
+	case PSC_REC_COUNTERS:
+		return EV_COUNTERS;
+	case PSC_REC_LOST:
+		return EV_LOST;
+	case PSC_REC_THREAD_NAME:
+		return EV_THREAD_NAME;
+	case PSC_REC_MPI_INIT:
+		return EV_MPI_INIT;
+	case PSC_REC_MPI_ENTER:
+		return EV_MPI_ENTER;
+	case PSC_REC_MPI_LEAVE:
+		return EV_MPI_LEAVE;
+	case PSC_REC_MPI_COMM:
+		return EV_MPI_COMM;
+	case PSC_REC_MPI_CLOCK:
+		return EV_MPI_CLOCK;
+	case PSC_REC_SAMPLE:
+		return EV_SAMPLE;
+	case PSC_REC_SWITCH:
+		return EV_SWITCH;
+	case PSC_REC_TASK:
+		return EV_TASK;
+	default:
+		return EV_MARKER;
+	}
+}
+
+static void decode_sample(const struct stream_record *rec, struct event *ev)
+{
+	const uint64_t *p = rec->payload;
+	struct ev_sample *s = &ev->sample;
+
+	s->pid = (pid_t)(uint32_t)p[0];
+	s->tid = (pid_t)(uint32_t)(p[0] >> 32);
+	s->group = rec->arg;
+	s->ip = p[1];
+	s->cpu = (unsigned)(p[2] & 0xffffu);
+	s->flags = (unsigned)((p[2] >> 16) & 0xffu);
+	s->kernel_frames = (unsigned)(p[2] >> PSC_SAMPLE_KFRAMES_SHIFT) & PSC_SAMPLE_KFRAMES_MAX;
+	s->values = p + 3;
+	s->nvalues = 3 + (size_t)p[3];
+	s->chain = p + 6 + p[3];
+	s->nchain = (size_t)(p[2] >> 32);
+}
+
+/* The fields of an event of kind EV->kind from its record REC (the reader checked the
+ * lengths). 0 or -ENOMEM. */
+static int decode(struct exp_src *x, const struct stream_record *rec, struct event *ev)
+{
+	const uint64_t *p = rec->payload;
+
+	switch (ev->kind) {
+	case EV_COUNTERS:
+		return decode_counters(x, rec, ev);
+	case EV_LOST:
+		ev->lost = (struct ev_lost){p[0], rec->npayload >= 2 ? p[1] : 0, rec->arg};
+		return 0;
+	case EV_THREAD_NAME:
+		ev->text = decode_text(x, p, rec->npayload);
+		return ev->text ? 0 : -ENOMEM;
+	case EV_MPI_INIT:
+		ev->mpi_init = (struct ev_mpi_init){
+		    .rank = (int)rec->arg,
+		    .size = (int)p[0],
+		    .thread_level = (unsigned)(uint32_t)p[1],
+		    .version = (uint32_t)(p[1] >> 32) ? (unsigned)(p[1] >> 32) : 1,
+		};
+		return 0;
+	case EV_MPI_ENTER:
+		ev->mpi = (struct ev_mpi){.routine = (int)rec->arg};
+		return 0;
+	case EV_MPI_LEAVE:
+		return decode_mpi_leave(x, rec, ev);
+	case EV_MPI_COMM:
+		return decode_mpi_comm(x, rec, ev);
+	case EV_MPI_CLOCK:
+		ev->mpi_clock =
+		    (struct ev_mpi_clock){rec->arg, (int64_t)p[0], (int64_t)p[1], (int64_t)p[2]};
+		return 0;
+	case EV_SAMPLE:
+		decode_sample(rec, ev);
+		return 0;
+	case EV_SWITCH:
+		ev->sw = (struct ev_switch){(pid_t)(uint32_t)p[0], (pid_t)(uint32_t)(p[0] >> 32),
+					    rec->arg & 0xffffu, rec->arg >> 16};
+		return 0;
+	case EV_TASK:
+		ev->task = (struct ev_task){.what = rec->arg,
+					    .pid = (pid_t)(uint32_t)p[0],
+					    .tid = (pid_t)(uint32_t)(p[0] >> 32)};
+		if (rec->arg == PSC_TASK_FORK || rec->arg == PSC_TASK_EXIT) {
+			ev->task.ppid = (pid_t)(uint32_t)p[1];
+			ev->task.ptid = (pid_t)(uint32_t)(p[1] >> 32);
+			return 0;
+		}
+		ev->task.comm = decode_text(x, p + 1, rec->npayload - 1);
+		return ev->task.comm ? 0 : -ENOMEM;
+	default:
+		return 0;
+	}
+}
+
+/* Record REC at NS as its event, to the consumers that want it. */
+static int emit_record(struct exp_src *x, struct ev_pass *p, struct event *ev,
+		       const struct stream_record *rec, int64_t ns, const char *path)
+{
+	int ret;
+
+	ev->kind = record_kind(rec);
+	if (!p->nby_kind[ev->kind])
+		return 0;
+	ev->ns = ns;
+	ev->offset = rec->offset;
+	ev->raw = rec;
+	ret = decode(x, rec, ev);
+	if (ret < 0) {
+		snprintf(p->err, p->errlen, "%s: out of memory", path);
+		return ret;
+	}
+	return ev_emit(p, ev);
+}
+
+/* A call walker's event CE (RECORD: a return of 2, ce->rec) as an event to P's consumers. */
+static int emit_call(struct exp_src *x, struct ev_pass *p, struct event *ev,
+		     const struct call_event *ce, int record, const char *path)
+{
+	if (record)
+		return emit_record(x, p, ev, ce->rec, ce->ns, path);
+	switch (ce->type) {
+	case CALL_ENTER:
+	case CALL_EXIT:
+		ev->kind = ce->type == CALL_ENTER ? EV_CALL_ENTER : EV_CALL_EXIT;
+		if (!p->nby_kind[ev->kind])
+			return 0;
+		ev->ns = ce->ns;
+		ev->offset = ce->offset;
+		ev->raw = NULL;
+		ev->call.addr = ce->addr;
+		ev->call.name = NULL;
+		ev->call.depth = ce->depth;
+		ev->call.synthetic = ce->synthetic;
+		ev->call.incl_ns = ce->incl_ns;
+		ev->call.excl_ns = ce->excl_ns;
+		return ev_emit(p, ev);
+	case CALL_REGION_ENTER:
+	case CALL_REGION_EXIT:
+		ev->kind = ce->type == CALL_REGION_ENTER ? EV_REGION_ENTER : EV_REGION_EXIT;
+		if (!p->nby_kind[ev->kind])
+			return 0;
+		ev->ns = ce->ns;
+		ev->offset = ce->offset;
+		ev->raw = ce->rec;
+		ev->region = (struct ev_region){ce->region, ce->name, ce->snapshot, ce->nsnapshot};
+		return ev_emit(p, ev);
+	}
+	return 0;
+}
+
+static int walk_stream(struct exp_src *x, struct ev_location *loc, struct ev_pass *p)
+{
+	struct ev_location_facts f;
+	struct call_walker w;
+	struct call_event ce;
+	struct event ev;
+	int ret = call_walker_open(&w, loc->stream, p->err, p->errlen);
+
+	if (ret < 0)
+		return ret;
+	w.records = 1;
+	loc->hdr = &w.r.hdr;
+	memset(&ev, 0, sizeof(ev));
+	ev.loc = loc;
+	ret = ev_pass_begin(p, loc);
+	if (ret > 0) { /* declined by every consumer */
+		ret = 0;
+		goto done;
+	}
+	while (ret == 0 && (ret = call_walker_next(&w, &ce, p->err, p->errlen)) > 0)
+		ret = emit_call(x, p, &ev, &ce, ret == 2, loc->stream->path);
+	if (ret == 0) {
+		memset(&f, 0, sizeof(f));
+		memcpy(f.name, w.th.name, sizeof(f.name));
+		f.ended = w.th.ended;
+		f.end_reason = w.th.end_reason;
+		f.truncated_at = w.th.truncated_at;
+		f.lost_records = w.th.lost_records;
+		f.lost_bytes = w.th.lost_bytes;
+		f.unmatched_exits = w.th.unmatched_exits;
+		f.synthetic_exits = w.th.synthetic_exits;
+		f.unwound = w.th.unwound;
+		f.function_records = w.th.function_records;
+		f.records = w.r.nrecords;
+		f.first_ns = w.th.first_ns;
+		f.last_ns = w.th.last_ns;
+		f.first_ticks = w.r.first_ticks;
+		f.last_ticks = w.r.last_ticks;
+		ret = ev_pass_end(p, loc, &f);
+	}
+done:
+	loc->hdr = NULL;
+	call_walker_close(&w);
+	return ret;
+}
+
+/* A samples file: its records in order, times in ns as recorded. */
+static int walk_samples(struct exp_src *x, struct ev_location *loc, struct ev_pass *p)
+{
+	struct ev_location_facts f;
+	struct stream_reader r;
+	struct stream_record rec;
+	struct event ev;
+	int ret = stream_open(&r, loc->name, p->err, p->errlen);
+
+	if (ret < 0)
+		return ret;
+	loc->hdr = &r.hdr;
+	memset(&ev, 0, sizeof(ev));
+	memset(&f, 0, sizeof(f));
+	f.first_ns = INT64_MAX;
+	f.last_ns = INT64_MIN;
+	ev.loc = loc;
+	ret = ev_pass_begin(p, loc);
+	if (ret > 0) { /* declined by every consumer */
+		ret = 0;
+		goto done;
+	}
+	while (ret == 0 && (ret = stream_next(&r, &rec, p->err, p->errlen)) > 0) {
+		int64_t ns = (int64_t)rec.ticks;
+
+		if (ns < f.first_ns)
+			f.first_ns = ns;
+		if (ns > f.last_ns)
+			f.last_ns = ns;
+		if (rec.kind == PSC_KIND_EXT && rec.type == PSC_REC_LOST && rec.npayload >= 2) {
+			f.lost_records += rec.payload[0];
+			f.lost_bytes += rec.payload[1];
+		}
+		ret = emit_record(x, p, &ev, &rec, ns, loc->name);
+	}
+	if (ret == 0) {
+		f.ended = r.ended;
+		f.end_reason = r.end_reason;
+		f.truncated_at = r.truncated_at;
+		f.records = r.nrecords;
+		f.first_ticks = r.first_ticks;
+		f.last_ticks = r.last_ticks;
+		ret = ev_pass_end(p, loc, &f);
+	}
+done:
+	loc->hdr = NULL;
+	stream_close(&r);
+	return ret;
+}
+
+static int exp_walk(struct ev_source *src, struct ev_location *loc, struct ev_pass *p)
+{
+	struct exp_src *x = src->priv;
+
+	return loc->samples ? walk_samples(x, loc, p) : walk_stream(x, loc, p);
+}
+
+static void exp_close(struct ev_source *src)
+{
+	struct exp_src *x = src->priv;
+
+	free(x->group_of);
+	free(x->status);
+	free(x->items);
+	free(x->members);
+	free(x->text);
+	free(x);
+	free(src->locs);
+	free(src);
+}
+
+static const struct ev_source_ops exp_ops = {exp_walk, exp_close};
+
+int ev_source_experiment(struct ev_source **out, const struct experiment *e, char *err,
+			 size_t errlen)
+{
+	struct ev_source *src = calloc(1, sizeof(*src));
+	struct exp_src *x = calloc(1, sizeof(*x));
+	size_t n = e->nstreams + e->nsamples;
+
+	*out = NULL;
+	if (src)
+		src->locs = calloc(n + 1, sizeof(*src->locs));
+	if (!src || !x || !src->locs) {
+		if (src)
+			free(src->locs);
+		free(src);
+		free(x);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	x->e = e;
+	src->ops = &exp_ops;
+	src->priv = x;
+	src->nlocs = n;
+	for (size_t i = 0; i < e->nstreams; i++) {
+		const struct exp_stream *s = &e->streams[i];
+
+		src->locs[i] = (struct ev_location){.index = i,
+						    .pid = s->pid,
+						    .tid = s->tid,
+						    .image = s->image,
+						    .rank = s->proc->rank,
+						    .name = s->path,
+						    .stream = s,
+						    .proc = s->proc};
+	}
+	for (size_t i = 0; i < e->nsamples; i++) {
+		size_t k = e->nstreams + i;
+
+		src->locs[k] = (struct ev_location){.index = k,
+						    .pid = e->samples[i].pid,
+						    .rank = -1,
+						    .name = e->samples[i].path,
+						    .samples = 1};
+	}
+	*out = src;
+	return 0;
+}
