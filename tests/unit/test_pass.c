@@ -77,8 +77,14 @@ static int c_finish(void *ctx, char *err, size_t errlen)
 
 static struct ev_consumer counter(struct count *c, uint64_t kinds, unsigned locations)
 {
-	return (struct ev_consumer){"count", kinds,   0,     locations, c,
-				    c_begin, c_event, c_end, c_finish};
+	return (struct ev_consumer){.name = "count",
+				    .kinds = kinds,
+				    .locations = locations,
+				    .ctx = c,
+				    .location_begin = c_begin,
+				    .event = c_event,
+				    .location_end = c_end,
+				    .finish = c_finish};
 }
 
 /* Run one pass of consumers C[0..n) over DIR: its return, the message in ERR. */
