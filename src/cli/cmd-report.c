@@ -411,9 +411,10 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	if (top < 0 || (csv && json) || (tree && view == VIEW_REGIONS)) {
-		cli_error("report", top < 0	  ? "--top N: N must be 0 (all rows) or more"
-				    : csv && json ? "--csv and --json exclude each other"
-						  : "--tree is a view of functions: drop --by region");
+		cli_error("report", top < 0 ? "--top N: N must be 0 (all rows) or more"
+				    : csv && json
+					? "--csv and --json exclude each other"
+					: "--tree is a view of functions: drop --by region");
 		goto out;
 	}
 	if ((fold != -1 || no_fold) &&
@@ -463,7 +464,8 @@ int cmd_report(int argc, char **argv)
 		char why[512];
 
 		if (fmt == OUT_LONG) {
-			cli_error("report", "--format long: the sampled view has text, CSV and JSON");
+			cli_error("report",
+				  "--format long: the sampled view has text, CSV and JSON");
 			goto out;
 		}
 		if (sample_report_setup(&rep.sr, &rep.sprof, &sv, why, sizeof(why))) {

@@ -156,8 +156,7 @@ static int shown_rows(const struct func_report *r, const void ***rows, size_t *n
 	return 0;
 }
 
-static void func_view_of(struct view *v, const struct func_report *r, const void **rows,
-			 size_t n)
+static void func_view_of(struct view *v, const struct func_report *r, const void **rows, size_t n)
 {
 	v->cols = func_view_cols(&v->ncols);
 	v->rows = rows;
@@ -166,8 +165,7 @@ static void func_view_of(struct view *v, const struct func_report *r, const void
 	v->per_thread = r->per_thread;
 }
 
-static int print_text(const struct func_report *r, const struct view *v, size_t eligible,
-		      FILE *f)
+static int print_text(const struct func_report *r, const struct view *v, size_t eligible, FILE *f)
 {
 	const struct func_profile *p = r->p;
 	int ret = 0;

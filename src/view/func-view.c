@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
-#define R(ctx) ((const struct func_report *)(ctx))
+#define R(ctx)	 ((const struct func_report *)(ctx))
 #define ROW(row) ((const struct func_row *)(row))
 
 static void set_i64(struct view_value *v, int64_t i)
@@ -171,11 +171,11 @@ static void get_unclosed(const void *ctx, const void *row, size_t arg, struct vi
 }
 
 #define TEXT VIEW_IN_TEXT
-#define CSV VIEW_IN_CSV
+#define CSV  VIEW_IN_CSV
 #define JSON VIEW_IN_JSON
-#define ALL VIEW_IN_ALL
-#define ENT VIEW_ENTITY
-#define PT VIEW_PER_THREAD
+#define ALL  VIEW_IN_ALL
+#define ENT  VIEW_ENTITY
+#define PT   VIEW_PER_THREAD
 
 /* One table for the three formats; where their order or form differs (the text's share after
  * the exclusive time, JSON's after the longest call; the CSV's line empty when unknown), a
@@ -184,36 +184,34 @@ static const struct view_col func_cols[] = {
     {"name", "function", VIEW_STR, TABLE_LEFT, ALL | ENT | VIEW_ASCENDING, get_name, 0, NULL,
      "name", "name", "thread", NULL},
     {"pid", "pid", VIEW_INT, TABLE_RIGHT, JSON | PT, get_pid, 0, NULL, NULL, NULL, NULL, NULL},
-    {"thread", "thread", VIEW_INT, TABLE_RIGHT, TEXT | PT, get_thread, 0, NULL, NULL, NULL,
-     NULL, NULL},
-    {"thread", "thread", VIEW_INT, TABLE_RIGHT, CSV | JSON | ENT | VIEW_ASCENDING, get_thread,
-     0, NULL, NULL, NULL, NULL, NULL},
-    {"calls", "calls", VIEW_COUNT, TABLE_RIGHT, ALL, get_calls, 0, NULL, "calls", "calls",
+    {"thread", "thread", VIEW_INT, TABLE_RIGHT, TEXT | PT, get_thread, 0, NULL, NULL, NULL, NULL,
+     NULL},
+    {"thread", "thread", VIEW_INT, TABLE_RIGHT, CSV | JSON | ENT | VIEW_ASCENDING, get_thread, 0,
+     NULL, NULL, NULL, NULL, NULL},
+    {"calls", "calls", VIEW_COUNT, TABLE_RIGHT, ALL, get_calls, 0, NULL, "calls", "calls", "name",
+     NULL},
+    {"incl_ns", "inclusive", VIEW_NS, TABLE_RIGHT, ALL, get_incl, 0, NULL, "incl", "inclusive time",
      "name", NULL},
-    {"incl_ns", "inclusive", VIEW_NS, TABLE_RIGHT, ALL, get_incl, 0, NULL, "incl",
-     "inclusive time", "name", NULL},
-    {"excl_ns", "exclusive", VIEW_NS, TABLE_RIGHT, ALL, get_excl, 0, NULL, "excl",
-     "exclusive time", "name", NULL},
-    {"excl_pct", "excl %", VIEW_PCT, TABLE_RIGHT, TEXT, get_excl_pct, 0, NULL, NULL, NULL,
-     NULL, NULL},
+    {"excl_ns", "exclusive", VIEW_NS, TABLE_RIGHT, ALL, get_excl, 0, NULL, "excl", "exclusive time",
+     "name", NULL},
+    {"excl_pct", "excl %", VIEW_PCT, TABLE_RIGHT, TEXT, get_excl_pct, 0, NULL, NULL, NULL, NULL,
+     NULL},
     {"mean_ns", "mean", VIEW_NS, TABLE_RIGHT, TEXT | JSON, get_mean, 0, NULL, "mean",
      "mean time per call", "name", NULL},
     {"min_ns", "min", VIEW_NS, TABLE_RIGHT, ALL, get_min, 0, NULL, NULL, NULL, NULL, NULL},
-    {"max_ns", "max", VIEW_NS, TABLE_RIGHT, ALL, get_max, 0, NULL, "max", "longest call",
-     "name", NULL},
-    {"excl_pct", "excl %", VIEW_PCT, TABLE_RIGHT, JSON, get_excl_pct, 0, NULL, NULL, NULL,
-     NULL, NULL},
-    {"source", "source", VIEW_STR, TABLE_LEFT, TEXT, get_source, 0, NULL, NULL, NULL, NULL,
+    {"max_ns", "max", VIEW_NS, TABLE_RIGHT, ALL, get_max, 0, NULL, "max", "longest call", "name",
      NULL},
-    {"file", "file", VIEW_STR, TABLE_LEFT, CSV | JSON | ENT, get_file, 0, NULL, NULL, NULL,
-     NULL, NULL},
-    {"line", "line", VIEW_INT, TABLE_RIGHT, CSV | ENT, get_line_known, 0, NULL, NULL, NULL,
-     NULL, NULL},
+    {"excl_pct", "excl %", VIEW_PCT, TABLE_RIGHT, JSON, get_excl_pct, 0, NULL, NULL, NULL, NULL,
+     NULL},
+    {"source", "source", VIEW_STR, TABLE_LEFT, TEXT, get_source, 0, NULL, NULL, NULL, NULL, NULL},
+    {"file", "file", VIEW_STR, TABLE_LEFT, CSV | JSON | ENT, get_file, 0, NULL, NULL, NULL, NULL,
+     NULL},
+    {"line", "line", VIEW_INT, TABLE_RIGHT, CSV | ENT, get_line_known, 0, NULL, NULL, NULL, NULL,
+     NULL},
     {"line", "line", VIEW_INT, TABLE_RIGHT, JSON, get_line, 0, NULL, NULL, NULL, NULL, NULL},
-    {"module", "module", VIEW_STR, TABLE_LEFT, JSON, get_module, 0, NULL, NULL, NULL, NULL,
-     NULL},
-    {"unclosed_calls", "unclosed", VIEW_COUNT, TABLE_RIGHT, JSON, get_unclosed, 0, NULL, NULL,
-     NULL, NULL, NULL},
+    {"module", "module", VIEW_STR, TABLE_LEFT, JSON, get_module, 0, NULL, NULL, NULL, NULL, NULL},
+    {"unclosed_calls", "unclosed", VIEW_COUNT, TABLE_RIGHT, JSON, get_unclosed, 0, NULL, NULL, NULL,
+     NULL, NULL},
 };
 
 const struct view_col *func_view_cols(size_t *n)
@@ -235,8 +233,8 @@ int func_view_sort(struct func_profile *p, const char *word, int per_thread, con
 	return func_profile_sort(p, view_order_cmp, &o);
 }
 
-#define TROW(row) ((const struct func_tree_row *)(row))
-#define TCTX(ctx) ((const struct func_tree_ctx *)(ctx))
+#define TROW(row)      ((const struct func_tree_row *)(row))
+#define TCTX(ctx)      ((const struct func_tree_ctx *)(ctx))
 #define NODE(ctx, row) (&TCTX(ctx)->t->nodes[TROW(row)->node])
 
 /* The names from the root down to the node, joined by ';' (the folded stacks' form). */
@@ -317,23 +315,20 @@ static void get_levels(const void *ctx, const void *row, size_t arg, struct view
 }
 
 static const struct view_col tree_cols[] = {
-    {"path", "path", VIEW_STR, TABLE_LEFT, CSV | JSON | ENT, get_path, 0, NULL, NULL, NULL,
-     NULL, NULL},
+    {"path", "path", VIEW_STR, TABLE_LEFT, CSV | JSON | ENT, get_path, 0, NULL, NULL, NULL, NULL,
+     NULL},
     {"name", "function", VIEW_STR, TABLE_LEFT, ALL | ENT, get_tname, 0, NULL, NULL, NULL, NULL,
      NULL},
-    {"thread", "thread", VIEW_INT, TABLE_RIGHT, CSV | JSON | ENT, get_tthread, 0, NULL, NULL,
-     NULL, NULL, NULL},
+    {"thread", "thread", VIEW_INT, TABLE_RIGHT, CSV | JSON | ENT, get_tthread, 0, NULL, NULL, NULL,
+     NULL, NULL},
     {"depth", "depth", VIEW_INT, TABLE_RIGHT, CSV | JSON | ENT, get_depth, 0, NULL, NULL, NULL,
      NULL, NULL},
-    {"calls", "calls", VIEW_COUNT, TABLE_RIGHT, ALL, get_tcalls, 0, NULL, NULL, NULL, NULL,
-     NULL},
-    {"incl_ns", "inclusive", VIEW_NS, TABLE_RIGHT, ALL, get_tincl, 0, NULL, NULL, NULL, NULL,
-     NULL},
-    {"excl_ns", "exclusive", VIEW_NS, TABLE_RIGHT, ALL, get_texcl, 0, NULL, NULL, NULL, NULL,
-     NULL},
+    {"calls", "calls", VIEW_COUNT, TABLE_RIGHT, ALL, get_tcalls, 0, NULL, NULL, NULL, NULL, NULL},
+    {"incl_ns", "inclusive", VIEW_NS, TABLE_RIGHT, ALL, get_tincl, 0, NULL, NULL, NULL, NULL, NULL},
+    {"excl_ns", "exclusive", VIEW_NS, TABLE_RIGHT, ALL, get_texcl, 0, NULL, NULL, NULL, NULL, NULL},
     {"incl_pct", "%", VIEW_PCT, TABLE_RIGHT, ALL, get_tpct, 0, NULL, NULL, NULL, NULL, NULL},
-    {"recursion_levels", "levels", VIEW_COUNT, TABLE_RIGHT, CSV | JSON, get_levels, 0, NULL,
-     NULL, NULL, NULL, NULL},
+    {"recursion_levels", "levels", VIEW_COUNT, TABLE_RIGHT, CSV | JSON, get_levels, 0, NULL, NULL,
+     NULL, NULL, NULL},
 };
 
 const struct view_col *func_tree_view_cols(size_t *n)

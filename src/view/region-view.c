@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define R(ctx) ((const struct region_report *)(ctx))
+#define R(ctx)	 ((const struct region_report *)(ctx))
 #define ROW(row) ((const struct region_row *)(row))
 
 static void set_f64(struct view_value *v, double d)
@@ -158,32 +158,32 @@ static void json_metrics(struct jsonw *w, const void *ctx, const void *row, size
 }
 
 #define TEXT VIEW_IN_TEXT
-#define CSV VIEW_IN_CSV
+#define CSV  VIEW_IN_CSV
 #define JSON VIEW_IN_JSON
-#define ALL VIEW_IN_ALL
+#define ALL  VIEW_IN_ALL
 
 /* The fixed columns, in the text's order (the CSV has the same; JSON has no mean and says
  * how many regions were left open). */
 static const struct view_col region_cols[] = {
-    {"name", "region", VIEW_STR, TABLE_LEFT, ALL | VIEW_ENTITY | VIEW_ASCENDING, get_name, 0,
-     NULL, "name", "name", "thread", NULL},
+    {"name", "region", VIEW_STR, TABLE_LEFT, ALL | VIEW_ENTITY | VIEW_ASCENDING, get_name, 0, NULL,
+     "name", "name", "thread", NULL},
     {"pid", "pid", VIEW_INT, TABLE_RIGHT, JSON | VIEW_PER_THREAD, get_pid, 0, NULL, NULL, NULL,
      NULL, NULL},
-    {"thread", "thread", VIEW_INT, TABLE_RIGHT, ALL | VIEW_ENTITY | VIEW_ASCENDING, get_thread,
-     0, NULL, NULL, NULL, NULL, NULL},
-    {"calls", "calls", VIEW_COUNT, TABLE_RIGHT, ALL, get_calls, 0, NULL, "calls", "calls",
+    {"thread", "thread", VIEW_INT, TABLE_RIGHT, ALL | VIEW_ENTITY | VIEW_ASCENDING, get_thread, 0,
+     NULL, NULL, NULL, NULL, NULL},
+    {"calls", "calls", VIEW_COUNT, TABLE_RIGHT, ALL, get_calls, 0, NULL, "calls", "calls", "name",
+     NULL},
+    {"incl_ns", "inclusive", VIEW_NS, TABLE_RIGHT, ALL, get_incl, 0, NULL, "incl", "inclusive time",
      "name", NULL},
-    {"incl_ns", "inclusive", VIEW_NS, TABLE_RIGHT, ALL, get_incl, 0, NULL, "incl",
-     "inclusive time", "name", NULL},
-    {"excl_ns", "exclusive", VIEW_NS, TABLE_RIGHT, ALL, get_excl, 0, NULL, "excl",
-     "exclusive time", "name", NULL},
+    {"excl_ns", "exclusive", VIEW_NS, TABLE_RIGHT, ALL, get_excl, 0, NULL, "excl", "exclusive time",
+     "name", NULL},
     {"mean_ns", "mean", VIEW_NS, TABLE_RIGHT, TEXT | CSV, get_mean, 0, NULL, "mean",
      "mean time per call", "name", NULL},
     {"min_ns", "min", VIEW_NS, TABLE_RIGHT, ALL, get_min, 0, NULL, NULL, NULL, NULL, NULL},
-    {"max_ns", "max", VIEW_NS, TABLE_RIGHT, ALL, get_max, 0, NULL, "max", "longest call",
-     "name", NULL},
-    {"unclosed", "unclosed", VIEW_COUNT, TABLE_RIGHT, JSON, get_unclosed, 0, NULL, NULL, NULL,
-     NULL, NULL},
+    {"max_ns", "max", VIEW_NS, TABLE_RIGHT, ALL, get_max, 0, NULL, "max", "longest call", "name",
+     NULL},
+    {"unclosed", "unclosed", VIEW_COUNT, TABLE_RIGHT, JSON, get_unclosed, 0, NULL, NULL, NULL, NULL,
+     NULL},
 };
 
 #define NFIXED (sizeof(region_cols) / sizeof(region_cols[0]))
@@ -197,23 +197,42 @@ int region_view_cols(const struct region_report *r, struct view_col **cols, size
 		return -ENOMEM;
 	memcpy(c, region_cols, sizeof(region_cols));
 	for (size_t i = 0; i < ne; i++, k++)
-		c[k] = (struct view_col){r->p->events[i], r->p->events[i], VIEW_COUNT, TABLE_RIGHT,
-					 TEXT | CSV, get_event, i, "n/a", NULL, NULL, NULL, NULL};
+		c[k] = (struct view_col){r->p->events[i],
+					 r->p->events[i],
+					 VIEW_COUNT,
+					 TABLE_RIGHT,
+					 TEXT | CSV,
+					 get_event,
+					 i,
+					 "n/a",
+					 NULL,
+					 NULL,
+					 NULL,
+					 NULL};
 	for (size_t m = 0; m < nm; m++, k++)
-		c[k] = (struct view_col){r->metrics[m].name, r->metrics[m].name, VIEW_DOUBLE,
-					 TABLE_RIGHT, TEXT | CSV, get_metric, m, "n/a", NULL, NULL,
-					 NULL, NULL};
-	c[k++] = (struct view_col){"counters", "counters", VIEW_STR, TABLE_LEFT, JSON, NULL, 0,
-				   NULL, NULL, NULL, NULL, json_counters};
-	c[k++] = (struct view_col){"metrics", "metrics", VIEW_STR, TABLE_LEFT, JSON, NULL, 0,
-				   NULL, NULL, NULL, NULL, json_metrics};
+		c[k] = (struct view_col){r->metrics[m].name,
+					 r->metrics[m].name,
+					 VIEW_DOUBLE,
+					 TABLE_RIGHT,
+					 TEXT | CSV,
+					 get_metric,
+					 m,
+					 "n/a",
+					 NULL,
+					 NULL,
+					 NULL,
+					 NULL};
+	c[k++] =
+	    (struct view_col){"counters", "counters", VIEW_STR, TABLE_LEFT, JSON, NULL,
+			      0,	  NULL,	      NULL,	NULL,	    NULL, json_counters};
+	c[k++] = (struct view_col){"metrics", "metrics", VIEW_STR, TABLE_LEFT, JSON, NULL,
+				   0,	      NULL,	 NULL,	   NULL,       NULL, json_metrics};
 	*cols = c;
 	*n = k;
 	return 0;
 }
 
-int region_view_sort(struct region_profile *p, const char *word, int per_thread,
-		     const char **label)
+int region_view_sort(struct region_profile *p, const char *word, int per_thread, const char **label)
 {
 	struct region_report r = {.p = p, .per_thread = per_thread};
 	struct view_order o = {region_cols, NFIXED, view_sort_col(region_cols, NFIXED, word), &r,

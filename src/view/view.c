@@ -290,7 +290,10 @@ void view_sort_words(const struct view_col *cols, size_t n, char *buf, size_t le
 			continue;
 		k++;
 		off += (size_t)snprintf(buf + off, len - off, "%s%s",
-					k == 1 ? "" : k == total ? " or " : ", ", cols[c].sort);
+					k == 1	     ? ""
+					: k == total ? " or "
+						     : ", ",
+					cols[c].sort);
 	}
 }
 

@@ -35,9 +35,9 @@ enum view_type {
 
 /* The formats a column appears in. */
 #define VIEW_IN_TEXT 0x1
-#define VIEW_IN_CSV 0x2
+#define VIEW_IN_CSV  0x2
 #define VIEW_IN_JSON 0x4
-#define VIEW_IN_ALL (VIEW_IN_TEXT | VIEW_IN_CSV | VIEW_IN_JSON)
+#define VIEW_IN_ALL  (VIEW_IN_TEXT | VIEW_IN_CSV | VIEW_IN_JSON)
 /* Names the row (a long CSV repeats it on every line) rather than measuring it. */
 #define VIEW_ENTITY 0x8
 /* Shown only when the view's `per_thread` is set. */
