@@ -222,8 +222,8 @@ static int report_print(const struct report *rep, enum report_view view, int tre
 		       : rep->e.nsamples ? VIEW_SAMPLES
 					 : VIEW_REGIONS;
 	if (view == VIEW_SAMPLES)
-		return fmt == OUT_CSV	 ? sample_print_csv(&rep->sr, out)
-		       : fmt == OUT_JSON ? sample_print_json(&rep->sr, out)
+		return fmt == OUT_JSON	 ? sample_print_json(&rep->sr, out)
+		       : fmt != OUT_TEXT ? sample_print_csv(&rep->sr, fmt, out)
 					 : sample_print_text(&rep->sr, out);
 	if (view == VIEW_REGIONS)
 		return region_print(&rep->rr, fmt, out);
@@ -463,9 +463,9 @@ int cmd_report(int argc, char **argv)
 		struct sample_view sv = {tree, callers, sort_key, min_ns, csv, json, min_pct};
 		char why[512];
 
-		if (fmt == OUT_LONG) {
-			cli_error("report",
-				  "--format long: the sampled view has text, CSV and JSON");
+		if (fmt == OUT_LONG && (tree || callers || lines || accuracy)) {
+			cli_error("report", "--format long: the sampled view's functions only, "
+					    "without --tree, --callers, --lines and --accuracy");
 			goto out;
 		}
 		if (sample_report_setup(&rep.sr, &rep.sprof, &sv, why, sizeof(why))) {

@@ -9,7 +9,8 @@
 
 static int col_shown(const struct view *v, const struct view_col *c, unsigned in)
 {
-	return (c->flags & in) && (v->per_thread || !(c->flags & VIEW_PER_THREAD));
+	return (c->flags & in) && (v->per_thread || !(c->flags & VIEW_PER_THREAD)) &&
+	       (v->option || !(c->flags & VIEW_OPTION));
 }
 
 void view_get(const struct view *v, const struct view_col *c, const void *row,
@@ -53,6 +54,9 @@ static void format_text(const struct view_col *c, const struct view_value *val, 
 	case VIEW_PCT:
 		snprintf(buf, len, "%.1f", as_double(val));
 		break;
+	case VIEW_SHARE:
+		snprintf(buf, len, "%.1f %%", as_double(val));
+		break;
 	default:
 		if (val->kind == VIEW_I64)
 			snprintf(buf, len, "%" PRId64, val->i);
@@ -73,6 +77,8 @@ static void format_csv(const struct view_col *c, const struct view_value *val, c
 		snprintf(buf, len, "%" PRIu64, val->u);
 	else if (c->type == VIEW_NS || c->type == VIEW_COUNT || c->type == VIEW_INT)
 		snprintf(buf, len, "%.0f", val->d);
+	else if (c->type == VIEW_SHARE)
+		snprintf(buf, len, "%.4f", val->d);
 	else
 		snprintf(buf, len, "%.6g", val->d);
 }

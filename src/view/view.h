@@ -31,6 +31,7 @@ enum view_type {
 	VIEW_NS,     /* a duration in ns: fmt_duration in text; CSV an integer */
 	VIEW_DOUBLE, /* fmt_double in text; CSV "%.6g" */
 	VIEW_PCT,    /* a percentage: "%.1f" in text; CSV "%.6g" */
+	VIEW_SHARE,  /* a share in %: "%.1f %" in text; CSV "%.4f" */
 };
 
 /* The formats a column appears in. */
@@ -44,6 +45,8 @@ enum view_type {
 #define VIEW_PER_THREAD 0x10
 /* Sorted in ascending order (names); others sort the largest first. */
 #define VIEW_ASCENDING 0x20
+/* Shown only when the view's `option` is set (a column only some experiments have). */
+#define VIEW_OPTION 0x40
 
 /* One cell. A getter sets exactly one kind; VIEW_NULL is "not counted". */
 struct view_value {
@@ -61,7 +64,7 @@ struct view_col {
 	const char *header; /* text header */
 	enum view_type type;
 	enum table_align align;
-	unsigned flags; /* VIEW_IN_*, VIEW_ENTITY, VIEW_PER_THREAD, VIEW_ASCENDING */
+	unsigned flags; /* VIEW_IN_*, VIEW_ENTITY, VIEW_PER_THREAD, VIEW_ASCENDING, VIEW_OPTION */
 	/* the value of ROW (one of the view's rows) for this column; ARG is the column's arg */
 	void (*get)(const void *ctx, const void *row, size_t arg, struct view_value *v);
 	size_t arg;		/* for columns made at run time: an event's index, ... */
@@ -80,6 +83,7 @@ struct view {
 	size_t nrows;
 	const void *ctx; /* passed to every getter */
 	int per_thread;	 /* show the VIEW_PER_THREAD columns */
+	int option;	 /* show the VIEW_OPTION columns */
 };
 
 /* The value of column C for ROW of V, into *OUT. */
