@@ -19,7 +19,7 @@
 
 int report_sort_key_valid(const char *key)
 {
-	return region_view_sort(&(struct region_profile){0}, key, 0, NULL) == 0;
+	return region_view_sortable(key);
 }
 
 /* Parse the metrics stored in the experiment (the group given to record). */
@@ -401,8 +401,10 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	if (sort_key && !report_sort_key_valid(sort_key)) {
-		cli_error("report", "--sort %s: expected incl, excl, calls, mean, max or name",
-			  sort_key);
+		char words[128];
+
+		report_sort_words(words, sizeof(words));
+		cli_error("report", "--sort %s: expected %s", sort_key, words);
 		goto out;
 	}
 	if (min_time && (parse_duration_ns(min_time, &min_ns) || min_ns > INT64_MAX)) {

@@ -247,6 +247,11 @@ int region_view_sort(struct region_profile *p, const char *word, int per_thread,
 	return 0;
 }
 
+int region_view_sortable(const char *word)
+{
+	return view_sort_col(region_cols, NFIXED, word) != NULL;
+}
+
 void report_sort_words(char *buf, size_t len)
 {
 	/* the order the words have always been listed in, each a sort word of the table */

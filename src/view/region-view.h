@@ -24,6 +24,10 @@ int region_view_cols(const struct region_report *r, struct view_col **cols, size
 int region_view_sort(struct region_profile *p, const char *word, int per_thread,
 		     const char **label);
 
+/* Whether --sort WORD names a sortable column of the region view (the function view has the
+ * same words and keys). */
+int region_view_sortable(const char *word);
+
 /* The --sort words the function and region views share, as "incl, excl, ... or name", into
  * BUF. */
 void report_sort_words(char *buf, size_t len);
