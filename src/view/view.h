@@ -56,7 +56,7 @@ struct view_value {
 	uint64_t u;
 	double d;
 	const char *suffix; /* appended in text only ("*" for a scaled count); NULL: none */
-	char buf[64];	    /* room for a getter's string */
+	char buf[320]; /* room for a getter's string: a file's base name (up to 255) and a line */
 };
 
 struct view_col {
@@ -69,7 +69,7 @@ struct view_col {
 	void (*get)(const void *ctx, const void *row, size_t arg, struct view_value *v);
 	size_t arg;		/* for columns made at run time: an event's index, ... */
 	const char *null_text;	/* text of a VIEW_NULL value; NULL: empty */
-	const char *sort;	/* the --sort word for this column (NULL: only its key) */
+	const char *sort;	/* its --sort word (its key sorts too); NULL: not a sort key */
 	const char *sort_label; /* the heading's words when sorted by it ("exclusive time") */
 	const char *tie;	/* key of the column that orders equal values (NULL: none) */
 	/* writes the JSON value itself, for a value that is an object (NULL: from get) */
