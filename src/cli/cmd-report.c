@@ -9,62 +9,17 @@
 #include "../output/region-print.h"
 #include "../output/sample-print.h"
 #include "../output/scope-print.h"
+#include "../view/func-view.h"
+#include "../view/region-view.h"
 #include "report-otf2.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-static double row_key(const struct region_row *r, const char *sort_key)
-{
-	if (!strcmp(sort_key, "excl"))
-		return r->excl_ns;
-	if (!strcmp(sort_key, "calls"))
-		return (double)r->calls;
-	if (!strcmp(sort_key, "mean"))
-		return r->calls ? r->incl_ns / (double)r->calls : 0;
-	if (!strcmp(sort_key, "max"))
-		return r->max_ns;
-	return r->incl_ns;
-}
-
-static int row_cmp(const void *a, const void *b, void *key)
-{
-	const struct region_row *x = a, *y = b;
-	const char *sort_key = key;
-	double kx, ky;
-
-	if (!strcmp(sort_key, "name")) {
-		int c = strcmp(x->name, y->name);
-
-		return c ? c : (x->tid > y->tid) - (x->tid < y->tid);
-	}
-	kx = row_key(x, sort_key);
-	ky = row_key(y, sort_key);
-	if (kx != ky)
-		return kx < ky ? 1 : -1;
-	return strcmp(x->name, y->name);
-}
-
 int report_sort_key_valid(const char *key)
 {
-	static const char *const keys[] = {"incl", "excl", "calls", "mean", "max", "name"};
-
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		if (!strcmp(key, keys[i]))
-			return 1;
-	return 0;
-}
-
-/* The heading's words for a --sort key. */
-static const char *report_sort_label(const char *key)
-{
-	return !strcmp(key, "excl")    ? "exclusive time"
-	       : !strcmp(key, "calls") ? "calls"
-	       : !strcmp(key, "mean")  ? "mean time per call"
-	       : !strcmp(key, "max")   ? "longest call"
-	       : !strcmp(key, "name")  ? "name"
-				       : "inclusive time";
+	return region_view_sortable(key);
 }
 
 /* Parse the metrics stored in the experiment (the group given to record). */
@@ -89,37 +44,6 @@ static int load_metrics(const struct experiment *e, struct metric **out, size_t 
 	return 0;
 }
 
-static double func_key(const struct func_row *r, const char *sort_key)
-{
-	if (!strcmp(sort_key, "incl"))
-		return (double)r->incl_ns;
-	if (!strcmp(sort_key, "calls"))
-		return (double)r->calls;
-	if (!strcmp(sort_key, "mean"))
-		return r->calls ? (double)r->sum_ns / (double)r->calls : 0;
-	if (!strcmp(sort_key, "max"))
-		return (double)r->max_ns;
-	return (double)r->excl_ns;
-}
-
-static int func_cmp(const void *a, const void *b, void *key)
-{
-	const struct func_row *x = a, *y = b;
-	const char *sort_key = key;
-	double kx, ky;
-
-	if (!strcmp(sort_key, "name")) {
-		int c = strcmp(x->sym.name, y->sym.name);
-
-		return c ? c : (x->tid > y->tid) - (x->tid < y->tid);
-	}
-	kx = func_key(x, sort_key);
-	ky = func_key(y, sort_key);
-	if (kx != ky)
-		return kx < ky ? 1 : -1;
-	return strcmp(x->sym.name, y->sym.name);
-}
-
 /* The function profile of REP's experiment (only when it has function events). */
 static int report_functions(struct report *rep, const char *cmd, const struct report_options *opt)
 {
@@ -131,7 +55,7 @@ static int report_functions(struct report *rep, const char *cmd, const struct re
 		return -ENOMEM;
 	}
 	p = opt->per_thread ? &rep->fprof : &rep->fmerged;
-	if (func_profile_sort(p, func_cmp, (void *)key)) {
+	if (func_view_sort(p, key, opt->per_thread, &rep->fr.sort_label)) {
 		cli_error(cmd, "out of memory");
 		return -ENOMEM;
 	}
@@ -140,7 +64,6 @@ static int report_functions(struct report *rep, const char *cmd, const struct re
 	rep->fr.per_thread = opt->per_thread;
 	rep->fr.top = opt->top;
 	rep->fr.min_ns = opt->min_ns;
-	rep->fr.sort_label = report_sort_label(key);
 	return 0;
 }
 
@@ -183,10 +106,8 @@ int report_open(struct report *rep, const char *cmd, const char *dir,
 	rep->rr.metrics = rep->metrics;
 	rep->rr.nmetrics = rep->nmetrics;
 	rep->rr.top = opt->top;
-	rep->rr.sort_label = report_sort_label(key);
-	if (rep->rr.p->nrows)
-		qsort_r(rep->rr.p->rows, rep->rr.p->nrows, sizeof(*rep->rr.p->rows), row_cmp,
-			(void *)key);
+	region_view_sort(opt->per_thread ? &rep->prof : &rep->merged, key, opt->per_thread,
+			 &rep->rr.sort_label);
 	if (rep->e.nsamples) {
 		if ((ret = sample_profile_build(&rep->sprof, &rep->e, &rep->syms, opt->per_thread,
 						opt->lines, err, sizeof(err)))) {
@@ -290,8 +211,8 @@ out:
 	return ret;
 }
 
-static int report_print(const struct report *rep, enum report_view view, int tree, int csv,
-			int json, FILE *out)
+static int report_print(const struct report *rep, enum report_view view, int tree,
+			enum out_format fmt, FILE *out)
 {
 	int has_functions = rep->fprof.function_records > 0;
 	int ret;
@@ -301,24 +222,18 @@ static int report_print(const struct report *rep, enum report_view view, int tre
 		       : rep->e.nsamples ? VIEW_SAMPLES
 					 : VIEW_REGIONS;
 	if (view == VIEW_SAMPLES)
-		return csv    ? sample_print_csv(&rep->sr, out)
-		       : json ? sample_print_json(&rep->sr, out)
-			      : sample_print_text(&rep->sr, out);
+		return fmt == OUT_JSON	 ? sample_print_json(&rep->sr, out)
+		       : fmt != OUT_TEXT ? sample_print_csv(&rep->sr, fmt, out)
+					 : sample_print_text(&rep->sr, out);
 	if (view == VIEW_REGIONS)
-		return csv    ? region_print_csv(&rep->rr, out)
-		       : json ? region_print_json(&rep->rr, out)
-			      : region_print_text(&rep->rr, out);
-	if (csv)
-		return func_print_csv(&rep->fr, out);
-	if (json)
-		return func_print_json(&rep->fr, out);
-	ret = tree ? func_print_tree(&rep->fr, out) : func_print_text(&rep->fr, out);
+		return region_print(&rep->rr, fmt, out);
+	ret = tree ? func_print_tree(&rep->fr, fmt, out) : func_print(&rep->fr, fmt, out);
 	/* the text report also shows the regions of a traced run (its caveats are said) */
-	if (ret == 0 && !tree && has_functions && rep->prof.nrows) {
+	if (ret == 0 && fmt == OUT_TEXT && !tree && has_functions && rep->prof.nrows) {
 		struct region_report rr = rep->rr;
 
 		rr.no_caveats = 1;
-		ret = region_print_text(&rr, out);
+		ret = region_print(&rr, OUT_TEXT, out);
 	}
 	return ret;
 }
@@ -327,7 +242,8 @@ int cmd_report(int argc, char **argv)
 {
 	struct opt_list by = {0};
 	const char *output = NULL, *sort_key = NULL, *min_time = NULL, *rank_arg = NULL;
-	const char *callers = NULL, *min_share = NULL;
+	const char *callers = NULL, *min_share = NULL, *format = NULL;
+	enum out_format fmt = OUT_TEXT;
 	double min_pct = 0;
 	long top = 0, fold = -1;
 	int no_fold = 0, csv = 0, json = 0, force = 0, help = 0, tree = 0, lines = 0, accuracy = 0,
@@ -368,6 +284,8 @@ int cmd_report(int argc, char **argv)
 	     0, NULL},
 	    {0, "csv", OPT_FLAG, &csv, NULL, "CSV output", 0, NULL},
 	    {0, "json", OPT_FLAG, &json, NULL, "JSON output", 0, NULL},
+	    {0, "format", OPT_STRING, &format, "FMT",
+	     "text, csv, json, or long (CSV: one row per entity and metric)", 0, NULL},
 	    {'o', "output", OPT_STRING, &output, "FILE", "write to FILE", 0, NULL},
 	    {0, "force", OPT_FLAG, &force, NULL, "overwrite the output file", 0, NULL},
 	    {'h', "help", OPT_FLAG, &help, NULL, "show this help", 0, NULL},
@@ -394,6 +312,18 @@ int cmd_report(int argc, char **argv)
 	}
 	if (argc - 1 - first == 1)
 		dir = argv[1 + first];
+	if (format) {
+		char why[128];
+
+		if (options_out_format(csv, json, format, &fmt, why, sizeof(why))) {
+			cli_error("report", "%s", why);
+			goto out;
+		}
+		csv = fmt == OUT_CSV;
+		json = fmt == OUT_JSON;
+	} else {
+		fmt = csv ? OUT_CSV : json ? OUT_JSON : OUT_TEXT;
+	}
 	otf2 = report_otf2_is_anchor(dir);
 	for (size_t i = 0; i < by.n; i++) {
 		if (!strcmp(by.items[i], "thread")) {
@@ -461,14 +391,20 @@ int cmd_report(int argc, char **argv)
 						: "--rank N and --by rank exclude each other");
 			goto out;
 		}
+		if (fmt == OUT_LONG) {
+			cli_error("report", "--format long: the scope view has text, CSV and JSON");
+			goto out;
+		}
 		so.rank = rank_arg ? (int)v : MPI_SCOPE_ALL;
 		so.top = (size_t)top;
 		ret = otf2 ? report_otf2_scopes(dir, &so) : report_scopes(dir, &so);
 		goto out;
 	}
 	if (sort_key && !report_sort_key_valid(sort_key)) {
-		cli_error("report", "--sort %s: expected incl, excl, calls, mean, max or name",
-			  sort_key);
+		char words[128];
+
+		report_sort_words(words, sizeof(words));
+		cli_error("report", "--sort %s: expected %s", sort_key, words);
 		goto out;
 	}
 	if (min_time && (parse_duration_ns(min_time, &min_ns) || min_ns > INT64_MAX)) {
@@ -476,11 +412,11 @@ int cmd_report(int argc, char **argv)
 			  min_time);
 		goto out;
 	}
-	if (top < 0 || (csv && json) || (tree && (csv || json || view == VIEW_REGIONS))) {
-		cli_error("report", top < 0	  ? "--top N: N must be 0 (all rows) or more"
-				    : csv && json ? "--csv and --json exclude each other"
-						  : "--tree is a text view of functions: drop "
-						    "--csv/--json/--by region");
+	if (top < 0 || (csv && json) || (tree && view == VIEW_REGIONS)) {
+		cli_error("report", top < 0 ? "--top N: N must be 0 (all rows) or more"
+				    : csv && json
+					? "--csv and --json exclude each other"
+					: "--tree is a view of functions: drop --by region");
 		goto out;
 	}
 	if ((fold != -1 || no_fold) &&
@@ -529,6 +465,11 @@ int cmd_report(int argc, char **argv)
 		struct sample_view sv = {tree, callers, sort_key, min_ns, csv, json, min_pct};
 		char why[512];
 
+		if (fmt == OUT_LONG && (tree || callers || lines || accuracy)) {
+			cli_error("report", "--format long: the sampled view's functions only, "
+					    "without --tree, --callers, --lines and --accuracy");
+			goto out;
+		}
 		if (sample_report_setup(&rep.sr, &rep.sprof, &sv, why, sizeof(why))) {
 			cli_error("report", "%s", why);
 			goto out;
@@ -552,7 +493,7 @@ int cmd_report(int argc, char **argv)
 	}
 	if (cli_output_open("report", output, force, &out))
 		goto out;
-	ret = report_print(&rep, view, tree, csv, json, out) ? 1 : 0;
+	ret = report_print(&rep, view, tree, fmt, out) ? 1 : 0;
 	ret = cli_output_close("report", out, ret == 0, ret);
 out:
 	report_close(&rep);

@@ -31,7 +31,7 @@ static const struct cmd commands[] = {
      "perfscope html [DIR|ARCHIVE/traces.otf2] [-o FILE] [--grid ROWSxCOLS] [--force]"},
     {"report", cmd_report, "functions and regions of an experiment: calls, time, counters",
      "perfscope report [DIR|ARCHIVE/traces.otf2] [--by function|region|sample|thread] [--tree] "
-     "[--lines] [--accuracy] [--sort KEY] [--top N] [--min-time T] [--csv|--json]"},
+     "[--lines] [--accuracy] [--sort KEY] [--top N] [--min-time T] [--csv|--json|--format FMT]"},
     {"timeline", cmd_timeline, "counters and function shares over time, from samples",
      "perfscope timeline [DIR] [--interval T] [--top N] [--csv|--json] [-o FILE]"},
     {"energy", cmd_energy, "energy per function and per interval, from power samples",

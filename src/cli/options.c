@@ -579,3 +579,25 @@ void options_usage(FILE *f, const char *usage, const struct option_spec *specs)
 			fprintf(f, "%-*s  %s\n", width, left, s->help);
 	}
 }
+
+int options_out_format(int csv, int json, const char *word, enum out_format *out, char *err,
+		       size_t errlen)
+{
+	static const char *const words[] = {"text", "csv", "json", "long"};
+
+	*out = csv ? OUT_CSV : json ? OUT_JSON : OUT_TEXT;
+	if (!word)
+		return 0;
+	if (csv || json) {
+		snprintf(err, errlen, "--format and --%s exclude each other", csv ? "csv" : "json");
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		if (!strcmp(word, words[i])) {
+			*out = (enum out_format)i;
+			return 0;
+		}
+	}
+	snprintf(err, errlen, "--format %s: expected text, csv, json or long", word);
+	return -EINVAL;
+}

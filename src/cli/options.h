@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "../core/strdist.h"
+#include "../view/view.h"
 
 enum opt_type {
 	OPT_END = 0,  /* terminates a table */
@@ -78,5 +79,14 @@ int parse_duration_ns(const char *text, uint64_t *ns);
 /* Parse a decimal byte count with an optional k/K, m/M or g/G (binary) suffix.
  * Returns 0 or -EINVAL (syntax or overflow). */
 int parse_size(const char *text, uint64_t *bytes);
+
+/*
+ * The output format of a command from its --csv and --json flags and its --format WORD (NULL
+ * when not given: text, csv, json or long), into *OUT: OUT_TEXT when none is given. --csv with
+ * --json is left to the command to refuse (it reports OUT_CSV). Returns 0, or -EINVAL with a
+ * one-line message in ERR for an unknown WORD or --format given with --csv or --json.
+ */
+int options_out_format(int csv, int json, const char *word, enum out_format *out, char *err,
+		       size_t errlen);
 
 #endif /* PSC_OPTIONS_H */

@@ -4,12 +4,15 @@
 #include "caveats.h"
 #include "table.h"
 
+#include "../view/func-view.h"
+
 #include "../core/format.h"
 #include "../core/jsonw.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,20 +24,6 @@ static int row_shown(const struct func_report *r, const struct func_row *row)
 static double pct(int64_t part, int64_t whole)
 {
 	return whole > 0 ? 100.0 * (double)part / (double)whole : 0;
-}
-
-/* Where the function is: its declaration, else the line of its first address. */
-static void row_source(const struct func_row *row, const char **file, unsigned *line)
-{
-	*file = row->sym.func_file[0] ? row->sym.func_file : row->sym.file;
-	*line = row->sym.func_file[0] ? row->sym.func_line : row->sym.line;
-}
-
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
 }
 
 /* How a thread's stream ended, in words. */
@@ -146,63 +135,43 @@ static uint64_t profile_calls(const struct func_profile *p)
 	return calls;
 }
 
-int func_print_text(const struct func_report *r, FILE *f)
+/* The rows R shows, in order (at most R->top of those --min-time leaves), into *ROWS; *ELIGIBLE
+ * gets how many --min-time leaves. 0 or -ENOMEM. */
+static int shown_rows(const struct func_report *r, const void ***rows, size_t *nrows,
+		      size_t *eligible)
 {
 	const struct func_profile *p = r->p;
-	struct table *t = table_new();
-	size_t shown = 0, eligible = 0;
-	char buf[64];
 
-	if (!t)
+	*nrows = *eligible = 0;
+	*rows = malloc((p->nrows + 1) * sizeof(**rows));
+	if (!*rows)
 		return -ENOMEM;
-	table_add_column(t, "function", TABLE_LEFT);
-	if (r->per_thread)
-		table_add_column(t, "thread", TABLE_RIGHT);
-	table_add_column(t, "calls", TABLE_RIGHT);
-	table_add_column(t, "inclusive", TABLE_RIGHT);
-	table_add_column(t, "exclusive", TABLE_RIGHT);
-	table_add_column(t, "excl %", TABLE_RIGHT);
-	table_add_column(t, "mean", TABLE_RIGHT);
-	table_add_column(t, "min", TABLE_RIGHT);
-	table_add_column(t, "max", TABLE_RIGHT);
-	table_add_column(t, "source", TABLE_LEFT);
 	for (size_t k = 0; k < p->nrows; k++) {
-		const struct func_row *row = &p->rows[k];
-		const char *file;
-		unsigned line;
-		size_t c = 0;
-
-		if (!row_shown(r, row))
+		if (!row_shown(r, &p->rows[k]))
 			continue;
-		eligible++;
-		if (r->top && shown >= r->top)
-			continue;
-		shown++;
-		table_add_row(t);
-		table_set(t, c++, "%s", row->sym.name);
-		if (r->per_thread)
-			table_set(t, c++, "%d", (int)row->tid);
-		fmt_count(buf, sizeof(buf), row->calls);
-		table_set(t, c++, "%s", buf);
-		fmt_duration(buf, sizeof(buf), (double)row->incl_ns);
-		table_set(t, c++, "%s", buf);
-		fmt_duration(buf, sizeof(buf), (double)row->excl_ns);
-		table_set(t, c++, "%s", buf);
-		table_set(t, c++, "%.1f", pct(row->excl_ns, p->total_ns));
-		fmt_duration(buf, sizeof(buf), row->calls ? (double)row->sum_ns / row->calls : 0);
-		table_set(t, c++, "%s", buf);
-		fmt_duration(buf, sizeof(buf), (double)row->min_ns);
-		table_set(t, c++, "%s", buf);
-		fmt_duration(buf, sizeof(buf), (double)row->max_ns);
-		table_set(t, c++, "%s", buf);
-		row_source(row, &file, &line);
-		if (file[0])
-			table_set(t, c, "%s:%u", base_name(file), line);
-		else if (row->sym.module[0])
-			table_set(t, c, "%s", base_name(row->sym.module));
+		++*eligible;
+		if (!r->top || *nrows < r->top)
+			(*rows)[(*nrows)++] = &p->rows[k];
 	}
+	return 0;
+}
+
+static void func_view_of(struct view *v, const struct func_report *r, const void **rows, size_t n)
+{
+	v->cols = func_view_cols(&v->ncols);
+	v->rows = rows;
+	v->nrows = n;
+	v->ctx = r;
+	v->per_thread = r->per_thread;
+}
+
+static int print_text(const struct func_report *r, const struct view *v, size_t eligible, FILE *f)
+{
+	const struct func_profile *p = r->p;
+	int ret = 0;
+
 	if (p->function_records) {
-		char total[32];
+		char buf[64], total[32];
 		uint64_t calls = profile_calls(p);
 
 		fmt_count(buf, sizeof(buf), calls);
@@ -212,13 +181,14 @@ int func_print_text(const struct func_report *r, FILE *f)
 			r->sort_label ? r->sort_label : "exclusive time", buf,
 			calls == 1 ? "" : "s", threads_traced(p), threads_traced(p) == 1 ? "" : "s",
 			total);
-		if (shown < eligible)
-			fprintf(f, " (top %zu of %zu)", shown, eligible);
+		if (v->nrows < eligible)
+			fprintf(f, " (top %zu of %zu)", v->nrows, eligible);
 		fprintf(f, ":\n");
-		table_print(t, f, "  ");
+		ret = view_print_text(v, f, "  ");
 	}
-	table_free(t);
 	func_report_caveats(r, caveat_text, f);
+	if (ret)
+		return ret;
 	return ferror(f) ? -EIO : 0;
 }
 
@@ -312,12 +282,13 @@ struct tree_frame {
 	size_t node, depth;
 };
 
-/* The subtree of ROOT at depth 0, walked with a stack of its own, STACK (room for every node
- * of T: each is pushed once), as a recursion a million calls deep is a million nodes deep;
- * nodes under --min-time are left out with their subtrees. */
-static void tree_print_subtree(const struct func_report *r, const struct func_tree *t,
-			       const struct tree_index *ti, size_t root, struct tree_frame *stack,
-			       FILE *f)
+/* The rows of the subtree of ROOT at depth 0 appended to ROWS (at *N), in the order the text
+ * shows them, walked with a stack of its own, STACK (room for every node of T: each is pushed
+ * once), as a recursion a million calls deep is a million nodes deep; nodes under --min-time
+ * are left out with their subtrees. */
+static void tree_collect(const struct func_report *r, const struct func_tree *t,
+			 const struct tree_index *ti, size_t root, struct tree_frame *stack,
+			 struct func_tree_row *rows, size_t *n)
 {
 	size_t sp = 0;
 
@@ -327,105 +298,133 @@ static void tree_print_subtree(const struct func_report *r, const struct func_tr
 
 		if (t->nodes[fr.node].incl_ns < r->min_ns)
 			continue;
-		tree_line(r, t, fr.node, fr.depth, f);
+		rows[(*n)++] = (struct func_tree_row){fr.node, fr.depth};
 		/* the children in reverse, so that the longest comes off the stack first */
 		for (size_t k = ti->first[fr.node + 1]; k > ti->first[fr.node]; k--)
 			stack[sp++] = (struct tree_frame){ti->kids[k - 1], fr.depth + 1};
 	}
 }
 
-int func_print_tree(const struct func_report *r, FILE *f)
+/* The tree as text: heading, the note on folded recursion, one line per row, and per thread
+ * each thread's call paths under its name. */
+static void tree_text(const struct func_report *r, const struct func_tree *t, uint64_t fold,
+		      const struct func_tree_row *rows, size_t n, FILE *f)
 {
-	uint64_t fold = r->fold_recursion == FUNC_FOLD_NONE ? 0
-			: r->fold_recursion		    ? r->fold_recursion
-							    : FUNC_FOLD_RECURSION;
-	struct tree_index ti = {0};
-	struct tree_frame *stack = NULL;
-	struct func_tree t;
-	size_t roots;
-	int ret = func_tree_build(&t, r->p, fold);
+	size_t thread = SIZE_MAX;
 
-	if (ret == 0)
-		ret = tree_index_build(&t, &ti);
-	if (ret == 0 && !(stack = malloc((t.nnodes + 1) * sizeof(*stack))))
-		ret = -ENOMEM;
-	if (ret < 0)
-		goto out;
-	roots = t.nnodes;
 	fprintf(f, "\nCall tree (children by inclusive time):\n");
-	if (t.folded) {
+	if (t->folded) {
 		char deepest[32], from[32];
 
-		fmt_count(deepest, sizeof(deepest), t.max_levels);
+		fmt_count(deepest, sizeof(deepest), t->max_levels);
 		fmt_count(from, sizeof(from), fold);
 		fprintf(
 		    f,
 		    "  (direct recursion deeper than %s level%s is folded into one line, marked "
 		    "[recursion: N levels]: %zu chain%s, the deepest %s levels; "
 		    "--no-fold-recursion shows every level)\n",
-		    from, fold == 1 ? "" : "s", t.folded, t.folded == 1 ? "" : "s", deepest);
+		    from, fold == 1 ? "" : "s", t->folded, t->folded == 1 ? "" : "s", deepest);
 	}
 	fprintf(f, "  %10s %6s %12s %10s  %s\n", "inclusive", "%", "calls", "exclusive",
 		"function");
-	for (size_t k = ti.first[roots]; !r->per_thread && k < ti.first[roots + 1]; k++)
-		tree_print_subtree(r, &t, &ti, ti.kids[k], stack, f);
-	/* per thread: each thread's call paths under its name */
-	for (size_t th = 0; r->per_thread && th < r->p->nthreads; th++) {
-		const struct func_thread *ft = &r->p->threads[th];
-		int named = 0;
+	for (size_t k = 0; k < n; k++) {
+		const struct func_node *node = &t->nodes[rows[k].node];
 
-		for (size_t k = ti.first[roots]; k < ti.first[roots + 1]; k++) {
-			const struct func_node *n = &t.nodes[ti.kids[k]];
+		if (r->per_thread && rows[k].depth == 0 && node->thread != thread) {
+			const struct func_thread *ft = &r->p->threads[node->thread];
 
-			if (n->thread != th || n->incl_ns < r->min_ns)
-				continue;
-			if (!named++)
-				fprintf(f, "  thread %d%s%s%s of process %d:\n", (int)ft->tid,
-					ft->th.name[0] ? " \"" : "", text_safe(ft->th.name),
-					ft->th.name[0] ? "\"" : "", (int)ft->pid);
-			tree_print_subtree(r, &t, &ti, ti.kids[k], stack, f);
+			thread = node->thread;
+			fprintf(f, "  thread %d%s%s%s of process %d:\n", (int)ft->tid,
+				ft->th.name[0] ? " \"" : "", text_safe(ft->th.name),
+				ft->th.name[0] ? "\"" : "", (int)ft->pid);
 		}
+		tree_line(r, t, rows[k].node, rows[k].depth, f);
 	}
 	func_report_caveats(r, caveat_text, f);
+}
+
+/* The tree as data: CSV, long CSV or JSON (the nodes, with how recursion was folded and the
+ * caveats), from the tree view's columns. */
+static int tree_data(const struct func_report *r, const struct func_tree *t, uint64_t fold,
+		     const struct func_tree_row *rows, size_t n, enum out_format fmt, FILE *f)
+{
+	struct func_tree_path path = {0};
+	struct func_tree_ctx ctx = {r, t, &path};
+	const void **ptrs = malloc((n + 1) * sizeof(*ptrs));
+	struct view v = {.ctx = &ctx, .nrows = n, .per_thread = r->per_thread};
+	struct jsonw w;
+	int ret;
+
+	if (!ptrs)
+		return -ENOMEM;
+	for (size_t k = 0; k < n; k++)
+		ptrs[k] = &rows[k];
+	v.cols = func_tree_view_cols(&v.ncols);
+	v.rows = ptrs;
+	if (fmt != OUT_JSON) {
+		ret = fmt == OUT_LONG ? view_print_long(&v, f) : view_print_csv(&v, f);
+		func_report_caveats(r, caveat_warning, stderr);
+	} else {
+		jsonw_init(&w, 1);
+		jsonw_object_begin(&w);
+		jsonw_kv_string(&w, "experiment", r->e->dir);
+		jsonw_kv_i64(&w, "total_ns", r->p->total_ns);
+		jsonw_kv_u64(&w, "fold_recursion", fold);
+		jsonw_kv_u64(&w, "folded", t->folded);
+		jsonw_key(&w, "nodes");
+		view_json_rows(&w, &v);
+		jsonw_key(&w, "caveats");
+		jsonw_array_begin(&w);
+		func_report_caveats(r, caveat_json, &w);
+		jsonw_array_end(&w);
+		jsonw_object_end(&w);
+		ret = jsonw_print(&w, f);
+	}
+	free(path.buf);
+	free(ptrs);
+	return ret;
+}
+
+int func_print_tree(const struct func_report *r, enum out_format fmt, FILE *f)
+{
+	uint64_t fold = r->fold_recursion == FUNC_FOLD_NONE ? 0
+			: r->fold_recursion		    ? r->fold_recursion
+							    : FUNC_FOLD_RECURSION;
+	struct tree_index ti = {0};
+	struct tree_frame *stack = NULL;
+	struct func_tree_row *rows = NULL;
+	struct func_tree t;
+	size_t roots, n = 0;
+	int ret = func_tree_build(&t, r->p, fold);
+
+	if (ret == 0)
+		ret = tree_index_build(&t, &ti);
+	if (ret == 0 && !(stack = malloc((t.nnodes + 1) * sizeof(*stack))))
+		ret = -ENOMEM;
+	if (ret == 0 && !(rows = malloc((t.nnodes + 1) * sizeof(*rows))))
+		ret = -ENOMEM;
+	if (ret < 0)
+		goto out;
+	roots = t.nnodes;
+	for (size_t k = ti.first[roots]; !r->per_thread && k < ti.first[roots + 1]; k++)
+		tree_collect(r, &t, &ti, ti.kids[k], stack, rows, &n);
+	/* per thread: each thread's call paths together */
+	for (size_t th = 0; r->per_thread && th < r->p->nthreads; th++)
+		for (size_t k = ti.first[roots]; k < ti.first[roots + 1]; k++)
+			if (t.nodes[ti.kids[k]].thread == th)
+				tree_collect(r, &t, &ti, ti.kids[k], stack, rows, &n);
+	if (fmt == OUT_TEXT)
+		tree_text(r, &t, fold, rows, n, f);
+	else
+		ret = tree_data(r, &t, fold, rows, n, fmt, f);
 out:
+	free(rows);
 	free(stack);
 	free(ti.first);
 	free(ti.kids);
 	func_tree_release(&t);
 	if (ret)
 		return ret;
-	return ferror(f) ? -EIO : 0;
-}
-
-int func_print_csv(const struct func_report *r, FILE *f)
-{
-	const struct func_profile *p = r->p;
-	size_t shown = 0;
-
-	fprintf(f, "name,thread,calls,incl_ns,excl_ns,min_ns,max_ns,file,line\n");
-	for (size_t k = 0; k < p->nrows; k++) {
-		const struct func_row *row = &p->rows[k];
-		const char *file;
-		unsigned line;
-
-		if (!row_shown(r, row) || (r->top && shown >= r->top))
-			continue;
-		shown++;
-		row_source(row, &file, &line);
-		csv_field(f, row->sym.name);
-		if (r->per_thread)
-			fprintf(f, ",%d", (int)row->tid);
-		else
-			fprintf(f, ",all");
-		fprintf(f, ",%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",",
-			row->calls, row->incl_ns, row->excl_ns, row->min_ns, row->max_ns);
-		csv_field(f, file);
-		if (line)
-			fprintf(f, ",%u\n", line);
-		else
-			fprintf(f, ",\n");
-	}
-	func_report_caveats(r, caveat_warning, stderr);
 	return ferror(f) ? -EIO : 0;
 }
 
@@ -459,11 +458,10 @@ static void json_threads(struct jsonw *w, const struct func_profile *p)
 	jsonw_array_end(w);
 }
 
-int func_print_json(const struct func_report *r, FILE *f)
+static int print_json(const struct func_report *r, const struct view *v, FILE *f)
 {
 	const struct func_profile *p = r->p;
 	struct jsonw w;
-	size_t shown = 0;
 
 	jsonw_init(&w, 1);
 	jsonw_object_begin(&w);
@@ -471,38 +469,7 @@ int func_print_json(const struct func_report *r, FILE *f)
 	jsonw_kv_i64(&w, "total_ns", p->total_ns);
 	jsonw_kv_u64(&w, "calls", profile_calls(p));
 	jsonw_key(&w, "functions");
-	jsonw_array_begin(&w);
-	for (size_t k = 0; k < p->nrows; k++) {
-		const struct func_row *row = &p->rows[k];
-		const char *file;
-		unsigned line;
-
-		if (!row_shown(r, row) || (r->top && shown >= r->top))
-			continue;
-		shown++;
-		row_source(row, &file, &line);
-		jsonw_object_begin(&w);
-		jsonw_kv_string(&w, "name", row->sym.name);
-		if (r->per_thread) {
-			jsonw_kv_i64(&w, "pid", row->pid);
-			jsonw_kv_i64(&w, "thread", row->tid);
-		} else {
-			jsonw_kv_string(&w, "thread", "all");
-		}
-		jsonw_kv_u64(&w, "calls", row->calls);
-		jsonw_kv_i64(&w, "incl_ns", row->incl_ns);
-		jsonw_kv_i64(&w, "excl_ns", row->excl_ns);
-		jsonw_kv_double(&w, "mean_ns", row->calls ? (double)row->sum_ns / row->calls : 0);
-		jsonw_kv_i64(&w, "min_ns", row->min_ns);
-		jsonw_kv_i64(&w, "max_ns", row->max_ns);
-		jsonw_kv_double(&w, "excl_pct", pct(row->excl_ns, p->total_ns));
-		jsonw_kv_string(&w, "file", file);
-		jsonw_kv_u64(&w, "line", line);
-		jsonw_kv_string(&w, "module", row->sym.module);
-		jsonw_kv_u64(&w, "unclosed_calls", row->synthetic);
-		jsonw_object_end(&w);
-	}
-	jsonw_array_end(&w);
+	view_json_rows(&w, v);
 	json_threads(&w, p);
 	jsonw_key(&w, "caveats");
 	jsonw_array_begin(&w);
@@ -510,4 +477,26 @@ int func_print_json(const struct func_report *r, FILE *f)
 	jsonw_array_end(&w);
 	jsonw_object_end(&w);
 	return jsonw_print(&w, f);
+}
+
+int func_print(const struct func_report *r, enum out_format fmt, FILE *f)
+{
+	const void **rows;
+	size_t n, eligible;
+	struct view v;
+	int ret = shown_rows(r, &rows, &n, &eligible);
+
+	if (ret)
+		return ret;
+	func_view_of(&v, r, rows, n);
+	if (fmt == OUT_TEXT) {
+		ret = print_text(r, &v, eligible, f);
+	} else if (fmt == OUT_JSON) {
+		ret = print_json(r, &v, f);
+	} else {
+		ret = fmt == OUT_LONG ? view_print_long(&v, f) : view_print_csv(&v, f);
+		func_report_caveats(r, caveat_warning, stderr);
+	}
+	free(rows);
+	return ret;
 }

@@ -8,6 +8,7 @@
 
 #include "../analysis/experiment.h"
 #include "../analysis/fprofile.h"
+#include "../view/view.h"
 
 struct func_report {
 	const struct experiment *e;
@@ -28,26 +29,23 @@ struct func_report {
  * thousands of items) as it ran, shallow enough that a deep one is a line, not a page. */
 #define FUNC_FOLD_RECURSION 16
 
-/* Table of functions (calls, inclusive/exclusive time, share of the run, mean, min, max, source),
- * then how the run ended and every caveat. 0 or -EIO. */
-int func_print_text(const struct func_report *r, FILE *f);
+/* The functions R shows (at most R->top of those --min-time leaves) in FMT: the text table
+ * (calls, inclusive/exclusive time, share of the run, mean, min, max, source) then how the run
+ * ended and every caveat; CSV (name,thread,calls,incl_ns,excl_ns,min_ns,max_ns,file,line) or
+ * long CSV, the caveats to stderr as "perfscope: warning:" lines; or a JSON object: functions,
+ * threads (with how each stream ended) and caveats. 0, -ENOMEM or -EIO. */
+int func_print(const struct func_report *r, enum out_format fmt, FILE *f);
 
 /* Call FN with one line per caveat of R: the experiment's, each thread's that did not end
  * cleanly, was cut or lost records, and calls closed or exits ignored. */
 void func_report_caveats(const struct func_report *r, void (*fn)(void *ctx, const char *line),
 			 void *ctx);
 
-/* The call tree: one line per call path with inclusive time, share, calls and exclusive time,
- * children by inclusive time; chains of direct recursion deeper than R->fold_recursion folded
- * (and said so), indentation up to 32 levels, "[depth D]" below. 0, -ENOMEM or -EIO. */
-int func_print_tree(const struct func_report *r, FILE *f);
-
-/* CSV: name,thread,calls,incl_ns,excl_ns,min_ns,max_ns,file,line; caveats to stderr as
- * "perfscope: warning:" lines. 0 or -EIO. */
-int func_print_csv(const struct func_report *r, FILE *f);
-
-/* JSON object: functions, threads (with how each stream ended) and caveats. 0, -ENOMEM or
- * -EIO. */
-int func_print_json(const struct func_report *r, FILE *f);
+/* The call tree in FMT. Text: one line per call path with inclusive time, share, calls and
+ * exclusive time, children by inclusive time; chains of direct recursion deeper than
+ * R->fold_recursion folded (and said so), indentation up to 32 levels, "[depth D]" below.
+ * CSV, long CSV and JSON: one row per node in the same order, with its path from the root
+ * ("main;compute;kernel"), depth and values (func-view.h). 0, -ENOMEM or -EIO. */
+int func_print_tree(const struct func_report *r, enum out_format fmt, FILE *f);
 
 #endif /* PSC_FUNC_PRINT_H */

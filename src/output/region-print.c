@@ -4,6 +4,8 @@
 #include "caveats.h"
 #include "table.h"
 
+#include "../view/region-view.h"
+
 #include "../core/counters.h"
 #include "../core/jsonw.h"
 
@@ -16,15 +18,6 @@
 static size_t nshown(const struct region_report *r)
 {
 	return r->top && r->top < r->p->nrows ? r->top : r->p->nrows;
-}
-
-static void thread_label(const struct region_report *r, const struct region_row *row, char *buf,
-			 size_t len)
-{
-	if (r->per_thread)
-		snprintf(buf, len, "%d", (int)row->tid);
-	else
-		snprintf(buf, len, "all");
 }
 
 /* Why event I is not counted somewhere, for the caveats. */
@@ -99,15 +92,33 @@ void region_report_caveats(const struct region_report *r, void (*fn)(void *ctx, 
 	}
 }
 
-int region_print_text(const struct region_report *r, FILE *f)
+/* The view of the rows R shows (at most R->top) into V, their columns malloc'd into V->cols
+ * and the row pointers into *ROWS. 0 or -ENOMEM. */
+static int region_view_of(struct view *v, const struct region_report *r, const void ***rows)
+{
+	size_t n = nshown(r);
+	struct view_col *cols;
+
+	*rows = malloc((n + 1) * sizeof(**rows));
+	if (!*rows || region_view_cols(r, &cols, &v->ncols)) {
+		free(*rows);
+		return -ENOMEM;
+	}
+	for (size_t k = 0; k < n; k++)
+		(*rows)[k] = &r->p->rows[k];
+	v->cols = cols;
+	v->rows = *rows;
+	v->nrows = n;
+	v->ctx = r;
+	v->per_thread = r->per_thread;
+	return 0;
+}
+
+static int print_text(const struct region_report *r, const struct view *v, FILE *f)
 {
 	const struct region_profile *p = r->p;
-	struct table *t = table_new();
-	size_t n = nshown(r), col;
-	char buf[64];
+	int ret;
 
-	if (!t)
-		return -ENOMEM;
 	if (p->nrows == 0) {
 		fprintf(f,
 			"%s: no regions and no function calls were recorded (regions: does the "
@@ -115,70 +126,15 @@ int region_print_text(const struct region_report *r, FILE *f)
 			"-lperfscope? functions: build it with -finstrument-functions and record "
 			"with --functions)\n",
 			text_safe(r->e->dir));
-		table_free(t);
 		region_report_caveats(r, caveat_text, f);
 		return ferror(f) ? -EIO : 0;
 	}
-	table_add_column(t, "region", TABLE_LEFT);
-	table_add_column(t, "thread", TABLE_RIGHT);
-	table_add_column(t, "calls", TABLE_RIGHT);
-	table_add_column(t, "inclusive", TABLE_RIGHT);
-	table_add_column(t, "exclusive", TABLE_RIGHT);
-	table_add_column(t, "mean", TABLE_RIGHT);
-	table_add_column(t, "min", TABLE_RIGHT);
-	table_add_column(t, "max", TABLE_RIGHT);
-	for (size_t i = 0; i < p->nevents; i++)
-		table_add_column(t, p->events[i], TABLE_RIGHT);
-	for (size_t m = 0; m < r->nmetrics; m++)
-		table_add_column(t, r->metrics[m].name, TABLE_RIGHT);
-	for (size_t k = 0; k < n; k++) {
-		const struct region_row *row = &p->rows[k];
-
-		table_add_row(t);
-		table_set(t, 0, "%s", row->name);
-		thread_label(r, row, buf, sizeof(buf));
-		table_set(t, 1, "%s", buf);
-		fmt_count(buf, sizeof(buf), row->calls);
-		table_set(t, 2, "%s", buf);
-		fmt_duration(buf, sizeof(buf), row->incl_ns);
-		table_set(t, 3, "%s", buf);
-		fmt_duration(buf, sizeof(buf), row->excl_ns);
-		table_set(t, 4, "%s", buf);
-		fmt_duration(buf, sizeof(buf), row->calls ? row->incl_ns / (double)row->calls : 0);
-		table_set(t, 5, "%s", buf);
-		fmt_duration(buf, sizeof(buf), row->min_ns < 0 ? 0 : row->min_ns);
-		table_set(t, 6, "%s", buf);
-		fmt_duration(buf, sizeof(buf), row->max_ns);
-		table_set(t, 7, "%s", buf);
-		col = 8;
-		for (size_t i = 0; i < p->nevents; i++, col++) {
-			uint64_t v;
-
-			if (region_row_value(row, i, &v)) {
-				table_set(t, col, "n/a");
-				continue;
-			}
-			fmt_count(buf, sizeof(buf), v);
-			table_set(t, col, "%s%s", buf, count_is_scaled(&row->counts[i]) ? "*" : "");
-		}
-		for (size_t m = 0; m < r->nmetrics; m++, col++) {
-			double v;
-
-			if (region_row_metric(p, row, &r->metrics[m], &v, NULL, 0)) {
-				table_set(t, col, "n/a");
-				continue;
-			}
-			fmt_double(buf, sizeof(buf), v);
-			table_set(t, col, "%s", buf);
-		}
-	}
 	fprintf(f, "\nRegions%s, by %s", r->per_thread ? " per thread" : "",
 		r->sort_label ? r->sort_label : "inclusive time");
-	if (n < p->nrows)
-		fprintf(f, " (top %zu of %zu)", n, p->nrows);
+	if (v->nrows < p->nrows)
+		fprintf(f, " (top %zu of %zu)", v->nrows, p->nrows);
 	fprintf(f, ":\n");
-	table_print(t, f, "  ");
-	table_free(t);
+	ret = view_print_text(v, f, "  ");
 	for (size_t i = 0; i < p->nrows; i++) {
 		int scaled = 0;
 
@@ -192,108 +148,16 @@ int region_print_text(const struct region_report *r, FILE *f)
 	}
 	if (!r->no_caveats)
 		region_report_caveats(r, caveat_text, f);
+	if (ret)
+		return ret;
 	return ferror(f) ? -EIO : 0;
-}
-
-int region_print_csv(const struct region_report *r, FILE *f)
-{
-	const struct region_profile *p = r->p;
-	size_t n = nshown(r);
-	char buf[64];
-
-	fprintf(f, "name,thread,calls,incl_ns,excl_ns");
-	for (size_t i = 0; i < p->nevents; i++) {
-		fputc(',', f);
-		csv_field(f, p->events[i]);
-	}
-	for (size_t m = 0; m < r->nmetrics; m++) {
-		fputc(',', f);
-		csv_field(f, r->metrics[m].name);
-	}
-	fputc('\n', f);
-	for (size_t k = 0; k < n; k++) {
-		const struct region_row *row = &p->rows[k];
-
-		csv_field(f, row->name);
-		thread_label(r, row, buf, sizeof(buf));
-		fprintf(f, ",%s,%" PRIu64 ",%.0f,%.0f", buf, row->calls, row->incl_ns,
-			row->excl_ns);
-		for (size_t i = 0; i < p->nevents; i++) {
-			uint64_t v;
-
-			if (region_row_value(row, i, &v))
-				fputc(',', f);
-			else
-				fprintf(f, ",%" PRIu64, v);
-		}
-		for (size_t m = 0; m < r->nmetrics; m++) {
-			double v;
-
-			if (region_row_metric(p, row, &r->metrics[m], &v, NULL, 0))
-				fputc(',', f);
-			else
-				fprintf(f, ",%.6g", v);
-		}
-		fputc('\n', f);
-	}
-	region_report_caveats(r, caveat_warning, stderr);
-	return ferror(f) ? -EIO : 0;
-}
-
-void region_row_json(struct jsonw *w, const struct region_report *r, const struct region_row *row)
-{
-	const struct region_profile *p = r->p;
-
-	jsonw_object_begin(w);
-	jsonw_kv_string(w, "name", row->name);
-	if (r->per_thread) {
-		jsonw_kv_i64(w, "pid", row->pid);
-		jsonw_kv_i64(w, "thread", row->tid);
-	} else {
-		jsonw_kv_string(w, "thread", "all");
-	}
-	jsonw_kv_u64(w, "calls", row->calls);
-	jsonw_kv_double(w, "incl_ns", row->incl_ns);
-	jsonw_kv_double(w, "excl_ns", row->excl_ns);
-	jsonw_kv_double(w, "min_ns", row->min_ns < 0 ? 0 : row->min_ns);
-	jsonw_kv_double(w, "max_ns", row->max_ns);
-	jsonw_kv_u64(w, "unclosed", row->unclosed);
-	jsonw_key(w, "counters");
-	jsonw_object_begin(w);
-	for (size_t i = 0; i < p->nevents; i++) {
-		uint64_t v;
-
-		jsonw_key(w, p->events[i]);
-		if (region_row_value(row, i, &v)) {
-			jsonw_null(w);
-			continue;
-		}
-		jsonw_object_begin(w);
-		jsonw_kv_u64(w, "value", v);
-		jsonw_kv_double(w, "running_ratio", count_running_ratio(&row->counts[i]));
-		jsonw_kv_bool(w, "scaled", count_is_scaled(&row->counts[i]));
-		jsonw_object_end(w);
-	}
-	jsonw_object_end(w);
-	jsonw_key(w, "metrics");
-	jsonw_object_begin(w);
-	for (size_t m = 0; m < r->nmetrics; m++) {
-		double v;
-
-		jsonw_key(w, r->metrics[m].name);
-		if (region_row_metric(p, row, &r->metrics[m], &v, NULL, 0))
-			jsonw_null(w);
-		else
-			jsonw_double(w, v);
-	}
-	jsonw_object_end(w);
-	jsonw_object_end(w);
 }
 
 void region_json(struct jsonw *w, const struct region_report *r)
 {
 	const struct region_profile *p = r->p;
-	size_t n = nshown(r);
+	const void **rows;
+	struct view v;
 
 	jsonw_object_begin(w);
 	jsonw_kv_string(w, "experiment", r->e->dir);
@@ -303,11 +167,13 @@ void region_json(struct jsonw *w, const struct region_report *r)
 		jsonw_string(w, p->events[i]);
 	jsonw_array_end(w);
 	jsonw_key(w, "regions");
-	jsonw_array_begin(w);
-	for (size_t k = 0; k < n; k++) {
-		region_row_json(w, r, &p->rows[k]);
+	if (region_view_of(&v, r, &rows) == 0) {
+		view_json_rows(w, &v);
+		free((void *)v.cols);
+		free(rows);
+	} else {
+		w->failed = 1;
 	}
-	jsonw_array_end(w);
 	jsonw_key(w, "caveats");
 	jsonw_array_begin(w);
 	region_report_caveats(r, caveat_json, w);
@@ -315,11 +181,41 @@ void region_json(struct jsonw *w, const struct region_report *r)
 	jsonw_object_end(w);
 }
 
-int region_print_json(const struct region_report *r, FILE *f)
+void region_row_json(struct jsonw *w, const struct region_report *r, const struct region_row *row)
 {
-	struct jsonw w;
+	struct view v = {.ctx = r, .per_thread = r->per_thread};
+	struct view_col *cols;
 
-	jsonw_init(&w, 1);
-	region_json(&w, r);
-	return jsonw_print(&w, f);
+	if (region_view_cols(r, &cols, &v.ncols)) {
+		w->failed = 1;
+		return;
+	}
+	v.cols = cols;
+	view_json_row(w, &v, row);
+	free(cols);
+}
+
+int region_print(const struct region_report *r, enum out_format fmt, FILE *f)
+{
+	const void **rows;
+	struct jsonw w;
+	struct view v;
+	int ret;
+
+	if (fmt == OUT_JSON) {
+		jsonw_init(&w, 1);
+		region_json(&w, r);
+		return jsonw_print(&w, f);
+	}
+	if ((ret = region_view_of(&v, r, &rows)))
+		return ret;
+	if (fmt == OUT_TEXT) {
+		ret = print_text(r, &v, f);
+	} else {
+		ret = fmt == OUT_LONG ? view_print_long(&v, f) : view_print_csv(&v, f);
+		region_report_caveats(r, caveat_warning, stderr);
+	}
+	free((void *)v.cols);
+	free(rows);
+	return ret;
 }

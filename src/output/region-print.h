@@ -8,6 +8,7 @@
 #include "../analysis/experiment.h"
 #include "../analysis/regions.h"
 #include "../core/metrics.h"
+#include "../view/view.h"
 
 struct region_report {
 	const struct experiment *e;
@@ -20,19 +21,19 @@ struct region_report {
 	int no_caveats;		/* the caveats were printed already (with the functions) */
 };
 
-/* Table of rows, then every caveat: runs that did not end cleanly, cut streams, lost
- * records, unmatched ends, unclosed regions, events not counted and why. 0 or -EIO. */
-int region_print_text(const struct region_report *r, FILE *f);
+/* The rows R shows (at most R->top) in FMT. Text: a table (region, thread, calls, inclusive,
+ * exclusive, mean, min, max, each event, each metric), then every caveat: runs that did not
+ * end cleanly, cut streams, lost records, unmatched ends, unclosed regions, events not counted
+ * and why. CSV (or long CSV): the text's columns by key (name,thread,calls,incl_ns,excl_ns,
+ * mean_ns,min_ns,max_ns, each event and metric named as given), empty cells for values not
+ * counted, the caveats to stderr as "perfscope: warning:" lines. JSON: region_json. 0, -ENOMEM
+ * or -EIO. */
+int region_print(const struct region_report *r, enum out_format fmt, FILE *f);
 
 /* Call FN with one line per caveat of R: the experiment's, each thread's end, cut and lost
  * records, region ends without a begin and regions left open. */
 void region_report_caveats(const struct region_report *r, void (*fn)(void *ctx, const char *line),
 			   void *ctx);
-
-/* CSV: name,thread,calls,incl_ns,excl_ns, one column per event (named as given), one per
- * metric; empty cells for values not counted. The caveats go to stderr, one
- * "perfscope: warning:" line each. 0 or -EIO. */
-int region_print_csv(const struct region_report *r, FILE *f);
 
 struct jsonw;
 struct region_row;
@@ -43,8 +44,5 @@ void region_row_json(struct jsonw *w, const struct region_report *r, const struc
 
 /* The rows, events, metrics and caveats as one JSON object written into W. */
 void region_json(struct jsonw *w, const struct region_report *r);
-
-/* region_json printed to F. 0, -ENOMEM or -EIO. */
-int region_print_json(const struct region_report *r, FILE *f);
 
 #endif /* PSC_REGION_PRINT_H */

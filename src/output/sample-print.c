@@ -5,6 +5,7 @@
 #include "table.h"
 
 #include "../core/jsonw.h"
+#include "../view/sample-view.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -12,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static double share(uint64_t part, uint64_t whole)
+double sample_share(uint64_t part, uint64_t whole)
 {
 	return whole ? 100.0 * (double)part / (double)whole : 0;
 }
@@ -24,8 +25,7 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-/* Event K was not sampled (not supported here): its counts are unknown, not zero. */
-static int missing(const struct sample_report *r, uint32_t k)
+int sample_report_missing(const struct sample_report *r, uint32_t k)
 {
 	const struct exp_sampling *sm = &r->e->sampling;
 
@@ -45,7 +45,8 @@ int sample_report_has_chains(const struct sample_report *r)
 /* Row I is below --min-share (its share of the samples, as its "share" column shows it). */
 static int row_below_share(const struct sample_report *r, size_t i)
 {
-	return r->min_share > 0 && share(r->p->rows[i].samples, r->p->samples) < r->min_share;
+	return r->min_share > 0 &&
+	       sample_share(r->p->rows[i].samples, r->p->samples) < r->min_share;
 }
 
 /* Row I is left out by --min-time (its inclusive time is below it) or --min-share. */
@@ -169,13 +170,6 @@ int sample_report_setup(struct sample_report *r, struct sample_profile *p,
 	return 0;
 }
 
-/* Where the function is: its declaration, else the line of the first sampled address. */
-static void row_source(const struct sprof_row *row, const char **file, unsigned *line)
-{
-	*file = row->sym.func_file[0] ? row->sym.func_file : row->sym.file;
-	*line = row->sym.func_file[0] ? row->sym.func_line : row->sym.line;
-}
-
 /* Why the experiment has no kallsyms, into BUF: as record said, else as far as it is known. */
 static void no_kallsyms(const struct experiment *e, const struct sample_walk *w, char *buf,
 			size_t len)
@@ -289,56 +283,52 @@ static void heading(const struct sample_report *r, FILE *f)
 	fprintf(f, "\n\n");
 }
 
-static int print_functions(const struct sample_report *r, FILE *f)
+/* The function rows R shows (--top, --min-time, --min-share) as a view, into V; its columns
+ * and the row pointers are malloc'd (free V->cols and V->rows). 0 or -ENOMEM. */
+static int functions_view(const struct sample_report *r, struct view *v)
 {
 	const struct sample_profile *p = r->p;
-	struct table *t = table_new();
-	char buf[64];
-	int ret;
+	const void **rows = malloc((p->nrows + 1) * sizeof(*rows));
+	struct view_col *cols;
+	size_t k = 0;
 
-	if (!t)
+	if (!rows || sample_view_cols(r, &cols, &v->ncols)) {
+		free(rows);
 		return -ENOMEM;
-	table_add_column(t, "function", TABLE_LEFT);
-	if (p->per_thread)
-		table_add_column(t, "thread", TABLE_RIGHT);
-	table_add_column(t, "samples", TABLE_RIGHT);
-	table_add_column(t, "share", TABLE_RIGHT);
-	if (sample_report_has_chains(r))
-		table_add_column(t, "children", TABLE_RIGHT);
-	table_add_column(t, "est. time", TABLE_RIGHT);
-	for (uint32_t k = 1; k < p->nevents; k++)
-		table_add_column(t, r->e->sampling.events[k], TABLE_RIGHT);
-	table_add_column(t, "where", TABLE_LEFT);
-	for (size_t n = 0, i = next_row(r, 0, &n); i < p->nrows; i = next_row(r, i + 1, &n)) {
-		const struct sprof_row *row = &p->rows[i];
-		const uint64_t *c = sprof_counts(p, row);
-		const char *file;
-		unsigned line;
-		size_t col = 0;
-
-		table_add_row(t);
-		table_set(t, col++, "%s", row->sym.name);
-		if (p->per_thread)
-			table_set(t, col++, "%d", (int)row->tid);
-		fmt_count(buf, sizeof(buf), row->samples);
-		table_set(t, col++, "%s", buf);
-		table_set(t, col++, "%.1f %%", share(row->samples, p->samples));
-		if (sample_report_has_chains(r))
-			table_set(t, col++, "%.1f %%", share(row->incl_samples, p->samples));
-		fmt_duration(buf, sizeof(buf), (double)row->time_ns);
-		table_set(t, col++, "%s", buf);
-		for (uint32_t k = 1; k < p->nevents; k++) {
-			fmt_count(buf, sizeof(buf), c[k]);
-			table_set(t, col++, "%s", missing(r, k) ? "n/a" : buf);
-		}
-		row_source(row, &file, &line);
-		if (*file)
-			table_set(t, col, "%s:%u", base_name(file), line);
-		else
-			table_set(t, col, "%s", base_name(row->sym.module));
 	}
-	ret = table_print(t, f, "  ");
-	table_free(t);
+	for (size_t n = 0, i = next_row(r, 0, &n); i < p->nrows; i = next_row(r, i + 1, &n))
+		rows[k++] = &p->rows[i];
+	v->cols = cols;
+	v->rows = rows;
+	v->nrows = k;
+	v->ctx = r;
+	v->per_thread = p->per_thread;
+	v->option = sample_report_has_chains(r);
+	return 0;
+}
+
+static void functions_view_release(struct view *v)
+{
+	free((void *)v->cols);
+	free((void *)v->rows);
+}
+
+/* The function rows in FMT (text: a table; CSV, long CSV; JSON: rows into W). */
+static int print_functions(const struct sample_report *r, enum out_format fmt, FILE *f,
+			   struct jsonw *w)
+{
+	struct view v = {0};
+	int ret = functions_view(r, &v);
+
+	if (ret)
+		return ret;
+	if (fmt == OUT_TEXT)
+		ret = view_print_text(&v, f, "  ");
+	else if (fmt == OUT_JSON)
+		view_json_rows(w, &v);
+	else
+		ret = fmt == OUT_LONG ? view_print_long(&v, f) : view_print_csv(&v, f);
+	functions_view_release(&v);
 	return ret;
 }
 
@@ -368,7 +358,7 @@ static int print_lines(const struct sample_report *r, FILE *f)
 		table_set(t, 1, "%s", l->func);
 		fmt_count(buf, sizeof(buf), l->samples);
 		table_set(t, 2, "%s", buf);
-		table_set(t, 3, "%.1f %%", share(l->samples, p->samples));
+		table_set(t, 3, "%.1f %%", sample_share(l->samples, p->samples));
 		fmt_duration(buf, sizeof(buf), (double)l->time_ns);
 		table_set(t, 4, "%s", buf);
 	}
@@ -389,7 +379,7 @@ int sample_print_text(const struct sample_report *r, FILE *f)
 	else if (r->callers)
 		ret = sample_print_callers(r, f, 0, NULL);
 	else
-		ret = print_functions(r, f);
+		ret = print_functions(r, OUT_TEXT, f, NULL);
 	if (!ret)
 		say_hidden(r, f, "  ");
 	if (!ret && r->lines)
@@ -399,9 +389,10 @@ int sample_print_text(const struct sample_report *r, FILE *f)
 	return ret ? ret : (ferror(f) ? -EIO : 0);
 }
 
-int sample_print_csv(const struct sample_report *r, FILE *f)
+int sample_print_csv(const struct sample_report *r, enum out_format fmt, FILE *f)
 {
 	const struct sample_profile *p = r->p;
+	int ret;
 
 	if (r->accuracy)
 		return sample_print_accuracy(r, f, 1);
@@ -418,45 +409,12 @@ int sample_print_csv(const struct sample_report *r, FILE *f)
 			fprintf(f, ",%u,", l->line);
 			csv_field(f, l->func);
 			fprintf(f, ",%" PRIu64 ",%.4f,%" PRIu64 "\n", l->samples,
-				share(l->samples, p->samples), l->time_ns);
+				sample_share(l->samples, p->samples), l->time_ns);
 		}
 		return ferror(f) ? -EIO : 0;
 	}
-	fprintf(f, "name,thread,samples,share,time_ns");
-	for (uint32_t k = 1; k < p->nevents; k++) {
-		fputc(',', f);
-		csv_field(f, r->e->sampling.events[k]);
-	}
-	fprintf(f, ",file,line%s\n",
-		sample_report_has_chains(r) ? ",incl_samples,incl_share,incl_ns" : "");
-	for (size_t n = 0, i = next_row(r, 0, &n); i < p->nrows; i = next_row(r, i + 1, &n)) {
-		const struct sprof_row *row = &p->rows[i];
-		const uint64_t *c = sprof_counts(p, row);
-		const char *file;
-		unsigned line;
-
-		row_source(row, &file, &line);
-		csv_field(f, row->sym.name);
-		if (p->per_thread)
-			fprintf(f, ",%d", (int)row->tid);
-		else
-			fprintf(f, ",all");
-		fprintf(f, ",%" PRIu64 ",%.4f,%" PRIu64, row->samples,
-			share(row->samples, p->samples), row->time_ns);
-		for (uint32_t k = 1; k < p->nevents; k++)
-			if (missing(r, k))
-				fputc(',', f);
-			else
-				fprintf(f, ",%" PRIu64, c[k]);
-		fputc(',', f);
-		csv_field(f, file);
-		fprintf(f, ",%u", line);
-		if (sample_report_has_chains(r))
-			fprintf(f, ",%" PRIu64 ",%.4f,%" PRIu64, row->incl_samples,
-				share(row->incl_samples, p->samples), row->incl_ns);
-		fputc('\n', f);
-	}
-	return ferror(f) ? -EIO : 0;
+	ret = print_functions(r, fmt, f, NULL);
+	return ret ? ret : (ferror(f) ? -EIO : 0);
 }
 
 /*
@@ -473,7 +431,7 @@ static int accuracy_of(const struct sample_report *r, uint32_t k, uint64_t *est,
 	*diff_pct = *exact && *exact != UINT64_MAX
 			? 100.0 * ((double)*est - (double)*exact) / (double)*exact
 			: NAN;
-	return *exact != UINT64_MAX && !missing(r, k);
+	return *exact != UINT64_MAX && !sample_report_missing(r, k);
 }
 
 int sample_print_json(const struct sample_report *r, FILE *f)
@@ -515,39 +473,10 @@ int sample_print_json(const struct sample_report *r, FILE *f)
 		}
 	}
 	jsonw_key(&w, "functions");
-	jsonw_array_begin(&w);
-	for (size_t n = 0, i = next_row(r, 0, &n); i < p->nrows; i = next_row(r, i + 1, &n)) {
-		const struct sprof_row *row = &p->rows[i];
-		const uint64_t *c = sprof_counts(p, row);
-		const char *file;
-		unsigned line;
-
-		row_source(row, &file, &line);
-		jsonw_object_begin(&w);
-		jsonw_kv_string(&w, "name", row->sym.name);
-		jsonw_kv_string(&w, "module", row->sym.module);
-		if (p->per_thread) {
-			jsonw_kv_i64(&w, "pid", row->pid);
-			jsonw_kv_i64(&w, "tid", row->tid);
-		}
-		jsonw_kv_u64(&w, "samples", row->samples);
-		jsonw_kv_double(&w, "share", share(row->samples, p->samples));
-		jsonw_kv_u64(&w, "time_ns", row->time_ns);
-		jsonw_kv_u64(&w, "incl_samples", row->incl_samples);
-		jsonw_kv_double(&w, "incl_share", share(row->incl_samples, p->samples));
-		jsonw_kv_u64(&w, "incl_ns", row->incl_ns);
-		jsonw_key(&w, "counts");
-		jsonw_object_begin(&w);
-		for (uint32_t k = 0; k < p->nevents; k++) {
-			jsonw_key(&w, sm->events[k]);
-			missing(r, k) ? jsonw_null(&w) : jsonw_u64(&w, c[k]);
-		}
-		jsonw_object_end(&w);
-		jsonw_kv_string(&w, "file", file);
-		jsonw_kv_u64(&w, "line", line);
-		jsonw_object_end(&w);
+	if (print_functions(r, OUT_JSON, f, &w)) {
+		jsonw_release(&w);
+		return -ENOMEM;
 	}
-	jsonw_array_end(&w);
 	jsonw_key(&w, "lines");
 	jsonw_array_begin(&w);
 	for (size_t i = 0; r->lines && i < shown(p->nlines, r->top); i++) {
@@ -572,7 +501,7 @@ int sample_print_json(const struct sample_report *r, FILE *f)
 		jsonw_object_begin(&w);
 		jsonw_kv_string(&w, "event", sm->events[k]);
 		jsonw_key(&w, "estimated");
-		missing(r, k) ? jsonw_null(&w) : jsonw_u64(&w, est);
+		sample_report_missing(r, k) ? jsonw_null(&w) : jsonw_u64(&w, est);
 		jsonw_key(&w, "exact");
 		have ? jsonw_u64(&w, exact) : jsonw_null(&w);
 		jsonw_key(&w, "diff_pct");
@@ -622,7 +551,7 @@ int sample_print_accuracy(const struct sample_report *r, FILE *f, int csv)
 
 		table_add_row(t);
 		table_set(t, 0, "%s", r->e->sampling.events[k]);
-		if (missing(r, k)) {
+		if (sample_report_missing(r, k)) {
 			table_set(t, 1, "%s", csv ? "" : "not supported");
 		} else if (csv) {
 			table_set(t, 1, "%" PRIu64, est);

@@ -8,6 +8,7 @@
 
 #include "../analysis/experiment.h"
 #include "../analysis/sprofile.h"
+#include "../view/view.h"
 
 struct sample_report {
 	const struct experiment *e;
@@ -42,6 +43,12 @@ size_t sample_report_hidden(const struct sample_report *r);
 /* The experiment has call chains: functions get their inclusive ("children") share too. */
 int sample_report_has_chains(const struct sample_report *r);
 
+/* Event K was not sampled (not supported here): its counts are unknown, not zero. */
+int sample_report_missing(const struct sample_report *r, uint32_t k);
+
+/* PART's share of WHOLE in % (0 when WHOLE is 0). */
+double sample_share(uint64_t part, uint64_t whole);
+
 /*
  * Check V against R's profile P (sorting P's rows and call tree as asked) and fill R's view
  * fields: 0, or -EINVAL with a one-line message for the user in ERR (an option the sampled view
@@ -61,9 +68,10 @@ int sample_print_text(const struct sample_report *r, FILE *f);
  * CSV: name,thread,samples,share,time_ns,<one column per event>,file,line, plus
  * incl_samples,incl_share,incl_ns with call chains; with LINES instead
  * file,line,function,samples,share,time_ns; with CALLERS depth,function,module,samples,share,
- * time_ns. 0 or -EIO.
+ * time_ns. FMT OUT_LONG: the functions as a long CSV (view.h; not with LINES, CALLERS or the
+ * tree). 0, -ENOMEM or -EIO.
  */
-int sample_print_csv(const struct sample_report *r, FILE *f);
+int sample_print_csv(const struct sample_report *r, enum out_format fmt, FILE *f);
 
 /* JSON object: sampling settings, functions, lines, accuracy, threads. 0, -ENOMEM or -EIO. */
 int sample_print_json(const struct sample_report *r, FILE *f);

@@ -23,12 +23,12 @@ check_times() {
 d=$T/two
 record_or_die rec-two "$d" -e page-faults,task-clock -- "$prog"
 report_csv_or_die csv-two "$d"
-expect_eq "name,thread,calls,incl_ns,excl_ns,page-faults,task-clock" "$(csv_header "$T/csv-two.out")" \
+expect_eq "name,thread,calls,incl_ns,excl_ns,mean_ns,min_ns,max_ns,page-faults,task-clock" "$(csv_header "$T/csv-two.out")" \
 	"report --csv header for -e page-faults,task-clock"
 check_times "$T/csv-two.out" "report --csv (-e page-faults,task-clock)"
 expect_eq 5 "$(wc -l <"$T/csv-two.out" | tr -d ' ')" "report --csv: header and 4 regions"
 report_csv_or_die csv-two-t "$d" --by thread
-expect_eq "name,thread,calls,incl_ns,excl_ns,page-faults,task-clock" "$(csv_header "$T/csv-two-t.out")" \
+expect_eq "name,thread,calls,incl_ns,excl_ns,mean_ns,min_ns,max_ns,page-faults,task-clock" "$(csv_header "$T/csv-two-t.out")" \
 	"report --csv --by thread header"
 check_times "$T/csv-two-t.out" "report --csv --by thread"
 
@@ -62,7 +62,7 @@ run lj "$PERFSCOPE" list --json
 events=$(json_eval "$T/lj.out" '",".join([g for g in d["metric_groups"] if g["name"] == "sw"][0]["events"])')
 metrics=$(json_eval "$T/lj.out" '",".join(m["name"] for m in [g for g in d["metric_groups"] if g["name"] == "sw"][0]["metrics"])')
 [ -n "$events" ] && [ -n "$metrics" ] || die "perfscope list --json does not describe group sw"
-expect_eq "name,thread,calls,incl_ns,excl_ns,$events,$metrics" "$(csv_header "$T/csv-sw.out")" \
+expect_eq "name,thread,calls,incl_ns,excl_ns,mean_ns,min_ns,max_ns,$events,$metrics" "$(csv_header "$T/csv-sw.out")" \
 	"report --csv header for -g sw: events, then metrics"
 check_times "$T/csv-sw.out" "report --csv (-g sw)"
 csv=$T/csv-sw.out

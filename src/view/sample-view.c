@@ -1,0 +1,250 @@
+/* sample-view.c - the columns of the sampled functions. */
+#include "sample-view.h"
+
+#include "../core/jsonw.h"
+#include "../output/sample-print.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define R(ctx)	 ((const struct sample_report *)(ctx))
+#define ROW(row) ((const struct sprof_row *)(row))
+
+static void set_u64(struct view_value *v, uint64_t u)
+{
+	v->kind = VIEW_U64;
+	v->u = u;
+}
+
+static void set_str(struct view_value *v, const char *s)
+{
+	v->kind = VIEW_S;
+	v->s = s;
+}
+
+static void set_share(const void *ctx, struct view_value *v, uint64_t part)
+{
+	v->kind = VIEW_F64;
+	v->d = sample_share(part, R(ctx)->p->samples);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* Where the function is: its declaration, else the line of the first sampled address. */
+static const char *row_file(const struct sprof_row *row)
+{
+	return row->sym.func_file[0] ? row->sym.func_file : row->sym.file;
+}
+
+static unsigned row_line(const struct sprof_row *row)
+{
+	return row->sym.func_file[0] ? row->sym.func_line : row->sym.line;
+}
+
+static void get_name(const void *ctx, const void *row, size_t arg, struct view_value *v)
+{
+	(void)ctx, (void)arg;
+	set_str(v, ROW(row)->sym.name);
+}
+
+static void get_module(const void *ctx, const void *row, size_t arg, struct view_value *v)
+{
+	(void)ctx, (void)arg;
+	set_str(v, ROW(row)->sym.module);
+}
+
+static void get_pid(const void *ctx, const void *row, size_t arg, struct view_value *v)
+{
+	(void)ctx, (void)arg;
+	v->kind = VIEW_I64;
+	v->i = ROW(row)->pid;
+}
+
+static void get_tid(const void *ctx, const void *row, size_t arg, struct view_value *v)
+{
+	(void)ctx, (void)arg;
+	v->kind = VIEW_I64;
+	v->i = ROW(row)->tid;
+}
+
+/* The thread's id per thread, "all" merged. */
+static void get_thread(const void *ctx, const void *row, size_t arg, struct view_value *v)
+{
+	if (R(ctx)->p->per_thread)
+		get_tid(ctx, row, arg, v);
+	else
+		set_str(v, "all");
+}
+
+static void get_samples(const void *ctx, const void *row, size_t arg, struct view_value *v)
+{
+	(void)ctx, (void)arg;
+	set_u64(v, ROW(row)->samples);
+}
+
+static void get_share(const void *ctx, const void *row, size_t arg, struct view_value *v)
+{
+	(void)arg;
+	set_share(ctx, v, ROW(row)->samples);
+}
+
+static void get_time(const void *ctx, const void *row, size_t arg, struct view_value *v)
+{
+	(void)ctx, (void)arg;
+	set_u64(v, ROW(row)->time_ns);
+}
+
+static void get_incl_samples(const void *ctx, const void *row, size_t arg, struct view_value *v)
+{
+	(void)ctx, (void)arg;
+	set_u64(v, ROW(row)->incl_samples);
+}
+
+static void get_incl_share(const void *ctx, const void *row, size_t arg, struct view_value *v)
+{
+	(void)arg;
+	set_share(ctx, v, ROW(row)->incl_samples);
+}
+
+static void get_incl_ns(const void *ctx, const void *row, size_t arg, struct view_value *v)
+{
+	(void)ctx, (void)arg;
+	set_u64(v, ROW(row)->incl_ns);
+}
+
+/* Event ARG's count, not counted (null) where the event was not sampled. */
+static void get_event(const void *ctx, const void *row, size_t arg, struct view_value *v)
+{
+	if (!sample_report_missing(R(ctx), (uint32_t)arg))
+		set_u64(v, sprof_counts(R(ctx)->p, ROW(row))[arg]);
+}
+
+/* "file.c:12" (base name), else the module's base name. */
+static void get_where(const void *ctx, const void *row, size_t arg, struct view_value *v)
+{
+	const struct sprof_row *x = row;
+
+	(void)ctx, (void)arg;
+	if (*row_file(x)) {
+		snprintf(v->buf, sizeof(v->buf), "%s:%u", base_name(row_file(x)), row_line(x));
+		set_str(v, v->buf);
+	} else {
+		set_str(v, base_name(x->sym.module));
+	}
+}
+
+static void get_file(const void *ctx, const void *row, size_t arg, struct view_value *v)
+{
+	(void)ctx, (void)arg;
+	set_str(v, row_file(ROW(row)));
+}
+
+static void get_line(const void *ctx, const void *row, size_t arg, struct view_value *v)
+{
+	(void)ctx, (void)arg;
+	set_u64(v, row_line(ROW(row)));
+}
+
+/* JSON "counts": every event's count (the leader's too), null where not sampled. */
+static void json_counts(struct jsonw *w, const void *ctx, const void *row, size_t arg)
+{
+	const struct sample_report *r = ctx;
+
+	(void)arg;
+	jsonw_object_begin(w);
+	for (uint32_t k = 0; k < r->p->nevents; k++) {
+		jsonw_key(w, r->e->sampling.events[k]);
+		if (sample_report_missing(r, k))
+			jsonw_null(w);
+		else
+			jsonw_u64(w, sprof_counts(r->p, row)[k]);
+	}
+	jsonw_object_end(w);
+}
+
+#define TEXT VIEW_IN_TEXT
+#define CSV  VIEW_IN_CSV
+#define JSON VIEW_IN_JSON
+#define ALL  VIEW_IN_ALL
+#define ENT  VIEW_ENTITY
+#define PT   VIEW_PER_THREAD
+#define OPT  VIEW_OPTION
+
+/* Before the events' columns. Where the formats' orders differ (JSON's inclusive samples
+ * before the counts, the CSV's at the end), a column appears once per place. */
+static const struct view_col head_cols[] = {
+    {"name", "function", VIEW_STR, TABLE_LEFT, ALL | ENT, get_name, 0, NULL, NULL, NULL, NULL,
+     NULL},
+    {"module", "module", VIEW_STR, TABLE_LEFT, JSON, get_module, 0, NULL, NULL, NULL, NULL, NULL},
+    {"pid", "pid", VIEW_INT, TABLE_RIGHT, JSON | PT, get_pid, 0, NULL, NULL, NULL, NULL, NULL},
+    {"tid", "tid", VIEW_INT, TABLE_RIGHT, JSON | PT, get_tid, 0, NULL, NULL, NULL, NULL, NULL},
+    {"thread", "thread", VIEW_INT, TABLE_RIGHT, TEXT | PT, get_thread, 0, NULL, NULL, NULL, NULL,
+     NULL},
+    {"thread", "thread", VIEW_INT, TABLE_RIGHT, CSV | ENT, get_thread, 0, NULL, NULL, NULL, NULL,
+     NULL},
+    {"samples", "samples", VIEW_COUNT, TABLE_RIGHT, ALL, get_samples, 0, NULL, NULL, NULL, NULL,
+     NULL},
+    {"share", "share", VIEW_SHARE, TABLE_RIGHT, ALL, get_share, 0, NULL, NULL, NULL, NULL, NULL},
+    {"incl_share", "children", VIEW_SHARE, TABLE_RIGHT, TEXT | OPT, get_incl_share, 0, NULL, NULL,
+     NULL, NULL, NULL},
+    {"time_ns", "est. time", VIEW_NS, TABLE_RIGHT, ALL, get_time, 0, NULL, NULL, NULL, NULL, NULL},
+    {"incl_samples", "incl. samples", VIEW_COUNT, TABLE_RIGHT, JSON, get_incl_samples, 0, NULL,
+     NULL, NULL, NULL, NULL},
+    {"incl_share", "children", VIEW_SHARE, TABLE_RIGHT, JSON, get_incl_share, 0, NULL, NULL, NULL,
+     NULL, NULL},
+    {"incl_ns", "incl. time", VIEW_NS, TABLE_RIGHT, JSON, get_incl_ns, 0, NULL, NULL, NULL, NULL,
+     NULL},
+    {"counts", "counts", VIEW_STR, TABLE_LEFT, JSON, NULL, 0, NULL, NULL, NULL, NULL, json_counts},
+};
+
+/* After the events' columns. */
+static const struct view_col tail_cols[] = {
+    {"where", "where", VIEW_STR, TABLE_LEFT, TEXT, get_where, 0, NULL, NULL, NULL, NULL, NULL},
+    {"file", "file", VIEW_STR, TABLE_LEFT, CSV | JSON | ENT, get_file, 0, NULL, NULL, NULL, NULL,
+     NULL},
+    {"line", "line", VIEW_INT, TABLE_RIGHT, CSV | JSON | ENT, get_line, 0, NULL, NULL, NULL, NULL,
+     NULL},
+    {"incl_samples", "incl. samples", VIEW_COUNT, TABLE_RIGHT, CSV | OPT, get_incl_samples, 0, NULL,
+     NULL, NULL, NULL, NULL},
+    {"incl_share", "children", VIEW_SHARE, TABLE_RIGHT, CSV | OPT, get_incl_share, 0, NULL, NULL,
+     NULL, NULL, NULL},
+    {"incl_ns", "incl. time", VIEW_NS, TABLE_RIGHT, CSV | OPT, get_incl_ns, 0, NULL, NULL, NULL,
+     NULL, NULL},
+};
+
+#define NHEAD (sizeof(head_cols) / sizeof(head_cols[0]))
+#define NTAIL (sizeof(tail_cols) / sizeof(tail_cols[0]))
+
+int sample_view_cols(const struct sample_report *r, struct view_col **cols, size_t *n)
+{
+	size_t ne = r->p->nevents > 1 ? r->p->nevents - 1 : 0, k = NHEAD;
+	struct view_col *c = calloc(NHEAD + ne + NTAIL, sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	memcpy(c, head_cols, sizeof(head_cols));
+	/* the leader's count is the samples; each other event has a column */
+	for (size_t i = 1; i <= ne; i++, k++)
+		c[k] = (struct view_col){r->e->sampling.events[i],
+					 r->e->sampling.events[i],
+					 VIEW_COUNT,
+					 TABLE_RIGHT,
+					 TEXT | CSV,
+					 get_event,
+					 i,
+					 "n/a",
+					 NULL,
+					 NULL,
+					 NULL,
+					 NULL};
+	memcpy(c + k, tail_cols, sizeof(tail_cols));
+	*cols = c;
+	*n = k + NTAIL;
+	return 0;
+}

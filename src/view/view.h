@@ -1,0 +1,132 @@
+/*
+ * view.h - a report as data: columns declared once (key, header, type, alignment, getter),
+ * rows, and one renderer per output format (text table, CSV, JSON rows, long CSV), with
+ * sorting by a column's key.
+ *
+ * A column's key is its stable machine name: the CSV header, the JSON key, the long CSV's
+ * metric and the --sort key. Its type decides how a value is written: in text through the
+ * fmt_* helpers of table.h, in CSV and JSON as plain numbers. Where the formats of a report
+ * differ in their columns (a JSON key a text table does not show), the column says in which
+ * formats it appears (VIEW_IN_*).
+ */
+#ifndef PSC_VIEW_H
+#define PSC_VIEW_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../output/table.h"
+
+struct jsonw;
+
+/* The output formats of every view: --csv, --json, --format text|csv|json|long. */
+enum out_format { OUT_TEXT, OUT_CSV, OUT_JSON, OUT_LONG };
+
+/* How a value is written. Strings are written as they are whatever the type. */
+enum view_type {
+	VIEW_STR,    /* text */
+	VIEW_INT,    /* an integer, written plainly: a thread id, a line */
+	VIEW_COUNT,  /* an unsigned count: "1,234,567" in text */
+	VIEW_NS,     /* a duration in ns: fmt_duration in text; CSV an integer */
+	VIEW_DOUBLE, /* fmt_double in text; CSV "%.6g" */
+	VIEW_PCT,    /* a percentage: "%.1f" in text; CSV "%.6g" */
+	VIEW_SHARE,  /* a share in %: "%.1f %" in text; CSV "%.4f" */
+};
+
+/* The formats a column appears in. */
+#define VIEW_IN_TEXT 0x1
+#define VIEW_IN_CSV  0x2
+#define VIEW_IN_JSON 0x4
+#define VIEW_IN_ALL  (VIEW_IN_TEXT | VIEW_IN_CSV | VIEW_IN_JSON)
+/* Names the row (a long CSV repeats it on every line) rather than measuring it. */
+#define VIEW_ENTITY 0x8
+/* Shown only when the view's `per_thread` is set. */
+#define VIEW_PER_THREAD 0x10
+/* Sorted in ascending order (names); others sort the largest first. */
+#define VIEW_ASCENDING 0x20
+/* Shown only when the view's `option` is set (a column only some experiments have). */
+#define VIEW_OPTION 0x40
+
+/* One cell. A getter sets exactly one kind; VIEW_NULL is "not counted". */
+struct view_value {
+	enum { VIEW_NULL, VIEW_S, VIEW_I64, VIEW_U64, VIEW_F64 } kind;
+	const char *s;
+	int64_t i;
+	uint64_t u;
+	double d;
+	const char *suffix; /* appended in text only ("*" for a scaled count); NULL: none */
+	char buf[320]; /* room for a getter's string: a file's base name (up to 255) and a line */
+};
+
+struct view_col {
+	const char *key;    /* CSV header, JSON key, long CSV metric, --sort key */
+	const char *header; /* text header */
+	enum view_type type;
+	enum table_align align;
+	unsigned flags; /* VIEW_IN_*, VIEW_ENTITY, VIEW_PER_THREAD, VIEW_ASCENDING, VIEW_OPTION */
+	/* the value of ROW (one of the view's rows) for this column; ARG is the column's arg */
+	void (*get)(const void *ctx, const void *row, size_t arg, struct view_value *v);
+	size_t arg;		/* for columns made at run time: an event's index, ... */
+	const char *null_text;	/* text of a VIEW_NULL value; NULL: empty */
+	const char *sort;	/* its --sort word (its key sorts too); NULL: not a sort key */
+	const char *sort_label; /* the heading's words when sorted by it ("exclusive time") */
+	const char *tie;	/* key of the column that orders equal values (NULL: none) */
+	/* writes the JSON value itself, for a value that is an object (NULL: from get) */
+	void (*json)(struct jsonw *w, const void *ctx, const void *row, size_t arg);
+};
+
+struct view {
+	const struct view_col *cols;
+	size_t ncols;
+	const void *const *rows; /* in display order */
+	size_t nrows;
+	const void *ctx; /* passed to every getter */
+	int per_thread;	 /* show the VIEW_PER_THREAD columns */
+	int option;	 /* show the VIEW_OPTION columns */
+};
+
+/* The value of column C for ROW of V, into *OUT. */
+void view_get(const struct view *v, const struct view_col *c, const void *row,
+	      struct view_value *out);
+
+/* The text of a value as column C shows it in a table (OUT_TEXT) or a CSV cell (OUT_CSV, also
+ * the long CSV's value), into BUF. */
+void view_format(const struct view_col *c, const struct view_value *val, enum out_format fmt,
+		 char *buf, size_t len);
+
+/* The text table of V's rows (table.h: aligned, INDENT before each line). 0, -ENOMEM or -EIO. */
+int view_print_text(const struct view *v, FILE *f, const char *indent);
+
+/* CSV: a header of the keys of the CSV columns, then one line per row. 0 or -EIO. */
+int view_print_csv(const struct view *v, FILE *f);
+
+/* Long (tidy) CSV: the keys of the entity columns, "metric", "value"; then one line per row and
+ * numeric CSV column, its value written as the CSV cell. 0 or -EIO. */
+int view_print_long(const struct view *v, FILE *f);
+
+/* ROW (of V's kind) as a JSON object keyed by the JSON columns' keys, into W. */
+void view_json_row(struct jsonw *w, const struct view *v, const void *row);
+
+/* The rows of V as a JSON array of objects keyed by the JSON columns' keys, into W. */
+void view_json_rows(struct jsonw *w, const struct view *v);
+
+/* The column of COLS (N of them) that --sort WORD names (its sort word or its key), or NULL. */
+const struct view_col *view_sort_col(const struct view_col *cols, size_t n, const char *word);
+
+/* The sort words of COLS as "incl, excl, calls or name", into BUF. */
+void view_sort_words(const struct view_col *cols, size_t n, char *buf, size_t len);
+
+/* qsort_r-style order of two rows A and B by a column: its direction, then its tie column's. */
+struct view_order {
+	const struct view_col *cols; /* the table the tie column is found in */
+	size_t ncols;
+	const struct view_col *by;
+	const void *ctx; /* the getters' */
+	int per_thread;
+};
+
+/* Compare rows A and B (pointers to rows) as ORDER (a struct view_order *) says. */
+int view_order_cmp(const void *a, const void *b, void *order);
+
+#endif /* PSC_VIEW_H */
