@@ -6,6 +6,7 @@
  */
 #include "mpi-scope.h"
 #include "../core/array.h"
+#include "../lib/hash.h"
 
 #include "../core/format.h"
 #include "../core/mpi-routines.h"
@@ -68,19 +69,10 @@ const char *mpi_scope_kind_name(enum mpi_scope_kind k)
 	return k == MPI_SCOPE_FUNCTION ? "function" : k == MPI_SCOPE_REGION ? "region" : "outside";
 }
 
-static uint64_t name_hash(enum mpi_scope_kind kind, const char *name)
-{
-	uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)kind;
-
-	for (; *name; name++)
-		h = (h ^ (unsigned char)*name) * 0x100000001b3ull;
-	return h;
-}
-
 /* The scope of KIND and NAME, added when new. Its index, or -ENOMEM. */
 static long scope_of(struct mpi_scope_profile *p, enum mpi_scope_kind kind, const char *name)
 {
-	uint64_t h = name_hash(kind, name), v;
+	uint64_t h = hash_str(HASH_INIT ^ (uint64_t)kind, name), v;
 	size_t old_cap = p->scopes_cap, i;
 	struct mpi_scope_cell *cells;
 

@@ -6,13 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-uint64_t hash_str(uint64_t h, const char *s)
-{
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
 size_t hchain_first(const struct hchain *c, uint64_t h)
 {
 	uint64_t at;

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "u64map.h"
+#include "../lib/hash.h"
 
 struct hchain {
 	struct u64map heads; /* hash -> the newest record with that hash, + 1 */
@@ -34,10 +35,6 @@ static inline size_t hchain_next(const struct hchain *c, size_t at1)
 int hchain_add(struct hchain *c, uint64_t h, size_t idx);
 
 void hchain_release(struct hchain *c);
-
-/* FNV-1a of S, continuing from H (start with HASH_INIT): keys of several strings chain it. */
-#define HASH_INIT 1469598103934665603ull
-uint64_t hash_str(uint64_t h, const char *s);
 
 struct strmap {
 	struct hchain chain;

@@ -3,6 +3,7 @@
 #include "sprofile.h"
 #include "stream.h"
 #include "u64map.h"
+#include "../lib/hash.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -100,19 +101,10 @@ static void spread_spans(struct timeline *t, const struct sample *s, uint32_t k,
 	}
 }
 
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
 /* Id of the function named NAME (interned). SIZE_MAX when out of memory. */
 static size_t function_id(struct pass *ps, const char *name)
 {
-	uint64_t h = hash_str(name), v;
+	uint64_t h = hash_str(HASH_INIT, name), v;
 
 	if (u64map_get(&ps->fids, h, &v))
 		return (size_t)v; /* a 64-bit hash collision merges two names: accepted */

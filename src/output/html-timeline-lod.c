@@ -2,6 +2,7 @@
  * time bins under the report's budgets (html-timeline.h). */
 #include "html-timeline.h"
 #include "../core/array.h"
+#include "../lib/hash.h"
 
 #include "../analysis/u64map.h"
 
@@ -273,18 +274,9 @@ int tl_finish(struct tl_lod *t)
 	return coarsen(t);
 }
 
-static uint64_t name_hash(const char *s, enum tl_kind kind)
-{
-	uint64_t h = 1469598103934665603ull ^ (uint64_t)kind;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
 long tl_name_id(struct tl_names *n, const char *name, enum tl_kind kind)
 {
-	uint64_t h = name_hash(name, kind), v;
+	uint64_t h = hash_str(HASH_INIT ^ (uint64_t)kind, name), v;
 	struct u64map *idx = n->index;
 	size_t id;
 

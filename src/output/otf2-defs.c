@@ -2,6 +2,7 @@
  * communicators, collected while the events are written and written at the end. */
 #include "otf2-int.h"
 #include "../core/array.h"
+#include "../lib/hash.h"
 
 #include "../core/mpi-routines.h"
 
@@ -68,19 +69,10 @@ int ox_grow(void **arr, size_t *cap, size_t n, size_t size)
 
 /* ---- definitions collected while writing events ---- */
 
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
-}
-
 /* The id of string S, defined on first use; UINT32_MAX when out of memory. */
 uint32_t ox_string_id(struct xp *x, const char *s)
 {
-	uint64_t h = hash_str(s), v;
+	uint64_t h = hash_str(HASH_INIT, s), v;
 	char *copy;
 
 	/* equal hashes of different strings: the next key */
