@@ -3,8 +3,7 @@
 #include "../core/array.h"
 
 #include "regions.h"
-#include "strmap.h"
-#include "u64map.h"
+#include "../lib/hashmap.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -9,7 +9,7 @@
  */
 #include "maps.h"
 
-#include "u64map.h"
+#include "../lib/hashmap.h"
 #include "../lib/hash.h"
 
 #include <errno.h>

@@ -20,7 +20,7 @@
 #include "mpi-model.h"
 #include "stream.h"
 #include "symbols.h"
-#include "u64map.h"
+#include "../lib/hashmap.h"
 
 #define OPEN_MAX 16 /* MPI calls open at once in one thread (the runtime nests none) */
 

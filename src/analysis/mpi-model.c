@@ -15,7 +15,7 @@
 #include "../core/format.h"
 #include "../core/mpi-routines.h"
 #include "mpi-match.h"
-#include "u64map.h"
+#include "../lib/hashmap.h"
 
 struct mpi_index {
 	struct u64map comm_by_key; /* key -> index in comms */

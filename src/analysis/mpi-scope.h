@@ -34,7 +34,7 @@
 #include "mpi-model.h"
 #include "mpi-waits.h"
 #include "symbols.h"
-#include "u64map.h"
+#include "../lib/hashmap.h"
 
 enum mpi_scope_kind {
 	MPI_SCOPE_FUNCTION,

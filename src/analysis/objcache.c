@@ -3,7 +3,7 @@
 #include "objcache.h"
 
 #include "../core/env.h"
-#include "u64map.h"
+#include "../lib/hashmap.h"
 #include "../lib/hash.h"
 
 #include <dirent.h>

@@ -7,7 +7,7 @@
 #define PSC_OTF2_IMP_H
 
 #include "mpi-model.h"
-#include "u64map.h"
+#include "../lib/hashmap.h"
 #include "../core/array.h"
 
 #include <errno.h>

@@ -1,7 +1,7 @@
 /* regions.c - matching region begin/end records into a per-thread region profile. */
 #include "regions.h"
 #include "stream.h"
-#include "strmap.h"
+#include "../lib/hashmap.h"
 
 #include "../core/metrics.h"
 

@@ -2,7 +2,7 @@
 #include "timeline.h"
 #include "sprofile.h"
 #include "stream.h"
-#include "u64map.h"
+#include "../lib/hashmap.h"
 #include "../lib/hash.h"
 
 #include <errno.h>

@@ -12,7 +12,7 @@
 #include "html-timeline.h"
 
 #include "../analysis/otf2-calls.h"
-#include "../analysis/u64map.h"
+#include "../lib/hashmap.h"
 #include "../core/array.h"
 #include "../lib/strbuf.h"
 

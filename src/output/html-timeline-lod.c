@@ -4,7 +4,7 @@
 #include "../core/array.h"
 #include "../lib/hash.h"
 
-#include "../analysis/u64map.h"
+#include "../lib/hashmap.h"
 
 #include <errno.h>
 #include <stdlib.h>

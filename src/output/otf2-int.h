@@ -7,7 +7,7 @@
 
 #include "otf2-export.h"
 
-#include "../analysis/u64map.h"
+#include "../lib/hashmap.h"
 #include "../core/array.h"
 #include "../core/counts.h"
 
