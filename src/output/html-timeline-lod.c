@@ -276,8 +276,8 @@ int tl_finish(struct tl_lod *t)
 
 long tl_name_id(struct tl_names *n, const char *name, enum tl_kind kind)
 {
-	uint64_t h = hash_str(HASH_INIT ^ (uint64_t)kind, name), v;
-	struct u64map *idx = n->index;
+	uint64_t h = hash_str(HASH_INIT ^ (uint64_t)kind, name);
+	struct hchain *idx = n->index;
 	size_t id;
 
 	if (!idx) {
@@ -285,14 +285,9 @@ long tl_name_id(struct tl_names *n, const char *name, enum tl_kind kind)
 		if (!idx)
 			return -ENOMEM;
 	}
-	if (u64map_get(idx, h, &v)) {
-		if (!strcmp(n->names[v], name) && n->kinds[v] == kind)
-			return (long)v;
-		/* a hash collision: look through the table */
-		for (id = 0; id < n->n; id++)
-			if (!strcmp(n->names[id], name) && n->kinds[id] == kind)
-				return (long)id;
-	}
+	for (size_t at = hchain_first(idx, h); at; at = hchain_next(idx, at))
+		if (n->kinds[at - 1] == kind && !strcmp(n->names[at - 1], name))
+			return (long)(at - 1);
 	id = n->n;
 	if (array_reserve((void **)&n->names, &n->cap, id + 1, sizeof(*n->names)))
 		return -ENOMEM;
@@ -309,7 +304,7 @@ long tl_name_id(struct tl_names *n, const char *name, enum tl_kind kind)
 		return -ENOMEM;
 	n->kinds[id] = (uint8_t)kind;
 	n->n++;
-	if (!u64map_get(idx, h, &v) && u64map_put(idx, h, id) < 0)
+	if (hchain_add(idx, h, id) < 0)
 		return -ENOMEM;
 	return (long)id;
 }
@@ -366,7 +361,7 @@ void tl_release(struct tl_lod *t)
 	free(t->names.names);
 	free(t->names.kinds);
 	if (t->names.index) {
-		u64map_release(t->names.index);
+		hchain_release(t->names.index);
 		free(t->names.index);
 	}
 	memset(t, 0, sizeof(*t));

@@ -2,7 +2,6 @@
  * communicators, collected while the events are written and written at the end. */
 #include "otf2-int.h"
 #include "../core/array.h"
-#include "../lib/hash.h"
 
 #include "../core/mpi-routines.h"
 
@@ -67,16 +66,14 @@ int ox_check(struct xp *x, OTF2_ErrorCode code, const char *what)
 /* The id of string S, defined on first use; UINT32_MAX when out of memory. */
 uint32_t ox_string_id(struct xp *x, const char *s)
 {
-	uint64_t h = hash_str(HASH_INIT, s), v;
+	size_t v;
 	char *copy;
 
-	/* equal hashes of different strings: the next key */
-	for (; u64map_get(&x->string_ix, h, &v); h++)
-		if (!strcmp(x->strings[v], s))
-			return (uint32_t)v;
+	if (strmap_get(&x->string_ix, s, &v))
+		return (uint32_t)v;
 	if (ARRAY_GROW(x->strings, x->nstrings + 1, x->strings_cap) || !(copy = strdup(s)))
 		return UINT32_MAX;
-	if (u64map_put(&x->string_ix, h, x->nstrings)) {
+	if (strmap_put(&x->string_ix, copy, x->nstrings)) {
 		free(copy);
 		return UINT32_MAX;
 	}
@@ -409,7 +406,7 @@ void ox_release(struct xp *x)
 	free(x->members);
 	free(x->classes);
 	free(x->icolls);
-	u64map_release(&x->string_ix);
+	strmap_release(&x->string_ix);
 	u64map_release(&x->region_ix);
 	u64map_release(&x->addr_ix);
 	u64map_release(&x->group_ix);

@@ -95,7 +95,7 @@ struct xp {
 	/* strings: hash -> id, verified against the text */
 	char **strings;
 	size_t nstrings, strings_cap;
-	struct u64map string_ix;
+	struct strmap string_ix; /* string -> its id (keys: strings) */
 	struct xregion *regions;
 	size_t nregions, regions_cap;
 	struct u64map region_ix; /* string id << 2 | kind -> region */
