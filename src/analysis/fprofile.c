@@ -4,8 +4,7 @@
 
 #include "../model/pass.h"
 #include "regions.h"
-#include "strmap.h"
-#include "u64map.h"
+#include "../lib/hashmap.h"
 
 #include <errno.h>
 #include <stdio.h>

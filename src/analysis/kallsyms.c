@@ -3,6 +3,7 @@
 
 #include "../core/fcopy.h"
 #include "../format/layout.h"
+#include "../lib/hash.h"
 #include "textline.h"
 
 #include <dirent.h>
@@ -101,14 +102,6 @@ int kallsyms_save(const char *procfs, const char *dir, char *why, size_t whylen)
 	return ret;
 }
 
-/* FNV-1a over LEN bytes, continuing from H. */
-static uint64_t fnv1a(uint64_t h, const char *p, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)p[i]) * 0x100000001b3ull;
-	return h;
-}
-
 /*
  * The name of this kernel's cache entry, "kallsyms-BOOTID-MODHASH": the boot (boot_id) and the
  * loaded modules (name, size and address of each line of PROCFS/modules; a missing file is no
@@ -117,7 +110,7 @@ static uint64_t fnv1a(uint64_t h, const char *p, size_t len)
 static int cache_key(const char *procfs, char *key, size_t keylen)
 {
 	char path[4096], id[64], line[1024];
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = HASH_INIT;
 	size_t n;
 	FILE *f;
 
@@ -142,10 +135,11 @@ static int cache_key(const char *procfs, char *key, size_t keylen)
 			 * load */
 			if (sscanf(line, "%255s %31s %31s %511s %31s %31s", name, size, refs, deps,
 				   state, addr) < 6)
-				h = fnv1a(h, line, strlen(line));
+				h = hash_bytes(h, line, strlen(line));
 			else {
-				h = fnv1a(fnv1a(h, name, strlen(name) + 1), size, strlen(size) + 1);
-				h = fnv1a(h, addr, strlen(addr) + 1);
+				h = hash_bytes(hash_bytes(h, name, strlen(name) + 1), size,
+					       strlen(size) + 1);
+				h = hash_bytes(h, addr, strlen(addr) + 1);
 			}
 		}
 		fclose(f);

@@ -9,7 +9,8 @@
  */
 #include "maps.h"
 
-#include "u64map.h"
+#include "../lib/hashmap.h"
+#include "../lib/hash.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -302,13 +303,6 @@ static int copy_start(struct parse *ps, unsigned kind, int64_t when, int timed, 
 	return 0;
 }
 
-static uint64_t fnv1a(uint64_t h, const char *p, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)p[i]) * 0x100000001b3ull;
-	return h;
-}
-
 /* "-", or decimal digits (a leading '-' allowed) into *v; -1 for "-". 0, or -1 malformed. */
 static int parse_dec(const char *s, const char *end, int64_t *v)
 {
@@ -373,7 +367,7 @@ static int object_line(struct parse *ps, const char *s, const char *end)
 	if (word(&s, end, &w, &we) || parse_dec(w, we, &o.size) || word(&s, end, &w, &we) ||
 	    parse_dec(w, we, &o.mtime_ns) || s == end || memchr(s, '\0', (size_t)(end - s)))
 		return 0;
-	h = fnv1a(0xcbf29ce484222325ull, line, (size_t)(end - line));
+	h = hash_bytes(HASH_INIT, line, (size_t)(end - line));
 	i = m->nobjects;
 	if (u64map_get(&ps->obj_by_hash, h, &v)) {
 		const struct maps_object *x = &m->objects[v];

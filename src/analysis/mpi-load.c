@@ -20,7 +20,7 @@
 #include "mpi-model.h"
 #include "stream.h"
 #include "symbols.h"
-#include "u64map.h"
+#include "../lib/hashmap.h"
 
 #define OPEN_MAX 16 /* MPI calls open at once in one thread (the runtime nests none) */
 
@@ -81,7 +81,7 @@ static int note(struct proc_load *pl, const char *fmt, ...)
 	char *s;
 	int n;
 
-	if (mpi_grow((void **)&pl->notes, &pl->notes_cap, pl->nnotes + 1, sizeof(*pl->notes)))
+	if (ARRAY_GROW(pl->notes, pl->nnotes + 1, pl->notes_cap))
 		return -ENOMEM;
 	va_start(ap, fmt);
 	n = vasprintf(&s, fmt, ap);
@@ -122,8 +122,7 @@ static int add_call_record(struct loader *ld, struct proc_load *pl, long loc, ui
 
 	if (ret < 0)
 		return (int)ret;
-	if (k >= pl->site_addr_cap &&
-	    mpi_grow((void **)&pl->site_addr, &pl->site_addr_cap, k + 1, sizeof(*pl->site_addr)))
+	if (k >= pl->site_addr_cap && ARRAY_GROW(pl->site_addr, k + 1, pl->site_addr_cap))
 		return -ENOMEM;
 	/* the call's place (symbols.h): the return address names the call before it */
 	pl->site_addr[k] =
@@ -381,7 +380,7 @@ static int add_span(struct loader *ld, struct proc_load *pl, int rank)
 			sp.last_leave = m->calls[c].leave_ns;
 		}
 	}
-	if (mpi_grow((void **)&ld->spans, &ld->spans_cap, ld->nspans + 1, sizeof(*ld->spans)))
+	if (ARRAY_GROW(ld->spans, ld->nspans + 1, ld->spans_cap))
 		return -ENOMEM;
 	ld->spans[ld->nspans++] = sp;
 	return 0;

@@ -99,7 +99,7 @@ static struct pair *pair_of(struct chans *t, const struct chan_key *k)
 		if (p->src == k->src && p->dst == k->dst && p->comm == k->comm)
 			return p;
 	}
-	if (mpi_grow((void **)&t->pairs, &t->cap, t->npairs + 1, sizeof(*t->pairs)))
+	if (ARRAY_GROW(t->pairs, t->npairs + 1, t->cap))
 		return NULL;
 	t->pairs[t->npairs] = (struct pair){k->src, k->dst, k->comm, NULL, 0, 0, NULL};
 	t->slots[h] = (uint32_t)t->npairs + 1;
@@ -350,9 +350,8 @@ static int count_channel(struct match_ctx *x, struct mpi_item *it, const struct 
 	/* channel ids are handed out in order: a new one is the next to count (and one more
 	 * slot stays for the end of the last channel's entries) */
 	if (chan >= x->ncounted) {
-		if (mpi_grow((void **)&x->nsend, &x->nsend_cap, x->ncounted + 2,
-			     sizeof(*x->nsend)) ||
-		    mpi_grow((void **)&x->nrecv, &x->nrecv_cap, x->ncounted + 2, sizeof(*x->nrecv)))
+		if (ARRAY_GROW(x->nsend, x->ncounted + 2, x->nsend_cap) ||
+		    ARRAY_GROW(x->nrecv, x->ncounted + 2, x->nrecv_cap))
 			return -ENOMEM;
 		x->nsend[x->ncounted] = x->nrecv[x->ncounted] = 0;
 		x->ncounted++;

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "mpi-model.h"
+#include "../core/array.h"
 
 /*
  * The plausible range of times and clock offsets (docs/format.md "MPI records"): a rank's own
@@ -34,9 +35,6 @@ static inline int64_t mpi_time_clamp(int64_t t)
 	       : t > MPI_TIME_LIMIT_NS ? MPI_TIME_LIMIT_NS
 				       : t;
 }
-
-/* Make *P hold at least NEED elements of SIZE bytes (*CAP of them now). 0 or -ENOMEM. */
-int mpi_grow(void **p, size_t *cap, size_t need, size_t size);
 
 /*
  * Match the SEND and ISEND items of every rank to RECV items by (source, destination,

@@ -15,33 +15,13 @@
 #include "../core/format.h"
 #include "../core/mpi-routines.h"
 #include "mpi-match.h"
-#include "u64map.h"
+#include "../lib/hashmap.h"
 
 struct mpi_index {
 	struct u64map comm_by_key; /* key -> index in comms */
 	uint32_t *site_slots;	   /* open addressing: site index + 1, 0 empty */
 	size_t site_cap;	   /* a power of two, or 0 */
 };
-
-int mpi_grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t n = *cap ? *cap : 16;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need) {
-		if (n > SIZE_MAX / 2 / size)
-			return -ENOMEM;
-		n *= 2;
-	}
-	q = realloc(*p, n * size);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = n;
-	return 0;
-}
 
 void mpi_model_init(struct mpi_model *m)
 {
@@ -117,7 +97,7 @@ long mpi_model_add_loc(struct mpi_model *m, int rank, pid_t tid)
 		return -EINVAL;
 	if (m->nlocs >= MPI_LOCS_MAX)
 		return -E2BIG;
-	if (mpi_grow((void **)&m->locs, &m->locs_cap, m->nlocs + 1, sizeof(*m->locs)))
+	if (ARRAY_GROW(m->locs, m->nlocs + 1, m->locs_cap))
 		return -ENOMEM;
 	m->locs[m->nlocs] = (struct mpi_loc){rank, tid, (uint32_t)m->ncalls, 0};
 	return (long)m->nlocs++;
@@ -135,8 +115,7 @@ long mpi_model_add_comm(struct mpi_model *m, uint64_t key, const int32_t *member
 		return -EINVAL;
 	if (u64map_get(&ix->comm_by_key, key, &v))
 		return (long)v;
-	if (m->ncomms >= MPI_NONE ||
-	    mpi_grow((void **)&m->comms, &m->comms_cap, m->ncomms + 1, sizeof(*m->comms)))
+	if (m->ncomms >= MPI_NONE || ARRAY_GROW(m->comms, m->ncomms + 1, m->comms_cap))
 		return -ENOMEM;
 	c = &m->comms[m->ncomms];
 	c->members = malloc((size_t)size * sizeof(*c->members));
@@ -194,8 +173,7 @@ long mpi_model_add_site(struct mpi_model *m, int rank, uint64_t addr, const char
 		if (s->rank == rank && s->addr == addr)
 			return (long)(ix->site_slots[h] - 1);
 	}
-	if (m->nsites >= MPI_NONE - 1 ||
-	    mpi_grow((void **)&m->sites, &m->sites_cap, m->nsites + 1, sizeof(*m->sites)))
+	if (m->nsites >= MPI_NONE - 1 || ARRAY_GROW(m->sites, m->nsites + 1, m->sites_cap))
 		return -ENOMEM;
 	s = &m->sites[m->nsites];
 	s->rank = rank;
@@ -221,10 +199,9 @@ long mpi_model_add_call(struct mpi_model *m, uint32_t loc, uint32_t routine, int
 
 	if (m->nlocs == 0 || loc != m->nlocs - 1 || routine >= MPI_ROUTINE_COUNT)
 		return -EINVAL;
-	/* the capacity checked here first: a call of mpi_grow per record showed in profiles */
+	/* the capacity checked here first: a call of array_reserve per record showed in profiles */
 	if (m->ncalls >= MPI_NONE ||
-	    (m->ncalls >= m->calls_cap &&
-	     mpi_grow((void **)&m->calls, &m->calls_cap, m->ncalls + 1, sizeof(*m->calls))))
+	    (m->ncalls >= m->calls_cap && ARRAY_GROW(m->calls, m->ncalls + 1, m->calls_cap)))
 		return -ENOMEM;
 	c = &m->calls[m->ncalls];
 	/* loaders reject implausible times; what reaches here is kept in range, leave >= enter */
@@ -248,8 +225,7 @@ int mpi_model_add_item(struct mpi_model *m, const struct mpi_item *it)
 	if (m->ncalls == 0)
 		return -EINVAL;
 	if (m->nitems >= MPI_NONE ||
-	    (m->nitems >= m->items_cap &&
-	     mpi_grow((void **)&m->items, &m->items_cap, m->nitems + 1, sizeof(*m->items))))
+	    (m->nitems >= m->items_cap && ARRAY_GROW(m->items, m->nitems + 1, m->items_cap)))
 		return -ENOMEM;
 	d = &m->items[m->nitems++];
 	*d = *it;
@@ -264,8 +240,7 @@ int mpi_model_warn(struct mpi_model *m, const char *fmt, ...)
 	char *s;
 	int n;
 
-	if (mpi_grow((void **)&m->warnings, &m->warnings_cap, m->nwarnings + 1,
-		     sizeof(*m->warnings)))
+	if (ARRAY_GROW(m->warnings, m->nwarnings + 1, m->warnings_cap))
 		return -ENOMEM;
 	va_start(ap, fmt);
 	n = vasprintf(&s, fmt, ap);
@@ -594,8 +569,7 @@ static int match_collectives(struct mpi_model *m)
 					continue;
 				ncoll++;
 				if (m->items[it].comm != MPI_NONE) {
-					if (n == cap &&
-					    mpi_grow((void **)&e, &cap, n + 1, sizeof(*e))) {
+					if (n == cap && ARRAY_GROW(e, n + 1, cap)) {
 						free(e);
 						return -ENOMEM;
 					}

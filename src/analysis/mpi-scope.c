@@ -6,6 +6,7 @@
  */
 #include "mpi-scope.h"
 #include "../core/array.h"
+#include "../lib/hash.h"
 
 #include "../core/format.h"
 #include "../core/mpi-routines.h"
@@ -68,28 +69,16 @@ const char *mpi_scope_kind_name(enum mpi_scope_kind k)
 	return k == MPI_SCOPE_FUNCTION ? "function" : k == MPI_SCOPE_REGION ? "region" : "outside";
 }
 
-static uint64_t name_hash(enum mpi_scope_kind kind, const char *name)
-{
-	uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)kind;
-
-	for (; *name; name++)
-		h = (h ^ (unsigned char)*name) * 0x100000001b3ull;
-	return h;
-}
-
 /* The scope of KIND and NAME, added when new. Its index, or -ENOMEM. */
 static long scope_of(struct mpi_scope_profile *p, enum mpi_scope_kind kind, const char *name)
 {
-	uint64_t h = name_hash(kind, name), v;
+	uint64_t h = hash_str(HASH_INIT ^ (uint64_t)kind, name);
 	size_t old_cap = p->scopes_cap, i;
 	struct mpi_scope_cell *cells;
 
-	if (u64map_get(&p->by_name, h, &v) && p->scopes[v].kind == kind &&
-	    !strcmp(p->scopes[v].name, name))
-		return (long)v;
-	for (i = 0; i < p->nscopes; i++) /* a hash collision: rare */
-		if (p->scopes[i].kind == kind && !strcmp(p->scopes[i].name, name))
-			return (long)i;
+	for (size_t at = hchain_first(&p->by_name, h); at; at = hchain_next(&p->by_name, at))
+		if (p->scopes[at - 1].kind == kind && !strcmp(p->scopes[at - 1].name, name))
+			return (long)(at - 1);
 	if (array_reserve((void **)&p->scopes, &p->scopes_cap, p->nscopes + 1, sizeof(*p->scopes)))
 		return -ENOMEM;
 	if (p->scopes_cap != old_cap) {
@@ -106,7 +95,7 @@ static long scope_of(struct mpi_scope_profile *p, enum mpi_scope_kind kind, cons
 	if (!p->scopes[i].name)
 		return -ENOMEM;
 	p->nscopes++;
-	if (!u64map_get(&p->by_name, h, &v) && u64map_put(&p->by_name, h, i))
+	if (hchain_add(&p->by_name, h, i))
 		return -ENOMEM;
 	return (long)i;
 }
@@ -589,7 +578,7 @@ void mpi_scope_release(struct mpi_scope_profile *p)
 	free(p->cells);
 	free(p->ops);
 	free(p->present_buf);
-	u64map_release(&p->by_name);
+	hchain_release(&p->by_name);
 	u64map_release(&p->by_op);
 	memset(p, 0, sizeof(*p));
 }

@@ -34,7 +34,7 @@
 #include "mpi-model.h"
 #include "mpi-waits.h"
 #include "symbols.h"
-#include "u64map.h"
+#include "../lib/hashmap.h"
 
 enum mpi_scope_kind {
 	MPI_SCOPE_FUNCTION,
@@ -101,7 +101,8 @@ struct mpi_scope_profile {
 	uint64_t skipped_streams; /* streams of processes that are no rank of the model */
 	/* private: scopes by a hash of kind and name, ops by (scope, rank, routine) */
 	uint8_t *present_buf;
-	struct u64map by_name, by_op;
+	struct hchain by_name;
+	struct u64map by_op;
 };
 
 /*

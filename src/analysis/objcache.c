@@ -4,7 +4,8 @@
 
 #include "../core/env.h"
 #include "../format/layout.h"
-#include "u64map.h"
+#include "../lib/hash.h"
+#include "../lib/hashmap.h"
 
 #include <dirent.h>
 #include <elfutils/libdwelf.h>
@@ -158,15 +159,6 @@ int obj_check(const struct maps_object *o, const char *path, char *now, size_t n
 
 /* ---- the cache ------------------------------------------------------------------------------ */
 
-static uint64_t fnv1a(uint64_t h, const void *p, size_t len)
-{
-	const unsigned char *c = p;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ c[i]) * 0x100000001b3ull;
-	return h;
-}
-
 /*
  * The entry of O (mapped from PATH) relative to the root: its two directories and the file
  * ("buildid", "1f", "2e3d...", "elf" or "nobuildid", "HASH", "", "elf"). -ENOENT when O cannot
@@ -183,10 +175,10 @@ static int entry_parts(const struct maps_object *o, const char *path, char d1[16
 	}
 	if (o->size < 0 || o->mtime_ns < 0)
 		return -ENOENT;
-	uint64_t h = fnv1a(0xcbf29ce484222325ull, path, strlen(path) + 1);
+	uint64_t h = hash_bytes(HASH_INIT, path, strlen(path) + 1);
 
-	h = fnv1a(h, &o->size, sizeof(o->size));
-	h = fnv1a(h, &o->mtime_ns, sizeof(o->mtime_ns));
+	h = hash_bytes(h, &o->size, sizeof(o->size));
+	h = hash_bytes(h, &o->mtime_ns, sizeof(o->mtime_ns));
 	snprintf(d1, 16, "nobuildid");
 	snprintf(d2, 160, "%016" PRIx64, h);
 	return 0;
@@ -406,12 +398,12 @@ struct survey {
 
 static uint64_t object_hash(const char *path, const struct maps_object *o)
 {
-	uint64_t h = fnv1a(0xcbf29ce484222325ull, path, strlen(path) + 1);
+	uint64_t h = hash_bytes(HASH_INIT, path, strlen(path) + 1);
 
-	h = fnv1a(h, o->build_id, strlen(o->build_id) + 1);
+	h = hash_bytes(h, o->build_id, strlen(o->build_id) + 1);
 	if (!o->build_id[0]) {
-		h = fnv1a(h, &o->size, sizeof(o->size));
-		h = fnv1a(h, &o->mtime_ns, sizeof(o->mtime_ns));
+		h = hash_bytes(h, &o->size, sizeof(o->size));
+		h = hash_bytes(h, &o->mtime_ns, sizeof(o->mtime_ns));
 	}
 	return h;
 }

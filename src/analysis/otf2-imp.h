@@ -7,7 +7,8 @@
 #define PSC_OTF2_IMP_H
 
 #include "mpi-model.h"
-#include "u64map.h"
+#include "../lib/hashmap.h"
+#include "../core/array.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -137,9 +138,6 @@ int otf2i_fail_otf2(struct imp *im, OTF2_ErrorCode code, const char *what);
 
 /* Keep the first failure, "ANCHOR: message", in im->err, and return RET. */
 int otf2i_fail(struct imp *im, int ret, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-/* Room for one more element of SIZE bytes in *ARR (N used of *CAP). 0 or -ENOMEM. */
-int otf2i_grow(void **arr, size_t *cap, size_t n, size_t size);
 
 /* The index of ID in MAP, or -1. */
 long otf2i_lookup(const struct u64map *map, uint64_t id);

@@ -55,23 +55,6 @@ int otf2i_fail(struct imp *im, int ret, const char *fmt, ...)
 	return ret;
 }
 
-/* Room for one more element in *ARR (N used of *CAP). 0 or -ENOMEM. */
-int otf2i_grow(void **arr, size_t *cap, size_t n, size_t size)
-{
-	size_t c;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	c = *cap ? *cap * 2 : 16;
-	p = realloc(*arr, c * size);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = c;
-	return 0;
-}
-
 /* The index of ID in MAP, or -1. */
 long otf2i_lookup(const struct u64map *map, uint64_t id)
 {
@@ -125,7 +108,7 @@ static OTF2_CallbackCode def_string(void *ud, OTF2_StringRef self, const char *s
 	struct imp *im = ud;
 	char *copy;
 
-	if (otf2i_grow((void **)&im->strings, &im->strings_cap, im->nstrings, sizeof(char *)))
+	if (ARRAY_GROW(im->strings, im->nstrings + 1, im->strings_cap))
 		return CB_OOM(im);
 	copy = strdup(s ? s : "");
 	if (!copy || u64map_put(&im->string_ix, self, im->nstrings)) {
@@ -145,7 +128,7 @@ static OTF2_CallbackCode def_region(void *ud, OTF2_RegionRef self, OTF2_StringRe
 	struct imp *im = ud;
 	struct imp_region *r;
 
-	if (otf2i_grow((void **)&im->regions, &im->regions_cap, im->nregions, sizeof(*r)) ||
+	if (ARRAY_GROW(im->regions, im->nregions + 1, im->regions_cap) ||
 	    u64map_put(&im->region_ix, self, im->nregions))
 		return CB_OOM(im);
 	r = &im->regions[im->nregions++];
@@ -169,7 +152,7 @@ static OTF2_CallbackCode def_lgroup(void *ud, OTF2_LocationGroupRef self,
 	struct imp *im = ud;
 	struct imp_lgroup *g;
 
-	if (otf2i_grow((void **)&im->lgroups, &im->lgroups_cap, im->nlgroups, sizeof(*g)) ||
+	if (ARRAY_GROW(im->lgroups, im->nlgroups + 1, im->lgroups_cap) ||
 	    u64map_put(&im->lgroup_ix, self, im->nlgroups))
 		return CB_OOM(im);
 	g = &im->lgroups[im->nlgroups++];
@@ -189,7 +172,7 @@ static OTF2_CallbackCode def_location(void *ud, OTF2_LocationRef self, OTF2_Stri
 	 * streams were missing when perfscope exported it stays missing) */
 	if (type != OTF2_LOCATION_TYPE_CPU_THREAD || nevents == 0)
 		return OTF2_CALLBACK_SUCCESS;
-	if (otf2i_grow((void **)&im->locs, &im->locs_cap, im->nlocs, sizeof(*im->locs)))
+	if (ARRAY_GROW(im->locs, im->nlocs + 1, im->locs_cap))
 		return CB_OOM(im);
 	l = &im->locs[im->nlocs++];
 	l->id = self;
@@ -207,7 +190,7 @@ static OTF2_CallbackCode def_group(void *ud, OTF2_GroupRef self, OTF2_StringRef 
 	struct imp *im = ud;
 	struct imp_group *g;
 
-	if (otf2i_grow((void **)&im->groups, &im->groups_cap, im->ngroups, sizeof(*im->groups)) ||
+	if (ARRAY_GROW(im->groups, im->ngroups + 1, im->groups_cap) ||
 	    u64map_put(&im->group_ix, self, im->ngroups))
 		return CB_OOM(im);
 	g = &im->groups[im->ngroups];
@@ -230,7 +213,7 @@ static OTF2_CallbackCode def_comm(void *ud, OTF2_CommRef self, OTF2_StringRef na
 	struct imp *im = ud;
 	struct imp_comm *c;
 
-	if (otf2i_grow((void **)&im->comms, &im->comms_cap, im->ncomms, sizeof(*c)) ||
+	if (ARRAY_GROW(im->comms, im->ncomms + 1, im->comms_cap) ||
 	    u64map_put(&im->comm_ix, self, im->ncomms))
 		return CB_OOM(im);
 	c = &im->comms[im->ncomms++];

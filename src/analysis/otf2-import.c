@@ -79,7 +79,7 @@ static int32_t world_rank(const struct imp *im, long c, uint32_t r)
 /* IT as an item of the open MPI call. */
 static OTF2_CallbackCode push_item(struct imp *im, const struct mpi_item *it)
 {
-	if (otf2i_grow((void **)&im->call.items, &im->call.cap, im->call.nitems, sizeof(*it)))
+	if (ARRAY_GROW(im->call.items, im->call.nitems + 1, im->call.cap))
 		return CB_OOM(im);
 	im->call.items[im->call.nitems++] = *it;
 	return OTF2_CALLBACK_SUCCESS;
@@ -90,7 +90,7 @@ static struct imp_nbc *nbc_next(struct imp *im, struct imp_nbc **arr, size_t *n,
 {
 	struct imp_nbc *e;
 
-	if (otf2i_grow((void **)arr, cap, *n, sizeof(**arr)))
+	if (ARRAY_GROW(*arr, *n + 1, *cap))
 		return NULL;
 	e = &(*arr)[(*n)++];
 	memset(e, 0, sizeof(*e));

@@ -6,6 +6,7 @@
  */
 #include "powerlog.h"
 #include "textline.h"
+#include "../lib/strbuf.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -145,25 +146,21 @@ static int parse_comment(struct log_reader *r, char *s)
 /* The header row must name time_ns and the columns in order. */
 static int check_header_row(struct log_reader *r, const char *s)
 {
-	size_t len = 8, off;
-	char *want;
+	struct strbuf want = STRBUF_INIT;
 	int ret = 0;
 
 	if (!r->source)
 		return fail(r, -EINVAL, "expected a '# source NAME' line before the header row");
 	if (!r->ncol)
 		return fail(r, -EINVAL, "expected '# column' lines before the header row");
+	strbuf_adds(&want, "time_ns");
 	for (size_t i = 0; i < r->ncol; i++)
-		len += strlen(r->col[i].name) + 1;
-	want = malloc(len);
-	if (!want)
-		return fail(r, -ENOMEM, "out of memory");
-	off = (size_t)snprintf(want, len, "time_ns");
-	for (size_t i = 0; i < r->ncol; i++)
-		off += (size_t)snprintf(want + off, len - off, ",%s", r->col[i].name);
-	if (strcmp(s, want))
-		ret = fail(r, -EINVAL, "expected the header row '%s', found '%s'", want, s);
-	free(want);
+		strbuf_addf(&want, ",%s", r->col[i].name);
+	if (want.err)
+		ret = fail(r, -ENOMEM, "out of memory");
+	else if (strcmp(s, want.buf))
+		ret = fail(r, -EINVAL, "expected the header row '%s', found '%s'", want.buf, s);
+	strbuf_release(&want);
 	return ret;
 }
 

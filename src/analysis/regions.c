@@ -2,7 +2,7 @@
 #include "regions.h"
 #include "../model/pass.h"
 #include "stream.h"
-#include "strmap.h"
+#include "../lib/hashmap.h"
 
 #include "../core/metrics.h"
 

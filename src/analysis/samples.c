@@ -2,7 +2,7 @@
 #include "samples.h"
 #include "stream.h"
 #include "symbols.h"
-#include "u64map.h"
+#include "../lib/hashmap.h"
 
 #include <errno.h>
 #include <stdio.h>

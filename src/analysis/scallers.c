@@ -1,7 +1,6 @@
 /* scallers.c - top-down call trees and callers trees from sampled call paths. */
 #include "scallers.h"
-#include "strmap.h"
-#include "u64map.h"
+#include "../lib/hashmap.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -42,7 +42,7 @@ struct scall_tree {
 	struct scall_node *nodes;
 	size_t nnodes, nodecap;
 	uint64_t paths; /* paths added (samples) */
-	/* functions by name and module (strmap.h), child nodes by parent and function */
+	/* functions by name and module (lib/hashmap.h), child nodes by parent and function */
 	struct hchain *func_index;
 	struct u64map *child_index;
 };

@@ -1,6 +1,6 @@
 /* sprofile.c - functions and lines of a sampled experiment. */
 #include "sprofile.h"
-#include "strmap.h"
+#include "../lib/hashmap.h"
 
 #include <errno.h>
 #include <stdio.h>

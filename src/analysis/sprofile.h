@@ -54,7 +54,7 @@ struct sample_profile {
 	size_t nlines, linecap;
 	uint64_t samples, time_ns; /* leader's samples and their time, over all rows */
 	uint64_t *estimated;	   /* per event: the sum of every sample's delta */
-	/* rows and lines by their keys (strmap.h) */
+	/* rows and lines by their keys (lib/hashmap.h) */
 	struct hchain *index, *line_index;
 	struct str_arena names; /* labels of rows without a symbol */
 	/* kernel IPs are named from the experiment's kallsyms file, when it has one */

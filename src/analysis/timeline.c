@@ -2,7 +2,7 @@
 #include "timeline.h"
 #include "sprofile.h"
 #include "stream.h"
-#include "u64map.h"
+#include "../lib/hashmap.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -16,7 +16,7 @@ struct pass {
 	struct timeline *t;
 	struct symtab *syms;
 	struct kallsyms ksyms; /* the experiment's, for kernel IPs */
-	struct u64map fids;    /* name hash -> function id */
+	struct strmap fids;    /* name -> function id (keys: names) */
 	struct u64map counts;  /* (thread, interval, fid) -> samples */
 	char **names;
 	uint64_t *totals; /* per function id */
@@ -100,22 +100,13 @@ static void spread_spans(struct timeline *t, const struct sample *s, uint32_t k,
 	}
 }
 
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
 /* Id of the function named NAME (interned). SIZE_MAX when out of memory. */
 static size_t function_id(struct pass *ps, const char *name)
 {
-	uint64_t h = hash_str(name), v;
+	size_t v;
 
-	if (u64map_get(&ps->fids, h, &v))
-		return (size_t)v; /* a 64-bit hash collision merges two names: accepted */
+	if (strmap_get(&ps->fids, name, &v))
+		return v;
 	if (ps->nnames == ps->cap) {
 		size_t cap = ps->cap ? 2 * ps->cap : 64;
 		char **n = realloc(ps->names, cap * sizeof(*n));
@@ -131,7 +122,7 @@ static size_t function_id(struct pass *ps, const char *name)
 	}
 	ps->names[ps->nnames] = strdup(name);
 	ps->totals[ps->nnames] = 0;
-	if (!ps->names[ps->nnames] || u64map_put(&ps->fids, h, ps->nnames))
+	if (!ps->names[ps->nnames] || strmap_put(&ps->fids, ps->names[ps->nnames], ps->nnames))
 		return SIZE_MAX;
 	return ps->nnames++;
 }
@@ -318,7 +309,7 @@ int timeline_build(struct timeline *t, const struct experiment *e, struct symtab
 		free(ps.names[f]);
 	free(ps.names);
 	free(ps.totals);
-	u64map_release(&ps.fids);
+	strmap_release(&ps.fids);
 	u64map_release(&ps.counts);
 	kallsyms_release(&ps.ksyms);
 	return ret;

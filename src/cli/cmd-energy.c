@@ -6,6 +6,7 @@
 #include "../analysis/powerfile.h"
 #include "../analysis/powerlog.h"
 #include "../analysis/symbols.h"
+#include "../lib/strbuf.h"
 #include "../output/energy-print.h"
 #include "record-power.h"
 
@@ -74,15 +75,13 @@ static int power_load(struct power_series *ps, const struct experiment *e, const
 /* The channel to attribute: NAME, else the first that works. Prints the cause. */
 static int channel_pick(const struct power_series *ps, const char *name, size_t *ch)
 {
-	char names[512] = "";
-	size_t off = 0;
+	struct strbuf names = STRBUF_INIT;
+	int ret;
 
 	for (size_t i = 0; i < ps->nch; i++) {
-		off += (size_t)snprintf(names + off, off < sizeof(names) ? sizeof(names) - off : 0,
-					"%s%s", i ? ", " : "", ps->ch[i].name);
-		if (off >= sizeof(names))
-			off = sizeof(names) - 1;
+		strbuf_addf(&names, "%s%s", i ? ", " : "", ps->ch[i].name);
 		if (name ? !strcmp(ps->ch[i].name, name) : ps->ch[i].advancing) {
+			strbuf_release(&names);
 			*ch = i;
 			if (ps->ch[i].advancing)
 				return 0;
@@ -94,14 +93,19 @@ static int channel_pick(const struct power_series *ps, const char *name, size_t 
 			return -EINVAL;
 		}
 	}
-	if (name)
-		cli_error(CMD, "%s has no power channel %s (it has: %s)", ps->source, name, names);
+	if (names.err)
+		cli_error(CMD, "out of memory");
+	else if (name)
+		cli_error(CMD, "%s has no power channel %s (it has: %s)", ps->source, name,
+			  strbuf_str(&names));
 	else
 		cli_error(CMD,
 			  "%s: no power channel ever advanced (%s): the source does not work on "
 			  "this machine",
-			  ps->source, names);
-	return -EINVAL;
+			  ps->source, strbuf_str(&names));
+	ret = names.err ? names.err : -EINVAL;
+	strbuf_release(&names);
+	return ret;
 }
 
 /* Energy of every channel over the covered run (the attributed one, ATTRIBUTED, is known:

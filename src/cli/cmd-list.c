@@ -6,6 +6,7 @@
 #include "../core/cpuinfo.h"
 #include "../core/jsonw.h"
 #include "../core/metrics.h"
+#include "../lib/strbuf.h"
 #include "../output/table.h"
 #include "../output/textesc.h"
 
@@ -99,8 +100,9 @@ static int list_group(void *arg, const char *name, const char *path)
 {
 	struct group_ctx *c = arg;
 	struct metric_group g;
-	char err[512], events[1024] = "", metrics[1024] = "";
-	size_t off = 0;
+	char err[512];
+	struct strbuf events = STRBUF_INIT, metrics = STRBUF_INIT;
+	int ret = 0;
 
 	if (metric_group_load(&g, path, err, sizeof(err))) {
 		if (c->w) {
@@ -140,23 +142,23 @@ static int list_group(void *arg, const char *name, const char *path)
 		jsonw_array_end(c->w);
 		jsonw_object_end(c->w);
 	} else {
-		for (size_t i = 0; i < g.nevents && off < sizeof(events); i++)
-			off += (size_t)snprintf(events + off, sizeof(events) - off, "%s%s",
-						i ? ", " : "", g.events[i]);
-		off = 0;
-		for (size_t i = 0; i < g.nmetrics && off < sizeof(metrics); i++)
-			off += (size_t)snprintf(metrics + off, sizeof(metrics) - off, "%s%s",
-						i ? ", " : "", g.metrics[i].name);
+		for (size_t i = 0; i < g.nevents; i++)
+			strbuf_addf(&events, "%s%s", i ? ", " : "", g.events[i]);
+		for (size_t i = 0; i < g.nmetrics; i++)
+			strbuf_addf(&metrics, "%s%s", i ? ", " : "", g.metrics[i].name);
+		ret = events.err ? events.err : metrics.err;
 		table_add_row(c->t);
 		table_set(c->t, 0, "%s%s", g.name, !strcmp(name, c->dflt) ? " (default here)" : "");
 		table_set(c->t, 1, "%s", g.description);
 		table_add_row(c->t);
-		table_set(c->t, 1, "events: %s", events);
+		table_set(c->t, 1, "events: %s", strbuf_str(&events));
 		table_add_row(c->t);
-		table_set(c->t, 1, "metrics: %s", metrics);
+		table_set(c->t, 1, "metrics: %s", strbuf_str(&metrics));
 	}
+	strbuf_release(&events);
+	strbuf_release(&metrics);
 	metric_group_release(&g);
-	return 0;
+	return ret;
 }
 
 static const char *cache_type_name(enum cache_type t)
@@ -306,10 +308,10 @@ int cmd_list(int argc, char **argv)
 		jsonw_key(&w, "metric_groups");
 		jsonw_array_begin(&w);
 		gc.t = NULL;
-		metric_group_foreach(dirs, ndirs, list_group, &gc);
+		ret = metric_group_foreach(dirs, ndirs, list_group, &gc);
 		jsonw_array_end(&w);
 		jsonw_object_end(&w);
-		ret = jsonw_text(&w) ? 0 : -ENOMEM;
+		ret = jsonw_text(&w) && !ret ? 0 : -ENOMEM;
 		if (ret == 0)
 			printf("%s\n", w.buf);
 		jsonw_release(&w);
@@ -332,7 +334,11 @@ int cmd_list(int argc, char **argv)
 	gc.t = table_new();
 	table_add_column(gc.t, "group", TABLE_LEFT);
 	table_add_column(gc.t, "description", TABLE_LEFT);
-	metric_group_foreach(dirs, ndirs, list_group, &gc);
+	if (metric_group_foreach(dirs, ndirs, list_group, &gc)) {
+		table_free(gc.t);
+		cli_error("list", "out of memory");
+		return 1;
+	}
 	printf("\nMetric groups (perfscope stat -g GROUP)\n");
 	table_print(gc.t, stdout, "  ");
 	table_free(gc.t);

@@ -20,6 +20,7 @@
 #include "../core/metrics.h"
 #include "../format/layout.h"
 #include "../format/meta.h"
+#include "../lib/strbuf.h"
 #include "../output/caveats.h"
 #include "../output/textesc.h"
 
@@ -35,6 +36,9 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+/* The longest NAME=VALUE string execve passes (Linux's MAX_ARG_STRLEN: 32 pages of 4 KiB). */
+#define ENV_STRING_MAX (32 * 4096)
 
 /*
  * Make DIR ready: create it (*CREATED set), or with FORCE move the experiment in it aside into
@@ -569,12 +573,12 @@ int cmd_record(int argc, char **argv)
 	struct event_desc *evs = NULL;
 	int *probed = NULL; /* per event: its status when record opened it (not sampling) */
 	size_t nev = 0;
-	char list[4096] = "", absdir[PATH_MAX], absfilter[PATH_MAX];
+	struct strbuf list = STRBUF_INIT; /* PERFSCOPE_EVENTS: the events, comma-separated */
+	char absdir[PATH_MAX], absfilter[PATH_MAX];
 	struct timespec now;
 	int64_t run_ns[2];
 	struct launch l;
 	uint64_t bufbytes;
-	size_t off;
 
 	ret = cli_parse("record", specs, OPT_STOP_AT_OPERAND, argc - 1, argv + 1, &first, &help);
 	if (ret) {
@@ -639,6 +643,17 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	if (cli_resolve_event_options("record", &events, group ? &mg : NULL, &evs, &nev))
 		goto out;
+	for (size_t i = 0; i < nev; i++)
+		strbuf_addf(&list, "%s%s", i ? "," : "", evs[i].name);
+	if (list.err) {
+		cli_error("record", "out of memory");
+		goto out;
+	}
+	if (sizeof(PSC_ENV_EVENTS "=") + list.len > ENV_STRING_MAX) {
+		cli_error("record", "-e: %zu events take %zu bytes, the environment passes %d", nev,
+			  list.len, ENV_STRING_MAX - (int)sizeof(PSC_ENV_EVENTS "="));
+		goto out;
+	}
 	if (record_power_prepare(&rp))
 		goto out;
 	if (mpi.rank > 0) {
@@ -679,13 +694,9 @@ int cmd_record(int argc, char **argv)
 	}
 	/* the environment reaches the command and every process it starts */
 
-	off = 0;
-	for (size_t i = 0; i < nev; i++)
-		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", i ? "," : "",
-					evs[i].name);
 	if (setenv(PSC_ENV_OUT, absdir, 1) || setenv(PSC_ENV_LAUNCHER, "1", 1) ||
 	    /* sampled events are counted by the sampler, not again at every region */
-	    (nev && !sampling ? setenv(PSC_ENV_EVENTS, list, 1) : unsetenv(PSC_ENV_EVENTS)) ||
+	    (nev && !sampling ? setenv(PSC_ENV_EVENTS, list.buf, 1) : unsetenv(PSC_ENV_EVENTS)) ||
 	    (filter ? setenv(PSC_ENV_FILTER, absfilter, 1) : unsetenv(PSC_ENV_FILTER)) ||
 	    (bufsize ? setenv(PSC_ENV_BUFSIZE, bufsize, 1) : 0) ||
 	    (mpi.on ? setenv(PSC_ENV_MPI_LOAD, load ? load : "100", 1) : 0) ||
@@ -798,6 +809,7 @@ int cmd_record(int argc, char **argv)
 	ret = status;
 out:
 	expdir_stash_release(&old);
+	strbuf_release(&list);
 	free(forward);
 	free(probed);
 	sampler_release(&smp);

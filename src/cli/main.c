@@ -7,6 +7,7 @@
 #include "../core/metrics.h"
 #include "../core/outfile.h"
 #include "../core/strdist.h"
+#include "../lib/strbuf.h"
 #include "../output/textesc.h"
 
 #include <errno.h>
@@ -202,20 +203,23 @@ int cli_resolve_events(const char *cmd, const char *list, struct event_desc **ev
 int cli_resolve_event_options(const char *cmd, const struct opt_list *events,
 			      const struct metric_group *g, struct event_desc **evs, size_t *n)
 {
-	size_t ng = g ? g->nevents : 0, off = 0;
-	char list[8192];
+	size_t ng = g ? g->nevents : 0;
+	struct strbuf list = STRBUF_INIT;
+	int ret = 0;
 
 	*evs = NULL;
 	*n = 0;
-	for (size_t i = 0; i < events->n + ng && off < sizeof(list); i++)
-		off +=
-		    (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", off ? "," : "",
-				     i < events->n ? events->items[i] : g->events[i - events->n]);
-	if (off >= sizeof(list)) {
-		cli_error(cmd, "event list too long");
-		return -E2BIG;
+	for (size_t i = 0; i < events->n + ng; i++)
+		strbuf_addf(&list, "%s%s", list.len ? "," : "",
+			    i < events->n ? events->items[i] : g->events[i - events->n]);
+	if (list.err) {
+		cli_error(cmd, "out of memory");
+		ret = list.err;
+	} else if (list.len) {
+		ret = cli_resolve_events(cmd, list.buf, evs, n);
 	}
-	return off ? cli_resolve_events(cmd, list, evs, n) : 0;
+	strbuf_release(&list);
+	return ret;
 }
 
 /* The files cli_output_open opened and cli_output_close has not closed yet. */

@@ -19,7 +19,7 @@
 #include <sys/types.h>
 
 #include "../analysis/stat-result.h"
-#include "../analysis/u64map.h"
+#include "../lib/hashmap.h"
 #include "../core/counters.h"
 
 struct st_thread {

@@ -1,9 +1,9 @@
-/* array.c - growing a malloc'd array by doubling. */
+/* array.c - growing an array by doubling (array.h). */
 #include "array.h"
+#include "mem.h"
 
 #include <errno.h>
 #include <stdint.h>
-#include <stdlib.h>
 
 int array_reserve(void **arr, size_t *cap, size_t need, size_t size)
 {
@@ -20,7 +20,7 @@ int array_reserve(void **arr, size_t *cap, size_t need, size_t size)
 	}
 	if (size && ncap > SIZE_MAX / size)
 		return -ENOMEM;
-	p = realloc(*arr, ncap * size);
+	p = psc_mem_realloc(*arr, ncap * size);
 	if (!p)
 		return -ENOMEM;
 	*arr = p;

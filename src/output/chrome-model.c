@@ -10,7 +10,7 @@
  */
 #include "chrome-model.h"
 
-#include "../analysis/u64map.h"
+#include "../lib/hashmap.h"
 #include "../core/format.h"
 #include "../core/mpi-routines.h"
 

@@ -6,6 +6,7 @@
 #include "../core/counts.h"
 #include "../core/format.h"
 #include "../core/jsonw.h"
+#include "../lib/strbuf.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -413,31 +414,33 @@ static void process_meta(struct out *o, const struct experiment *e)
 	for (size_t i = 0; i < e->nprocs; i++) {
 		const struct exp_process *p = &e->procs[i];
 		size_t done = 0;
-		char name[1024];
-		size_t n = 0;
+		struct strbuf name = STRBUF_INIT;
 
 		for (size_t j = 0; j < i; j++)
 			done |= e->procs[j].pid == p->pid;
 		if (done)
 			continue;
 		if (p->rank >= 0)
-			n += (size_t)snprintf(name + n, sizeof(name) - n, "rank %d ", p->rank);
+			strbuf_addf(&name, "rank %d ", p->rank);
 		/* images in exec order */
-		for (unsigned img = 0, found = 1; found && n < sizeof(name); img++) {
+		for (unsigned img = 0, found = 1; found && !name.err; img++) {
 			found = 0;
 			for (size_t j = i; j < e->nprocs; j++) {
 				const struct exp_process *q = &e->procs[j];
 
 				if (q->pid != p->pid || q->image != img)
 					continue;
-				n += (size_t)snprintf(
-				    name + n, sizeof(name) - n, "%s%s", img ? " -> " : "",
-				    q->exe && q->exe[0] ? base_name(q->exe) : "?");
+				strbuf_addf(&name, "%s%s", img ? " -> " : "",
+					    q->exe && q->exe[0] ? base_name(q->exe) : "?");
 				found = 1;
 				break;
 			}
 		}
-		meta_event(o, p->pid, -1, "process_name", name, 0);
+		if (!name.err)
+			meta_event(o, p->pid, -1, "process_name", strbuf_str(&name), 0);
+		else if (!o->error)
+			o->error = name.err;
+		strbuf_release(&name);
 	}
 }
 

@@ -12,8 +12,9 @@
 #include "html-timeline.h"
 
 #include "../analysis/otf2-calls.h"
-#include "../analysis/u64map.h"
+#include "../lib/hashmap.h"
 #include "../core/array.h"
+#include "../lib/strbuf.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -168,32 +169,35 @@ static void facts_release(struct facts *f)
 	u64map_release(&f->string_ix);
 }
 
-/* "host": the anchor's machine name, else the system tree's nodes (a few, then "+ N more"). */
-static void put_host(struct jsonw *w, const struct facts *f, const char *machine)
+/* "host": the anchor's machine name, else the system tree's nodes (a few, then "+ N more").
+ * 0 or -ENOMEM. */
+static int put_host(struct jsonw *w, const struct facts *f, const char *machine)
 {
-	char buf[512];
-	size_t off = 0;
+	struct strbuf sb = STRBUF_INIT;
+	int ret;
 
-	buf[0] = 0;
 	if (machine && machine[0])
-		snprintf(buf, sizeof(buf), "%s", machine);
-	for (size_t i = 0; !buf[0] && i < f->nhosts && off < sizeof(buf); i++)
-		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s", i ? ", " : "",
-					fact_string(f, f->hosts[i]));
-	if (f->more_hosts && off < sizeof(buf))
-		snprintf(buf + off, sizeof(buf) - off, " + %zu more", f->more_hosts);
-	jsonw_kv_string(w, "host", buf);
+		strbuf_adds(&sb, machine);
+	for (size_t i = 0; !sb.len && i < f->nhosts; i++)
+		strbuf_addf(&sb, "%s%s", i ? ", " : "", fact_string(f, f->hosts[i]));
+	if (f->more_hosts)
+		strbuf_addf(&sb, " + %zu more", f->more_hosts);
+	ret = sb.err;
+	if (!ret)
+		jsonw_kv_string(w, "host", strbuf_str(&sb));
+	strbuf_release(&sb);
+	return ret;
 }
 
-/* The caveat of what the report of an archive leaves out. */
-static void archive_caveat(struct html_input *in, const struct facts *f)
+/* The caveat of what the report of an archive leaves out. 0 or -ENOMEM. */
+static int archive_caveat(struct html_input *in, const struct facts *f)
 {
-	char metrics[256] = "";
-	size_t off = 0;
+	struct strbuf metrics = STRBUF_INIT;
 
-	for (size_t i = 0; i < f->nmetrics && i < FACT_HOSTS_MAX && off < sizeof(metrics); i++)
-		off += (size_t)snprintf(metrics + off, sizeof(metrics) - off, "%s%s", i ? ", " : "",
-					fact_string(f, f->metrics[i]));
+	for (size_t i = 0; i < f->nmetrics && i < FACT_HOSTS_MAX; i++)
+		strbuf_addf(&metrics, "%s%s", i ? ", " : "", fact_string(f, f->metrics[i]));
+	if (metrics.err)
+		return metrics.err;
 	html_caveat(in,
 		    "made from the OTF2 archive %s: an archive has no samples, energy, load logs "
 		    "or source lines, so the Counters, Energy, Load and Source views are left out "
@@ -204,12 +208,15 @@ static void archive_caveat(struct html_input *in, const struct facts *f)
 		html_caveat(in,
 			    "the archive's %zu metrics (%s%s) are not shown: the report reads its "
 			    "calls and MPI events only",
-			    f->nmetrics, metrics, f->nmetrics > FACT_HOSTS_MAX ? ", ..." : "");
+			    f->nmetrics, strbuf_str(&metrics),
+			    f->nmetrics > FACT_HOSTS_MAX ? ", ..." : "");
 	if (f->resolution && f->resolution < 1000000000u)
 		html_caveat(in,
 			    "the archive's clock ticks %" PRIu64
 			    " times a second: times are exact to %.3g ns",
 			    f->resolution, 1e9 / (double)f->resolution);
+	strbuf_release(&metrics);
+	return 0;
 }
 
 int html_otf2_meta(struct jsonw *w, struct html_input *in)
@@ -245,7 +252,10 @@ int html_otf2_meta(struct jsonw *w, struct html_input *in)
 	jsonw_array_end(w);
 	jsonw_kv_string(w, "dir", in->otf2);
 	jsonw_kv_string(w, "created_by", creator ? creator : "");
-	put_host(w, &f, machine);
+	if (put_host(w, &f, machine)) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	jsonw_kv_string(w, "cpu", "");
 	snprintf(clock, sizeof(clock), "OTF2 timer, %" PRIu64 " ticks/s", f.resolution);
 	jsonw_kv_string(w, "clock", f.resolution ? clock : "");
@@ -273,9 +283,7 @@ int html_otf2_meta(struct jsonw *w, struct html_input *in)
 	jsonw_kv_u64(w, "metrics", f.nmetrics);
 	jsonw_object_end(w);
 	jsonw_object_end(w);
-	if (!ret)
-		archive_caveat(in, &f);
-	ret = w->failed ? -ENOMEM : 0;
+	ret = (!ret && archive_caveat(in, &f)) || w->failed ? -ENOMEM : 0;
 out:
 	free(creator);
 	free(machine);

@@ -2,8 +2,9 @@
  * time bins under the report's budgets (html-timeline.h). */
 #include "html-timeline.h"
 #include "../core/array.h"
+#include "../lib/hash.h"
 
-#include "../analysis/u64map.h"
+#include "../lib/hashmap.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -273,19 +274,10 @@ int tl_finish(struct tl_lod *t)
 	return coarsen(t);
 }
 
-static uint64_t name_hash(const char *s, enum tl_kind kind)
-{
-	uint64_t h = 1469598103934665603ull ^ (uint64_t)kind;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
 long tl_name_id(struct tl_names *n, const char *name, enum tl_kind kind)
 {
-	uint64_t h = name_hash(name, kind), v;
-	struct u64map *idx = n->index;
+	uint64_t h = hash_str(HASH_INIT ^ (uint64_t)kind, name);
+	struct hchain *idx = n->index;
 	size_t id;
 
 	if (!idx) {
@@ -293,14 +285,9 @@ long tl_name_id(struct tl_names *n, const char *name, enum tl_kind kind)
 		if (!idx)
 			return -ENOMEM;
 	}
-	if (u64map_get(idx, h, &v)) {
-		if (!strcmp(n->names[v], name) && n->kinds[v] == kind)
-			return (long)v;
-		/* a hash collision: look through the table */
-		for (id = 0; id < n->n; id++)
-			if (!strcmp(n->names[id], name) && n->kinds[id] == kind)
-				return (long)id;
-	}
+	for (size_t at = hchain_first(idx, h); at; at = hchain_next(idx, at))
+		if (n->kinds[at - 1] == kind && !strcmp(n->names[at - 1], name))
+			return (long)(at - 1);
 	id = n->n;
 	if (array_reserve((void **)&n->names, &n->cap, id + 1, sizeof(*n->names)))
 		return -ENOMEM;
@@ -317,7 +304,7 @@ long tl_name_id(struct tl_names *n, const char *name, enum tl_kind kind)
 		return -ENOMEM;
 	n->kinds[id] = (uint8_t)kind;
 	n->n++;
-	if (!u64map_get(idx, h, &v) && u64map_put(idx, h, id) < 0)
+	if (hchain_add(idx, h, id) < 0)
 		return -ENOMEM;
 	return (long)id;
 }
@@ -374,7 +361,7 @@ void tl_release(struct tl_lod *t)
 	free(t->names.names);
 	free(t->names.kinds);
 	if (t->names.index) {
-		u64map_release(t->names.index);
+		hchain_release(t->names.index);
 		free(t->names.index);
 	}
 	memset(t, 0, sizeof(*t));

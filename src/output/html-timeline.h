@@ -72,7 +72,7 @@ struct tl_names {
 	char **names;
 	uint8_t *kinds; /* enum tl_kind */
 	size_t n, cap;
-	void *index; /* hash -> id */
+	void *index; /* struct hchain (lib/hashmap.h): hash of kind and name -> ids */
 };
 
 struct tl_lod {

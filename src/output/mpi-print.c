@@ -4,6 +4,7 @@
 #include "caveats.h"
 #include "mpi-print-int.h"
 #include "table.h"
+#include "../lib/strbuf.h"
 
 #include "../core/format.h"
 #include "../core/mpi-routines.h"
@@ -48,8 +49,9 @@ static void site_text(const struct mpi_model *m, uint32_t site, char *buf, size_
 void mpi_caveats(const struct mpi_report *r, void (*fn)(void *ctx, const char *line), void *ctx)
 {
 	const struct mpi_model *m = r->m;
-	char a[32], missing[512] = "";
-	size_t nmissing = 0, off = 0, short_colls = 0;
+	char a[32];
+	struct strbuf missing = STRBUF_INIT;
+	size_t nmissing = 0, short_colls = 0;
 	uint64_t sends = 0, recvs = 0;
 
 	if (r->e)
@@ -59,16 +61,15 @@ void mpi_caveats(const struct mpi_report *r, void (*fn)(void *ctx, const char *l
 	for (int i = 0; i < m->world_size; i++) {
 		if (m->ranks[i].present)
 			continue;
-		if (off < sizeof(missing))
-			off += (size_t)snprintf(missing + off, sizeof(missing) - off, "%s%d",
-						nmissing ? ", " : "", i);
+		strbuf_addf(&missing, "%s%d", nmissing ? ", " : "", i);
 		nmissing++;
 	}
 	if (nmissing)
 		caveat_say(fn, ctx,
 			   "%zu of %d ranks have no data (%s): their calls, messages and waits "
 			   "are missing",
-			   nmissing, m->world_size, missing);
+			   nmissing, m->world_size, missing.err ? "out of memory" : missing.buf);
+	strbuf_release(&missing);
 	if (!r->e)
 		caveat_say(fn, ctx, "times as the trace gives them (not aligned by perfscope)");
 	else if (!m->clock_aligned && m->world_size > 1)

@@ -61,36 +61,19 @@ int ox_check(struct xp *x, OTF2_ErrorCode code, const char *what)
 		       OTF2_Error_GetName(code), ox_msg[0] ? ": " : "", ox_msg);
 }
 
-int ox_grow(void **arr, size_t *cap, size_t n, size_t size)
-{
-	return array_reserve(arr, cap, n + 1, size);
-}
-
 /* ---- definitions collected while writing events ---- */
-
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
-}
 
 /* The id of string S, defined on first use; UINT32_MAX when out of memory. */
 uint32_t ox_string_id(struct xp *x, const char *s)
 {
-	uint64_t h = hash_str(s), v;
+	size_t v;
 	char *copy;
 
-	/* equal hashes of different strings: the next key */
-	for (; u64map_get(&x->string_ix, h, &v); h++)
-		if (!strcmp(x->strings[v], s))
-			return (uint32_t)v;
-	if (ox_grow((void **)&x->strings, &x->strings_cap, x->nstrings, sizeof(char *)) ||
-	    !(copy = strdup(s)))
+	if (strmap_get(&x->string_ix, s, &v))
+		return (uint32_t)v;
+	if (ARRAY_GROW(x->strings, x->nstrings + 1, x->strings_cap) || !(copy = strdup(s)))
 		return UINT32_MAX;
-	if (u64map_put(&x->string_ix, h, x->nstrings)) {
+	if (strmap_put(&x->string_ix, copy, x->nstrings)) {
 		free(copy);
 		return UINT32_MAX;
 	}
@@ -138,7 +121,7 @@ uint32_t ox_region_id(struct xp *x, const char *name, enum region_kind kind, uns
 		return UINT32_MAX;
 	if (u64map_get(&x->region_ix, key, &v))
 		return (uint32_t)v;
-	if (ox_grow((void **)&x->regions, &x->regions_cap, x->nregions, sizeof(*r)) ||
+	if (ARRAY_GROW(x->regions, x->nregions + 1, x->regions_cap) ||
 	    u64map_put(&x->region_ix, key, x->nregions))
 		return UINT32_MAX;
 	r = &x->regions[x->nregions];
@@ -158,8 +141,7 @@ static uint32_t node_of(struct xp *x, const char *host)
 	for (size_t i = 0; i < x->nnodes; i++)
 		if (x->nodes[i] == sid)
 			return (uint32_t)i;
-	if (sid == UINT32_MAX ||
-	    ox_grow((void **)&x->nodes, &x->nodes_cap, x->nnodes, sizeof(uint32_t)))
+	if (sid == UINT32_MAX || ARRAY_GROW(x->nodes, x->nnodes + 1, x->nodes_cap))
 		return UINT32_MAX;
 	x->nodes[x->nnodes] = sid;
 	return (uint32_t)x->nnodes++;
@@ -191,7 +173,7 @@ uint32_t ox_group_of(struct xp *x, int rank, pid_t pid, const char *exe)
 		snprintf(name, sizeof(name), "%s (pid %d)", exe && exe[0] ? ox_base_name(exe) : "?",
 			 (int)pid);
 	}
-	if (ox_grow((void **)&x->groups, &x->groups_cap, x->ngroups, sizeof(*g)) ||
+	if (ARRAY_GROW(x->groups, x->ngroups + 1, x->groups_cap) ||
 	    u64map_put(&x->group_ix, key, x->ngroups))
 		return UINT32_MAX;
 	g = &x->groups[x->ngroups];
@@ -424,7 +406,7 @@ void ox_release(struct xp *x)
 	free(x->members);
 	free(x->classes);
 	free(x->icolls);
-	u64map_release(&x->string_ix);
+	strmap_release(&x->string_ix);
 	u64map_release(&x->region_ix);
 	u64map_release(&x->addr_ix);
 	u64map_release(&x->group_ix);

@@ -37,7 +37,7 @@ static int loc_open(struct xp *x, struct track *t, uint32_t group, const char *n
 {
 	struct xloc *l;
 
-	if (ox_grow((void **)&x->locs, &x->locs_cap, x->nlocs, sizeof(*l)))
+	if (ARRAY_GROW(x->locs, x->nlocs + 1, x->locs_cap))
 		return ox_fail(x, -ENOMEM, "out of memory");
 	l = &x->locs[x->nlocs];
 	l->name = ox_string_id(x, name);
@@ -397,7 +397,7 @@ static int64_t align(const struct xp *x, int rank, int64_t t)
  */
 static int frame_push(struct xp *x, uint32_t id, int region)
 {
-	if (ox_grow((void **)&x->frames, &x->open_cap, x->nopen, sizeof(*x->frames)))
+	if (ARRAY_GROW(x->frames, x->nopen + 1, x->open_cap))
 		return ox_fail(x, -ENOMEM, "out of memory");
 	x->frames[x->nopen++] = (struct ox_frame){id, region};
 	return 0;

@@ -7,7 +7,8 @@
 
 #include "otf2-export.h"
 
-#include "../analysis/u64map.h"
+#include "../lib/hashmap.h"
+#include "../core/array.h"
 #include "../core/counts.h"
 
 #include <stdarg.h>
@@ -94,7 +95,7 @@ struct xp {
 	/* strings: hash -> id, verified against the text */
 	char **strings;
 	size_t nstrings, strings_cap;
-	struct u64map string_ix;
+	struct strmap string_ix; /* string -> its id (keys: strings) */
 	struct xregion *regions;
 	size_t nregions, regions_cap;
 	struct u64map region_ix; /* string id << 2 | kind -> region */
@@ -132,9 +133,6 @@ int ox_fail(struct xp *x, int ret, const char *fmt, ...) __attribute__((format(p
 
 /* An OTF2 call's result: 0, or the failure with the OTF2 error text (-ENOMEM or -EIO). */
 int ox_check(struct xp *x, OTF2_ErrorCode code, const char *what);
-
-/* Room for one more element of SIZE bytes in *ARR (N used of *CAP). 0 or -ENOMEM. */
-int ox_grow(void **arr, size_t *cap, size_t n, size_t size);
 
 /* The id of string S, defined on first use; UINT32_MAX when out of memory. */
 uint32_t ox_string_id(struct xp *x, const char *s);

@@ -32,8 +32,7 @@ static uint32_t member_of(struct xp *x, const char *name)
 	for (size_t i = 0; i < x->nmembers; i++)
 		if (x->members[i] == sid)
 			return (uint32_t)i;
-	if (sid == UINT32_MAX ||
-	    ox_grow((void **)&x->members, &x->members_cap, x->nmembers, sizeof(uint32_t)))
+	if (sid == UINT32_MAX || ARRAY_GROW(x->members, x->nmembers + 1, x->members_cap))
 		return UINT32_MAX;
 	x->members[x->nmembers] = sid;
 	return (uint32_t)x->nmembers++;
@@ -45,7 +44,7 @@ static uint32_t class_of(struct xp *x, const uint32_t *m, size_t n)
 	for (size_t c = 0; c < x->nclasses; c++)
 		if (x->classes[c].n == n && !memcmp(x->classes[c].members, m, n * sizeof(*m)))
 			return (uint32_t)c;
-	if (ox_grow((void **)&x->classes, &x->classes_cap, x->nclasses, sizeof(*x->classes)))
+	if (ARRAY_GROW(x->classes, x->nclasses + 1, x->classes_cap))
 		return UINT32_MAX;
 	x->classes[x->nclasses].n = (uint8_t)n;
 	memcpy(x->classes[x->nclasses].members, m, n * sizeof(*m));

@@ -7,6 +7,7 @@
 #include "session.h"
 
 #include "../core/format.h"
+#include "../lib/hash.h"
 #include "rt-mpi.h"
 
 #include <errno.h>
@@ -160,7 +161,7 @@ PSC_EXPORT uint64_t psc_rt_now_ns(void)
 PSC_EXPORT uint64_t psc_rt_clock_id(void)
 {
 	char id[64];
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	uint64_t h;
 	int saved_errno = errno, fd;
 	ssize_t n;
 
@@ -176,8 +177,7 @@ PSC_EXPORT uint64_t psc_rt_clock_id(void)
 	errno = saved_errno;
 	if (n < 16)
 		return 0;
-	for (ssize_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)id[i]) * 1099511628211ull;
+	h = hash_bytes(HASH_INIT, id, (size_t)n);
 	return h ? h : 1;
 }
 

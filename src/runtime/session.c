@@ -8,6 +8,7 @@
 #include "../core/jsonw.h"
 #include "../format/layout.h"
 #include "../format/meta.h"
+#include "../lib/hash.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -727,15 +728,6 @@ void session_finish(void)
 	errno = saved_errno;
 }
 
-static uint64_t name_hash(const char *s, size_t len)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-	return h;
-}
-
 const char *session_region_name(int id)
 {
 	char **page;
@@ -757,7 +749,7 @@ static int index_grow(void)
 		return -ENOMEM;
 	for (int id = 0; id < psc_session.nregions; id++) {
 		const char *name = session_region_name(id);
-		size_t h = name_hash(name, strlen(name)) & (cap - 1);
+		size_t h = hash_bytes(HASH_INIT, name, strlen(name)) & (cap - 1);
 
 		while (idx[h])
 			h = (h + 1) & (cap - 1);
@@ -810,7 +802,7 @@ int session_region_intern(const char *name, size_t len)
 		goto out;
 	}
 	cap = psc_session.region_index_cap;
-	for (h = name_hash(name, len) & (cap - 1); psc_session.region_index[h];
+	for (h = hash_bytes(HASH_INIT, name, len) & (cap - 1); psc_session.region_index[h];
 	     h = (h + 1) & (cap - 1)) {
 		const char *known = session_region_name((int)psc_session.region_index[h] - 1);
 
@@ -831,7 +823,7 @@ int session_region_intern(const char *name, size_t len)
 	id = session_region_name(REGION_OVERFLOW_ID) ? REGION_OVERFLOW_ID : -ENOSPC;
 	if (id < 0) {
 		len = strlen(REGION_OVERFLOW_NAME);
-		for (h = name_hash(REGION_OVERFLOW_NAME, len) & (cap - 1);
+		for (h = hash_bytes(HASH_INIT, REGION_OVERFLOW_NAME, len) & (cap - 1);
 		     psc_session.region_index[h]; h = (h + 1) & (cap - 1))
 			;
 		id = region_add(REGION_OVERFLOW_NAME, len, h);

@@ -55,25 +55,25 @@ libs=$(pkg-config --libs libcjson liblz4 libdw otf2)
 stream_src="analysis/stream.c analysis/stream-chunk.c core/qthread.c core/counts.c
 	core/mpi-routines.c"
 exp_src="$stream_src analysis/experiment.c analysis/salvage.c format/layout.c analysis/samples.c
-	analysis/u64map.c core/clock.c analysis/objcache.c analysis/maps.c"
-cmd_src="$exp_src analysis/regions.c analysis/strmap.c core/metrics.c core/metric-expr.c
-	core/jsonw.c core/mem.c core/utf8.c core/strdist.c output/table.c output/textesc.c
-	output/caveats.c core/array.c cli/options.c cli/cmd-info.c cli/cmd-dump.c"
+	lib/hashmap.c core/array.c core/mem.c core/clock.c analysis/objcache.c analysis/maps.c"
+cmd_src="$exp_src analysis/regions.c core/metrics.c core/metric-expr.c
+	core/jsonw.c core/utf8.c core/strdist.c output/table.c output/textesc.c
+	output/caveats.c cli/options.c cli/cmd-info.c cli/cmd-dump.c"
 mpi_src="$exp_src analysis/mpi-load.c analysis/mpi-model.c analysis/mpi-match.c
 	analysis/mpi-causal.c analysis/mpi-stats.c analysis/mpi-waits.c analysis/symbols.c
 	analysis/elf-module.c"
 otf2_src="$mpi_src analysis/otf2-anchor.c analysis/otf2-import.c analysis/otf2-import-defs.c
-	analysis/otf2-calls.c analysis/mpi-scope.c analysis/fprofile.c analysis/calls.c analysis/regions.c analysis/strmap.c
-	core/array.c core/metrics.c core/metric-expr.c"
+	analysis/otf2-calls.c analysis/mpi-scope.c analysis/fprofile.c analysis/calls.c analysis/regions.c
+	core/metrics.c core/metric-expr.c"
 declare -A target_src=(
 	[fuzz_stream]="$stream_src"
 	[fuzz_profile]="$cmd_src"
 	[fuzz_experiment]="$cmd_src"
 	[fuzz_mpi]="$mpi_src"
 	[fuzz_powerfile]="analysis/powerfile.c analysis/power.c"
-	[fuzz_powerlog]="analysis/powerlog.c analysis/textline.c analysis/power.c"
+	[fuzz_powerlog]="analysis/powerlog.c analysis/textline.c analysis/power.c lib/strbuf.c core/mem.c"
 	[fuzz_loadlog]="analysis/loadlog.c analysis/textline.c format/layout.c"
-	[fuzz_maps]="analysis/maps.c analysis/u64map.c"
+	[fuzz_maps]="analysis/maps.c lib/hashmap.c core/array.c core/mem.c"
 	[fuzz_kallsyms]="analysis/kallsyms.c analysis/textline.c core/fcopy.c format/layout.c"
 	[fuzz_metrics]="core/metrics.c core/metric-expr.c"
 	[fuzz_otf2]="$otf2_src"

@@ -12,7 +12,7 @@
 
 #include "experiment.h"
 #include "regions.h"
-#include "strmap.h"
+#include "../../src/lib/hashmap.h"
 
 /* Calls of strcmp in this program (the library's included): it takes the C library's place. */
 static size_t strcmp_calls;
