@@ -275,9 +275,22 @@ static const struct analysis analyses[SESSION_NANALYSES] = {
     [SESSION_TIMELINE] = {"timeline", NEED(SESSION_SYMBOLS), build_timeline, release_timeline, 1},
 };
 
-/* Where analysis ID lives in S. */
-static void *analysis_data(struct session *s, enum session_id id)
+/* Where analysis ID lives in S, and its size in *SIZE. */
+static void *analysis_data(struct session *s, enum session_id id, size_t *size)
 {
+	const size_t sizes[SESSION_NANALYSES] = {
+	    [SESSION_EXPERIMENT] = sizeof(s->e),
+	    [SESSION_SYMBOLS] = sizeof(s->syms),
+	    [SESSION_METRICS] = sizeof(s->metrics),
+	    [SESSION_PROFILES] = sizeof(s->prof),
+	    [SESSION_REGIONS_MERGED] = sizeof(s->regions_merged),
+	    [SESSION_FUNCTIONS_MERGED] = sizeof(s->funcs_merged),
+	    [SESSION_SAMPLES] = sizeof(s->samples),
+	    [SESSION_MPI] = sizeof(s->mpi),
+	    [SESSION_WAITS] = sizeof(s->waits),
+	    [SESSION_SCOPES] = sizeof(s->scopes),
+	    [SESSION_TIMELINE] = sizeof(s->timeline),
+	};
 	void *const where[SESSION_NANALYSES] = {
 	    [SESSION_EXPERIMENT] = &s->e,
 	    [SESSION_SYMBOLS] = &s->syms,
@@ -292,6 +305,8 @@ static void *analysis_data(struct session *s, enum session_id id)
 	    [SESSION_TIMELINE] = &s->timeline,
 	};
 
+	if (size)
+		*size = sizes[id];
 	return where[id];
 }
 
@@ -379,7 +394,21 @@ int session_get(struct session *s, enum session_id id, void **out, char *err, si
 		s->state[id] = 1;
 	}
 	if (out)
-		*out = analysis_data(s, id);
+		*out = analysis_data(s, id, NULL);
+	return 0;
+}
+
+int session_put(struct session *s, enum session_id id, const void *data)
+{
+	size_t size;
+	void *to;
+
+	if (id >= SESSION_NANALYSES || s->state[id])
+		return -EEXIST;
+	to = analysis_data(s, id, &size);
+	memcpy(to, data, size);
+	s->order[s->nbuilt++] = (unsigned char)id;
+	s->state[id] = 1;
 	return 0;
 }
 

@@ -128,6 +128,10 @@ void session_require(struct session *s, enum session_id id);
  */
 int session_get(struct session *s, enum session_id id, void **out, char *err, size_t errlen);
 
+/* Give S analysis ID built elsewhere (a test's hand-made MPI model): *DATA is copied in, as
+ * if built (its needs are not), and released with S. 0, or -EEXIST when ID was asked for. */
+int session_put(struct session *s, enum session_id id, const void *data);
+
 /* Whether ID was built (1), failed (-1) or was not asked for (0). */
 int session_state(const struct session *s, enum session_id id);
 
