@@ -152,7 +152,8 @@ int cmd_html(int argc, char **argv)
 		output = path;
 	}
 	session_init(&s, dir, otf2 ? SESSION_OTF2 : SESSION_DIR,
-		     &(struct session_options){.per_thread = 1, .lines = 1});
+		     &(struct session_options){
+			 .per_thread = 1, .lines = 1, .timeline_top = HTML_COUNTERS_TOP});
 	if ((ret = open_views(&s, &rep, &in, why, sizeof(why))))
 		goto out;
 	in.e = &s.e;

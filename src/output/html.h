@@ -14,6 +14,10 @@
 #include "region-print.h"
 #include "sample-print.h"
 
+/* The session's timeline for the Counters view (session_options.timeline_top): functions
+ * kept by name in the sample shares; the others are "other". */
+#define HTML_COUNTERS_TOP 8
+
 struct mpi_model;
 struct html_energy;
 struct session;
