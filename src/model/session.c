@@ -258,6 +258,26 @@ static void release_timeline(struct session *s)
 	timeline_release(&s->timeline);
 }
 
+static int build_routines(struct session *s, char *err, size_t errlen)
+{
+	return mpi_routines_compute(&s->routines, &s->mpi) < 0 ? oom(err, errlen) : 0;
+}
+
+static void release_routines(struct session *s)
+{
+	mpi_routines_release(&s->routines);
+}
+
+static int build_traffic(struct session *s, char *err, size_t errlen)
+{
+	return mpi_traffic_compute(&s->traffic, &s->mpi) < 0 ? oom(err, errlen) : 0;
+}
+
+static void release_traffic(struct session *s)
+{
+	mpi_traffic_release(&s->traffic);
+}
+
 static const struct analysis analyses[SESSION_NANALYSES] = {
     [SESSION_EXPERIMENT] = {"experiment", 0, build_experiment, release_experiment, 1},
     [SESSION_SYMBOLS] = {"symbols", NEED(SESSION_EXPERIMENT), build_symbols, release_symbols, 1},
@@ -273,6 +293,8 @@ static const struct analysis analyses[SESSION_NANALYSES] = {
     [SESSION_SCOPES] = {"scopes", NEED(SESSION_SYMBOLS) | NEED(SESSION_WAITS), build_scopes,
 			release_scopes},
     [SESSION_TIMELINE] = {"timeline", NEED(SESSION_SYMBOLS), build_timeline, release_timeline, 1},
+    [SESSION_ROUTINES] = {"routines", NEED(SESSION_MPI), build_routines, release_routines, 1},
+    [SESSION_TRAFFIC] = {"traffic", NEED(SESSION_MPI), build_traffic, release_traffic, 1},
 };
 
 /* Where analysis ID lives in S, and its size in *SIZE. */
@@ -290,6 +312,8 @@ static void *analysis_data(struct session *s, enum session_id id, size_t *size)
 	    [SESSION_WAITS] = sizeof(s->waits),
 	    [SESSION_SCOPES] = sizeof(s->scopes),
 	    [SESSION_TIMELINE] = sizeof(s->timeline),
+	    [SESSION_ROUTINES] = sizeof(s->routines),
+	    [SESSION_TRAFFIC] = sizeof(s->traffic),
 	};
 	void *const where[SESSION_NANALYSES] = {
 	    [SESSION_EXPERIMENT] = &s->e,
@@ -303,6 +327,8 @@ static void *analysis_data(struct session *s, enum session_id id, size_t *size)
 	    [SESSION_WAITS] = &s->waits,
 	    [SESSION_SCOPES] = &s->scopes,
 	    [SESSION_TIMELINE] = &s->timeline,
+	    [SESSION_ROUTINES] = &s->routines,
+	    [SESSION_TRAFFIC] = &s->traffic,
 	};
 
 	if (size)

@@ -22,6 +22,7 @@
 #include "../analysis/fprofile.h"
 #include "../analysis/mpi-model.h"
 #include "../analysis/mpi-scope.h"
+#include "../analysis/mpi-stats.h"
 #include "../analysis/mpi-waits.h"
 #include "../analysis/regions.h"
 #include "../analysis/sprofile.h"
@@ -41,6 +42,8 @@ enum session_id {
 	SESSION_WAITS,		  /* struct mpi_waits of the MPI model */
 	SESSION_SCOPES,		  /* struct mpi_scope_profile: scopes' computation, MPI, waits */
 	SESSION_TIMELINE,	  /* struct timeline: counter and sample time series */
+	SESSION_ROUTINES,	  /* struct mpi_routines: calls and time per MPI routine */
+	SESSION_TRAFFIC,	  /* struct mpi_traffic: messages per sender and receiver */
 	SESSION_NANALYSES
 };
 
@@ -85,6 +88,8 @@ struct session {
 	struct mpi_waits waits;
 	struct mpi_scope_profile scopes;
 	struct timeline timeline;
+	struct mpi_routines routines;
+	struct mpi_traffic traffic;
 	/* private: what became of each analysis, the order of building, the caveats */
 	struct stream_facts *facts; /* what the MPI model's read found in each stream */
 	unsigned required;
