@@ -466,8 +466,11 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	session_init(&s, dir, otf2 ? SESSION_OTF2 : SESSION_DIR, &sopt);
-	if (report_views(&rep, "report", &s, &opt))
+	if ((ret = report_views(&rep, "report", &s, &opt))) {
+		ret = cli_status(ret);
 		goto out;
+	}
+	ret = EXIT_USAGE;
 	if (otf2)
 		view = VIEW_FUNCTIONS;
 	rep.fr.fold_recursion = no_fold ? FUNC_FOLD_NONE : fold > 0 ? (uint64_t)fold : 0;
