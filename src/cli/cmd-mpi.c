@@ -148,9 +148,10 @@ int cmd_mpi(int argc, char **argv)
 					: LOAD_FORMAT_TEXT);
 		return cli_output_close(CMD, out, ret == 0, ret);
 	}
-	ret = EXIT_USAGE;
-	if (model_open(&s, path, no_correction ? MPI_BUILD_NO_CORRECTION : 0) < 0)
+	if ((ret = model_open(&s, path, no_correction ? MPI_BUILD_NO_CORRECTION : 0)) < 0) {
+		ret = cli_status(ret);
 		goto out;
+	}
 	if (session_get(&s, SESSION_ROUTINES, &rs, err, sizeof(err)) < 0 ||
 	    session_get(&s, SESSION_TRAFFIC, &tr, err, sizeof(err)) < 0 ||
 	    session_get(&s, SESSION_WAITS, &w, err, sizeof(err)) < 0) {

@@ -57,20 +57,24 @@ int cmd_timeline(int argc, char **argv)
 	session_init(
 	    &s, dir, SESSION_DIR,
 	    &(struct session_options){.timeline_ns = interval_ns, .timeline_top = (size_t)top});
-	if (session_get(&s, SESSION_EXPERIMENT, (void **)&e, err, sizeof(err))) {
+	if ((ret = session_get(&s, SESSION_EXPERIMENT, (void **)&e, err, sizeof(err)))) {
 		cli_error("timeline", "%s", err);
+		ret = cli_status(ret);
 		goto out;
 	}
+	ret = EXIT_USAGE;
 	if (!e->nsamples || !e->has_sampling) {
 		cli_error("timeline",
 			  "%s has no samples: record with perfscope record --sample -o %s -- CMD",
 			  dir, dir);
 		goto out;
 	}
-	if (session_get(&s, SESSION_TIMELINE, (void **)&t, err, sizeof(err))) {
+	if ((ret = session_get(&s, SESSION_TIMELINE, (void **)&t, err, sizeof(err)))) {
 		cli_error("timeline", "%s", err);
+		ret = cli_status(ret);
 		goto out;
 	}
+	ret = EXIT_USAGE;
 	if (cli_output_open("timeline", output, force, &out))
 		goto out;
 	ret = (csv    ? timeline_print_csv(e, t, out)
