@@ -11,6 +11,7 @@
 #include "../output/func-print.h"
 #include "../output/region-print.h"
 #include "../output/sample-print.h"
+#include "../model/session.h"
 #include "options.h"
 
 /* Exit statuses of the CLI contract (docs/internals/design.md, "Errors"). */
@@ -106,41 +107,34 @@ struct scope_report;
  * An exit status: 0; 2 when the output cannot be opened (said); 1 when writing failed. */
 int report_scopes_write(struct scope_report *r, const struct scope_options *so);
 
-/* An experiment with its region and function profiles, ready to print (report and html). */
+/* The views of a session's profiles as report and html show them: sorted, with their options.
+ * The session owns the data (model/session.h). */
 struct report {
-	struct experiment e;
-	struct region_profile prof, merged;
-	struct metric *metrics;
-	size_t nmetrics;
+	struct session *s;
+	struct experiment *e; /* the session's */
 	struct region_report rr;
-	struct symtab syms;
-	struct func_profile fprof, fmerged;
 	struct func_report fr;
-	struct sample_profile sprof; /* built when the experiment has samples files */
-	struct sample_report sr;
+	struct sample_report sr; /* filled when the experiment has samples */
 };
 
-/* How report_open shows the profiles. */
+/* How report_views shows the profiles (per thread and source lines are the session's
+ * options). */
 struct report_options {
-	int per_thread;
 	const char *sort_key; /* NULL: excl for functions, incl for regions */
 	size_t top;
 	int64_t min_ns;
-	int lines;    /* samples: the hottest source lines */
 	int accuracy; /* samples: estimated against exact totals */
-	/* when set, called once the experiment is open, before the profile pass: it may set
-	 * *FACTS to one struct stream_facts per stream (owned by the caller), and the pass skips
-	 * the streams they say are inert (fprofile.h). A negative errno stops report_open. */
-	int (*before_profiles)(struct report *rep, void *ctx,
-			       const struct stream_facts **facts);
-	void *ctx;
 };
 
-/* Open DIR and build its profiles (per thread or merged), sorted; prints the cause on failure.
- * report_close() releases it either way. */
-int report_open(struct report *rep, const char *cmd, const char *dir,
-		const struct report_options *opt);
-void report_close(struct report *rep);
+/* REP's views of the profiles of S (an archive's: the functions only), built by S as needed
+ * and sorted. Prints the cause on failure and returns its negative errno: -ENOMEM, or -EINVAL
+ * for an experiment that cannot be read. */
+int report_views(struct report *rep, const char *cmd, struct session *s,
+		 const struct report_options *opt);
+
+/* The exit status of a negative errno from reading an experiment or building its analyses:
+ * 1 out of memory (not the input's fault), else EXIT_USAGE. */
+int cli_status(int err);
 
 /* True for a key --sort accepts. */
 int report_sort_key_valid(const char *key);

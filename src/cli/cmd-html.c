@@ -3,12 +3,6 @@
 #include "cli.h"
 
 #include "../output/html.h"
-#include "report-otf2.h"
-
-#include "../analysis/fprofile.h"
-#include "../analysis/mpi-model.h"
-#include "../analysis/regions.h"
-#include "../analysis/sprofile.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -65,106 +59,49 @@ static int check_grid(const char *grid, const struct html_input *in, int nranks)
 	return -1;
 }
 
-/* After report_open failed: open DIR again without the profiles, with why they could not be
- * built in WHY (report_open printed it already). 0, or -1 when the experiment itself cannot be
- * opened (report_open said why). */
-static int open_without_profiles(struct report *rep, const char *dir, char *why, size_t len)
+/* Why the profiles of S could not be built (report_views said it already): the message of the
+ * analysis that failed, into WHY. */
+static void profile_error(struct session *s, char *why, size_t len)
 {
-	struct region_profile rp;
-	struct func_profile fp;
-	struct sample_profile sp;
-	char err[512] = "";
-
-	memset(rep, 0, sizeof(*rep));
-	if (experiment_open(&rep->e, dir, err, sizeof(err)) || symtab_init(&rep->syms, dir) < 0)
-		return -1;
-	/* the pass that failed, again, for its message */
-	snprintf(why, len, "out of memory");
-	memset(&rp, 0, sizeof(rp));
-	memset(&fp, 0, sizeof(fp));
-	memset(&sp, 0, sizeof(sp));
-	if (func_profile_build(&fp, &rep->e, &rep->syms, &rp, NULL, err, sizeof(err)) ||
-	    (rep->e.nsamples &&
-	     sample_profile_build(&sp, &rep->e, &rep->syms, 1, 1, err, sizeof(err))))
-		snprintf(why, len, "%s", err[0] ? err : "out of memory");
-	func_profile_release(&fp);
-	region_profile_release(&rp);
-	sample_profile_release(&sp);
-	return 0;
+	if (session_get(s, SESSION_PROFILES, NULL, why, len) == 0)
+		session_get(s, SESSION_SAMPLES, NULL, why, len);
 }
 
-/* Rows by exclusive time, largest first (report's default order of functions). */
-static int func_excl_cmp(const void *a, const void *b, void *ctx)
+/* The views of S into IN: the profiles (report's), and for an experiment whose files name MPI
+ * ranks, the MPI model read first so that the profile pass skips the streams it found only MPI
+ * records in (one read of them instead of two). 0, or an exit status after a one-line
+ * message; profiles that cannot be built leave the Profile view out (said). */
+static int open_views(struct session *s, struct report *rep, struct html_input *in, char *why,
+		      size_t len)
 {
-	const struct func_row *x = a, *y = b;
-
-	(void)ctx;
-	if (x->excl_ns != y->excl_ns)
-		return x->excl_ns < y->excl_ns ? 1 : -1;
-	return strcmp(x->sym.name, y->sym.name);
-}
-
-/* REP with the function profile of the archive ANCHOR (per thread: a location per thread) as
- * IN's profile. 0, or an exit status after a one-line message naming the archive. */
-static int open_archive(struct report *rep, struct html_input *in, const char *anchor)
-{
-	int ret = report_otf2_open(rep, "html", anchor);
-
-	if (ret == 0 && func_profile_sort(&rep->fprof, func_excl_cmp, NULL) < 0) {
-		cli_error("html", "out of memory");
-		ret = -ENOMEM;
-	}
-	if (ret < 0)
-		return ret == -ENOMEM ? 1 : EXIT_USAGE;
-	rep->fr.e = &rep->e;
-	rep->fr.p = &rep->fprof;
-	rep->fr.per_thread = 1;
-	rep->fr.sort_label = "exclusive time";
-	in->otf2 = anchor;
-	in->fr = &rep->fr;
-	return 0;
-}
-
-/* The MPI model loaded before the profile pass (load_mpi_first), and the facts of its read. */
-struct mpi_first {
-	struct html_input *in;
-	struct stream_facts *facts;
-};
-
-/*
- * report_open's hook: load the MPI model first, so that the profile pass skips the streams it
- * found only MPI records in (one read of them instead of two). The model goes to html_mpi()
- * as loaded, which states its warnings in their place among the caveats; one that failed is
- * dropped for html_mpi() to load again and say why.
- */
-static int load_mpi_first(struct report *rep, void *ctx, const struct stream_facts **facts)
-{
-	struct mpi_first *mf = ctx;
-	struct html_input *in = mf->in;
-	char err[1024];
 	int ret;
 
-	/* html_mpi() reads no stream without a rank named (html.h) */
-	if (!html_ranks_named(&rep->e))
-		return 0;
-	mf->facts = calloc(rep->e.nstreams + 1, sizeof(*mf->facts));
-	in->mpi = malloc(sizeof(*in->mpi));
-	if (!mf->facts || !in->mpi) {
-		free(in->mpi);
-		in->mpi = NULL;
-		return 0; /* html_mpi() tries again, and says what fails */
-	}
-	mpi_model_init(in->mpi);
-	ret = mpi_model_load_facts(in->mpi, &rep->e, 0, mf->facts, err, sizeof(err));
-	*facts = mf->facts; /* each stream's, whatever became of the model */
-	if (ret == 0) {
-		in->mpi_state = in->mpi->nwarnings ? 2 : 1;
+	in->s = s;
+	if (s->kind == SESSION_OTF2) {
+		if ((ret = report_views(rep, "html", s, &(struct report_options){0})))
+			return cli_status(ret);
+		in->otf2 = s->source;
+		in->fr = &rep->fr;
 		return 0;
 	}
-	mpi_model_release(in->mpi);
-	free(in->mpi);
-	in->mpi = NULL;
-	in->mpi_state = ret == -ENODATA ? -1 : 0; /* -ENODATA: html_mpi() says nothing either */
+	/* the model reads no stream without a rank named (html.h) */
+	if (session_get(s, SESSION_EXPERIMENT, NULL, why, len) == 0 && html_ranks_named(&s->e))
+		session_require(s, SESSION_MPI);
+	if ((ret = report_views(rep, "html", s, &(struct report_options){0}))) {
+		/* out of memory is said and not the experiment's fault: no view is left out */
+		if (ret == -ENOMEM || session_state(s, SESSION_EXPERIMENT) < 0)
+			return cli_status(ret);
+		/* a stream the profile pass rejects: the other views may still be built */
+		profile_error(s, why, len);
+		in->profile_error = why;
+		fprintf(stderr,
+			"perfscope html: the Profile view is left out (the report's Summary "
+			"says why)\n");
+		return 0;
+	}
+	in->rr = &rep->rr;
+	in->fr = &rep->fr;
+	in->sr = rep->e->nsamples ? &rep->sr : NULL;
 	return 0;
 }
 
@@ -183,13 +120,14 @@ int cmd_html(int argc, char **argv)
 	    {0},
 	};
 	struct html_input in;
-	struct mpi_first mf = {&in, NULL};
-	char path[PATH_MAX], why[512] = "";
+	char path[PATH_MAX], why[1024] = "";
+	struct session s;
 	struct report rep;
 	FILE *out;
 
 	memset(&rep, 0, sizeof(rep));
 	memset(&in, 0, sizeof(in));
+	session_init(&s, dir, SESSION_DIR, NULL);
 	ret = cli_parse("html", specs, 0, argc - 1, argv + 1, &first, &help);
 	if (ret)
 		return ret < 0 ? EXIT_USAGE : 0;
@@ -204,7 +142,7 @@ int cmd_html(int argc, char **argv)
 	}
 	if (argc - 1 - first == 1)
 		dir = argv[1 + first];
-	otf2 = report_otf2_is_anchor(dir);
+	otf2 = session_path_is_otf2(dir);
 	if (!output) {
 		/* an archive's report beside its anchor: ARCHIVE/traces.otf2 -> traces.html */
 		if (otf2)
@@ -213,38 +151,13 @@ int cmd_html(int argc, char **argv)
 			snprintf(path, sizeof(path), "%s/report.html", dir);
 		output = path;
 	}
-	ret = EXIT_USAGE;
-	if (otf2) {
-		if ((ret = open_archive(&rep, &in, dir)))
-			goto out;
-		ret = EXIT_USAGE;
-	} else if ((ret = report_open(&rep, "html", dir,
-				      &(struct report_options){.per_thread = 1,
-							       .lines = 1,
-							       .before_profiles = load_mpi_first,
-							       .ctx = &mf}))) {
-		if (ret == -ENOMEM) { /* said; not the experiment's fault: no view is left out */
-			ret = 1;
-			goto out;
-		}
-		ret = EXIT_USAGE;
-		/* a stream the profile pass rejects: the other views may still be built (the
-		 * MPI model by html_mpi(), from the experiment opened again) */
-		html_input_release(&in);
-		report_close(&rep);
-		if (open_without_profiles(&rep, dir, why, sizeof(why)))
-			goto out;
-		in.profile_error = why;
-		fprintf(stderr,
-			"perfscope html: the Profile view is left out (the report's Summary "
-			"says why)\n");
-	} else {
-		in.rr = &rep.rr;
-		in.fr = &rep.fr;
-		in.sr = rep.e.nsamples ? &rep.sr : NULL;
-	}
-	in.e = &rep.e;
-	in.syms = &rep.syms;
+	session_init(&s, dir, otf2 ? SESSION_OTF2 : SESSION_DIR,
+		     &(struct session_options){
+			 .per_thread = 1, .lines = 1, .timeline_top = HTML_COUNTERS_TOP});
+	if ((ret = open_views(&s, &rep, &in, why, sizeof(why))))
+		goto out;
+	in.e = &s.e;
+	in.syms = &s.syms;
 	ret = EXIT_USAGE; /* a bad --grid, or an output file that exists */
 	if (grid && check_grid(grid, &in, html_input_ranks(&in)))
 		goto out;
@@ -266,8 +179,7 @@ int cmd_html(int argc, char **argv)
 	if (ret == 0 && out != stdout)
 		fprintf(stderr, "perfscope html: wrote %s\n", output);
 out:
-	free(mf.facts);
 	html_input_release(&in);
-	report_close(&rep);
+	session_close(&s);
 	return ret;
 }

@@ -14,32 +14,26 @@
 
 #define CMD "mpi"
 
-/* Load PATH (an experiment directory or an OTF2 anchor file) into M. Prints the cause and
- * returns a negative errno on failure; E is opened for a directory. */
-static int model_open(struct mpi_model *m, struct experiment *e, int *have_e, const char *path,
-		      unsigned flags)
+/* Start S on PATH (an experiment directory or an OTF2 anchor file) and have it load the MPI
+ * model with FLAGS. Prints the cause and returns a negative errno on failure. */
+static int model_open(struct session *s, const char *path, unsigned flags)
 {
 	char err[1024] = "";
 	struct stat st;
-	int ret;
+	int dir, ret;
 
-	*have_e = 0;
+	session_init(s, path, SESSION_DIR, NULL);
 	if (stat(path, &st) < 0) {
 		cli_error(CMD, "%s: %s", path, strerror(errno));
 		return -errno;
 	}
-	if (S_ISDIR(st.st_mode)) {
-		if (experiment_open(e, path, err, sizeof(err))) {
-			cli_error(CMD, "%s", err);
-			return -EINVAL;
-		}
-		*have_e = 1;
-		ret = mpi_model_load(m, e, flags, err, sizeof(err));
-	} else {
-		ret = mpi_model_load_otf2(m, path, flags | MPI_BUILD_ALIGNED, err, sizeof(err));
-	}
+	dir = S_ISDIR(st.st_mode);
+	session_init(
+	    s, path, dir ? SESSION_DIR : SESSION_OTF2,
+	    &(struct session_options){.mpi_flags = dir ? flags : flags | MPI_BUILD_ALIGNED});
+	ret = session_get(s, SESSION_MPI, NULL, err, sizeof(err));
 	if (ret < 0)
-		cli_error(CMD, "%s", err[0] ? err : strerror(-ret));
+		cli_error(CMD, "%s", err);
 	return ret;
 }
 
@@ -101,16 +95,13 @@ int cmd_mpi(int argc, char **argv)
 	    {'h', "help", OPT_FLAG, &help, NULL, "show this help", 0, NULL},
 	    {0},
 	};
-	struct mpi_model m;
-	struct experiment e = {0};
-	struct mpi_routines rs = {0};
-	struct mpi_traffic tr = {0};
-	struct mpi_waits w = {0};
+	struct session s;
+	void *rs, *tr, *w;
 	struct mpi_report r;
 	enum mpi_view view = MPI_VIEW_SUMMARY;
 	enum mpi_relative rel = MPI_REL_NONE;
-	int have_e = 0;
 	FILE *out = NULL;
+	char err[256];
 
 	ret = cli_parse(CMD, specs, 0, argc - 1, argv + 1, &first, &help);
 	if (ret)
@@ -157,22 +148,23 @@ int cmd_mpi(int argc, char **argv)
 					: LOAD_FORMAT_TEXT);
 		return cli_output_close(CMD, out, ret == 0, ret);
 	}
-	mpi_model_init(&m);
-	ret = EXIT_USAGE;
-	if (model_open(&m, &e, &have_e, path, no_correction ? MPI_BUILD_NO_CORRECTION : 0) < 0)
+	if ((ret = model_open(&s, path, no_correction ? MPI_BUILD_NO_CORRECTION : 0)) < 0) {
+		ret = cli_status(ret);
 		goto out;
-	if (mpi_routines_compute(&rs, &m) < 0 || mpi_traffic_compute(&tr, &m) < 0 ||
-	    mpi_waits_compute(&w, &m) < 0) {
+	}
+	if (session_get(&s, SESSION_ROUTINES, &rs, err, sizeof(err)) < 0 ||
+	    session_get(&s, SESSION_TRAFFIC, &tr, err, sizeof(err)) < 0 ||
+	    session_get(&s, SESSION_WAITS, &w, err, sizeof(err)) < 0) {
 		cli_error(CMD, "out of memory");
 		ret = 1;
 		goto out;
 	}
 	r = (struct mpi_report){
-	    .m = &m,
-	    .e = have_e ? &e : NULL,
-	    .routines = &rs,
-	    .traffic = &tr,
-	    .waits = &w,
+	    .m = &s.mpi,
+	    .e = s.kind == SESSION_DIR ? &s.e : NULL,
+	    .routines = rs,
+	    .traffic = tr,
+	    .waits = w,
 	    .rel = rel,
 	    .all = all,
 	    .no_correction = no_correction,
@@ -187,10 +179,6 @@ int cmd_mpi(int argc, char **argv)
 		  : 0;
 	ret = cli_output_close(CMD, out, ret == 0, ret);
 out:
-	mpi_waits_release(&w);
-	mpi_traffic_release(&tr);
-	mpi_routines_release(&rs);
-	mpi_model_release(&m);
-	experiment_release(&e); /* zeroed, or opened: either is fine */
+	session_close(&s);
 	return ret;
 }

@@ -22,121 +22,100 @@ int report_sort_key_valid(const char *key)
 	return region_view_sortable(key);
 }
 
-/* Parse the metrics stored in the experiment (the group given to record). */
-static int load_metrics(const struct experiment *e, struct metric **out, size_t *n)
+int cli_status(int err)
 {
-	struct metric *ms = calloc(e->nmetrics + 1, sizeof(*ms));
-	char err[256];
-
-	if (!ms)
-		return -ENOMEM;
-	for (size_t i = 0; i < e->nmetrics; i++) {
-		ms[*n].name = e->metrics[i].name;
-		ms[*n].unit = e->metrics[i].unit;
-		ms[*n].formula = e->metrics[i].formula;
-		if (metric_expr_parse(e->metrics[i].formula, &ms[*n].expr, err, sizeof(err)) == 0)
-			(*n)++;
-		else
-			cli_error("report", "metric '%s' in meta.json: %s", e->metrics[i].name,
-				  err);
-	}
-	*out = ms;
-	return 0;
+	return err == -ENOMEM ? 1 : EXIT_USAGE;
 }
 
-/* The function profile of REP's experiment (only when it has function events). */
+/* Analysis ID of REP's session into *OUT; prints the cause on failure. */
+static int report_get(struct report *rep, const char *cmd, enum session_id id, void **out)
+{
+	char err[1024];
+	int ret = session_get(rep->s, id, out, err, sizeof(err));
+
+	if (ret < 0)
+		cli_error(cmd, "%s", err);
+	return ret;
+}
+
+/* The function view of REP's session (only shown when it has function events). */
 static int report_functions(struct report *rep, const char *cmd, const struct report_options *opt)
 {
 	const char *key = opt->sort_key ? opt->sort_key : "excl";
-	struct func_profile *p;
+	int per_thread = rep->s->opt.per_thread;
+	struct func_profile *p = &rep->s->prof.funcs;
+	int ret;
 
-	if (!opt->per_thread && func_profile_merge(&rep->fprof, &rep->fmerged)) {
+	if (!per_thread && (ret = report_get(rep, cmd, SESSION_FUNCTIONS_MERGED, (void **)&p)))
+		return ret;
+	if (func_view_sort(p, key, per_thread, &rep->fr.sort_label)) {
 		cli_error(cmd, "out of memory");
 		return -ENOMEM;
 	}
-	p = opt->per_thread ? &rep->fprof : &rep->fmerged;
-	if (func_view_sort(p, key, opt->per_thread, &rep->fr.sort_label)) {
-		cli_error(cmd, "out of memory");
-		return -ENOMEM;
-	}
-	rep->fr.e = &rep->e;
+	rep->fr.e = rep->e;
 	rep->fr.p = p;
-	rep->fr.per_thread = opt->per_thread;
+	rep->fr.per_thread = per_thread;
 	rep->fr.top = opt->top;
 	rep->fr.min_ns = opt->min_ns;
 	return 0;
 }
 
-int report_open(struct report *rep, const char *cmd, const char *dir,
-		const struct report_options *opt)
+/* The region view of REP's session, sorted by KEY, with the experiment's metrics. */
+static int report_regions(struct report *rep, const char *cmd, const char *key)
 {
-	const char *key = opt->sort_key ? opt->sort_key : "incl";
-	const struct stream_facts *facts = NULL;
-	char err[512];
+	struct session_metrics *m;
+	struct region_profile *p = &rep->s->prof.regions;
+	int ret;
+
+	if (!rep->s->opt.per_thread &&
+	    (ret = report_get(rep, cmd, SESSION_REGIONS_MERGED, (void **)&p)))
+		return ret;
+	if ((ret = report_get(rep, cmd, SESSION_METRICS, (void **)&m)))
+		return ret;
+	rep->rr.e = rep->e;
+	rep->rr.p = p;
+	rep->rr.per_thread = rep->s->opt.per_thread;
+	rep->rr.metrics = m->v;
+	rep->rr.nmetrics = m->n;
+	region_view_sort(p, key, rep->rr.per_thread, &rep->rr.sort_label);
+	return 0;
+}
+
+/* Say a caveat of the session on stderr (a metric of meta.json that does not parse). */
+static void say_caveat(void *ctx, const char *line)
+{
+	cli_error(ctx, "%s", line);
+}
+
+int report_views(struct report *rep, const char *cmd, struct session *s,
+		 const struct report_options *opt)
+{
 	int ret;
 
 	memset(rep, 0, sizeof(*rep));
-	if ((ret = experiment_open(&rep->e, dir, err, sizeof(err)))) {
-		cli_error(cmd, "%s", err);
+	rep->s = s;
+	if ((ret = report_get(rep, cmd, SESSION_EXPERIMENT, (void **)&rep->e)))
 		return ret == -ENOMEM ? ret : -EINVAL;
-	}
 	/* one read of every stream builds both profiles */
-	if (symtab_init(&rep->syms, dir) < 0) {
-		cli_error(cmd, "out of memory");
-		return -ENOMEM;
-	}
-	if (opt->before_profiles && (ret = opt->before_profiles(rep, opt->ctx, &facts)) < 0)
-		return ret;
-	if ((ret = func_profile_build_known(&rep->fprof, &rep->e, &rep->syms, &rep->prof, NULL,
-					    facts, err, sizeof(err)))) {
-		cli_error(cmd, "%s", err);
+	if ((ret = report_get(rep, cmd, SESSION_PROFILES, NULL)))
 		return ret == -ENOMEM ? ret : -EINVAL;
-	}
-	if (!opt->per_thread && region_profile_merge_threads(&rep->prof, &rep->merged)) {
-		cli_error(cmd, "out of memory");
-		return -ENOMEM;
-	}
-	if (load_metrics(&rep->e, &rep->metrics, &rep->nmetrics)) {
-		cli_error(cmd, "out of memory");
-		return -ENOMEM;
-	}
-	rep->rr.e = &rep->e;
-	rep->rr.p = opt->per_thread ? &rep->prof : &rep->merged;
-	rep->rr.per_thread = opt->per_thread;
-	rep->rr.metrics = rep->metrics;
-	rep->rr.nmetrics = rep->nmetrics;
+	if (s->kind == SESSION_OTF2)
+		return report_functions(rep, cmd, opt);
+	ret = report_regions(rep, cmd, opt->sort_key ? opt->sort_key : "incl");
+	session_caveats(s, say_caveat, (void *)cmd);
+	if (ret)
+		return ret;
 	rep->rr.top = opt->top;
-	region_view_sort(opt->per_thread ? &rep->prof : &rep->merged, key, opt->per_thread,
-			 &rep->rr.sort_label);
-	if (rep->e.nsamples) {
-		if ((ret = sample_profile_build(&rep->sprof, &rep->e, &rep->syms, opt->per_thread,
-						opt->lines, err, sizeof(err)))) {
-			cli_error(cmd, "%s", err);
+	if (rep->e->nsamples) {
+		if ((ret = report_get(rep, cmd, SESSION_SAMPLES, NULL)))
 			return ret == -ENOMEM ? ret : -EINVAL;
-		}
-		sample_profile_sort(&rep->sprof);
-		rep->sr.e = &rep->e;
-		rep->sr.p = &rep->sprof;
+		rep->sr.e = rep->e;
+		rep->sr.p = &s->samples;
 		rep->sr.top = opt->top;
-		rep->sr.lines = opt->lines;
+		rep->sr.lines = s->opt.lines;
 		rep->sr.accuracy = opt->accuracy;
 	}
 	return report_functions(rep, cmd, opt);
-}
-
-void report_close(struct report *rep)
-{
-	for (size_t i = 0; i < rep->nmetrics; i++)
-		metric_expr_free(rep->metrics[i].expr);
-	free(rep->metrics);
-	region_profile_release(&rep->prof);
-	region_profile_release(&rep->merged);
-	func_profile_release(&rep->fprof);
-	func_profile_release(&rep->fmerged);
-	sample_profile_release(&rep->sprof);
-	if (rep->syms.dir)
-		symtab_release(&rep->syms);
-	experiment_release(&rep->e);
 }
 
 /* What the report shows. */
@@ -160,67 +139,38 @@ int report_scopes_write(struct scope_report *r, const struct scope_options *so)
 	return cli_output_close("report", out, ret == 0, ret);
 }
 
-/* `report --by scope --categories`: the MPI model of DIR, its waits and the scope profile. An
+/* `report --by scope --categories`: the scope profile of S (with its MPI model and waits). An
  * exit status. */
-static int report_scopes(const char *dir, const struct scope_options *so)
+static int report_scopes(struct session *s, const struct scope_options *so)
 {
-	struct experiment e;
-	struct symtab syms;
-	struct mpi_model m;
-	struct mpi_waits w;
-	struct mpi_scope_profile p;
+	struct mpi_scope_profile *p;
 	struct scope_report r;
-	int have_e = 0, have_syms = 0, have_w = 0, have_p = 0, ret = EXIT_USAGE, lret;
-	char err[512];
+	char err[1024];
+	int ret = session_get(s, SESSION_SCOPES, (void **)&p, err, sizeof(err));
 
-	mpi_model_init(&m);
-	if (experiment_open(&e, dir, err, sizeof(err))) {
-		cli_error("report", "%s", err);
-		goto out;
+	if (ret < 0) {
+		/* an experiment whose MPI model cannot be loaded: what --categories needs */
+		if (s->kind == SESSION_DIR && session_state(s, SESSION_EXPERIMENT) > 0 &&
+		    session_state(s, SESSION_MPI) < 0)
+			cli_error("report", "%s: --categories splits the time of MPI calls", err);
+		else
+			cli_error("report", "%s", err);
+		return cli_status(ret);
 	}
-	have_e = 1;
-	if ((lret = mpi_model_load(&m, &e, 0, err, sizeof(err)))) {
-		cli_error("report", "%s: --categories splits the time of MPI calls", err);
-		ret = lret == -ENOMEM ? 1 : EXIT_USAGE; /* the experiment's fault, or ours */
-		goto out;
-	}
-	if (symtab_init(&syms, dir) < 0 || mpi_waits_compute(&w, &m)) {
-		cli_error("report", "out of memory");
-		ret = 1;
-		goto out;
-	}
-	have_syms = have_w = 1;
-	if ((lret = mpi_scope_build(&p, &e, &syms, &m, &w, err, sizeof(err)))) {
-		cli_error("report", "%s", err);
-		ret = lret == -ENOMEM ? 1 : EXIT_USAGE;
-		goto out;
-	}
-	have_p = 1;
-	r = (struct scope_report){.p = &p, .m = &m, .e = &e};
-	ret = report_scopes_write(&r, so);
-out:
-	if (have_p)
-		mpi_scope_release(&p);
-	if (have_w)
-		mpi_waits_release(&w);
-	if (have_syms)
-		symtab_release(&syms);
-	mpi_model_release(&m);
-	if (have_e)
-		experiment_release(&e);
-	return ret;
+	r = (struct scope_report){.p = p, .m = &s->mpi, .e = s->kind == SESSION_DIR ? &s->e : NULL};
+	return report_scopes_write(&r, so);
 }
 
 static int report_print(const struct report *rep, enum report_view view, int tree,
 			enum out_format fmt, FILE *out)
 {
-	int has_functions = rep->fprof.function_records > 0;
+	int has_functions = rep->s->prof.funcs.function_records > 0;
 	int ret;
 
 	if (view == VIEW_AUTO)
-		view = has_functions	 ? VIEW_FUNCTIONS
-		       : rep->e.nsamples ? VIEW_SAMPLES
-					 : VIEW_REGIONS;
+		view = has_functions	  ? VIEW_FUNCTIONS
+		       : rep->e->nsamples ? VIEW_SAMPLES
+					  : VIEW_REGIONS;
 	if (view == VIEW_SAMPLES)
 		return fmt == OUT_JSON	 ? sample_print_json(&rep->sr, out)
 		       : fmt != OUT_TEXT ? sample_print_csv(&rep->sr, fmt, out)
@@ -229,7 +179,7 @@ static int report_print(const struct report *rep, enum report_view view, int tre
 		return region_print(&rep->rr, fmt, out);
 	ret = tree ? func_print_tree(&rep->fr, fmt, out) : func_print(&rep->fr, fmt, out);
 	/* the text report also shows the regions of a traced run (its caveats are said) */
-	if (ret == 0 && fmt == OUT_TEXT && !tree && has_functions && rep->prof.nrows) {
+	if (ret == 0 && fmt == OUT_TEXT && !tree && has_functions && rep->s->prof.regions.nrows) {
 		struct region_report rr = rep->rr;
 
 		rr.no_caveats = 1;
@@ -292,13 +242,16 @@ int cmd_report(int argc, char **argv)
 	    {0},
 	};
 	struct report_options opt = {0};
+	struct session_options sopt = {0};
 	enum report_view view = VIEW_AUTO;
+	struct session s;
 	struct report rep;
 	const char *dir = "perfscope.out";
 	FILE *out = NULL;
 	uint64_t min_ns = 0;
 
 	memset(&rep, 0, sizeof(rep));
+	session_init(&s, dir, SESSION_DIR, NULL);
 	ret = cli_parse("report", specs, 0, argc - 1, argv + 1, &first, &help);
 	if (ret) {
 		opt_list_release(&by);
@@ -324,10 +277,10 @@ int cmd_report(int argc, char **argv)
 	} else {
 		fmt = csv ? OUT_CSV : json ? OUT_JSON : OUT_TEXT;
 	}
-	otf2 = report_otf2_is_anchor(dir);
+	otf2 = session_path_is_otf2(dir);
 	for (size_t i = 0; i < by.n; i++) {
 		if (!strcmp(by.items[i], "thread")) {
-			opt.per_thread = 1;
+			sopt.per_thread = 1;
 		} else if (!strcmp(by.items[i], "region")) {
 			view = VIEW_REGIONS;
 		} else if (!strcmp(by.items[i], "function")) {
@@ -372,8 +325,8 @@ int cmd_report(int argc, char **argv)
 
 		if (rank_arg)
 			v = strtol(rank_arg, &end, 10);
-		if ((view != VIEW_AUTO && view != VIEW_SCOPES) || opt.per_thread || tree || lines ||
-		    accuracy || sort_key || min_time || callers) {
+		if ((view != VIEW_AUTO && view != VIEW_SCOPES) || sopt.per_thread || tree ||
+		    lines || accuracy || sort_key || min_time || callers) {
 			cli_error("report",
 				  "--categories is the view --by scope[,rank] [--rank N]: "
 				  "drop the other --by, --tree, --lines, --accuracy, --sort "
@@ -397,7 +350,8 @@ int cmd_report(int argc, char **argv)
 		}
 		so.rank = rank_arg ? (int)v : MPI_SCOPE_ALL;
 		so.top = (size_t)top;
-		ret = otf2 ? report_otf2_scopes(dir, &so) : report_scopes(dir, &so);
+		session_init(&s, dir, otf2 ? SESSION_OTF2 : SESSION_DIR, NULL);
+		ret = report_scopes(&s, &so);
 		goto out;
 	}
 	if (sort_key && !report_sort_key_valid(sort_key)) {
@@ -435,7 +389,7 @@ int cmd_report(int argc, char **argv)
 		}
 		view = VIEW_SAMPLES;
 	}
-	opt.lines = lines;
+	sopt.lines = lines;
 	opt.accuracy = accuracy;
 	opt.sort_key = sort_key;
 	opt.top = (size_t)top;
@@ -447,13 +401,16 @@ int cmd_report(int argc, char **argv)
 							       : "--by sample");
 		goto out;
 	}
-	if (otf2 ? report_otf2_open(&rep, "report", dir) || report_functions(&rep, "report", &opt)
-		 : report_open(&rep, "report", dir, &opt))
+	session_init(&s, dir, otf2 ? SESSION_OTF2 : SESSION_DIR, &sopt);
+	if ((ret = report_views(&rep, "report", &s, &opt))) {
+		ret = cli_status(ret);
 		goto out;
+	}
+	ret = EXIT_USAGE;
 	if (otf2)
 		view = VIEW_FUNCTIONS;
 	rep.fr.fold_recursion = no_fold ? FUNC_FOLD_NONE : fold > 0 ? (uint64_t)fold : 0;
-	if (view == VIEW_SAMPLES && !rep.e.nsamples) {
+	if (view == VIEW_SAMPLES && !rep.e->nsamples) {
 		cli_error("report",
 			  "%s has no samples: record with perfscope record --sample -o %s -- CMD",
 			  dir, dir);
@@ -461,7 +418,7 @@ int cmd_report(int argc, char **argv)
 	}
 	/* the sampled view checks its own options (call trees from samples) */
 	if (view == VIEW_SAMPLES ||
-	    (view == VIEW_AUTO && !rep.fprof.function_records && rep.e.nsamples)) {
+	    (view == VIEW_AUTO && !s.prof.funcs.function_records && rep.e->nsamples)) {
 		struct sample_view sv = {tree, callers, sort_key, min_ns, csv, json, min_pct};
 		char why[512];
 
@@ -470,14 +427,14 @@ int cmd_report(int argc, char **argv)
 					    "without --tree, --callers, --lines and --accuracy");
 			goto out;
 		}
-		if (sample_report_setup(&rep.sr, &rep.sprof, &sv, why, sizeof(why))) {
+		if (sample_report_setup(&rep.sr, &s.samples, &sv, why, sizeof(why))) {
 			cli_error("report", "%s", why);
 			goto out;
 		}
 		view = VIEW_SAMPLES;
 	} else if (min_share) {
 		cli_error("report", "%s",
-			  rep.e.nsamples
+			  rep.e->nsamples
 			      ? "--min-share prunes reports of samples: add --by sample "
 				"(functions by time: --min-time)"
 			      : "--min-share prunes reports of samples and this experiment "
@@ -485,7 +442,7 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	} else if (callers) {
 		cli_error("report", "%s",
-			  rep.e.nsamples
+			  rep.e->nsamples
 			      ? "--callers FUNC is a view of samples: add --by sample"
 			      : "--callers FUNC is a view of samples: record with perfscope "
 				"record --sample --callgraph");
@@ -496,7 +453,7 @@ int cmd_report(int argc, char **argv)
 	ret = report_print(&rep, view, tree, fmt, out) ? 1 : 0;
 	ret = cli_output_close("report", out, ret == 0, ret);
 out:
-	report_close(&rep);
+	session_close(&s);
 	opt_list_release(&by);
 	return ret;
 }

@@ -1,9 +1,6 @@
 /* cmd-timeline.c - `perfscope timeline`: counters and function shares over time from samples. */
 #include "cli.h"
 
-#include "../analysis/experiment.h"
-#include "../analysis/symbols.h"
-#include "../analysis/timeline.h"
 #include "../output/caveats.h"
 #include "../output/timeline-print.h"
 
@@ -29,9 +26,9 @@ int cmd_timeline(int argc, char **argv)
 	    {'h', "help", OPT_FLAG, &help, NULL, "show this help", 0, NULL},
 	    {0},
 	};
-	struct experiment e = {0};
-	struct symtab syms = {0};
-	struct timeline t = {0};
+	struct session s;
+	struct experiment *e;
+	struct timeline *t;
 	uint64_t interval_ns = 0;
 	char err[512] = "";
 	FILE *out = NULL;
@@ -57,43 +54,43 @@ int cmd_timeline(int argc, char **argv)
 					      : "--csv and --json exclude each other");
 		return ret;
 	}
-	if (experiment_open(&e, dir, err, sizeof(err))) {
+	session_init(
+	    &s, dir, SESSION_DIR,
+	    &(struct session_options){.timeline_ns = interval_ns, .timeline_top = (size_t)top});
+	if ((ret = session_get(&s, SESSION_EXPERIMENT, (void **)&e, err, sizeof(err)))) {
 		cli_error("timeline", "%s", err);
+		ret = cli_status(ret);
 		goto out;
 	}
-	if (!e.nsamples || !e.has_sampling) {
+	ret = EXIT_USAGE;
+	if (!e->nsamples || !e->has_sampling) {
 		cli_error("timeline",
 			  "%s has no samples: record with perfscope record --sample -o %s -- CMD",
 			  dir, dir);
 		goto out;
 	}
-	if (symtab_init(&syms, dir) < 0) {
-		cli_error("timeline", "out of memory");
-		goto out;
-	}
-	if (timeline_build(&t, &e, &syms, interval_ns, (size_t)top, err, sizeof(err))) {
+	if ((ret = session_get(&s, SESSION_TIMELINE, (void **)&t, err, sizeof(err)))) {
 		cli_error("timeline", "%s", err);
+		ret = cli_status(ret);
 		goto out;
 	}
+	ret = EXIT_USAGE;
 	if (cli_output_open("timeline", output, force, &out))
 		goto out;
-	ret = (csv    ? timeline_print_csv(&e, &t, out)
-	       : json ? timeline_print_json(&e, &t, out)
-		      : timeline_print_text(&e, &t, out))
+	ret = (csv    ? timeline_print_csv(e, t, out)
+	       : json ? timeline_print_json(e, t, out)
+		      : timeline_print_text(e, t, out))
 		  ? 1
 		  : 0;
 	if (csv || json) {
-		experiment_caveats(&e, 1, caveat_warning, stderr);
+		experiment_caveats(e, 1, caveat_warning, stderr);
 	} else if (!ret) {
 		struct caveat_block cb = {out, 0};
 
-		experiment_caveats(&e, 1, caveat_block, &cb);
+		experiment_caveats(e, 1, caveat_block, &cb);
 	}
 	ret = cli_output_close("timeline", out, ret == 0, ret);
 out:
-	timeline_release(&t);
-	if (syms.dir)
-		symtab_release(&syms);
-	experiment_release(&e);
+	session_close(&s);
 	return ret;
 }

@@ -4,14 +4,12 @@
 #include "html-int.h"
 
 #include "../analysis/timeline.h"
+#include "../model/session.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Functions kept by name in the sample shares; the others are "other". */
-#define HTML_COUNTERS_TOP 8
 
 /* Markers written at most (vertical lines on every chart): a region in a hot loop would
  * otherwise make millions and hang the page. Also the most region names listed. */
@@ -249,36 +247,35 @@ static int markers_json(struct jsonw *w, struct html_input *in, const struct tim
 
 int html_data_counters(struct jsonw *w, struct html_input *in)
 {
-	struct timeline t;
+	const struct timeline *t;
 	char err[512] = "";
+	void *tl;
 	int ret;
 
 	if (!in->e->nsamples)
 		return 0;
-	memset(&t, 0, sizeof(t));
-	/* interval 0: a hundredth of the run, rounded to 1, 2 or 5 x 10^k (about 100) */
-	ret = timeline_build(&t, in->e, in->syms, 0, HTML_COUNTERS_TOP, err, sizeof(err));
+	/* the session's options: interval 0 (a hundredth of the run, rounded to 1, 2 or
+	 * 5 x 10^k: about 100) and the top HTML_COUNTERS_TOP functions (html.h) */
+	ret = session_get(in->s, SESSION_TIMELINE, &tl, err, sizeof(err));
 	if (ret == -ENOMEM)
-		goto out;
-	if (ret < 0 || !t.nintervals) {
+		return ret;
+	t = tl;
+	if (ret < 0 || !t->nintervals) {
 		html_caveat(in, "Counters over time left out: %s",
-			    err[0] ? err : "no interval with samples");
-		ret = 0;
-		goto out;
+			    err[0] && ret < 0 ? err : "no interval with samples");
+		return 0;
 	}
 	jsonw_key(w, "counters");
 	jsonw_object_begin(w);
-	jsonw_kv_u64(w, "end_ns", t.end_ns > t.start_ns ? t.end_ns - t.start_ns : 0);
-	jsonw_kv_u64(w, "interval_ns", t.interval_ns);
+	jsonw_kv_u64(w, "end_ns", t->end_ns > t->start_ns ? t->end_ns - t->start_ns : 0);
+	jsonw_kv_u64(w, "interval_ns", t->interval_ns);
 	jsonw_key(w, "events");
 	jsonw_array_begin(w);
-	for (uint32_t k = 0; k < t.nevents; k++)
+	for (uint32_t k = 0; k < t->nevents; k++)
 		jsonw_string(w, k < in->e->sampling.nevents ? in->e->sampling.events[k] : "?");
 	jsonw_array_end(w);
-	intervals_json(w, in->e, &t);
-	ret = markers_json(w, in, &t);
+	intervals_json(w, in->e, t);
+	ret = markers_json(w, in, t);
 	jsonw_object_end(w);
-out:
-	timeline_release(&t);
 	return ret;
 }

@@ -37,12 +37,13 @@ int html_otf2_meta(struct jsonw *w, struct html_input *in);
  * unreadable archive is a caveat and keeps the rows read. */
 int html_otf2_timeline(struct tl_lod *t, struct html_input *in, int64_t origin_ns);
 
-/* The MPI model of IN's experiment (or archive), loaded and built on first use; NULL when it
- * has no MPI records, or when loading failed (then a caveat says why). */
+/* The MPI model of IN's experiment (or archive), asked of the session on first use, when its
+ * warnings become caveats; NULL when it has no MPI records, or when loading failed (then a
+ * caveat says why). */
 const struct mpi_model *html_mpi(struct html_input *in);
 
-/* The wait states of html_mpi()'s model, computed once for every view on first use; NULL
- * without a model or out of memory. */
+/* The wait states of html_mpi()'s model, asked of the session (which computes them once);
+ * NULL without a model or out of memory. */
 const struct mpi_waits *html_waits(struct html_input *in);
 
 /* The energy profile of IN's experiment (html-energy.c): the power samples, the channel

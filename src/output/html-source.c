@@ -17,6 +17,7 @@
 #include "../analysis/elf-module.h"
 #include "../analysis/mpi-scope.h"
 #include "../analysis/regions.h"
+#include "../model/session.h"
 
 #include <elfutils/libdw.h>
 #include <errno.h>
@@ -63,9 +64,7 @@ struct src {
 	int time_from_samples;
 	struct sample_profile own; /* the line profile when the report's has no lines */
 	int have_own;
-	const struct mpi_waits *waits; /* html_waits(), shared with the other views */
-	struct mpi_scope_profile mp;
-	int have_mp;
+	const struct mpi_scope_profile *mp; /* the session's, on an MPI run */
 };
 
 static struct raw *raw_add(struct src *s)
@@ -502,25 +501,19 @@ static int attribute(struct src *s, const struct sample_profile *lp)
 /* The MPI scope profile when the run has MPI records (else nothing: no categories). */
 static void build_mpi(struct src *s)
 {
-	const struct mpi_model *m = html_mpi(s->in);
 	char err[512];
+	void *mp;
 	int ret;
 
-	if (!m)
-		return;
-	s->waits = html_waits(s->in);
-	if (!s->waits)
-		return; /* out of memory: html_waits() failed the report */
-	ret = mpi_scope_build(&s->mp, s->in->e, s->in->syms, m, s->waits, err, sizeof(err));
-	if (ret) {
-		mpi_scope_release(&s->mp);
-		if (ret == -ENOMEM)
-			s->in->failed = 1;
-		else
-			html_caveat(s->in, "Source view: no MPI categories: %s", err);
-		return;
-	}
-	s->have_mp = 1;
+	if (!html_mpi(s->in) || !html_waits(s->in))
+		return; /* no model, or out of memory: html_waits() failed the report */
+	ret = session_get(s->in->s, SESSION_SCOPES, &mp, err, sizeof(err));
+	if (ret == -ENOMEM)
+		s->in->failed = 1;
+	else if (ret)
+		html_caveat(s->in, "Source view: no MPI categories: %s", err);
+	else
+		s->mp = mp;
 }
 
 /* The MPI scope of SC, or SIZE_MAX. */
@@ -528,8 +521,8 @@ static size_t mpi_find(const struct src *s, const struct scope *sc)
 {
 	enum mpi_scope_kind k = sc->sum.region ? MPI_SCOPE_REGION : MPI_SCOPE_FUNCTION;
 
-	for (size_t i = 0; s->have_mp && i < s->mp.nscopes; i++)
-		if (s->mp.scopes[i].kind == k && !strcmp(s->mp.scopes[i].name, sc->sum.name))
+	for (size_t i = 0; s->mp && i < s->mp->nscopes; i++)
+		if (s->mp->scopes[i].kind == k && !strcmp(s->mp->scopes[i].name, sc->sum.name))
 			return i;
 	return SIZE_MAX;
 }
@@ -591,7 +584,7 @@ static void write_scope(struct jsonw *w, const struct src *s, const struct scope
 		static const char *const cat[] = {"comp", "mpi", "wait"};
 		struct mpi_scope_total t;
 
-		mpi_scope_total(&s->mp, mi, &t);
+		mpi_scope_total(s->mp, mi, &t);
 		jsonw_key(w, "cat");
 		jsonw_array_begin(w);
 		jsonw_i64(w, mpi_scope_comp_incl(&t.sum));
@@ -603,8 +596,8 @@ static void write_scope(struct jsonw *w, const struct src *s, const struct scope
 		for (int c = 0; c < 3; c++) {
 			jsonw_key(w, cat[c]);
 			jsonw_array_begin(w);
-			for (int r = 0; r < s->mp.nranks; r++) {
-				const struct mpi_scope_cell *cell = mpi_scope_cell(&s->mp, mi, r);
+			for (int r = 0; r < s->mp->nranks; r++) {
+				const struct mpi_scope_cell *cell = mpi_scope_cell(s->mp, mi, r);
 
 				jsonw_i64(w, c == 0   ? mpi_scope_comp_incl(cell)
 					     : c == 1 ? mpi_scope_mpi_incl(cell)
@@ -728,8 +721,8 @@ static int write_source(struct jsonw *w, struct src *s, const struct sample_prof
 		write_metric_value(w, m, total[m]);
 	}
 	jsonw_object_end(w);
-	if (s->have_mp)
-		jsonw_kv_i64(w, "ranks", s->mp.nranks);
+	if (s->mp)
+		jsonw_kv_i64(w, "ranks", s->mp->nranks);
 	jsonw_key(w, "files");
 	jsonw_array_begin(w);
 	for (size_t f = 0; f < s->nfiles; f++)
@@ -760,8 +753,6 @@ int html_data_source(struct jsonw *w, struct html_input *in)
 		build_mpi(&s);
 		ret = write_source(w, &s, lp);
 	}
-	if (s.have_mp)
-		mpi_scope_release(&s.mp);
 	if (s.have_own)
 		sample_profile_release(&s.own);
 	for (size_t i = 0; i < s.nfiles; i++)

@@ -3,9 +3,9 @@
 #include "html-int.h"
 
 #include "../analysis/mpi-model.h"
-#include "../analysis/mpi-waits.h"
 #include "../analysis/stream.h"
 #include "../core/format.h"
+#include "../model/session.h"
 #include "../core/qthread.h"
 #include "caveats.h"
 #include "func-print.h"
@@ -96,27 +96,16 @@ int html_ranks_named(const struct experiment *e)
 const struct mpi_model *html_mpi(struct html_input *in)
 {
 	char err[1024] = "";
+	void *m;
 	int ret;
 
-	if (in->mpi_state == 2) { /* loaded, its warnings to be stated here */
-		for (size_t i = 0; i < in->mpi->nwarnings; i++)
-			html_caveat_line(in, in->mpi->warnings[i]);
-		in->mpi_state = 1;
-	}
 	if (in->mpi_state)
 		return in->mpi_state > 0 ? in->mpi : NULL;
 	in->mpi_state = -1;
 	/* MPI records come only from ranks: without one, skip reading every stream for them */
 	if (!in->otf2 && !html_ranks_named(in->e))
 		return NULL;
-	in->mpi = malloc(sizeof(*in->mpi));
-	if (!in->mpi) {
-		in->failed = 1;
-		return NULL;
-	}
-	mpi_model_init(in->mpi);
-	ret = in->otf2 ? mpi_model_load_otf2(in->mpi, in->otf2, 0, err, sizeof(err))
-		       : mpi_model_load(in->mpi, in->e, 0, err, sizeof(err));
+	ret = session_get(in->s, SESSION_MPI, &m, err, sizeof(err));
 	if (ret == -ENODATA)
 		return NULL;
 	if (ret == -ENOMEM) { /* not the data's fault: the report fails (html_write) */
@@ -127,6 +116,7 @@ const struct mpi_model *html_mpi(struct html_input *in)
 		html_caveat(in, "MPI views left out: %s", err[0] ? err : strerror(-ret));
 		return NULL;
 	}
+	in->mpi = m;
 	for (size_t i = 0; i < in->mpi->nwarnings; i++)
 		html_caveat_line(in, in->mpi->warnings[i]);
 	in->mpi_state = 1;
@@ -145,38 +135,22 @@ int html_input_ranks(struct html_input *in)
 
 const struct mpi_waits *html_waits(struct html_input *in)
 {
-	const struct mpi_model *m;
+	char err[256];
+	void *w;
 
-	if (in->waits_state)
-		return in->waits_state > 0 ? in->waits : NULL;
-	in->waits_state = -1;
-	m = html_mpi(in);
-	if (!m)
+	if (!html_mpi(in))
 		return NULL;
-	in->waits = calloc(1, sizeof(*in->waits));
-	if (!in->waits || mpi_waits_compute(in->waits, m) < 0) {
+	if (session_get(in->s, SESSION_WAITS, &w, err, sizeof(err)) < 0) {
 		in->failed = 1; /* out of memory: the report fails (html_write) */
 		return NULL;
 	}
-	in->waits_state = 1;
-	return in->waits;
+	return w;
 }
 
 void html_input_release(struct html_input *in)
 {
-	if (in->waits) {
-		if (in->waits_state > 0)
-			mpi_waits_release(in->waits);
-		free(in->waits); /* a failed mpi_waits_compute released its own */
-		in->waits = NULL;
-	}
-	in->waits_state = 0;
 	html_energy_release(in);
-	if (in->mpi) {
-		mpi_model_release(in->mpi);
-		free(in->mpi);
-		in->mpi = NULL;
-	}
+	in->mpi = NULL;
 	for (size_t i = 0; i < in->ncaveats; i++)
 		free(in->caveats[i]);
 	free(in->caveats);
@@ -261,15 +235,14 @@ static void data_caveats(struct jsonw *w, struct html_input *in)
  * their order are the same as when built one after the other.
  */
 struct views_job {
-	struct html_input waits_in; /* the wait states and their caveat */
+	struct html_input waits_in; /* the wait states' failure */
 	struct html_input mpi_in;   /* the MPI view's caveats */
 	struct jsonw part;	    /* the MPI view */
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	int waits_done; /* waits_in is the thread's no more */
-	int taken;	/* the wait states were handed over */
-	int kept;	/* IN took them (else they are freed at the join) */
+	int waits_done; /* the session has the wait states (or failed them) */
+	int taken;	/* IN waited for them */
 	int ret;	/* html_data_mpi's */
 };
 
@@ -313,11 +286,13 @@ static void *views_job_main(void *arg)
 }
 
 /* Start J beside the writing of W, at the timeline's turn (whose first step is html_mpi(),
- * taken here), when there is an MPI model, its wait states are not computed yet and a second
- * CPU is there. 1 started, 0 not (the views are then built in their turn). */
+ * taken here), when there is an MPI model, the session has not built its wait states yet and a
+ * second CPU is there. 1 started, 0 not (the views are then built in their turn). The thread
+ * is the only one to ask the session for an analysis not built until IN waited for the wait
+ * states (views_job_take_waits). */
 static int views_job_start(struct views_job *j, struct html_input *in, const struct jsonw *w)
 {
-	if (!html_mpi(in) || in->waits_state || qthread_cpus() < 2)
+	if (!html_mpi(in) || session_state(in->s, SESSION_WAITS) || qthread_cpus() < 2)
 		return 0;
 	memset(j, 0, sizeof(*j));
 	input_copy(&j->waits_in, in);
@@ -333,8 +308,7 @@ static int views_job_start(struct views_job *j, struct html_input *in, const str
 	return 1;
 }
 
-/* Once J has computed the wait states: they and their caveat into IN, as if html_waits(IN)
- * had computed them. */
+/* Wait until J's thread had the session build the wait states: their failure into IN. */
 static void views_job_take_waits(struct views_job *j, struct html_input *in)
 {
 	if (j->taken)
@@ -344,13 +318,6 @@ static void views_job_take_waits(struct views_job *j, struct html_input *in)
 		pthread_cond_wait(&j->cond, &j->lock);
 	pthread_mutex_unlock(&j->lock);
 	j->taken = 1;
-	/* a view before that computed them too (none does) keeps its own; the thread's are freed
-	 * once it ends */
-	j->kept = !in->waits_state;
-	if (j->kept) {
-		in->waits = j->waits_in.waits;
-		in->waits_state = j->waits_in.waits_state;
-	}
 	caveats_take(in, &j->waits_in);
 }
 
@@ -360,11 +327,6 @@ static int views_job_join(struct views_job *j, struct html_input *in, struct jso
 {
 	views_job_take_waits(j, in);
 	pthread_join(j->thread, NULL);
-	if (!j->kept) {
-		if (j->waits_in.waits_state > 0)
-			mpi_waits_release(j->waits_in.waits);
-		free(j->waits_in.waits);
-	}
 	pthread_cond_destroy(&j->cond);
 	pthread_mutex_destroy(&j->lock);
 	caveats_take(in, &j->mpi_in);

@@ -14,13 +14,19 @@
 #include "region-print.h"
 #include "sample-print.h"
 
-struct mpi_model;
-struct mpi_waits;
-struct html_energy;
+/* The session's timeline for the Counters view (session_options.timeline_top): functions
+ * kept by name in the sample shares; the others are "other". */
+#define HTML_COUNTERS_TOP 8
 
-/* What the report is made from: the experiment, its symbols and the profiles the CLI built
- * (report_open), plus the user's choices. The views build the rest themselves. */
+struct mpi_model;
+struct html_energy;
+struct session;
+
+/* What the report is made from: the session of the experiment (or archive), which builds every
+ * analysis the views ask for, its experiment and symbols, and the profiles' views the CLI set
+ * up (report_views), plus the user's choices. The views only render. */
 struct html_input {
+	struct session *s;
 	struct experiment *e;
 	struct symtab *syms;
 	const struct region_report *rr;
@@ -34,14 +40,11 @@ struct html_input {
 	const char *otf2;
 	int grid_rows, grid_cols; /* --grid for the rank grids; 0: chosen from the size */
 	/* filled while writing (html.c) */
-	struct mpi_model *mpi;	    /* html_mpi() loads it on first use */
-	int mpi_state;		    /* 0 not tried, 1 loaded, 2 loaded by the caller with
-				     * warnings html_mpi() states, -1 none or failed */
-	struct mpi_waits *waits;    /* html_waits() computes them on first use */
-	int waits_state;	    /* as mpi_state */
-	struct html_energy *energy; /* html_energy() builds it on first use */
-	int energy_state;	    /* as mpi_state */
-	char **caveats;		    /* caveats of the views, shown by the Summary */
+	const struct mpi_model *mpi; /* the session's, once html_mpi() stated its caveats */
+	int mpi_state;		     /* 0 not asked yet, 1 there, -1 none or failed */
+	struct html_energy *energy;  /* html_energy() builds it on first use */
+	int energy_state;	     /* as mpi_state */
+	char **caveats;		     /* caveats of the views, shown by the Summary */
 	size_t ncaveats, caveats_cap;
 	int failed; /* out of memory somewhere: html_build() fails */
 	char *json; /* the report's data, built by html_build() */
@@ -64,10 +67,10 @@ int html_write(FILE *f, struct html_input *in);
 int html_ranks_named(const struct experiment *e);
 
 /* How many MPI ranks IN's data has: html_ranks_named() of its experiment, or the world size
- * of its archive's MPI model (loaded here, kept for html_write; 0 when it has none). */
+ * of its archive's MPI model (asked of the session; 0 when it has none). */
 int html_input_ranks(struct html_input *in);
 
-/* Release what html_build built in IN (the data, the MPI model, the caveats). */
+/* Release what html_build built in IN (the data, the caveats); the session keeps its own. */
 void html_input_release(struct html_input *in);
 
 #endif /* PSC_HTML_H */

@@ -18,6 +18,7 @@
 
 #include "html-anim.h"
 #include "html-int.h"
+#include "../../src/model/session.h"
 #include "mpi-hand.h"
 
 #define R(name) MPI_ROUTINE_##name
@@ -222,6 +223,21 @@ static void test_grid(void **state)
 }
 
 /* html_data_states's JSON of IN as text (the object's contents). */
+/* A session holding the test's hand model M (NULL: none): what html_waits() asks. */
+static void hand_session(struct session *s, struct mpi_model *m)
+{
+	session_init(s, "/nonexistent", SESSION_DIR, NULL);
+	if (m)
+		assert_int_equal(session_put(s, SESSION_MPI, m), 0);
+}
+
+/* Close S, whose hand model the test releases itself. */
+static void hand_session_close(struct session *s)
+{
+	memset(&s->mpi, 0, sizeof(s->mpi));
+	session_close(s);
+}
+
 static char *states_json(struct html_input *in)
 {
 	struct jsonw w;
@@ -247,6 +263,7 @@ static void test_json(void **state)
 	struct mpi_model m;
 	struct experiment e = {0};
 	struct html_input in = {0};
+	struct session sess;
 	int64_t *wait = model(&m);
 	char dir[] = "/tmp/psc-html-anim.XXXXXX", path[256], *s;
 	FILE *f;
@@ -255,6 +272,8 @@ static void test_json(void **state)
 	free(wait);
 	assert_non_null(mkdtemp(dir));
 	e.dir = dir;
+	hand_session(&sess, &m);
+	in.s = &sess;
 	in.e = &e;
 	in.mpi = &m;
 	in.mpi_state = 1;
@@ -313,6 +332,7 @@ static void test_json(void **state)
 	unlink(path);
 	rmdir(dir);
 	release_caveats(&in);
+	hand_session_close(&sess);
 	hand_release(&m);
 }
 
@@ -418,8 +438,11 @@ static void test_mix_cap(void **state)
 	{
 		/* the report: the cap, its caveat and "mix_min_pm" */
 		struct html_input in = {0};
+		struct session sess;
 		char *s;
 
+		hand_session(&sess, &m);
+		in.s = &sess;
 		in.mpi = &m;
 		in.mpi_state = 1;
 		s = states_json(&in);
@@ -434,6 +457,7 @@ static void test_mix_cap(void **state)
 		    "(those with less than 26.8 % outside their main state) were left out "
 		    "to keep the report small (at most 1000000 numbers of shares)");
 		release_caveats(&in);
+		hand_session_close(&sess);
 	}
 	hand_release(&m);
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "html-int.h"
+#include "../../src/model/session.h"
 #include "mpi-hand.h"
 
 #define R(name) MPI_ROUTINE_##name
@@ -45,15 +46,33 @@ static void model(struct mpi_model *m)
 	hand_coll(m, R(Barrier), -1, bar, 3);
 }
 
+/* A session holding the test's hand model M (NULL: none): what html_waits() asks. */
+static void hand_session(struct session *s, struct mpi_model *m)
+{
+	session_init(s, "/nonexistent", SESSION_DIR, NULL);
+	if (m)
+		assert_int_equal(session_put(s, SESSION_MPI, m), 0);
+}
+
+/* Close S, whose hand model the test releases itself. */
+static void hand_session_close(struct session *s)
+{
+	memset(&s->mpi, 0, sizeof(s->mpi));
+	session_close(s);
+}
+
 /* The "mpi" data of M as JSON text (malloc'd); IN keeps the caveats. */
 static char *build(struct mpi_model *m, struct html_input *in, struct experiment *e)
 {
+	struct session sess;
 	struct jsonw w;
 	char *out;
 
 	memset(in, 0, sizeof(*in));
 	memset(e, 0, sizeof(*e));
+	hand_session(&sess, m);
 	e->exit_status = -1;
+	in->s = &sess;
 	in->e = e;
 	in->mpi = m;
 	in->mpi_state = m ? 1 : -1;
@@ -65,6 +84,8 @@ static char *build(struct mpi_model *m, struct html_input *in, struct experiment
 	out = strdup(w.buf);
 	jsonw_release(&w);
 	in->mpi = NULL; /* the hand model is released by the test */
+	in->s = NULL;
+	hand_session_close(&sess);
 	return out;
 }
 

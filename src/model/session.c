@@ -1,0 +1,458 @@
+/* session.c - the table of analyses and the building of each on demand (session.h). */
+#include "session.h"
+
+#include "../analysis/otf2-calls.h"
+#include "../core/metrics.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define NEED(id) (1u << (id))
+
+/* A row of the table: BUILD makes the analysis into S (0, or a negative errno with the
+ * message in ERR) once its NEEDS are built; RELEASE frees what BUILD made, also what a failed
+ * BUILD left when PARTIAL is set (the others free their own on failure). */
+struct analysis {
+	const char *name;
+	unsigned needs;
+	int (*build)(struct session *s, char *err, size_t errlen);
+	void (*release)(struct session *s);
+	int partial;
+};
+
+static int oom(char *err, size_t errlen)
+{
+	snprintf(err, errlen, "out of memory");
+	return -ENOMEM;
+}
+
+/* Keep LINE (printf format) as a caveat; out of memory drops it. */
+static void caveat(struct session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void caveat(struct session *s, const char *fmt, ...)
+{
+	char line[1024], *dup;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (s->ncaveats == s->caveats_cap) {
+		size_t cap = s->caveats_cap ? 2 * s->caveats_cap : 8;
+		char **n = realloc(s->caveats, cap * sizeof(*n));
+
+		if (!n)
+			return;
+		s->caveats = n;
+		s->caveats_cap = cap;
+	}
+	dup = strdup(line);
+	if (dup)
+		s->caveats[s->ncaveats++] = dup;
+}
+
+static int build_experiment(struct session *s, char *err, size_t errlen)
+{
+	if (s->kind == SESSION_DIR)
+		return experiment_open(&s->e, s->source, err, errlen);
+	/* an archive: an empty experiment named for its anchor */
+	s->e.exit_status = -1;
+	s->e.dir = strdup(s->source);
+	return s->e.dir ? 0 : oom(err, errlen);
+}
+
+static void release_experiment(struct session *s)
+{
+	experiment_release(&s->e);
+}
+
+static int build_symbols(struct session *s, char *err, size_t errlen)
+{
+	if (s->kind == SESSION_DIR)
+		return symtab_init(&s->syms, s->source) < 0 ? oom(err, errlen) : 0;
+	/* an archive's profile keeps its rows' names in the strings of a symtab of no files */
+	s->syms.dir = strdup(s->source);
+	return s->syms.dir ? 0 : oom(err, errlen);
+}
+
+static void release_symbols(struct session *s)
+{
+	if (s->syms.dir)
+		symtab_release(&s->syms);
+}
+
+/* The metrics stored in the experiment (the group given to record); one that does not parse
+ * is left out with a caveat. */
+static int build_metrics(struct session *s, char *err, size_t errlen)
+{
+	const struct experiment *e = &s->e;
+	struct metric *ms = calloc(e->nmetrics + 1, sizeof(*ms));
+	size_t n = 0;
+	char why[256];
+
+	if (!ms)
+		return oom(err, errlen);
+	for (size_t i = 0; i < e->nmetrics; i++) {
+		ms[n].name = e->metrics[i].name;
+		ms[n].unit = e->metrics[i].unit;
+		ms[n].formula = e->metrics[i].formula;
+		if (metric_expr_parse(e->metrics[i].formula, &ms[n].expr, why, sizeof(why)) == 0)
+			n++;
+		else
+			caveat(s, "metric '%s' in meta.json: %s", e->metrics[i].name, why);
+	}
+	s->metrics.v = ms;
+	s->metrics.n = n;
+	return 0;
+}
+
+static void release_metrics(struct session *s)
+{
+	for (size_t i = 0; i < s->metrics.n; i++)
+		metric_expr_free(s->metrics.v[i].expr);
+	free(s->metrics.v);
+	s->metrics.v = NULL;
+	s->metrics.n = 0;
+}
+
+static int build_profiles(struct session *s, char *err, size_t errlen)
+{
+	const struct stream_facts *facts = NULL;
+	int ret;
+
+	if (s->kind == SESSION_OTF2) {
+		ret = otf2_func_profile(&s->prof.funcs, &s->syms.strings, s->source, err, errlen);
+		if (ret < 0 && !err[0])
+			snprintf(err, errlen, "%s", strerror(-ret));
+		s->prof.funcs.syms = &s->syms;
+		return ret;
+	}
+	/* the MPI model read first, whatever became of it: its facts spare the pass the streams
+	 * that held only MPI records */
+	if (s->required & NEED(SESSION_MPI)) {
+		char why[1024];
+
+		session_get(s, SESSION_MPI, NULL, why, sizeof(why));
+		facts = s->facts;
+	}
+	return func_profile_build_known(&s->prof.funcs, &s->e, &s->syms, &s->prof.regions, NULL,
+					facts, err, errlen);
+}
+
+static void release_profiles(struct session *s)
+{
+	func_profile_release(&s->prof.funcs);
+	region_profile_release(&s->prof.regions);
+}
+
+static int build_regions_merged(struct session *s, char *err, size_t errlen)
+{
+	return region_profile_merge_threads(&s->prof.regions, &s->regions_merged) ? oom(err, errlen)
+										  : 0;
+}
+
+static void release_regions_merged(struct session *s)
+{
+	region_profile_release(&s->regions_merged);
+}
+
+static int build_functions_merged(struct session *s, char *err, size_t errlen)
+{
+	return func_profile_merge(&s->prof.funcs, &s->funcs_merged) ? oom(err, errlen) : 0;
+}
+
+static void release_functions_merged(struct session *s)
+{
+	func_profile_release(&s->funcs_merged);
+}
+
+static int build_samples(struct session *s, char *err, size_t errlen)
+{
+	int ret;
+
+	if (s->kind == SESSION_OTF2 || !s->e.nsamples) {
+		snprintf(err, errlen, "%s has no samples: record with perfscope record --sample",
+			 s->source);
+		return -ENODATA;
+	}
+	ret = sample_profile_build(&s->samples, &s->e, &s->syms, s->opt.per_thread, s->opt.lines,
+				   err, errlen);
+	if (ret == 0)
+		sample_profile_sort(&s->samples);
+	return ret;
+}
+
+static void release_samples(struct session *s)
+{
+	sample_profile_release(&s->samples);
+}
+
+static int build_mpi(struct session *s, char *err, size_t errlen)
+{
+	int ret;
+
+	mpi_model_init(&s->mpi);
+	if (s->kind == SESSION_OTF2) {
+		ret = mpi_model_load_otf2(&s->mpi, s->source, s->opt.mpi_flags, err, errlen);
+	} else {
+		free(s->facts);
+		s->facts = calloc(s->e.nstreams + 1, sizeof(*s->facts));
+		if (!s->facts)
+			ret = oom(err, errlen);
+		else
+			ret = mpi_model_load_facts(&s->mpi, &s->e, s->opt.mpi_flags, s->facts, err,
+						   errlen);
+	}
+	if (ret < 0) {
+		if (!err[0])
+			snprintf(err, errlen, "%s", strerror(-ret));
+		mpi_model_release(&s->mpi);
+	}
+	return ret;
+}
+
+static void release_mpi(struct session *s)
+{
+	mpi_model_release(&s->mpi);
+}
+
+static int build_waits(struct session *s, char *err, size_t errlen)
+{
+	return mpi_waits_compute(&s->waits, &s->mpi) < 0 ? oom(err, errlen) : 0;
+}
+
+static void release_waits(struct session *s)
+{
+	mpi_waits_release(&s->waits);
+}
+
+static int build_scopes(struct session *s, char *err, size_t errlen)
+{
+	if (s->kind == SESSION_OTF2)
+		return otf2_scope_profile(&s->scopes, s->source, &s->mpi, &s->waits, err, errlen);
+	return mpi_scope_build(&s->scopes, &s->e, &s->syms, &s->mpi, &s->waits, err, errlen);
+}
+
+static void release_scopes(struct session *s)
+{
+	mpi_scope_release(&s->scopes);
+}
+
+static int build_timeline(struct session *s, char *err, size_t errlen)
+{
+	if (s->kind == SESSION_OTF2) {
+		snprintf(err, errlen,
+			 "%s: an OTF2 archive has no samples or counters for a timeline",
+			 s->source);
+		return -ENODATA;
+	}
+	return timeline_build(&s->timeline, &s->e, &s->syms, s->opt.timeline_ns,
+			      s->opt.timeline_top, err, errlen);
+}
+
+static void release_timeline(struct session *s)
+{
+	timeline_release(&s->timeline);
+}
+
+static int build_routines(struct session *s, char *err, size_t errlen)
+{
+	return mpi_routines_compute(&s->routines, &s->mpi) < 0 ? oom(err, errlen) : 0;
+}
+
+static void release_routines(struct session *s)
+{
+	mpi_routines_release(&s->routines);
+}
+
+static int build_traffic(struct session *s, char *err, size_t errlen)
+{
+	return mpi_traffic_compute(&s->traffic, &s->mpi) < 0 ? oom(err, errlen) : 0;
+}
+
+static void release_traffic(struct session *s)
+{
+	mpi_traffic_release(&s->traffic);
+}
+
+static const struct analysis analyses[SESSION_NANALYSES] = {
+    [SESSION_EXPERIMENT] = {"experiment", 0, build_experiment, release_experiment, 1},
+    [SESSION_SYMBOLS] = {"symbols", NEED(SESSION_EXPERIMENT), build_symbols, release_symbols, 1},
+    [SESSION_METRICS] = {"metrics", NEED(SESSION_EXPERIMENT), build_metrics, release_metrics},
+    [SESSION_PROFILES] = {"profiles", NEED(SESSION_SYMBOLS), build_profiles, release_profiles, 1},
+    [SESSION_REGIONS_MERGED] = {"regions-merged", NEED(SESSION_PROFILES), build_regions_merged,
+				release_regions_merged, 1},
+    [SESSION_FUNCTIONS_MERGED] = {"functions-merged", NEED(SESSION_PROFILES),
+				  build_functions_merged, release_functions_merged, 1},
+    [SESSION_SAMPLES] = {"samples", NEED(SESSION_SYMBOLS), build_samples, release_samples, 1},
+    [SESSION_MPI] = {"mpi", NEED(SESSION_EXPERIMENT), build_mpi, release_mpi},
+    [SESSION_WAITS] = {"waits", NEED(SESSION_MPI), build_waits, release_waits},
+    [SESSION_SCOPES] = {"scopes", NEED(SESSION_SYMBOLS) | NEED(SESSION_WAITS), build_scopes,
+			release_scopes},
+    [SESSION_TIMELINE] = {"timeline", NEED(SESSION_SYMBOLS), build_timeline, release_timeline, 1},
+    [SESSION_ROUTINES] = {"routines", NEED(SESSION_MPI), build_routines, release_routines, 1},
+    [SESSION_TRAFFIC] = {"traffic", NEED(SESSION_MPI), build_traffic, release_traffic, 1},
+};
+
+/* Where analysis ID lives in S, and its size in *SIZE. */
+static void *analysis_data(struct session *s, enum session_id id, size_t *size)
+{
+	const size_t sizes[SESSION_NANALYSES] = {
+	    [SESSION_EXPERIMENT] = sizeof(s->e),
+	    [SESSION_SYMBOLS] = sizeof(s->syms),
+	    [SESSION_METRICS] = sizeof(s->metrics),
+	    [SESSION_PROFILES] = sizeof(s->prof),
+	    [SESSION_REGIONS_MERGED] = sizeof(s->regions_merged),
+	    [SESSION_FUNCTIONS_MERGED] = sizeof(s->funcs_merged),
+	    [SESSION_SAMPLES] = sizeof(s->samples),
+	    [SESSION_MPI] = sizeof(s->mpi),
+	    [SESSION_WAITS] = sizeof(s->waits),
+	    [SESSION_SCOPES] = sizeof(s->scopes),
+	    [SESSION_TIMELINE] = sizeof(s->timeline),
+	    [SESSION_ROUTINES] = sizeof(s->routines),
+	    [SESSION_TRAFFIC] = sizeof(s->traffic),
+	};
+	void *const where[SESSION_NANALYSES] = {
+	    [SESSION_EXPERIMENT] = &s->e,
+	    [SESSION_SYMBOLS] = &s->syms,
+	    [SESSION_METRICS] = &s->metrics,
+	    [SESSION_PROFILES] = &s->prof,
+	    [SESSION_REGIONS_MERGED] = &s->regions_merged,
+	    [SESSION_FUNCTIONS_MERGED] = &s->funcs_merged,
+	    [SESSION_SAMPLES] = &s->samples,
+	    [SESSION_MPI] = &s->mpi,
+	    [SESSION_WAITS] = &s->waits,
+	    [SESSION_SCOPES] = &s->scopes,
+	    [SESSION_TIMELINE] = &s->timeline,
+	    [SESSION_ROUTINES] = &s->routines,
+	    [SESSION_TRAFFIC] = &s->traffic,
+	};
+
+	if (size)
+		*size = sizes[id];
+	return where[id];
+}
+
+int session_path_is_otf2(const char *path)
+{
+	size_t n = strlen(path);
+	struct stat st;
+
+	return n > 5 && !strcmp(path + n - 5, ".otf2") && stat(path, &st) == 0 &&
+	       S_ISREG(st.st_mode);
+}
+
+void session_init(struct session *s, const char *source, enum session_source kind,
+		  const struct session_options *opt)
+{
+	memset(s, 0, sizeof(*s));
+	s->source = source;
+	s->kind = kind;
+	if (opt)
+		s->opt = *opt;
+}
+
+int session_find(const char *name)
+{
+	for (int i = 0; i < SESSION_NANALYSES; i++)
+		if (!strcmp(analyses[i].name, name))
+			return i;
+	return -ENOENT;
+}
+
+const char *session_name(enum session_id id)
+{
+	return id < SESSION_NANALYSES ? analyses[id].name : "?";
+}
+
+void session_require(struct session *s, enum session_id id)
+{
+	if (id < SESSION_NANALYSES)
+		s->required |= NEED(id);
+}
+
+int session_state(const struct session *s, enum session_id id)
+{
+	return id < SESSION_NANALYSES ? s->state[id] : 0;
+}
+
+/* ID failed: keep RET and its message for the next asking. */
+static int failed(struct session *s, enum session_id id, int ret, const char *msg, char *err,
+		  size_t errlen)
+{
+	s->state[id] = -1;
+	s->ret[id] = ret;
+	s->error[id] = strdup(msg);
+	snprintf(err, errlen, "%s", msg);
+	return ret;
+}
+
+int session_get(struct session *s, enum session_id id, void **out, char *err, size_t errlen)
+{
+	char why[1024] = "";
+	int ret;
+
+	if (out)
+		*out = NULL;
+	if (id >= SESSION_NANALYSES) {
+		snprintf(err, errlen, "no analysis %d", (int)id);
+		return -ENOENT;
+	}
+	if (s->state[id] < 0) {
+		snprintf(err, errlen, "%s", s->error[id] ? s->error[id] : "out of memory");
+		return s->ret[id];
+	}
+	if (s->state[id] == 0) {
+		for (int n = 0; n < SESSION_NANALYSES; n++)
+			if ((analyses[id].needs & NEED(n)) &&
+			    (ret = session_get(s, (enum session_id)n, NULL, why, sizeof(why))))
+				return failed(s, id, ret, why, err, errlen);
+		ret = analyses[id].build(s, why, sizeof(why));
+		if (ret < 0) {
+			if (analyses[id].partial)
+				analyses[id].release(s);
+			return failed(s, id, ret, why[0] ? why : strerror(-ret), err, errlen);
+		}
+		s->order[s->nbuilt++] = (unsigned char)id;
+		s->state[id] = 1;
+	}
+	if (out)
+		*out = analysis_data(s, id, NULL);
+	return 0;
+}
+
+int session_put(struct session *s, enum session_id id, const void *data)
+{
+	size_t size;
+	void *to;
+
+	if (id >= SESSION_NANALYSES || s->state[id])
+		return -EEXIST;
+	to = analysis_data(s, id, &size);
+	memcpy(to, data, size);
+	s->order[s->nbuilt++] = (unsigned char)id;
+	s->state[id] = 1;
+	return 0;
+}
+
+void session_caveats(const struct session *s, void (*fn)(void *ctx, const char *line), void *ctx)
+{
+	for (size_t i = 0; i < s->ncaveats; i++)
+		fn(ctx, s->caveats[i]);
+}
+
+void session_close(struct session *s)
+{
+	while (s->nbuilt)
+		analyses[s->order[--s->nbuilt]].release(s);
+	for (int i = 0; i < SESSION_NANALYSES; i++)
+		free(s->error[i]);
+	for (size_t i = 0; i < s->ncaveats; i++)
+		free(s->caveats[i]);
+	free(s->caveats);
+	free(s->facts);
+	memset(s, 0, sizeof(*s));
+}
