@@ -17,11 +17,13 @@
 /* Exit statuses of the CLI contract (docs/internals/design.md, "Errors"). */
 #define EXIT_USAGE 2
 
+/* A row of the command table (main.c). Its usage line is made from OPERANDS and the command's
+ * option table, so that it cannot name an option the command does not have. */
 struct cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv); /* argv[0] is the command name */
 	const char *summary;
-	const char *usage;
+	const char *operands; /* what follows the options: "[DIR]", "-- CMD [ARGS..]" */
 };
 
 int cmd_list(int argc, char **argv);

@@ -491,8 +491,6 @@ static int run_select(struct select_run *r, const char *output, int force)
 	plan_warnings(r, output);
 	ret = print_table(r, idx, nsel, stdout) ? 1 : 0;
 	printf("gcc options (also in %s.cflags):\n%s\n", text_safe(output), text_safe(opts));
-	if (fflush(stdout) != 0)
-		ret = 1;
 out:
 	free(idx);
 	free(opts);

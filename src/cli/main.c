@@ -16,40 +16,30 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const struct cmd commands[] = {
-    {"list", cmd_list, "CPU, caches, perf state, events and metric groups of this machine",
-     "perfscope list [--json]"},
-    {"stat", cmd_stat, "count events over a whole run, with derived metrics",
-     "perfscope stat [-e EV,..] [-g GROUP] [-r N] [--per-thread] [--csv|--json] [-o FILE] -- "
-     "CMD [ARGS..]"},
+    {"list", cmd_list, "CPU, caches, perf state, events and metric groups of this machine", ""},
+    {"stat", cmd_stat, "count events over a whole run, with derived metrics", "-- CMD [ARGS..]"},
     {"record", cmd_record, "run a command under the runtime and fill an experiment directory",
-     "perfscope record [-o DIR] [--force] [--functions] [--filter FILE] [--sample[=HZ]] "
-     "[--period N] [--callgraph] [-e EV,..] [-g GROUP] [--power rapl|perf|file:PATH "
-     "[--power-period T]] [--buffer-size SIZE] -- CMD [ARGS..]"},
+     "-- CMD [ARGS..]"},
     {"html", cmd_html, "the self-contained HTML report of an experiment or an OTF2 archive",
-     "perfscope html [DIR|ARCHIVE/traces.otf2] [-o FILE] [--grid ROWSxCOLS] [--force]"},
+     "[DIR|ARCHIVE/traces.otf2]"},
     {"report", cmd_report, "functions and regions of an experiment: calls, time, counters",
-     "perfscope report [DIR|ARCHIVE/traces.otf2] [--by function|region|sample|thread] [--tree] "
-     "[--lines] [--accuracy] [--sort KEY] [--top N] [--min-time T] [--csv|--json|--format FMT]"},
-    {"timeline", cmd_timeline, "counters and function shares over time, from samples",
-     "perfscope timeline [DIR] [--interval T] [--top N] [--csv|--json] [-o FILE]"},
-    {"energy", cmd_energy, "energy per function and per interval, from power samples",
-     "perfscope energy [DIR] [--power FILE [--power-format SPEC] [--power-scale S,..]] "
-     "[--method trapezoid|simpson|both] [--intervals N|--interval T] [--inclusive] "
-     "[--csv|--json] [-o FILE]"},
+     "[DIR|ARCHIVE/traces.otf2]"},
+    {"timeline", cmd_timeline, "counters and function shares over time, from samples", "[DIR]"},
+    {"energy", cmd_energy, "energy per function and per interval, from power samples", "[DIR]"},
     {"mpi", cmd_mpi, "MPI runs: who waits for whom, traffic, routines, load",
-     "perfscope mpi [DIR|ARCHIVE/traces.otf2] [--waits|--traffic|--routines|--patterns|--load] "
-     "[--relative exec|wait] [--all] [--top N] [--no-correction] [--csv|--json] [-o FILE]"},
+     "[DIR|ARCHIVE/traces.otf2]"},
     {"export", cmd_export, "an experiment as a trace: Perfetto/chrome://tracing JSON, or OTF2",
-     "perfscope export [DIR] --format chrome|otf2 [-o FILE|-|ARCHIVE] [--force]"},
+     "--format FORMAT [DIR]"},
     {"select", cmd_select, "keep long-running functions: a runtime filter and gcc options",
-     "perfscope select [DIR] (--min-time T | --top N) [-o FILE] [--force]"},
+     "(--min-time T | --top N) [DIR]"},
     {"info", cmd_info, "what an experiment holds: processes, streams, records, how each ended",
-     "perfscope info [DIR] [--json] [-o FILE]"},
+     "[DIR]"},
     {"dump", cmd_dump, "the raw records of an experiment's streams, one per line",
-     "perfscope dump [DIR|STREAM-FILE] [--stream FILE|PID.TID] [--limit N] [-o FILE]"},
+     "[DIR|STREAM-FILE]"},
 };
 
 void cli_error(const char *cmd, const char *fmt, ...)
@@ -78,10 +68,14 @@ static const struct cmd *find_cmd(const char *name)
 void cli_usage(FILE *f, const char *cmd, const struct option_spec *specs)
 {
 	const struct cmd *c = find_cmd(cmd);
+	char usage[256];
 
 	if (c)
 		fprintf(f, "%s\n\n", c->summary);
-	options_usage(f, c ? c->usage : cmd, specs);
+	/* the options themselves are listed from SPECS below: the line never names one */
+	snprintf(usage, sizeof(usage), "perfscope %s [OPTIONS]%s%s", cmd,
+		 c && c->operands[0] ? " " : "", c ? c->operands : "");
+	options_usage(f, usage, specs);
 }
 
 int cli_parse(const char *cmd, const struct option_spec *specs, unsigned flags, int argc,
@@ -320,6 +314,27 @@ int cli_output_close(const char *cmd, FILE *f, int keep, int status)
 	return status;
 }
 
+/*
+ * Run command C, then see that what it wrote on standard output got there (git's
+ * run_builtin()): a full disk or a failed write behind a redirection is said once, for every
+ * command alike, and the run exits 1 if it had succeeded. A pipe is left alone: a reader that
+ * went away ends perfscope with SIGPIPE, as it ends any filter.
+ */
+static int run_builtin(const struct cmd *c, int argc, char **argv)
+{
+	int status = c->fn(argc, argv);
+	struct stat st;
+
+	if (fstat(STDOUT_FILENO, &st) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))
+		return status;
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return status;
+	cli_error(c->name, "cannot write standard output: %s",
+		  errno ? strerror(errno) : "a write failed");
+	return status ? status : 1;
+}
+
 static void print_help(FILE *f)
 {
 	fprintf(f, "usage: perfscope COMMAND [OPTIONS] [ARGS]\n\ncommands:\n");
@@ -356,13 +371,13 @@ int main(int argc, char **argv)
 		if (c) {
 			char *help_argv[] = {(char *)c->name, "--help", NULL};
 
-			return c->fn(2, help_argv);
+			return run_builtin(c, 2, help_argv);
 		}
 		name = argv[2];
 	} else {
 		c = find_cmd(name);
 		if (c)
-			return c->fn(argc - 1, argv + 1);
+			return run_builtin(c, argc - 1, argv + 1);
 	}
 	fprintf(stderr, "perfscope: unknown command '%s'", name);
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
