@@ -7,6 +7,7 @@
 #include "../lib/hashmap.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -635,6 +636,16 @@ static size_t merged_row(struct func_profile *out, struct hchain *by_function,
 	return idx;
 }
 
+double func_profile_imbalance(const struct func_profile *p, const struct func_row *r)
+{
+	double mean;
+
+	if (p->traced_threads < 2 || r->thread_max_ns <= 0)
+		return NAN;
+	mean = (double)r->incl_ns / (double)p->traced_threads;
+	return 100.0 * ((double)r->thread_max_ns - mean) / (double)r->thread_max_ns;
+}
+
 int func_profile_merge(const struct func_profile *in, struct func_profile *out)
 {
 	struct hchain by_function = {0};
@@ -657,6 +668,8 @@ int func_profile_merge(const struct func_profile *in, struct func_profile *out)
 	out->unwound = in->unwound;
 	out->total_ns = in->total_ns;
 	out->nintervals = in->nintervals;
+	for (size_t t = 0; t < in->nthreads; t++)
+		out->traced_threads += in->threads[t].th.function_records > 0;
 	for (size_t i = 0; i < in->nrows; i++) {
 		const struct func_row *r = &in->rows[i];
 		size_t idx = merged_row(out, &by_function, r);
@@ -686,6 +699,8 @@ int func_profile_merge(const struct func_profile *in, struct func_profile *out)
 			m->min_ns = r->min_ns;
 		if (r->max_ns > m->max_ns)
 			m->max_ns = r->max_ns;
+		if (r->incl_ns > m->thread_max_ns)
+			m->thread_max_ns = r->incl_ns;
 	}
 	for (size_t i = 0; i < out->nrows; i++)
 		if (out->rows[i].min_ns == INT64_MAX)

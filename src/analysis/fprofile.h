@@ -25,6 +25,8 @@ struct func_row {
 	int64_t excl_ns;
 	int64_t sum_ns; /* every call's duration, recursive ones too: the mean per call */
 	int64_t min_ns, max_ns;
+	/* merged rows: the largest inclusive time of one thread (func_profile_imbalance) */
+	int64_t thread_max_ns;
 	uint64_t synthetic; /* calls closed at the end of a cut-short stream, or skipped */
 	unsigned active;    /* activations open during the pass */
 	/* with a struct func_energy: */
@@ -86,9 +88,10 @@ struct func_profile {
 	 * program with -finstrument-functions" */
 	const char *no_records_caveat;
 	uint64_t unmatched_exits, synthetic_exits;
-	uint64_t unwound;  /* calls the runtime closed where it saw a longjmp or an exception */
-	int64_t total_ns;  /* traced time summed over threads with function events */
-	size_t nintervals; /* of every row's slices */
+	uint64_t unwound;      /* calls the runtime closed where it saw a longjmp or an exception */
+	int64_t total_ns;      /* traced time summed over threads with function events */
+	size_t traced_threads; /* threads with function events (over every process) */
+	size_t nintervals;     /* of every row's slices */
 };
 
 struct region_profile;
@@ -141,6 +144,14 @@ void func_feed_close(struct func_feed *f);
 /* Rows and call tree merged over threads and processes (the same function: the same module
  * and address in it), into OUT. 0 or -ENOMEM. */
 int func_profile_merge(const struct func_profile *in, struct func_profile *out);
+
+/*
+ * The load imbalance of merged row R of P over the threads (of every rank) that recorded
+ * function events: (max - mean) / max of their inclusive times in the function, in %, a thread
+ * that never called it counting 0 (POP's load balance of one scope). NaN when it does not
+ * apply: fewer than 2 such threads, or no time.
+ */
+double func_profile_imbalance(const struct func_profile *p, const struct func_row *r);
 
 /*
  * A call tree to show: P's call paths with each chain of direct recursion (f called by f called

@@ -163,6 +163,8 @@ static void func_view_of(struct view *v, const struct func_report *r, const void
 	v->nrows = n;
 	v->ctx = r;
 	v->per_thread = r->per_thread;
+	/* the load imbalance, in a profile merged over two threads or more */
+	v->option = !r->per_thread && r->p->traced_threads >= 2;
 }
 
 static int print_text(const struct func_report *r, const struct view *v, size_t eligible, FILE *f)

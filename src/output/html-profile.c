@@ -5,6 +5,7 @@
 #include "html-int.h"
 
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 /* "events" and "regions": the rows of R (per thread). A counter is {value, running_ratio,
@@ -57,6 +58,8 @@ static void func_json(struct jsonw *w, const struct func_row *row, const struct 
 	jsonw_kv_u64(w, "line", line);
 	jsonw_kv_string(w, "module", row->sym.module);
 	jsonw_kv_u64(w, "unclosed", row->synthetic);
+	if (merged && !isnan(func_profile_imbalance(p, row)))
+		jsonw_kv_double(w, "imbalance_pct", func_profile_imbalance(p, row));
 	jsonw_object_end(w);
 }
 

@@ -5,6 +5,7 @@
 #include "../output/func-print.h"
 
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #define R(ctx)	 ((const struct func_report *)(ctx))
@@ -164,6 +165,16 @@ static void get_module(const void *ctx, const void *row, size_t arg, struct view
 	set_str(v, ROW(row)->sym.module);
 }
 
+/* The row's load imbalance over threads and ranks; not given where it does not apply. */
+static void get_imbalance(const void *ctx, const void *row, size_t arg, struct view_value *v)
+{
+	double imb = func_profile_imbalance(R(ctx)->p, ROW(row));
+
+	(void)arg;
+	if (!isnan(imb))
+		set_f64(v, imb);
+}
+
 static void get_unclosed(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
@@ -203,6 +214,8 @@ static const struct view_col func_cols[] = {
      NULL},
     {"excl_pct", "excl %", VIEW_PCT, TABLE_RIGHT, JSON, get_excl_pct, 0, NULL, NULL, NULL, NULL,
      NULL},
+    {"imbalance_pct", "imbalance", VIEW_PCT, TABLE_RIGHT, ALL | VIEW_OPTION, get_imbalance, 0, "-",
+     NULL, NULL, NULL, NULL},
     {"source", "source", VIEW_STR, TABLE_LEFT, TEXT, get_source, 0, NULL, NULL, NULL, NULL, NULL},
     {"file", "file", VIEW_STR, TABLE_LEFT, CSV | JSON | ENT, get_file, 0, NULL, NULL, NULL, NULL,
      NULL},
