@@ -25,7 +25,8 @@ expect_eq 0 "$(html_dom profile --views | { grep -c -e '^energy$' -e '^counters$
 	"no Energy or Counters view without power or samples"
 html_dom profile --table profile-functions >"$T/functions.csv"
 header=$(csv_header "$T/functions.csv")
-expect_eq "function,thread,calls,inclusive,exclusive,% excl,mean,min,max,source" "${header// ▼/}" \
+# calls runs in 3 threads: the load imbalance column (report's imbalance_pct) is there
+expect_eq "function,thread,calls,inclusive,exclusive,% excl,mean,min,max,imbalance,source" "${header// ▼/}" \
 	"functions table columns (sorted by exclusive time)"
 for fc in main:1 leaf:1,000 rec:11 worker:2 work:1,000; do
 	expect_eq "${fc#*:}" "$(csv_get "$T/functions.csv" calls function="${fc%:*}")" "calls of ${fc%:*}"
@@ -42,6 +43,11 @@ for f in main leaf rec worker work; do
 	expect_eq "$(csv_get "$T/rep.out" excl_ns name=$f)" \
 		"$(json_eval "$T/data.json" "[r['excl_ns'] for r in d['profile']['functions'] if r['name']=='$f'][0]")" \
 		"exclusive time of $f as report --csv"
+done
+for f in main worker work; do
+	expect_near "$(csv_get "$T/rep.out" imbalance_pct name=$f)" \
+		"$(json_eval "$T/data.json" "[r['imbalance_pct'] for r in d['profile']['functions'] if r['name']=='$f'][0]")" \
+		0.001 "load imbalance of $f as report --csv"
 done
 expect_eq 2 "$(json_eval "$T/data.json" "len([r for r in d['profile']['functions_by_thread'] if r['name']=='work'])")" \
 	"work runs in two threads (per-thread rows)"

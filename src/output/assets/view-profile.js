@@ -29,7 +29,7 @@
       ["min", (r) => r.min_ns, PSC.fmtNs], ["max", (r) => r.max_ns, PSC.fmtNs],
     ];
     // the load imbalance over threads and ranks, merged over two threads or more
-    if (!perThread && d.functions.some((r) => r.imbalance_pct !== undefined))
+    if (!perThread && (d.profile.functions || []).some((r) => r.imbalance_pct !== undefined))
       cols.push(["imbalance", (r) => (r.imbalance_pct === undefined ? null : r.imbalance_pct), PSC.fmtPct]);
     if (d.energy) {
       cols.push(["energy", (r) => (ef(r) ? ef(r).excl_j : null), fmtJ],
