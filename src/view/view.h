@@ -32,6 +32,9 @@ enum view_type {
 	VIEW_DOUBLE, /* fmt_double in text; CSV "%.6g" */
 	VIEW_PCT,    /* a percentage: "%.1f" in text; CSV "%.6g" */
 	VIEW_SHARE,  /* a share in %: "%.1f %" in text; CSV "%.4f" */
+	VIEW_RATE,   /* a rate in bit/s: "8 Mbit/s", "1.23 Gbit/s" in text; CSV "%.9g" */
+	VIEW_NS_1,   /* a mean duration: as VIEW_NS in text; CSV "%.1f" */
+	VIEW_PCT_6,  /* a percentage: as VIEW_PCT in text; CSV "%.6f" */
 };
 
 /* The formats a column appears in. */
@@ -84,6 +87,9 @@ struct view {
 	const void *ctx; /* passed to every getter */
 	int per_thread;	 /* show the VIEW_PER_THREAD columns */
 	int option;	 /* show the VIEW_OPTION columns */
+	/* a row equal to it is a separator line in text and no row in CSV, JSON or long CSV
+	 * (NULL: none) */
+	const void *separator;
 };
 
 /* The value of column C for ROW of V, into *OUT. */
