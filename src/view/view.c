@@ -287,12 +287,15 @@ void view_json_row(struct jsonw *w, const struct view *v, const void *row)
 
 		if (!col_shown(v, col, VIEW_IN_JSON))
 			continue;
-		jsonw_key(w, col->key);
 		if (col->json) {
+			jsonw_key(w, col->key);
 			col->json(w, v->ctx, row, col->arg);
 			continue;
 		}
 		view_get(v, col, row, &val);
+		if (val.kind == VIEW_NULL && (col->flags & VIEW_JSON_OMIT_NULL))
+			continue;
+		jsonw_key(w, col->key);
 		json_value(w, &val);
 	}
 	jsonw_object_end(w);

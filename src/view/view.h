@@ -50,6 +50,8 @@ enum view_type {
 #define VIEW_ASCENDING 0x20
 /* Shown only when the view's `option` is set (a column only some experiments have). */
 #define VIEW_OPTION 0x40
+/* A value not counted leaves the key out of its JSON object (rather than null). */
+#define VIEW_JSON_OMIT_NULL 0x80
 
 /* One cell. A getter sets exactly one kind; VIEW_NULL is "not counted". */
 struct view_value {
@@ -67,7 +69,8 @@ struct view_col {
 	const char *header; /* text header */
 	enum view_type type;
 	enum table_align align;
-	unsigned flags; /* VIEW_IN_*, VIEW_ENTITY, VIEW_PER_THREAD, VIEW_ASCENDING, VIEW_OPTION */
+	unsigned flags; /* VIEW_IN_*, VIEW_ENTITY, VIEW_PER_THREAD, VIEW_ASCENDING, VIEW_OPTION,
+			  VIEW_JSON_OMIT_NULL */
 	/* the value of ROW (one of the view's rows) for this column; ARG is the column's arg */
 	void (*get)(const void *ctx, const void *row, size_t arg, struct view_value *v);
 	size_t arg;		/* for columns made at run time: an event's index, ... */
