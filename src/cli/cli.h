@@ -102,6 +102,7 @@ struct scope_options {
 	int csv, json;
 	const char *output;
 	int force;
+	enum out_format fmt; /* --format (csv and json as --csv and --json) */
 };
 
 struct scope_report;

@@ -68,7 +68,7 @@ static int print_load(const char *path, FILE *out, enum load_format fmt)
 
 int cmd_mpi(int argc, char **argv)
 {
-	const char *path = "perfscope.out", *relative = NULL, *output = NULL;
+	const char *path = "perfscope.out", *relative = NULL, *output = NULL, *format = NULL;
 	int waits = 0, traffic = 0, routines = 0, patterns = 0, load = 0, all = 0, csv = 0;
 	int json = 0, no_correction = 0, force = 0, help = 0, first, ret;
 	long top = 5;
@@ -90,6 +90,8 @@ int cmd_mpi(int argc, char **argv)
 	     "count messages received before they were sent, do not correct them", 0, NULL},
 	    {0, "csv", OPT_FLAG, &csv, NULL, "CSV output", 0, NULL},
 	    {0, "json", OPT_FLAG, &json, NULL, "JSON output", 0, NULL},
+	    {0, "format", OPT_STRING, &format, "FMT",
+	     "text, csv, json, or long (CSV: one row per entity and metric)", 0, NULL},
 	    {'o', "output", OPT_STRING, &output, "FILE", "write to FILE", 0, NULL},
 	    {0, "force", OPT_FLAG, &force, NULL, "overwrite the output file", 0, NULL},
 	    {'h', "help", OPT_FLAG, &help, NULL, "show this help", 0, NULL},
@@ -100,6 +102,8 @@ int cmd_mpi(int argc, char **argv)
 	struct mpi_report r;
 	enum mpi_view view = MPI_VIEW_SUMMARY;
 	enum mpi_relative rel = MPI_REL_NONE;
+	enum out_format fmt = OUT_TEXT;
+	char why[128];
 	FILE *out = NULL;
 	char err[256];
 
@@ -120,6 +124,14 @@ int cmd_mpi(int argc, char **argv)
 	}
 	if (csv && json) {
 		cli_error(CMD, "--csv and --json exclude each other");
+		return EXIT_USAGE;
+	}
+	if (options_out_format(csv, json, format, &fmt, why, sizeof(why))) {
+		cli_error(CMD, "%s", why);
+		return EXIT_USAGE;
+	}
+	if (fmt == OUT_LONG && (patterns || load)) {
+		cli_error(CMD, "--format long: the waits, the traffic and the routines");
 		return EXIT_USAGE;
 	}
 	if (relative && !strcmp(relative, "exec")) {
@@ -143,9 +155,9 @@ int cmd_mpi(int argc, char **argv)
 		if (cli_output_open(CMD, output, force, &out))
 			return EXIT_USAGE;
 		ret = print_load(path, out,
-				 csv	? LOAD_FORMAT_CSV
-				 : json ? LOAD_FORMAT_JSON
-					: LOAD_FORMAT_TEXT);
+				 fmt == OUT_CSV	   ? LOAD_FORMAT_CSV
+				 : fmt == OUT_JSON ? LOAD_FORMAT_JSON
+						   : LOAD_FORMAT_TEXT);
 		return cli_output_close(CMD, out, ret == 0, ret);
 	}
 	if ((ret = model_open(&s, path, no_correction ? MPI_BUILD_NO_CORRECTION : 0)) < 0) {
@@ -172,11 +184,7 @@ int cmd_mpi(int argc, char **argv)
 	};
 	if ((ret = cli_output_open(CMD, output, force, &out)))
 		goto out;
-	ret = (csv    ? mpi_print_csv(&r, view, out)
-	       : json ? mpi_print_json(&r, view, out)
-		      : mpi_print_text(&r, view, out))
-		  ? 1
-		  : 0;
+	ret = mpi_print(&r, view, fmt, out) ? 1 : 0;
 	ret = cli_output_close(CMD, out, ret == 0, ret);
 out:
 	session_close(&s);

@@ -131,11 +131,7 @@ int report_scopes_write(struct scope_report *r, const struct scope_options *so)
 	r->rank = so->rank;
 	r->per_rank = so->per_rank;
 	r->top = so->top;
-	ret = (so->csv	  ? scope_print_csv(r, out)
-	       : so->json ? scope_print_json(r, out)
-			  : scope_print_text(r, out))
-		  ? 1
-		  : 0;
+	ret = scope_print(r, so->fmt, out) ? 1 : 0;
 	return cli_output_close("report", out, ret == 0, ret);
 }
 
@@ -319,7 +315,8 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 	if (categories || view == VIEW_SCOPES || per_rank || rank_arg) {
-		struct scope_options so = {MPI_SCOPE_ALL, per_rank, 0, csv, json, output, force};
+		struct scope_options so = {MPI_SCOPE_ALL, per_rank, 0,	   csv,
+					   json,	  output,   force, fmt};
 		char *end = NULL;
 		long v = 0;
 
@@ -342,10 +339,6 @@ int cmd_report(int argc, char **argv)
 					    : csv && json
 						? "--csv and --json exclude each other"
 						: "--rank N and --by rank exclude each other");
-			goto out;
-		}
-		if (fmt == OUT_LONG) {
-			cli_error("report", "--format long: the scope view has text, CSV and JSON");
 			goto out;
 		}
 		so.rank = rank_arg ? (int)v : MPI_SCOPE_ALL;

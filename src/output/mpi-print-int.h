@@ -64,13 +64,4 @@ static inline void waits_cells(const struct mpi_report *r, void (*cb)(void *, in
 	}
 }
 
-struct jsonw;
-
-/* Where the wait cells go (waits_cells callbacks). */
-struct cell_ctx {
-	const struct mpi_waits *w;
-	FILE *f;
-	struct jsonw *j;
-};
-
 #endif /* PSC_MPI_PRINT_INT_H */

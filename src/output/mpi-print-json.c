@@ -3,21 +3,22 @@
 #include "mpi-print-int.h"
 
 #include "../core/jsonw.h"
+#include "../view/mpi-view.h"
 
-static void json_cell(void *ctx, int i, int j, int64_t ns)
+#include <errno.h>
+
+/* Table T of R (ALL_ONLY: the routines of all ranks) as the array KEY of W. 0 or -ENOMEM. */
+static int json_table(const struct mpi_report *r, enum mpi_table t, int all_only, const char *key,
+		      struct jsonw *w)
 {
-	struct cell_ctx *c = ctx;
+	struct view v;
 
-	jsonw_object_begin(c->j);
-	jsonw_kv_i64(c->j, "rank", i);
-	if (j >= 0)
-		jsonw_kv_i64(c->j, "peer", j);
-	else
-		jsonw_kv_string(c->j, "peer", j == -1 ? "collective" : "total");
-	jsonw_kv_i64(c->j, "wait_ns", ns);
-	jsonw_kv_double(c->j, "pct_exec", mpi_waits_pct(c->w, i, ns, MPI_REL_EXEC));
-	jsonw_kv_double(c->j, "pct_wait", mpi_waits_pct(c->w, i, ns, MPI_REL_WAIT));
-	jsonw_object_end(c->j);
+	if (mpi_view_make(&v, r, t, OUT_JSON, all_only))
+		return -ENOMEM;
+	jsonw_key(w, key);
+	view_json_rows(w, &v);
+	mpi_view_release(&v);
+	return 0;
 }
 
 static void json_run(const struct mpi_report *r, struct jsonw *w)
@@ -57,88 +58,16 @@ static void json_run(const struct mpi_report *r, struct jsonw *w)
 	jsonw_array_end(w);
 }
 
-static void json_routines(const struct mpi_report *r, struct jsonw *w, int all_only)
-{
-	const struct mpi_routines *rs = r->routines;
-
-	jsonw_key(w, "routines");
-	jsonw_array_begin(w);
-	for (int rk = -1; rk < (all_only ? 0 : rs->nranks); rk++)
-		for (unsigned k = 0; k < MPI_ROUTINE_COUNT; k++) {
-			const struct mpi_routine_stat *s =
-			    rk < 0 ? &rs->all[k] : mpi_routines_at(rs, rk, k);
-			int64_t run = rk < 0 ? rs->run_total_ns : rs->run_ns[rk];
-			int64_t mpi = rk < 0 ? rs->mpi_total_ns : rs->mpi_ns[rk];
-
-			if (!s->calls)
-				continue;
-			jsonw_object_begin(w);
-			if (rk < 0)
-				jsonw_kv_string(w, "rank", "all");
-			else
-				jsonw_kv_i64(w, "rank", rk);
-			jsonw_kv_string(w, "routine", routine_name(k));
-			jsonw_kv_u64(w, "calls", s->calls);
-			jsonw_kv_i64(w, "total_ns", s->total_ns);
-			jsonw_kv_double(w, "mean_ns", mpi_routine_mean(s));
-			jsonw_kv_i64(w, "min_ns", s->min_ns);
-			jsonw_kv_i64(w, "max_ns", s->max_ns);
-			jsonw_kv_double(w, "pct_run", pct((double)s->total_ns, (double)run));
-			jsonw_kv_double(w, "pct_mpi", pct((double)s->total_ns, (double)mpi));
-			jsonw_kv_u64(w, "bytes", s->bytes);
-			jsonw_object_end(w);
-		}
-	jsonw_array_end(w);
-}
-
-static void json_traffic(const struct mpi_report *r, struct jsonw *w)
+static int json_traffic(const struct mpi_report *r, struct jsonw *w)
 {
 	const struct mpi_traffic *tr = r->traffic;
 
 	jsonw_kv_u64(w, "messages", tr->messages);
 	jsonw_kv_u64(w, "matched", tr->matched);
 	jsonw_kv_u64(w, "bytes", tr->bytes);
-	jsonw_key(w, "pairs");
-	jsonw_array_begin(w);
-	for (size_t i = 0; i < tr->npairs; i++) {
-		const struct mpi_pair *p = &tr->pairs[i];
-		const char *keys[] = {"rate_mean_bps", "rate_min_bps", "rate_max_bps"};
-		const double v[] = {p->rate_mean, p->rate_min, p->rate_max};
-
-		jsonw_object_begin(w);
-		jsonw_kv_i64(w, "sender", p->src);
-		jsonw_kv_i64(w, "receiver", p->dst);
-		jsonw_kv_u64(w, "messages", p->messages);
-		jsonw_kv_u64(w, "matched", p->matched);
-		jsonw_kv_u64(w, "unmatched_sends", p->unmatched_sends);
-		jsonw_kv_u64(w, "unmatched_recvs", p->unmatched_recvs);
-		jsonw_kv_u64(w, "bytes", p->bytes);
-		for (size_t k = 0; k < 3; k++) {
-			jsonw_key(w, keys[k]);
-			if (p->nrates)
-				jsonw_double(w, v[k]);
-			else
-				jsonw_null(w);
-		}
-		jsonw_object_end(w);
-	}
-	jsonw_array_end(w);
-	jsonw_key(w, "unmatched");
-	jsonw_array_begin(w);
-	for (size_t i = 0; i < tr->nunmatched; i++) {
-		const struct mpi_unmatched *u = &tr->unmatched[i];
-
-		jsonw_object_begin(w);
-		jsonw_kv_string(w, "kind", u->kind == MPI_UNMATCHED_SEND ? "send" : "receive");
-		jsonw_kv_i64(w, "rank", u->rank);
-		jsonw_kv_string(w, "routine", routine_name(u->routine));
-		jsonw_kv_i64(w, "peer", u->peer);
-		jsonw_kv_i64(w, "tag", u->tag);
-		jsonw_kv_u64(w, "bytes", u->bytes);
-		jsonw_kv_i64(w, "time_ns", u->enter_ns - r->m->start_ns);
-		jsonw_object_end(w);
-	}
-	jsonw_array_end(w);
+	if (json_table(r, MPI_TABLE_PAIRS, 0, "pairs", w))
+		return -ENOMEM;
+	return json_table(r, MPI_TABLE_UNMATCHED, 0, "unmatched", w);
 }
 
 static void json_patterns(const struct mpi_report *r, struct jsonw *w)
@@ -188,7 +117,7 @@ int mpi_print_json(const struct mpi_report *r, enum mpi_view view, FILE *f)
 {
 	static const char *const rel[] = {"none", "exec", "wait"};
 	struct jsonw w;
-	struct cell_ctx c = {r->waits, NULL, &w};
+	int ret = 0;
 
 	jsonw_init(&w, 1);
 	jsonw_object_begin(&w);
@@ -196,20 +125,17 @@ int mpi_print_json(const struct mpi_report *r, enum mpi_view view, FILE *f)
 	if (view == MPI_VIEW_SUMMARY) {
 		jsonw_kv_i64(&w, "mpi_ns", r->routines->mpi_total_ns);
 		jsonw_kv_i64(&w, "wait_ns", wait_sum(r->waits));
-		json_routines(r, &w, 1);
+		ret = json_table(r, MPI_TABLE_ROUTINES, 1, "routines", &w);
 	}
-	if (view == MPI_VIEW_SUMMARY || view == MPI_VIEW_WAITS) {
+	if (!ret && (view == MPI_VIEW_SUMMARY || view == MPI_VIEW_WAITS)) {
 		jsonw_kv_string(&w, "relative", rel[r->rel]);
 		jsonw_kv_bool(&w, "all", r->all);
-		jsonw_key(&w, "waits");
-		jsonw_array_begin(&w);
-		waits_cells(r, json_cell, &c);
-		jsonw_array_end(&w);
+		ret = json_table(r, MPI_TABLE_WAITS, 0, "waits", &w);
 	}
-	if (view == MPI_VIEW_ROUTINES)
-		json_routines(r, &w, 0);
-	if (view == MPI_VIEW_TRAFFIC)
-		json_traffic(r, &w);
+	if (!ret && view == MPI_VIEW_ROUTINES)
+		ret = json_table(r, MPI_TABLE_ROUTINES, 0, "routines", &w);
+	if (!ret && view == MPI_VIEW_TRAFFIC)
+		ret = json_traffic(r, &w);
 	if (view == MPI_VIEW_PATTERNS)
 		json_patterns(r, &w);
 	jsonw_key(&w, "caveats");
@@ -217,5 +143,9 @@ int mpi_print_json(const struct mpi_report *r, enum mpi_view view, FILE *f)
 	mpi_caveats(r, caveat_json, &w);
 	jsonw_array_end(&w);
 	jsonw_object_end(&w);
+	if (ret) {
+		jsonw_release(&w);
+		return ret;
+	}
 	return jsonw_print(&w, f);
 }

@@ -6,6 +6,8 @@
 #include "table.h"
 #include "../lib/strbuf.h"
 
+#include "../view/mpi-view.h"
+
 #include "../core/format.h"
 #include "../core/mpi-routines.h"
 
@@ -16,21 +18,6 @@
 
 #define TOP_ROUTINES 5
 #define TOP_SITES    5
-
-/* "8 Mbit/s", "1.23 Gbit/s" */
-static void fmt_rate(char *buf, size_t len, double bps)
-{
-	static const char *const units[] = {"bit/s", "kbit/s", "Mbit/s", "Gbit/s", "Tbit/s"};
-	size_t u = 0;
-	char num[32];
-
-	while (bps >= 1000 && u + 1 < sizeof(units) / sizeof(units[0])) {
-		bps /= 1000;
-		u++;
-	}
-	fmt_double(num, sizeof(num), bps);
-	snprintf(buf, len, "%s %s", num, units[u]);
-}
 
 static void site_text(const struct mpi_model *m, uint32_t site, char *buf, size_t len,
 		      const char **function)
@@ -141,58 +128,30 @@ void mpi_caveats(const struct mpi_report *r, void (*fn)(void *ctx, const char *l
 			   short_colls);
 }
 
-/* The cell of rank I for NS as the table shows it, "" when hidden. */
-static void wait_cell(const struct mpi_report *r, int i, int64_t ns, char *buf, size_t len)
+/* Table T of R in FMT (text, CSV or long CSV), into F. 0, -ENOMEM or -EIO. */
+static int print_table(const struct mpi_report *r, enum mpi_table t, enum out_format fmt, FILE *f)
 {
-	if (!r->all && mpi_waits_hidden(r->waits, i, ns, r->rel)) {
-		buf[0] = 0;
-		return;
-	}
-	if (r->rel == MPI_REL_NONE)
-		fmt_duration(buf, len, (double)ns);
-	else
-		snprintf(buf, len, "%.1f", mpi_waits_pct(r->waits, i, ns, r->rel));
+	struct view v;
+	int ret = mpi_view_make(&v, r, t, fmt, 0);
+
+	if (ret)
+		return ret;
+	ret = fmt == OUT_TEXT	? view_print_text(&v, f, NULL)
+	      : fmt == OUT_LONG ? view_print_long(&v, f)
+				: view_print_csv(&v, f);
+	mpi_view_release(&v);
+	return ret;
 }
 
 static int waits_table(const struct mpi_report *r, FILE *f)
 {
-	const struct mpi_waits *w = r->waits;
-	struct table *t = table_new();
-	char buf[64];
 	int ret;
 
-	if (!t)
-		return -ENOMEM;
 	fprintf(f, "Wait matrix: row waits for column (Late Sender), in collectives, in all%s\n\n",
 		r->rel == MPI_REL_EXEC	 ? " (% of the rank's execution time)"
 		: r->rel == MPI_REL_WAIT ? " (% of the rank's total wait)"
 					 : "");
-	table_add_column(t, "rank", TABLE_RIGHT);
-	for (int j = 0; j < w->p; j++) {
-		snprintf(buf, sizeof(buf), "%d", j);
-		table_add_column(t, buf, TABLE_RIGHT);
-	}
-	table_add_column(t, "collective", TABLE_RIGHT);
-	table_add_column(t, "total", TABLE_RIGHT);
-	for (int i = 0; i < w->p; i++) {
-		table_add_row(t);
-		table_set(t, 0, "%d", i);
-		for (int j = 0; j < w->p; j++) {
-			wait_cell(r, i, w->p2p[(size_t)i * (size_t)w->p + (size_t)j], buf,
-				  sizeof(buf));
-			table_set(t, 1 + (size_t)j, "%s", buf);
-		}
-		wait_cell(r, i, w->coll[i], buf, sizeof(buf));
-		table_set(t, 1 + (size_t)w->p, "%s", buf);
-		if (r->rel == MPI_REL_NONE)
-			fmt_duration(buf, sizeof(buf), (double)w->total[i]);
-		else
-			snprintf(buf, sizeof(buf), "%.1f",
-				 mpi_waits_pct(w, i, w->total[i], r->rel));
-		table_set(t, 2 + (size_t)w->p, "%s", buf);
-	}
-	ret = table_print(t, f, NULL);
-	table_free(t);
+	ret = print_table(r, MPI_TABLE_MATRIX, OUT_TEXT, f);
 	if (!r->all)
 		fprintf(f, "(cells under %.1f %% of the rank's %s are blank: --all shows them)\n",
 			MPI_WAITS_HIDE_PCT,
@@ -200,30 +159,12 @@ static int waits_table(const struct mpi_report *r, FILE *f)
 	return ret;
 }
 
-static size_t routines_by_time(const struct mpi_routines *rs, unsigned *order)
-{
-	size_t n = 0;
-
-	for (unsigned k = 0; k < MPI_ROUTINE_COUNT; k++)
-		if (rs->all[k].calls)
-			order[n++] = k;
-	for (size_t i = 1; i < n; i++) /* insertion sort: at most MPI_ROUTINE_COUNT */
-		for (size_t j = i;
-		     j > 0 && rs->all[order[j]].total_ns > rs->all[order[j - 1]].total_ns; j--) {
-			unsigned tmp = order[j];
-
-			order[j] = order[j - 1];
-			order[j - 1] = tmp;
-		}
-	return n;
-}
-
 static void summary_text(const struct mpi_report *r, FILE *f)
 {
 	const struct mpi_model *m = r->m;
 	const struct mpi_routines *rs = r->routines;
 	unsigned order[MPI_ROUTINE_COUNT];
-	size_t n = routines_by_time(rs, order), present = 0;
+	size_t n = (size_t)mpi_view_routines_by_time(rs, order), present = 0;
 	int64_t waits = wait_sum(r->waits);
 	char a[32], b[32];
 
@@ -261,138 +202,33 @@ static void summary_text(const struct mpi_report *r, FILE *f)
 	fputs(n ? " of the ranks' time\n\n" : " none\n\n", f);
 }
 
-static void routine_row(struct table *t, const char *rank, unsigned k,
-			const struct mpi_routine_stat *s, int64_t run, int64_t mpi)
-{
-	char buf[64];
-
-	table_add_row(t);
-	table_set(t, 0, "%s", rank);
-	table_set(t, 1, "%s", routine_name(k));
-	fmt_count(buf, sizeof(buf), s->calls);
-	table_set(t, 2, "%s", buf);
-	fmt_duration(buf, sizeof(buf), (double)s->total_ns);
-	table_set(t, 3, "%s", buf);
-	fmt_duration(buf, sizeof(buf), mpi_routine_mean(s));
-	table_set(t, 4, "%s", buf);
-	fmt_duration(buf, sizeof(buf), (double)s->min_ns);
-	table_set(t, 5, "%s", buf);
-	fmt_duration(buf, sizeof(buf), (double)s->max_ns);
-	table_set(t, 6, "%s", buf);
-	table_set(t, 7, "%.1f", pct((double)s->total_ns, (double)run));
-	table_set(t, 8, "%.1f", pct((double)s->total_ns, (double)mpi));
-	fmt_count(buf, sizeof(buf), s->bytes);
-	table_set(t, 9, "%s", buf);
-}
-
 static int routines_table(const struct mpi_report *r, FILE *f)
 {
-	static const char *const heads[] = {"rank", "routine", "calls", "total", "mean",
-					    "min",  "max",     "run %", "MPI %", "bytes"};
-	const struct mpi_routines *rs = r->routines;
-	unsigned order[MPI_ROUTINE_COUNT];
-	size_t n = routines_by_time(rs, order);
-	struct table *t = table_new();
-	char rank[16];
-	int ret;
-
-	if (!t)
-		return -ENOMEM;
 	fprintf(f, "MPI routines: all ranks, then each rank (run %% and MPI %%: of the rank's run "
 		   "time and of its time in MPI)\n\n");
-	for (size_t i = 0; i < sizeof(heads) / sizeof(heads[0]); i++)
-		table_add_column(t, heads[i], i < 2 ? TABLE_LEFT : TABLE_RIGHT);
-	for (size_t i = 0; i < n; i++)
-		routine_row(t, "all", order[i], &rs->all[order[i]], rs->run_total_ns,
-			    rs->mpi_total_ns);
-	for (int rk = 0; rk < rs->nranks; rk++) {
-		snprintf(rank, sizeof(rank), "%d", rk);
-		table_add_separator(t);
-		for (size_t i = 0; i < n; i++) {
-			const struct mpi_routine_stat *s = mpi_routines_at(rs, rk, order[i]);
-
-			if (s->calls)
-				routine_row(t, rank, order[i], s, rs->run_ns[rk], rs->mpi_ns[rk]);
-		}
-	}
-	ret = table_print(t, f, NULL);
-	table_free(t);
-	return ret;
+	return print_table(r, MPI_TABLE_ROUTINES, OUT_TEXT, f);
 }
 
-static int traffic_table(const struct mpi_report *r, FILE *f)
+/* The message pairs, then the unmatched ends, in FMT: text, CSV or long CSV. */
+static int traffic_table(const struct mpi_report *r, enum out_format fmt, FILE *f)
 {
 	const struct mpi_traffic *tr = r->traffic;
-	struct table *t = table_new();
-	char buf[64], where[64];
+	char a[64], b[64];
 	int ret;
 
-	if (!t)
-		return -ENOMEM;
-	fmt_count(buf, sizeof(buf), tr->messages);
-	fmt_count(where, sizeof(where), tr->matched);
-	fprintf(f,
-		"Messages: %s, %s matched, %zu ends unmatched; rate = bits / (receive completed - "
-		"send started)\n\n",
-		buf, where, tr->nunmatched);
-	table_add_column(t, "sender", TABLE_RIGHT);
-	table_add_column(t, "receiver", TABLE_RIGHT);
-	table_add_column(t, "messages", TABLE_RIGHT);
-	table_add_column(t, "unmatched", TABLE_RIGHT);
-	table_add_column(t, "bytes", TABLE_RIGHT);
-	table_add_column(t, "rate mean", TABLE_RIGHT);
-	table_add_column(t, "min", TABLE_RIGHT);
-	table_add_column(t, "max", TABLE_RIGHT);
-	for (size_t i = 0; i < tr->npairs; i++) {
-		const struct mpi_pair *p = &tr->pairs[i];
-		const double rates[] = {p->rate_mean, p->rate_min, p->rate_max};
-
-		table_add_row(t);
-		table_set(t, 0, "%d", p->src);
-		table_set(t, 1, "%d", p->dst);
-		fmt_count(buf, sizeof(buf), p->messages);
-		table_set(t, 2, "%s", buf);
-		fmt_count(buf, sizeof(buf), p->unmatched_sends + p->unmatched_recvs);
-		table_set(t, 3, "%s", buf);
-		fmt_count(buf, sizeof(buf), p->bytes);
-		table_set(t, 4, "%s", buf);
-		for (size_t k = 0; k < 3; k++) {
-			if (p->nrates)
-				fmt_rate(buf, sizeof(buf), rates[k]);
-			table_set(t, 5 + k, "%s", p->nrates ? buf : "n/a");
-		}
+	if (fmt == OUT_TEXT) {
+		fmt_count(a, sizeof(a), tr->messages);
+		fmt_count(b, sizeof(b), tr->matched);
+		fprintf(f,
+			"Messages: %s, %s matched, %zu ends unmatched; rate = bits / (receive "
+			"completed - send started)\n\n",
+			a, b, tr->nunmatched);
 	}
-	ret = table_print(t, f, NULL);
-	table_free(t);
-	if (ret || !tr->nunmatched)
+	ret = print_table(r, MPI_TABLE_PAIRS, fmt, f);
+	if (ret || (fmt == OUT_TEXT && !tr->nunmatched))
 		return ret;
-	if (!(t = table_new()))
-		return -ENOMEM;
-	fprintf(f, "\nUnmatched message ends\n\n");
-	table_add_column(t, "rank", TABLE_RIGHT);
-	table_add_column(t, "end", TABLE_LEFT);
-	table_add_column(t, "routine", TABLE_LEFT);
-	table_add_column(t, "peer", TABLE_RIGHT);
-	table_add_column(t, "tag", TABLE_RIGHT);
-	table_add_column(t, "bytes", TABLE_RIGHT);
-	table_add_column(t, "time", TABLE_RIGHT);
-	for (size_t i = 0; i < tr->nunmatched; i++) {
-		const struct mpi_unmatched *u = &tr->unmatched[i];
-
-		table_add_row(t);
-		table_set(t, 0, "%d", u->rank);
-		table_set(t, 1, "%s", u->kind == MPI_UNMATCHED_SEND ? "send" : "receive");
-		table_set(t, 2, "%s", routine_name(u->routine));
-		table_set(t, 3, "%d", u->peer);
-		table_set(t, 4, "%d", u->tag);
-		fmt_count(buf, sizeof(buf), u->bytes);
-		table_set(t, 5, "%s", buf);
-		fmt_duration(buf, sizeof(buf), (double)(u->enter_ns - r->m->start_ns));
-		table_set(t, 6, "%s", buf);
-	}
-	ret = table_print(t, f, NULL);
-	table_free(t);
-	return ret;
+	fputs(fmt == OUT_TEXT ? "\nUnmatched message ends\n\n" : "\n", f);
+	return print_table(r, MPI_TABLE_UNMATCHED, fmt, f);
 }
 
 static int patterns_table(const struct mpi_report *r, FILE *f)
@@ -484,7 +320,7 @@ int mpi_print_text(const struct mpi_report *r, enum mpi_view view, FILE *f)
 		ret = waits_table(r, f);
 		break;
 	case MPI_VIEW_TRAFFIC:
-		ret = traffic_table(r, f);
+		ret = traffic_table(r, OUT_TEXT, f);
 		break;
 	case MPI_VIEW_ROUTINES:
 		ret = routines_table(r, f);
@@ -496,75 +332,6 @@ int mpi_print_text(const struct mpi_report *r, enum mpi_view view, FILE *f)
 	fputc('\n', f);
 	mpi_caveats(r, caveat_text, f);
 	return ret ? ret : ferror(f) ? -EIO : 0;
-}
-
-static void csv_cell(void *ctx, int i, int j, int64_t ns)
-{
-	struct cell_ctx *c = ctx;
-
-	fprintf(c->f, "%d,", i);
-	if (j >= 0)
-		fprintf(c->f, "%d", j);
-	else
-		fputs(j == -1 ? "collective" : "total", c->f);
-	fprintf(c->f, ",%" PRId64 ",%.6f,%.6f\n", ns, mpi_waits_pct(c->w, i, ns, MPI_REL_EXEC),
-		mpi_waits_pct(c->w, i, ns, MPI_REL_WAIT));
-}
-
-static void routines_csv(const struct mpi_report *r, FILE *f)
-{
-	const struct mpi_routines *rs = r->routines;
-
-	fputs("rank,routine,calls,total_ns,mean_ns,min_ns,max_ns,pct_run,pct_mpi,bytes\n", f);
-	for (int rk = -1; rk < rs->nranks; rk++)
-		for (unsigned k = 0; k < MPI_ROUTINE_COUNT; k++) {
-			const struct mpi_routine_stat *s =
-			    rk < 0 ? &rs->all[k] : mpi_routines_at(rs, rk, k);
-			int64_t run = rk < 0 ? rs->run_total_ns : rs->run_ns[rk];
-			int64_t mpi = rk < 0 ? rs->mpi_total_ns : rs->mpi_ns[rk];
-
-			if (!s->calls)
-				continue;
-			if (rk < 0)
-				fputs("all", f);
-			else
-				fprintf(f, "%d", rk);
-			fprintf(f,
-				",%s,%" PRIu64 ",%" PRId64 ",%.1f,%" PRId64 ",%" PRId64
-				",%.6f,%.6f,%" PRIu64 "\n",
-				routine_name(k), s->calls, s->total_ns, mpi_routine_mean(s),
-				s->min_ns, s->max_ns, pct((double)s->total_ns, (double)run),
-				pct((double)s->total_ns, (double)mpi), s->bytes);
-		}
-}
-
-static void traffic_csv(const struct mpi_report *r, FILE *f)
-{
-	const struct mpi_traffic *tr = r->traffic;
-
-	fputs("sender,receiver,messages,matched,unmatched_sends,unmatched_recvs,bytes,"
-	      "rate_mean_bps,rate_min_bps,rate_max_bps\n",
-	      f);
-	for (size_t i = 0; i < tr->npairs; i++) {
-		const struct mpi_pair *p = &tr->pairs[i];
-
-		fprintf(f, "%d,%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, p->src,
-			p->dst, p->messages, p->matched, p->unmatched_sends, p->unmatched_recvs,
-			p->bytes);
-		if (p->nrates)
-			fprintf(f, ",%.9g,%.9g,%.9g\n", p->rate_mean, p->rate_min, p->rate_max);
-		else
-			fputs(",,,\n", f);
-	}
-	fputs("\nkind,rank,routine,peer,tag,bytes,time_ns\n", f);
-	for (size_t i = 0; i < tr->nunmatched; i++) {
-		const struct mpi_unmatched *u = &tr->unmatched[i];
-
-		fprintf(f, "%s,%d,%s,%d,%d,%" PRIu64 ",%" PRId64 "\n",
-			u->kind == MPI_UNMATCHED_SEND ? "send" : "receive", u->rank,
-			routine_name(u->routine), u->peer, u->tag, u->bytes,
-			u->enter_ns - r->m->start_ns);
-	}
 }
 
 static void patterns_csv(const struct mpi_report *r, FILE *f)
@@ -602,25 +369,37 @@ static void patterns_csv(const struct mpi_report *r, FILE *f)
 	}
 }
 
-int mpi_print_csv(const struct mpi_report *r, enum mpi_view view, FILE *f)
+/* VIEW as CSV or long CSV (FMT). */
+static int print_csv(const struct mpi_report *r, enum mpi_view view, enum out_format fmt, FILE *f)
 {
-	struct cell_ctx c = {r->waits, f, NULL};
+	int ret = 0;
 
 	switch (view) {
 	case MPI_VIEW_TRAFFIC:
-		traffic_csv(r, f);
+		ret = traffic_table(r, fmt, f);
 		break;
 	case MPI_VIEW_ROUTINES:
-		routines_csv(r, f);
+		ret = print_table(r, MPI_TABLE_ROUTINES, fmt, f);
 		break;
 	case MPI_VIEW_PATTERNS:
 		patterns_csv(r, f);
 		break;
 	default:
-		fputs("rank,peer,wait_ns,pct_exec,pct_wait\n", f);
-		waits_cells(r, csv_cell, &c);
+		ret = print_table(r, MPI_TABLE_WAITS, fmt, f);
 		break;
 	}
 	mpi_caveats(r, caveat_warning, stderr);
-	return ferror(f) ? -EIO : 0;
+	return ret ? ret : ferror(f) ? -EIO : 0;
+}
+
+int mpi_print_csv(const struct mpi_report *r, enum mpi_view view, FILE *f)
+{
+	return print_csv(r, view, OUT_CSV, f);
+}
+
+int mpi_print(const struct mpi_report *r, enum mpi_view view, enum out_format fmt, FILE *f)
+{
+	return fmt == OUT_TEXT	 ? mpi_print_text(r, view, f)
+	       : fmt == OUT_JSON ? mpi_print_json(r, view, f)
+				 : print_csv(r, view, fmt, f);
 }

@@ -9,6 +9,7 @@
 #include "../analysis/mpi-model.h"
 #include "../analysis/mpi-stats.h"
 #include "../analysis/mpi-waits.h"
+#include "../view/view.h"
 
 enum mpi_view {
 	MPI_VIEW_SUMMARY,  /* the run in a few lines, then the wait matrix */
@@ -58,5 +59,10 @@ int mpi_print_csv(const struct mpi_report *r, enum mpi_view view, FILE *f);
  * view: the summary, the routines of all ranks and the wait matrix) and "caveats".
  * 0, -ENOMEM or -EIO. */
 int mpi_print_json(const struct mpi_report *r, enum mpi_view view, FILE *f);
+
+/* VIEW in FMT: mpi_print_text, mpi_print_csv, mpi_print_json, or the long CSV (OUT_LONG: the
+ * keys of a row, metric, value; each block of the CSV so; not the patterns). 0, -ENOMEM or
+ * -EIO. */
+int mpi_print(const struct mpi_report *r, enum mpi_view view, enum out_format fmt, FILE *f);
 
 #endif /* PSC_MPI_PRINT_H */

@@ -11,6 +11,7 @@
 #include "../analysis/experiment.h"
 #include "../analysis/mpi-model.h"
 #include "../analysis/mpi-scope.h"
+#include "../view/view.h"
 
 struct scope_report {
 	const struct mpi_scope_profile *p;
@@ -43,5 +44,9 @@ int scope_print_csv(const struct scope_report *r, FILE *f);
  * with the CSV's names as keys), "misnested", "unmatched_mpi_calls" and "caveats".
  * 0, -ENOMEM or -EIO. */
 int scope_print_json(const struct scope_report *r, FILE *f);
+
+/* R in FMT: scope_print_text, scope_print_csv, scope_print_json, or the long CSV (OUT_LONG:
+ * each table of the CSV with the keys of a row, metric, value). 0, -ENOMEM or -EIO. */
+int scope_print(const struct scope_report *r, enum out_format fmt, FILE *f);
 
 #endif /* PSC_SCOPE_PRINT_H */

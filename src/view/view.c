@@ -37,6 +37,21 @@ static double as_double(const struct view_value *val)
 	}
 }
 
+/* "8 Mbit/s", "1.23 Gbit/s" */
+static void fmt_rate(char *buf, size_t len, double bps)
+{
+	static const char *const units[] = {"bit/s", "kbit/s", "Mbit/s", "Gbit/s", "Tbit/s"};
+	size_t u = 0;
+	char num[32];
+
+	while (bps >= 1000 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		bps /= 1000;
+		u++;
+	}
+	fmt_double(num, sizeof(num), bps);
+	snprintf(buf, len, "%s %s", num, units[u]);
+}
+
 /* A number as a table shows it, by type. */
 static void format_text(const struct view_col *c, const struct view_value *val, char *buf,
 			size_t len)
@@ -46,16 +61,21 @@ static void format_text(const struct view_col *c, const struct view_value *val, 
 		fmt_count(buf, len, val->kind == VIEW_U64 ? val->u : (uint64_t)as_double(val));
 		break;
 	case VIEW_NS:
+	case VIEW_NS_1:
 		fmt_duration(buf, len, as_double(val));
 		break;
 	case VIEW_DOUBLE:
 		fmt_double(buf, len, as_double(val));
 		break;
 	case VIEW_PCT:
+	case VIEW_PCT_6:
 		snprintf(buf, len, "%.1f", as_double(val));
 		break;
 	case VIEW_SHARE:
 		snprintf(buf, len, "%.1f %%", as_double(val));
+		break;
+	case VIEW_RATE:
+		fmt_rate(buf, len, as_double(val));
 		break;
 	default:
 		if (val->kind == VIEW_I64)
@@ -75,6 +95,12 @@ static void format_csv(const struct view_col *c, const struct view_value *val, c
 		snprintf(buf, len, "%" PRId64, val->i);
 	else if (val->kind == VIEW_U64)
 		snprintf(buf, len, "%" PRIu64, val->u);
+	else if (c->type == VIEW_RATE)
+		snprintf(buf, len, "%.9g", val->d);
+	else if (c->type == VIEW_NS_1)
+		snprintf(buf, len, "%.1f", val->d);
+	else if (c->type == VIEW_PCT_6)
+		snprintf(buf, len, "%.6f", val->d);
 	else if (c->type == VIEW_NS || c->type == VIEW_COUNT || c->type == VIEW_INT)
 		snprintf(buf, len, "%.0f", val->d);
 	else if (c->type == VIEW_SHARE)
@@ -115,6 +141,10 @@ int view_print_text(const struct view *v, FILE *f, const char *indent)
 		if (col_shown(v, &v->cols[c], VIEW_IN_TEXT))
 			ret = table_add_column(t, v->cols[c].header, v->cols[c].align);
 	for (r = 0; r < v->nrows && !ret; r++) {
+		if (v->separator && v->rows[r] == v->separator) {
+			ret = table_add_separator(t);
+			continue;
+		}
 		ret = table_add_row(t);
 		for (c = 0, col = 0; c < v->ncols && !ret; c++) {
 			struct view_value val;
@@ -170,6 +200,8 @@ int view_print_csv(const struct view *v, FILE *f)
 	}
 	fputc('\n', f);
 	for (r = 0; r < v->nrows; r++) {
+		if (v->separator && v->rows[r] == v->separator)
+			continue;
 		first = 1;
 		for (c = 0; c < v->ncols; c++) {
 			if (!col_shown(v, &v->cols[c], VIEW_IN_CSV))
@@ -206,6 +238,8 @@ int view_print_long(const struct view *v, FILE *f)
 	}
 	fputs("metric,value\n", f);
 	for (r = 0; r < v->nrows; r++) {
+		if (v->separator && v->rows[r] == v->separator)
+			continue;
 		for (m = 0; m < v->ncols; m++) {
 			if (!col_metric(v, &v->cols[m]))
 				continue;
@@ -253,12 +287,15 @@ void view_json_row(struct jsonw *w, const struct view *v, const void *row)
 
 		if (!col_shown(v, col, VIEW_IN_JSON))
 			continue;
-		jsonw_key(w, col->key);
 		if (col->json) {
+			jsonw_key(w, col->key);
 			col->json(w, v->ctx, row, col->arg);
 			continue;
 		}
 		view_get(v, col, row, &val);
+		if (val.kind == VIEW_NULL && (col->flags & VIEW_JSON_OMIT_NULL))
+			continue;
+		jsonw_key(w, col->key);
 		json_value(w, &val);
 	}
 	jsonw_object_end(w);
@@ -268,7 +305,8 @@ void view_json_rows(struct jsonw *w, const struct view *v)
 {
 	jsonw_array_begin(w);
 	for (size_t r = 0; r < v->nrows; r++)
-		view_json_row(w, v, v->rows[r]);
+		if (!v->separator || v->rows[r] != v->separator)
+			view_json_row(w, v, v->rows[r]);
 	jsonw_array_end(w);
 }
 

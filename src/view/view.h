@@ -32,6 +32,9 @@ enum view_type {
 	VIEW_DOUBLE, /* fmt_double in text; CSV "%.6g" */
 	VIEW_PCT,    /* a percentage: "%.1f" in text; CSV "%.6g" */
 	VIEW_SHARE,  /* a share in %: "%.1f %" in text; CSV "%.4f" */
+	VIEW_RATE,   /* a rate in bit/s: "8 Mbit/s", "1.23 Gbit/s" in text; CSV "%.9g" */
+	VIEW_NS_1,   /* a mean duration: as VIEW_NS in text; CSV "%.1f" */
+	VIEW_PCT_6,  /* a percentage: as VIEW_PCT in text; CSV "%.6f" */
 };
 
 /* The formats a column appears in. */
@@ -47,6 +50,8 @@ enum view_type {
 #define VIEW_ASCENDING 0x20
 /* Shown only when the view's `option` is set (a column only some experiments have). */
 #define VIEW_OPTION 0x40
+/* A value not counted leaves the key out of its JSON object (rather than null). */
+#define VIEW_JSON_OMIT_NULL 0x80
 
 /* One cell. A getter sets exactly one kind; VIEW_NULL is "not counted". */
 struct view_value {
@@ -64,7 +69,8 @@ struct view_col {
 	const char *header; /* text header */
 	enum view_type type;
 	enum table_align align;
-	unsigned flags; /* VIEW_IN_*, VIEW_ENTITY, VIEW_PER_THREAD, VIEW_ASCENDING, VIEW_OPTION */
+	unsigned flags; /* VIEW_IN_*, VIEW_ENTITY, VIEW_PER_THREAD, VIEW_ASCENDING, VIEW_OPTION,
+			  VIEW_JSON_OMIT_NULL */
 	/* the value of ROW (one of the view's rows) for this column; ARG is the column's arg */
 	void (*get)(const void *ctx, const void *row, size_t arg, struct view_value *v);
 	size_t arg;		/* for columns made at run time: an event's index, ... */
@@ -84,6 +90,9 @@ struct view {
 	const void *ctx; /* passed to every getter */
 	int per_thread;	 /* show the VIEW_PER_THREAD columns */
 	int option;	 /* show the VIEW_OPTION columns */
+	/* a row equal to it is a separator line in text and no row in CSV, JSON or long CSV
+	 * (NULL: none) */
+	const void *separator;
 };
 
 /* The value of column C for ROW of V, into *OUT. */

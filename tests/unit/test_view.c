@@ -101,7 +101,7 @@ static const struct item items[] = {
 static char *render(int per_thread, enum out_format fmt)
 {
 	const void *rows[] = {&items[0], &items[1], &items[2]};
-	struct view v = {cols, NCOLS, rows, 3, &per_thread, per_thread, 0};
+	struct view v = {cols, NCOLS, rows, 3, &per_thread, per_thread, 0, NULL};
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# `perfscope mpi`'s tables and `report --by scope` as views (issue 20), on the corpus's MPI experiments: every line of
+# `--format long` is a cell of the CSV (each block of it: the traffic's pairs, then its
+# unmatched ends), and no cell is left out; --format csv/json are --csv/--json.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+psc_init
+require_cmd python3
+. "$PSC_SOURCE/tests/corpus/corpus-lib.sh"
+[ ! -e /tmp/perfscope-corpus ] ||
+	die "/tmp/perfscope-corpus exists: the corpus's objects would be read from it"
+corpus_prepare "$T/work"
+cd "$T/work"
+
+# every line of $T/long.out is a cell of $T/csv.out (block by block), and every cell is one
+cat >"$T/check.py" <<'PY'
+import collections, csv, io, sys
+def blocks(path):
+    return [list(csv.reader(io.StringIO(b))) for b in open(path).read().split("\n\n")]
+wide, long_ = blocks(sys.argv[1]), blocks(sys.argv[2])
+assert len(wide) == len(long_), (len(wide), len(long_))
+for w, l in zip(wide, long_):
+    head, lhead = w[0], l[0]
+    assert lhead[-2:] == ["metric", "value"], lhead
+    ents = lhead[:-2]
+    assert ents and all(e in head for e in ents), (ents, head)
+    metrics = [c for c in head if c not in ents and c not in ("routine", "kind", "scope")]
+    want = collections.Counter()
+    for r in w[1:]:
+        key = tuple(r[head.index(e)] for e in ents)
+        for m in metrics:
+            want[key + (m, r[head.index(m)])] += 1
+    got = collections.Counter(tuple(r) for r in l[1:])
+    assert want == got, (want - got, got - want)
+    assert len(w) > 1 or "unmatched" in "".join(head) or "kind" in head, "an empty block"
+PY
+long_check() {
+	PSC_CHECKS=$((PSC_CHECKS + 1))
+	python3 "$T/check.py" "$T/csv.out" "$T/long.out" || fail "$1: --format long against --csv"
+}
+
+for exp in mpi ring; do
+	for view in "" --waits --traffic --routines "--waits --all --relative wait"; do
+		# shellcheck disable=SC2086 # VIEW are words
+		run csv "$PERFSCOPE" mpi $exp $view --csv
+		# shellcheck disable=SC2086
+		run long "$PERFSCOPE" mpi $exp $view --format long
+		expect_eq 0 "$RC" "mpi $exp $view --format long exit"
+		long_check "mpi $exp $view"
+		for f in csv json; do
+			# shellcheck disable=SC2086
+			run a "$PERFSCOPE" mpi $exp $view --$f
+			# shellcheck disable=SC2086
+			run b "$PERFSCOPE" mpi $exp $view --format $f
+			PSC_CHECKS=$((PSC_CHECKS + 1))
+			cmp -s "$T/a.out" "$T/b.out" || fail "mpi $exp $view: --format $f differs from --$f"
+		done
+	done
+done
+# report --by scope: the scopes and their MPI calls
+for args in "--by scope" "--by scope,rank" "--categories --rank 1"; do
+	# shellcheck disable=SC2086 # ARGS are words
+	run csv "$PERFSCOPE" report ring $args --csv
+	# shellcheck disable=SC2086
+	run long "$PERFSCOPE" report ring $args --format long
+	expect_eq 0 "$RC" "report ring $args --format long exit"
+	long_check "report ring $args"
+done
+
+# the routines' long rows: one per rank (all first), routine and metric
+run long "$PERFSCOPE" mpi mpi --routines --format long
+expect_eq "rank,routine,metric,value" "$(head -1 "$T/long.out")" "the routines' long header"
+expect_eq 1 "$(grep -cx "all,MPI_Init,calls,4" "$T/long.out")" "MPI_Init: 4 calls in all ranks"
+run pat "$PERFSCOPE" mpi mpi --patterns --format long
+expect_eq 2 "$RC" "mpi --patterns --format long exit"
+run both "$PERFSCOPE" mpi mpi --format long --csv
+expect_eq 2 "$RC" "mpi --format with --csv exit"
+finish
