@@ -227,47 +227,10 @@ static int emit_record(struct exp_src *x, struct ev_pass *p, struct event *ev,
 	return ev_emit(p, ev);
 }
 
-/* A call walker's event CE (RECORD: a return of 2, ce->rec) as an event to P's consumers. */
-static int emit_call(struct exp_src *x, struct ev_pass *p, struct event *ev,
-		     const struct call_event *ce, int record, const char *path)
-{
-	if (record)
-		return emit_record(x, p, ev, ce->rec, ce->ns, path);
-	switch (ce->type) {
-	case CALL_ENTER:
-	case CALL_EXIT:
-		ev->kind = ce->type == CALL_ENTER ? EV_CALL_ENTER : EV_CALL_EXIT;
-		if (!p->nby_kind[ev->kind])
-			return 0;
-		ev->ns = ce->ns;
-		ev->offset = ce->offset;
-		ev->raw = NULL;
-		ev->call.addr = ce->addr;
-		ev->call.name = NULL;
-		ev->call.depth = ce->depth;
-		ev->call.synthetic = ce->synthetic;
-		ev->call.incl_ns = ce->incl_ns;
-		ev->call.excl_ns = ce->excl_ns;
-		return ev_emit(p, ev);
-	case CALL_REGION_ENTER:
-	case CALL_REGION_EXIT:
-		ev->kind = ce->type == CALL_REGION_ENTER ? EV_REGION_ENTER : EV_REGION_EXIT;
-		if (!p->nby_kind[ev->kind])
-			return 0;
-		ev->ns = ce->ns;
-		ev->offset = ce->offset;
-		ev->raw = ce->rec;
-		ev->region = (struct ev_region){ce->region, ce->name, ce->snapshot, ce->nsnapshot};
-		return ev_emit(p, ev);
-	}
-	return 0;
-}
-
 static int walk_stream(struct exp_src *x, struct ev_location *loc, struct ev_pass *p)
 {
 	struct ev_location_facts f;
 	struct call_walker w;
-	struct call_event ce;
 	struct event ev;
 	int ret = call_walker_open(&w, loc->stream, p->err, p->errlen);
 
@@ -282,8 +245,12 @@ static int walk_stream(struct exp_src *x, struct ev_location *loc, struct ev_pas
 		ret = 0;
 		goto done;
 	}
-	while (ret == 0 && (ret = call_walker_next(&w, &ce, p->err, p->errlen)) > 0)
-		ret = emit_call(x, p, &ev, &ce, ret == 2, loc->stream->path);
+	while (ret == 0 && (ret = call_walker_next_event(&w, &ev, p->err, p->errlen)) > 0) {
+		if (ret == 2) /* a record that is no call or region boundary */
+			ret = emit_record(x, p, &ev, ev.raw, ev.ns, loc->stream->path);
+		else
+			ret = p->nby_kind[ev.kind] ? ev_emit(p, &ev) : 0;
+	}
 	if (ret == 0) {
 		memset(&f, 0, sizeof(f));
 		memcpy(f.name, w.th.name, sizeof(f.name));
