@@ -77,8 +77,14 @@ static int c_finish(void *ctx, char *err, size_t errlen)
 
 static struct ev_consumer counter(struct count *c, uint64_t kinds, unsigned locations)
 {
-	return (struct ev_consumer){"count", kinds,   0,     locations, c,
-				    c_begin, c_event, c_end, c_finish};
+	return (struct ev_consumer){.name = "count",
+				    .kinds = kinds,
+				    .locations = locations,
+				    .ctx = c,
+				    .location_begin = c_begin,
+				    .event = c_event,
+				    .location_end = c_end,
+				    .finish = c_finish};
 }
 
 /* Run one pass of consumers C[0..n) over DIR: its return, the message in ERR. */
@@ -196,6 +202,38 @@ static void test_many_consumers(void **state)
 	assert_int_equal(s.finishes, 1);
 }
 
+static int decline(void *ctx, const struct ev_location *loc, char *err, size_t errlen)
+{
+	(void)loc, (void)err, (void)errlen;
+	((struct count *)ctx)->begins++;
+	return 1;
+}
+
+/* A consumer that declines a location gets neither its events nor its end; the others do. */
+static void test_decline(void **state)
+{
+	struct count a = {0}, d = {0};
+	struct ev_consumer ca = counter(&a, EV_ALL, 0), cd = counter(&d, EV_ALL, 0),
+			   *list[] = {&cd, &ca};
+	char dir[256], err[512];
+
+	(void)state;
+	cd.location_begin = decline;
+	new_dir(dir, sizeof(dir));
+	write_calls(dir, 1);
+	assert_int_equal(run(dir, list, 2, err, sizeof(err)), 0);
+	assert_int_equal(d.begins, 1);
+	assert_int_equal(d.by_kind[EV_CALL_ENTER], 0);
+	assert_int_equal(d.ends, 0);
+	assert_int_equal(d.finishes, 1);
+	assert_int_equal(a.by_kind[EV_CALL_ENTER], 3);
+	assert_int_equal(a.ends, 1);
+	/* declined by all: nothing read, no error */
+	assert_int_equal(run(dir, list, 1, err, sizeof(err)), 0);
+	assert_int_equal(d.begins, 2);
+	assert_int_equal(d.ends, 0);
+}
+
 /* A consumer's error stops the pass with its message; a source's names file and byte. */
 static void test_errors(void **state)
 {
@@ -310,9 +348,8 @@ static int print_counts(const char *dir)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_calls_matched),
-	    cmocka_unit_test(test_calls_killed),
-	    cmocka_unit_test(test_many_consumers),
+	    cmocka_unit_test(test_calls_matched),  cmocka_unit_test(test_calls_killed),
+	    cmocka_unit_test(test_many_consumers), cmocka_unit_test(test_decline),
 	    cmocka_unit_test(test_errors),
 	};
 
