@@ -49,6 +49,11 @@ static inline int ev_emit(struct ev_pass *p, const struct event *ev)
 	struct ev_consumer **c = p->by_kind[ev->kind];
 	size_t n = p->nby_kind[ev->kind];
 
+	if (n == 1) { /* the common case, without the loop */
+		int ret = c[0]->event(c[0]->ctx, ev, p->err, p->errlen);
+
+		return ret < 0 ? ret : 0;
+	}
 	for (size_t i = 0; i < n; i++) {
 		int ret = c[i]->event(c[i]->ctx, ev, p->err, p->errlen);
 
