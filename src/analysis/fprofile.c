@@ -296,30 +296,51 @@ static int fc_begin(void *ctx, const struct ev_location *loc, char *err, size_t 
 	return 0;
 }
 
-static int fc_event(void *ctx, const struct event *ev, char *err, size_t errlen)
+/* One call event EV of location L (an enter or an exit). */
+static inline int fc_call(struct func_consumer *fc, const struct ev_location *l,
+			  const struct event *ev)
 {
-	struct func_consumer *fc = ctx;
 	struct func_profile *p = fc->p;
 	struct pass *ps = fc->ps;
-	const struct ev_location *l = fc->loc;
 	int ret;
 
 	if (ps->en && (ret = energy_event(p, ps, ev)) < 0)
-		goto fail;
-	if (ev->kind == EV_CALL_ENTER) {
-		ret = on_enter(p, ps, l, fc->th,
-			       symtab_place(p->syms, l->pid, l->image, ev->call.addr, ev->ns));
-		if (ret < 0)
-			goto fail;
-	} else if (ps->depth) {
+		return ret;
+	if (ev->kind == EV_CALL_ENTER)
+		return on_enter(p, ps, l, fc->th,
+				symtab_place(p->syms, l->pid, l->image, ev->call.addr, ev->ns));
+	if (ps->depth) {
 		struct func_node *n = &p->nodes[ps->stack[--ps->depth]];
 
 		row_exit(&p->rows[n->row], n, &ev->call);
 	}
 	return 0;
-fail:
-	snprintf(err, errlen, "%s: out of memory", l->name);
+}
+
+static int fc_event(void *ctx, const struct event *ev, char *err, size_t errlen)
+{
+	struct func_consumer *fc = ctx;
+	int ret = fc_call(fc, fc->loc, ev);
+
+	if (ret < 0)
+		snprintf(err, errlen, "%s: out of memory", fc->loc->name);
 	return ret;
+}
+
+static int fc_events(void *ctx, const struct event *ev, size_t n, char *err, size_t errlen)
+{
+	struct func_consumer *fc = ctx;
+	const struct ev_location *l = fc->loc;
+
+	for (size_t i = 0; i < n; i++) {
+		int ret = fc_call(fc, l, &ev[i]);
+
+		if (ret < 0) {
+			snprintf(err, errlen, "%s: out of memory", l->name);
+			return ret;
+		}
+	}
+	return 0;
 }
 
 static int fc_end(void *ctx, const struct ev_location *loc, const struct ev_location_facts *f,
@@ -383,6 +404,7 @@ int func_profile_consumer(struct ev_consumer *c, struct func_profile *p, struct 
 				  .ctx = fc,
 				  .location_begin = fc_begin,
 				  .event = fc_event,
+				  .events = fc_events,
 				  .location_end = fc_end,
 				  .finish = fc_finish,
 				  .release = fc_release};
