@@ -5,9 +5,8 @@
 #include "../analysis/mpi-model.h"
 #include "../analysis/symbols.h"
 #include "../core/outfile.h"
+#include "../export/exporters.h"
 #include "../output/caveats.h"
-#include "../output/chrome.h"
-#include "../output/otf2-export.h"
 #include "../output/textesc.h"
 
 #include <errno.h>
@@ -15,14 +14,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#define DEFAULT_OUTPUT	    "perfscope.json"
-#define DEFAULT_OTF2_OUTPUT "perfscope-otf2"
-
-/* The formats export writes, for messages. */
-#define FORMATS                                                                                    \
-	"chrome (Chrome Trace Event JSON for Perfetto and chrome://tracing), otf2 (an OTF2 "       \
-	"archive for Vampir, Scalasca and Python's otf2)"
 
 /* Caveats of the trace, on stderr: what the viewer shows that was not measured as such, then
  * the experiment's. */
@@ -49,12 +40,29 @@ static void caveats(const struct experiment *e, uint64_t synthetic_exits, uint64
 	experiment_caveats(e, 1, caveat_warning, stderr);
 }
 
-static int export_chrome(const char *dir, const char *output, int force)
+/* ", N MPI calls, N messages, N samples" of what STATS counted, "" for none, in BUF. */
+static const char *model_summary(const struct chrome_stats *stats, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	if (stats->mpi_calls)
+		n += (size_t)snprintf(buf + n, len - n,
+				      ", %" PRIu64 " MPI calls (%" PRIu64 " messages as flows)",
+				      stats->mpi_calls, stats->messages);
+	if (stats->samples && n < len)
+		snprintf(buf + n, len - n, ", %" PRIu64 " samples", stats->samples);
+	return buf;
+}
+
+/* Format X, written to one file OUTPUT. */
+static int export_file(const struct exporter *x, const char *dir, const char *output, int force)
 {
 	struct experiment e;
 	struct symtab st;
-	struct chrome_stats stats;
-	char err[512];
+	struct export_job job;
+	struct chrome_stats *stats = &job.stats.chrome;
+	char err[512], more[128];
 	int ret, have_st = 0, status = EXIT_USAGE;
 	FILE *out = NULL;
 
@@ -71,7 +79,8 @@ static int export_chrome(const char *dir, const char *output, int force)
 	have_st = 1;
 	if (cli_output_open("export", output, force, &out))
 		goto done;
-	ret = chrome_write(out, &e, &st, &stats, err, sizeof(err));
+	job = (struct export_job){.e = &e, .st = &st, .out = out};
+	ret = x->write(&job, err, sizeof(err));
 	if (ret) {
 		cli_error("export", "%s%s%s", out != stdout ? output : "",
 			  out != stdout ? ": " : "", err);
@@ -87,10 +96,10 @@ static int export_chrome(const char *dir, const char *output, int force)
 		fprintf(stderr,
 			"perfscope export: wrote %s (%" PRIu64 " bytes): %" PRIu64
 			" function calls, %" PRIu64 " regions, %" PRIu64 " counter values, %" PRIu64
-			" threads\n",
-			output, stats.bytes, stats.calls, stats.regions, stats.counter_values,
-			stats.threads);
-	caveats(&e, stats.synthetic_exits, stats.unmatched_exits, stats.lost_records);
+			" threads%s\n",
+			output, stats->bytes, stats->calls, stats->regions, stats->counter_values,
+			stats->threads, model_summary(stats, more, sizeof(more)));
+	caveats(&e, stats->synthetic_exits, stats->unmatched_exits, stats->lost_records);
 done:
 	if (have_st)
 		symtab_release(&st);
@@ -153,11 +162,14 @@ static int load_mpi(const struct experiment *e, struct mpi_model *m, struct mpi_
 	return 1;
 }
 
-static int export_otf2(const char *dir, const char *archive, int force)
+/* Format X, written as a directory ARCHIVE (the OTF2 archive). */
+static int export_directory(const struct exporter *x, const char *dir, const char *archive,
+			    int force)
 {
 	struct experiment e;
 	struct symtab st;
 	struct mpi_model m, raw;
+	struct export_job job;
 	struct otf2_export_stats stats;
 	char err[512];
 	int ret, have_st = 0, have_raw = 0, mpi = 0, status = EXIT_USAGE;
@@ -175,11 +187,17 @@ static int export_otf2(const char *dir, const char *archive, int force)
 		goto done;
 	}
 	have_st = 1;
-	mpi = load_mpi(&e, &m, &raw, &have_raw);
+	if (x->needs & EXPORT_NEEDS_MPI)
+		mpi = load_mpi(&e, &m, &raw, &have_raw);
 	if (mpi < 0 || otf2_output_ok(archive, force))
 		goto done;
-	ret = otf2_export(archive, &e, &st, mpi ? &m : NULL, have_raw ? &raw : NULL, &stats, err,
-			  sizeof(err));
+	job = (struct export_job){.e = &e,
+				  .st = &st,
+				  .mpi = mpi ? &m : NULL,
+				  .raw = have_raw ? &raw : NULL,
+				  .path = archive};
+	ret = x->write(&job, err, sizeof(err));
+	stats = job.stats.otf2;
 	if (ret < 0) {
 		/* ARCHIVE is as it was; a writing failure is 1, as chrome's */
 		cli_error("export", "%s", err);
@@ -229,12 +247,14 @@ int cmd_export(int argc, char **argv)
 {
 	const char *output = NULL, *format = NULL, *dir = "perfscope.out";
 	int force = 0, help = 0, first, ret;
+	const struct exporter *x;
+	char formats[512];
 	const struct option_spec specs[] = {
 	    {'f', "format", OPT_STRING, &format, "FORMAT", "the output format: chrome or otf2", 0,
 	     NULL},
 	    {'o', "output", OPT_STRING, &output, "FILE",
-	     "the output file (chrome: " DEFAULT_OUTPUT ", - for stdout; otf2: the archive "
-	     "directory, " DEFAULT_OTF2_OUTPUT ")",
+	     "the output file (chrome: perfscope.json, - for stdout; otf2: the archive "
+	     "directory, perfscope-otf2)",
 	     0, NULL},
 	    {0, "force", OPT_FLAG, &force, NULL, "overwrite an existing output file or archive", 0,
 	     NULL},
@@ -251,15 +271,18 @@ int cmd_export(int argc, char **argv)
 	}
 	if (argc - 1 - first == 1)
 		dir = argv[1 + first];
-	if (!format) {
-		cli_error("export", "no --format given; formats: " FORMATS);
+	x = format ? exporter_find(format) : NULL;
+	if (!x) {
+		exporter_list(formats, sizeof(formats));
+		if (!format)
+			cli_error("export", "no --format given; formats: %s", formats);
+		else
+			cli_error("export", "unknown format '%s'; formats: %s", format, formats);
 		return EXIT_USAGE;
 	}
-	if (!strcmp(format, "otf2"))
-		return export_otf2(dir, output ? output : DEFAULT_OTF2_OUTPUT, force);
-	if (strcmp(format, "chrome") != 0) {
-		cli_error("export", "unknown format '%s'; formats: " FORMATS, format);
-		return EXIT_USAGE;
-	}
-	return export_chrome(dir, output ? output : DEFAULT_OUTPUT, force);
+	if (!output)
+		output = x->default_output;
+	if (x->target == EXPORT_DIRECTORY)
+		return export_directory(x, dir, output, force);
+	return export_file(x, dir, output, force);
 }

@@ -1,7 +1,6 @@
-/* chrome.c - Chrome Trace Event JSON, streamed from the call walker (chrome.h). */
-#include "chrome.h"
+/* chrome.c - Chrome Trace Event JSON, streamed by a consumer of the pass (chrome.h). */
+#include "chrome-model.h"
 
-#include "../analysis/calls.h"
 #include "../analysis/stream.h"
 #include "../core/clock.h"
 #include "../core/counts.h"
@@ -12,25 +11,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define OUT_CAP	 (1u << 20) /* output buffer: written out in blocks of this size */
-#define ROOM_MAX 256	    /* the most one event needs besides its name */
-#define PREFIX	 64	    /* an event's head up to "ts": fits in this, copied whole */
-#define NAME_PAD 48	    /* names up to this long are copied as a whole block */
-
-/* Buffered output: whole blocks go to the FILE, the first write error is kept. */
-struct out {
-	FILE *f;
-	char *buf;
-	size_t len;
-	int error;
-	int first; /* no event written yet: the next needs no comma */
-	uint64_t bytes;
-	uint64_t events;
-	uint64_t ts_us; /* the integer microseconds last printed, and their digits */
-	char ts_text[24];
-	size_t ts_len;
-};
 
 /* Rendered name suffixes of one process, by function address. */
 struct name_slot {
@@ -73,116 +53,6 @@ struct track {
 	char **cnames; /* per event: ,"name":"EVENT tid T","args":{"value": */
 	size_t *ncnames;
 };
-
-static void out_flush(struct out *o)
-{
-	if (o->len && !o->error && fwrite(o->buf, 1, o->len, o->f) != o->len)
-		o->error = errno ? -errno : -EIO;
-	o->bytes += o->len;
-	o->len = 0;
-}
-
-/* Room for N (<= OUT_CAP) more bytes at the end of the buffer. */
-static inline char *out_room(struct out *o, size_t n)
-{
-	if (OUT_CAP - o->len < n)
-		out_flush(o);
-	return o->buf + o->len;
-}
-
-static void out_put(struct out *o, const void *p, size_t n)
-{
-	if (OUT_CAP - o->len < n) {
-		out_flush(o);
-		if (n > OUT_CAP) {
-			if (!o->error && fwrite(p, 1, n, o->f) != n)
-				o->error = errno ? -errno : -EIO;
-			o->bytes += n;
-			return;
-		}
-	}
-	memcpy(o->buf + o->len, p, n);
-	o->len += n;
-}
-
-#define out_lit(o, lit) out_put((o), (lit), sizeof(lit) - 1)
-
-/* S escaped, in pieces that never split a UTF-8 sequence. */
-static void out_escaped(struct out *o, const char *s, size_t len)
-{
-	while (len) {
-		size_t k = len < 4096 ? len : 4096;
-
-		for (size_t back = 0; k < len && back < 3 && ((unsigned char)s[k] & 0xc0) == 0x80;
-		     back++)
-			k--;
-		o->len += jsonw_escape(out_room(o, 6 * k), s, k);
-		s += k;
-		len -= k;
-	}
-}
-
-static void out_string(struct out *o, const char *s)
-{
-	out_lit(o, "\"");
-	out_escaped(o, s, strlen(s));
-	out_lit(o, "\"");
-}
-
-static void out_u64(struct out *o, uint64_t v)
-{
-	o->len += chrome_format_u64(out_room(o, 24), v);
-}
-
-/* The separator before an event. */
-static inline char *event_start(struct out *o, char *p)
-{
-	if (o->first) {
-		o->first = 0;
-		*p++ = '\n';
-	} else {
-		*p++ = ',';
-		*p++ = '\n';
-	}
-	o->events++;
-	return p;
-}
-
-/* The time at P: consecutive events mostly share their microseconds, whose digits are kept. */
-static inline char *put_ts(struct out *o, char *p, int64_t ns)
-{
-	uint64_t us, r;
-
-	if (ns < 0)
-		return p + chrome_format_us(p, ns);
-	us = (uint64_t)ns / 1000;
-	r = (uint64_t)ns % 1000;
-	if (us != o->ts_us) {
-		o->ts_us = us;
-		o->ts_len = chrome_format_u64(o->ts_text, us);
-	}
-	memcpy(p, o->ts_text, sizeof(o->ts_text));
-	p += o->ts_len;
-	p[0] = '.';
-	p[1] = (char)('0' + r / 100);
-	p[2] = (char)('0' + r / 10 % 10);
-	p[3] = (char)('0' + r % 10);
-	return p + 4;
-}
-
-/* Separator, the head PREFIX (up to "ts":, N bytes, in a PREFIX-sized array) and the time. */
-static inline char *event_head_at(struct out *o, const char *prefix, size_t n, int64_t rel_ns)
-{
-	char *p = event_start(o, out_room(o, ROOM_MAX));
-
-	memcpy(p, prefix, PREFIX);
-	return put_ts(o, p + n, rel_ns);
-}
-
-static inline void event_head(struct out *o, const char *prefix, size_t n, int64_t rel_ns)
-{
-	o->len = (size_t)(event_head_at(o, prefix, n, rel_ns) - o->buf);
-}
 
 /* A metadata event: {"ph":"M","pid":P[,"tid":T],"name":KIND,"args":{"name":NAME}} without
  * the closing "}}" when OPEN (the caller adds more args). */
@@ -344,11 +214,13 @@ static void track_release(struct track *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* The counters record of T's stream (it precedes every snapshot). 0 (t->layout 1 or -1), or
+/* The counter layout of T's stream from its counters record EV (the first one: it precedes
+ * every snapshot). 0 (t->layout 1, or -1 when it does not fit the process's events), or
  * -ENOMEM. */
-static int track_layout(struct track *t)
+static int track_layout(struct track *t, const struct event *ev)
 {
 	const struct exp_process *proc = t->s->proc;
+	const struct stream_record *rec = ev->raw;
 
 	t->layout = -1;
 	if (proc->nevents == 0)
@@ -361,19 +233,20 @@ static int track_layout(struct track *t)
 	t->ncnames = calloc(t->nev, sizeof(*t->ncnames));
 	if (!t->group_of || !t->status || !t->counts || !t->cnames || !t->ncnames)
 		return -ENOMEM;
-	if (!stream_counters_layout(t->s->path, (uint32_t)t->nev, t->group_of, t->status))
+	if (!rec || rec->arg != t->nev || ev->counters.nevents < t->nev)
 		return 0;
 	for (size_t i = 0; i < t->nev; i++) {
-		const char *ev = proc->events[i];
-		size_t elen = strlen(ev), n;
+		const char *name = proc->events[i];
+		size_t elen = strlen(name), n;
 		char tid[24], *c;
 
+		t->group_of[i] = ev->counters.group_of[i];
+		t->status[i] = ev->counters.status[i];
 		c = malloc(6 * elen + 64);
 		if (!c)
 			return -ENOMEM;
-		n = 0;
 		memcpy(c, ",\"name\":\"", 9);
-		n = 9 + jsonw_escape(c + 9, ev, elen);
+		n = 9 + jsonw_escape(c + 9, name, elen);
 		tid[chrome_format_u64(tid, (uint64_t)t->s->tid)] = 0;
 		n += (size_t)sprintf(c + n, " tid %s\",\"args\":{\"value\":", tid);
 		t->cnames[i] = c;
@@ -384,19 +257,15 @@ static int track_layout(struct track *t)
 }
 
 /* "C" events with each counted event's scaled value in the snapshot of EV. */
-static int counters_event(struct out *o, struct track *t, const struct call_event *ev,
-			  struct chrome_stats *stats)
+static void counters_event(struct out *o, struct track *t, const struct event *ev,
+			   struct chrome_stats *stats)
 {
 	int64_t rel = ev->ns - t->origin;
-	int ret;
 
-	if (ev->nsnapshot == 0)
-		return 0;
-	if (t->layout == 0 && (ret = track_layout(t)) < 0)
-		return ret;
-	if (t->layout < 0 ||
-	    count_snapshot_decode(ev->snapshot, ev->nsnapshot, t->group_of, t->nev, t->counts))
-		return 0;
+	if (ev->region.nsnapshot == 0 || t->layout <= 0 ||
+	    count_snapshot_decode(ev->region.snapshot, ev->region.nsnapshot, t->group_of, t->nev,
+				  t->counts))
+		return;
 	for (size_t i = 0; i < t->nev; i++) {
 		uint64_t v;
 
@@ -409,7 +278,6 @@ static int counters_event(struct out *o, struct track *t, const struct call_even
 		out_lit(o, "}}");
 		stats->counter_values++;
 	}
-	return 0;
 }
 
 /* ---- regions ---- */
@@ -423,14 +291,15 @@ static void region_end(struct out *o, struct track *t, int64_t rel, int recorded
 		out_lit(o, ",\"args\":{\"end_recorded\":false}}");
 }
 
-static int region_event(struct out *o, struct track *t, const struct call_event *ev,
+static int region_event(struct out *o, struct track *t, const struct event *ev,
 			struct chrome_stats *stats)
 {
 	int64_t rel = ev->ns - t->origin;
+	uint32_t id = ev->region.id;
 	size_t k;
 
 	t->had_regions = 1;
-	if (ev->type == CALL_REGION_ENTER) {
+	if (ev->kind == EV_REGION_ENTER) {
 		if (t->nregions == t->regions_cap) {
 			size_t cap = t->regions_cap ? 2 * t->regions_cap : 16;
 			struct open_region *r = realloc(t->regions, cap * sizeof(*r));
@@ -440,24 +309,27 @@ static int region_event(struct out *o, struct track *t, const struct call_event 
 			t->regions = r;
 			t->regions_cap = cap;
 		}
-		t->regions[t->nregions++].id = ev->region;
+		t->regions[t->nregions++].id = id;
 		stats->regions++;
 		event_head(o, t->rb, t->nrb, rel);
 		out_lit(o, ",\"cat\":\"region\",\"name\":");
-		if (ev->name) {
-			out_string(o, ev->name);
+		if (ev->region.name) {
+			out_string(o, ev->region.name);
 		} else {
 			out_lit(o, "\"region ");
-			out_u64(o, ev->region);
+			out_u64(o, id);
 			out_lit(o, "\"");
 		}
 		out_lit(o, "}");
-		return counters_event(o, t, ev, stats);
+		counters_event(o, t, ev, stats);
+		return 0;
 	}
-	for (k = t->nregions; k > 0 && t->regions[k - 1].id != ev->region; k--)
+	for (k = t->nregions; k > 0 && t->regions[k - 1].id != id; k--)
 		;
-	if (k == 0) /* an end without a begin (or of an undefined id): nothing to close */
-		return counters_event(o, t, ev, stats);
+	if (k == 0) { /* an end without a begin (or of an undefined id): nothing to close */
+		counters_event(o, t, ev, stats);
+		return 0;
+	}
 	/* regions left open inside this one end here, flagged */
 	while (t->nregions > k) {
 		t->nregions--;
@@ -465,7 +337,8 @@ static int region_event(struct out *o, struct track *t, const struct call_event 
 	}
 	t->nregions--;
 	region_end(o, t, rel, 1);
-	return counters_event(o, t, ev, stats);
+	counters_event(o, t, ev, stats);
+	return 0;
 }
 
 /* ---- streams ---- */
@@ -497,7 +370,7 @@ static void track_init(struct track *t, const struct exp_stream *s, int64_t orig
 }
 
 /* Thread names after the stream (its name record and caveats are known at its end). */
-static void thread_meta(struct out *o, const struct track *t, const struct call_thread *th)
+static void thread_meta(struct out *o, const struct track *t, const struct ev_location_facts *th)
 {
 	const struct exp_stream *s = t->s;
 	const char *exe = s->proc->exe ? base_name(s->proc->exe) : "";
@@ -530,85 +403,6 @@ static void thread_meta(struct out *o, const struct track *t, const struct call_
 		   0);
 	sort_index_event(o, s->pid, (long long)s->tid + CHROME_REGION_TID_OFFSET,
 			 2 * (long long)s->tid + 1);
-}
-
-static int write_stream(struct out *o, struct names *names, struct symtab *st,
-			const struct exp_stream *s, int64_t origin, struct chrome_stats *stats,
-			char *err, size_t errlen)
-{
-	struct call_walker w;
-	struct call_event ev;
-	struct track t;
-	int ret;
-
-	if (names->proc != s->proc)
-		names_reset(names, s->proc);
-	track_init(&t, s, origin);
-	ret = call_walker_open(&w, s, err, errlen);
-	if (ret < 0) {
-		call_walker_close(&w);
-		return ret;
-	}
-	while ((ret = call_walker_next(&w, &ev, err, errlen)) > 0 && !o->error) {
-		const char *text;
-		size_t len;
-
-		switch (ev.type) {
-		case CALL_ENTER:
-			ret = names_get(names, st, s,
-					symtab_place(st, s->pid, s->image, ev.addr, ev.ns), &text,
-					&len);
-			if (ret < 0)
-				break;
-			if (len <= NAME_PAD) {
-				char *p = event_head_at(o, t.b, t.nb, ev.ns - origin);
-
-				memcpy(p, text, NAME_PAD);
-				o->len = (size_t)(p + len - o->buf);
-			} else {
-				event_head(o, t.b, t.nb, ev.ns - origin);
-				out_put(o, text, len);
-			}
-			stats->calls++;
-			break;
-		case CALL_EXIT:
-			if (ev.synthetic) {
-				event_head(o, t.e, t.ne, ev.ns - origin);
-				out_lit(o, ",\"args\":{\"exit_recorded\":false}}");
-			} else {
-				char *p = event_head_at(o, t.e, t.ne, ev.ns - origin);
-
-				*p++ = '}';
-				o->len = (size_t)(p - o->buf);
-			}
-			break;
-		case CALL_REGION_ENTER:
-		case CALL_REGION_EXIT:
-			ret = region_event(o, &t, &ev, stats);
-			break;
-		}
-		if (ret < 0) {
-			snprintf(err, errlen, "%s: out of memory", s->path);
-			break;
-		}
-	}
-	if (ret > 0) /* stopped by a write error, which the caller reports */
-		ret = 0;
-	if (ret == 0) {
-		/* regions a killed run left open end with the stream's last record */
-		while (t.nregions) {
-			t.nregions--;
-			region_end(o, &t, w.th.last_ns - origin, 0);
-		}
-		thread_meta(o, &t, &w.th);
-		stats->synthetic_exits += w.th.synthetic_exits;
-		stats->unmatched_exits += w.th.unmatched_exits;
-		stats->lost_records += w.th.lost_records;
-		stats->threads++;
-	}
-	call_walker_close(&w);
-	track_release(&t);
-	return ret;
 }
 
 /* ---- the whole trace ---- */
@@ -697,41 +491,224 @@ static int64_t time_origin(const struct experiment *e)
 	return min == UINT64_MAX ? 0 : (int64_t)min;
 }
 
+/* ---- the consumer ---- */
+
+struct chrome {
+	struct out o;
+	struct names names;
+	struct track t;
+	const struct experiment *e;
+	struct symtab *st;
+	struct chrome_stats *stats, local;
+	struct chrome_model *model;
+	int64_t origin;
+};
+
+/* The first write error of C, said in ERR. */
+static int write_failed(struct chrome *c, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "write failed: %s", strerror(-c->o.error));
+	return c->o.error;
+}
+
+static int chrome_location_begin(void *ctx, const struct ev_location *loc, char *err, size_t errlen)
+{
+	struct chrome *c = ctx;
+
+	if (c->o.error)
+		return write_failed(c, err, errlen);
+	if (!loc->stream)
+		return 0; /* a samples file */
+	chrome_model_location(c->model);
+	if (c->names.proc != loc->proc)
+		names_reset(&c->names, loc->proc);
+	track_release(&c->t);
+	track_init(&c->t, loc->stream, c->origin);
+	return 0;
+}
+
+/* The B event of a call entered at EV. 0 or -ENOMEM. */
+static int call_enter(struct chrome *c, const struct event *ev)
+{
+	const struct exp_stream *s = c->t.s;
+	struct out *o = &c->o;
+	const char *text;
+	size_t len;
+	int ret;
+
+	ret = names_get(&c->names, c->st, s,
+			symtab_place(c->st, s->pid, s->image, ev->call.addr, ev->ns), &text, &len);
+	if (ret < 0)
+		return ret;
+	if (len <= NAME_PAD) {
+		char *p = event_head_at(o, c->t.b, c->t.nb, ev->ns - c->origin);
+
+		memcpy(p, text, NAME_PAD);
+		o->len = (size_t)(p + len - o->buf);
+	} else {
+		event_head(o, c->t.b, c->t.nb, ev->ns - c->origin);
+		out_put(o, text, len);
+	}
+	c->stats->calls++;
+	return 0;
+}
+
+static void call_exit(struct chrome *c, const struct event *ev)
+{
+	struct out *o = &c->o;
+
+	if (ev->call.synthetic) {
+		event_head(o, c->t.e, c->t.ne, ev->ns - c->origin);
+		out_lit(o, ",\"args\":{\"exit_recorded\":false}}");
+	} else {
+		char *p = event_head_at(o, c->t.e, c->t.ne, ev->ns - c->origin);
+
+		*p++ = '}';
+		o->len = (size_t)(p - o->buf);
+	}
+}
+
+static int chrome_event(void *ctx, const struct event *ev, char *err, size_t errlen)
+{
+	struct chrome *c = ctx;
+	int ret = 0;
+
+	switch (ev->kind) {
+	case EV_CALL_ENTER:
+		ret = call_enter(c, ev);
+		break;
+	case EV_CALL_EXIT:
+		chrome_model_close(c->model, &c->o, ev->loc, ev->ns - c->origin);
+		call_exit(c, ev);
+		break;
+	case EV_REGION_ENTER:
+	case EV_REGION_EXIT:
+		ret = region_event(&c->o, &c->t, ev, c->stats);
+		break;
+	case EV_COUNTERS:
+		if (c->t.layout == 0)
+			ret = track_layout(&c->t, ev);
+		break;
+	case EV_MPI_COMM:
+	case EV_MPI_ENTER:
+	case EV_MPI_LEAVE:
+		ret = chrome_model_mpi(c->model, &c->o, ev, c->origin, c->stats);
+		break;
+	case EV_SAMPLE:
+	case EV_TASK:
+		if (ev->loc->samples)
+			ret = chrome_model_sample(c->model, &c->o, c->st, ev, c->origin, c->stats);
+		break;
+	default:
+		break;
+	}
+	if (ret < 0) {
+		snprintf(err, errlen, "%s: out of memory", ev->loc->name);
+		return ret;
+	}
+	return c->o.error ? write_failed(c, err, errlen) : 0;
+}
+
+static int chrome_location_end(void *ctx, const struct ev_location *loc,
+			       const struct ev_location_facts *facts, char *err, size_t errlen)
+{
+	struct chrome *c = ctx;
+
+	if (!loc->stream)
+		return c->o.error ? write_failed(c, err, errlen) : 0;
+	chrome_model_close(c->model, &c->o, loc, facts->last_ns - c->origin);
+	/* regions a killed run left open end with the stream's last record */
+	while (c->t.nregions) {
+		c->t.nregions--;
+		region_end(&c->o, &c->t, facts->last_ns - c->origin, 0);
+	}
+	thread_meta(&c->o, &c->t, facts);
+	c->stats->synthetic_exits += facts->synthetic_exits;
+	c->stats->unmatched_exits += facts->unmatched_exits;
+	c->stats->lost_records += facts->lost_records;
+	c->stats->threads++;
+	track_release(&c->t);
+	return c->o.error ? write_failed(c, err, errlen) : 0;
+}
+
+static int chrome_finish(void *ctx, char *err, size_t errlen)
+{
+	struct chrome *c = ctx;
+
+	out_lit(&c->o, "\n]}\n");
+	out_flush(&c->o);
+	if (!c->o.error && fflush(c->o.f) != 0)
+		c->o.error = errno ? -errno : -EIO;
+	c->stats->events = c->o.events;
+	c->stats->bytes = c->o.bytes;
+	return c->o.error ? write_failed(c, err, errlen) : 0;
+}
+
+static void chrome_release(void *ctx)
+{
+	struct chrome *c = ctx;
+
+	c->stats->events = c->o.events;
+	c->stats->bytes = c->o.bytes;
+	names_release(&c->names);
+	track_release(&c->t);
+	chrome_model_free(c->model);
+	free(c->o.buf);
+	free(c);
+}
+
+int chrome_consumer(struct ev_consumer *consumer, FILE *f, const struct experiment *e,
+		    struct symtab *st, struct chrome_stats *stats)
+{
+	struct chrome *c = calloc(1, sizeof(*c));
+
+	if (!c || !(c->o.buf = malloc(OUT_CAP)) || chrome_model_new(&c->model) < 0) {
+		if (c)
+			free(c->o.buf);
+		free(c);
+		return -ENOMEM;
+	}
+	c->o.f = f;
+	c->o.first = 1;
+	c->o.ts_us = UINT64_MAX;
+	c->e = e;
+	c->st = st;
+	c->stats = stats ? stats : &c->local;
+	memset(c->stats, 0, sizeof(*c->stats));
+	c->origin = time_origin(e);
+	header(&c->o, e, c->origin);
+	process_meta(&c->o, e);
+	*consumer = (struct ev_consumer){
+	    .name = "chrome",
+	    .kinds = EV_BIT(EV_CALL_ENTER) | EV_BIT(EV_CALL_EXIT) | EV_BIT(EV_REGION_ENTER) |
+		     EV_BIT(EV_REGION_EXIT) | EV_BIT(EV_COUNTERS) | EV_BIT(EV_MPI_COMM) |
+		     EV_BIT(EV_MPI_ENTER) | EV_BIT(EV_MPI_LEAVE) | EV_BIT(EV_SAMPLE) |
+		     EV_BIT(EV_TASK),
+	    .ctx = c,
+	    .location_begin = chrome_location_begin,
+	    .event = chrome_event,
+	    .location_end = chrome_location_end,
+	    .finish = chrome_finish,
+	    .release = chrome_release,
+	};
+	return 0;
+}
+
 int chrome_write(FILE *f, struct experiment *e, struct symtab *st, struct chrome_stats *stats,
 		 char *err, size_t errlen)
 {
-	struct out o = {.f = f, .first = 1, .ts_us = UINT64_MAX};
-	struct names names;
-	struct chrome_stats local;
-	int64_t origin = time_origin(e);
-	int ret = 0;
+	struct ev_consumer c = {0}, *cs[1] = {&c};
+	struct ev_source *src = NULL;
+	int ret = chrome_consumer(&c, f, e, st, stats);
 
-	if (!stats)
-		stats = &local;
-	memset(stats, 0, sizeof(*stats));
-	memset(&names, 0, sizeof(names));
-	o.buf = malloc(OUT_CAP);
-	if (!o.buf) {
+	if (ret < 0) {
 		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
+		return ret;
 	}
-	header(&o, e, origin);
-	process_meta(&o, e);
-	for (size_t i = 0; i < e->nstreams && ret == 0 && !o.error; i++)
-		ret = write_stream(&o, &names, st, &e->streams[i], origin, stats, err, errlen);
-	if (ret == 0) {
-		out_lit(&o, "\n]}\n");
-		out_flush(&o);
-		if (!o.error && fflush(f) != 0)
-			o.error = errno ? -errno : -EIO;
-		if (o.error) {
-			ret = o.error;
-			snprintf(err, errlen, "write failed: %s", strerror(-ret));
-		}
-	}
-	stats->events = o.events;
-	stats->bytes = o.bytes;
-	names_release(&names);
-	free(o.buf);
+	ret = ev_source_experiment(&src, e, err, errlen);
+	if (ret == 0)
+		ret = ev_pass_run(src, cs, 1, err, errlen);
+	ev_source_close(src);
+	ev_consumer_release(&c);
 	return ret;
 }
