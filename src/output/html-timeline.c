@@ -206,6 +206,16 @@ static int tl_event(void *ctx, const struct event *ev, char *err, size_t errlen)
 	return ret;
 }
 
+/* N call events at once (ev_consumer.events): the pass's dispatch once for them. */
+static int tl_events(void *ctx, const struct event *ev, size_t n, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < n && ret == 0; i++)
+		ret = tl_event(ctx, &ev[i], err, errlen);
+	return ret;
+}
+
 static int tl_location_end(void *ctx, const struct ev_location *loc,
 			   const struct ev_location_facts *facts, char *err, size_t errlen)
 {
@@ -265,6 +275,7 @@ static int streams_pass(struct tl_lod *t, struct html_input *in, const struct mp
 	    .ctx = &tc,
 	    .location_begin = tl_location_begin,
 	    .event = tl_event,
+	    .events = tl_events,
 	    .location_end = tl_location_end,
 	};
 	struct ev_consumer *cs[1] = {&c};

@@ -403,6 +403,20 @@ static int ox_event(void *ctx, const struct event *ev, char *err, size_t errlen)
 	return x->failed ? ox_code(x) : 0;
 }
 
+/* N call events at once (ev_consumer.events): the pass's dispatch once for them. */
+static int ox_events(void *ctx, const struct event *ev, size_t n, char *err, size_t errlen)
+{
+	struct ox_consumer *oc = ctx;
+	struct xp *x = oc->x;
+
+	(void)err;
+	(void)errlen;
+	for (size_t i = 0; i < n && !x->failed; i++)
+		if (mpi_until(oc, align(x, oc->rank, ev[i].ns), 0) == 0)
+			call_event(oc, &ev[i], align(x, oc->rank, ev[i].ns));
+	return x->failed ? ox_code(x) : 0;
+}
+
 static int ox_location_end(void *ctx, const struct ev_location *loc,
 			   const struct ev_location_facts *facts, char *err, size_t errlen)
 {
@@ -523,6 +537,7 @@ static int export_streams(struct ox_consumer *oc)
 	    .ctx = oc,
 	    .location_begin = ox_location_begin,
 	    .event = ox_event,
+	    .events = ox_events,
 	    .location_end = ox_location_end,
 	};
 	struct ev_consumer *cs[1] = {&c};
