@@ -73,6 +73,13 @@ static int skip_event(void *ctx, const struct event *ev, char *err, size_t errle
 	return ks->inner.event(ks->inner.ctx, ev, err, errlen);
 }
 
+static int skip_events(void *ctx, const struct event *ev, size_t n, char *err, size_t errlen)
+{
+	struct known_skip *ks = ctx;
+
+	return ks->inner.events(ks->inner.ctx, ev, n, err, errlen);
+}
+
 static int skip_end(void *ctx, const struct ev_location *loc, const struct ev_location_facts *f,
 		    char *err, size_t errlen)
 {
@@ -121,6 +128,7 @@ int func_profile_build_known(struct func_profile *p, const struct experiment *e,
 		wrap[i].ctx = &ks[i];
 		wrap[i].location_begin = skip_begin;
 		wrap[i].event = skip_event;
+		wrap[i].events = c[i].events ? skip_events : NULL;
 		wrap[i].location_end = skip_end;
 		wrap[i].finish = skip_finish;
 		list[i] = facts ? &wrap[i] : &c[i];
