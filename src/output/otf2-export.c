@@ -411,9 +411,12 @@ static int ox_events(void *ctx, const struct event *ev, size_t n, char *err, siz
 
 	(void)err;
 	(void)errlen;
-	for (size_t i = 0; i < n && !x->failed; i++)
-		if (mpi_until(oc, align(x, oc->rank, ev[i].ns), 0) == 0)
-			call_event(oc, &ev[i], align(x, oc->rank, ev[i].ns));
+	for (size_t i = 0; i < n && !x->failed; i++) {
+		int64_t ns = align(x, oc->rank, ev[i].ns);
+
+		if (mpi_until(oc, ns, 0) == 0)
+			call_event(oc, &ev[i], ns);
+	}
 	return x->failed ? ox_code(x) : 0;
 }
 
