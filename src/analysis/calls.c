@@ -48,24 +48,21 @@ static int push(struct call_walker *w, uint64_t addr, int64_t ns)
 }
 
 /* Pop the top frame at NS into an exit event. */
-static void pop(struct call_walker *w, int64_t ns, int synthetic, struct call_event *ev)
+static void pop(struct call_walker *w, int64_t ns, int synthetic, struct event *ev)
 {
 	struct call_frame *f = &w->stack[--w->depth];
 	int64_t incl = ns - f->start_ns;
 
-	ev->type = CALL_EXIT;
-	ev->region = 0;
-	ev->name = NULL;
-	ev->snapshot = NULL;
-	ev->nsnapshot = 0;
-	ev->rec = NULL;
+	ev->kind = EV_CALL_EXIT;
+	ev->raw = NULL;
 	ev->offset = 0;
-	ev->addr = f->addr;
+	ev->call.addr = f->addr;
+	ev->call.name = NULL;
 	ev->ns = ns;
-	ev->depth = (unsigned)w->depth;
-	ev->synthetic = synthetic;
-	ev->incl_ns = incl;
-	ev->excl_ns = incl - f->child_ns;
+	ev->call.depth = (unsigned)w->depth;
+	ev->call.synthetic = synthetic;
+	ev->call.incl_ns = incl;
+	ev->call.excl_ns = incl - f->child_ns;
 	if (w->depth)
 		w->stack[w->depth - 1].child_ns += incl;
 	w->th.synthetic_exits += (uint64_t)synthetic;
@@ -105,7 +102,7 @@ static int region_define(struct call_walker *w, const struct stream_record *rec)
 /* An extended record: 1 with *EV for region boundaries, with w->records 2 for the others (as
  * call_walker_next() returns them), 0 when it only updates state, or -ENOMEM. */
 static int ext_record(struct call_walker *w, const struct stream_record *rec, int64_t ns,
-		      struct call_event *ev)
+		      struct event *ev)
 {
 	int ret = 0;
 
@@ -115,19 +112,15 @@ static int ext_record(struct call_walker *w, const struct stream_record *rec, in
 		break;
 	case PSC_REC_REGION_ENTER:
 	case PSC_REC_REGION_LEAVE:
-		memset(ev, 0, sizeof(*ev));
-		ev->type = rec->type == PSC_REC_REGION_ENTER ? CALL_REGION_ENTER : CALL_REGION_EXIT;
-		ev->region = rec->arg;
-		ev->name = rec->arg < w->nregions ? w->regions[rec->arg] : NULL;
+		w->rec = *rec;
+		ev->kind = rec->type == PSC_REC_REGION_ENTER ? EV_REGION_ENTER : EV_REGION_EXIT;
 		ev->ns = ns;
-		ev->depth = (unsigned)w->depth;
 		ev->offset = rec->offset;
-		ev->snapshot = rec->payload;
-		ev->nsnapshot = rec->npayload;
-		if (w->records) {
-			w->rec = *rec;
-			ev->rec = &w->rec;
-		}
+		ev->raw = &w->rec;
+		ev->region.id = rec->arg;
+		ev->region.name = rec->arg < w->nregions ? w->regions[rec->arg] : NULL;
+		ev->region.snapshot = rec->payload;
+		ev->region.nsnapshot = rec->npayload;
 		return 1;
 	case PSC_REC_LOST:
 		if (rec->npayload >= 2) {
@@ -152,14 +145,13 @@ static int ext_record(struct call_walker *w, const struct stream_record *rec, in
 	if (ret < 0 || !w->records)
 		return ret;
 	ev->ns = ns;
-	ev->depth = (unsigned)w->depth;
 	ev->offset = rec->offset;
 	w->rec = *rec;
-	ev->rec = &w->rec;
+	ev->raw = &w->rec;
 	return 2;
 }
 
-int call_walker_next(struct call_walker *w, struct call_event *ev, char *err, size_t errlen)
+int call_walker_next_event(struct call_walker *w, struct event *ev, char *err, size_t errlen)
 {
 	struct stream_record rec;
 
@@ -208,19 +200,16 @@ int call_walker_next(struct call_walker *w, struct call_event *ev, char *err, si
 			}
 			/* field by field: a compound literal became a `rep stos` of the whole
 			 * event, whose start-up cost was a sixth of this function's time */
-			ev->type = CALL_ENTER;
-			ev->addr = rec.addr;
-			ev->region = 0;
-			ev->name = NULL;
+			ev->kind = EV_CALL_ENTER;
+			ev->raw = NULL;
+			ev->call.addr = rec.addr;
+			ev->call.name = NULL;
 			ev->ns = ns;
-			ev->depth = (unsigned)w->depth - 1;
-			ev->synthetic = 0;
-			ev->incl_ns = 0;
+			ev->call.depth = (unsigned)w->depth - 1;
+			ev->call.synthetic = 0;
+			ev->call.incl_ns = 0;
 			ev->offset = rec.offset;
-			ev->excl_ns = 0;
-			ev->snapshot = NULL;
-			ev->nsnapshot = 0;
-			ev->rec = NULL;
+			ev->call.excl_ns = 0;
 			return 1;
 		case PSC_KIND_FUNC_EXIT:
 			w->th.function_records++;
@@ -238,9 +227,6 @@ int call_walker_next(struct call_walker *w, struct call_event *ev, char *err, si
 			}
 			continue;
 		case PSC_KIND_EXT:
-			if (w->on_record &&
-			    (ret = w->on_record(w->record_ctx, &rec, err, errlen)) < 0)
-				return ret;
 			ret = ext_record(w, &rec, ns, ev);
 			if (ret < 0) {
 				snprintf(err, errlen, "%s: out of memory", w->s->path);
@@ -253,4 +239,44 @@ int call_walker_next(struct call_walker *w, struct call_event *ev, char *err, si
 			continue;
 		}
 	}
+}
+
+int call_walker_next(struct call_walker *w, struct call_event *ce, char *err, size_t errlen)
+{
+	struct event ev;
+	int ret = call_walker_next_event(w, &ev, err, errlen);
+
+	if (ret <= 0)
+		return ret;
+	if (ret == 2) {
+		ce->ns = ev.ns;
+		ce->offset = ev.offset;
+		ce->depth = (unsigned)w->depth;
+		ce->rec = ev.raw;
+		return 2;
+	}
+	memset(ce, 0, sizeof(*ce));
+	ce->ns = ev.ns;
+	ce->offset = ev.offset;
+	ce->depth = (unsigned)w->depth;
+	switch (ev.kind) {
+	case EV_CALL_ENTER:
+	case EV_CALL_EXIT:
+		ce->type = ev.kind == EV_CALL_ENTER ? CALL_ENTER : CALL_EXIT;
+		ce->addr = ev.call.addr;
+		ce->depth = ev.call.depth;
+		ce->synthetic = ev.call.synthetic;
+		ce->incl_ns = ev.call.incl_ns;
+		ce->excl_ns = ev.call.excl_ns;
+		break;
+	default:
+		ce->type = ev.kind == EV_REGION_ENTER ? CALL_REGION_ENTER : CALL_REGION_EXIT;
+		ce->region = ev.region.id;
+		ce->name = ev.region.name;
+		ce->snapshot = ev.region.snapshot;
+		ce->nsnapshot = ev.region.nsnapshot;
+		ce->rec = w->records ? ev.raw : NULL;
+		break;
+	}
+	return 1;
 }

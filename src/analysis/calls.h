@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../model/event.h"
 #include "experiment.h"
 #include "stream.h"
 
@@ -71,10 +72,6 @@ struct call_walker {
 	char **regions; /* region id -> name, from the stream's definitions */
 	size_t nregions;
 	struct call_thread th;
-	/* called with every extended record read, before it is walked (another analysis riding
-	 * along); a negative return stops the walk with that error */
-	int (*on_record)(void *ctx, const struct stream_record *rec, char *err, size_t errlen);
-	void *record_ctx;
 	/* set after call_walker_open(): every extended record comes out, those that are no region
 	 * boundary as a return of 2 (call_walker_next()), for a source that hands on every record
 	 */
@@ -92,6 +89,12 @@ int call_walker_open(struct call_walker *w, const struct exp_stream *s, char *er
  * "file: byte N: ..." in ERR. With W->records, also 2 for an extended record that is no region
  * boundary: EV->rec, ->ns, ->offset and ->depth set, the other fields as they were. */
 int call_walker_next(struct call_walker *w, struct call_event *ev, char *err, size_t errlen);
+
+/* call_walker_next() as the pass's events (model/event.h): EV_CALL_ENTER, EV_CALL_EXIT,
+ * EV_REGION_ENTER and EV_REGION_EXIT (with ->raw their record when W->records), and with
+ * W->records 2 for any other extended record (->raw, ->ns and ->offset set). ->loc is left as
+ * it was. */
+int call_walker_next_event(struct call_walker *w, struct event *ev, char *err, size_t errlen);
 
 void call_walker_close(struct call_walker *w);
 

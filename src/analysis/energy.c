@@ -1,6 +1,8 @@
 /* energy.c - charging power to functions (energy.h). */
 #include "energy.h"
 
+#include "../model/pass.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,39 +35,60 @@ static int activity_add(struct activity_list *l, int64_t ns, int delta)
 	return 0;
 }
 
-/* One read of every stream: when each thread is inside traced code, and the records' span. */
-static int activity_collect(struct activity_list *l, const struct experiment *e, char *err,
-			    size_t errlen)
+static int activity_event(void *ctx, const struct event *ev, char *err, size_t errlen)
+{
+	int ret;
+
+	if (ev->call.depth != 0)
+		return 0;
+	ret = activity_add(ctx, ev->ns, ev->kind == EV_CALL_ENTER ? 1 : -1);
+	if (ret < 0)
+		snprintf(err, errlen, "%s: out of memory", ev->loc->name);
+	return ret;
+}
+
+static int activity_end(void *ctx, const struct ev_location *loc, const struct ev_location_facts *f,
+			char *err, size_t errlen)
+{
+	struct activity_list *l = ctx;
+
+	(void)loc, (void)err, (void)errlen;
+	if (f->first_ns <= f->last_ns) {
+		if (f->first_ns < l->first_ns)
+			l->first_ns = f->first_ns;
+		if (f->last_ns > l->last_ns)
+			l->last_ns = f->last_ns;
+	}
+	return 0;
+}
+
+/* A consumer of the pass (pass.h) collecting into L when each thread is inside traced code
+ * (its outermost calls), and the span of the streams' records. */
+static struct ev_consumer activity_consumer(struct activity_list *l)
 {
 	l->first_ns = INT64_MAX;
 	l->last_ns = INT64_MIN;
-	for (size_t i = 0; i < e->nstreams; i++) {
-		struct call_walker w;
-		struct call_event ev;
-		int ret = call_walker_open(&w, &e->streams[i], err, errlen);
+	return (struct ev_consumer){.name = "activity",
+				    .kinds = EV_BIT(EV_CALL_ENTER) | EV_BIT(EV_CALL_EXIT),
+				    .locations = EV_LOC_STREAMS,
+				    .ctx = l,
+				    .event = activity_event,
+				    .location_end = activity_end};
+}
 
-		if (ret < 0)
-			return ret;
-		while ((ret = call_walker_next(&w, &ev, err, errlen)) > 0) {
-			if (ev.depth != 0 || (ev.type != CALL_ENTER && ev.type != CALL_EXIT))
-				continue;
-			ret = activity_add(l, ev.ns, ev.type == CALL_ENTER ? 1 : -1);
-			if (ret < 0) {
-				snprintf(err, errlen, "%s: out of memory", e->streams[i].path);
-				break;
-			}
-		}
-		if (ret == 0 && w.th.first_ns <= w.th.last_ns) {
-			if (w.th.first_ns < l->first_ns)
-				l->first_ns = w.th.first_ns;
-			if (w.th.last_ns > l->last_ns)
-				l->last_ns = w.th.last_ns;
-		}
-		call_walker_close(&w);
-		if (ret < 0)
-			return ret;
-	}
-	return 0;
+/* One pass over E's streams with the activity consumer. */
+static int activity_collect(struct activity_list *l, const struct experiment *e, char *err,
+			    size_t errlen)
+{
+	struct ev_consumer c = activity_consumer(l), *list[] = {&c};
+	struct ev_source *src;
+	int ret = ev_source_experiment(&src, e, err, errlen);
+
+	if (ret < 0)
+		return ret;
+	ret = ev_pass_run(src, list, 1, err, errlen);
+	ev_source_close(src);
+	return ret;
 }
 
 static int activity_cmp(const void *a, const void *b)

@@ -218,10 +218,9 @@ static int mpi_leave(struct walk *x, uint32_t routine, int64_t t)
 	return mpi_call(x, routine, t, t, x->depth, x->depth ? x->st[x->depth - 1].serial : 0);
 }
 
-/* Every record as it is read: the MPI calls. */
-static int on_record(void *ctx, const struct stream_record *r, char *err, size_t errlen)
+/* A record other than a call or region boundary: the MPI calls. */
+static int on_record(struct walk *x, const struct stream_record *r, char *err, size_t errlen)
 {
-	struct walk *x = ctx;
 	int64_t t;
 	int ret = 0;
 
@@ -372,9 +371,13 @@ static int walk_stream(struct walk *x, char *err, size_t errlen)
 		call_walker_close(&cw);
 		return ret;
 	}
-	cw.on_record = on_record;
-	cw.record_ctx = x;
+	cw.records = 1;
 	while ((ret = call_walker_next(&cw, &ev, err, errlen)) > 0) {
+		if (ret == 2) { /* a record that is no call or region boundary */
+			if ((ret = on_record(x, ev.rec, err, errlen)) < 0)
+				break;
+			continue;
+		}
 		if (cw.at_end && !flushed) {
 			flushed = 1;
 			if ((ret = close_open_mpi(x, cw.th.last_ns)) < 0)

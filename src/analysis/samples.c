@@ -1,5 +1,6 @@
 /* samples.c - samples files as samples with counter deltas, threads and markers. */
 #include "samples.h"
+#include "../model/pass.h"
 #include "stream.h"
 #include "symbols.h"
 #include "../lib/hashmap.h"
@@ -411,103 +412,144 @@ static int check_kframes(const struct exp_samples *f, const struct stream_record
 	return -EINVAL;
 }
 
-/* One samples file. GROUPS: per group, its members' event indices. */
-static int walk_file(struct sample_walk *w, const struct exp_samples *f,
-		     int (*fn)(void *, const struct sample *), void *ctx, char *err, size_t errlen)
-{
-	struct stream_reader r;
-	struct stream_record rec;
-	uint64_t *groups;
-	int ret = stream_open(&r, f->path, err, errlen);
+/* The consumer's state (samples_consumer). */
+struct samples_consumer {
+	struct sample_walk *w;
+	int (*fn)(void *ctx, const struct sample *s);
+	void *ctx;
+	struct exp_samples f; /* the file being read: its path and the pid of its command */
+	uint64_t *groups;     /* per group, its members' event indices */
+};
 
-	if (ret)
-		return ret;
-	if (!(r.hdr.features & PSC_FEAT_SAMPLES) || r.hdr.nevents != w->nevents) {
-		snprintf(err, errlen, "%s: byte 56: %u sampled events, meta.json lists %u", f->path,
-			 r.hdr.nevents, w->nevents);
-		stream_close(&r);
+/* A samples file's header: for as many events as meta.json. */
+static int sc_begin(void *ctx, const struct ev_location *loc, char *err, size_t errlen)
+{
+	struct samples_consumer *sc = ctx;
+	struct sample_walk *w = sc->w;
+	const struct psc_stream_header *h = loc->hdr;
+
+	states_reset(w);
+	u64map_clear(w->images);
+	if (!(h->features & PSC_FEAT_SAMPLES) || h->nevents != w->nevents) {
+		snprintf(err, errlen, "%s: byte 56: %u sampled events, meta.json lists %u",
+			 loc->name, h->nevents, w->nevents);
 		return -EINVAL;
 	}
-	groups = calloc((size_t)w->nevents * w->nevents + 1, sizeof(*groups));
-	if (!groups) {
-		stream_close(&r);
+	free(sc->groups);
+	sc->groups = calloc((size_t)w->nevents * w->nevents + 1, sizeof(*sc->groups));
+	if (!sc->groups)
 		return -ENOMEM;
-	}
-	if (!w->start_ns || r.hdr.start_ns < w->start_ns)
-		w->start_ns = r.hdr.start_ns;
-	w->switches = !!(r.hdr.features & PSC_FEAT_SWITCHES);
+	sc->f = (struct exp_samples){(char *)loc->name, loc->pid};
+	if (!w->start_ns || h->start_ns < w->start_ns)
+		w->start_ns = h->start_ns;
+	w->switches = !!(h->features & PSC_FEAT_SWITCHES);
 	w->ngroups = 0;
-	while ((ret = stream_next(&r, &rec, err, errlen)) > 0) {
-		ret = 0;
-		if (rec.ticks > w->end_ns)
-			w->end_ns = rec.ticks;
-		if (rec.kind != PSC_KIND_EXT)
-			continue;
-		switch (rec.type) {
-		case PSC_REC_SAMPLE_GROUP:
-			for (size_t k = 0; k < rec.npayload; k++)
-				groups[rec.arg * w->nevents + k] = rec.payload[k];
-			if (rec.arg >= w->ngroups)
-				w->ngroups = rec.arg + 1;
-			break;
-		case PSC_REC_SWITCH:
-			ret = w->switches ? on_switch(w, &rec) : 0;
-			break;
-		case PSC_REC_SAMPLE:
-			ret = check_kframes(f, &rec, err, errlen);
-			if (ret)
-				break;
-			ret = on_sample(w, &rec, groups, fn, ctx);
-			break;
-		case PSC_REC_TASK:
-			ret = on_task(w, &rec, f->pid);
-			break;
-		case PSC_REC_THROTTLE:
-			ret = mark(w, rec.ticks, rec.payload[0],
-				   rec.arg ? MARK_THROTTLE : MARK_UNTHROTTLE);
-			w->throttled += rec.arg;
-			break;
-		case PSC_REC_LOST:
-			if (rec.arg == PSC_LOST_UNWRITTEN)
-				w->unwritten += rec.payload[0];
-			else
-				w->lost += rec.payload[0];
-			break;
-		case PSC_REC_SAMPLE_TOTALS:
-			if (!w->totals)
-				w->totals = calloc(3 * (size_t)w->nevents + 1, sizeof(uint64_t));
-			if (!w->totals) {
-				ret = -ENOMEM;
-				break;
-			}
-			for (size_t k = 0; k < 3 * (size_t)w->nevents; k++)
-				w->totals[k] =
-				    rec.payload[k] == UINT64_MAX || w->totals[k] == UINT64_MAX
-					? UINT64_MAX
-					: w->totals[k] + rec.payload[k];
-			break;
-		default:
-			break;
-		}
+	return 0;
+}
+
+static int add_totals(struct sample_walk *w, const struct stream_record *rec)
+{
+	if (!w->totals)
+		w->totals = calloc(3 * (size_t)w->nevents + 1, sizeof(uint64_t));
+	if (!w->totals)
+		return -ENOMEM;
+	for (size_t k = 0; k < 3 * (size_t)w->nevents; k++)
+		w->totals[k] = rec->payload[k] == UINT64_MAX || w->totals[k] == UINT64_MAX
+				   ? UINT64_MAX
+				   : w->totals[k] + rec->payload[k];
+	return 0;
+}
+
+/* One record of the file. */
+static int sc_event(void *ctx, const struct event *ev, char *err, size_t errlen)
+{
+	struct samples_consumer *sc = ctx;
+	struct sample_walk *w = sc->w;
+	const struct stream_record *rec = ev->raw;
+	int ret = 0;
+
+	if (rec->ticks > w->end_ns)
+		w->end_ns = rec->ticks;
+	if (rec->kind != PSC_KIND_EXT)
+		return 0;
+	switch (rec->type) {
+	case PSC_REC_SAMPLE_GROUP:
+		for (size_t k = 0; k < rec->npayload; k++)
+			sc->groups[rec->arg * w->nevents + k] = rec->payload[k];
+		if (rec->arg >= w->ngroups)
+			w->ngroups = rec->arg + 1;
+		break;
+	case PSC_REC_SWITCH:
+		ret = w->switches ? on_switch(w, rec) : 0;
+		break;
+	case PSC_REC_SAMPLE:
+		ret = check_kframes(&sc->f, rec, err, errlen);
 		if (ret)
-			break;
+			return ret;
+		ret = on_sample(w, rec, sc->groups, sc->fn, sc->ctx);
+		break;
+	case PSC_REC_TASK:
+		ret = on_task(w, rec, sc->f.pid);
+		break;
+	case PSC_REC_THROTTLE:
+		ret = mark(w, rec->ticks, rec->payload[0],
+			   rec->arg ? MARK_THROTTLE : MARK_UNTHROTTLE);
+		w->throttled += rec->arg;
+		break;
+	case PSC_REC_LOST:
+		if (rec->arg == PSC_LOST_UNWRITTEN)
+			w->unwritten += rec->payload[0];
+		else
+			w->lost += rec->payload[0];
+		break;
+	case PSC_REC_SAMPLE_TOTALS:
+		ret = add_totals(w, rec);
+		break;
+	default:
+		break;
 	}
-	if (ret > 0)
-		ret = 0;
 	if (ret == -ENOMEM)
-		snprintf(err, errlen, "%s: out of memory", f->path);
-	w->ended &= r.ended;
-	free(groups);
-	stream_close(&r);
+		snprintf(err, errlen, "%s: out of memory", sc->f.path);
 	return ret;
 }
 
-int samples_walk(const struct experiment *e, struct sample_walk *w,
-		 int (*fn)(void *ctx, const struct sample *s), void *ctx, char *err, size_t errlen)
+static int sc_end(void *ctx, const struct ev_location *loc, const struct ev_location_facts *f,
+		  char *err, size_t errlen)
 {
-	int ret = 0;
+	struct samples_consumer *sc = ctx;
+
+	(void)loc, (void)err, (void)errlen;
+	sc->w->ended &= f->ended;
+	return 0;
+}
+
+static void sc_release(void *ctx)
+{
+	struct samples_consumer *sc = ctx;
+
+	free(sc->groups);
+	free(sc);
+}
+
+int samples_consumer(struct ev_consumer *c, const struct experiment *e, struct sample_walk *w,
+		     int (*fn)(void *ctx, const struct sample *s), void *ctx)
+{
+	struct samples_consumer *sc = calloc(1, sizeof(*sc));
 
 	memset(w, 0, sizeof(*w));
+	*c = (struct ev_consumer){.name = "samples",
+				  .kinds = EV_ALL,
+				  .locations = EV_LOC_SAMPLES,
+				  .ctx = sc,
+				  .location_begin = sc_begin,
+				  .event = sc_event,
+				  .location_end = sc_end,
+				  .release = sc_release};
+	if (!sc)
+		return -ENOMEM;
+	sc->w = w;
+	sc->fn = fn;
+	sc->ctx = ctx;
 	w->nevents = (uint32_t)e->sampling.nevents;
 	w->per_cpu = !e->has_sampling || e->sampling.inherit;
 	w->ended = 1;
@@ -517,15 +559,26 @@ int samples_walk(const struct experiment *e, struct sample_walk *w,
 	w->delta = calloc(w->nevents + 1, sizeof(uint64_t));
 	w->spans = calloc(2, sizeof(uint64_t));
 	w->spancap = 2;
-	if (!w->prev || !w->cpus || !w->images || !w->delta || !w->spans) {
-		snprintf(err, errlen, "out of memory");
+	if (!w->prev || !w->cpus || !w->images || !w->delta || !w->spans)
 		return -ENOMEM;
-	}
-	for (size_t i = 0; i < e->nsamples && !ret; i++) {
-		states_reset(w);
-		u64map_clear(w->images);
-		ret = walk_file(w, &e->samples[i], fn, ctx, err, errlen);
-	}
+	return 0;
+}
+
+int samples_walk(const struct experiment *e, struct sample_walk *w,
+		 int (*fn)(void *ctx, const struct sample *s), void *ctx, char *err, size_t errlen)
+{
+	struct ev_consumer c, *list[] = {&c};
+	struct ev_source *src = NULL;
+	int ret = samples_consumer(&c, e, w, fn, ctx);
+
+	if (ret == 0)
+		ret = ev_source_experiment(&src, e, err, errlen);
+	else
+		snprintf(err, errlen, "out of memory");
+	if (ret == 0)
+		ret = ev_pass_run(src, list, 1, err, errlen);
+	ev_consumer_release(&c);
+	ev_source_close(src);
 	return ret;
 }
 

@@ -98,10 +98,21 @@ struct sample_walk {
 	size_t spancap;
 };
 
+struct ev_consumer;
+
 /*
- * Read every samples file of E in time order, calling FN for each sample (a nonzero return
- * stops the walk and is returned). W is filled with threads, markers and totals. 0, the
- * return of FN, or a negative errno with "file: byte N: ..." in ERR.
+ * C: a consumer (model/pass.h) of E's samples files, calling FN (may be NULL) for each sample
+ * (a negative return stops the pass and is returned) and filling W (emptied here) with
+ * threads, markers and totals. 0 or -ENOMEM; C is to be released (ev_consumer_release())
+ * either way, W with sample_walk_release().
+ */
+int samples_consumer(struct ev_consumer *c, const struct experiment *e, struct sample_walk *w,
+		     int (*fn)(void *ctx, const struct sample *s), void *ctx);
+
+/*
+ * Read every samples file of E in time order (one pass with samples_consumer()), calling FN
+ * for each sample (a negative return stops the walk and is returned). 0, the return of FN, or
+ * a negative errno with "file: byte N: ..." in ERR.
  */
 int samples_walk(const struct experiment *e, struct sample_walk *w,
 		 int (*fn)(void *ctx, const struct sample *s), void *ctx, char *err, size_t errlen);

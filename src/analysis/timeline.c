@@ -1,5 +1,6 @@
 /* timeline.c - per-interval event rates and function shares from samples. */
 #include "timeline.h"
+#include "../model/pass.h"
 #include "sprofile.h"
 #include "stream.h"
 #include "../lib/hashmap.h"
@@ -197,71 +198,48 @@ static int fold_functions(struct pass *ps, size_t top, size_t nthreads)
 	return 0;
 }
 
-/* The regions the program recorded, converted to CLOCK_MONOTONIC ns. */
+static int region_event(void *ctx, const struct event *ev, char *err, size_t errlen)
+{
+	struct timeline *t = ctx;
+	struct timeline_region *g;
+
+	if (t->nregions == t->regions_cap) {
+		size_t cap = t->regions_cap ? 2 * t->regions_cap : 64;
+		struct timeline_region *nr = realloc(t->regions, cap * sizeof(*nr));
+
+		if (!nr) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		t->regions = nr;
+		t->regions_cap = cap;
+	}
+	g = &t->regions[t->nregions++];
+	g->ns = (uint64_t)ev->ns;
+	g->pid = ev->loc->pid;
+	g->tid = ev->loc->tid;
+	g->enter = ev->kind == EV_REGION_ENTER;
+	snprintf(g->name, sizeof(g->name), "%s", ev->region.name ? ev->region.name : "?");
+	return 0;
+}
+
+/* The regions the program recorded, in CLOCK_MONOTONIC ns: one pass over the streams. */
 static int read_regions(struct timeline *t, const struct experiment *e, char *err, size_t errlen)
 {
-	size_t cap = 0;
+	struct ev_consumer c = {.name = "timeline regions",
+				.kinds = EV_BIT(EV_REGION_ENTER) | EV_BIT(EV_REGION_EXIT),
+				.locations = EV_LOC_STREAMS,
+				.ctx = t,
+				.event = region_event},
+			   *list[] = {&c};
+	struct ev_source *src;
+	int ret = ev_source_experiment(&src, e, err, errlen);
 
-	for (size_t i = 0; i < e->nstreams; i++) {
-		const struct exp_stream *st = &e->streams[i];
-		struct stream_reader r;
-		struct stream_record rec;
-		char(*names)[64] = NULL;
-		size_t nnames = 0;
-		int ret = stream_open(&r, st->path, err, errlen);
-
-		if (ret)
-			return ret;
-		while ((ret = stream_next(&r, &rec, err, errlen)) > 0) {
-			if (rec.kind != PSC_KIND_EXT)
-				continue;
-			if (rec.type == PSC_REC_REGION_DEF) {
-				if (rec.arg >= nnames) {
-					size_t n = rec.arg + 1;
-					char(*nn)[64] = realloc(names, n * sizeof(*nn));
-
-					if (!nn) {
-						ret = -ENOMEM;
-						break;
-					}
-					memset(nn + nnames, 0, (n - nnames) * sizeof(*nn));
-					names = nn;
-					nnames = n;
-				}
-				snprintf(names[rec.arg], sizeof(names[0]), "%s",
-					 (const char *)rec.payload);
-				continue;
-			}
-			if (rec.type != PSC_REC_REGION_ENTER && rec.type != PSC_REC_REGION_LEAVE)
-				continue;
-			if (t->nregions == cap) {
-				struct timeline_region *nr;
-
-				cap = cap ? 2 * cap : 64;
-				nr = realloc(t->regions, cap * sizeof(*nr));
-				if (!nr) {
-					ret = -ENOMEM;
-					break;
-				}
-				t->regions = nr;
-			}
-			struct timeline_region *g = &t->regions[t->nregions++];
-
-			g->ns = (uint64_t)clock_fit_ns(&st->proc->fit, rec.ticks);
-			g->pid = st->pid;
-			g->tid = st->tid;
-			g->enter = rec.type == PSC_REC_REGION_ENTER;
-			snprintf(g->name, sizeof(g->name), "%s",
-				 rec.arg < nnames ? names[rec.arg] : "?");
-		}
-		free(names);
-		stream_close(&r);
-		if (ret == -ENOMEM)
-			snprintf(err, errlen, "out of memory");
-		if (ret < 0)
-			return ret;
-	}
-	return 0;
+	if (ret < 0)
+		return ret;
+	ret = ev_pass_run(src, list, 1, err, errlen);
+	ev_source_close(src);
+	return ret;
 }
 
 int timeline_build(struct timeline *t, const struct experiment *e, struct symtab *syms,

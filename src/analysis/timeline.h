@@ -34,7 +34,7 @@ struct timeline {
 	char **funcs;
 	uint64_t *fsamples; /* [thread][interval][nfuncs + 1] */
 	struct timeline_region *regions;
-	size_t nregions;
+	size_t nregions, regions_cap;
 };
 
 /*

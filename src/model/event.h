@@ -57,8 +57,11 @@ struct ev_location {
 	const struct exp_process *proc;	 /* its process; NULL from OTF2 */
 	int samples;			 /* a samples file: its events carry their own pid/tid */
 	/* the file's header while the location is walked (location_begin to location_end);
-	 * NULL from OTF2 */
+	 * NULL from OTF2, and when the file could not be opened (EV_PASS_KEEP_GOING) */
 	const struct psc_stream_header *hdr;
+	/* the names of its regions while it is walked: ev_location_region_name() */
+	const char *(*region_name)(const void *ctx, uint32_t id);
+	const void *region_ctx;
 };
 
 /* What a location's walk found, complete at location_end(). */
@@ -75,6 +78,11 @@ struct ev_location_facts {
 	uint64_t records;		  /* every record read */
 	int64_t first_ns, last_ns;	  /* span of its records; first > last when empty */
 	uint64_t first_ticks, last_ticks; /* that span as recorded (ticks; samples files: ns) */
+	/* with EV_PASS_KEEP_GOING: the negative errno of the error that ended the location's
+	 * reading early (the facts above are those of what was read), 0 none; its message */
+	int error;
+	int unopened; /* that error was the file's opening: nothing of it was read */
+	char errmsg[512];
 };
 
 struct ev_call {

@@ -33,6 +33,7 @@ struct ev_pass {
 	size_t nby_kind[EV_NKINDS];
 	struct ev_consumer **slots;
 	uint64_t wanted; /* EV_BIT()s some active consumer wants */
+	unsigned flags;	 /* EV_PASS_* */
 	char *err;
 	size_t errlen;
 };
@@ -49,6 +50,11 @@ static inline int ev_emit(struct ev_pass *p, const struct event *ev)
 	struct ev_consumer **c = p->by_kind[ev->kind];
 	size_t n = p->nby_kind[ev->kind];
 
+	if (n == 1) { /* the common case, without the loop */
+		int ret = c[0]->event(c[0]->ctx, ev, p->err, p->errlen);
+
+		return ret < 0 ? ret : 0;
+	}
 	for (size_t i = 0; i < n; i++) {
 		int ret = c[i]->event(c[i]->ctx, ev, p->err, p->errlen);
 
@@ -58,9 +64,38 @@ static inline int ev_emit(struct ev_pass *p, const struct event *ev)
 	return 0;
 }
 
+/* How many call events a source gathers for ev_emit_calls(). */
+#define EV_CALL_BATCH 64
+
+/* The consumer that takes the location's calls in batches (ev_consumer.events): the only one
+ * wanting either call kind, wanting both; NULL when there is none. */
+static inline struct ev_consumer *ev_call_batcher(const struct ev_pass *p)
+{
+	struct ev_consumer *c;
+
+	if (p->nby_kind[EV_CALL_ENTER] != 1 || p->nby_kind[EV_CALL_EXIT] != 1)
+		return NULL;
+	c = p->by_kind[EV_CALL_ENTER][0];
+	return c == p->by_kind[EV_CALL_EXIT][0] && c->events ? c : NULL;
+}
+
+/* The N call events EV[0..n) to C, the batcher of the location: 0 or its error. */
+static inline int ev_emit_calls(struct ev_pass *p, struct ev_consumer *c, const struct event *ev,
+				size_t n)
+{
+	int ret = n ? c->events(c->ctx, ev, n, p->err, p->errlen) : 0;
+
+	return ret < 0 ? ret : 0;
+}
+
 /* The location's consumers' location_begin, once the source opened it: 0, 1 when every one
  * declined it (the source reads no further and ends no location), or a negative errno. */
 int ev_pass_begin(struct ev_pass *p, const struct ev_location *loc);
+
+/* A source error RET (message in P->err) while reading LOC: RET itself, or 0 when the pass
+ * keeps going past it (EV_PASS_KEEP_GOING, not -ENOMEM), with it then put into FACTS and
+ * P->err cleared. */
+int ev_pass_source_error(struct ev_pass *p, int ret, struct ev_location_facts *facts);
 
 /* Their location_end with FACTS. */
 int ev_pass_end(struct ev_pass *p, const struct ev_location *loc,

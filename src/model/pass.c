@@ -99,10 +99,32 @@ int ev_pass_end(struct ev_pass *p, const struct ev_location *loc,
 	return 0;
 }
 
+const char *ev_location_region_name(const struct ev_location *loc, uint32_t id)
+{
+	return loc->region_name ? loc->region_name(loc->region_ctx, id) : NULL;
+}
+
+int ev_pass_source_error(struct ev_pass *p, int ret, struct ev_location_facts *facts)
+{
+	if (!(p->flags & EV_PASS_KEEP_GOING) || ret == -ENOMEM)
+		return ret;
+	facts->error = ret;
+	snprintf(facts->errmsg, sizeof(facts->errmsg), "%s", p->err);
+	if (p->errlen)
+		p->err[0] = 0;
+	return 0;
+}
+
 int ev_pass_run(struct ev_source *src, struct ev_consumer *const *c, size_t n, char *err,
 		size_t errlen)
 {
-	struct ev_pass p = {.c = c, .n = n, .err = err, .errlen = errlen};
+	return ev_pass_run_flags(src, c, n, 0, err, errlen);
+}
+
+int ev_pass_run_flags(struct ev_source *src, struct ev_consumer *const *c, size_t n, unsigned flags,
+		      char *err, size_t errlen)
+{
+	struct ev_pass p = {.c = c, .n = n, .flags = flags, .err = err, .errlen = errlen};
 	int ret = 0;
 
 	p.active = calloc(n + 1, sizeof(*p.active));

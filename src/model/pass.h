@@ -42,6 +42,12 @@ struct ev_consumer {
 	 * a location every consumer declines is not read further) */
 	int (*location_begin)(void *ctx, const struct ev_location *loc, char *err, size_t errlen);
 	int (*event)(void *ctx, const struct event *ev, char *err, size_t errlen);
+	/* optional: N call events (EV_CALL_ENTER, EV_CALL_EXIT) at once, EV[0..n) in time order,
+	 * as event() would get them one by one. A source may hand calls so to a consumer that is
+	 * the only one wanting both call kinds at a location (each call costs the pass far less
+	 * than the indirect call per event); every other event, and location_end, come after the
+	 * calls before them. */
+	int (*events)(void *ctx, const struct event *ev, size_t n, char *err, size_t errlen);
 	int (*location_end)(void *ctx, const struct ev_location *loc,
 			    const struct ev_location_facts *facts, char *err, size_t errlen);
 	/* once, after the last location */
@@ -69,9 +75,23 @@ const struct ev_location *ev_source_location(const struct ev_source *src, size_t
 
 void ev_source_close(struct ev_source *src);
 
+/* ev_pass_run_flags(): a location whose file cannot be opened or read to its end is no
+ * failure: its location_end gets the error in facts->error and ->errmsg (what was read up to
+ * the defect delivered), and the pass goes on with the next location. Errors of consumers and
+ * running out of memory still stop the pass. */
+#define EV_PASS_KEEP_GOING 0x1u
+
+/* The name of region ID of LOC, NULL when the location defined none by that id (so far):
+ * valid while LOC is walked (location_begin to location_end). */
+const char *ev_location_region_name(const struct ev_location *loc, uint32_t id);
+
 /* Walk SRC once, handing its events to the N consumers C[0..n). 0, or the first negative errno
  * (of the source: "file: byte N: ...", or of a consumer) with its message in ERR. */
 int ev_pass_run(struct ev_source *src, struct ev_consumer *const *c, size_t n, char *err,
 		size_t errlen);
+
+/* ev_pass_run() with FLAGS (EV_PASS_*). */
+int ev_pass_run_flags(struct ev_source *src, struct ev_consumer *const *c, size_t n, unsigned flags,
+		      char *err, size_t errlen);
 
 #endif /* PSC_MODEL_PASS_H */

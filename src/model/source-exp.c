@@ -28,6 +28,8 @@ struct exp_src {
 	size_t mcap;
 	char *text;
 	size_t tcap;
+	/* the events of a stream: calls gathered for a batch, then the next event */
+	struct event batch[EV_CALL_BATCH + 1];
 };
 
 /* A NUL-terminated copy of the text in NWORDS words at P (up to its NUL): ev.text. */
@@ -227,84 +229,120 @@ static int emit_record(struct exp_src *x, struct ev_pass *p, struct event *ev,
 	return ev_emit(p, ev);
 }
 
-/* A call walker's event CE (RECORD: a return of 2, ce->rec) as an event to P's consumers. */
-static int emit_call(struct exp_src *x, struct ev_pass *p, struct event *ev,
-		     const struct call_event *ce, int record, const char *path)
+static const char *walker_region_name(const void *ctx, uint32_t id)
 {
-	if (record)
-		return emit_record(x, p, ev, ce->rec, ce->ns, path);
-	switch (ce->type) {
-	case CALL_ENTER:
-	case CALL_EXIT:
-		ev->kind = ce->type == CALL_ENTER ? EV_CALL_ENTER : EV_CALL_EXIT;
-		if (!p->nby_kind[ev->kind])
-			return 0;
-		ev->ns = ce->ns;
-		ev->offset = ce->offset;
-		ev->raw = NULL;
-		ev->call.addr = ce->addr;
-		ev->call.name = NULL;
-		ev->call.depth = ce->depth;
-		ev->call.synthetic = ce->synthetic;
-		ev->call.incl_ns = ce->incl_ns;
-		ev->call.excl_ns = ce->excl_ns;
-		return ev_emit(p, ev);
-	case CALL_REGION_ENTER:
-	case CALL_REGION_EXIT:
-		ev->kind = ce->type == CALL_REGION_ENTER ? EV_REGION_ENTER : EV_REGION_EXIT;
-		if (!p->nby_kind[ev->kind])
-			return 0;
-		ev->ns = ce->ns;
-		ev->offset = ce->offset;
-		ev->raw = ce->rec;
-		ev->region = (struct ev_region){ce->region, ce->name, ce->snapshot, ce->nsnapshot};
-		return ev_emit(p, ev);
+	const struct call_walker *w = ctx;
+
+	return id < w->nregions ? w->regions[id] : NULL;
+}
+
+/* LOC's file could not be opened (error RET, message in P->err): RET, or when the pass keeps
+ * going, the location begun and ended with the error in its facts F. */
+static int unopened(struct ev_pass *p, const struct ev_location *loc, int ret,
+		    struct ev_location_facts *f)
+{
+	ret = ev_pass_source_error(p, ret, f);
+	if (ret < 0)
+		return ret;
+	f->unopened = 1;
+	f->first_ns = INT64_MAX;
+	f->last_ns = INT64_MIN;
+	ret = ev_pass_begin(p, loc);
+	if (ret > 0) /* declined by every consumer */
+		return 0;
+	return ret < 0 ? ret : ev_pass_end(p, loc, f);
+}
+
+/* The facts of W's stream as read so far into F (its error fields kept). */
+static void stream_facts(const struct call_walker *w, struct ev_location_facts *f)
+{
+	memcpy(f->name, w->th.name, sizeof(f->name));
+	f->ended = w->th.ended;
+	f->end_reason = w->th.end_reason;
+	f->truncated_at = w->th.truncated_at;
+	f->lost_records = w->th.lost_records;
+	f->lost_bytes = w->th.lost_bytes;
+	f->unmatched_exits = w->th.unmatched_exits;
+	f->synthetic_exits = w->th.synthetic_exits;
+	f->unwound = w->th.unwound;
+	f->function_records = w->th.function_records;
+	f->records = w->r.nrecords;
+	f->first_ns = w->th.first_ns;
+	f->last_ns = w->th.last_ns;
+	f->first_ticks = w->r.first_ticks;
+	f->last_ticks = w->r.last_ticks;
+}
+
+/* The events of W's stream at LOC to P's consumers, the calls in batches to a consumer
+ * taking them so: 0, or a negative errno (a source error the pass goes past in F). */
+static int stream_events(struct exp_src *x, struct call_walker *w, const struct ev_location *loc,
+			 struct ev_pass *p, struct ev_location_facts *f)
+{
+	struct ev_consumer *bc = ev_call_batcher(p);
+	size_t n = 0, k = bc ? EV_CALL_BATCH : 0;
+	int ret = 0;
+
+	for (size_t i = 0; i <= k; i++) {
+		memset(&x->batch[i], 0, sizeof(x->batch[i]));
+		x->batch[i].loc = loc;
 	}
-	return 0;
+	while (ret == 0) {
+		struct event *ev = &x->batch[n];
+
+		ret = call_walker_next_event(w, ev, p->err, p->errlen);
+		if (ret == 1 && bc && (ev->kind == EV_CALL_ENTER || ev->kind == EV_CALL_EXIT)) {
+			ret = ++n == k ? ev_emit_calls(p, bc, x->batch, n) : 0;
+			n = n == k ? 0 : n;
+			continue;
+		}
+		/* the calls before it first: an error of the source comes after them */
+		if (n) {
+			int r = ev_emit_calls(p, bc, x->batch, n);
+
+			n = 0;
+			if (r < 0)
+				return r;
+		}
+		if (ret <= 0)
+			return ret < 0 ? ev_pass_source_error(p, ret, f) : 0;
+		if (ret == 2) /* a record that is no call or region boundary */
+			ret = emit_record(x, p, ev, ev->raw, ev->ns, loc->stream->path);
+		else
+			ret = p->nby_kind[ev->kind] ? ev_emit(p, ev) : 0;
+	}
+	return ret;
 }
 
 static int walk_stream(struct exp_src *x, struct ev_location *loc, struct ev_pass *p)
 {
 	struct ev_location_facts f;
 	struct call_walker w;
-	struct call_event ce;
-	struct event ev;
-	int ret = call_walker_open(&w, loc->stream, p->err, p->errlen);
+	int ret;
 
-	if (ret < 0)
-		return ret;
+	memset(&f, 0, sizeof(f));
+	ret = call_walker_open(&w, loc->stream, p->err, p->errlen);
+	if (ret < 0) {
+		call_walker_close(&w);
+		return unopened(p, loc, ret, &f);
+	}
 	w.records = 1;
 	loc->hdr = &w.r.hdr;
-	memset(&ev, 0, sizeof(ev));
-	ev.loc = loc;
+	loc->region_name = walker_region_name;
+	loc->region_ctx = &w;
 	ret = ev_pass_begin(p, loc);
 	if (ret > 0) { /* declined by every consumer */
 		ret = 0;
 		goto done;
 	}
-	while (ret == 0 && (ret = call_walker_next(&w, &ce, p->err, p->errlen)) > 0)
-		ret = emit_call(x, p, &ev, &ce, ret == 2, loc->stream->path);
+	ret = stream_events(x, &w, loc, p, &f);
 	if (ret == 0) {
-		memset(&f, 0, sizeof(f));
-		memcpy(f.name, w.th.name, sizeof(f.name));
-		f.ended = w.th.ended;
-		f.end_reason = w.th.end_reason;
-		f.truncated_at = w.th.truncated_at;
-		f.lost_records = w.th.lost_records;
-		f.lost_bytes = w.th.lost_bytes;
-		f.unmatched_exits = w.th.unmatched_exits;
-		f.synthetic_exits = w.th.synthetic_exits;
-		f.unwound = w.th.unwound;
-		f.function_records = w.th.function_records;
-		f.records = w.r.nrecords;
-		f.first_ns = w.th.first_ns;
-		f.last_ns = w.th.last_ns;
-		f.first_ticks = w.r.first_ticks;
-		f.last_ticks = w.r.last_ticks;
+		stream_facts(&w, &f);
 		ret = ev_pass_end(p, loc, &f);
 	}
 done:
 	loc->hdr = NULL;
+	loc->region_name = NULL;
+	loc->region_ctx = NULL;
 	call_walker_close(&w);
 	return ret;
 }
@@ -316,13 +354,14 @@ static int walk_samples(struct exp_src *x, struct ev_location *loc, struct ev_pa
 	struct stream_reader r;
 	struct stream_record rec;
 	struct event ev;
-	int ret = stream_open(&r, loc->name, p->err, p->errlen);
+	int ret;
 
+	memset(&f, 0, sizeof(f));
+	ret = stream_open(&r, loc->name, p->err, p->errlen);
 	if (ret < 0)
-		return ret;
+		return unopened(p, loc, ret, &f);
 	loc->hdr = &r.hdr;
 	memset(&ev, 0, sizeof(ev));
-	memset(&f, 0, sizeof(f));
 	f.first_ns = INT64_MAX;
 	f.last_ns = INT64_MIN;
 	ev.loc = loc;
@@ -331,9 +370,15 @@ static int walk_samples(struct exp_src *x, struct ev_location *loc, struct ev_pa
 		ret = 0;
 		goto done;
 	}
-	while (ret == 0 && (ret = stream_next(&r, &rec, p->err, p->errlen)) > 0) {
-		int64_t ns = (int64_t)rec.ticks;
+	while (ret == 0) {
+		int64_t ns;
 
+		ret = stream_next(&r, &rec, p->err, p->errlen);
+		if (ret <= 0) {
+			ret = ret < 0 ? ev_pass_source_error(p, ret, &f) : 0;
+			break;
+		}
+		ns = (int64_t)rec.ticks;
 		if (ns < f.first_ns)
 			f.first_ns = ns;
 		if (ns > f.last_ns)

@@ -612,6 +612,30 @@ static int chrome_event(void *ctx, const struct event *ev, char *err, size_t err
 	return c->o.error ? write_failed(c, err, errlen) : 0;
 }
 
+/* A batch of call events (ev_consumer.events): chrome_event() without its call per event. */
+static int chrome_events(void *ctx, const struct event *ev, size_t n, char *err, size_t errlen)
+{
+	struct chrome *c = ctx;
+
+	for (size_t i = 0; i < n; i++) {
+		int ret = 0;
+
+		if (ev[i].kind == EV_CALL_ENTER) {
+			ret = call_enter(c, &ev[i]);
+		} else {
+			chrome_model_close(c->model, &c->o, ev[i].loc, ev[i].ns - c->origin);
+			call_exit(c, &ev[i]);
+		}
+		if (ret < 0) {
+			snprintf(err, errlen, "%s: out of memory", ev[i].loc->name);
+			return ret;
+		}
+		if (c->o.error)
+			return write_failed(c, err, errlen);
+	}
+	return 0;
+}
+
 static int chrome_location_end(void *ctx, const struct ev_location *loc,
 			       const struct ev_location_facts *facts, char *err, size_t errlen)
 {
@@ -690,6 +714,7 @@ int chrome_consumer(struct ev_consumer *consumer, FILE *f, const struct experime
 	    .ctx = c,
 	    .location_begin = chrome_location_begin,
 	    .event = chrome_event,
+	    .events = chrome_events,
 	    .location_end = chrome_location_end,
 	    .finish = chrome_finish,
 	    .release = chrome_release,

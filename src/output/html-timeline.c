@@ -4,10 +4,10 @@
 #include "html-int.h"
 #include "html-timeline.h"
 
-#include "../analysis/calls.h"
 #include "../analysis/fprofile.h"
 #include "../analysis/mpi-model.h"
 #include "../core/mpi-routines.h"
+#include "../model/pass.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -70,11 +70,11 @@ static int pop_to(struct tl_lod *t, size_t row, struct tl_stack *st, size_t down
 	return 0;
 }
 
-/* Naming a stream's keys: functions through the symbols, regions through the walker. */
+/* Naming a stream's keys: functions through the symbols, regions through the location. */
 struct tl_namer {
 	struct html_input *in;
 	const struct exp_stream *s;
-	const struct call_walker *w;
+	const struct ev_location *loc;
 	char buf[64];
 };
 
@@ -94,10 +94,11 @@ static const char *key_name(void *ctx, uint64_t key, enum tl_kind *kind)
 	}
 	if (key & TL_KEY_REGION) {
 		uint32_t id = (uint32_t)key;
+		const char *name = nm->loc ? ev_location_region_name(nm->loc, id) : NULL;
 
 		*kind = TL_REGION;
-		if (nm->w && id < nm->w->nregions && nm->w->regions[id])
-			return nm->w->regions[id];
+		if (name)
+			return name;
 		snprintf(nm->buf, sizeof(nm->buf), "region %u", id);
 		return nm->buf;
 	}
@@ -127,73 +128,118 @@ static const struct call_thread *without_calls(const struct html_input *in,
 	return &fp->threads[i].th;
 }
 
-/* One stream into ROW: every call and region a slice at its nesting depth (regions and
- * functions nest in one stack; a frame left open inside another closes with it). */
-static int stream_pass(struct tl_lod *t, struct html_input *in, const struct exp_stream *s,
-		       size_t row, const struct tl_clock *clk)
+/* The consumer drawing each stream into its row: every call and region a slice at its nesting
+ * depth (regions and functions nest in one stack; a frame left open inside another closes with
+ * it). */
+struct tl_consumer {
+	struct tl_lod *t;
+	struct html_input *in;
+	const struct mpi_model *m;
+	int64_t start;
+	const size_t *order; /* the pass's location I is stream order[I] of the experiment */
+	const size_t *row;   /* per location: its row */
+	const struct exp_stream *s;
+	struct tl_clock clk;
+	struct tl_stack st;
+	int64_t last;
+};
+
+static int tl_location_begin(void *ctx, const struct ev_location *loc, char *err, size_t errlen)
 {
-	const struct call_thread *none = without_calls(in, s);
-	struct tl_stack st = {0};
-	struct call_walker w;
-	struct call_event ev;
-	struct tl_namer nm = {in, s, &w, ""};
-	char err[512] = "";
-	int64_t last = 0;
+	struct tl_consumer *c = ctx;
+	const struct exp_stream *s = &c->in->e->streams[c->order[loc->index]];
+	const struct call_thread *none = without_calls(c->in, s);
+	struct tl_row *r = &c->t->rows[c->row[loc->index]];
+	int rank = s->proc ? s->proc->rank : -1;
+
+	(void)err;
+	(void)errlen;
+	if (none) {
+		memcpy(r->name, none->name, sizeof(r->name));
+		r->name[sizeof(r->name) - 1] = 0;
+		return 1;
+	}
+	c->s = s;
+	c->clk = (struct tl_clock){c->start, NULL};
+	if (c->m && rank >= 0 && rank < c->m->world_size)
+		c->clk.rank = &c->m->ranks[rank];
+	c->st.n = 0;
+	c->last = 0;
+	return 0;
+}
+
+static int tl_event(void *ctx, const struct event *ev, char *err, size_t errlen)
+{
+	struct tl_consumer *c = ctx;
+	struct tl_stack *st = &c->st;
+	const struct exp_stream *s = c->s;
+	size_t row = c->row[ev->loc->index], i;
+	int64_t ns = tl_rel(&c->clk, ev->ns);
+	uint64_t key;
+	int ret = 0;
+
+	c->last = ns;
+	switch (ev->kind) {
+	case EV_CALL_ENTER:
+		ret = push(st, symtab_place(c->in->syms, s->pid, s->image, ev->call.addr, ev->ns),
+			   ns, 1);
+		break;
+	case EV_CALL_EXIT:
+		for (i = st->n; i-- > 0 && !st->f[i].func;)
+			;
+		if (i < st->n)
+			ret = pop_to(c->t, row, st, i, ns);
+		break;
+	case EV_REGION_ENTER:
+		ret = push(st, TL_KEY_REGION | ev->region.id, ns, 0);
+		break;
+	default:
+		key = TL_KEY_REGION | ev->region.id;
+		for (i = st->n; i-- > 0 && st->f[i].key != key;)
+			;
+		if (i < st->n)
+			ret = pop_to(c->t, row, st, i, ns);
+		break;
+	}
+	if (ret < 0)
+		snprintf(err, errlen, "out of memory");
+	return ret;
+}
+
+/* N call events at once (ev_consumer.events): the pass's dispatch once for them. */
+static int tl_events(void *ctx, const struct event *ev, size_t n, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < n && ret == 0; i++)
+		ret = tl_event(ctx, &ev[i], err, errlen);
+	return ret;
+}
+
+static int tl_location_end(void *ctx, const struct ev_location *loc,
+			   const struct ev_location_facts *facts, char *err, size_t errlen)
+{
+	struct tl_consumer *c = ctx;
+	size_t row = c->row[loc->index];
+	struct tl_row *r = &c->t->rows[row];
+	struct tl_namer nm = {c->in, c->s, loc, ""};
 	int ret;
 
-	if (none) {
-		memcpy(t->rows[row].name, none->name, sizeof(t->rows[row].name));
-		t->rows[row].name[sizeof(t->rows[row].name) - 1] = 0;
+	if (facts->unopened) {
+		html_caveat(c->in, "timeline: %s", facts->errmsg);
 		return 0;
 	}
-	ret = call_walker_open(&w, s, err, sizeof(err));
-	if (ret < 0) {
-		call_walker_close(&w);
-		html_caveat(in, "timeline: %s", err);
-		return ret == -ENOMEM ? ret : 0;
-	}
-	while ((ret = call_walker_next(&w, &ev, err, sizeof(err))) > 0) {
-		int64_t ns = tl_rel(clk, ev.ns);
-		size_t i;
-
-		last = ns;
-		switch (ev.type) {
-		case CALL_ENTER:
-			ret = push(&st, symtab_place(in->syms, s->pid, s->image, ev.addr, ev.ns),
-				   ns, 1);
-			break;
-		case CALL_EXIT:
-			for (i = st.n; i-- > 0 && !st.f[i].func;)
-				;
-			if (i < st.n)
-				ret = pop_to(t, row, &st, i, ns);
-			break;
-		case CALL_REGION_ENTER:
-			ret = push(&st, TL_KEY_REGION | ev.region, ns, 0);
-			break;
-		case CALL_REGION_EXIT:
-			for (i = st.n; i-- > 0 && st.f[i].key != (TL_KEY_REGION | ev.region);)
-				;
-			if (i < st.n)
-				ret = pop_to(t, row, &st, i, ns);
-			break;
-		}
-		if (ret < 0)
-			break;
-	}
-	if (ret < 0 && ret != -ENOMEM) {
-		/* keep what was read up to the defect */
-		html_caveat(in, "timeline: %s (the rest of the thread is left out)", err);
-		ret = 0;
-	}
+	/* keep what was read up to the defect */
+	if (facts->error)
+		html_caveat(c->in, "timeline: %s (the rest of the thread is left out)",
+			    facts->errmsg);
+	ret = pop_to(c->t, row, &c->st, 0, c->last);
+	memcpy(r->name, facts->name, sizeof(r->name));
+	r->name[sizeof(r->name) - 1] = 0;
 	if (ret == 0)
-		ret = pop_to(t, row, &st, 0, last);
-	memcpy(t->rows[row].name, w.th.name, sizeof(t->rows[row].name));
-	t->rows[row].name[sizeof(t->rows[row].name) - 1] = 0;
-	if (ret == 0)
-		ret = tl_resolve(t, row, 0, key_name, &nm);
-	call_walker_close(&w);
-	free(st.f);
+		ret = tl_resolve(c->t, row, 0, key_name, &nm);
+	if (ret < 0)
+		snprintf(err, errlen, "out of memory");
 	return ret;
 }
 
@@ -210,6 +256,61 @@ static int cmp_stream(const void *a, const void *b, void *streams)
 	if (x->image != y->image)
 		return x->image < y->image ? -1 : 1;
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* Every stream of IN into its row, rows in the order of cmp_stream(), through one pass that
+ * goes on past a damaged stream (its error a caveat). The pass walks the streams of an
+ * experiment in its order: it is given IN's experiment with its streams in the rows' order. */
+static int streams_pass(struct tl_lod *t, struct html_input *in, const struct mpi_model *m,
+			int64_t start)
+{
+	const struct experiment *e = in->e;
+	struct experiment sorted = *e;
+	struct tl_consumer tc = {.t = t, .in = in, .m = m, .start = start};
+	struct ev_consumer c = {
+	    .name = "timeline",
+	    .kinds = EV_BIT(EV_CALL_ENTER) | EV_BIT(EV_CALL_EXIT) | EV_BIT(EV_REGION_ENTER) |
+		     EV_BIT(EV_REGION_EXIT),
+	    .locations = EV_LOC_STREAMS,
+	    .ctx = &tc,
+	    .location_begin = tl_location_begin,
+	    .event = tl_event,
+	    .events = tl_events,
+	    .location_end = tl_location_end,
+	};
+	struct ev_consumer *cs[1] = {&c};
+	struct ev_source *src = NULL;
+	size_t *order = malloc((e->nstreams + 1) * sizeof(*order));
+	size_t *row = malloc((e->nstreams + 1) * sizeof(*row));
+	char err[512] = "";
+	int ret = 0;
+
+	sorted.streams = malloc((e->nstreams + 1) * sizeof(*sorted.streams));
+	if (!order || !row || !sorted.streams)
+		ret = -ENOMEM;
+	for (size_t i = 0; i < e->nstreams && ret == 0; i++)
+		order[i] = i;
+	if (ret == 0)
+		qsort_r(order, e->nstreams, sizeof(*order), cmp_stream, e->streams);
+	for (size_t k = 0; k < e->nstreams && ret == 0; k++) {
+		const struct exp_stream *s = &e->streams[order[k]];
+
+		sorted.streams[k] = *s;
+		ret = tl_row_add(t, s->pid, s->tid, m && s->proc ? s->proc->rank : -1, s->image,
+				 &row[k]);
+	}
+	tc.order = order;
+	tc.row = row;
+	if (ret == 0 && e->nstreams)
+		ret = ev_source_experiment(&src, &sorted, err, sizeof(err));
+	if (ret == 0 && e->nstreams)
+		ret = ev_pass_run_flags(src, cs, 1, EV_PASS_KEEP_GOING, err, sizeof(err));
+	ev_source_close(src);
+	free(tc.st.f);
+	free(sorted.streams);
+	free(row);
+	free(order);
+	return ret;
 }
 
 /* The run's start and end: the MPI model's, else the launcher's widened to every stream's
@@ -416,7 +517,6 @@ int tl_build(struct tl_lod *t, struct tl_arrows *a, int64_t *origin_ns, struct h
 	const struct mpi_model *m = html_mpi(in);
 	struct tl_params prm = *p;
 	uint32_t *loc_row = NULL;
-	size_t *order;
 	int64_t start, end;
 	int ret = 0;
 
@@ -431,27 +531,7 @@ int tl_build(struct tl_lod *t, struct tl_arrows *a, int64_t *origin_ns, struct h
 	prm.run_ns = end - start;
 	if (tl_init(t, &prm) < 0)
 		return -ENOMEM;
-	order = malloc((e->nstreams + 1) * sizeof(*order));
-	if (!order) {
-		tl_release(t);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < e->nstreams; i++)
-		order[i] = i;
-	qsort_r(order, e->nstreams, sizeof(*order), cmp_stream, e->streams);
-	for (size_t k = 0; k < e->nstreams && ret == 0; k++) {
-		const struct exp_stream *s = &e->streams[order[k]];
-		int rank = s->proc ? s->proc->rank : -1;
-		struct tl_clock clk = {start, NULL};
-		size_t row;
-
-		if (m && rank >= 0 && rank < m->world_size)
-			clk.rank = &m->ranks[rank];
-		ret = tl_row_add(t, s->pid, s->tid, m ? rank : -1, s->image, &row);
-		if (ret == 0)
-			ret = stream_pass(t, in, s, row, &clk);
-	}
-	free(order);
+	ret = streams_pass(t, in, m, start);
 	if (ret == 0 && in->otf2) /* an archive's calls: its locations' rows */
 		ret = html_otf2_timeline(t, in, start);
 	if (ret == 0 && m) {

@@ -1,8 +1,8 @@
-/* otf2-export.c - an experiment as an OTF2 archive, streamed from the call walker and the MPI
- * model (otf2-export.h); the definitions are otf2-defs.c's. */
+/* otf2-export.c - an experiment as an OTF2 archive, streamed by a consumer of the pass, with the
+ * MPI model as a second input (otf2-export.h); the definitions are otf2-defs.c's. */
 #include "otf2-int.h"
 
-#include "../analysis/calls.h"
+#include "../model/pass.h"
 #include "../core/format.h"
 #include "../core/mpi-routines.h"
 #include "../core/outfile.h"
@@ -72,8 +72,7 @@ static int loc_close(struct xp *x, struct track *t)
 	return x->failed ? -EIO : 0;
 }
 
-/* The time of an event at NS on T: never before the location's previous event. */
-static uint64_t stamp(struct xp *x, struct track *t, int64_t ns)
+uint64_t ox_stamp(struct xp *x, struct track *t, int64_t ns)
 {
 	uint64_t v = ns < 0 ? 0 : (uint64_t)ns;
 
@@ -87,252 +86,6 @@ static uint64_t stamp(struct xp *x, struct track *t, int64_t ns)
 	if (v > x->tmax)
 		x->tmax = v;
 	return v;
-}
-
-/* ---- MPI calls ---- */
-
-/* The rank in model communicator C of world rank R, or OTF2_UNDEFINED_UINT32. */
-static uint32_t comm_rank(struct xp *x, uint32_t c, int32_t r)
-{
-	const struct mpi_comm_info *ci = &x->m->comms[c];
-
-	if (r < 0 || r >= x->m->world_size || c >= x->m->ncomms)
-		return OTF2_UNDEFINED_UINT32;
-	if (!x->comm_rank[c]) {
-		x->comm_rank[c] = malloc((size_t)x->m->world_size * sizeof(int32_t));
-		if (!x->comm_rank[c])
-			return OTF2_UNDEFINED_UINT32;
-		for (int i = 0; i < x->m->world_size; i++)
-			x->comm_rank[c][i] = -1;
-		for (uint32_t i = 0; i < ci->size; i++)
-			if (ci->members[i] >= 0 && ci->members[i] < x->m->world_size)
-				x->comm_rank[c][ci->members[i]] = (int32_t)i;
-	}
-	return x->comm_rank[c][r] < 0 ? OTF2_UNDEFINED_UINT32 : (uint32_t)x->comm_rank[c][r];
-}
-
-/* The operation of collective ROUTINE; a non-blocking one's is its blocking twin's. */
-static OTF2_CollectiveOp coll_op(unsigned routine)
-{
-	int twin = mpi_routine_twin(routine);
-	const char *name = mpi_routine_name(twin >= 0 ? (unsigned)twin : routine);
-	static const struct {
-		const char *name;
-		OTF2_CollectiveOp op;
-	} ops[] = {
-	    {"Barrier", OTF2_COLLECTIVE_OP_BARRIER},
-	    {"Bcast", OTF2_COLLECTIVE_OP_BCAST},
-	    {"Gather", OTF2_COLLECTIVE_OP_GATHER},
-	    {"Gatherv", OTF2_COLLECTIVE_OP_GATHERV},
-	    {"Scatter", OTF2_COLLECTIVE_OP_SCATTER},
-	    {"Scatterv", OTF2_COLLECTIVE_OP_SCATTERV},
-	    {"Allgather", OTF2_COLLECTIVE_OP_ALLGATHER},
-	    {"Allgatherv", OTF2_COLLECTIVE_OP_ALLGATHERV},
-	    {"Alltoall", OTF2_COLLECTIVE_OP_ALLTOALL},
-	    {"Alltoallv", OTF2_COLLECTIVE_OP_ALLTOALLV},
-	    {"Alltoallw", OTF2_COLLECTIVE_OP_ALLTOALLW},
-	    {"Allreduce", OTF2_COLLECTIVE_OP_ALLREDUCE},
-	    {"Reduce", OTF2_COLLECTIVE_OP_REDUCE},
-	    {"Reduce_scatter", OTF2_COLLECTIVE_OP_REDUCE_SCATTER},
-	    {"Reduce_scatter_block", OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK},
-	    {"Scan", OTF2_COLLECTIVE_OP_SCAN},
-	    {"Exscan", OTF2_COLLECTIVE_OP_EXSCAN},
-	    {"Comm_free", OTF2_COLLECTIVE_OP_DESTROY_HANDLE},
-	};
-
-	if (!name)
-		return OTF2_COLLECTIVE_OP_BARRIER;
-	name += 4; /* "MPI_" */
-	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
-		if (!strcmp(ops[i].name, name))
-			return ops[i].op;
-	return mpi_routine_kind(routine) == MPI_KIND_COMM ? OTF2_COLLECTIVE_OP_CREATE_HANDLE
-							  : OTF2_COLLECTIVE_OP_BARRIER;
-}
-
-/* The request of call C's COLL_REQ item (a non-blocking collective's), 0 none. */
-static uint64_t coll_request(const struct mpi_model *m, const struct mpi_call *c)
-{
-	for (uint32_t i = c->first_item, end = mpi_call_items_end(m, c); i < end; i++)
-		if (m->items[i].kind == PSC_MPI_ITEM_COLL_REQ)
-			return m->items[i].request;
-	return 0;
-}
-
-/* By rank and request. */
-static int cmp_icoll_key(const struct ox_icoll *p, const struct ox_icoll *q)
-{
-	if (p->rank != q->rank)
-		return p->rank < q->rank ? -1 : 1;
-	return (p->request > q->request) - (p->request < q->request);
-}
-
-/* By rank, request and time (an id is reused once done, also by another thread). */
-static int cmp_icoll(const void *a, const void *b)
-{
-	const struct ox_icoll *p = a, *q = b;
-	int c = cmp_icoll_key(p, q);
-
-	if (c)
-		return c;
-	return (p->t > q->t) - (p->t < q->t);
-}
-
-/* The start a completion of KEY's rank and request at KEY's time completes: the latest
- * started at or before it, as mpi-causal.c and the import pair them; NULL when none is (a
- * completion whose I-call was not recorded). */
-static const struct ox_icoll *find_icoll(const struct xp *x, const struct ox_icoll *key)
-{
-	size_t lo = 0, hi = x->nicolls;
-
-	/* the first entry after KEY (rank, request, time) */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (cmp_icoll(&x->icolls[mid], key) <= 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo > 0 && cmp_icoll_key(&x->icolls[lo - 1], key) == 0)
-		return &x->icolls[lo - 1];
-	return NULL;
-}
-
-/* The starts of the model's non-blocking collectives into x->icolls, sorted. 0 or -1. */
-static int find_icolls(struct xp *x)
-{
-	const struct mpi_model *m = x->m;
-	size_t n = 0;
-
-	for (size_t i = 0; i < m->ncalls; i++)
-		n += mpi_routine_kind(m->calls[i].routine) == MPI_KIND_ICOLL;
-	x->icolls = malloc((n + 1) * sizeof(*x->icolls));
-	if (!x->icolls)
-		return ox_fail(x, -ENOMEM, "out of memory");
-	for (size_t i = 0; i < m->ncalls; i++) {
-		const struct mpi_call *c = &m->calls[i];
-		uint64_t req;
-
-		if (mpi_routine_kind(c->routine) != MPI_KIND_ICOLL || !(req = coll_request(m, c)))
-			continue;
-		for (uint32_t k = c->first_item, end = mpi_call_items_end(m, c); k < end; k++)
-			if (m->items[k].kind == PSC_MPI_ITEM_COLL) {
-				x->icolls[x->nicolls++] =
-				    (struct ox_icoll){mpi_call_rank(m, c), req, c->enter_ns, k};
-				break;
-			}
-	}
-	qsort(x->icolls, x->nicolls, sizeof(*x->icolls), cmp_icoll);
-	return 0;
-}
-
-/* A non-blocking collective's COLL_REQ item IT of call C: NonBlockingCollectiveRequest at
- * the enter of the I-call that started it (Score-P's way: its COLL item is not written
- * there), NonBlockingCollectiveComplete with the operation, communicator, root and bytes of
- * that start at the leave of the call that completed it (Wait/Test family). */
-static OTF2_ErrorCode coll_req_event(struct xp *x, OTF2_EvtWriter *w, const struct mpi_call *c,
-				     const struct mpi_item *it, uint64_t ts, int leave)
-{
-	const struct ox_icoll *st;
-	struct ox_icoll key;
-	const struct mpi_item *s;
-
-	if (mpi_routine_kind(c->routine) == MPI_KIND_ICOLL)
-		return leave
-			   ? OTF2_SUCCESS
-			   : OTF2_EvtWriter_NonBlockingCollectiveRequest(w, NULL, ts, it->request);
-	if (!leave)
-		return OTF2_SUCCESS;
-	key = (struct ox_icoll){mpi_call_rank(x->m, c), it->request, c->enter_ns, 0};
-	st = find_icoll(x, &key);
-	if (!st)
-		return OTF2_SUCCESS; /* its start is not in the trace: nothing to describe */
-	s = &x->m->items[st->item];
-	x->stats->collectives++;
-	return OTF2_EvtWriter_NonBlockingCollectiveComplete(
-	    w, NULL, ts, coll_op(x->m->calls[s->call].routine), s->comm,
-	    comm_rank(x, s->comm, s->peer), s->bytes, s->bytes2, it->request);
-}
-
-/* The events of call C at its enter (LEAVE 0) or its leave (LEAVE 1). */
-static int mpi_events(struct xp *x, struct track *t, const struct mpi_call *c, int leave)
-{
-	OTF2_EvtWriter *w = t->w;
-	OTF2_ErrorCode code = OTF2_SUCCESS;
-	uint32_t region = ox_region_id(x, mpi_routine_name(c->routine), RK_MPI, c->routine);
-	uint64_t ts = stamp(x, t, leave ? c->leave_ns : c->enter_ns);
-	/* a non-blocking collective with its request: written through coll_req_event */
-	int icoll = mpi_routine_kind(c->routine) == MPI_KIND_ICOLL && coll_request(x->m, c);
-
-	if (region == UINT32_MAX)
-		return ox_fail(x, -ENOMEM, "out of memory");
-	if (!leave) {
-		code = OTF2_EvtWriter_Enter(w, NULL, ts, region);
-		x->stats->mpi_calls++;
-	}
-	for (uint32_t i = c->first_item, end = mpi_call_items_end(x->m, c);
-	     i < end && code == OTF2_SUCCESS; i++) {
-		const struct mpi_item *it = &x->m->items[i];
-		uint32_t peer = comm_rank(x, it->comm, it->peer);
-		uint32_t tag = (uint32_t)it->tag;
-
-		switch (it->kind) {
-		case PSC_MPI_ITEM_SEND:
-			if (!leave) {
-				code = OTF2_EvtWriter_MpiSend(w, NULL, ts, peer, it->comm, tag,
-							      it->bytes);
-				x->stats->messages++;
-			}
-			break;
-		case PSC_MPI_ITEM_ISEND:
-			if (!leave) {
-				code = OTF2_EvtWriter_MpiIsend(w, NULL, ts, peer, it->comm, tag,
-							       it->bytes, it->request);
-				x->stats->messages++;
-			}
-			break;
-		case PSC_MPI_ITEM_IRECV:
-			if (!leave)
-				code = OTF2_EvtWriter_MpiIrecvRequest(w, NULL, ts, it->request);
-			break;
-		case PSC_MPI_ITEM_COLL:
-			if (icoll)
-				break;
-			if (!leave) {
-				code = OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, ts);
-			} else {
-				code = OTF2_EvtWriter_MpiCollectiveEnd(
-				    w, NULL, ts, coll_op(c->routine), it->comm, peer, it->bytes,
-				    it->bytes2);
-				x->stats->collectives++;
-			}
-			break;
-		case PSC_MPI_ITEM_RECV:
-			if (leave && it->request)
-				code = OTF2_EvtWriter_MpiIrecv(w, NULL, ts, peer, it->comm, tag,
-							       it->bytes, it->request);
-			else if (leave)
-				code = OTF2_EvtWriter_MpiRecv(w, NULL, ts, peer, it->comm, tag,
-							      it->bytes);
-			break;
-		case PSC_MPI_ITEM_ISEND_DONE:
-			if (leave)
-				code = OTF2_EvtWriter_MpiIsendComplete(w, NULL, ts, it->request);
-			break;
-		case PSC_MPI_ITEM_CANCEL:
-			/* OTF2 has no event for a request freed while active: it never completes */
-			if (leave && !(it->flags & PSC_MPI_F_FREED))
-				code = OTF2_EvtWriter_MpiRequestCancelled(w, NULL, ts, it->request);
-			break;
-		case PSC_MPI_ITEM_COLL_REQ:
-			code = coll_req_event(x, w, c, it, ts, leave);
-			break;
-		}
-	}
-	if (leave && code == OTF2_SUCCESS)
-		code = OTF2_EvtWriter_Leave(w, NULL, ts, region);
-	return ox_check(x, code, "writing MPI events");
 }
 
 /* The MPI calls of one model location, in order, with the times that order them. */
@@ -356,7 +109,7 @@ static int64_t cursor_key(const struct mpi_cursor *c)
 
 static int cursor_emit(struct xp *x, struct track *t, struct mpi_cursor *c)
 {
-	int ret = mpi_events(x, t, &c->m->calls[c->i], c->leave);
+	int ret = ox_mpi_events(x, t, &c->m->calls[c->i], c->leave);
 
 	if (c->leave)
 		c->i++;
@@ -434,7 +187,7 @@ static size_t call_leave_begin(struct xp *x, struct track *t, int64_t ns)
 	size_t k = frame_call(x);
 
 	if (k < x->nopen)
-		frames_write(x, t, k + 1, stamp(x, t, ns), 1);
+		frames_write(x, t, k + 1, ox_stamp(x, t, ns), 1);
 	return k;
 }
 
@@ -451,19 +204,20 @@ static int call_leave_end(struct xp *x, struct track *t, size_t k)
 /* A region begin or end on the thread's location T, after a Metric event with the counters
  * read there. */
 static int region_event(struct xp *x, struct track *t, struct ox_metrics *mt,
-			const struct exp_stream *s, const struct call_event *ev, int64_t ns)
+			const struct exp_stream *s, const struct event *e, int64_t ns)
 {
+	const struct ev_region *ev = &e->region;
 	char num[32];
 	uint64_t ts;
 	uint32_t id;
 	size_t k, calls;
 
-	snprintf(num, sizeof(num), "region %" PRIu32, ev->region);
+	snprintf(num, sizeof(num), "region %" PRIu32, ev->id);
 	id = ox_region_id(x, ev->name ? ev->name : num, RK_REGION, 0);
 	if (id == UINT32_MAX)
 		return ox_fail(x, -ENOMEM, "out of memory");
-	ts = stamp(x, t, ns);
-	if (ev->type == CALL_REGION_ENTER) {
+	ts = ox_stamp(x, t, ns);
+	if (e->kind == EV_REGION_ENTER) {
 		if (ox_metrics_event(x, mt, s, t->w, ts, ev->snapshot, ev->nsnapshot) ||
 		    frame_push(x, id, 1))
 			return -1;
@@ -498,11 +252,11 @@ static int program_event(struct xp *x, struct track *t, int rank, const char *ex
 	if (name == UINT32_MAX)
 		return ox_fail(x, -ENOMEM, "out of memory");
 	if (end)
-		return ox_check(x,
-				OTF2_EvtWriter_ProgramEnd(t->w, NULL, stamp(x, t, ri->end_ns), 0),
-				"writing the program's end");
+		return ox_check(
+		    x, OTF2_EvtWriter_ProgramEnd(t->w, NULL, ox_stamp(x, t, ri->end_ns), 0),
+		    "writing the program's end");
 	return ox_check(
-	    x, OTF2_EvtWriter_ProgramBegin(t->w, NULL, stamp(x, t, ri->start_ns), name, 0, NULL),
+	    x, OTF2_EvtWriter_ProgramBegin(t->w, NULL, ox_stamp(x, t, ri->start_ns), name, 0, NULL),
 	    "writing the program's begin");
 }
 
@@ -532,122 +286,170 @@ static void cursor_init(const struct xp *x, struct mpi_cursor *c, uint32_t l)
 	c->end = c->i + x->m->locs[l].ncalls;
 }
 
-/* One thread: its functions, MPI calls and regions on one location, in time order. */
-static int write_stream(struct xp *x, const struct exp_stream *s)
+/* ---- the consumer: one thread's functions, MPI calls and regions on one location ---- */
+
+/* The state of the location being written. */
+struct ox_consumer {
+	struct xp *x;
+	const struct exp_stream *s;
+	int rank, program;
+	struct track t;
+	struct ox_metrics mt;
+	struct mpi_cursor c;
+};
+
+/* The code of X's failure, its message in x->err. */
+static int ox_code(const struct xp *x)
 {
+	return x->code < 0 ? x->code : strstr(x->err, "out of memory") ? -ENOMEM : -EIO;
+}
+
+static int ox_location_begin(void *ctx, const struct ev_location *loc, char *err, size_t errlen)
+{
+	struct ox_consumer *oc = ctx;
+	struct xp *x = oc->x;
+	const struct exp_stream *s = loc->stream;
 	int rank = s->proc ? s->proc->rank : -1;
 	uint32_t group = ox_group_of(x, rank, s->pid, s->proc ? s->proc->exe : NULL);
-	uint32_t l = model_loc(x, s), id;
-	struct track t = {0};
-	struct ox_metrics mt = {0};
-	struct call_walker w;
-	struct call_event ev;
-	struct mpi_cursor c;
+	uint32_t l = model_loc(x, s);
 	char tname[48];
-	int have = 0, ret = 0, program;
-	int64_t ns = 0;
 
+	(void)err;
+	(void)errlen;
 	if (group == UINT32_MAX)
 		return ox_fail(x, -ENOMEM, "out of memory");
+	oc->s = s;
+	oc->rank = rank;
+	memset(&oc->t, 0, sizeof(oc->t));
+	memset(&oc->mt, 0, sizeof(oc->mt));
 	snprintf(tname, sizeof(tname), "thread %d", (int)s->tid);
-	program = x->m && rank >= 0 && rank < x->m->world_size && x->rank_loc[rank] < 0 &&
-		  x->m->ranks[rank].present;
-	if (loc_open(x, &t, group, tname) ||
-	    (program && program_event(x, &t, rank, s->proc->exe, 0)))
-		return -1;
-	cursor_init(x, &c, l);
+	oc->program = x->m && rank >= 0 && rank < x->m->world_size && x->rank_loc[rank] < 0 &&
+		      x->m->ranks[rank].present;
+	if (loc_open(x, &oc->t, group, tname) ||
+	    (oc->program && program_event(x, &oc->t, rank, s->proc->exe, 0)))
+		return ox_code(x);
+	cursor_init(x, &oc->c, l);
 	if (l != MPI_NONE)
 		x->model_loc_done[l] = 1;
 	x->nopen = 0;
-	if ((ret = call_walker_open(&w, s, x->err, x->errlen)) < 0) {
-		call_walker_close(&w);
-		x->failed = 1;
-		x->code = ret;
-		return -1;
-	}
-	for (;;) {
-		if (!have) {
-			ret = call_walker_next(&w, &ev, x->err, x->errlen);
-			if (ret < 0) {
-				x->failed = 1;
-				x->code = ret;
-				break;
-			}
-			have = ret > 0;
-			ns = have ? align(x, rank, ev.ns) : 0;
-		}
-		if (!have && !cursor_more(&c))
-			break;
-		/* at one time: an MPI call's leave first, its enter after function events */
-		if (cursor_more(&c) &&
-		    (!have || cursor_key(&c) < ns || (cursor_key(&c) == ns && c.leave))) {
-			const struct mpi_call *mc = &c.m->calls[c.i];
-			size_t k = c.leave ? call_leave_begin(x, &t, mc->leave_ns) : 0;
-			int leave = c.leave;
+	return 0;
+}
 
-			if (cursor_emit(x, &t, &c))
-				break;
-			if (leave ? call_leave_end(x, &t, k)
-				  : frame_push(x,
-					       ox_region_id(x, mpi_routine_name(mc->routine),
-							    RK_MPI, mc->routine),
-					       0))
-				break;
-			continue;
-		}
-		have = 0;
-		switch (ev.type) {
-		case CALL_ENTER:
-		case CALL_EXIT:
-			id = function_region(x, s,
-					     symtab_place(x->st, s->pid, s->image, ev.addr, ev.ns));
-			if (id == UINT32_MAX) {
-				ox_fail(x, -ENOMEM, "out of memory");
-				break;
-			}
-			if (ev.type == CALL_ENTER) {
-				x->stats->calls++;
-				if (!frame_push(x, id, 0))
-					ox_check(
-					    x,
-					    OTF2_EvtWriter_Enter(t.w, NULL, stamp(x, &t, ns), id),
-					    "writing a function call");
-			} else {
-				size_t k = call_leave_begin(x, &t, ns);
+/* The MPI events of the location due before an event at NS (at one time: an MPI call's leave
+ * first, its enter after function events); ALL: every one left. 0 or -1. */
+static int mpi_until(struct ox_consumer *oc, int64_t ns, int all)
+{
+	struct xp *x = oc->x;
+	struct mpi_cursor *c = &oc->c;
 
-				if (!ox_check(x,
-					      OTF2_EvtWriter_Leave(t.w, NULL, stamp(x, &t, ns), id),
-					      "writing a function call"))
-					call_leave_end(x, &t, k);
-			}
-			break;
-		case CALL_REGION_ENTER:
-		case CALL_REGION_EXIT:
-			region_event(x, &t, &mt, s, &ev, ns);
-			break;
-		}
-		if (x->failed)
-			break;
+	while (cursor_more(c) && (all || cursor_key(c) < ns || (cursor_key(c) == ns && c->leave))) {
+		const struct mpi_call *mc = &c->m->calls[c->i];
+		size_t k = c->leave ? call_leave_begin(x, &oc->t, mc->leave_ns) : 0;
+		int leave = c->leave;
+
+		if (cursor_emit(x, &oc->t, c))
+			return -1;
+		if (leave ? call_leave_end(x, &oc->t, k)
+			  : frame_push(
+				x,
+				ox_region_id(x, mpi_routine_name(mc->routine), RK_MPI, mc->routine),
+				0))
+			return -1;
 	}
+	return 0;
+}
+
+/* A function call's Enter or Leave at NS (aligned). */
+static void call_event(struct ox_consumer *oc, const struct event *ev, int64_t ns)
+{
+	struct xp *x = oc->x;
+	const struct exp_stream *s = oc->s;
+	uint32_t id =
+	    function_region(x, s, symtab_place(x->st, s->pid, s->image, ev->call.addr, ev->ns));
+
+	if (id == UINT32_MAX) {
+		ox_fail(x, -ENOMEM, "out of memory");
+		return;
+	}
+	if (ev->kind == EV_CALL_ENTER) {
+		x->stats->calls++;
+		if (!frame_push(x, id, 0))
+			ox_check(x,
+				 OTF2_EvtWriter_Enter(oc->t.w, NULL, ox_stamp(x, &oc->t, ns), id),
+				 "writing a function call");
+	} else {
+		size_t k = call_leave_begin(x, &oc->t, ns);
+
+		if (!ox_check(x, OTF2_EvtWriter_Leave(oc->t.w, NULL, ox_stamp(x, &oc->t, ns), id),
+			      "writing a function call"))
+			call_leave_end(x, &oc->t, k);
+	}
+}
+
+static int ox_event(void *ctx, const struct event *ev, char *err, size_t errlen)
+{
+	struct ox_consumer *oc = ctx;
+	struct xp *x = oc->x;
+	int64_t ns = align(x, oc->rank, ev->ns);
+
+	(void)err;
+	(void)errlen;
+	if (mpi_until(oc, ns, 0) == 0) {
+		if (ev->kind == EV_CALL_ENTER || ev->kind == EV_CALL_EXIT)
+			call_event(oc, ev, ns);
+		else
+			region_event(x, &oc->t, &oc->mt, oc->s, ev, ns);
+	}
+	return x->failed ? ox_code(x) : 0;
+}
+
+/* N call events at once (ev_consumer.events): the pass's dispatch once for them. */
+static int ox_events(void *ctx, const struct event *ev, size_t n, char *err, size_t errlen)
+{
+	struct ox_consumer *oc = ctx;
+	struct xp *x = oc->x;
+
+	(void)err;
+	(void)errlen;
+	for (size_t i = 0; i < n && !x->failed; i++) {
+		int64_t ns = align(x, oc->rank, ev[i].ns);
+
+		if (mpi_until(oc, ns, 0) == 0)
+			call_event(oc, &ev[i], ns);
+	}
+	return x->failed ? ox_code(x) : 0;
+}
+
+static int ox_location_end(void *ctx, const struct ev_location *loc,
+			   const struct ev_location_facts *facts, char *err, size_t errlen)
+{
+	struct ox_consumer *oc = ctx;
+	struct xp *x = oc->x;
+	char tname[48];
+
+	(void)loc;
+	(void)err;
+	(void)errlen;
+	mpi_until(oc, 0, 1);
 	/* regions a killed run left open end with the stream's last record */
 	if (!x->failed && x->nopen)
-		frames_write(x, &t, 0, stamp(x, &t, align(x, rank, w.th.last_ns)), 1);
+		frames_write(x, &oc->t, 0, ox_stamp(x, &oc->t, align(x, oc->rank, facts->last_ns)),
+			     1);
 	x->nopen = 0;
-	if (!x->failed && w.th.name[0]) {
-		snprintf(tname, sizeof(tname), "%s (thread %d)", w.th.name, (int)s->tid);
-		x->locs[t.loc].name = ox_string_id(x, tname);
-		if (x->locs[t.loc].name == UINT32_MAX)
+	if (!x->failed && facts->name[0]) {
+		snprintf(tname, sizeof(tname), "%s (thread %d)", facts->name, (int)oc->s->tid);
+		x->locs[oc->t.loc].name = ox_string_id(x, tname);
+		if (x->locs[oc->t.loc].name == UINT32_MAX)
 			ox_fail(x, -ENOMEM, "out of memory");
 	}
-	x->stats->synthetic_exits += w.th.synthetic_exits;
-	x->stats->unmatched_exits += w.th.unmatched_exits;
-	x->stats->lost_records += w.th.lost_records;
-	call_walker_close(&w);
-	ox_metrics_release(&mt);
-	if (program && !x->failed)
-		program_event(x, &t, rank, s->proc->exe, 1);
-	loc_close(x, &t);
-	return x->failed ? -1 : 0;
+	x->stats->synthetic_exits += facts->synthetic_exits;
+	x->stats->unmatched_exits += facts->unmatched_exits;
+	x->stats->lost_records += facts->lost_records;
+	ox_metrics_release(&oc->mt);
+	if (oc->program && !x->failed)
+		program_event(x, &oc->t, oc->rank, oc->s->proc->exe, 1);
+	loc_close(x, &oc->t);
+	return x->failed ? ox_code(x) : 0;
 }
 
 /* MPI calls of threads without a stream, and ranks without any location (the MPI
@@ -698,7 +500,8 @@ static OTF2_FlushType pre_flush(void *ud, OTF2_FileType type, OTF2_LocationRef l
 
 static OTF2_FlushCallbacks flush_callbacks = {.otf2_pre_flush = pre_flush};
 
-static int export_all(struct xp *x)
+/* The archive's setup before the events. 0 or -1. */
+static int export_begin(struct xp *x)
 {
 	const struct mpi_model *m = x->m;
 
@@ -710,7 +513,7 @@ static int export_all(struct xp *x)
 			return ox_fail(x, -ENOMEM, "out of memory");
 		for (int r = 0; r < m->world_size; r++)
 			x->rank_loc[r] = -1;
-		if (find_icolls(x))
+		if (ox_find_icolls(x))
 			return -1;
 	}
 	if (ox_check(x, OTF2_Archive_SetFlushCallbacks(x->ar, &flush_callbacks, NULL),
@@ -722,11 +525,49 @@ static int export_all(struct xp *x)
 	OTF2_Archive_SetDescription(x->ar, "perfscope export of an experiment");
 	if (x->e->host && x->e->host[0])
 		OTF2_Archive_SetMachineName(x->ar, x->e->host);
-	if (ox_check(x, OTF2_Archive_OpenEvtFiles(x->ar), "opening the event files"))
-		return -1;
-	for (size_t i = 0; i < x->e->nstreams && !x->failed; i++)
-		write_stream(x, &x->e->streams[i]);
-	if (!x->failed)
+	return ox_check(x, OTF2_Archive_OpenEvtFiles(x->ar), "opening the event files") ? -1 : 0;
+}
+
+/* Every stream through one pass with the consumer OC. 0 or -1. */
+static int export_streams(struct ox_consumer *oc)
+{
+	struct xp *x = oc->x;
+	struct ev_consumer c = {
+	    .name = "otf2",
+	    .kinds = EV_BIT(EV_CALL_ENTER) | EV_BIT(EV_CALL_EXIT) | EV_BIT(EV_REGION_ENTER) |
+		     EV_BIT(EV_REGION_EXIT),
+	    .locations = EV_LOC_STREAMS,
+	    .ctx = oc,
+	    .location_begin = ox_location_begin,
+	    .event = ox_event,
+	    .events = ox_events,
+	    .location_end = ox_location_end,
+	};
+	struct ev_consumer *cs[1] = {&c};
+	struct ev_source *src = NULL;
+	int ret = ev_source_experiment(&src, x->e, x->err, x->errlen);
+
+	if (ret == 0)
+		ret = ev_pass_run(src, cs, 1, x->err, x->errlen);
+	ev_source_close(src);
+	if (ret < 0 && !x->failed) { /* the source's error, in x->err */
+		x->failed = 1;
+		x->code = ret;
+	}
+	/* a location the pass stopped in */
+	ox_metrics_release(&oc->mt);
+	loc_close(x, &oc->t);
+	return x->failed ? -1 : 0;
+}
+
+static int export_all(struct xp *x)
+{
+	struct ox_consumer oc = {.x = x};
+	int ret = export_begin(x);
+
+	if (ret == 0)
+		ret = export_streams(&oc);
+	if (ret == 0)
 		write_leftovers(x);
 	if (!x->failed)
 		ox_check(x, OTF2_Archive_CloseEvtFiles(x->ar), "closing the event files");
@@ -783,7 +624,7 @@ int otf2_export(const char *archive, struct experiment *e, struct symtab *st,
 			ret = -1;
 	}
 	if (ret < 0)
-		ret = x.code < 0 ? x.code : strstr(err, "out of memory") ? -ENOMEM : -EIO;
+		ret = ox_code(&x);
 	OTF2_Error_RegisterCallback(old, NULL);
 	ox_release(&x);
 	if (ret < 0)

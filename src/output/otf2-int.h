@@ -163,6 +163,17 @@ int ox_metrics_event(struct xp *x, struct ox_metrics *mt, const struct exp_strea
 
 void ox_metrics_release(struct ox_metrics *mt);
 
+/* The time of an event at NS on T: never before the location's previous event
+ * (otf2-export.c). */
+uint64_t ox_stamp(struct xp *x, struct track *t, int64_t ns);
+
+/* The starts of the MPI model's non-blocking collectives into x->icolls, sorted (otf2-mpi.c).
+ * 0 or -1. */
+int ox_find_icolls(struct xp *x);
+
+/* The events of MPI call C at its enter (LEAVE 0) or its leave (LEAVE 1) on T. 0 or -1. */
+int ox_mpi_events(struct xp *x, struct track *t, const struct mpi_call *c, int leave);
+
 /* The metric members and classes the events used. 0 or -1 (x->err says why). */
 int ox_write_metric_definitions(struct xp *x, OTF2_GlobalDefWriter *gw);
 

@@ -23,7 +23,10 @@ struct count {
 	int64_t incl[8], excl[8];
 	size_t nexits;
 	char region[32];
-	int fail_at_exit; /* return -EIO at this exit (1-based), 0 never */
+	char region_at_end[32]; /* the name of region 0 at the last location_end */
+	int errors;		/* location_ends with an error */
+	char errmsg[512];	/* the last one's message */
+	int fail_at_exit;	/* return -EIO at this exit (1-based), 0 never */
 };
 
 static int c_begin(void *ctx, const struct ev_location *loc, char *err, size_t errlen)
@@ -65,6 +68,12 @@ static int c_end(void *ctx, const struct ev_location *loc, const struct ev_locat
 	c->ends++;
 	c->unmatched += f->unmatched_exits;
 	c->last = *f;
+	if (f->error) {
+		c->errors++;
+		snprintf(c->errmsg, sizeof(c->errmsg), "%s", f->errmsg);
+	}
+	snprintf(c->region_at_end, sizeof(c->region_at_end), "%s",
+		 ev_location_region_name(loc, 0) ? ev_location_region_name(loc, 0) : "");
 	return 0;
 }
 
@@ -87,8 +96,9 @@ static struct ev_consumer counter(struct count *c, uint64_t kinds, unsigned loca
 				    .finish = c_finish};
 }
 
-/* Run one pass of consumers C[0..n) over DIR: its return, the message in ERR. */
-static int run(const char *dir, struct ev_consumer *const *c, size_t n, char *err, size_t len)
+/* Run one pass of consumers C[0..n) over DIR with FLAGS: its return, the message in ERR. */
+static int run_flags(const char *dir, struct ev_consumer *const *c, size_t n, unsigned flags,
+		     char *err, size_t len)
 {
 	struct experiment e;
 	struct ev_source *src;
@@ -98,10 +108,15 @@ static int run(const char *dir, struct ev_consumer *const *c, size_t n, char *er
 		fail_msg("experiment_open: %s", err);
 	ret = ev_source_experiment(&src, &e, err, len);
 	assert_int_equal(ret, 0);
-	ret = ev_pass_run(src, c, n, err, len);
+	ret = ev_pass_run_flags(src, c, n, flags, err, len);
 	ev_source_close(src);
 	experiment_release(&e);
 	return ret;
+}
+
+static int run(const char *dir, struct ev_consumer *const *c, size_t n, char *err, size_t len)
+{
+	return run_flags(dir, c, n, 0, err, len);
 }
 
 /* main 0..100 calling f 10..40 (g 20..30 inside) inside region "r"; a stray exit of 0x99. */
@@ -202,6 +217,38 @@ static void test_many_consumers(void **state)
 	assert_int_equal(s.finishes, 1);
 }
 
+static int decline(void *ctx, const struct ev_location *loc, char *err, size_t errlen)
+{
+	(void)loc, (void)err, (void)errlen;
+	((struct count *)ctx)->begins++;
+	return 1;
+}
+
+/* A consumer that declines a location gets neither its events nor its end; the others do. */
+static void test_decline(void **state)
+{
+	struct count a = {0}, d = {0};
+	struct ev_consumer ca = counter(&a, EV_ALL, 0), cd = counter(&d, EV_ALL, 0),
+			   *list[] = {&cd, &ca};
+	char dir[256], err[512];
+
+	(void)state;
+	cd.location_begin = decline;
+	new_dir(dir, sizeof(dir));
+	write_calls(dir, 1);
+	assert_int_equal(run(dir, list, 2, err, sizeof(err)), 0);
+	assert_int_equal(d.begins, 1);
+	assert_int_equal(d.by_kind[EV_CALL_ENTER], 0);
+	assert_int_equal(d.ends, 0);
+	assert_int_equal(d.finishes, 1);
+	assert_int_equal(a.by_kind[EV_CALL_ENTER], 3);
+	assert_int_equal(a.ends, 1);
+	/* declined by all: nothing read, no error */
+	assert_int_equal(run(dir, list, 1, err, sizeof(err)), 0);
+	assert_int_equal(d.begins, 2);
+	assert_int_equal(d.ends, 0);
+}
+
 /* A consumer's error stops the pass with its message; a source's names file and byte. */
 static void test_errors(void **state)
 {
@@ -233,6 +280,42 @@ static void test_errors(void **state)
 	assert_memory_equal(err, want, strlen(want));
 	/* nobody visits the stream: it is not opened */
 	assert_int_equal(run(dir, samples_only, 1, err, sizeof(err)), 0);
+}
+
+/* With EV_PASS_KEEP_GOING a damaged stream ends with its error in its facts and the pass
+ * reads the next one; the region names of a location are there until its end. */
+static void test_keep_going(void **state)
+{
+	struct count c = {0};
+	struct ev_consumer cc = counter(&c, EV_ALL, 0), *list[] = {&cc};
+	char dir[256], err[512], want[600];
+	struct words w = {.n = 0};
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	write_calls(dir, 1);
+	w_clock(&w, 1000);
+	w_def(&w, 1000, 0, "bad");
+	w_call(&w, 1000, 1, 0x10);
+	w.w[w.n - 2] = psc_word0(900, PSC_KIND_FUNC_ENTER);
+	write_stream(dir, 10, 11, &w, NULL, 0);
+	assert_true(run(dir, list, 1, err, sizeof(err)) < 0);
+
+	c = (struct count){0};
+	err[0] = 0;
+	assert_int_equal(run_flags(dir, list, 1, EV_PASS_KEEP_GOING, err, sizeof(err)), 0);
+	assert_string_equal(err, "");
+	assert_int_equal(c.begins, 2);
+	assert_int_equal(c.ends, 2);
+	assert_int_equal(c.finishes, 1);
+	assert_int_equal(c.errors, 1);
+	/* time going back at its third record (byte 64 + 24 + 24 + 16) */
+	snprintf(want, sizeof(want), "%s/stream.10.11: byte 128: ", dir);
+	assert_memory_equal(c.errmsg, want, strlen(want));
+	assert_int_equal(c.by_kind[EV_CALL_ENTER], 3); /* the good stream's */
+	/* the good stream is read first: its region's name came to its end */
+	assert_int_equal(c.last.error < 0, 1);
+	assert_string_equal(c.region_at_end, "bad");
 }
 
 /* Records by the name dump gives them: calls from the call events and facts, the others
@@ -316,10 +399,9 @@ static int print_counts(const char *dir)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_calls_matched),
-	    cmocka_unit_test(test_calls_killed),
-	    cmocka_unit_test(test_many_consumers),
-	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_calls_matched),  cmocka_unit_test(test_calls_killed),
+	    cmocka_unit_test(test_many_consumers), cmocka_unit_test(test_decline),
+	    cmocka_unit_test(test_errors),	   cmocka_unit_test(test_keep_going),
 	};
 
 	if (argc > 1)
