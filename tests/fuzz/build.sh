@@ -55,7 +55,8 @@ libs=$(pkg-config --libs libcjson liblz4 libdw otf2)
 stream_src="analysis/stream.c analysis/stream-chunk.c core/qthread.c core/counts.c
 	core/mpi-routines.c"
 exp_src="$stream_src analysis/experiment.c analysis/salvage.c format/layout.c analysis/samples.c
-	lib/hashmap.c core/array.c core/mem.c core/clock.c analysis/objcache.c analysis/maps.c"
+	lib/hashmap.c core/array.c core/mem.c core/clock.c analysis/objcache.c analysis/maps.c
+	model/pass.c model/source-exp.c analysis/calls.c"
 cmd_src="$exp_src analysis/regions.c core/metrics.c core/metric-expr.c
 	core/jsonw.c core/utf8.c core/strdist.c output/table.c output/textesc.c
 	output/caveats.c cli/options.c cli/cmd-info.c cli/cmd-dump.c"
@@ -63,7 +64,8 @@ mpi_src="$exp_src analysis/mpi-load.c analysis/mpi-model.c analysis/mpi-match.c
 	analysis/mpi-causal.c analysis/mpi-stats.c analysis/mpi-waits.c analysis/symbols.c
 	analysis/elf-module.c"
 otf2_src="$mpi_src analysis/otf2-anchor.c analysis/otf2-import.c analysis/otf2-import-defs.c
-	analysis/otf2-calls.c analysis/mpi-scope.c analysis/fprofile.c analysis/calls.c analysis/regions.c
+	analysis/otf2-calls.c analysis/mpi-scope.c analysis/fprofile.c analysis/fprofile-build.c
+	analysis/regions.c
 	core/metrics.c core/metric-expr.c"
 declare -A target_src=(
 	[fuzz_stream]="$stream_src"
