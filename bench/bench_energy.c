@@ -1,5 +1,5 @@
 /*
- * bench_energy.c - speed of the energy integration (src/analysis/integrate.c): preparing S(t)
+ * bench_energy.c - speed of the energy integration (src/analysis/energy/integrate.c): preparing S(t)
  * of one channel, then S at the boundary times of a timeline, in increasing order, as the
  * energy attribution asks for them. Target (issue "Energy"): >= 50 M samples/s per core.
  *
@@ -27,7 +27,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "analysis/integrate.h"
+#include "analysis/energy/integrate.h"
 
 #define MAX_REPS    101
 #define MAX_QUERIES 8

@@ -40,9 +40,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "core/clock.h"
-#include "core/cpuinfo.h"
-#include "core/events.h"
+#include "pmu/clock.h"
+#include "pmu/cpuinfo.h"
+#include "pmu/events.h"
 #include "perfscope.h"
 
 #define MAX_REPS   101

@@ -8,7 +8,7 @@ Every iteration (20 us) each rank k posts MPI_Irecv from k-1, MPI_Isend to k+1 (
 i mod RANKS late by 5 us, so its neighbour waits for it: Late Sender) and completes both with
 MPI_Waitall; every 8th iteration all ranks also call MPI_Allreduce, entering 100 ns apart
 (fewer above 40 ranks, so the collective ends inside its 20 us iteration and every stream's
-times increase, whatever RANKS; Wait at N x N). Routine ids come from src/mpi/mpi-calls.def. Call sites are 0 (unknown), so
+times increase, whatever RANKS; Wait at N x N). Routine ids come from src/mpi-rt/mpi-calls.def. Call sites are 0 (unknown), so
 no symbols are looked up. Prints the counts of calls, events, messages and collectives."""
 import argparse
 import json

@@ -1,6 +1,6 @@
-# libperfscope-mpi.so: the PMPI wrappers, generated at build time from src/mpi/mpi-calls.def by
-# src/mpi/gen-wrappers.py, with the family hooks, the communicator and request tables, the clock
-# alignment and the load sampler (src/mpi). Linked to libperfscope.so, which it records through
+# libperfscope-mpi.so: the PMPI wrappers, generated at build time from src/mpi-rt/mpi-calls.def by
+# src/mpi-rt/gen-wrappers.py, with the family hooks, the communicator and request tables, the clock
+# alignment and the load sampler (src/mpi-rt). Linked to libperfscope.so, which it records through
 # (src/runtime/rt-mpi.h), and to the MPI library; exports the MPI_* and Fortran mpi_* wrappers
 # alone. Without MPI (no ompi-c and no find_package(MPI)) nothing here is built and the MPI
 # tests skip.
@@ -34,20 +34,20 @@ if(PSC_MPI_C_TARGET AND Python3_Interpreter_FOUND)
     ${PSC_MPI_GEN_DIR}/mpi-wrappers-f08.c
     ${PSC_MPI_GEN_DIR}/mpi-exports.map)
   add_custom_command(OUTPUT ${PSC_MPI_GENERATED}
-    COMMAND Python3::Interpreter ${CMAKE_SOURCE_DIR}/src/mpi/gen-wrappers.py
-            ${CMAKE_SOURCE_DIR}/src/mpi/mpi-calls.def ${PSC_MPI_GEN_DIR}
-    DEPENDS ${CMAKE_SOURCE_DIR}/src/mpi/gen-wrappers.py ${CMAKE_SOURCE_DIR}/src/mpi/mpi-calls.def
+    COMMAND Python3::Interpreter ${CMAKE_SOURCE_DIR}/src/mpi-rt/gen-wrappers.py
+            ${CMAKE_SOURCE_DIR}/src/mpi-rt/mpi-calls.def ${PSC_MPI_GEN_DIR}
+    DEPENDS ${CMAKE_SOURCE_DIR}/src/mpi-rt/gen-wrappers.py ${CMAKE_SOURCE_DIR}/src/mpi-rt/mpi-calls.def
     COMMENT "generating the MPI wrappers from mpi-calls.def")
 
   set(PSC_MPI_SOURCES
     ${PSC_MPI_GEN_DIR}/mpi-wrappers.c
-    src/mpi/hooks.c
-    src/mpi/hooks-coll.c
-    src/mpi/comms.c
-    src/mpi/requests.c
-    src/mpi/clocksync.c
-    src/mpi/load.c
-    src/mpi/sites.c
+    src/mpi-rt/hooks.c
+    src/mpi-rt/hooks-coll.c
+    src/mpi-rt/comms.c
+    src/mpi-rt/requests.c
+    src/mpi-rt/clocksync.c
+    src/mpi-rt/load.c
+    src/mpi-rt/sites.c
     src/format/layout.c)
   if(PSC_MPIFH_LIBRARY)
     # mpi_f08 (mpi_x_f08_): calls the f08 bindings through weak references, so that the
@@ -63,7 +63,7 @@ if(PSC_MPI_C_TARGET AND Python3_Interpreter_FOUND)
     VERSION ${PROJECT_VERSION} SOVERSION 0
     INSTALL_RPATH "$ORIGIN"
     LINK_DEPENDS ${PSC_MPI_GEN_DIR}/mpi-exports.map)
-  target_include_directories(perfscope_mpi PRIVATE ${PSC_MPI_GEN_DIR} ${CMAKE_SOURCE_DIR}/src/mpi)
+  target_include_directories(perfscope_mpi PRIVATE ${PSC_MPI_GEN_DIR} ${CMAKE_SOURCE_DIR}/src/mpi-rt)
   # the hooks run inside every MPI call of the program: no symbol of ours but the wrappers
   target_compile_options(perfscope_mpi PRIVATE -fvisibility=hidden)
   target_link_libraries(perfscope_mpi PRIVATE perfscope ${PSC_MPI_C_TARGET} ${PSC_MPIFH_LIBRARY}
@@ -79,16 +79,16 @@ if(PSC_MPI_C_TARGET AND Python3_Interpreter_FOUND)
   # twice.
   pkg_check_modules(PSC_MPICH QUIET IMPORTED_TARGET mpich)
   if(PSC_MPICH_FOUND)
-    add_library(perfscope_mpich SHARED ${PSC_MPI_GEN_DIR}/mpi-wrappers.c src/mpi/hooks.c
-      src/mpi/hooks-coll.c src/mpi/comms.c src/mpi/requests.c src/mpi/clocksync.c
-      src/mpi/load.c src/mpi/sites.c src/format/layout.c)
+    add_library(perfscope_mpich SHARED ${PSC_MPI_GEN_DIR}/mpi-wrappers.c src/mpi-rt/hooks.c
+      src/mpi-rt/hooks-coll.c src/mpi-rt/comms.c src/mpi-rt/requests.c src/mpi-rt/clocksync.c
+      src/mpi-rt/load.c src/mpi-rt/sites.c src/format/layout.c)
     set_target_properties(perfscope_mpich PROPERTIES
       OUTPUT_NAME perfscope-mpich
       VERSION ${PROJECT_VERSION} SOVERSION 0
       INSTALL_RPATH "$ORIGIN"
       LINK_DEPENDS ${PSC_MPI_GEN_DIR}/mpi-exports.map)
     target_include_directories(perfscope_mpich PRIVATE ${PSC_MPI_GEN_DIR}
-      ${CMAKE_SOURCE_DIR}/src/mpi)
+      ${CMAKE_SOURCE_DIR}/src/mpi-rt)
     target_compile_options(perfscope_mpich PRIVATE -fvisibility=hidden)
     target_link_libraries(perfscope_mpich PRIVATE perfscope PkgConfig::PSC_MPICH
       Threads::Threads)

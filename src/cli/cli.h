@@ -5,14 +5,14 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "../core/events.h"
-#include "../analysis/fprofile.h"
-#include "../analysis/symbols.h"
-#include "../output/func-print.h"
-#include "../output/region-print.h"
-#include "../output/sample-print.h"
-#include "../model/session.h"
-#include "options.h"
+#include "pmu/events.h"
+#include "analysis/profile/func-profile.h"
+#include "model/symbols.h"
+#include "view/func-print.h"
+#include "view/region-print.h"
+#include "view/sample-print.h"
+#include "model/session.h"
+#include "cli/options.h"
 
 /* Exit statuses of the CLI contract (docs/internals/design.md, "Errors"). */
 #define EXIT_USAGE 2

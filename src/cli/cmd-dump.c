@@ -5,13 +5,13 @@
  * their own. A defect stops the dump with one line naming the file and byte offset (exit 2)
  * after the records before it were printed; a stream cut short says where it was cut.
  */
-#include "cli.h"
+#include "cli/cli.h"
 
-#include "../analysis/experiment.h"
-#include "../analysis/stream.h"
-#include "../core/mpi-routines.h"
-#include "../output/caveats.h"
-#include "../output/textesc.h"
+#include "format/experiment.h"
+#include "format/stream.h"
+#include "format/mpi-routines.h"
+#include "view/caveats.h"
+#include "lib/textesc.h"
 
 #include <errno.h>
 #include <inttypes.h>

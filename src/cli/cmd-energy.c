@@ -1,14 +1,14 @@
 /* cmd-energy.c - `perfscope energy`: energy per function and per interval. */
-#include "cli.h"
+#include "cli/cli.h"
 
-#include "../analysis/energy.h"
-#include "../analysis/experiment.h"
-#include "../analysis/powerfile.h"
-#include "../analysis/powerlog.h"
-#include "../analysis/symbols.h"
-#include "../lib/strbuf.h"
-#include "../output/energy-print.h"
-#include "record-power.h"
+#include "analysis/energy/energy.h"
+#include "format/experiment.h"
+#include "analysis/energy/powerfile.h"
+#include "format/powerlog.h"
+#include "model/symbols.h"
+#include "lib/strbuf.h"
+#include "view/energy-print.h"
+#include "record/record-power.h"
 
 #include <errno.h>
 #include <stdlib.h>

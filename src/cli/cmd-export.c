@@ -1,13 +1,13 @@
 /* cmd-export.c - `perfscope export`: an experiment in a standard trace format. */
-#include "cli.h"
+#include "cli/cli.h"
 
-#include "../analysis/experiment.h"
-#include "../analysis/mpi-model.h"
-#include "../analysis/symbols.h"
-#include "../core/outfile.h"
-#include "../export/exporters.h"
-#include "../output/caveats.h"
-#include "../output/textesc.h"
+#include "format/experiment.h"
+#include "analysis/mpi/mpi-model.h"
+#include "model/symbols.h"
+#include "lib/outfile.h"
+#include "export/exporters.h"
+#include "view/caveats.h"
+#include "lib/textesc.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -1,8 +1,8 @@
 /* cmd-html.c - `perfscope html`: the self-contained HTML report of an experiment or of an OTF2
  * archive (its anchor file, *.otf2). */
-#include "cli.h"
+#include "cli/cli.h"
 
-#include "../output/html.h"
+#include "html/html.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -4,16 +4,16 @@
  * streams (thread, size, chunks, records by kind, time span, how each ended), read through
  * the validating reader: a defect stops the command with the file and byte offset.
  */
-#include "cli.h"
+#include "cli/cli.h"
 
-#include "../analysis/experiment.h"
-#include "../analysis/objcache.h"
-#include "../analysis/samples.h"
-#include "../analysis/stream.h"
-#include "../core/jsonw.h"
-#include "../output/caveats.h"
-#include "../output/table.h"
-#include "../output/textesc.h"
+#include "format/experiment.h"
+#include "model/objcache.h"
+#include "analysis/profile/samples.h"
+#include "format/stream.h"
+#include "lib/jsonw.h"
+#include "view/caveats.h"
+#include "view/table.h"
+#include "lib/textesc.h"
 
 #include <errno.h>
 #include <inttypes.h>

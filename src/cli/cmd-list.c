@@ -1,14 +1,14 @@
 /* cmd-list.c - `perfscope list`: this machine, its events (and whether they work), groups. */
-#include "cli.h"
+#include "cli/cli.h"
 
-#include "../core/compiler.h"
-#include "../core/counters.h"
-#include "../core/cpuinfo.h"
-#include "../core/jsonw.h"
-#include "../core/metrics.h"
-#include "../lib/strbuf.h"
-#include "../output/table.h"
-#include "../output/textesc.h"
+#include "lib/compiler.h"
+#include "pmu/counters.h"
+#include "pmu/cpuinfo.h"
+#include "lib/jsonw.h"
+#include "pmu/metrics.h"
+#include "lib/strbuf.h"
+#include "view/table.h"
+#include "lib/textesc.h"
 
 #include <errno.h>
 #include <limits.h>

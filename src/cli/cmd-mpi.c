@@ -1,12 +1,12 @@
 /* cmd-mpi.c - `perfscope mpi`: wait states, traffic, routines and load of an MPI run. */
-#include "cli.h"
+#include "cli/cli.h"
 
-#include "../analysis/experiment.h"
-#include "../analysis/mpi-model.h"
-#include "../analysis/mpi-stats.h"
-#include "../analysis/mpi-waits.h"
-#include "../output/load-print.h"
-#include "../output/mpi-print.h"
+#include "format/experiment.h"
+#include "analysis/mpi/mpi-model.h"
+#include "analysis/mpi/mpi-stats.h"
+#include "analysis/mpi/mpi-waits.h"
+#include "view/load-print.h"
+#include "view/mpi-print.h"
 
 #include <errno.h>
 #include <string.h>

@@ -1,17 +1,17 @@
 /* cmd-report.c - `perfscope report`: the regions of an experiment. */
-#include "cli.h"
+#include "cli/cli.h"
 
-#include "../analysis/experiment.h"
-#include "../analysis/mpi-scope.h"
-#include "../analysis/mpi-waits.h"
-#include "../analysis/regions.h"
-#include "../core/metrics.h"
-#include "../output/region-print.h"
-#include "../output/sample-print.h"
-#include "../output/scope-print.h"
-#include "../view/func-view.h"
-#include "../view/region-view.h"
-#include "report-otf2.h"
+#include "format/experiment.h"
+#include "analysis/mpi/mpi-scope.h"
+#include "analysis/mpi/mpi-waits.h"
+#include "analysis/profile/regions.h"
+#include "pmu/metrics.h"
+#include "view/region-print.h"
+#include "view/sample-print.h"
+#include "view/scope-print.h"
+#include "view/func-view.h"
+#include "view/region-view.h"
+#include "cli/report-otf2.h"
 
 #include <errno.h>
 #include <stdlib.h>

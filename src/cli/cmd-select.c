@@ -4,16 +4,16 @@
  * exclusive time (--top), writes the runtime filter file for `record --filter` and the gcc
  * options that instrument only those functions in a rebuild (docs/cmd-select.md).
  */
-#include "cli.h"
+#include "cli/cli.h"
 
-#include "../analysis/elf-module.h"
-#include "../analysis/experiment.h"
-#include "../analysis/fprofile.h"
-#include "../analysis/select.h"
-#include "../analysis/symbols.h"
-#include "../output/caveats.h"
-#include "../output/table.h"
-#include "../output/textesc.h"
+#include "model/elf-module.h"
+#include "format/experiment.h"
+#include "analysis/profile/func-profile.h"
+#include "analysis/profile/select.h"
+#include "model/symbols.h"
+#include "view/caveats.h"
+#include "view/table.h"
+#include "lib/textesc.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,15 +1,15 @@
 /* cmd-stat.c - `perfscope stat`: count events over whole runs of a command. */
-#include "cli.h"
-#include "launch.h"
-#include "stat-thread.h"
+#include "cli/cli.h"
+#include "record/launch.h"
+#include "record/stat-thread.h"
 
-#include "../analysis/stat-result.h"
-#include "../core/compiler.h"
-#include "../core/counters.h"
-#include "../core/counts.h"
-#include "../core/cpuinfo.h"
-#include "../core/metrics.h"
-#include "../output/stat-print.h"
+#include "format/stat-result.h"
+#include "lib/compiler.h"
+#include "pmu/counters.h"
+#include "pmu/counts.h"
+#include "pmu/cpuinfo.h"
+#include "pmu/metrics.h"
+#include "view/stat-print.h"
 
 #include <errno.h>
 #include <limits.h>

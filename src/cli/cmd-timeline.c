@@ -1,8 +1,8 @@
 /* cmd-timeline.c - `perfscope timeline`: counters and function shares over time from samples. */
-#include "cli.h"
+#include "cli/cli.h"
 
-#include "../output/caveats.h"
-#include "../output/timeline-print.h"
+#include "view/caveats.h"
+#include "view/timeline-print.h"
 
 #include <errno.h>
 #include <stdlib.h>

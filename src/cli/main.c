@@ -1,14 +1,14 @@
 /* main.c - the command table, help, and helpers shared by the subcommands. */
-#include "cli.h"
+#include "cli/cli.h"
 
-#include "../core/compiler.h"
-#include "../core/env.h"
-#include "../core/cpuinfo.h"
-#include "../core/metrics.h"
-#include "../core/outfile.h"
-#include "../core/strdist.h"
-#include "../lib/strbuf.h"
-#include "../output/textesc.h"
+#include "lib/compiler.h"
+#include "format/env.h"
+#include "pmu/cpuinfo.h"
+#include "pmu/metrics.h"
+#include "lib/outfile.h"
+#include "lib/strdist.h"
+#include "lib/strbuf.h"
+#include "lib/textesc.h"
 
 #include <errno.h>
 #include <fcntl.h>

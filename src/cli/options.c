@@ -1,7 +1,7 @@
 /* options.c - one parser and help printer for every subcommand's option table. */
-#include "options.h"
+#include "cli/options.h"
 
-#include "../core/compiler.h"
+#include "lib/compiler.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../core/strdist.h"
-#include "../view/view.h"
+#include "lib/strdist.h"
+#include "view/view.h"
 
 enum opt_type {
 	OPT_END = 0,  /* terminates a table */

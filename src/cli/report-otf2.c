@@ -1,5 +1,5 @@
 /* report-otf2.c - `perfscope report` on an OTF2 archive (report-otf2.h). */
-#include "report-otf2.h"
+#include "cli/report-otf2.h"
 
 #include <string.h>
 

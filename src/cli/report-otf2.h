@@ -3,7 +3,7 @@
 #ifndef PSC_REPORT_OTF2_H
 #define PSC_REPORT_OTF2_H
 
-#include "cli.h"
+#include "cli/cli.h"
 
 /* The one line for an option the archive cannot serve (OPTION: "--lines", "--by region"...):
  * data only a perfscope experiment has. */

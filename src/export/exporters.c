@@ -1,5 +1,5 @@
 /* exporters.c - the table of export formats (exporters.h). */
-#include "exporters.h"
+#include "export/exporters.h"
 
 #include <stdio.h>
 #include <string.h>

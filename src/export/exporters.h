@@ -10,11 +10,11 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "../analysis/experiment.h"
-#include "../analysis/mpi-model.h"
-#include "../analysis/symbols.h"
-#include "../output/chrome.h"
-#include "../output/otf2-export.h"
+#include "format/experiment.h"
+#include "analysis/mpi/mpi-model.h"
+#include "model/symbols.h"
+#include "export/chrome.h"
+#include "export/otf2-export.h"
 
 /* Where a format's output goes. */
 enum export_target {

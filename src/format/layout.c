@@ -1,5 +1,5 @@
 /* layout.c - the names of an experiment's files (layout.h). */
-#include "layout.h"
+#include "format/layout.h"
 
 #include <errno.h>
 #include <limits.h>

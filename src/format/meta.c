@@ -1,7 +1,7 @@
 /* meta.c - the part of meta.json every writer writes (meta.h). */
-#include "meta.h"
+#include "format/meta.h"
 
-#include "../core/format.h"
+#include "format/format.h"
 
 #include <unistd.h>
 

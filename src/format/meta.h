@@ -9,10 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/clock.h"
-#include "../core/cpuinfo.h"
-#include "../core/events.h"
-#include "../core/jsonw.h"
+#include "pmu/clock.h"
+#include "pmu/cpuinfo.h"
+#include "pmu/events.h"
+#include "lib/jsonw.h"
 
 /* meta.json */
 #define META_FORMAT		"format"

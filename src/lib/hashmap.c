@@ -1,7 +1,7 @@
 /* hashmap.c - the u64map, hchain and strmap of hashmap.h. */
-#include "hashmap.h"
-#include "../core/array.h"
-#include "../core/mem.h"
+#include "lib/hashmap.h"
+#include "lib/array.h"
+#include "lib/mem.h"
 
 #include <errno.h>
 #include <string.h>

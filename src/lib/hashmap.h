@@ -12,7 +12,7 @@
  * struct strmap: an hchain for keys that are C strings: string -> size_t.
  *
  * None of them is iterated: a caller that lists entries keeps them in its own array, in the
- * order it added them. Memory comes from psc_mem_* (core/mem.h). A zeroed map is empty.
+ * order it added them. Memory comes from psc_mem_* (lib/mem.h). A zeroed map is empty.
  */
 #ifndef PSC_LIB_HASHMAP_H
 #define PSC_LIB_HASHMAP_H
@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hash.h"
+#include "lib/hash.h"
 
 struct u64map {
 	uint64_t *keys;

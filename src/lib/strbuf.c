@@ -1,7 +1,7 @@
 /* strbuf.c - a growable string buffer (strbuf.h). */
-#include "strbuf.h"
+#include "lib/strbuf.h"
 
-#include "../core/mem.h"
+#include "lib/mem.h"
 
 #include <errno.h>
 #include <stdint.h>

@@ -5,7 +5,7 @@
  *
  * Appends can be chained and checked once: the first one that fails is remembered in sb->err
  * (-ENOMEM; -EINVAL for a format vsnprintf refuses), every later append does nothing and
- * returns it, and strbuf_detach returns NULL. The memory comes from psc_mem_* (core/mem.h),
+ * returns it, and strbuf_detach returns NULL. The memory comes from psc_mem_* (lib/mem.h),
  * so the runtime can use a strbuf without calling the measured program's allocator.
  */
 #ifndef PSC_LIB_STRBUF_H

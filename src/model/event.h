@@ -118,7 +118,7 @@ struct ev_mpi_item {
 };
 
 struct ev_mpi {
-	int routine;   /* enum mpi_routine (src/core/mpi-routines.h) */
+	int routine;   /* enum mpi_routine (src/format/mpi-routines.h) */
 	uint64_t site; /* EV_MPI_LEAVE: return address of the call, 0 unknown */
 	const struct ev_mpi_item *items;
 	size_t nitems;

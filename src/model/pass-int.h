@@ -5,7 +5,7 @@
 #ifndef PSC_MODEL_PASS_INT_H
 #define PSC_MODEL_PASS_INT_H
 
-#include "pass.h"
+#include "model/pass.h"
 
 struct ev_pass;
 

@@ -1,5 +1,5 @@
 /* pass.c - one pass over a source's locations, many consumers (pass.h). */
-#include "pass-int.h"
+#include "model/pass-int.h"
 
 #include <errno.h>
 #include <stdio.h>

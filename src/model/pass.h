@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "event.h"
+#include "model/event.h"
 
 struct experiment;
 

@@ -1,8 +1,8 @@
 /* session.c - the table of analyses and the building of each on demand (session.h). */
-#include "session.h"
+#include "model/session.h"
 
-#include "../analysis/otf2-calls.h"
-#include "../core/metrics.h"
+#include "model/otf2-calls.h"
+#include "pmu/metrics.h"
 
 #include <errno.h>
 #include <stdarg.h>

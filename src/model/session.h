@@ -18,16 +18,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../analysis/experiment.h"
-#include "../analysis/fprofile.h"
-#include "../analysis/mpi-model.h"
-#include "../analysis/mpi-scope.h"
-#include "../analysis/mpi-stats.h"
-#include "../analysis/mpi-waits.h"
-#include "../analysis/regions.h"
-#include "../analysis/sprofile.h"
-#include "../analysis/symbols.h"
-#include "../analysis/timeline.h"
+#include "format/experiment.h"
+#include "analysis/profile/func-profile.h"
+#include "analysis/mpi/mpi-model.h"
+#include "analysis/mpi/mpi-scope.h"
+#include "analysis/mpi/mpi-stats.h"
+#include "analysis/mpi/mpi-waits.h"
+#include "analysis/profile/regions.h"
+#include "analysis/profile/sample-profile.h"
+#include "model/symbols.h"
+#include "analysis/timeline/timeline.h"
 
 /* The analyses, in the order of the table (session.c). */
 enum session_id {

@@ -4,12 +4,12 @@
  * samples files record by record. The reader's validation and messages are those of
  * stream.c and calls.c, unchanged.
  */
-#include "pass-int.h"
+#include "model/pass-int.h"
 
-#include "../analysis/calls.h"
-#include "../analysis/experiment.h"
-#include "../analysis/stream.h"
-#include "../core/array.h"
+#include "model/calls.h"
+#include "format/experiment.h"
+#include "format/stream.h"
+#include "lib/array.h"
 
 #include <errno.h>
 #include <stdio.h>

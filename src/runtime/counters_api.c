@@ -1,11 +1,11 @@
 /* counters_api.c - psc_counters_*: start a named event set, read values and elapsed time. */
 #include "../../include/perfscope.h"
-#include "../core/clock.h"
-#include "../core/compiler.h"
-#include "../core/counters.h"
-#include "../core/counts.h"
-#include "../core/cpuinfo.h"
-#include "../core/mem.h"
+#include "pmu/clock.h"
+#include "lib/compiler.h"
+#include "pmu/counters.h"
+#include "pmu/counts.h"
+#include "pmu/cpuinfo.h"
+#include "lib/mem.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * here: the directory is checked to be the one the session trusted at start, and each file is
  * opened relative to it, never through a symbolic link, and never one that another user owns.
  */
-#include "session.h"
+#include "runtime/session.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -21,10 +21,10 @@
  * pointer above the outermost open call is on another stack (a signal handler's sigaltstack, a
  * coroutine): nothing is closed.
  */
-#include "session.h"
+#include "runtime/session.h"
 
-#include "../core/filter.h"
-#include "../core/format.h"
+#include "format/filter.h"
+#include "format/format.h"
 
 #include <dlfcn.h>
 #include <unwind.h>

@@ -4,11 +4,11 @@
  * thread's state from a thread-local pointer, room checked against the chunk's end, one clock
  * read, the record published with a release store; no lock, no system call, errno untouched.
  */
-#include "session.h"
+#include "runtime/session.h"
 
-#include "../core/format.h"
-#include "../lib/hash.h"
-#include "rt-mpi.h"
+#include "format/format.h"
+#include "lib/hash.h"
+#include "runtime/rt-mpi.h"
 
 #include <errno.h>
 #include <fcntl.h>

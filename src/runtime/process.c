@@ -6,10 +6,10 @@
  * thread notices new objects instead (writer.c), and dlclose, wrapped, records the maps while
  * an object that came and goes between two looks is still mapped.
  */
-#include "session.h"
+#include "runtime/session.h"
 
-#include "../core/env.h"
-#include "../core/format.h"
+#include "format/env.h"
+#include "format/format.h"
 
 #include <dlfcn.h>
 #include <spawn.h>

@@ -1,8 +1,8 @@
 /* regions.c - psc_region_begin/end: a timestamp and a counter snapshot per boundary. */
-#include "session.h"
+#include "runtime/session.h"
 
 #include "../../include/perfscope.h"
-#include "../core/format.h"
+#include "format/format.h"
 
 #include <errno.h>
 #include <stdlib.h>

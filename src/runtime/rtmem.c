@@ -4,9 +4,9 @@
  * from a hook would enter the hook again, or its allocator may not be ready or safe to call
  * from where the runtime runs (a signal handler, a thread that is starting or ending).
  */
-#include "session.h"
+#include "runtime/session.h"
 
-#include "../core/mem.h"
+#include "lib/mem.h"
 
 #include <errno.h>
 #include <string.h>

@@ -1,14 +1,14 @@
 /* session.c - start, fork and exit of recording inside the measured process. */
-#include "session.h"
+#include "runtime/session.h"
 
-#include "../core/cpuinfo.h"
-#include "../core/filter.h"
-#include "../core/env.h"
-#include "../core/format.h"
-#include "../core/jsonw.h"
-#include "../format/layout.h"
-#include "../format/meta.h"
-#include "../lib/hash.h"
+#include "pmu/cpuinfo.h"
+#include "format/filter.h"
+#include "format/env.h"
+#include "format/format.h"
+#include "lib/jsonw.h"
+#include "format/layout.h"
+#include "format/meta.h"
+#include "lib/hash.h"
 
 #include <errno.h>
 #include <fcntl.h>

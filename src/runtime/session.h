@@ -12,11 +12,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../core/clock.h"
-#include "../core/compiler.h"
-#include "../core/counters.h"
-#include "../core/events.h"
-#include "../core/format.h"
+#include "pmu/clock.h"
+#include "lib/compiler.h"
+#include "pmu/counters.h"
+#include "pmu/events.h"
+#include "format/format.h"
 
 enum session_state {
 	SESSION_OFF = 0, /* not recording (no PERFSCOPE_OUT, or given up) */

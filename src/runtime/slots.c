@@ -3,7 +3,7 @@
  * live.<pid>.<image>.<n> of the experiment mapped shared into the process (format.h, struct
  * psc_live_header). The kernel keeps a shared file mapping's pages whatever becomes of the
  * process, so every record a thread committed is on its way to the disk even if the process
- * is killed: a salvager (src/analysis/salvage.c) appends it to the thread's stream afterwards.
+ * is killed: a salvager (src/format/salvage.c) appends it to the thread's stream afterwards.
  *
  * The file's blocks are allocated before it is mapped, so that storing into the mapping never
  * needs a block the disk no longer has (a SIGBUS in the program); on file systems where that
@@ -14,10 +14,10 @@
  * memory follows the most threads alive at once, not the threads ever created, and a thread
  * that takes a used slot does not fault its buffers in again.
  */
-#include "session.h"
+#include "runtime/session.h"
 
-#include "../core/format.h"
-#include "../format/layout.h"
+#include "format/format.h"
+#include "format/layout.h"
 
 #include <errno.h>
 #include <fcntl.h>

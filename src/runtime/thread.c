@@ -1,8 +1,8 @@
 /* thread.c - per-thread buffers and the stream files they are written to, chunk by chunk. */
-#include "session.h"
+#include "runtime/session.h"
 
-#include "../core/format.h"
-#include "../format/layout.h"
+#include "format/format.h"
+#include "format/layout.h"
 
 #include <errno.h>
 #include <signal.h>

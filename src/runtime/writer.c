@@ -3,9 +3,9 @@
  * recording thread hands a chunk over and goes on filling its other buffer. It compresses
  * them when it can do so before the thread fills that buffer (thread.c, chunk_compress).
  */
-#include "session.h"
+#include "runtime/session.h"
 
-#include "../core/direach.h"
+#include "lib/direach.h"
 
 #include <errno.h>
 #include <fcntl.h>

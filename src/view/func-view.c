@@ -1,8 +1,8 @@
 /* func-view.c - the columns of the function profile and of its call tree, and sorting by them. */
-#include "func-view.h"
+#include "view/func-view.h"
 
-#include "../core/array.h"
-#include "../output/func-print.h"
+#include "lib/array.h"
+#include "view/func-print.h"
 
 #include <errno.h>
 #include <math.h>

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "view.h"
+#include "view/view.h"
 
 struct func_report;
 struct func_profile;

@@ -1,8 +1,8 @@
 /* mpi-view.c - the columns of the tables of `perfscope mpi` (mpi-view.h). */
-#include "mpi-view.h"
+#include "view/mpi-view.h"
 
-#include "../core/mpi-routines.h"
-#include "../output/mpi-print-int.h"
+#include "format/mpi-routines.h"
+#include "view/mpi-print-int.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -6,7 +6,7 @@
 #ifndef PSC_MPI_VIEW_H
 #define PSC_MPI_VIEW_H
 
-#include "view.h"
+#include "view/view.h"
 
 struct mpi_report;
 struct mpi_routines;

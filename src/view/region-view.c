@@ -1,9 +1,9 @@
 /* region-view.c - the columns of the region profile, and sorting by them. */
-#include "region-view.h"
+#include "view/region-view.h"
 
-#include "../core/counters.h"
-#include "../core/jsonw.h"
-#include "../output/region-print.h"
+#include "pmu/counters.h"
+#include "lib/jsonw.h"
+#include "view/region-print.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "view.h"
+#include "view/view.h"
 
 struct region_report;
 struct region_profile;

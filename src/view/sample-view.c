@@ -1,8 +1,8 @@
 /* sample-view.c - the columns of the sampled functions. */
-#include "sample-view.h"
+#include "view/sample-view.h"
 
-#include "../core/jsonw.h"
-#include "../output/sample-print.h"
+#include "lib/jsonw.h"
+#include "view/sample-print.h"
 
 #include <errno.h>
 #include <stdlib.h>

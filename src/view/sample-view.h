@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "view.h"
+#include "view/view.h"
 
 struct sample_report;
 

@@ -1,8 +1,8 @@
 /* scope-view.c - the columns of the scope report (scope-view.h). */
-#include "scope-view.h"
+#include "view/scope-view.h"
 
-#include "../core/mpi-routines.h"
-#include "../output/scope-print.h"
+#include "format/mpi-routines.h"
+#include "view/scope-print.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
 #ifndef PSC_SCOPE_VIEW_H
 #define PSC_SCOPE_VIEW_H
 
-#include "view.h"
+#include "view/view.h"
 
 struct scope_report;
 

@@ -1,7 +1,7 @@
 /* view.c - the renderers of a view (text, CSV, JSON, long CSV) and its sorting. */
-#include "view.h"
+#include "view/view.h"
 
-#include "../core/jsonw.h"
+#include "lib/jsonw.h"
 
 #include <errno.h>
 #include <inttypes.h>

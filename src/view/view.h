@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../output/table.h"
+#include "view/table.h"
 
 struct jsonw;
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # On an MPI experiment, html builds the wait states and the MPI view in a second thread
-# (src/output/html.c, the default on 2 CPUs or more; it names itself psc-views) while it
+# (src/html/html.c, the default on 2 CPUs or more; it names itself psc-views) while it
 # builds the timeline and the animation's states: the report is the same byte for byte as when
 # one CPU builds them in turn (pinned to the first CPU of the mask), caveats of every view in
 # their order included. The experiment: 8

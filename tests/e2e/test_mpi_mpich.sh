@@ -214,7 +214,7 @@ if [ "$PSC_FORTRAN" = ON ]; then
 	expect_eq 1 "$(csv_get "$T/traffic-f08.out" matched sender=1 receiver=0)" "f08: matched 1 -> 0"
 	sites_check sites-f08 "$T/f08" "$PSC_SOURCE/examples/mpi/ring_f08.f90" 1
 
-	# 3c. the call site's cache (src/mpi/sites.c): 3000 MPI_Test calls from one line through
+	# 3c. the call site's cache (src/mpi-rt/sites.c): 3000 MPI_Test calls from one line through
 	# libmpichfort's mpi_test_ all get that line's return address, in the program's mapping
 	cat >"$T/tl.f90" <<'F'
 program tl

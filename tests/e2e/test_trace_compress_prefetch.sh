@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The stream reader's prefetch thread (src/analysis/stream-chunk.c) changes no output: report,
+# The stream reader's prefetch thread (src/format/stream-chunk.c) changes no output: report,
 # report --csv, dump and export --format chrome of a trace of compressed chunks print the same
 # bytes with the prefetch (the default on 2 CPUs or more) and without it (taskset -c 0: a
 # process that may use one CPU reads every chunk itself); so do the error of a damaged

@@ -1,6 +1,6 @@
 /*
  * fuzz_experiment.c - libFuzzer target for the JSON files of an experiment directory as
- * src/analysis/experiment.c reads them: the input is meta.json, a NUL byte, and
+ * src/format/experiment.c reads them: the input is meta.json, a NUL byte, and
  * proc.1000.json (without a NUL byte: no proc file). The directory (in /dev/shm, or /tmp)
  * also holds a fixed stream.1000.1000 with regions and two counters, and a fixed samples.1000
  * (tests/fuzz/corpus/gen-regions-counters and gen-samples), so that what the JSON files say
@@ -15,8 +15,8 @@
  * Build and run: tests/fuzz/build.sh OUTDIR, then OUTDIR/fuzz_experiment
  * tests/fuzz/corpus-experiment (build.sh compiles the fixed files' paths in).
  */
-#include "analysis/experiment.h"
-#include "analysis/regions.h"
+#include "format/experiment.h"
+#include "analysis/profile/regions.h"
 #include "cli/cli.h"
 #include "fuzz-one-cpu.h"
 

@@ -1,6 +1,6 @@
 /*
  * fuzz_kallsyms.c - libFuzzer target for the reader of an experiment's copy of the kernel's
- * symbols (src/analysis/kallsyms.c): the input is the file `kallsyms` of a directory in
+ * symbols (src/model/kallsyms.c): the input is the file `kallsyms` of a directory in
  * /dev/shm (or /tmp), read by kallsyms_load.
  *
  * Besides the sanitizers, the target checks the reader's contract and aborts when it is broken:
@@ -13,7 +13,7 @@
  *
  * Build and run: tests/fuzz/build.sh OUTDIR, then OUTDIR/fuzz_kallsyms tests/fuzz/corpus-kallsyms.
  */
-#include "analysis/kallsyms.h"
+#include "model/kallsyms.h"
 
 #include <errno.h>
 #include <stdio.h>

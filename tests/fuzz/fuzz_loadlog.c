@@ -1,5 +1,5 @@
 /*
- * fuzz_loadlog.c - libFuzzer target for load logs (src/analysis/loadlog.c, written by the MPI
+ * fuzz_loadlog.c - libFuzzer target for load logs (src/format/loadlog.c, written by the MPI
  * load sampler): the input is a `load.<host>.<pid>` file, read by load_log_read from a memfd
  * and by load_set_read as the only log of a directory in /dev/shm (or /tmp).
  *
@@ -13,7 +13,7 @@
  *
  * Build and run: tests/fuzz/build.sh OUTDIR, then OUTDIR/fuzz_loadlog tests/fuzz/corpus-loadlog.
  */
-#include "analysis/loadlog.h"
+#include "format/loadlog.h"
 
 #include <errno.h>
 #include <math.h>

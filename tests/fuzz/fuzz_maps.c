@@ -1,5 +1,5 @@
 /*
- * fuzz_maps.c - libFuzzer target for the memory map reader (src/analysis/maps.c): the input is
+ * fuzz_maps.c - libFuzzer target for the memory map reader (src/model/maps.c): the input is
  * a `maps.<pid>` file (one or more /proc/<pid>/maps snapshots), parsed from memory by
  * maps_parse and read from a memfd by maps_load (as one file, and as two files: the input and
  * itself again, which joins the later snapshot over the earlier one).
@@ -13,7 +13,7 @@
  *
  * Build and run: tests/fuzz/build.sh OUTDIR, then OUTDIR/fuzz_maps tests/fuzz/corpus-maps.
  */
-#include "analysis/maps.h"
+#include "model/maps.h"
 
 #include <errno.h>
 #include <stdio.h>

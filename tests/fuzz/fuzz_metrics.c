@@ -1,6 +1,6 @@
 /*
- * fuzz_metrics.c - libFuzzer target for metric group files (src/core/metrics.c) and their
- * formulas (src/core/metric-expr.c): the input is a `.metrics` file, written to a memfd and
+ * fuzz_metrics.c - libFuzzer target for metric group files (src/pmu/metrics.c) and their
+ * formulas (src/pmu/metric-expr.c): the input is a `.metrics` file, written to a memfd and
  * read by metric_group_load; every metric of a group it accepts is evaluated with inputs that
  * are missing, zero, huge or ordinary (by a hash of the name), and its missing inputs listed.
  *
@@ -13,7 +13,7 @@
  *
  * Build and run: tests/fuzz/build.sh OUTDIR, then OUTDIR/fuzz_metrics tests/fuzz/corpus-metrics.
  */
-#include "core/metrics.h"
+#include "pmu/metrics.h"
 
 #include <errno.h>
 #include <math.h>

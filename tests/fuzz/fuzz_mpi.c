@@ -13,11 +13,11 @@
  * and mpi-model.c, mpi-match.h MPI_TIME_LIMIT_NS): mpi-stats.c's leave - enter and sums,
  * mpi-model.c's clock alignment and its count of violations on the ranks' own clocks.
  */
-#include "analysis/experiment.h"
-#include "analysis/mpi-model.h"
-#include "analysis/mpi-stats.h"
-#include "analysis/mpi-waits.h"
-#include "analysis/stream.h"
+#include "format/experiment.h"
+#include "analysis/mpi/mpi-model.h"
+#include "analysis/mpi/mpi-stats.h"
+#include "analysis/mpi/mpi-waits.h"
+#include "format/stream.h"
 #include "fuzz-one-cpu.h"
 
 #include <stdio.h>

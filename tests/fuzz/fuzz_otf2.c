@@ -17,13 +17,13 @@
  *
  * Build and run: tests/fuzz/build.sh OUTDIR, then OUTDIR/fuzz_otf2 tests/fuzz/corpus-otf2.
  */
-#include "analysis/fprofile.h"
-#include "analysis/maps.h"
-#include "analysis/mpi-model.h"
-#include "analysis/mpi-scope.h"
-#include "analysis/mpi-stats.h"
-#include "analysis/mpi-waits.h"
-#include "analysis/otf2-calls.h"
+#include "analysis/profile/func-profile.h"
+#include "model/maps.h"
+#include "analysis/mpi/mpi-model.h"
+#include "analysis/mpi/mpi-scope.h"
+#include "analysis/mpi/mpi-stats.h"
+#include "analysis/mpi/mpi-waits.h"
+#include "model/otf2-calls.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,5 +1,6 @@
 /*
- * fuzz_powerfile.c - libFuzzer target for the power meter file reader (src/analysis/powerfile.c).
+ * fuzz_powerfile.c - libFuzzer target for the power meter file reader
+ * (src/analysis/energy/powerfile.c).
  *
  * The first byte of the input picks the format (watts at a fixed rate, time and watts, volts
  * and amps with scales, skipped columns); the rest is the file, written to a memfd (the reader
@@ -15,7 +16,7 @@
  * Build and run: tests/fuzz/build.sh OUTDIR, then OUTDIR/fuzz_powerfile CORPUS_DIR
  * (tests/e2e/test_fuzz_reader.sh does both for a bounded time).
  */
-#include "analysis/powerfile.h"
+#include "analysis/energy/powerfile.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
- * fuzz_powerlog.c - libFuzzer target for the power log reader (src/analysis/powerlog.c).
+ * fuzz_powerlog.c - libFuzzer target for the power log reader (src/format/powerlog.c).
  *
  * The input is the file, written to a memfd (the reader takes a path: /proc/self/fd/N).
  * Besides the sanitizers, the target checks the reader's contract and aborts when it is
@@ -11,10 +11,10 @@
  *     one, for "found the end"), and the series is left empty.
  *
  * Build: clang -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -Isrc
- *        tests/fuzz/fuzz_powerlog.c src/analysis/powerlog.c src/analysis/power.c -lm
+ *        tests/fuzz/fuzz_powerlog.c src/format/powerlog.c src/analysis/energy/power.c -lm
  * Run:   ./a.out tests/fuzz/corpus-powerlog
  */
-#include "analysis/powerlog.h"
+#include "format/powerlog.h"
 
 #include <errno.h>
 #include <math.h>

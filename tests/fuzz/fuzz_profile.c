@@ -9,9 +9,9 @@
  *
  * Build and run: tests/fuzz/build.sh OUTDIR, then OUTDIR/fuzz_profile CORPUS_DIR.
  */
-#include "analysis/experiment.h"
-#include "analysis/regions.h"
-#include "analysis/stream.h"
+#include "format/experiment.h"
+#include "analysis/profile/regions.h"
+#include "format/stream.h"
 #include "cli/cli.h"
 #include "fuzz-one-cpu.h"
 

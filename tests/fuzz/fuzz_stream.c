@@ -1,5 +1,5 @@
 /*
- * fuzz_stream.c - libFuzzer target for the stream reader (src/analysis/stream.c).
+ * fuzz_stream.c - libFuzzer target for the stream reader (src/format/stream.c).
  *
  * The input is the whole content of one stream file. It is written to a memfd (the reader
  * takes a path: /proc/self/fd/N) and read to the end exactly as the analyses read it:
@@ -17,8 +17,8 @@
  * Build and run: tests/fuzz/build.sh OUTDIR, then OUTDIR/fuzz_stream CORPUS_DIR
  * (tests/e2e/test_fuzz_reader.sh does both for a bounded time).
  */
-#include "analysis/stream.h"
-#include "core/counts.h"
+#include "format/stream.h"
+#include "pmu/counts.h"
 #include "fuzz-one-cpu.h"
 
 #include <errno.h>

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""gen_corpus.py OUTDIR - small valid stream files (format v1, src/core/format.h) as fuzz seeds.
+"""gen_corpus.py OUTDIR - small valid stream files (format v1, src/format/format.h) as fuzz seeds.
 
 Each file exercises records the real runs of make-corpus.sh may lack: function enter/exit,
 every extended record type, counter snapshots of two groups, several chunks (one empty), lost

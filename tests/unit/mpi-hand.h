@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/analysis/mpi-model.h"
-#include "../../src/core/format.h"
-#include "../../src/core/mpi-routines.h"
+#include "analysis/mpi/mpi-model.h"
+#include "format/format.h"
+#include "format/mpi-routines.h"
 
 #define HAND_MAX 256
 #define MS(x)	 ((int64_t)((x)*1e6))

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "mpi-model.h"
+#include "analysis/mpi/mpi-model.h"
 
 /* M initialised with a world of P ranks and communicator 0 over all of them. */
 static inline void begin(struct mpi_model *m, int p)

@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format.h"
-#include "stream.h"
+#include "format/format.h"
+#include "format/stream.h"
 #include "tmpdir.h"
 
 /* The stream header's size: every offset below is relative to it. */

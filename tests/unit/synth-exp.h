@@ -17,8 +17,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "clock.h"
-#include "format.h"
+#include "pmu/clock.h"
+#include "format/format.h"
 
 /* The test program's directory, holding one new directory per experiment. */
 static char synth_top[64];

@@ -7,7 +7,7 @@
 #ifndef PSC_TEST_SYNTH_MPI_H
 #define PSC_TEST_SYNTH_MPI_H
 
-#include "mpi-routines.h"
+#include "format/mpi-routines.h"
 #include "synth-exp.h"
 
 /* Records of one stream, growing. */
@@ -254,8 +254,8 @@ static inline void write_mpi_stream(const char *dir, int pid, int tid, const str
 
 /* ---- whole jobs and their models -------------------------------------------------------- */
 
-#include "experiment.h"
-#include "mpi-model.h"
+#include "format/experiment.h"
+#include "analysis/mpi/mpi-model.h"
 
 #define MS 1000000ull /* ns */
 #define US 1000ull

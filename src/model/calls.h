@@ -1,0 +1,101 @@
+/*
+ * calls.h - one thread's stream as matched function calls: enter and exit events in time
+ * order, each exit with the call's inclusive and exclusive time. The exits a killed run never
+ * wrote are made up at the stream's last timestamp (and flagged), exits whose enter was never
+ * recorded are dropped and counted, and an exit that skips frames (longjmp, an exception
+ * unwound through code without hooks) closes the skipped frames first. Region records come
+ * through as they are, so a consumer sees one timeline. Memory grows with the stack depth.
+ */
+#ifndef PSC_AN_CALLS_H
+#define PSC_AN_CALLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/event.h"
+#include "format/experiment.h"
+#include "format/stream.h"
+
+enum call_event_type {
+	CALL_ENTER,
+	CALL_EXIT,
+	CALL_REGION_ENTER,
+	CALL_REGION_EXIT,
+};
+
+struct call_event {
+	enum call_event_type type;
+	uint64_t addr;	  /* function address (CALL_ENTER/EXIT) */
+	uint32_t region;  /* region id (CALL_REGION_*) */
+	const char *name; /* region name, NULL for functions or an undefined id */
+	int64_t ns;	  /* time on the process's CLOCK_MONOTONIC base */
+	unsigned depth;	  /* function stack depth: of the caller at enter, after exit */
+	int synthetic;	  /* an exit the stream lacks, made up by the walker */
+	int64_t incl_ns;  /* CALL_EXIT: the call's duration */
+	uint64_t offset;  /* byte offset of the record in the stream file */
+	/* apart from incl_ns: a consumer that reads both with one 16-byte load would wait for
+	 * the two 8-byte stores that wrote them (a failed store-to-load forward, every exit) */
+	int64_t excl_ns;	  /* CALL_EXIT: the duration minus its callees' */
+	const uint64_t *snapshot; /* CALL_REGION_*: counter snapshot words (until the next event) */
+	size_t nsnapshot;
+	/* with call_walker.records: the extended record of a CALL_REGION_* event, or of a return
+	 * of 2 (until the next event); NULL otherwise */
+	const struct stream_record *rec;
+};
+
+struct call_frame {
+	uint64_t addr;
+	int64_t start_ns;
+	int64_t child_ns;
+};
+
+/* Thread facts gathered while walking; complete once call_walker_next() returned 0. */
+struct call_thread {
+	char name[17];
+	int ended;	       /* the stream has its end record */
+	unsigned end_reason;   /* enum psc_end_reason, signal number in bits 8+ */
+	uint64_t truncated_at; /* a cut-short stream (killed run): byte offset, else 0 */
+	uint64_t lost_records, lost_bytes;
+	uint64_t unmatched_exits;  /* exits without a recorded enter (dropped) */
+	uint64_t synthetic_exits;  /* exits made up: killed run, or skipped frames */
+	uint64_t unwound;	   /* calls the runtime closed at a longjmp or exception */
+	uint64_t function_records; /* enter and exit records read */
+	int64_t first_ns, last_ns; /* span of the stream's records; first > last when empty */
+};
+
+struct call_walker {
+	struct stream_reader r;
+	const struct exp_stream *s;
+	const struct clock_fit *fit;
+	struct call_frame *stack;
+	size_t depth, cap;
+	char **regions; /* region id -> name, from the stream's definitions */
+	size_t nregions;
+	struct call_thread th;
+	/* set after call_walker_open(): every extended record comes out, those that are no region
+	 * boundary as a return of 2 (call_walker_next()), for a source that hands on every record
+	 */
+	int records;
+	struct stream_record rec;     /* the record of the last CALL_RECORD or CALL_REGION_* */
+	struct stream_record pending; /* a function exit waiting while skipped frames close */
+	int have_pending;
+	int at_end; /* the stream is read; open frames are being closed */
+};
+
+/* Open the stream S of E for walking. 0, or a negative errno with "file: ..." in ERR. */
+int call_walker_open(struct call_walker *w, const struct exp_stream *s, char *err, size_t errlen);
+
+/* The next event: 1 and *EV, 0 at the end (open calls closed), or a negative errno with
+ * "file: byte N: ..." in ERR. With W->records, also 2 for an extended record that is no region
+ * boundary: EV->rec, ->ns, ->offset and ->depth set, the other fields as they were. */
+int call_walker_next(struct call_walker *w, struct call_event *ev, char *err, size_t errlen);
+
+/* call_walker_next() as the pass's events (model/event.h): EV_CALL_ENTER, EV_CALL_EXIT,
+ * EV_REGION_ENTER and EV_REGION_EXIT (with ->raw their record when W->records), and with
+ * W->records 2 for any other extended record (->raw, ->ns and ->offset set). ->loc is left as
+ * it was. */
+int call_walker_next_event(struct call_walker *w, struct event *ev, char *err, size_t errlen);
+
+void call_walker_close(struct call_walker *w);
+
+#endif /* PSC_AN_CALLS_H */

@@ -1,0 +1,70 @@
+/* energy-print.h - `perfscope energy`: energy per function and per interval, power statistics. */
+#ifndef PSC_ENERGY_PRINT_H
+#define PSC_ENERGY_PRINT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "analysis/energy/energy.h"
+#include "format/experiment.h"
+#include "analysis/energy/power.h"
+
+/* Statistics of one column of the power samples. */
+struct energy_stat {
+	const char *name, *unit;
+	struct power_stats st;
+};
+
+/* A channel's energy over the covered run, for the list of channels. */
+struct energy_channel {
+	const char *name;
+	int working;
+	double energy_j;
+};
+
+struct energy_report {
+	const struct experiment *e;
+	const struct power_series *ps;
+	const char *channel;		      /* the one attributed */
+	const struct energy_profile *ep;      /* by the method asked for (trapezoid for both) */
+	const struct energy_profile *simpson; /* --method both: by Simpson's rule, else NULL */
+	const char *method;		      /* "trapezoid", "simpson" or "both" */
+	int inclusive;			      /* functions charged with their callees' energy */
+	size_t top;			      /* rows shown, 0 = all */
+	const size_t *order;		      /* rows of ep->merged in display order */
+	const struct energy_stat *stats;
+	size_t nstats;
+	double rate_hz; /* samples per second achieved */
+	const struct energy_channel *channels;
+	size_t nchannels;
+	const char *dir; /* for the `perfscope select` hint */
+};
+
+/* Rows of EP->merged by energy, largest first (inclusive or exclusive): a malloc'd array of
+ * EP->merged.nrows indices, or NULL. */
+size_t *energy_order(const struct energy_profile *ep, int inclusive);
+
+/* Call FN with every caveat: power not covering the run, channels not working, threads
+ * sharing power, and each function whose mean call is shorter than a few sample periods
+ * (with the `perfscope select --min-time` that keeps only longer ones). */
+void energy_caveats(const struct energy_report *r, void (*fn)(void *ctx, const char *line),
+		    void *ctx);
+
+/* Text: the run's energy, the function table, the intervals (if any), the power statistics,
+ * then the caveats. 0 or -EIO. */
+int energy_print_text(const struct energy_report *r, FILE *f);
+
+/* CSV: name,calls,time_ns,energy_j,power_w,pct_energy,pct_time (and energy_simpson_j with
+ * --method both), a row "[outside traced functions]" completing the total; with intervals a
+ * blank line and interval,t_start_ns,t_end_ns,name,time_ns,energy_j. Caveats go to stderr.
+ * 0 or -EIO. */
+int energy_print_csv(const struct energy_report *r, FILE *f);
+
+/* CSV of the power statistics: column,unit,n,mean,sd,cv,min,q1,median,q3,iqr,max,rate_hz.
+ * 0 or -EIO. */
+int energy_print_stats_csv(const struct energy_report *r, FILE *f);
+
+/* JSON object with everything the text shows. 0, -ENOMEM or -EIO. */
+int energy_print_json(const struct energy_report *r, FILE *f);
+
+#endif /* PSC_ENERGY_PRINT_H */

@@ -1,0 +1,410 @@
+/*
+ * test_pass.c - the pass over an experiment source (src/model/pass.h): events in order with
+ * their matched calls, facts per location, consumers filtered by kind and location, errors.
+ *
+ * Run with an experiment directory as its argument, it prints how many records of each kind
+ * a pass with a counting consumer saw ("NAME COUNT" lines, names as `perfscope dump` prints
+ * them): tests/e2e/test_pass_counts.sh compares them with dump's.
+ */
+#include "synth-exp.h"
+
+#include "format/experiment.h"
+#include "format/stream.h"
+#include "model/pass.h"
+
+#include <errno.h>
+
+/* A consumer counting what it sees. */
+struct count {
+	uint64_t by_kind[EV_NKINDS];
+	uint64_t begins, ends, finishes;
+	uint64_t unmatched, synthetic;
+	struct ev_location_facts last;
+	int64_t incl[8], excl[8];
+	size_t nexits;
+	char region[32];
+	char region_at_end[32]; /* the name of region 0 at the last location_end */
+	int errors;		/* location_ends with an error */
+	char errmsg[512];	/* the last one's message */
+	int fail_at_exit;	/* return -EIO at this exit (1-based), 0 never */
+};
+
+static int c_begin(void *ctx, const struct ev_location *loc, char *err, size_t errlen)
+{
+	struct count *c = ctx;
+
+	(void)loc, (void)err, (void)errlen;
+	c->begins++;
+	return 0;
+}
+
+static int c_event(void *ctx, const struct event *ev, char *err, size_t errlen)
+{
+	struct count *c = ctx;
+
+	c->by_kind[ev->kind]++;
+	if (ev->kind == EV_CALL_EXIT) {
+		if (c->nexits < 8) {
+			c->incl[c->nexits] = ev->call.incl_ns;
+			c->excl[c->nexits] = ev->call.excl_ns;
+		}
+		c->synthetic += (uint64_t)ev->call.synthetic;
+		if (++c->nexits == (size_t)c->fail_at_exit) {
+			snprintf(err, errlen, "consumer stops");
+			return -EIO;
+		}
+	}
+	if (ev->kind == EV_REGION_ENTER && ev->region.name)
+		snprintf(c->region, sizeof(c->region), "%s", ev->region.name);
+	return 0;
+}
+
+static int c_end(void *ctx, const struct ev_location *loc, const struct ev_location_facts *f,
+		 char *err, size_t errlen)
+{
+	struct count *c = ctx;
+
+	(void)loc, (void)err, (void)errlen;
+	c->ends++;
+	c->unmatched += f->unmatched_exits;
+	c->last = *f;
+	if (f->error) {
+		c->errors++;
+		snprintf(c->errmsg, sizeof(c->errmsg), "%s", f->errmsg);
+	}
+	snprintf(c->region_at_end, sizeof(c->region_at_end), "%s",
+		 ev_location_region_name(loc, 0) ? ev_location_region_name(loc, 0) : "");
+	return 0;
+}
+
+static int c_finish(void *ctx, char *err, size_t errlen)
+{
+	(void)err, (void)errlen;
+	((struct count *)ctx)->finishes++;
+	return 0;
+}
+
+static struct ev_consumer counter(struct count *c, uint64_t kinds, unsigned locations)
+{
+	return (struct ev_consumer){.name = "count",
+				    .kinds = kinds,
+				    .locations = locations,
+				    .ctx = c,
+				    .location_begin = c_begin,
+				    .event = c_event,
+				    .location_end = c_end,
+				    .finish = c_finish};
+}
+
+/* Run one pass of consumers C[0..n) over DIR with FLAGS: its return, the message in ERR. */
+static int run_flags(const char *dir, struct ev_consumer *const *c, size_t n, unsigned flags,
+		     char *err, size_t len)
+{
+	struct experiment e;
+	struct ev_source *src;
+	int ret = experiment_open(&e, dir, err, len);
+
+	if (ret)
+		fail_msg("experiment_open: %s", err);
+	ret = ev_source_experiment(&src, &e, err, len);
+	assert_int_equal(ret, 0);
+	ret = ev_pass_run_flags(src, c, n, flags, err, len);
+	ev_source_close(src);
+	experiment_release(&e);
+	return ret;
+}
+
+static int run(const char *dir, struct ev_consumer *const *c, size_t n, char *err, size_t len)
+{
+	return run_flags(dir, c, n, 0, err, len);
+}
+
+/* main 0..100 calling f 10..40 (g 20..30 inside) inside region "r"; a stray exit of 0x99. */
+static void write_calls(const char *dir, int end)
+{
+	struct words s = {.n = 0};
+
+	write_proc(dir, 10, "[]");
+	w_clock(&s, 1000);
+	w_call(&s, 1001, 0, 0x99);
+	w_def(&s, 1002, 0, "r");
+	w_enter(&s, 1003, 0);
+	w_call(&s, 1000 + 0, 1, 0x10); /* same tick as the clock record: time may not go back */
+	s.w[s.n - 2] = psc_word0(1003, PSC_KIND_FUNC_ENTER);
+	w_call(&s, 1010, 1, 0x20);
+	w_call(&s, 1020, 1, 0x30);
+	w_call(&s, 1030, 0, 0x30);
+	w_call(&s, 1040, 0, 0x20);
+	if (end) {
+		w_call(&s, 1100, 0, 0x10);
+		w_leave(&s, 1100, 0);
+		w_end(&s, 1100);
+	}
+	write_stream(dir, 10, 10, &s, NULL, 0);
+}
+
+static void test_calls_matched(void **state)
+{
+	struct count c = {0};
+	struct ev_consumer cc = counter(&c, EV_ALL, 0), *list[] = {&cc};
+	char dir[256], err[512];
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	write_calls(dir, 1);
+	assert_int_equal(run(dir, list, 1, err, sizeof(err)), 0);
+	assert_int_equal(c.begins, 1);
+	assert_int_equal(c.ends, 1);
+	assert_int_equal(c.finishes, 1);
+	assert_int_equal(c.by_kind[EV_CALL_ENTER], 3);
+	assert_int_equal(c.by_kind[EV_CALL_EXIT], 3);
+	assert_int_equal(c.by_kind[EV_REGION_ENTER], 1);
+	assert_int_equal(c.by_kind[EV_REGION_EXIT], 1);
+	assert_int_equal(c.by_kind[EV_MARKER], 3); /* clock sync, region def, end */
+	assert_string_equal(c.region, "r");
+	/* g 10; f 30 with g inside: 20 of its own; main 97, 67 of its own */
+	assert_int_equal(c.incl[0], 10);
+	assert_int_equal(c.excl[0], 10);
+	assert_int_equal(c.incl[1], 30);
+	assert_int_equal(c.excl[1], 20);
+	assert_int_equal(c.incl[2], 97);
+	assert_int_equal(c.excl[2], 67);
+	assert_int_equal(c.unmatched, 1);
+	assert_int_equal(c.synthetic, 0);
+	assert_int_equal(c.last.ended, 1);
+	assert_int_equal(c.last.function_records, 7);
+	assert_int_equal(c.last.records, 12);
+	assert_int_equal(c.last.first_ns, 1000);
+	assert_int_equal(c.last.last_ns, 1100);
+}
+
+/* A run killed inside g: the open calls close at the last timestamp, flagged. */
+static void test_calls_killed(void **state)
+{
+	struct count c = {0};
+	struct ev_consumer cc = counter(&c, EV_BIT(EV_CALL_EXIT), 0), *list[] = {&cc};
+	char dir[256], err[512];
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	write_calls(dir, 0);
+	assert_int_equal(run(dir, list, 1, err, sizeof(err)), 0);
+	assert_int_equal(c.by_kind[EV_CALL_EXIT], 3);
+	assert_int_equal(c.by_kind[EV_CALL_ENTER], 0); /* not asked for */
+	assert_int_equal(c.synthetic, 1);
+	assert_int_equal(c.incl[2], 37); /* main closed at 1040 */
+	assert_int_equal(c.last.ended, 0);
+	assert_int_equal(c.last.synthetic_exits, 1);
+}
+
+/* Two consumers in one pass see the same; one that visits samples files only visits none. */
+static void test_many_consumers(void **state)
+{
+	struct count a = {0}, b = {0}, s = {0};
+	struct ev_consumer ca = counter(&a, EV_ALL, 0), cb = counter(&b, EV_BIT(EV_CALL_ENTER), 0),
+			   cs = counter(&s, EV_ALL, EV_LOC_SAMPLES), *list[] = {&ca, &cb, &cs};
+	char dir[256], err[512];
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	write_calls(dir, 1);
+	assert_int_equal(run(dir, list, 3, err, sizeof(err)), 0);
+	assert_int_equal(a.by_kind[EV_CALL_ENTER], 3);
+	assert_int_equal(b.by_kind[EV_CALL_ENTER], 3);
+	assert_int_equal(b.by_kind[EV_CALL_EXIT], 0);
+	assert_int_equal(b.ends, 1);
+	assert_int_equal(s.begins, 0);
+	assert_int_equal(s.finishes, 1);
+}
+
+static int decline(void *ctx, const struct ev_location *loc, char *err, size_t errlen)
+{
+	(void)loc, (void)err, (void)errlen;
+	((struct count *)ctx)->begins++;
+	return 1;
+}
+
+/* A consumer that declines a location gets neither its events nor its end; the others do. */
+static void test_decline(void **state)
+{
+	struct count a = {0}, d = {0};
+	struct ev_consumer ca = counter(&a, EV_ALL, 0), cd = counter(&d, EV_ALL, 0),
+			   *list[] = {&cd, &ca};
+	char dir[256], err[512];
+
+	(void)state;
+	cd.location_begin = decline;
+	new_dir(dir, sizeof(dir));
+	write_calls(dir, 1);
+	assert_int_equal(run(dir, list, 2, err, sizeof(err)), 0);
+	assert_int_equal(d.begins, 1);
+	assert_int_equal(d.by_kind[EV_CALL_ENTER], 0);
+	assert_int_equal(d.ends, 0);
+	assert_int_equal(d.finishes, 1);
+	assert_int_equal(a.by_kind[EV_CALL_ENTER], 3);
+	assert_int_equal(a.ends, 1);
+	/* declined by all: nothing read, no error */
+	assert_int_equal(run(dir, list, 1, err, sizeof(err)), 0);
+	assert_int_equal(d.begins, 2);
+	assert_int_equal(d.ends, 0);
+}
+
+/* A consumer's error stops the pass with its message; a source's names file and byte. */
+static void test_errors(void **state)
+{
+	struct count c = {.fail_at_exit = 2}, s = {0};
+	struct ev_consumer cc = counter(&c, EV_ALL, 0), cs = counter(&s, EV_ALL, EV_LOC_SAMPLES),
+			   *list[] = {&cc}, *samples_only[] = {&cs};
+	char dir[256], err[512], path[512], want[600];
+	struct words w = {.n = 0};
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	write_calls(dir, 1);
+	assert_int_equal(run(dir, list, 1, err, sizeof(err)), -EIO);
+	assert_string_equal(err, "consumer stops");
+	assert_int_equal(c.ends, 0);
+	assert_int_equal(c.finishes, 0);
+
+	/* time going back at the second record (byte 64 + 16 + 16) */
+	new_dir(dir, sizeof(dir));
+	write_proc(dir, 10, "[]");
+	w_clock(&w, 1000);
+	w_call(&w, 1000, 1, 0x10);
+	w.w[w.n - 2] = psc_word0(900, PSC_KIND_FUNC_ENTER);
+	write_stream(dir, 10, 10, &w, NULL, 0);
+	c = (struct count){0};
+	assert_true(run(dir, list, 1, err, sizeof(err)) < 0);
+	snprintf(path, sizeof(path), "%s/stream.10.10", dir);
+	snprintf(want, sizeof(want), "%s: byte 104: ", path);
+	assert_memory_equal(err, want, strlen(want));
+	/* nobody visits the stream: it is not opened */
+	assert_int_equal(run(dir, samples_only, 1, err, sizeof(err)), 0);
+}
+
+/* With EV_PASS_KEEP_GOING a damaged stream ends with its error in its facts and the pass
+ * reads the next one; the region names of a location are there until its end. */
+static void test_keep_going(void **state)
+{
+	struct count c = {0};
+	struct ev_consumer cc = counter(&c, EV_ALL, 0), *list[] = {&cc};
+	char dir[256], err[512], want[600];
+	struct words w = {.n = 0};
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	write_calls(dir, 1);
+	w_clock(&w, 1000);
+	w_def(&w, 1000, 0, "bad");
+	w_call(&w, 1000, 1, 0x10);
+	w.w[w.n - 2] = psc_word0(900, PSC_KIND_FUNC_ENTER);
+	write_stream(dir, 10, 11, &w, NULL, 0);
+	assert_true(run(dir, list, 1, err, sizeof(err)) < 0);
+
+	c = (struct count){0};
+	err[0] = 0;
+	assert_int_equal(run_flags(dir, list, 1, EV_PASS_KEEP_GOING, err, sizeof(err)), 0);
+	assert_string_equal(err, "");
+	assert_int_equal(c.begins, 2);
+	assert_int_equal(c.ends, 2);
+	assert_int_equal(c.finishes, 1);
+	assert_int_equal(c.errors, 1);
+	/* time going back at its third record (byte 64 + 24 + 24 + 16) */
+	snprintf(want, sizeof(want), "%s/stream.10.11: byte 128: ", dir);
+	assert_memory_equal(c.errmsg, want, strlen(want));
+	assert_int_equal(c.by_kind[EV_CALL_ENTER], 3); /* the good stream's */
+	/* the good stream is read first: its region's name came to its end */
+	assert_int_equal(c.last.error < 0, 1);
+	assert_string_equal(c.region_at_end, "bad");
+}
+
+/* Records by the name dump gives them: calls from the call events and facts, the others
+ * from their records. */
+struct by_name {
+	const char *name[64];
+	uint64_t n[64];
+	size_t nnames;
+	uint64_t calls[2], synthetic, unmatched;
+};
+
+static void by_name_add(struct by_name *b, const char *name, uint64_t n)
+{
+	size_t i = 0;
+
+	while (i < b->nnames && strcmp(b->name[i], name))
+		i++;
+	if (i == b->nnames && b->nnames < 64)
+		b->name[b->nnames++] = name;
+	if (i < 64)
+		b->n[i] += n;
+}
+
+static int n_event(void *ctx, const struct event *ev, char *err, size_t errlen)
+{
+	struct by_name *b = ctx;
+
+	(void)err, (void)errlen;
+	if (ev->kind == EV_CALL_ENTER || ev->kind == EV_CALL_EXIT) {
+		b->calls[ev->kind == EV_CALL_EXIT]++;
+		b->synthetic += (uint64_t)(ev->kind == EV_CALL_EXIT && ev->call.synthetic);
+	} else {
+		by_name_add(b, stream_record_name(ev->raw), 1);
+	}
+	return 0;
+}
+
+static int n_end(void *ctx, const struct ev_location *loc, const struct ev_location_facts *f,
+		 char *err, size_t errlen)
+{
+	(void)loc, (void)err, (void)errlen;
+	((struct by_name *)ctx)->unmatched += f->unmatched_exits;
+	return 0;
+}
+
+static int print_counts(const char *dir)
+{
+	struct by_name b = {.nnames = 0};
+	struct ev_consumer c = {.name = "names",
+				.kinds = EV_ALL,
+				.ctx = &b,
+				.event = n_event,
+				.location_end = n_end},
+			   *list[] = {&c};
+	char err[512];
+	struct experiment e;
+	struct ev_source *src;
+	int ret;
+
+	if (experiment_open(&e, dir, err, sizeof(err)) ||
+	    ev_source_experiment(&src, &e, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return 2;
+	}
+	ret = ev_pass_run(src, list, 1, err, sizeof(err));
+	ev_source_close(src);
+	experiment_release(&e);
+	if (ret) {
+		fprintf(stderr, "%s\n", err);
+		return 2;
+	}
+	/* the exits as recorded: those matched and those dropped, not those made up */
+	by_name_add(&b, "func-enter", b.calls[0]);
+	by_name_add(&b, "func-exit", b.calls[1] - b.synthetic + b.unmatched);
+	for (size_t i = 0; i < b.nnames; i++)
+		if (b.n[i])
+			printf("%s %llu\n", b.name[i], (unsigned long long)b.n[i]);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_calls_matched),  cmocka_unit_test(test_calls_killed),
+	    cmocka_unit_test(test_many_consumers), cmocka_unit_test(test_decline),
+	    cmocka_unit_test(test_errors),	   cmocka_unit_test(test_keep_going),
+	};
+
+	if (argc > 1)
+		return print_counts(argv[1]);
+	return cmocka_run_group_tests(tests, synth_make_top, synth_remove_top);
+}
