@@ -29,7 +29,7 @@ U32 = 0xFFFFFFFF
 
 def routine_ids():
     ids = {}
-    with open(os.path.join(HERE, "..", "src", "mpi", "mpi-calls.def")) as f:
+    with open(os.path.join(HERE, "..", "src", "mpi-rt", "mpi-calls.def")) as f:
         for line in f:
             m = re.match(r"MPI_CALL\((\w+),", line)
             if m:

@@ -36,7 +36,7 @@ for f in Test Testany Waitany Wait Irecv; do
 done
 
 # the init record: rank, size, the thread level MPI_Query_thread gave, the record version
-ver=$(sed -n 's/^#define PSC_MPI_RECORD_VERSION *\([0-9]*\).*/\1/p' "$PSC_SOURCE/src/core/format.h")
+ver=$(sed -n 's/^#define PSC_MPI_RECORD_VERSION *\([0-9]*\).*/\1/p' "$PSC_SOURCE/src/format/format.h")
 [ -n "$ver" ] || die "no PSC_MPI_RECORD_VERSION in src/format/format.h"
 run dump "$PERFSCOPE" dump "$T/out"
 [ "$RC" -eq 0 ] || { show dump; die "perfscope dump exited $RC"; }
