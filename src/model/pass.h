@@ -1,13 +1,13 @@
 /*
  * pass.h - one pass over a source's events, many consumers (perf's struct perf_tool,
  * uftrace's fstack + dump ops). A source (an experiment directory: its streams and samples
- * files; an OTF2 archive) is walked once; each location's events go, in time order, to every
- * consumer that asked for their kind. Analyses and exporters are consumers; none opens a file.
+ * files) is walked once; each location's events go, in time order, to every consumer that
+ * asked for their kind. Analyses and exporters are consumers; none opens a file. (An OTF2
+ * archive is still read by its own walker, model/otf2-calls.c, until it becomes a source.)
  *
  * Locations are walked one after another (a consumer sees location_begin, its events,
  * location_end, then the next location), each stream read ahead by a second thread
- * (stream.h). Consumers that set EV_CONSUMER_CONCURRENT accept their callbacks for different
- * locations from different threads at once; the pass may then decode locations in parallel.
+ * (stream.h); locations are not decoded in parallel yet.
  */
 #ifndef PSC_MODEL_PASS_H
 #define PSC_MODEL_PASS_H
@@ -18,8 +18,6 @@
 #include "model/event.h"
 
 struct experiment;
-
-#define EV_CONSUMER_CONCURRENT 0x1u
 
 /* Which locations of an experiment a consumer visits (ev_consumer.locations; 0: all). */
 #define EV_LOC_STREAMS 0x1u /* the streams of the runtime */
@@ -35,7 +33,6 @@ struct experiment;
 struct ev_consumer {
 	const char *name; /* for messages and tests */
 	uint64_t kinds;
-	unsigned flags;	    /* EV_CONSUMER_* */
 	unsigned locations; /* EV_LOC_*, 0 all: the files of the others are not opened for it */
 	void *ctx;
 	/* 1: the consumer wants nothing of LOC (it gets neither its events nor its location_end;
@@ -64,10 +61,6 @@ struct ev_source;
 /* The experiment E (kept open by the caller) as a source: its streams, then its samples files. */
 int ev_source_experiment(struct ev_source **src, const struct experiment *e, char *err,
 			 size_t errlen);
-
-/* The OTF2 archive whose anchor file is ANCHOR as a source (opened here, closed by
- * ev_source_close()). */
-int ev_source_otf2(struct ev_source **src, const char *anchor, char *err, size_t errlen);
 
 /* Its locations, known before the pass. */
 size_t ev_source_nlocations(const struct ev_source *src);
