@@ -12,8 +12,9 @@
 psc_init
 
 exp=$PSC_SOURCE/tests/data/corpus/exp/regions
-main=stream.28061.28061
-second=stream.28061.28063
+# the main thread's stream (pid = tid) and the second thread's
+main=$(cd "$exp" && ls stream.* | awk -F. '$2 == $3')
+second=$(cd "$exp" && ls stream.* | awk -F. '$2 != $3')
 
 # damage NAME FILE AT LEN: a copy of the experiment as $T/NAME, LEN bytes of FILE from AT
 # overwritten (0xff, or 0 when AT is 0)
