@@ -643,11 +643,14 @@ static int chrome_location_end(void *ctx, const struct ev_location *loc,
 
 	if (!loc->stream)
 		return c->o.error ? write_failed(c, err, errlen) : 0;
-	chrome_model_close(c->model, &c->o, loc, facts->last_ns - c->origin);
-	/* regions a killed run left open end with the stream's last record */
-	while (c->t.nregions) {
-		c->t.nregions--;
-		region_end(&c->o, &c->t, facts->last_ns - c->origin, 0);
+	/* MPI calls and regions a killed run left open end with the stream's last record; a
+	 * stream without records (cut inside its first chunk) has none open and no last record */
+	if (facts->first_ns <= facts->last_ns) {
+		chrome_model_close(c->model, &c->o, loc, facts->last_ns - c->origin);
+		while (c->t.nregions) {
+			c->t.nregions--;
+			region_end(&c->o, &c->t, facts->last_ns - c->origin, 0);
+		}
 	}
 	thread_meta(&c->o, &c->t, facts);
 	c->stats->synthetic_exits += facts->synthetic_exits;
