@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "analysis/energy/power.h"
+#include "format/power.h"
 
 /* Read the power log PATH into PS. Channels in file order, cumulative joules from 0, flagged
  * not advancing when the counter never moved; columns: each channel's mean power over every

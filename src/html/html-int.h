@@ -8,7 +8,7 @@
 #define PSC_HTML_INT_H
 
 #include "analysis/energy/energy.h"
-#include "analysis/energy/power.h"
+#include "format/power.h"
 #include "lib/jsonw.h"
 #include "html/html.h"
 

@@ -7,7 +7,7 @@
 
 #include "analysis/energy/energy.h"
 #include "format/experiment.h"
-#include "analysis/energy/power.h"
+#include "format/power.h"
 
 /* Statistics of one column of the power samples. */
 struct energy_stat {

@@ -11,7 +11,7 @@
  *     one, for "found the end"), and the series is left empty.
  *
  * Build: clang -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -Isrc
- *        tests/fuzz/fuzz_powerlog.c src/format/powerlog.c src/analysis/energy/power.c -lm
+ *        tests/fuzz/fuzz_powerlog.c src/format/powerlog.c src/format/power.c -lm
  * Run:   ./a.out tests/fuzz/corpus-powerlog
  */
 #include "format/powerlog.h"

@@ -13,7 +13,7 @@
 #include "format/experiment.h"
 #include "analysis/profile/func-profile.h"
 #include "analysis/energy/integrate.h"
-#include "analysis/energy/power.h"
+#include "format/power.h"
 #include "model/symbols.h"
 
 /* --intervals and --interval give at most this many: each function of each thread keeps a

@@ -18,7 +18,7 @@
 
 #include <stddef.h>
 
-#include "analysis/energy/power.h"
+#include "format/power.h"
 
 enum integ_method {
 	INTEG_TRAPEZOID,

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "analysis/energy/power.h"
+#include "format/power.h"
 
 #define POWER_FILE_MAX_COLS 16
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/energy/power.h"
+#include "format/power.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

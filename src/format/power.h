@@ -4,8 +4,8 @@
  * (powerlog.h). Times are nanoseconds on the experiment's clock (CLOCK_MONOTONIC), so that
  * they line up with the function timeline.
  */
-#ifndef PSC_AN_POWER_H
-#define PSC_AN_POWER_H
+#ifndef PSC_FORMAT_POWER_H
+#define PSC_FORMAT_POWER_H
 
 #include <stddef.h>
 
@@ -65,4 +65,4 @@ void power_stats_compute(struct power_stats *st, double *v, size_t n);
 /* Samples per second actually achieved: (n - 1) / (last - first time); 0 below two samples. */
 double power_series_rate(const struct power_series *ps);
 
-#endif /* PSC_AN_POWER_H */
+#endif /* PSC_FORMAT_POWER_H */

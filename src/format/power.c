@@ -4,7 +4,7 @@
  * The quartiles select order statistics in place (Hoare's selection with Wirth's partition,
  * O(n) expected) instead of sorting: a meter's file can hold tens of millions of samples.
  */
-#include "analysis/energy/power.h"
+#include "format/power.h"
 
 #include <math.h>
 #include <stddef.h>
