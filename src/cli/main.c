@@ -1,5 +1,6 @@
 /* main.c - the command table, help, and helpers shared by the subcommands. */
 #include "cli/cli.h"
+#include "cli/stack-guard.h"
 
 #include "lib/compiler.h"
 #include "format/env.h"
@@ -235,6 +236,15 @@ static void outputs_discard(void)
 		}
 }
 
+/* The temporary files of the outputs still open removed, from a signal handler: their
+ * destinations stay as they were. */
+static void outputs_unlink(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(outputs); i++)
+		if (outputs[i].f && outputs[i].o.tmp[0])
+			unlink(outputs[i].o.tmp);
+}
+
 int cli_output_open(const char *cmd, const char *path, int force, FILE **out)
 {
 	static int registered;
@@ -318,12 +328,16 @@ int cli_output_close(const char *cmd, FILE *f, int keep, int status)
  * Run command C, then see that what it wrote on standard output got there (git's
  * run_builtin()): a full disk or a failed write behind a redirection is said once, for every
  * command alike, and the run exits 1 if it had succeeded. A pipe is left alone: a reader that
- * went away ends perfscope with SIGPIPE, as it ends any filter.
+ * went away ends perfscope with SIGPIPE, as it ends any filter. Before the command runs, the
+ * stack is reserved (stack-guard.h), so that running out of memory is said, not a crash.
  */
 static int run_builtin(const struct cmd *c, int argc, char **argv)
 {
-	int status = c->fn(argc, argv);
 	struct stat st;
+	int status;
+
+	stack_guard_install(c->name, outputs_unlink);
+	status = c->fn(argc, argv);
 
 	if (fstat(STDOUT_FILENO, &st) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))
 		return status;

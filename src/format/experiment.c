@@ -723,8 +723,10 @@ static int experiment_read(struct experiment *e, const char *dir, char *err, siz
 		return ret;
 	d = opendir(dir);
 	if (!d) {
-		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
-		return -errno;
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", dir,
+			 ret == -ENOMEM ? "out of memory reading the directory" : strerror(-ret));
+		return ret;
 	}
 	while ((de = readdir(d))) {
 		enum layout_kind kind = layout_parse(de->d_name, NULL);
