@@ -184,269 +184,324 @@ static int report_print(const struct report *rep, enum report_view view, int tre
 	return ret;
 }
 
-int cmd_report(int argc, char **argv)
+/* The options of `report` as given, and what they decide. */
+struct report_args {
+	struct opt_list by;
+	const char *output, *sort_key, *min_time, *rank_arg, *callers, *min_share, *format;
+	const char *dir;
+	enum out_format fmt;
+	enum report_view view;
+	double min_pct;
+	long top, fold;
+	uint64_t min_ns;
+	int no_fold, csv, json, force, tree, lines, accuracy, categories, per_rank, per_thread;
+	int otf2, help;
+};
+
+/* The options and the operand of `report` into A: 0; negative after a usage error (said);
+ * positive when the help was asked for (shown). */
+static int report_parse(int argc, char **argv, struct report_args *a)
 {
-	struct opt_list by = {0};
-	const char *output = NULL, *sort_key = NULL, *min_time = NULL, *rank_arg = NULL;
-	const char *callers = NULL, *min_share = NULL, *format = NULL;
-	enum out_format fmt = OUT_TEXT;
-	double min_pct = 0;
-	long top = 0, fold = -1;
-	int no_fold = 0, csv = 0, json = 0, force = 0, help = 0, tree = 0, lines = 0, accuracy = 0,
-	    first, ret;
-	int categories = 0, per_rank = 0, otf2;
 	const struct option_spec specs[] = {
-	    {0, "by", OPT_LIST, &by, "function|region|sample|scope|thread|rank",
+	    {0, "by", OPT_LIST, &a->by, "function|region|sample|scope|thread|rank",
 	     "what to show: function (default when traced), sample (default when sampled), "
 	     "region, scope (MPI runs: with --categories), and thread to split per thread "
 	     "(rank: per rank with scope)",
 	     0, NULL},
-	    {0, "categories", OPT_FLAG, &categories, NULL,
+	    {0, "categories", OPT_FLAG, &a->categories, NULL,
 	     "MPI runs: each scope's time in computation, MPI and MPI waiting (--by scope)", 0,
 	     NULL},
-	    {0, "rank", OPT_STRING, &rank_arg, "N", "with --categories: rank N only", 0, NULL},
-	    {0, "lines", OPT_FLAG, &lines, NULL, "sampled: the hottest source lines (file:line)", 0,
-	     NULL},
-	    {0, "accuracy", OPT_FLAG, &accuracy, NULL,
+	    {0, "rank", OPT_STRING, &a->rank_arg, "N", "with --categories: rank N only", 0, NULL},
+	    {0, "lines", OPT_FLAG, &a->lines, NULL, "sampled: the hottest source lines (file:line)",
+	     0, NULL},
+	    {0, "accuracy", OPT_FLAG, &a->accuracy, NULL,
 	     "sampled: totals estimated from the samples against exact counts", 0, NULL},
-	    {0, "tree", OPT_FLAG, &tree, NULL, "the call tree with inclusive times and calls", 0,
+	    {0, "tree", OPT_FLAG, &a->tree, NULL, "the call tree with inclusive times and calls", 0,
 	     NULL},
-	    {0, "fold-recursion", OPT_INT, &fold, "N",
+	    {0, "fold-recursion", OPT_INT, &a->fold, "N",
 	     "--tree: fold each chain of direct recursion deeper than N levels (alone: every one; "
 	     "default 16) into one line",
 	     OPT_ARG_OPTIONAL, "1"},
-	    {0, "no-fold-recursion", OPT_FLAG, &no_fold, NULL,
+	    {0, "no-fold-recursion", OPT_FLAG, &a->no_fold, NULL,
 	     "--tree: show every level of recursion", 0, NULL},
-	    {0, "callers", OPT_STRING, &callers, "FUNC",
+	    {0, "callers", OPT_STRING, &a->callers, "FUNC",
 	     "sampled with --callgraph: the callers of FUNC, and theirs, as a tree", 0, NULL},
-	    {0, "sort", OPT_STRING, &sort_key, "KEY",
+	    {0, "sort", OPT_STRING, &a->sort_key, "KEY",
 	     "excl (functions' default), incl (regions' default), calls, mean, max, name", 0, NULL},
-	    {0, "top", OPT_INT, &top, "N", "show the first N rows", 0, NULL},
-	    {0, "min-time", OPT_STRING, &min_time, "T",
+	    {0, "top", OPT_INT, &a->top, "N", "show the first N rows", 0, NULL},
+	    {0, "min-time", OPT_STRING, &a->min_time, "T",
 	     "leave out functions and call paths under T inclusive (10us, 1ms...)", 0, NULL},
-	    {0, "min-share", OPT_STRING, &min_share, "PCT",
+	    {0, "min-share", OPT_STRING, &a->min_share, "PCT",
 	     "sampled: leave out functions and call-tree nodes (inclusive) under PCT % of the "
 	     "samples",
 	     0, NULL},
-	    {0, "csv", OPT_FLAG, &csv, NULL, "CSV output", 0, NULL},
-	    {0, "json", OPT_FLAG, &json, NULL, "JSON output", 0, NULL},
-	    {0, "format", OPT_STRING, &format, "FMT",
+	    {0, "csv", OPT_FLAG, &a->csv, NULL, "CSV output", 0, NULL},
+	    {0, "json", OPT_FLAG, &a->json, NULL, "JSON output", 0, NULL},
+	    {0, "format", OPT_STRING, &a->format, "FMT",
 	     "text, csv, json, or long (CSV: one row per entity and metric)", 0, NULL},
-	    {'o', "output", OPT_STRING, &output, "FILE", "write to FILE", 0, NULL},
-	    {0, "force", OPT_FLAG, &force, NULL, "overwrite the output file", 0, NULL},
-	    {'h', "help", OPT_FLAG, &help, NULL, "show this help", 0, NULL},
+	    {'o', "output", OPT_STRING, &a->output, "FILE", "write to FILE", 0, NULL},
+	    {0, "force", OPT_FLAG, &a->force, NULL, "overwrite the output file", 0, NULL},
+	    {'h', "help", OPT_FLAG, &a->help, NULL, "show this help", 0, NULL},
 	    {0},
 	};
-	struct report_options opt = {0};
-	struct session_options sopt = {0};
-	enum report_view view = VIEW_AUTO;
-	struct session s;
-	struct report rep;
-	const char *dir = "perfscope.out";
-	FILE *out = NULL;
-	uint64_t min_ns = 0;
+	int first, ret = cli_parse("report", specs, 0, argc - 1, argv + 1, &first, &a->help);
 
-	memset(&rep, 0, sizeof(rep));
-	session_init(&s, dir, SESSION_DIR, NULL);
-	ret = cli_parse("report", specs, 0, argc - 1, argv + 1, &first, &help);
-	if (ret) {
-		opt_list_release(&by);
-		return ret < 0 ? EXIT_USAGE : 0;
-	}
-	ret = EXIT_USAGE;
+	if (ret)
+		return ret;
 	if (argc - 1 - first > 1) {
 		cli_error("report", "one experiment directory at a time (got '%s' and '%s')",
 			  argv[1 + first], argv[2 + first]);
-		goto out;
+		return -1;
 	}
 	if (argc - 1 - first == 1)
-		dir = argv[1 + first];
-	if (format) {
-		char why[128];
+		a->dir = argv[1 + first];
+	return 0;
+}
 
-		if (options_out_format(csv, json, format, &fmt, why, sizeof(why))) {
+/* --format and --by of A: its output format and view. 0, or -1 after a usage error (said). */
+static int report_format_and_view(struct report_args *a)
+{
+	static const struct {
+		const char *word;
+		enum report_view view;
+	} views[] = {{"region", VIEW_REGIONS},
+		     {"function", VIEW_FUNCTIONS},
+		     {"sample", VIEW_SAMPLES},
+		     {"scope", VIEW_SCOPES}};
+	char why[128];
+
+	if (a->format) {
+		if (options_out_format(a->csv, a->json, a->format, &a->fmt, why, sizeof(why))) {
 			cli_error("report", "%s", why);
-			goto out;
+			return -1;
 		}
-		csv = fmt == OUT_CSV;
-		json = fmt == OUT_JSON;
+		a->csv = a->fmt == OUT_CSV;
+		a->json = a->fmt == OUT_JSON;
 	} else {
-		fmt = csv ? OUT_CSV : json ? OUT_JSON : OUT_TEXT;
+		a->fmt = a->csv ? OUT_CSV : a->json ? OUT_JSON : OUT_TEXT;
 	}
-	otf2 = session_path_is_otf2(dir);
-	for (size_t i = 0; i < by.n; i++) {
-		if (!strcmp(by.items[i], "thread")) {
-			sopt.per_thread = 1;
-		} else if (!strcmp(by.items[i], "region")) {
-			view = VIEW_REGIONS;
-		} else if (!strcmp(by.items[i], "function")) {
-			view = VIEW_FUNCTIONS;
-		} else if (!strcmp(by.items[i], "sample")) {
-			view = VIEW_SAMPLES;
-		} else if (!strcmp(by.items[i], "scope")) {
-			view = VIEW_SCOPES;
-		} else if (!strcmp(by.items[i], "rank")) {
-			per_rank = 1;
+	for (size_t i = 0; i < a->by.n; i++) {
+		const char *w = a->by.items[i];
+		size_t k = 0;
+
+		while (k < sizeof(views) / sizeof(views[0]) && strcmp(w, views[k].word))
+			k++;
+		if (k < sizeof(views) / sizeof(views[0])) {
+			a->view = views[k].view;
+		} else if (!strcmp(w, "thread")) {
+			a->per_thread = 1;
+		} else if (!strcmp(w, "rank")) {
+			a->per_rank = 1;
 		} else {
 			cli_error(
 			    "report",
-			    "--by %s: expected function, region, sample, scope, thread or rank",
-			    by.items[i]);
-			goto out;
+			    "--by %s: expected function, region, sample, scope, thread or rank", w);
+			return -1;
 		}
 	}
-	if (min_share) {
-		char *end = NULL;
+	return 0;
+}
 
-		min_pct = strtod(min_share, &end);
-		if (end == min_share || (*end && strcmp(end, "%")) ||
-		    !(min_pct > 0 && min_pct <= 100)) {
-			cli_error("report",
-				  "--min-share %s: expected a share of the samples in %%, "
-				  "more than 0 and at most 100 (e.g. 1 or 0.5)",
-				  min_share);
-			goto out;
-		}
-		if (categories || view == VIEW_SCOPES || per_rank || rank_arg ||
-		    view == VIEW_FUNCTIONS || view == VIEW_REGIONS) {
-			cli_error("report", "--min-share prunes reports of samples: drop it, or "
-					    "--by sample without --categories/--rank");
-			goto out;
-		}
-	}
-	if (categories || view == VIEW_SCOPES || per_rank || rank_arg) {
-		struct scope_options so = {MPI_SCOPE_ALL, per_rank, 0,	   csv,
-					   json,	  output,   force, fmt};
-		char *end = NULL;
-		long v = 0;
+/* A's --categories (or --by scope, rank) asks for the scope view. */
+static int report_wants_scopes(const struct report_args *a)
+{
+	return a->categories || a->view == VIEW_SCOPES || a->per_rank || a->rank_arg;
+}
 
-		if (rank_arg)
-			v = strtol(rank_arg, &end, 10);
-		if ((view != VIEW_AUTO && view != VIEW_SCOPES) || sopt.per_thread || tree ||
-		    lines || accuracy || sort_key || min_time || callers) {
-			cli_error("report",
-				  "--categories is the view --by scope[,rank] [--rank N]: "
-				  "drop the other --by, --tree, --lines, --accuracy, --sort "
-				  "and --min-time");
-			goto out;
-		}
-		if (rank_arg && (!*rank_arg || *end || v < 0 || v > INT32_MAX)) {
-			cli_error("report", "--rank %s: expected a rank (0 or more)", rank_arg);
-			goto out;
-		}
-		if (top < 0 || (csv && json) || (rank_arg && per_rank)) {
-			cli_error("report", top < 0 ? "--top N: N must be 0 (all rows) or more"
-					    : csv && json
-						? "--csv and --json exclude each other"
-						: "--rank N and --by rank exclude each other");
-			goto out;
-		}
-		so.rank = rank_arg ? (int)v : MPI_SCOPE_ALL;
-		so.top = (size_t)top;
-		session_init(&s, dir, otf2 ? SESSION_OTF2 : SESSION_DIR, NULL);
-		ret = report_scopes(&s, &so);
-		goto out;
-	}
-	if (sort_key && !report_sort_key_valid(sort_key)) {
-		char words[128];
+/* --min-share of A: a share of the samples, in a view of samples. 0, or -1 (said). */
+static int report_min_share(struct report_args *a)
+{
+	char *end = NULL;
 
-		report_sort_words(words, sizeof(words));
-		cli_error("report", "--sort %s: expected %s", sort_key, words);
-		goto out;
+	if (!a->min_share)
+		return 0;
+	a->min_pct = strtod(a->min_share, &end);
+	if (end == a->min_share || (*end && strcmp(end, "%")) ||
+	    !(a->min_pct > 0 && a->min_pct <= 100)) {
+		cli_error(
+		    "report",
+		    "--min-share %s: expected a share of the samples in %%, more than 0 and at "
+		    "most 100 (e.g. 1 or 0.5)",
+		    a->min_share);
+		return -1;
 	}
-	if (min_time && (parse_duration_ns(min_time, &min_ns) || min_ns > INT64_MAX)) {
-		cli_error("report", "--min-time %s: expected a duration such as 10us, 1ms or 2s",
-			  min_time);
-		goto out;
+	if (report_wants_scopes(a) || a->view == VIEW_FUNCTIONS || a->view == VIEW_REGIONS) {
+		cli_error("report", "--min-share prunes reports of samples: drop it, or "
+				    "--by sample without --categories/--rank");
+		return -1;
 	}
-	if (top < 0 || (csv && json) || (tree && view == VIEW_REGIONS)) {
-		cli_error("report", top < 0 ? "--top N: N must be 0 (all rows) or more"
-				    : csv && json
+	return 0;
+}
+
+/* `report --categories` (--by scope[,rank], --rank N) as A asks: an exit status. */
+static int report_scope_view(const struct report_args *a)
+{
+	struct scope_options so = {MPI_SCOPE_ALL, a->per_rank, 0,	 a->csv,
+				   a->json,	  a->output,   a->force, a->fmt};
+	struct session s;
+	char *end = NULL;
+	long v = 0;
+	int ret;
+
+	if (a->rank_arg)
+		v = strtol(a->rank_arg, &end, 10);
+	if ((a->view != VIEW_AUTO && a->view != VIEW_SCOPES) || a->per_thread || a->tree ||
+	    a->lines || a->accuracy || a->sort_key || a->min_time || a->callers) {
+		cli_error("report", "--categories is the view --by scope[,rank] [--rank N]: "
+				    "drop the other --by, --tree, --lines, --accuracy, --sort "
+				    "and --min-time");
+		return EXIT_USAGE;
+	}
+	if (a->rank_arg && (!*a->rank_arg || *end || v < 0 || v > INT32_MAX)) {
+		cli_error("report", "--rank %s: expected a rank (0 or more)", a->rank_arg);
+		return EXIT_USAGE;
+	}
+	if (a->top < 0 || (a->csv && a->json) || (a->rank_arg && a->per_rank)) {
+		cli_error("report", a->top < 0 ? "--top N: N must be 0 (all rows) or more"
+				    : a->csv && a->json
 					? "--csv and --json exclude each other"
-					: "--tree is a view of functions: drop --by region");
-		goto out;
+					: "--rank N and --by rank exclude each other");
+		return EXIT_USAGE;
 	}
-	if ((fold != -1 || no_fold) &&
-	    (!tree || (fold != -1 && no_fold) || (fold != -1 && fold < 1))) {
-		cli_error("report",
-			  !tree ? "--fold-recursion and --no-fold-recursion shape --tree: add it"
-			  : no_fold ? "--fold-recursion and --no-fold-recursion exclude each other"
-				    : "--fold-recursion=N: N must be 1 or more");
-		goto out;
+	so.rank = a->rank_arg ? (int)v : MPI_SCOPE_ALL;
+	so.top = (size_t)a->top;
+	session_init(&s, a->dir, a->otf2 ? SESSION_OTF2 : SESSION_DIR, NULL);
+	ret = report_scopes(&s, &so);
+	session_close(&s);
+	return ret;
+}
+
+/* The options of the other views: --sort, --min-time, --top, --tree, --fold-recursion,
+ * --lines and --accuracy (which choose the view of samples). 0, or -1 (said). */
+static int report_check(struct report_args *a)
+{
+	const char *why = NULL;
+	char words[128];
+
+	if (a->sort_key && !report_sort_key_valid(a->sort_key)) {
+		report_sort_words(words, sizeof(words));
+		cli_error("report", "--sort %s: expected %s", a->sort_key, words);
+		return -1;
 	}
-	if (lines || accuracy) {
-		if (view != VIEW_AUTO && view != VIEW_SAMPLES) {
-			cli_error("report",
-				  "--lines and --accuracy are views of samples: drop --by");
-			goto out;
-		}
-		view = VIEW_SAMPLES;
+	if (a->min_time && (parse_duration_ns(a->min_time, &a->min_ns) || a->min_ns > INT64_MAX)) {
+		cli_error("report", "--min-time %s: expected a duration such as 10us, 1ms or 2s",
+			  a->min_time);
+		return -1;
 	}
-	sopt.lines = lines;
-	opt.accuracy = accuracy;
-	opt.sort_key = sort_key;
-	opt.top = (size_t)top;
-	opt.min_ns = (int64_t)min_ns;
-	if (otf2 && (view == VIEW_REGIONS || view == VIEW_SAMPLES)) {
-		report_otf2_refuse(dir, lines		       ? "--lines"
-					: accuracy	       ? "--accuracy"
-					: view == VIEW_REGIONS ? "--by region"
-							       : "--by sample");
-		goto out;
+	if (a->top < 0 || (a->csv && a->json) || (a->tree && a->view == VIEW_REGIONS))
+		why = a->top < 0	  ? "--top N: N must be 0 (all rows) or more"
+		      : a->csv && a->json ? "--csv and --json exclude each other"
+					  : "--tree is a view of functions: drop --by region";
+	else if ((a->fold != -1 || a->no_fold) &&
+		 (!a->tree || (a->fold != -1 && a->no_fold) || (a->fold != -1 && a->fold < 1)))
+		why = !a->tree	   ? "--fold-recursion and --no-fold-recursion shape --tree: add it"
+		      : a->no_fold ? "--fold-recursion and --no-fold-recursion exclude each other"
+				   : "--fold-recursion=N: N must be 1 or more";
+	else if ((a->lines || a->accuracy) && a->view != VIEW_AUTO && a->view != VIEW_SAMPLES)
+		why = "--lines and --accuracy are views of samples: drop --by";
+	if (why) {
+		cli_error("report", "%s", why);
+		return -1;
 	}
-	session_init(&s, dir, otf2 ? SESSION_OTF2 : SESSION_DIR, &sopt);
-	if ((ret = report_views(&rep, "report", &s, &opt))) {
-		ret = cli_status(ret);
-		goto out;
-	}
-	ret = EXIT_USAGE;
-	if (otf2)
-		view = VIEW_FUNCTIONS;
-	rep.fr.fold_recursion = no_fold ? FUNC_FOLD_NONE : fold > 0 ? (uint64_t)fold : 0;
-	if (view == VIEW_SAMPLES && !rep.e->nsamples) {
+	if (a->lines || a->accuracy)
+		a->view = VIEW_SAMPLES;
+	return 0;
+}
+
+/* The view of samples of REP (its options checked against the profile), or why another view
+ * does not take A's options of samples. 0, or -1 (said). */
+static int report_choose_samples(const struct report_args *a, struct report *rep,
+				 enum report_view *view)
+{
+	const char *dir = a->dir;
+
+	if (*view == VIEW_SAMPLES && !rep->e->nsamples) {
 		cli_error("report",
 			  "%s has no samples: record with perfscope record --sample -o %s -- CMD",
 			  dir, dir);
-		goto out;
+		return -1;
 	}
 	/* the sampled view checks its own options (call trees from samples) */
-	if (view == VIEW_SAMPLES ||
-	    (view == VIEW_AUTO && !s.prof.funcs.function_records && rep.e->nsamples)) {
-		struct sample_view sv = {tree, callers, sort_key, min_ns, csv, json, min_pct};
+	if (*view == VIEW_SAMPLES ||
+	    (*view == VIEW_AUTO && !rep->s->prof.funcs.function_records && rep->e->nsamples)) {
+		struct sample_view sv = {a->tree, a->callers, a->sort_key, a->min_ns, a->min_pct};
 		char why[512];
 
-		if (fmt == OUT_LONG && (tree || callers || lines || accuracy)) {
-			cli_error("report", "--format long: the sampled view's functions only, "
-					    "without --tree, --callers, --lines and --accuracy");
-			goto out;
-		}
-		if (sample_report_setup(&rep.sr, &s.samples, &sv, why, sizeof(why))) {
+		if (sample_report_setup(&rep->sr, &rep->s->samples, &sv, why, sizeof(why))) {
 			cli_error("report", "%s", why);
-			goto out;
+			return -1;
 		}
-		view = VIEW_SAMPLES;
-	} else if (min_share) {
+		*view = VIEW_SAMPLES;
+	} else if (a->min_share) {
 		cli_error("report", "%s",
-			  rep.e->nsamples
+			  rep->e->nsamples
 			      ? "--min-share prunes reports of samples: add --by sample "
 				"(functions by time: --min-time)"
 			      : "--min-share prunes reports of samples and this experiment "
 				"has none: use --min-time");
-		goto out;
-	} else if (callers) {
+		return -1;
+	} else if (a->callers) {
 		cli_error("report", "%s",
-			  rep.e->nsamples
+			  rep->e->nsamples
 			      ? "--callers FUNC is a view of samples: add --by sample"
 			      : "--callers FUNC is a view of samples: record with perfscope "
 				"record --sample --callgraph");
+		return -1;
+	}
+	return 0;
+}
+
+/* The views of A's experiment or archive, built, chosen and written: an exit status. */
+static int report_run(const struct report_args *a)
+{
+	struct session_options sopt = {.per_thread = a->per_thread, .lines = a->lines};
+	struct report_options opt = {a->sort_key, (size_t)a->top, (int64_t)a->min_ns, a->accuracy};
+	enum report_view view = a->otf2 ? VIEW_FUNCTIONS : a->view;
+	struct report rep;
+	struct session s;
+	FILE *out;
+	int ret;
+
+	if (a->otf2 && (a->view == VIEW_REGIONS || a->view == VIEW_SAMPLES)) {
+		report_otf2_refuse(a->dir, a->lines		     ? "--lines"
+					   : a->accuracy	     ? "--accuracy"
+					   : a->view == VIEW_REGIONS ? "--by region"
+								     : "--by sample");
+		return EXIT_USAGE;
+	}
+	session_init(&s, a->dir, a->otf2 ? SESSION_OTF2 : SESSION_DIR, &sopt);
+	if ((ret = report_views(&rep, "report", &s, &opt))) {
+		ret = cli_status(ret);
 		goto out;
 	}
-	if (cli_output_open("report", output, force, &out))
+	rep.fr.fold_recursion = a->no_fold ? FUNC_FOLD_NONE : a->fold > 0 ? (uint64_t)a->fold : 0;
+	ret = EXIT_USAGE;
+	if (report_choose_samples(a, &rep, &view) ||
+	    cli_output_open("report", a->output, a->force, &out))
 		goto out;
-	ret = report_print(&rep, view, tree, fmt, out) ? 1 : 0;
+	ret = report_print(&rep, view, a->tree, a->fmt, out) ? 1 : 0;
 	ret = cli_output_close("report", out, ret == 0, ret);
 out:
 	session_close(&s);
-	opt_list_release(&by);
+	return ret;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_args a = {.dir = "perfscope.out", .fold = -1};
+	int ret = report_parse(argc, argv, &a);
+
+	if (ret) {
+		opt_list_release(&a.by);
+		return ret < 0 ? EXIT_USAGE : 0;
+	}
+	a.otf2 = session_path_is_otf2(a.dir);
+	if (report_format_and_view(&a) || report_min_share(&a))
+		ret = EXIT_USAGE;
+	else if (report_wants_scopes(&a))
+		ret = report_scope_view(&a);
+	else
+		ret = report_check(&a) ? EXIT_USAGE : report_run(&a);
+	opt_list_release(&a.by);
 	return ret;
 }

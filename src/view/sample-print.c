@@ -18,13 +18,6 @@ double sample_share(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * (double)part / (double)whole : 0;
 }
 
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
 int sample_report_missing(const struct sample_report *r, uint32_t k)
 {
 	const struct exp_sampling *sm = &r->e->sampling;
@@ -130,19 +123,18 @@ int sample_report_setup(struct sample_report *r, struct sample_profile *p,
 				 view);
 			return -EINVAL;
 		}
-		const char *drop = p->per_thread		    ? "--by thread"
-				   : r->lines			    ? "--lines"
-				   : r->accuracy		    ? "--accuracy"
-				   : r->top			    ? "--top"
-				   : v->sort_key		    ? "--sort"
-				   : v->tree && (v->csv || v->json) ? (v->csv ? "--csv" : "--json")
-								    : NULL;
+		const char *drop = p->per_thread ? "--by thread"
+				   : r->lines	 ? "--lines"
+				   : r->accuracy ? "--accuracy"
+				   : r->top	 ? "--top"
+				   : v->sort_key ? "--sort"
+						 : NULL;
 
 		if (drop) {
 			snprintf(err, errlen,
 				 "%s of samples: drop %s (the tree merges the threads, orders "
-				 "callees by inclusive samples%s; --min-time prunes it)",
-				 view, drop, v->tree ? " and is text" : "");
+				 "callees by inclusive samples; --min-time prunes it)",
+				 view, drop);
 			return -EINVAL;
 		}
 		if (v->callers && scall_find(&p->calls, v->callers) < 0) {
@@ -332,38 +324,66 @@ static int print_functions(const struct sample_report *r, enum out_format fmt, F
 	return ret;
 }
 
-static int print_lines(const struct sample_report *r, FILE *f)
+/* Lines R shows in FMT: in text --top or 20, else --top or all; in JSON none without LINES. */
+static size_t lines_shown(const struct sample_report *r, enum out_format fmt)
 {
-	const struct sample_profile *p = r->p;
-	struct table *t = table_new();
-	char buf[64];
-	int ret;
+	if (fmt == OUT_JSON && !r->lines)
+		return 0;
+	return shown(r->p->nlines, fmt == OUT_TEXT && !r->top ? 20 : r->top);
+}
 
-	if (!t)
+/* The hottest lines in FMT (text: heading and table; CSV, long CSV; JSON: rows into W). */
+static int print_lines(const struct sample_report *r, enum out_format fmt, FILE *f, struct jsonw *w)
+{
+	size_t n = lines_shown(r, fmt);
+	const void **rows = malloc((n + 1) * sizeof(*rows));
+	struct view v = {.rows = rows, .nrows = n, .ctx = r};
+	int ret = 0;
+
+	if (!rows)
 		return -ENOMEM;
-	fprintf(f, "\nHottest source lines\n");
-	table_add_column(t, "line", TABLE_LEFT);
-	table_add_column(t, "function", TABLE_LEFT);
-	table_add_column(t, "samples", TABLE_RIGHT);
-	table_add_column(t, "share", TABLE_RIGHT);
-	table_add_column(t, "est. time", TABLE_RIGHT);
-	for (size_t i = 0; i < shown(p->nlines, r->top ? r->top : 20); i++) {
-		const struct sprof_line *l = &p->lines[i];
-
-		table_add_row(t);
-		if (*l->file)
-			table_set(t, 0, "%s:%u", base_name(l->file), l->line);
-		else
-			table_set(t, 0, "%s (no line information)", base_name(l->module));
-		table_set(t, 1, "%s", l->func);
-		fmt_count(buf, sizeof(buf), l->samples);
-		table_set(t, 2, "%s", buf);
-		table_set(t, 3, "%.1f %%", sample_share(l->samples, p->samples));
-		fmt_duration(buf, sizeof(buf), (double)l->time_ns);
-		table_set(t, 4, "%s", buf);
+	for (size_t i = 0; i < n; i++)
+		rows[i] = &r->p->lines[i];
+	v.cols = sample_lines_view_cols(&v.ncols);
+	if (fmt == OUT_TEXT) {
+		fprintf(f, "\nHottest source lines\n");
+		ret = view_print_text(&v, f, "  ");
+	} else if (fmt == OUT_JSON) {
+		view_json_rows(w, &v);
+	} else {
+		ret = fmt == OUT_LONG ? view_print_long(&v, f) : view_print_csv(&v, f);
 	}
-	ret = table_print(t, f, "  ");
-	table_free(t);
+	free(rows);
+	return ret;
+}
+
+/* The accuracy of every event in FMT (as print_lines). */
+static int print_accuracy(const struct sample_report *r, enum out_format fmt, FILE *f,
+			  struct jsonw *w)
+{
+	uint32_t *events = malloc((r->p->nevents + 1) * sizeof(*events));
+	const void **rows = malloc((r->p->nevents + 1) * sizeof(*rows));
+	struct view v = {.rows = rows, .nrows = r->p->nevents, .ctx = r};
+	int ret = 0;
+
+	if (!events || !rows) {
+		free(events);
+		free(rows);
+		return -ENOMEM;
+	}
+	for (uint32_t k = 0; k < r->p->nevents; k++) {
+		events[k] = k;
+		rows[k] = &events[k];
+	}
+	v.cols = sample_accuracy_view_cols(&v.ncols);
+	if (fmt == OUT_TEXT)
+		ret = view_print_text(&v, f, "  ");
+	else if (fmt == OUT_JSON)
+		view_json_rows(w, &v);
+	else
+		ret = fmt == OUT_LONG ? view_print_long(&v, f) : view_print_csv(&v, f);
+	free(rows);
+	free(events);
 	return ret;
 }
 
@@ -372,18 +392,16 @@ int sample_print_text(const struct sample_report *r, FILE *f)
 	int ret;
 
 	if (r->accuracy)
-		return sample_print_accuracy(r, f, 0);
+		return sample_print_accuracy(r, f, OUT_TEXT);
 	heading(r, f);
-	if (r->tree)
-		ret = sample_print_tree(r, f);
-	else if (r->callers)
-		ret = sample_print_callers(r, f, 0, NULL);
+	if (r->tree || r->callers)
+		ret = sample_print_trees(r, OUT_TEXT, f, NULL);
 	else
 		ret = print_functions(r, OUT_TEXT, f, NULL);
 	if (!ret)
 		say_hidden(r, f, "  ");
 	if (!ret && r->lines)
-		ret = print_lines(r, f);
+		ret = print_lines(r, OUT_TEXT, f, NULL);
 	fputc('\n', f);
 	caveats(r, caveat_text, f);
 	return ret ? ret : (ferror(f) ? -EIO : 0);
@@ -391,138 +409,105 @@ int sample_print_text(const struct sample_report *r, FILE *f)
 
 int sample_print_csv(const struct sample_report *r, enum out_format fmt, FILE *f)
 {
-	const struct sample_profile *p = r->p;
 	int ret;
 
 	if (r->accuracy)
-		return sample_print_accuracy(r, f, 1);
+		return sample_print_accuracy(r, f, fmt);
 	caveats(r, caveat_warning, stderr);
 	say_hidden(r, stderr, "perfscope report: ");
-	if (r->callers)
-		return sample_print_callers(r, f, 1, NULL);
-	if (r->lines) {
-		fprintf(f, "file,line,function,samples,share,time_ns\n");
-		for (size_t i = 0; i < shown(p->nlines, r->top); i++) {
-			const struct sprof_line *l = &p->lines[i];
-
-			csv_field(f, l->file);
-			fprintf(f, ",%u,", l->line);
-			csv_field(f, l->func);
-			fprintf(f, ",%" PRIu64 ",%.4f,%" PRIu64 "\n", l->samples,
-				sample_share(l->samples, p->samples), l->time_ns);
-		}
-		return ferror(f) ? -EIO : 0;
-	}
-	ret = print_functions(r, fmt, f, NULL);
+	if (r->tree || r->callers)
+		ret = sample_print_trees(r, fmt, f, NULL);
+	else if (r->lines)
+		ret = print_lines(r, fmt, f, NULL);
+	else
+		ret = print_functions(r, fmt, f, NULL);
 	return ret ? ret : (ferror(f) ? -EIO : 0);
 }
 
-/*
- * Estimated and exact total of event K, and the estimate's difference in % (NaN when the exact
- * count is 0); returns 0 when the exact count is missing.
- */
-static int accuracy_of(const struct sample_report *r, uint32_t k, uint64_t *est, uint64_t *exact,
-		       double *diff_pct)
+/* The "sampling" object of the JSON: settings, counts, and what --min-share hid. */
+static void json_sampling(const struct sample_report *r, struct jsonw *w)
 {
-	const uint64_t *t = r->p->walk.totals;
+	const struct sample_profile *p = r->p;
+	const struct exp_sampling *sm = &r->e->sampling;
 
-	*est = r->p->estimated[k];
-	*exact = t ? t[3 * k] : UINT64_MAX;
-	*diff_pct = *exact && *exact != UINT64_MAX
-			? 100.0 * ((double)*est - (double)*exact) / (double)*exact
-			: NAN;
-	return *exact != UINT64_MAX && !sample_report_missing(r, k);
+	jsonw_key(w, "sampling");
+	jsonw_object_begin(w);
+	jsonw_kv_string(w, "leader", sm->nevents ? sm->events[0] : "");
+	jsonw_kv_u64(w, "frequency", sm->frequency);
+	jsonw_kv_u64(w, "period", sm->period);
+	jsonw_key(w, "events");
+	jsonw_array_begin(w);
+	for (size_t i = 0; i < sm->nevents; i++)
+		jsonw_string(w, sm->events[i]);
+	jsonw_array_end(w);
+	jsonw_kv_u64(w, "samples", p->samples);
+	jsonw_kv_u64(w, "time_ns", p->time_ns);
+	jsonw_kv_u64(w, "lost", p->walk.lost);
+	jsonw_kv_u64(w, "throttled", p->walk.throttled);
+	jsonw_kv_u64(w, "call_chains", p->chains);
+	if (r->min_share > 0) {
+		jsonw_kv_double(w, "min_share", r->min_share);
+		jsonw_kv_u64(w, "hidden", sample_report_hidden(r));
+	}
+	jsonw_object_end(w);
+}
+
+/* The JSON's "threads": each sampled thread's samples and their time. */
+static void json_threads(const struct sample_report *r, struct jsonw *w)
+{
+	jsonw_key(w, "threads");
+	jsonw_array_begin(w);
+	for (size_t i = 0; i < r->p->walk.nthreads; i++) {
+		const struct sample_thread *t = &r->p->walk.threads[i];
+
+		jsonw_object_begin(w);
+		jsonw_kv_i64(w, "pid", t->pid);
+		jsonw_kv_i64(w, "tid", t->tid);
+		jsonw_kv_string(w, "name", t->name);
+		jsonw_kv_u64(w, "samples", t->samples);
+		jsonw_kv_u64(w, "time_ns", t->weight_ns);
+		jsonw_object_end(w);
+	}
+	jsonw_array_end(w);
+}
+
+/* The views of the JSON after "sampling", into W. 0 or -ENOMEM. */
+static int json_views(const struct sample_report *r, struct jsonw *w)
+{
+	int ret = 0;
+
+	if (r->tree || r->callers) {
+		jsonw_key(w, r->callers ? "callers" : "tree");
+		ret = sample_print_trees(r, OUT_JSON, NULL, w);
+	}
+	if (!ret) {
+		jsonw_key(w, "functions");
+		ret = print_functions(r, OUT_JSON, NULL, w);
+	}
+	if (!ret) {
+		jsonw_key(w, "lines");
+		ret = print_lines(r, OUT_JSON, NULL, w);
+	}
+	if (!ret) {
+		jsonw_key(w, "accuracy");
+		ret = print_accuracy(r, OUT_JSON, NULL, w);
+	}
+	return ret;
 }
 
 int sample_print_json(const struct sample_report *r, FILE *f)
 {
-	const struct sample_profile *p = r->p;
-	const struct exp_sampling *sm = &r->e->sampling;
 	struct jsonw w;
+	int ret;
 
 	jsonw_init(&w, 1);
 	jsonw_object_begin(&w);
-	jsonw_key(&w, "sampling");
-	jsonw_object_begin(&w);
-	jsonw_kv_string(&w, "leader", sm->nevents ? sm->events[0] : "");
-	jsonw_kv_u64(&w, "frequency", sm->frequency);
-	jsonw_kv_u64(&w, "period", sm->period);
-	jsonw_key(&w, "events");
-	jsonw_array_begin(&w);
-	for (size_t i = 0; i < sm->nevents; i++)
-		jsonw_string(&w, sm->events[i]);
-	jsonw_array_end(&w);
-	jsonw_kv_u64(&w, "samples", p->samples);
-	jsonw_kv_u64(&w, "time_ns", p->time_ns);
-	jsonw_kv_u64(&w, "lost", p->walk.lost);
-	jsonw_kv_u64(&w, "throttled", p->walk.throttled);
-	jsonw_kv_u64(&w, "call_chains", p->chains);
-	if (r->min_share > 0) {
-		jsonw_kv_double(&w, "min_share", r->min_share);
-		jsonw_kv_u64(&w, "hidden", sample_report_hidden(r));
-	}
-	jsonw_object_end(&w);
-	if (r->callers) {
-		int ret;
-
-		jsonw_key(&w, "callers");
-		ret = sample_print_callers(r, f, 0, &w);
-		if (ret) {
-			jsonw_release(&w);
-			return ret;
-		}
-	}
-	jsonw_key(&w, "functions");
-	if (print_functions(r, OUT_JSON, f, &w)) {
+	json_sampling(r, &w);
+	if ((ret = json_views(r, &w))) {
 		jsonw_release(&w);
-		return -ENOMEM;
+		return ret;
 	}
-	jsonw_key(&w, "lines");
-	jsonw_array_begin(&w);
-	for (size_t i = 0; r->lines && i < shown(p->nlines, r->top); i++) {
-		const struct sprof_line *l = &p->lines[i];
-
-		jsonw_object_begin(&w);
-		jsonw_kv_string(&w, "file", l->file);
-		jsonw_kv_u64(&w, "line", l->line);
-		jsonw_kv_string(&w, "function", l->func);
-		jsonw_kv_u64(&w, "samples", l->samples);
-		jsonw_kv_u64(&w, "time_ns", l->time_ns);
-		jsonw_object_end(&w);
-	}
-	jsonw_array_end(&w);
-	jsonw_key(&w, "accuracy");
-	jsonw_array_begin(&w);
-	for (uint32_t k = 0; k < p->nevents; k++) {
-		uint64_t est, exact;
-		double diff;
-		int have = accuracy_of(r, k, &est, &exact, &diff);
-
-		jsonw_object_begin(&w);
-		jsonw_kv_string(&w, "event", sm->events[k]);
-		jsonw_key(&w, "estimated");
-		sample_report_missing(r, k) ? jsonw_null(&w) : jsonw_u64(&w, est);
-		jsonw_key(&w, "exact");
-		have ? jsonw_u64(&w, exact) : jsonw_null(&w);
-		jsonw_key(&w, "diff_pct");
-		have && !isnan(diff) ? jsonw_double(&w, diff) : jsonw_null(&w);
-		jsonw_object_end(&w);
-	}
-	jsonw_array_end(&w);
-	jsonw_key(&w, "threads");
-	jsonw_array_begin(&w);
-	for (size_t i = 0; i < p->walk.nthreads; i++) {
-		const struct sample_thread *t = &p->walk.threads[i];
-
-		jsonw_object_begin(&w);
-		jsonw_kv_i64(&w, "pid", t->pid);
-		jsonw_kv_i64(&w, "tid", t->tid);
-		jsonw_kv_string(&w, "name", t->name);
-		jsonw_kv_u64(&w, "samples", t->samples);
-		jsonw_kv_u64(&w, "time_ns", t->weight_ns);
-		jsonw_object_end(&w);
-	}
-	jsonw_array_end(&w);
+	json_threads(r, &w);
 	jsonw_key(&w, "caveats");
 	jsonw_array_begin(&w);
 	caveats(r, caveat_json, &w);
@@ -531,51 +516,18 @@ int sample_print_json(const struct sample_report *r, FILE *f)
 	return jsonw_print(&w, f);
 }
 
-int sample_print_accuracy(const struct sample_report *r, FILE *f, int csv)
+int sample_print_accuracy(const struct sample_report *r, FILE *f, enum out_format fmt)
 {
-	const struct sample_profile *p = r->p;
-	struct table *t = table_new();
-	char a[64], b[64];
 	int ret;
 
-	if (!t)
-		return -ENOMEM;
-	table_add_column(t, "event", TABLE_LEFT);
-	table_add_column(t, "estimated", TABLE_RIGHT);
-	table_add_column(t, "exact", TABLE_RIGHT);
-	table_add_column(t, "diff_pct", TABLE_RIGHT);
-	for (uint32_t k = 0; k < p->nevents; k++) {
-		uint64_t est, exact;
-		double diff;
-		int have = accuracy_of(r, k, &est, &exact, &diff);
-
-		table_add_row(t);
-		table_set(t, 0, "%s", r->e->sampling.events[k]);
-		if (sample_report_missing(r, k)) {
-			table_set(t, 1, "%s", csv ? "" : "not supported");
-		} else if (csv) {
-			table_set(t, 1, "%" PRIu64, est);
-			if (have)
-				table_set(t, 2, "%" PRIu64, exact);
-		} else {
-			fmt_count(a, sizeof(a), est);
-			fmt_count(b, sizeof(b), exact);
-			table_set(t, 1, "%s", a);
-			table_set(t, 2, "%s", have ? b : "not counted");
-		}
-		if (have && !isnan(diff))
-			table_set(t, 3, csv ? "%.3f" : "%+.2f %%", diff);
-	}
-	if (csv) {
+	if (fmt != OUT_TEXT) {
 		caveats(r, caveat_warning, stderr);
-		ret = table_print_csv(t, f);
-	} else {
-		fprintf(f, "Totals estimated from the samples (sum of their deltas) against the "
-			   "exact counts of the same events over the run\n\n");
-		ret = table_print(t, f, "  ");
-		fputc('\n', f);
-		caveats(r, caveat_text, f);
+		return print_accuracy(r, fmt, f, NULL);
 	}
-	table_free(t);
+	fprintf(f, "Totals estimated from the samples (sum of their deltas) against the "
+		   "exact counts of the same events over the run\n\n");
+	ret = print_accuracy(r, OUT_TEXT, f, NULL);
+	fputc('\n', f);
+	caveats(r, caveat_text, f);
 	return ret;
 }

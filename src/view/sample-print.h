@@ -30,8 +30,7 @@ struct sample_view {
 	const char *callers;  /* --callers FUNC, or NULL */
 	const char *sort_key; /* --sort KEY, or NULL */
 	uint64_t min_ns;      /* --min-time, 0 when not given */
-	int csv, json;
-	double min_share; /* --min-share PCT (0 < PCT <= 100), 0 when not given */
+	double min_share;     /* --min-share PCT (0 < PCT <= 100), 0 when not given */
 };
 
 /*
@@ -59,29 +58,33 @@ int sample_report_setup(struct sample_report *r, struct sample_profile *p,
 
 /*
  * Heading (leader, frequency, events, samples, losses), the functions by estimated time with
- * their share of the samples and each event's count, then with LINES the hottest lines.
- * 0 or -EIO.
+ * their share of the samples and each event's count (or the call tree, or the callers tree),
+ * then with LINES the hottest lines; with ACCURACY the accuracy instead. 0 or -EIO.
  */
 int sample_print_text(const struct sample_report *r, FILE *f);
 
 /*
- * CSV: name,thread,samples,share,time_ns,<one column per event>,file,line, plus
- * incl_samples,incl_share,incl_ns with call chains; with LINES instead
- * file,line,function,samples,share,time_ns; with CALLERS depth,function,module,samples,share,
- * time_ns. FMT OUT_LONG: the functions as a long CSV (view.h; not with LINES, CALLERS or the
- * tree). 0, -ENOMEM or -EIO.
+ * CSV (FMT OUT_CSV) or long CSV (OUT_LONG, view.h) of the view R shows, from its columns
+ * (sample-view.h): the functions (name,thread,samples,share,time_ns,<one column per event>,
+ * file,line, plus incl_samples,incl_share,incl_ns with call chains); with LINES the lines
+ * (file,line,function,samples,share,time_ns); with the tree its nodes (path,name,module,depth,
+ * samples,share,self_samples,self_share,time_ns,self_ns); with CALLERS the callers tree
+ * (depth,function,module,samples,share,time_ns; the long CSV's entities have its path too);
+ * with ACCURACY the accuracy. Caveats go to stderr. 0, -ENOMEM or -EIO.
  */
 int sample_print_csv(const struct sample_report *r, enum out_format fmt, FILE *f);
 
-/* JSON object: sampling settings, functions, lines, accuracy, threads. 0, -ENOMEM or -EIO. */
+/* JSON object: sampling settings, the callers tree or the call tree when shown, functions,
+ * lines, accuracy, threads, caveats. 0, -ENOMEM or -EIO. */
 int sample_print_json(const struct sample_report *r, FILE *f);
 
 /*
  * Per event: the total estimated from the samples (sum of their deltas), the exact count of
- * the same events, and the difference in %; as a table, or CSV event,estimated,exact,diff_pct.
- * 0 or -EIO.
+ * the same events, and the difference in %; as a table with its heading and the caveats (FMT
+ * OUT_TEXT), or CSV event,estimated,exact,diff_pct, or long CSV (caveats to stderr). 0,
+ * -ENOMEM or -EIO.
  */
-int sample_print_accuracy(const struct sample_report *r, FILE *f, int csv);
+int sample_print_accuracy(const struct sample_report *r, FILE *f, enum out_format fmt);
 
 struct jsonw;
 
@@ -91,12 +94,22 @@ struct jsonw;
  */
 size_t sample_tree_hidden(const struct sample_report *r);
 
-/* sample-tree.c: the call tree as text, from the root's callees down. 0 or -EIO. */
+/*
+ * sample-tree.c: the tree R shows (the callers tree of r->callers, else the call tree) from
+ * the root's children down, without the nodes --min-time and --min-share leave out: as text
+ * (FMT OUT_TEXT: heading and lines) to F, CSV or long CSV to F, or JSON into W (the call tree
+ * an array of nodes, each with its path and depth; the callers tree an object with the
+ * function and its callers nested). 0, -EINVAL (no such function), -ENOMEM or -EIO.
+ */
+int sample_print_trees(const struct sample_report *r, enum out_format fmt, FILE *f,
+		       struct jsonw *w);
+
+/* sample-tree.c: the call tree as text (sample_print_trees). 0, -ENOMEM or -EIO. */
 int sample_print_tree(const struct sample_report *r, FILE *f);
 
 /*
  * sample-tree.c: the callers tree of r->callers: into W as a JSON object when W is given, else
- * to F as CSV or text. 0, -ENOMEM or -EIO.
+ * to F as CSV or text (sample_print_trees). 0, -ENOMEM or -EIO.
  */
 int sample_print_callers(const struct sample_report *r, FILE *f, int csv, struct jsonw *w);
 

@@ -1,10 +1,12 @@
-/* sample-view.c - the columns of the sampled functions. */
+/* sample-view.c - the columns of the sampled functions, hottest lines and accuracy. */
 #include "view/sample-view.h"
 
 #include "lib/jsonw.h"
 #include "view/sample-print.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -247,4 +249,178 @@ int sample_view_cols(const struct sample_report *r, struct view_col **cols, size
 	*cols = c;
 	*n = k + NTAIL;
 	return 0;
+}
+
+#define LINE(row) ((const struct sprof_line *)(row))
+
+/* "file.c:12" (base name), else "module (no line information)". */
+static void get_line_where(const void *ctx, const void *row, size_t arg, struct view_value *v)
+{
+	const struct sprof_line *l = row;
+
+	(void)ctx, (void)arg;
+	if (*l->file)
+		snprintf(v->buf, sizeof(v->buf), "%s:%u", base_name(l->file), l->line);
+	else
+		snprintf(v->buf, sizeof(v->buf), "%s (no line information)", base_name(l->module));
+	set_str(v, v->buf);
+}
+
+static void get_line_file(const void *ctx, const void *row, size_t arg, struct view_value *v)
+{
+	(void)ctx, (void)arg;
+	set_str(v, LINE(row)->file);
+}
+
+static void get_line_line(const void *ctx, const void *row, size_t arg, struct view_value *v)
+{
+	(void)ctx, (void)arg;
+	set_u64(v, LINE(row)->line);
+}
+
+static void get_line_func(const void *ctx, const void *row, size_t arg, struct view_value *v)
+{
+	(void)ctx, (void)arg;
+	set_str(v, LINE(row)->func);
+}
+
+static void get_line_samples(const void *ctx, const void *row, size_t arg, struct view_value *v)
+{
+	(void)ctx, (void)arg;
+	set_u64(v, LINE(row)->samples);
+}
+
+static void get_line_share(const void *ctx, const void *row, size_t arg, struct view_value *v)
+{
+	(void)arg;
+	set_share(ctx, v, LINE(row)->samples);
+}
+
+static void get_line_time(const void *ctx, const void *row, size_t arg, struct view_value *v)
+{
+	(void)ctx, (void)arg;
+	set_u64(v, LINE(row)->time_ns);
+}
+
+static const struct view_col lines_cols[] = {
+    {"where", "line", VIEW_STR, TABLE_LEFT, TEXT, get_line_where, 0, NULL, NULL, NULL, NULL, NULL},
+    {"file", "file", VIEW_STR, TABLE_LEFT, CSV | JSON | ENT, get_line_file, 0, NULL, NULL, NULL,
+     NULL, NULL},
+    {"line", "line", VIEW_INT, TABLE_RIGHT, CSV | JSON | ENT, get_line_line, 0, NULL, NULL, NULL,
+     NULL, NULL},
+    {"function", "function", VIEW_STR, TABLE_LEFT, ALL | ENT, get_line_func, 0, NULL, NULL, NULL,
+     NULL, NULL},
+    {"samples", "samples", VIEW_COUNT, TABLE_RIGHT, ALL, get_line_samples, 0, NULL, NULL, NULL,
+     NULL, NULL},
+    {"share", "share", VIEW_SHARE, TABLE_RIGHT, TEXT | CSV, get_line_share, 0, NULL, NULL, NULL,
+     NULL, NULL},
+    {"time_ns", "est. time", VIEW_NS, TABLE_RIGHT, ALL, get_line_time, 0, NULL, NULL, NULL, NULL,
+     NULL},
+};
+
+const struct view_col *sample_lines_view_cols(size_t *n)
+{
+	*n = sizeof(lines_cols) / sizeof(lines_cols[0]);
+	return lines_cols;
+}
+
+#define EVENT(row) (*(const uint32_t *)(row))
+
+/*
+ * Estimated and exact total of event K, and the estimate's difference in % (NaN when the exact
+ * count is 0); returns 0 when the exact count is missing.
+ */
+static int accuracy_of(const struct sample_report *r, uint32_t k, uint64_t *est, uint64_t *exact,
+		       double *diff_pct)
+{
+	const uint64_t *t = r->p->walk.totals;
+
+	*est = r->p->estimated[k];
+	*exact = t ? t[3 * k] : UINT64_MAX;
+	*diff_pct = *exact && *exact != UINT64_MAX
+			? 100.0 * ((double)*est - (double)*exact) / (double)*exact
+			: NAN;
+	return *exact != UINT64_MAX && !sample_report_missing(r, k);
+}
+
+static void get_acc_event(const void *ctx, const void *row, size_t arg, struct view_value *v)
+{
+	(void)arg;
+	set_str(v, R(ctx)->e->sampling.events[EVENT(row)]);
+}
+
+/* Not counted where the event was not sampled. */
+static void get_acc_estimated(const void *ctx, const void *row, size_t arg, struct view_value *v)
+{
+	(void)arg;
+	if (!sample_report_missing(R(ctx), EVENT(row)))
+		set_u64(v, R(ctx)->p->estimated[EVENT(row)]);
+}
+
+/* The exact count; not counted where it is missing. */
+static void get_acc_exact(const void *ctx, const void *row, size_t arg, struct view_value *v)
+{
+	uint64_t est, exact;
+	double diff;
+
+	(void)arg;
+	if (accuracy_of(R(ctx), EVENT(row), &est, &exact, &diff))
+		set_u64(v, exact);
+}
+
+/* As get_acc_exact, but empty (not "not counted") for an event that was not sampled. */
+static void get_acc_exact_text(const void *ctx, const void *row, size_t arg, struct view_value *v)
+{
+	if (sample_report_missing(R(ctx), EVENT(row)))
+		set_str(v, "");
+	else
+		get_acc_exact(ctx, row, arg, v);
+}
+
+/* The difference in %, not counted without an exact count (or with one of 0). */
+static void get_acc_diff(const void *ctx, const void *row, size_t arg, struct view_value *v)
+{
+	uint64_t est, exact;
+	double diff;
+
+	(void)arg;
+	if (accuracy_of(R(ctx), EVENT(row), &est, &exact, &diff) && !isnan(diff)) {
+		v->kind = VIEW_F64;
+		v->d = diff;
+	}
+}
+
+/* The difference as the text ("%+.2f %", ARG 0) and the CSV ("%.3f", ARG 1) write it. */
+static void get_acc_diff_fmt(const void *ctx, const void *row, size_t arg, struct view_value *v)
+{
+	get_acc_diff(ctx, row, arg, v);
+	if (v->kind != VIEW_F64)
+		return;
+	snprintf(v->buf, sizeof(v->buf), arg ? "%.3f" : "%+.2f %%", v->d);
+	set_str(v, v->buf);
+}
+
+/* Where the formats write a value differently (an exact count not counted, the difference's
+ * decimals), a column appears once per format. */
+static const struct view_col accuracy_cols[] = {
+    {"event", "event", VIEW_STR, TABLE_LEFT, ALL | ENT, get_acc_event, 0, NULL, NULL, NULL, NULL,
+     NULL},
+    {"estimated", "estimated", VIEW_COUNT, TABLE_RIGHT, ALL, get_acc_estimated, 0, "not supported",
+     NULL, NULL, NULL, NULL},
+    {"exact", "exact", VIEW_COUNT, TABLE_RIGHT, TEXT, get_acc_exact_text, 0, "not counted", NULL,
+     NULL, NULL, NULL},
+    {"exact", "exact", VIEW_COUNT, TABLE_RIGHT, CSV | JSON, get_acc_exact, 0, NULL, NULL, NULL,
+     NULL, NULL},
+    {"diff_pct", "diff_pct", VIEW_PCT, TABLE_RIGHT, TEXT, get_acc_diff_fmt, 0, NULL, NULL, NULL,
+     NULL, NULL},
+    {"diff_pct", "diff_pct", VIEW_PCT, TABLE_RIGHT, CSV, get_acc_diff_fmt, 1, NULL, NULL, NULL,
+     NULL, NULL},
+    {"diff_pct", "diff_pct", VIEW_PCT, TABLE_RIGHT, JSON, get_acc_diff, 0, NULL, NULL, NULL, NULL,
+     NULL},
+};
+
+const struct view_col *sample_accuracy_view_cols(size_t *n)
+{
+	*n = sizeof(accuracy_cols) / sizeof(accuracy_cols[0]);
+	return accuracy_cols;
 }

@@ -106,8 +106,6 @@ expect_eq 2 "$RC" "--format xml exit"
 expect_grep "--format xml: expected text, csv, json or long" "$T/bad.err"
 run both "$PERFSCOPE" report fib --format csv --json
 expect_eq 2 "$RC" "--format with --json exit"
-run slong "$PERFSCOPE" report callchain --tree --format long
-expect_eq 2 "$RC" "--format long with the tree of samples exit"
 run sort "$PERFSCOPE" report fib --sort bogus
 expect_grep "--sort bogus: expected incl, excl, calls, mean, max or name" "$T/sort.err"
 # a column's key sorts as its word does

@@ -77,7 +77,7 @@ expect_eq "spin" "$(json_eval "$T/callers_js.out" 'd["callers"]["tree"][0]["name
 
 # refused, never ignored: exit 2 with one line
 for args in "--sort calls" "--sort mean" "--tree --top 3" "--tree --by thread" "--tree --lines" \
-	"--tree --csv" "--tree --json" "--tree --callers spin" "--callers nosuch" "--lines --min-time 1ms"; do
+	"--tree --callers spin" "--callers nosuch" "--lines --min-time 1ms"; do
 	# shellcheck disable=SC2086 # the options are words
 	run bad "$PERFSCOPE" report "$d" $args
 	expect_eq 2 "$RC" "report $args: usage error"
