@@ -9,7 +9,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
-#include <inttypes.h>
+#include <stdint.h>
 #include <string.h>
 
 #define NONE UINT32_MAX
