@@ -1,11 +1,13 @@
 /*
- * cmd-info.c - `perfscope info`: what an experiment holds. The experiment (command, host, CPU,
- * clock, start, duration), its processes (how each ended, clock calibration, losses) and its
- * streams (thread, size, chunks, records by kind, time span, how each ended), read through
- * the validating reader: a defect stops the command with the file and byte offset.
+ * cmd-info.c - `perfscope info`: what an experiment holds (format/exp-inventory.h), printed as
+ * text or JSON. The experiment (command, host, CPU, clock, start, duration), its processes
+ * (how each ended, clock calibration, losses) and its streams (thread, size, chunks, records by
+ * kind, time span, how each ended), read through the validating reader: a defect stops the
+ * command with the file and byte offset.
  */
 #include "cli/cli.h"
 
+#include "format/exp-inventory.h"
 #include "format/experiment.h"
 #include "model/objcache.h"
 #include "analysis/profile/samples.h"
@@ -22,202 +24,6 @@
 #include <string.h>
 #include <time.h>
 
-/*
- * Record kinds in display order: the 2 function kinds, then every extended type by its number
- * (PSC_REC_REGION_DEF .. PSC_REC_SWITCH), named by stream_record_name(). The samples-only types
- * never occur in a stream (the reader rejects them there): their counts stay 0 and no column
- * or JSON key shows them.
- */
-#define NKINDS (PSC_REC_SWITCH + 2)
-
-static size_t kind_index(const struct stream_record *rec)
-{
-	if (rec->kind != PSC_KIND_EXT)
-		return rec->kind == PSC_KIND_FUNC_ENTER ? 0 : 1;
-	return (size_t)rec->type + 1;
-}
-
-static const char *kind_name(size_t k)
-{
-	struct stream_record rec = {.kind = PSC_KIND_EXT};
-
-	if (k < 2)
-		rec.kind = k ? PSC_KIND_FUNC_EXIT : PSC_KIND_FUNC_ENTER;
-	else
-		rec.type = (enum psc_rec_type)(k - 1);
-	return stream_record_name(&rec);
-}
-
-/* Kinds only a samples file holds (format.h): not a stream's. */
-static int samples_only(size_t k)
-{
-	return k >= PSC_REC_SAMPLE_GROUP + 1u &&
-	       (k <= PSC_REC_SAMPLE_TOTALS + 1u || k == PSC_REC_SWITCH + 1u);
-}
-
-struct stream_info {
-	const struct exp_stream *s;
-	struct psc_stream_header hdr;
-	char thread[64];
-	uint64_t bytes, chunks, records;
-	uint64_t by_kind[NKINDS];
-	uint64_t first_ticks, last_ticks;
-	int64_t first_ns, last_ns; /* since the process's start pair */
-	int64_t last_at;	   /* the last record's CLOCK_MONOTONIC ns */
-	int ended;
-	unsigned end_arg;
-	uint64_t cut_at;
-	uint64_t lost_records, lost_bytes;
-};
-
-/* The stream's header must match its file name: a flipped pid or tid is corruption. */
-static int check_name(const struct stream_info *si, char *err, size_t errlen)
-{
-	const struct exp_stream *s = si->s;
-	const struct psc_stream_header *h = &si->hdr;
-
-	if (h->pid != (uint32_t)s->pid || h->tid != (uint32_t)s->tid)
-		snprintf(err, errlen,
-			 "%s: byte %d: the header says pid %u tid %u, the file name %d.%d", s->path,
-			 h->pid != (uint32_t)s->pid ? 24 : 28, h->pid, h->tid, (int)s->pid,
-			 (int)s->tid);
-	else if (h->image != s->image)
-		snprintf(err, errlen, "%s: byte 60: the header says image %u, the file name %u",
-			 s->path, h->image, s->image);
-	else
-		return 0;
-	return -EINVAL;
-}
-
-/* A - B, saturated: a damaged clock fit gives times near INT64_MIN or INT64_MAX. */
-static int64_t ns_sub(int64_t a, int64_t b)
-{
-	int64_t d;
-
-	if (__builtin_sub_overflow(a, b, &d))
-		return b < 0 ? INT64_MAX : INT64_MIN;
-	return d;
-}
-
-/* Read the whole stream of S into SI. 0, or a negative errno with the message in ERR. */
-static int stream_info_read(struct stream_info *si, const struct exp_stream *s, char *err,
-			    size_t errlen)
-{
-	struct stream_reader r;
-	struct stream_record rec;
-	int ret;
-
-	memset(si, 0, sizeof(*si));
-	si->s = s;
-	ret = stream_open(&r, s->path, err, errlen);
-	if (ret)
-		return ret;
-	si->hdr = r.hdr;
-	si->bytes = r.file_size;
-	ret = check_name(si, err, errlen);
-	while (ret == 0 && (ret = stream_next(&r, &rec, err, errlen)) > 0) {
-		if (si->records++ == 0)
-			si->first_ticks = rec.ticks;
-		si->last_ticks = rec.ticks;
-		if (kind_index(&rec) < NKINDS) /* the reader returns no other type */
-			si->by_kind[kind_index(&rec)]++;
-		if (rec.kind == PSC_KIND_EXT && rec.type == PSC_REC_THREAD_NAME)
-			snprintf(si->thread, sizeof(si->thread), "%s", (const char *)rec.payload);
-		if (rec.kind == PSC_KIND_EXT && rec.type == PSC_REC_LOST) {
-			si->lost_records += rec.payload[0];
-			si->lost_bytes += rec.payload[1];
-		}
-		ret = 0;
-	}
-	si->chunks = r.next_seq;
-	si->ended = r.ended;
-	si->end_arg = r.end_reason;
-	si->cut_at = r.truncated_at;
-	if (si->records && s->proc) {
-		int64_t base = (int64_t)r.hdr.start_ns; /* below 2^63: the reader checked */
-
-		si->last_at = clock_fit_ns(&s->proc->fit, si->last_ticks);
-		si->first_ns = ns_sub(clock_fit_ns(&s->proc->fit, si->first_ticks), base);
-		si->last_ns = ns_sub(si->last_at, base);
-	}
-	stream_close(&r);
-	return ret;
-}
-
-/* "exit", "thread exit", "exec", "signal 9 (KILL)", "cut at byte N", "no end record". */
-static void stream_end_text(const struct stream_info *si, char *buf, size_t len)
-{
-	unsigned sig = si->end_arg >> 8;
-
-	if (si->ended && (si->end_arg & 0xffu) == PSC_END_SIGNAL) {
-		const char *abbrev = sig < 65 ? sigabbrev_np((int)sig) : NULL;
-
-		snprintf(buf, len, "signal %u%s%s%s", sig, abbrev ? " (SIG" : "",
-			 abbrev ? abbrev : "", abbrev ? ")" : "");
-	} else if (si->ended) {
-		snprintf(buf, len, "%s", stream_end_reason_name(si->end_arg));
-	} else if (si->cut_at) {
-		snprintf(buf, len, "cut at byte %" PRIu64, si->cut_at);
-	} else {
-		snprintf(buf, len, "no end record");
-	}
-}
-
-/* Whether P is the command record started: no process of E is its parent (true of the command
- * when it runs the runtime, which a dynamically linked one does). */
-static int launched(const struct experiment *e, const struct exp_process *p)
-{
-	for (size_t i = 0; i < e->nprocs; i++)
-		if (e->procs[i].pid == p->ppid)
-			return 0;
-	return 1;
-}
-
-/*
- * How process P of E ended, from its proc file and its streams' end records. A process whose
- * proc file still says "running" wrote no end: it was killed, or it outlived the command
- * (record waits for the command alone, not for its background processes). A record later
- * than the command's end (meta.json's end_ns, on the same host's clock) shows it outlived it;
- * the command itself, which a signal ended (meta.json's exit_signal), was killed; else the two
- * cannot be told apart (a process still running keeps its last records in its buffer), and
- * the text says so.
- */
-static void process_state_text(const struct experiment *e, const struct exp_process *p,
-			       const struct stream_info *si, size_t n, char *buf, size_t len)
-{
-	int64_t last = 0;
-	int known = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		if (si[i].s->proc != p)
-			continue;
-		if (si[i].ended && (si[i].end_arg & 0xffu) == PSC_END_SIGNAL) {
-			stream_end_text(&si[i], buf, len);
-			return;
-		}
-		if (si[i].records && (!known || si[i].last_at > last))
-			last = si[i].last_at, known = 1;
-	}
-	if (strcmp(p->state, "running"))
-		snprintf(buf, len, "%s", p->state[0] ? p->state : "unknown");
-	else if (known && e->end_ns && last > e->end_ns &&
-		 (!p->host[0] || !e->host || !strcmp(p->host, e->host)))
-		snprintf(buf, len,
-			 "running (outlived the command: still running when record ended)");
-	else if (e->exit_signal > 0 && launched(e, p))
-		snprintf(buf, len, "running (killed: the command ended by signal %d)",
-			 e->exit_signal);
-	else if (e->exit_signal < 0 && e->exit_status > 128 && launched(e, p))
-		snprintf(buf, len, "running (killed: the command ended by signal %d)",
-			 e->exit_status - 128);
-	else if (e->exit_status < 0 && e->created_by && !strcmp(e->created_by, "perfscope record"))
-		snprintf(buf, len, "running (did not end cleanly; record was killed too)");
-	else
-		snprintf(buf, len,
-			 "running (did not end cleanly: killed, or still running when "
-			 "record ended)");
-}
-
 /* Start time as "2026-11-21 17:29:00.977101122 UTC", or "unknown". */
 static void start_text(uint64_t unix_ns, char *buf, size_t len)
 {
@@ -232,43 +38,11 @@ static void start_text(uint64_t unix_ns, char *buf, size_t len)
 	snprintf(buf, len, "%s.%09" PRIu64 " UTC", date, unix_ns % 1000000000u);
 }
 
-/* Span from the first to the last record of every stream, in CLOCK_MONOTONIC ns. */
-static int span_ns(const struct stream_info *si, size_t n, double *out)
-{
-	int64_t lo = 0, hi = 0;
-	int known = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		int64_t a, b;
-
-		if (!si[i].records || !si[i].s->proc)
-			continue;
-		a = ns_sub(si[i].last_at, ns_sub(si[i].last_ns, si[i].first_ns));
-		b = si[i].last_at;
-		if (!known || a < lo)
-			lo = a;
-		if (!known || b > hi)
-			hi = b;
-		known = 1;
-	}
-	*out = (double)hi - (double)lo;
-	return known;
-}
-
 static const char *basename_of(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 
 	return slash ? slash + 1 : path;
-}
-
-static size_t streams_of(const struct exp_process *p, const struct stream_info *si, size_t n)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < n; i++)
-		k += si[i].s->proc == p;
-	return k;
 }
 
 static void print_list(FILE *out, const char *label, char **items, size_t n)
@@ -317,14 +91,12 @@ static void print_sampling(FILE *out, const struct experiment *e, const struct s
 		w->ended ? "ended cleanly" : "no end record (record did not finish)");
 }
 
-static int print_text(FILE *out, const struct experiment *e, const struct stream_info *si,
-		      const struct exp_process *const *procs)
+/* The experiment's lines: command, exit status, host, CPU, clock, start, spans, events. */
+static void print_experiment(FILE *out, const struct exp_inventory *inv)
 {
-	char buf[128], buf2[64];
-	struct table *t;
-	int have_kind[NKINDS] = {0};
+	const struct experiment *e = inv->e;
+	char buf[128];
 	double span;
-	int ret = 0;
 
 	fprintf(out, "%-13s%s\n", "experiment", text_safe(e->dir));
 	print_list(out, "command", e->command, e->ncommand);
@@ -353,7 +125,7 @@ static int print_text(FILE *out, const struct experiment *e, const struct stream
 	} else {
 		fprintf(out, "%-13s-\n", "duration");
 	}
-	if (span_ns(si, e->nstreams, &span)) {
+	if (inventory_span_ns(inv->streams, e->nstreams, &span)) {
 		fmt_duration(buf, sizeof(buf), span);
 		fprintf(out, "%-13s%s (first to last record)\n", "records span", buf);
 	} else {
@@ -367,6 +139,37 @@ static int print_text(FILE *out, const struct experiment *e, const struct stream
 	if (e->metric_group && e->metric_group[0])
 		fprintf(out, "%-13s%s (%zu metrics)\n", "metric group", text_safe(e->metric_group),
 			e->nmetrics);
+}
+
+/* The notes under the processes' table: errors, threads not recorded, clock notes. */
+static void print_process_notes(FILE *out, const struct exp_inventory *inv)
+{
+	for (size_t i = 0; i < inv->e->nprocs; i++) {
+		const struct exp_process *p = inv->procs[i];
+
+		if (p->error && p->error[0])
+			fprintf(out, "  pid %d image %u: %s\n", (int)p->pid, p->image,
+				text_safe(p->error));
+		if (p->lost_threads)
+			fprintf(out,
+				"  pid %d image %u: %" PRIu64
+				" thread%s not recorded (the runtime could not record %s at all)\n",
+				(int)p->pid, p->image, p->lost_threads,
+				p->lost_threads == 1 ? "" : "s",
+				p->lost_threads == 1 ? "it" : "them");
+		if (p->clock_note[0])
+			fprintf(out, "  pid %d image %u: %s\n", (int)p->pid, p->image,
+				text_safe(p->clock_note));
+	}
+}
+
+/* The processes' table and its notes, STATUS getting table_print's result while it is 0.
+ * -ENOMEM when the table cannot be made (nothing more is printed), else 0. */
+static int print_processes(FILE *out, const struct exp_inventory *inv, int *status)
+{
+	const struct experiment *e = inv->e;
+	char buf[128], buf2[64];
+	struct table *t;
 
 	fprintf(out, "\nprocesses: %zu\n", e->nprocs);
 	t = table_new();
@@ -384,16 +187,16 @@ static int print_text(FILE *out, const struct experiment *e, const struct stream
 	table_add_column(t, "lost", TABLE_RIGHT);
 	table_add_column(t, "exe", TABLE_LEFT);
 	for (size_t i = 0; i < e->nprocs; i++) {
-		const struct exp_process *p = procs[i];
+		const struct exp_process *p = inv->procs[i];
 
-		process_state_text(e, p, si, e->nstreams, buf, sizeof(buf));
+		inventory_process_state(e, p, inv->streams, e->nstreams, buf, sizeof(buf));
 		table_add_row(t);
 		table_set(t, 0, "%d", (int)p->pid);
 		table_set(t, 1, "%d", (int)p->ppid);
 		table_set(t, 2, "%u", p->image);
 		table_set(t, 3, "%d", p->rank);
 		table_set(t, 4, "%s", buf);
-		table_set(t, 5, "%zu", streams_of(p, si, e->nstreams));
+		table_set(t, 5, "%zu", inventory_streams_of(p, inv->streams, e->nstreams));
 		table_set(t, 6, "%s", clock_source_name(p->clock));
 		table_set(t, 7, "%.6f", p->fit.ns_per_tick);
 		table_set(t, 8, "%zu", p->npairs);
@@ -401,25 +204,45 @@ static int print_text(FILE *out, const struct experiment *e, const struct stream
 		table_set(t, 9, "%s", buf2);
 		table_set(t, 10, "%s", p->exe);
 	}
-	ret = table_print(t, out, "  ");
+	if (*status == 0)
+		*status = table_print(t, out, "  ");
 	table_free(t);
-	for (size_t i = 0; i < e->nprocs; i++) {
-		if (procs[i]->error && procs[i]->error[0])
-			fprintf(out, "  pid %d image %u: %s\n", (int)procs[i]->pid, procs[i]->image,
-				text_safe(procs[i]->error));
-		if (procs[i]->lost_threads)
-			fprintf(out,
-				"  pid %d image %u: %" PRIu64
-				" thread%s not recorded (the runtime could not record %s at all)\n",
-				(int)procs[i]->pid, procs[i]->image, procs[i]->lost_threads,
-				procs[i]->lost_threads == 1 ? "" : "s",
-				procs[i]->lost_threads == 1 ? "it" : "them");
-		if (procs[i]->clock_note[0])
-			fprintf(out, "  pid %d image %u: %s\n", (int)procs[i]->pid, procs[i]->image,
-				text_safe(procs[i]->clock_note));
-	}
+	print_process_notes(out, inv);
+	return 0;
+}
 
-	fprintf(out, "\nstreams: %zu\n", e->nstreams);
+/* One row of the streams' table. */
+static void stream_row(struct table *t, const struct stream_info *s)
+{
+	char buf[128];
+
+	table_add_row(t);
+	table_set(t, 0, "%s", basename_of(s->s->path));
+	table_set(t, 1, "%d", (int)s->s->pid);
+	table_set(t, 2, "%d", (int)s->s->tid);
+	table_set(t, 3, "%u", s->s->image);
+	table_set(t, 4, "%s", s->thread[0] ? s->thread : "-");
+	fmt_count(buf, sizeof(buf), s->bytes);
+	table_set(t, 5, "%s", buf);
+	table_set(t, 6, "%" PRIu64, s->chunks);
+	fmt_count(buf, sizeof(buf), s->records);
+	table_set(t, 7, "%s", buf);
+	fmt_duration(buf, sizeof(buf), (double)s->first_ns);
+	table_set(t, 8, "%s", s->records ? buf : "-");
+	fmt_duration(buf, sizeof(buf), (double)s->last_ns);
+	table_set(t, 9, "%s", s->records ? buf : "-");
+	fmt_count(buf, sizeof(buf), s->lost_records);
+	table_set(t, 10, "%s", buf);
+	stream_info_end_text(s, buf, sizeof(buf));
+	table_set(t, 11, "%s", buf);
+}
+
+/* The streams' table, STATUS as in print_processes. -ENOMEM or 0 as print_processes. */
+static int print_streams(FILE *out, const struct exp_inventory *inv, int *status)
+{
+	struct table *t;
+
+	fprintf(out, "\nstreams: %zu\n", inv->e->nstreams);
 	t = table_new();
 	if (!t)
 		return -ENOMEM;
@@ -435,61 +258,63 @@ static int print_text(FILE *out, const struct experiment *e, const struct stream
 	table_add_column(t, "last", TABLE_RIGHT);
 	table_add_column(t, "lost", TABLE_RIGHT);
 	table_add_column(t, "end", TABLE_LEFT);
-	for (size_t i = 0; i < e->nstreams; i++) {
-		const struct stream_info *s = &si[i];
-
-		table_add_row(t);
-		table_set(t, 0, "%s", basename_of(s->s->path));
-		table_set(t, 1, "%d", (int)s->s->pid);
-		table_set(t, 2, "%d", (int)s->s->tid);
-		table_set(t, 3, "%u", s->s->image);
-		table_set(t, 4, "%s", s->thread[0] ? s->thread : "-");
-		fmt_count(buf, sizeof(buf), s->bytes);
-		table_set(t, 5, "%s", buf);
-		table_set(t, 6, "%" PRIu64, s->chunks);
-		fmt_count(buf, sizeof(buf), s->records);
-		table_set(t, 7, "%s", buf);
-		fmt_duration(buf, sizeof(buf), (double)s->first_ns);
-		table_set(t, 8, "%s", s->records ? buf : "-");
-		fmt_duration(buf, sizeof(buf), (double)s->last_ns);
-		table_set(t, 9, "%s", s->records ? buf : "-");
-		fmt_count(buf, sizeof(buf), s->lost_records);
-		table_set(t, 10, "%s", buf);
-		stream_end_text(s, buf, sizeof(buf));
-		table_set(t, 11, "%s", buf);
-		for (size_t k = 0; k < NKINDS; k++)
-			have_kind[k] |= s->by_kind[k] != 0;
-	}
-	if (ret == 0)
-		ret = table_print(t, out, "  ");
+	for (size_t i = 0; i < inv->e->nstreams; i++)
+		stream_row(t, &inv->streams[i]);
+	if (*status == 0)
+		*status = table_print(t, out, "  ");
 	table_free(t);
 	fprintf(out, "  (first, last: time of the first and last record since the process "
 		     "started)\n");
+	return 0;
+}
 
+/* The records by kind of each stream, a column for each kind some stream holds; STATUS and
+ * the result as in print_processes. */
+static int print_kinds(FILE *out, const struct exp_inventory *inv, int *status)
+{
+	int have_kind[INVENTORY_NKINDS] = {0};
+	char buf[128];
+	struct table *t;
+
+	for (size_t i = 0; i < inv->e->nstreams; i++)
+		for (size_t k = 0; k < INVENTORY_NKINDS; k++)
+			have_kind[k] |= inv->streams[i].by_kind[k] != 0;
 	fprintf(out, "\nrecords by kind:\n");
 	t = table_new();
 	if (!t)
 		return -ENOMEM;
 	table_add_column(t, "file", TABLE_LEFT);
-	for (size_t k = 0; k < NKINDS; k++)
+	for (size_t k = 0; k < INVENTORY_NKINDS; k++)
 		if (have_kind[k])
-			table_add_column(t, kind_name(k), TABLE_RIGHT);
-	for (size_t i = 0; i < e->nstreams; i++) {
+			table_add_column(t, inventory_kind_name(k), TABLE_RIGHT);
+	for (size_t i = 0; i < inv->e->nstreams; i++) {
 		size_t col = 1;
 
 		table_add_row(t);
-		table_set(t, 0, "%s", basename_of(si[i].s->path));
-		for (size_t k = 0; k < NKINDS; k++) {
+		table_set(t, 0, "%s", basename_of(inv->streams[i].s->path));
+		for (size_t k = 0; k < INVENTORY_NKINDS; k++) {
 			if (!have_kind[k])
 				continue;
-			fmt_count(buf, sizeof(buf), si[i].by_kind[k]);
+			fmt_count(buf, sizeof(buf), inv->streams[i].by_kind[k]);
 			table_set(t, col++, "%s", buf);
 		}
 	}
-	if (ret == 0)
-		ret = table_print(t, out, "  ");
+	if (*status == 0)
+		*status = table_print(t, out, "  ");
 	table_free(t);
-	return ret;
+	return 0;
+}
+
+/* The text report's tables: 0, or a negative errno (out of memory, a failed write). */
+static int print_text(FILE *out, const struct exp_inventory *inv)
+{
+	int status = 0, ret;
+
+	print_experiment(out, inv);
+	if ((ret = print_processes(out, inv, &status)) ||
+	    (ret = print_streams(out, inv, &status)) || (ret = print_kinds(out, inv, &status)))
+		return ret;
+	return status;
 }
 
 static void json_strings(struct jsonw *w, const char *key, char **items, size_t n)
@@ -506,7 +331,7 @@ static void json_process(struct jsonw *w, const struct experiment *e, const stru
 {
 	char buf[128];
 
-	process_state_text(e, p, si, n, buf, sizeof(buf));
+	inventory_process_state(e, p, si, n, buf, sizeof(buf));
 	jsonw_object_begin(w);
 	jsonw_kv_i64(w, "pid", p->pid);
 	jsonw_kv_i64(w, "ppid", p->ppid);
@@ -515,7 +340,7 @@ static void json_process(struct jsonw *w, const struct experiment *e, const stru
 	jsonw_kv_string(w, "exe", p->exe);
 	jsonw_kv_string(w, "state", p->state);
 	jsonw_kv_string(w, "ended", buf);
-	jsonw_kv_u64(w, "streams", streams_of(p, si, n));
+	jsonw_kv_u64(w, "streams", inventory_streams_of(p, si, n));
 	jsonw_kv_string(w, "clock", clock_source_name(p->clock));
 	jsonw_kv_double(w, "ns_per_tick", p->fit.ns_per_tick);
 	jsonw_kv_string(w, "clock_note", p->clock_note);
@@ -544,7 +369,7 @@ static void json_stream(struct jsonw *w, const struct stream_info *s)
 {
 	char buf[64];
 
-	stream_end_text(s, buf, sizeof(buf));
+	stream_info_end_text(s, buf, sizeof(buf));
 	jsonw_object_begin(w);
 	jsonw_kv_string(w, "file", basename_of(s->s->path));
 	jsonw_kv_i64(w, "pid", s->s->pid);
@@ -557,9 +382,9 @@ static void json_stream(struct jsonw *w, const struct stream_info *s)
 	jsonw_kv_u64(w, "records", s->records);
 	jsonw_key(w, "by_kind");
 	jsonw_object_begin(w);
-	for (size_t k = 0; k < NKINDS; k++)
-		if (!samples_only(k))
-			jsonw_kv_u64(w, kind_name(k), s->by_kind[k]);
+	for (size_t k = 0; k < INVENTORY_NKINDS; k++)
+		if (!inventory_kind_samples_only(k))
+			jsonw_kv_u64(w, inventory_kind_name(k), s->by_kind[k]);
 	jsonw_object_end(w);
 	jsonw_key(w, "first_ns");
 	if (s->records)
@@ -737,9 +562,10 @@ static void json_sampling(struct jsonw *w, const struct experiment *e, const str
 	jsonw_object_end(w);
 }
 
-static int print_json(FILE *out, const struct experiment *e, const struct stream_info *si,
-		      const struct exp_process *const *procs, const struct sample_walk *sw)
+static int print_json(FILE *out, const struct exp_inventory *inv, const struct sample_walk *sw)
 {
+	const struct experiment *e = inv->e;
+	const struct stream_info *si = inv->streams;
 	struct jsonw w;
 	double span;
 	int ret;
@@ -764,12 +590,12 @@ static int print_json(FILE *out, const struct experiment *e, const struct stream
 	jsonw_kv_string(&w, "clock", e->clock ? e->clock : "");
 	jsonw_kv_u64(&w, "start_unix_ns", e->start_unix_ns);
 	jsonw_key(&w, "duration_ns");
-	if (span_ns(si, e->nstreams, &span))
+	if (inventory_span_ns(si, e->nstreams, &span))
 		jsonw_double(&w, span);
 	else
 		jsonw_null(&w);
 	jsonw_key(&w, "records_span_ns");
-	if (span_ns(si, e->nstreams, &span))
+	if (inventory_span_ns(si, e->nstreams, &span))
 		jsonw_double(&w, span);
 	else
 		jsonw_null(&w);
@@ -792,7 +618,7 @@ static int print_json(FILE *out, const struct experiment *e, const struct stream
 	jsonw_key(&w, "processes");
 	jsonw_array_begin(&w);
 	for (size_t i = 0; i < e->nprocs; i++)
-		json_process(&w, e, procs[i], si, e->nstreams);
+		json_process(&w, e, inv->procs[i], si, e->nstreams);
 	jsonw_array_end(&w);
 	jsonw_key(&w, "streams");
 	jsonw_array_begin(&w);
@@ -816,15 +642,29 @@ static int print_json(FILE *out, const struct experiment *e, const struct stream
 	return ret;
 }
 
-/* Processes in pid order, then image order. */
-static int proc_cmp(const void *a, const void *b)
+/* The report of INV (SW: its samples, when it has) as text or JSON into OUT. 0, or 1 when it
+ * could not be written in full. */
+static int print_info(FILE *out, int json, const struct exp_inventory *inv,
+		      const struct sample_walk *sw)
 {
-	const struct exp_process *x = *(const struct exp_process *const *)a;
-	const struct exp_process *y = *(const struct exp_process *const *)b;
+	const struct experiment *e = inv->e;
+	int ret =
+	    (json ? print_json(out, inv, e->nsamples ? sw : NULL) : print_text(out, inv)) ? 1 : 0;
 
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return (x->image > y->image) - (x->image < y->image);
+	if (!json && !ret && e->nsamples)
+		print_sampling(out, e, sw);
+	if (!json && !ret && e->has_power)
+		print_power(out, e);
+	if (!json && !ret && print_objects(out, e))
+		ret = 1;
+	if (!json && !ret) {
+		struct caveat_block cb = {out, 0};
+
+		/* the processes' table says how each one ended (one that outlived the command is
+		 * not called killed), so the caveats leave that out */
+		experiment_caveats(e, 0, caveat_block, &cb);
+	}
+	return ret;
 }
 
 int cmd_info(int argc, char **argv)
@@ -838,8 +678,7 @@ int cmd_info(int argc, char **argv)
 	    {'h', "help", OPT_FLAG, &help, NULL, "show this help", 0, NULL},
 	    {0},
 	};
-	struct stream_info *si = NULL;
-	const struct exp_process **procs = NULL;
+	struct exp_inventory inv = {0};
 	struct sample_walk sw = {0};
 	struct experiment e;
 	char err[1024];
@@ -861,20 +700,9 @@ int cmd_info(int argc, char **argv)
 		cli_error("info", "%s", err);
 		goto out;
 	}
-	si = calloc(e.nstreams + 1, sizeof(*si));
-	procs = calloc(e.nprocs + 1, sizeof(*procs));
-	if (!si || !procs) {
-		cli_error("info", "out of memory");
+	if (exp_inventory_read(&inv, &e, err, sizeof(err))) {
+		cli_error("info", "%s", err);
 		goto out;
-	}
-	for (size_t i = 0; i < e.nprocs; i++)
-		procs[i] = &e.procs[i];
-	qsort(procs, e.nprocs, sizeof(*procs), proc_cmp);
-	for (size_t i = 0; i < e.nstreams; i++) {
-		if (stream_info_read(&si[i], &e.streams[i], err, sizeof(err))) {
-			cli_error("info", "%s", err);
-			goto out;
-		}
 	}
 	if (e.nsamples && samples_walk(&e, &sw, NULL, NULL, err, sizeof(err))) {
 		cli_error("info", "%s", err);
@@ -882,29 +710,12 @@ int cmd_info(int argc, char **argv)
 	}
 	if (cli_output_open("info", output, force, &out))
 		goto out;
-	ret = (json ? print_json(out, &e, si, procs, e.nsamples ? &sw : NULL)
-		    : print_text(out, &e, si, procs))
-		  ? 1
-		  : 0;
-	if (!json && !ret && e.nsamples)
-		print_sampling(out, &e, &sw);
-	if (!json && !ret && e.has_power)
-		print_power(out, &e);
-	if (!json && !ret && print_objects(out, &e))
-		ret = 1;
-	if (!json && !ret) {
-		struct caveat_block cb = {out, 0};
-
-		/* the processes' table says how each one ended (one that outlived the command is
-		 * not called killed), so the caveats leave that out */
-		experiment_caveats(&e, 0, caveat_block, &cb);
-	}
+	ret = print_info(out, json, &inv, &sw);
 	/* a failed write (a full disk) is named by cli_output_close, which keeps the old file */
 	ret = cli_output_close("info", out, ret == 0 || ferror(out), ret);
 out:
 	sample_walk_release(&sw);
-	free(si);
-	free(procs);
+	exp_inventory_release(&inv);
 	experiment_release(&e);
 	return ret;
 }

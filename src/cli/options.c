@@ -265,26 +265,15 @@ static void unknown_option(const struct option_spec *specs, const char *arg, siz
 		set_err(err, errlen, "unknown option '%.*s'", (int)len, arg);
 }
 
-/* Store VAL (NULL: given bare without a default) into the option S, shown to the user as
- * SHOWN. */
-static int opt_apply(const struct option_spec *s, const char *shown, const char *val, char *err,
-		     size_t errlen)
+/* OPT_INT, OPT_UINT64 or OPT_DURATION: VAL parsed into S's value. 0 or -EINVAL (said). */
+static int opt_apply_number(const struct option_spec *s, const char *shown, const char *val,
+			    char *err, size_t errlen)
 {
-	const char *p, *comma;
 	uint64_t u64 = 0;
 	long l = 0;
 	int ret;
 
-	if (!val) {
-		if (s->type == OPT_STRING && s->value)
-			*(const char **)s->value = "";
-		return 0;
-	}
 	switch (s->type) {
-	case OPT_STRING:
-		if (s->value)
-			*(const char **)s->value = val;
-		return 0;
 	case OPT_INT:
 		ret = long_parse(val, &l);
 		if (ret == -EINVAL) {
@@ -292,7 +281,7 @@ static int opt_apply(const struct option_spec *s, const char *shown, const char 
 			return -EINVAL;
 		}
 		if (ret)
-			goto range;
+			break;
 		if (s->value)
 			*(long *)s->value = l;
 		return 0;
@@ -305,11 +294,11 @@ static int opt_apply(const struct option_spec *s, const char *shown, const char 
 			return -EINVAL;
 		}
 		if (ret)
-			goto range;
+			break;
 		if (s->value)
 			*(uint64_t *)s->value = u64;
 		return 0;
-	case OPT_DURATION:
+	default: /* OPT_DURATION */
 		ret = duration_parse(val, &u64);
 		if (ret == -EINVAL) {
 			set_err(err, errlen,
@@ -319,27 +308,61 @@ static int opt_apply(const struct option_spec *s, const char *shown, const char 
 			return -EINVAL;
 		}
 		if (ret)
-			goto range;
+			break;
 		if (s->value)
 			*(uint64_t *)s->value = u64;
 		return 0;
-	case OPT_LIST:
-		for (p = val;; p = comma + 1) {
-			size_t len;
+	}
+	set_err(err, errlen, "option '%s': value '%s' out of range", shown, val);
+	return -EINVAL;
+}
 
-			comma = strchr(p, ',');
-			len = comma ? (size_t)(comma - p) : strlen(p);
-			if (len == 0) {
-				set_err(err, errlen, "option '%s': empty item in '%s'", shown, val);
-				return -EINVAL;
-			}
-			if (s->value && list_append(s->value, p, len)) {
-				set_err(err, errlen, "out of memory");
-				return -ENOMEM;
-			}
-			if (!comma)
-				return 0;
+/* OPT_LIST: the comma-separated items of VAL appended to S's list. 0 or a negative errno
+ * (said). */
+static int opt_apply_list(const struct option_spec *s, const char *shown, const char *val,
+			  char *err, size_t errlen)
+{
+	const char *p, *comma;
+
+	for (p = val;; p = comma + 1) {
+		size_t len;
+
+		comma = strchr(p, ',');
+		len = comma ? (size_t)(comma - p) : strlen(p);
+		if (len == 0) {
+			set_err(err, errlen, "option '%s': empty item in '%s'", shown, val);
+			return -EINVAL;
 		}
+		if (s->value && list_append(s->value, p, len)) {
+			set_err(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		if (!comma)
+			return 0;
+	}
+}
+
+/* Store VAL (NULL: given bare without a default) into the option S, shown to the user as
+ * SHOWN. */
+static int opt_apply(const struct option_spec *s, const char *shown, const char *val, char *err,
+		     size_t errlen)
+{
+	if (!val) {
+		if (s->type == OPT_STRING && s->value)
+			*(const char **)s->value = "";
+		return 0;
+	}
+	switch (s->type) {
+	case OPT_STRING:
+		if (s->value)
+			*(const char **)s->value = val;
+		return 0;
+	case OPT_INT:
+	case OPT_UINT64:
+	case OPT_DURATION:
+		return opt_apply_number(s, shown, val, err, errlen);
+	case OPT_LIST:
+		return opt_apply_list(s, shown, val, err, errlen);
 	case OPT_FLAG:
 		if (s->value)
 			*(int *)s->value = 1;
@@ -348,9 +371,6 @@ static int opt_apply(const struct option_spec *s, const char *shown, const char 
 		break;
 	}
 	set_err(err, errlen, "option '%s': unsupported option type %d", shown, (int)s->type);
-	return -EINVAL;
-range:
-	set_err(err, errlen, "option '%s': value '%s' out of range", shown, val);
 	return -EINVAL;
 }
 

@@ -551,12 +551,80 @@ static void perf_refused(const char *name, int cpu, const char *procfs_root, con
 		       "perf_event_open)");
 }
 
+/* The machine roots of power_pmu_open, for the message of a refused open. */
+struct pmu_roots {
+	const char *procfs, *sysfs;
+};
+
+/*
+ * Open the power PMU's event NAME (of PMU type TYPE, in PMU_DIR) on each of the NCPUS CPUS
+ * into SRC. An event that cannot be described or opened is left out on every CPU and noted in
+ * SRC's skipped list, its first open error kept in *FIRST_ERR. 0, or a negative errno that
+ * fails the source (out of memory, opening refused) with ERR said.
+ */
+static int pmu_open_event(struct power_source *src, const char *pmu_dir, const char *name,
+			  uint32_t type, const int *cpus, int ncpus, const struct pmu_roots *roots,
+			  int *first_err, char *err, size_t errlen)
+{
+	struct power_counter desc = {0};
+	size_t first = src->n;
+	char why[64];
+	int ret;
+
+	if (describe_event(pmu_dir, name, &desc, why, sizeof(why))) {
+		note_skipped(src, name, why);
+		return 0;
+	}
+	for (int k = 0; k < ncpus; k++) {
+		struct power_counter *c = add_counter(src);
+		struct perf_event_attr attr;
+
+		if (!c) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		*c = desc;
+		if (ncpus > 1)
+			bprintf(c->name, sizeof(c->name), "%s@cpu%d", name, cpus[k]);
+		else
+			bprintf(c->name, sizeof(c->name), "%s", name);
+		c->cpu = cpus[k];
+		c->type = type;
+		memset(&attr, 0, sizeof(attr));
+		attr.size = sizeof(attr);
+		attr.type = c->type;
+		attr.config = c->config;
+		c->fd = src->sys->open(src->sys->ctx, &attr, -1, c->cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		if (c->fd >= 0)
+			continue;
+		ret = -errno;
+		c->fd = -1;
+		if (ret == -EACCES || ret == -EPERM) {
+			perf_refused(name, c->cpu, roots->procfs, roots->sysfs, err, errlen);
+			return -EACCES;
+		}
+		/* the event is left out on every CPU */
+		if (!*first_err)
+			*first_err = ret;
+		while (src->n > first) {
+			struct power_counter *o = &src->c[--src->n];
+
+			if (o->fd >= 0)
+				src->sys->close(src->sys->ctx, o->fd);
+		}
+		note_skipped(src, name, strerror(-ret));
+		break;
+	}
+	return 0;
+}
+
 int power_pmu_open(struct power_source *src, const char *sysfs_root, const char *procfs_root,
 		   const struct counter_sys *sys, char *err, size_t errlen)
 {
 	char pmu_dir[PATH_LEN], path[PATH_LEN + 16], buf[256];
 	char(*names)[NAME_MAX + 1] = NULL;
 	int cpus[MAX_PMU_CPUS], ncpus, first_err = 0;
+	const struct pmu_roots roots = {procfs_root, sysfs_root};
 	uint64_t type;
 	size_t nev;
 	int ret;
@@ -585,58 +653,10 @@ int power_pmu_open(struct power_source *src, const char *sysfs_root, const char 
 		return ret;
 	}
 	for (size_t e = 0; e < nev; e++) {
-		struct power_counter desc = {0};
-		size_t first = src->n;
-		char why[64];
-
-		if (describe_event(pmu_dir, names[e], &desc, why, sizeof(why))) {
-			note_skipped(src, names[e], why);
-			continue;
-		}
-		for (int k = 0; k < ncpus; k++) {
-			struct power_counter *c = add_counter(src);
-			struct perf_event_attr attr;
-
-			if (!c) {
-				snprintf(err, errlen, "out of memory");
-				ret = -ENOMEM;
-				goto fail;
-			}
-			*c = desc;
-			if (ncpus > 1)
-				bprintf(c->name, sizeof(c->name), "%s@cpu%d", names[e], cpus[k]);
-			else
-				bprintf(c->name, sizeof(c->name), "%s", names[e]);
-			c->cpu = cpus[k];
-			c->type = (uint32_t)type;
-			memset(&attr, 0, sizeof(attr));
-			attr.size = sizeof(attr);
-			attr.type = c->type;
-			attr.config = c->config;
-			c->fd = src->sys->open(src->sys->ctx, &attr, -1, c->cpu, -1,
-					       PERF_FLAG_FD_CLOEXEC);
-			if (c->fd >= 0)
-				continue;
-			ret = -errno;
-			c->fd = -1;
-			if (ret == -EACCES || ret == -EPERM) {
-				perf_refused(names[e], c->cpu, procfs_root, sysfs_root, err,
-					     errlen);
-				ret = -EACCES;
-				goto fail;
-			}
-			/* the event is left out on every CPU */
-			if (!first_err)
-				first_err = ret;
-			while (src->n > first) {
-				struct power_counter *o = &src->c[--src->n];
-
-				if (o->fd >= 0)
-					src->sys->close(src->sys->ctx, o->fd);
-			}
-			note_skipped(src, names[e], strerror(-ret));
-			break;
-		}
+		ret = pmu_open_event(src, pmu_dir, names[e], (uint32_t)type, cpus, ncpus, &roots,
+				     &first_err, err, errlen);
+		if (ret)
+			goto fail;
 	}
 	free(names);
 	if (src->n)

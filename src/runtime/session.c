@@ -8,12 +8,9 @@
 #include "lib/jsonw.h"
 #include "format/layout.h"
 #include "format/meta.h"
-#include "lib/hash.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <elf.h>
-#include <link.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -246,197 +243,6 @@ static int proc_write(const char *state, const struct clock_pair *end_pair)
 	return ret;
 }
 
-/* Objects loaded and unloaded so far: the dlpi_adds and dlpi_subs of the first object. */
-static int adds_cb(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	unsigned long long *counts = arg;
-
-	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs)) {
-		counts[0] = info->dlpi_adds;
-		counts[1] = info->dlpi_subs;
-	}
-	return 1;
-}
-
-static void loaded_objects(unsigned long long counts[2])
-{
-	counts[0] = counts[1] = 0;
-	dl_iterate_phdr(adds_cb, counts);
-}
-
-/* The GNU build-id of the object INFO describes, in hex into HEX (at least 129 bytes), from
- * its note segments in memory; "-" when it has none. */
-static void build_id_hex(const struct dl_phdr_info *info, char *hex)
-{
-	static const char digits[] = "0123456789abcdef";
-
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr),
-			   *end = p + ph->p_memsz;
-		size_t align = ph->p_align == 8 ? 8 : 4;
-
-		if (ph->p_type != PT_NOTE)
-			continue;
-		while (p + sizeof(ElfW(Nhdr)) <= end) {
-			const ElfW(Nhdr) *n = (const void *)p;
-			size_t name = (n->n_namesz + align - 1) & ~(align - 1);
-			size_t desc = (n->n_descsz + align - 1) & ~(align - 1);
-			const unsigned char *d = (const unsigned char *)(p + sizeof(*n) + name);
-
-			if (name > (size_t)(end - p) || (const char *)d + n->n_descsz > end)
-				break;
-			if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
-			    !memcmp(p + sizeof(*n), "GNU", 4) && n->n_descsz > 0 &&
-			    n->n_descsz <= 64) {
-				for (size_t k = 0; k < n->n_descsz; k++) {
-					hex[2 * k] = digits[d[k] >> 4];
-					hex[2 * k + 1] = digits[d[k] & 15];
-				}
-				hex[2 * n->n_descsz] = 0;
-				return;
-			}
-			p = (const char *)d + desc;
-		}
-	}
-	strcpy(hex, "-");
-}
-
-/* "# object BUILDID SIZE MTIME_NS PATH" for each loaded object (docs/format.md "Memory
- * maps"): what a reader needs to tell whether the file it finds is the one that ran. */
-static int object_line_cb(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	char line[PATH_MAX + 256], exe[PATH_MAX], hex[132], size_s[24] = "-", mtime_s[24] = "-";
-	const char *path = info->dlpi_name;
-	struct stat st;
-	size_t n;
-
-	(void)size;
-	if (!path || !*path) {
-		/* the program itself */
-		ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-		if (len <= 0)
-			return 0;
-		exe[len] = 0;
-		path = exe;
-	}
-	build_id_hex(info, hex);
-	if (stat(path, &st) == 0) {
-		snprintf(size_s, sizeof(size_s), "%lld", (long long)st.st_size);
-		snprintf(mtime_s, sizeof(mtime_s), "%lld",
-			 (long long)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec);
-	}
-	n = (size_t)snprintf(line, sizeof(line), "# object %s %s %s ", hex, size_s, mtime_s);
-	/* a newline in the path is written as /proc/self/maps writes it */
-	for (const char *c = path; *c && n + 5 < sizeof(line); c++) {
-		if (*c == '\n') {
-			memcpy(line + n, "\\012", 4);
-			n += 4;
-		} else {
-			line[n++] = *c;
-		}
-	}
-	line[n++] = '\n';
-	return rt_text_add(arg, line, n) < 0;
-}
-
-/*
- * The "# object" lines of the objects loaded now, into psc_session.objects, rendered again
- * only when objects were loaded or unloaded since. The caller holds session.lock, or runs
- * alone. Never in a forked child: another thread of the parent may have held the loader's
- * lock, which dl_iterate_phdr takes, when it forked; before_fork renders them for the child.
- */
-static void objects_render(void)
-{
-	struct rt_text *t = &psc_session.objects;
-	unsigned long long counts[2];
-
-	loaded_objects(counts);
-	if (t->p && counts[0] == psc_session.objects_text_counts[0] &&
-	    counts[1] == psc_session.objects_text_counts[1])
-		return;
-	t->len = 0;
-	if (dl_iterate_phdr(object_line_cb, t) == 0) {
-		psc_session.objects_text_counts[0] = counts[0];
-		psc_session.objects_text_counts[1] = counts[1];
-	} else {
-		t->len = 0; /* out of memory: no object lines */
-		psc_session.objects_text_counts[0] = psc_session.objects_text_counts[1] = 0;
-	}
-}
-
-/*
- * maps.<pid>[.<image>]: the memory map, so addresses can be symbolised afterwards, and the
- * loaded objects' identities (objects_render, done by the caller). The first snapshot creates
- * the file; later ones (HEADER: after a dlopen, after a dlclose) are appended after a line
- * "# HEADER TICKS" taken before the map is read (docs/format.md "Memory maps").
- */
-static void maps_write(const char *header)
-{
-	char name[64], buf[8192]; /* the writer thread runs this on a small stack */
-	struct layout_file f = image_file(LAYOUT_MAPS);
-	int in = open("/proc/self/maps", O_RDONLY | O_CLOEXEC), out;
-	ssize_t n;
-
-	if (in < 0)
-		return;
-	layout_name(&f, name, sizeof(name));
-	out = header ? rt_open(name, O_WRONLY | O_APPEND, 0)
-		     : rt_open(name, O_WRONLY | O_CREAT | O_EXCL, 0644);
-	if (out >= 0) {
-		n = 0;
-		if (header) {
-			n = snprintf(buf, sizeof(buf), "# %s %llu\n", header,
-				     (unsigned long long)clock_ticks(psc_session.clock));
-			n = rt_write_all(out, buf, (size_t)n);
-		}
-		while (n >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
-			n = rt_write_all(out, buf, (size_t)n);
-		if (n == 0 && psc_session.objects.len)
-			rt_write_all(out, psc_session.objects.p, psc_session.objects.len);
-		close(out);
-	}
-	close(in);
-}
-
-/* Write a snapshot of the maps (HEADER) when objects were loaded or unloaded since the last. */
-static void objects_look(const char *header)
-{
-	unsigned long long counts[2];
-
-	loaded_objects(counts);
-	if (counts[0] == psc_session.objects_seen[0] && counts[1] == psc_session.objects_seen[1])
-		return;
-	pthread_mutex_lock(&psc_session.lock);
-	if (counts[0] != psc_session.objects_seen[0] || counts[1] != psc_session.objects_seen[1]) {
-		int added = counts[0] != psc_session.objects_seen[0];
-
-		psc_session.objects_seen[0] = counts[0];
-		psc_session.objects_seen[1] = counts[1];
-		objects_render();
-		maps_write(header);
-		if (added && psc_session.filter_spec) {
-			struct psc_filter *f = filter_resolve(psc_session.filter_spec);
-
-			/* the old table stays allocated: a hook may still be probing it */
-			if (f)
-				__atomic_store_n(&psc_session.filter, f, __ATOMIC_RELEASE);
-		}
-	}
-	pthread_mutex_unlock(&psc_session.lock);
-}
-
-void session_check_objects(void)
-{
-	objects_look("dlopen");
-}
-
-void session_after_dlclose(void)
-{
-	objects_look("dlclose");
-}
-
 void session_write_proc(const char *state)
 {
 	struct clock_pair end = clock_pair_take(psc_session.clock);
@@ -565,7 +371,7 @@ static void before_fork(void)
 	for (int tries = 0; tries < 1000; tries++) {
 		if (pthread_mutex_trylock(&psc_session.lock) == 0) {
 			psc_session.fork_locked = 1;
-			objects_render();
+			session_objects_render();
 			break;
 		}
 		nanosleep(&pause, NULL);
@@ -603,7 +409,7 @@ static void child_session_start(void)
 		return;
 	}
 	proc_write("running", NULL);
-	maps_write(NULL);
+	session_maps_write(NULL);
 	writer_kick();
 }
 
@@ -690,9 +496,9 @@ void session_start(void)
 		goto out;
 	if (psc_session.image)
 		slots_remove_image(psc_session.image - 1);
-	loaded_objects(psc_session.objects_seen);
-	objects_render();
-	maps_write(NULL);
+	session_objects_loaded(psc_session.objects_seen);
+	session_objects_render();
+	session_maps_write(NULL);
 	thread_destructor_init();
 	exec_env_save();
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
@@ -726,113 +532,6 @@ void session_finish(void)
 	proc_write("exited", &end);
 	slots_remove();
 	errno = saved_errno;
-}
-
-const char *session_region_name(int id)
-{
-	char **page;
-
-	if (id < 0 || id >= REGION_MAX)
-		return NULL;
-	page =
-	    __atomic_load_n(&psc_session.region_pages[id >> REGION_PAGE_SHIFT], __ATOMIC_ACQUIRE);
-	return page ? __atomic_load_n(&page[id & ((1 << REGION_PAGE_SHIFT) - 1)], __ATOMIC_ACQUIRE)
-		    : NULL;
-}
-
-static int index_grow(void)
-{
-	size_t cap = psc_session.region_index_cap ? psc_session.region_index_cap * 2 : 256;
-	uint32_t *idx = rt_alloc(cap * sizeof(*idx));
-
-	if (!idx)
-		return -ENOMEM;
-	for (int id = 0; id < psc_session.nregions; id++) {
-		const char *name = session_region_name(id);
-		size_t h = hash_bytes(HASH_INIT, name, strlen(name)) & (cap - 1);
-
-		while (idx[h])
-			h = (h + 1) & (cap - 1);
-		idx[h] = (uint32_t)id + 1;
-	}
-	rt_free(psc_session.region_index, psc_session.region_index_cap * sizeof(*idx));
-	psc_session.region_index = idx;
-	psc_session.region_index_cap = cap;
-	return 0;
-}
-
-/* Region names longer than this are cut (they are labels, not data). */
-#define REGION_NAME_MAX 1024
-
-/* The name of every region past the others. */
-#define REGION_OVERFLOW_NAME "[regions past the 1048575th name]"
-
-/* Give NAME (LEN bytes, copied) the next id. The lock is held. */
-static int region_add(const char *name, size_t len, size_t slot)
-{
-	int id = psc_session.nregions;
-	char *copy, **page = psc_session.region_pages[id >> REGION_PAGE_SHIFT];
-
-	if (!page) {
-		page = rt_alloc((1u << REGION_PAGE_SHIFT) * sizeof(*page));
-		if (!page)
-			return -ENOMEM;
-		__atomic_store_n(&psc_session.region_pages[id >> REGION_PAGE_SHIFT], page,
-				 __ATOMIC_RELEASE);
-	}
-	copy = rt_strndup(name, len);
-	if (!copy)
-		return -ENOMEM;
-	__atomic_store_n(&page[id & ((1 << REGION_PAGE_SHIFT) - 1)], copy, __ATOMIC_RELEASE);
-	psc_session.region_index[slot] = (uint32_t)id + 1;
-	psc_session.nregions++;
-	return id;
-}
-
-int session_region_intern(const char *name, size_t len)
-{
-	size_t h, cap, full = strnlen(name, len);
-	int id, cut = full > REGION_NAME_MAX;
-
-	/* a name is its text up to a NUL, and at most REGION_NAME_MAX bytes of it */
-	len = cut ? REGION_NAME_MAX : full;
-	pthread_mutex_lock(&psc_session.lock);
-	if ((size_t)psc_session.nregions * 2 >= psc_session.region_index_cap && index_grow()) {
-		id = -ENOMEM;
-		goto out;
-	}
-	cap = psc_session.region_index_cap;
-	for (h = hash_bytes(HASH_INIT, name, len) & (cap - 1); psc_session.region_index[h];
-	     h = (h + 1) & (cap - 1)) {
-		const char *known = session_region_name((int)psc_session.region_index[h] - 1);
-
-		if (!strncmp(known, name, len) && known[len] == 0) {
-			id = (int)psc_session.region_index[h] - 1;
-			if (id == REGION_OVERFLOW_ID)
-				psc_session.regions_folded++;
-			goto out;
-		}
-	}
-	if (psc_session.nregions < REGION_OVERFLOW_ID) {
-		id = region_add(name, len, h);
-		if (id >= 0 && cut)
-			psc_session.region_names_cut++;
-		goto out;
-	}
-	/* every id is taken: the name is recorded under the overflow region, and counted */
-	id = session_region_name(REGION_OVERFLOW_ID) ? REGION_OVERFLOW_ID : -ENOSPC;
-	if (id < 0) {
-		len = strlen(REGION_OVERFLOW_NAME);
-		for (h = hash_bytes(HASH_INIT, REGION_OVERFLOW_NAME, len) & (cap - 1);
-		     psc_session.region_index[h]; h = (h + 1) & (cap - 1))
-			;
-		id = region_add(REGION_OVERFLOW_NAME, len, h);
-	}
-	if (id >= 0)
-		psc_session.regions_folded++;
-out:
-	pthread_mutex_unlock(&psc_session.lock);
-	return id;
 }
 
 __attribute__((constructor)) static void psc_constructor(void)

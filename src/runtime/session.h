@@ -169,7 +169,7 @@ struct psc_session {
 	int live_files;			    /* the directory's file system takes live files */
 	uint64_t start_time;		    /* field 22 of /proc/self/stat */
 	/* the "# object" lines of the loaded objects, and their dlpi_adds and dlpi_subs
-	 * (session.c, objects_render) */
+	 * (maps.c, session_objects_render) */
 	struct rt_text objects;
 	unsigned long long objects_text_counts[2];
 	int fork_locked; /* a fork() holds lock (session.c, before_fork) */
@@ -278,6 +278,26 @@ void session_check_objects(void);
 
 /* Append the memory map after a dlclose that unloaded objects (process.c's dlclose). */
 void session_after_dlclose(void);
+
+/* Objects loaded and unloaded so far (maps.c): the dlpi_adds and dlpi_subs of the first object,
+ * into COUNTS. */
+void session_objects_loaded(unsigned long long counts[2]);
+
+/*
+ * The "# object" lines of the objects loaded now, into psc_session.objects, rendered again
+ * only when objects were loaded or unloaded since. The caller holds session.lock, or runs
+ * alone. Never in a forked child: another thread of the parent may have held the loader's
+ * lock, which dl_iterate_phdr takes, when it forked; before_fork renders them for the child.
+ */
+void session_objects_render(void);
+
+/*
+ * maps.<pid>[.<image>]: the memory map, so addresses can be symbolised afterwards, and the
+ * loaded objects' identities (session_objects_render, done by the caller). The first snapshot
+ * creates the file; later ones (HEADER: after a dlopen, after a dlclose) are appended after a
+ * line "# HEADER TICKS" taken before the map is read (docs/format.md "Memory maps").
+ */
+void session_maps_write(const char *header);
 
 /* Keep what a child's environment needs to be recorded too (this process's PERFSCOPE_*
  * variables, the LD_PRELOAD that loaded this runtime): the exec and posix_spawn wrappers add
