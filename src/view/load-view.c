@@ -110,32 +110,6 @@ static void json_series(struct jsonw *w, const double *v, size_t n, size_t strid
 	jsonw_array_end(w);
 }
 
-/* ARG: 0 busy statistics, 1 times, 2 busy over time, 3 ranks */
-static void json_host(struct jsonw *w, const void *ctx, const void *row, size_t arg)
-{
-	const struct load_log *log = &SET(ctx)->logs[LROW(row)->l];
-	struct load_view_ctx rc = {.set = SET(ctx), .log = LROW(row)->l, .one_log = 1};
-	struct view ranks;
-
-	if (arg == 0) {
-		jsonw_object_begin(w);
-		json_stats(w, &SET(ctx)->busy[LROW(row)->l]);
-		jsonw_object_end(w);
-	} else if (arg == 1) {
-		jsonw_array_begin(w);
-		for (size_t i = 0; i < log->nsamples; i++)
-			jsonw_u64(w, log->time_ns[i]);
-		jsonw_array_end(w);
-	} else if (arg == 2) {
-		json_series(w, log->host_busy, log->nsamples, 1);
-	} else if (load_view_make(&ranks, &rc, LOAD_TABLE_RANKS) == 0) {
-		view_json_rows(w, &ranks);
-		load_view_release(&ranks);
-	} else {
-		jsonw_null(w); /* out of memory */
-	}
-}
-
 #define TXT VIEW_IN_TEXT
 #define CSV VIEW_IN_CSV
 #define JSN VIEW_IN_JSON
@@ -146,22 +120,6 @@ static void json_host(struct jsonw *w, const void *ctx, const void *row, size_t 
 		.key = k, .header = h, .type = t, .align = a, .flags = f, .get = g, .arg = n,      \
 		__VA_ARGS__                                                                        \
 	}
-
-static const struct view_col host_cols[] = {
-    COL("host", "host", VIEW_STR, TABLE_LEFT, TXT | JSN | ENT, get_host, 0),
-    COL("file", "log", VIEW_STR, TABLE_LEFT, JSN, get_host, 1),
-    COL("cpus", "CPUs", VIEW_INT, TABLE_RIGHT, TXT | JSN, get_host, 2),
-    COL("period_ns", "period", VIEW_INT, TABLE_RIGHT, JSN, get_host, 3),
-    COL("busy", "busy", VIEW_STR, TABLE_LEFT, JSN, get_host, 0, .json = json_host),
-    COL("time_ns", "time", VIEW_STR, TABLE_LEFT, JSN, get_host, 1, .json = json_host),
-    COL("busy_over_time", "busy", VIEW_STR, TABLE_LEFT, JSN, get_host, 2, .json = json_host),
-    COL("ranks", "ranks", VIEW_STR, TABLE_LEFT, JSN, get_host, 3, .json = json_host),
-    COL("samples", "samples", VIEW_INT, TABLE_RIGHT, TXT, get_busy, 0),
-    COL("mean", "busy mean", VIEW_SHARE, TABLE_RIGHT, TXT, get_busy, 1, .null_text = "-"),
-    COL("min", "min", VIEW_SHARE, TABLE_RIGHT, TXT, get_busy, 2, .null_text = "-"),
-    COL("max", "max", VIEW_SHARE, TABLE_RIGHT, TXT, get_busy, 3, .null_text = "-"),
-    COL("log", "log", VIEW_STR, TABLE_LEFT, TXT, get_host, 1),
-};
 
 /* --- ranks */
 
@@ -206,6 +164,61 @@ static const struct view_col rank_cols[] = {
     COL("min", "min", VIEW_DOUBLE, TABLE_RIGHT, JSN, get_rank, 8),
     COL("max", "max", VIEW_DOUBLE, TABLE_RIGHT, JSN, get_rank, 9),
     COL("share", "share", VIEW_STR, TABLE_LEFT, JSN, get_rank, 0, .json = json_share),
+};
+static const size_t nrank_cols = sizeof(rank_cols) / sizeof(rank_cols[0]);
+
+/* --- hosts: the ranks in their JSON, and their columns */
+
+/* The ranks of log L of CTX's set as JSON objects of rank_cols, into W. */
+static void json_ranks(struct jsonw *w, const void *ctx, size_t l)
+{
+	const struct view v = {.cols = rank_cols, .ncols = nrank_cols, .ctx = ctx};
+
+	jsonw_array_begin(w);
+	for (size_t i = 0; i < SET(ctx)->nranks; i++) {
+		const struct lrow row = {.i = i};
+
+		if (SET(ctx)->ranks[i].log == l)
+			view_json_row(w, &v, &row);
+	}
+	jsonw_array_end(w);
+}
+
+/* ARG: 0 busy statistics, 1 times, 2 busy over time, 3 ranks */
+static void json_host(struct jsonw *w, const void *ctx, const void *row, size_t arg)
+{
+	const struct load_log *log = &SET(ctx)->logs[LROW(row)->l];
+
+	if (arg == 0) {
+		jsonw_object_begin(w);
+		json_stats(w, &SET(ctx)->busy[LROW(row)->l]);
+		jsonw_object_end(w);
+	} else if (arg == 1) {
+		jsonw_array_begin(w);
+		for (size_t i = 0; i < log->nsamples; i++)
+			jsonw_u64(w, log->time_ns[i]);
+		jsonw_array_end(w);
+	} else if (arg == 2) {
+		json_series(w, log->host_busy, log->nsamples, 1);
+	} else {
+		json_ranks(w, ctx, LROW(row)->l);
+	}
+}
+
+static const struct view_col host_cols[] = {
+    COL("host", "host", VIEW_STR, TABLE_LEFT, TXT | JSN | ENT, get_host, 0),
+    COL("file", "log", VIEW_STR, TABLE_LEFT, JSN, get_host, 1),
+    COL("cpus", "CPUs", VIEW_INT, TABLE_RIGHT, TXT | JSN, get_host, 2),
+    COL("period_ns", "period", VIEW_INT, TABLE_RIGHT, JSN, get_host, 3),
+    COL("busy", "busy", VIEW_STR, TABLE_LEFT, JSN, get_host, 0, .json = json_host),
+    COL("time_ns", "time", VIEW_STR, TABLE_LEFT, JSN, get_host, 1, .json = json_host),
+    COL("busy_over_time", "busy", VIEW_STR, TABLE_LEFT, JSN, get_host, 2, .json = json_host),
+    COL("ranks", "ranks", VIEW_STR, TABLE_LEFT, JSN, get_host, 3, .json = json_host),
+    COL("samples", "samples", VIEW_INT, TABLE_RIGHT, TXT, get_busy, 0),
+    COL("mean", "busy mean", VIEW_SHARE, TABLE_RIGHT, TXT, get_busy, 1, .null_text = "-"),
+    COL("min", "min", VIEW_SHARE, TABLE_RIGHT, TXT, get_busy, 2, .null_text = "-"),
+    COL("max", "max", VIEW_SHARE, TABLE_RIGHT, TXT, get_busy, 3, .null_text = "-"),
+    COL("log", "log", VIEW_STR, TABLE_LEFT, TXT, get_host, 1),
 };
 
 /* --- statistics and samples: CSV */
@@ -332,8 +345,7 @@ static size_t make_rows(const struct load_view_ctx *ctx, enum load_table t, cons
 			r[n++] = (struct lrow){.l = l, .c = -1};
 	if (t == LOAD_TABLE_RANKS || t == LOAD_TABLE_STATS)
 		for (size_t i = 0; i < set->nranks; i++)
-			if (!ctx->one_log || set->ranks[i].log == ctx->log)
-				r[n++] = (struct lrow){.i = i};
+			r[n++] = (struct lrow){.i = i};
 	for (size_t l = 0; t == LOAD_TABLE_SAMPLES && l < set->nlogs; l++)
 		for (size_t i = 0; i < set->logs[l].nsamples; i++)
 			for (long c = -1; c < (long)set->logs[l].nranks; c++) {

@@ -263,7 +263,7 @@ static size_t make_thread_cols(const struct stat_result *res, struct view_col *c
 	return n;
 }
 
-/* Every thread's events into ROWS and R (FOR_JSON: also each thread row's events). */
+/* Every thread's events into ROWS and R, thread by thread; their number. */
 static size_t thread_event_rows(const struct stat_result *res, const void **rows, struct trow *r)
 {
 	const struct stat_run *run = &res->runs[0];
