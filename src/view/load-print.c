@@ -3,8 +3,6 @@
 #include "lib/textesc.h"
 
 #include <errno.h>
-#include <inttypes.h>
-#include <math.h>
 #include <string.h>
 
 #include "lib/jsonw.h"

@@ -1,7 +1,7 @@
 /*
  * load-print.h - `perfscope mpi --load`: each host's CPU busy share and each rank's CPU share
  * over time and their means, from the experiment's load logs (format/loadlog.h), as a
- * table, CSV or JSON.
+ * table, CSV, JSON or long CSV, rendered from the views of load-view.h.
  */
 #ifndef PSC_LOAD_PRINT_H
 #define PSC_LOAD_PRINT_H
