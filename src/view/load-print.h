@@ -1,7 +1,7 @@
 /*
  * load-print.h - `perfscope mpi --load`: each host's CPU busy share and each rank's CPU share
  * over time and their means, from the experiment's load logs (format/loadlog.h), as a
- * table, CSV or JSON.
+ * table, CSV, JSON or long CSV, rendered from the views of load-view.h.
  */
 #ifndef PSC_LOAD_PRINT_H
 #define PSC_LOAD_PRINT_H
@@ -17,6 +17,7 @@ enum load_format {
 	LOAD_FORMAT_TEXT = 0,
 	LOAD_FORMAT_CSV = 1,
 	LOAD_FORMAT_JSON = 2,
+	LOAD_FORMAT_LONG = 3, /* the CSV in long form: entities, metric, value */
 };
 
 /* At most this many rows of load over time per host in text; more samples are merged into
@@ -31,6 +32,7 @@ enum load_format {
  *   before the first sample).
  * - CSV: `host,rank,pid,samples,mean,min,max` (rank `host` for the host's busy fraction, pid
  *   empty there), a blank line, then `host,rank,time_ns,share` for every known sample.
+ * - long CSV: each block of the CSV in long form (its entity columns, metric, value).
  * - JSON: {"hosts": [{"host", "file", "cpus", "period_ns", "samples", "busy": {"mean", "min",
  *   "max"}, "time_ns": [...], "busy_over_time": [...], "ranks": [{"rank", "pid", "samples",
  *   "mean", "min", "max", "share": [...]}]}]} (null for a share not known).

@@ -70,49 +70,6 @@ static int json_traffic(const struct mpi_report *r, struct jsonw *w)
 	return json_table(r, MPI_TABLE_UNMATCHED, 0, "unmatched", w);
 }
 
-static void json_patterns(const struct mpi_report *r, struct jsonw *w)
-{
-	const struct mpi_waits *wt = r->waits;
-
-	jsonw_key(w, "patterns");
-	jsonw_array_begin(w);
-	for (int k = 0; k < MPI_PAT_COUNT; k++) {
-		jsonw_object_begin(w);
-		jsonw_kv_string(w, "pattern", mpi_pattern_key((enum mpi_pattern)k));
-		jsonw_kv_string(w, "name", mpi_pattern_name((enum mpi_pattern)k));
-		jsonw_kv_i64(w, "wait_ns", wt->pattern_total[k]);
-		jsonw_kv_double(w, "pct_exec",
-				pct((double)wt->pattern_total[k], (double)exec_sum(wt)));
-		jsonw_kv_u64(w, "calls", wt->pattern_calls[k]);
-		jsonw_key(w, "per_rank_ns");
-		jsonw_array_begin(w);
-		for (int i = 0; i < wt->p; i++)
-			jsonw_i64(w, wt->pattern[(size_t)i * MPI_PAT_COUNT + (size_t)k]);
-		jsonw_array_end(w);
-		jsonw_object_end(w);
-	}
-	jsonw_array_end(w);
-	jsonw_key(w, "sites");
-	jsonw_array_begin(w);
-	for (size_t i = 0; i < wt->nsites; i++) {
-		const struct mpi_wait_site *s = &wt->sites[i];
-		const struct mpi_site *site = s->site != MPI_NONE ? &r->m->sites[s->site] : NULL;
-
-		jsonw_object_begin(w);
-		jsonw_kv_string(w, "pattern", mpi_pattern_key(s->pattern));
-		jsonw_kv_i64(w, "rank", s->rank);
-		jsonw_kv_string(w, "function", site ? site->function : "");
-		jsonw_kv_string(w, "file", site ? site->file : "");
-		jsonw_kv_u64(w, "line", site ? site->line : 0);
-		jsonw_kv_u64(w, "addr", site ? site->addr : 0);
-		jsonw_kv_string(w, "routine", routine_name(s->routine));
-		jsonw_kv_i64(w, "wait_ns", s->wait_ns);
-		jsonw_kv_u64(w, "calls", s->calls);
-		jsonw_object_end(w);
-	}
-	jsonw_array_end(w);
-}
-
 int mpi_print_json(const struct mpi_report *r, enum mpi_view view, FILE *f)
 {
 	static const char *const rel[] = {"none", "exec", "wait"};
@@ -136,8 +93,10 @@ int mpi_print_json(const struct mpi_report *r, enum mpi_view view, FILE *f)
 		ret = json_table(r, MPI_TABLE_ROUTINES, 0, "routines", &w);
 	if (!ret && view == MPI_VIEW_TRAFFIC)
 		ret = json_traffic(r, &w);
-	if (view == MPI_VIEW_PATTERNS)
-		json_patterns(r, &w);
+	if (!ret && view == MPI_VIEW_PATTERNS)
+		ret = json_table(r, MPI_TABLE_PATTERNS, 0, "patterns", &w);
+	if (!ret && view == MPI_VIEW_PATTERNS)
+		ret = json_table(r, MPI_TABLE_SITES, 0, "sites", &w);
 	jsonw_key(&w, "caveats");
 	jsonw_array_begin(&w);
 	mpi_caveats(r, caveat_json, &w);

@@ -17,34 +17,13 @@
 #include <string.h>
 
 #define TOP_ROUTINES 5
-#define TOP_SITES    5
 
-static void site_text(const struct mpi_model *m, uint32_t site, char *buf, size_t len,
-		      const char **function)
+/* The ranks without data. */
+static void caveats_missing(const struct mpi_model *m, void (*fn)(void *, const char *), void *ctx)
 {
-	const struct mpi_site *s = site != MPI_NONE && site < m->nsites ? &m->sites[site] : NULL;
-
-	*function = s && s->function[0] ? s->function : "?";
-	if (s && s->file[0])
-		snprintf(buf, len, "%s:%u", s->file, s->line);
-	else if (s && s->addr)
-		snprintf(buf, len, "0x%" PRIx64, s->addr);
-	else
-		snprintf(buf, len, "?");
-}
-
-void mpi_caveats(const struct mpi_report *r, void (*fn)(void *ctx, const char *line), void *ctx)
-{
-	const struct mpi_model *m = r->m;
-	char a[32];
 	struct strbuf missing = STRBUF_INIT;
-	size_t nmissing = 0, short_colls = 0;
-	uint64_t sends = 0, recvs = 0;
+	size_t nmissing = 0;
 
-	if (r->e)
-		experiment_caveats(r->e, 1, fn, ctx);
-	for (size_t i = 0; i < m->nwarnings; i++)
-		caveat_say(fn, ctx, "%s", m->warnings[i]);
 	for (int i = 0; i < m->world_size; i++) {
 		if (m->ranks[i].present)
 			continue;
@@ -57,6 +36,13 @@ void mpi_caveats(const struct mpi_report *r, void (*fn)(void *ctx, const char *l
 			   "are missing",
 			   nmissing, m->world_size, missing.err ? "out of memory" : missing.buf);
 	strbuf_release(&missing);
+}
+
+/* The clocks: not aligned, or a rank's drift not corrected. */
+static void caveats_clock(const struct mpi_report *r, void (*fn)(void *, const char *), void *ctx)
+{
+	const struct mpi_model *m = r->m;
+
 	if (!r->e)
 		caveat_say(fn, ctx, "times as the trace gives them (not aligned by perfscope)");
 	else if (!m->clock_aligned && m->world_size > 1)
@@ -73,39 +59,52 @@ void mpi_caveats(const struct mpi_report *r, void (*fn)(void *ctx, const char *l
 				   m->ranks[i].has_clock[0]
 				       ? "none at MPI_Finalize, or it was ignored"
 				       : "none at MPI_Init");
+}
+
+/* Messages and collectives against causality, and what the correction did. */
+static void caveats_causality(const struct mpi_report *r, void (*fn)(void *, const char *),
+			      void *ctx)
+{
+	const struct mpi_model *m = r->m;
+	char a[32];
+
+	fmt_duration(a, sizeof(a), (double)m->max_correction_ns);
 	if (m->clock_aligned && m->violations_unaligned > m->violations_before)
 		caveat_say(fn, ctx,
 			   "%" PRIu64 " messages received before they were sent on the ranks' own "
 			   "clocks: the clock alignment fixed %" PRIu64,
 			   m->violations_unaligned, m->violations_unaligned - m->violations_before);
-	if (m->violations_before) {
-		fmt_duration(a, sizeof(a), (double)m->max_correction_ns);
-		if (r->no_correction)
-			caveat_say(fn, ctx,
-				   "%" PRIu64 " messages received before they were sent (clock "
-				   "error), not corrected (--no-correction): their waits are wrong",
-				   m->violations_before);
-		else
-			caveat_say(fn, ctx,
-				   "%" PRIu64 " messages received before they were sent (clock "
-				   "error): corrected, %" PRIu64 " left, largest shift %s",
-				   m->violations_before, m->violations_after, a);
-	}
-	if (m->coll_violations_before) {
-		fmt_duration(a, sizeof(a), (double)m->max_correction_ns);
-		if (r->no_correction)
-			caveat_say(fn, ctx,
-				   "%" PRIu64 " collective calls left before a rank they depend on "
-				   "entered (clock error), not corrected (--no-correction): their "
-				   "waits are wrong",
-				   m->coll_violations_before);
-		else
-			caveat_say(fn, ctx,
-				   "%" PRIu64 " collective calls left before a rank they depend on "
-				   "entered (clock error): corrected, %" PRIu64
-				   " left, largest shift %s",
-				   m->coll_violations_before, m->coll_violations_after, a);
-	}
+	if (m->violations_before && r->no_correction)
+		caveat_say(fn, ctx,
+			   "%" PRIu64 " messages received before they were sent (clock "
+			   "error), not corrected (--no-correction): their waits are wrong",
+			   m->violations_before);
+	else if (m->violations_before)
+		caveat_say(fn, ctx,
+			   "%" PRIu64 " messages received before they were sent (clock "
+			   "error): corrected, %" PRIu64 " left, largest shift %s",
+			   m->violations_before, m->violations_after, a);
+	if (m->coll_violations_before && r->no_correction)
+		caveat_say(fn, ctx,
+			   "%" PRIu64 " collective calls left before a rank they depend on "
+			   "entered (clock error), not corrected (--no-correction): their "
+			   "waits are wrong",
+			   m->coll_violations_before);
+	else if (m->coll_violations_before)
+		caveat_say(fn, ctx,
+			   "%" PRIu64 " collective calls left before a rank they depend on "
+			   "entered (clock error): corrected, %" PRIu64 " left, largest shift %s",
+			   m->coll_violations_before, m->coll_violations_after, a);
+}
+
+/* Unmatched messages and collectives short of participants. */
+static void caveats_unmatched(const struct mpi_report *r, void (*fn)(void *, const char *),
+			      void *ctx)
+{
+	const struct mpi_model *m = r->m;
+	uint64_t sends = 0, recvs = 0;
+	size_t short_colls = 0;
+
 	if (r->traffic)
 		for (size_t i = 0; i < r->traffic->nunmatched; i++)
 			*(r->traffic->unmatched[i].kind == MPI_UNMATCHED_SEND ? &sends : &recvs) +=
@@ -126,6 +125,18 @@ void mpi_caveats(const struct mpi_report *r, void (*fn)(void *ctx, const char *l
 			   "%zu collective operations lack participants: their waits count those "
 			   "present",
 			   short_colls);
+}
+
+void mpi_caveats(const struct mpi_report *r, void (*fn)(void *ctx, const char *line), void *ctx)
+{
+	if (r->e)
+		experiment_caveats(r->e, 1, fn, ctx);
+	for (size_t i = 0; i < r->m->nwarnings; i++)
+		caveat_say(fn, ctx, "%s", r->m->warnings[i]);
+	caveats_missing(r->m, fn, ctx);
+	caveats_clock(r, fn, ctx);
+	caveats_causality(r, fn, ctx);
+	caveats_unmatched(r, fn, ctx);
 }
 
 /* Table T of R in FMT (text, CSV or long CSV), into F. 0, -ENOMEM or -EIO. */
@@ -231,78 +242,28 @@ static int traffic_table(const struct mpi_report *r, enum out_format fmt, FILE *
 	return print_table(r, MPI_TABLE_UNMATCHED, fmt, f);
 }
 
-static int patterns_table(const struct mpi_report *r, FILE *f)
+/* The wait-state patterns, then in text each one's worst call sites, in FMT. */
+static int patterns_table(const struct mpi_report *r, enum out_format fmt, FILE *f)
 {
 	const struct mpi_waits *w = r->waits;
-	size_t top = r->top_sites ? r->top_sites : TOP_SITES;
-	int64_t exec = exec_sum(w);
-	struct table *t = table_new();
-	char buf[64], where[600];
-	const char *fn;
+	struct view v;
 	int ret;
 
-	if (!t)
-		return -ENOMEM;
-	fprintf(f, "Wait states (%% of the ranks' summed execution time)\n\n");
-	table_add_column(t, "pattern", TABLE_LEFT);
-	table_add_column(t, "wait", TABLE_RIGHT);
-	table_add_column(t, "%", TABLE_RIGHT);
-	table_add_column(t, "calls", TABLE_RIGHT);
-	table_add_column(t, "worst rank", TABLE_RIGHT);
-	for (int k = 0; k < MPI_PAT_COUNT; k++) {
-		int worst = -1;
-
-		for (int i = 0; i < w->p; i++)
-			if (w->pattern[(size_t)i * MPI_PAT_COUNT + (size_t)k] > 0 &&
-			    (worst < 0 ||
-			     w->pattern[(size_t)i * MPI_PAT_COUNT + (size_t)k] >
-				 w->pattern[(size_t)worst * MPI_PAT_COUNT + (size_t)k]))
-				worst = i;
-		table_add_row(t);
-		table_set(t, 0, "%s", mpi_pattern_name((enum mpi_pattern)k));
-		fmt_duration(buf, sizeof(buf), (double)w->pattern_total[k]);
-		table_set(t, 1, "%s", buf);
-		table_set(t, 2, "%.1f", pct((double)w->pattern_total[k], (double)exec));
-		fmt_count(buf, sizeof(buf), w->pattern_calls[k]);
-		table_set(t, 3, "%s", buf);
-		if (worst >= 0)
-			table_set(t, 4, "%d", worst);
+	if (fmt == OUT_TEXT)
+		fprintf(f, "Wait states (%% of the ranks' summed execution time)\n\n");
+	ret = print_table(r, MPI_TABLE_PATTERNS, fmt, f);
+	if (!ret && fmt != OUT_TEXT) {
+		fputc('\n', f);
+		ret = print_table(r, MPI_TABLE_SITES, fmt, f);
 	}
-	ret = table_print(t, f, NULL);
-	table_free(t);
-	for (int k = 0; !ret && k < MPI_PAT_COUNT; k++) {
-		size_t shown = 0;
-
+	for (int k = 0; !ret && fmt == OUT_TEXT && k < MPI_PAT_COUNT; k++) {
 		if (!w->pattern_total[k])
 			continue;
-		if (!(t = table_new()))
-			return -ENOMEM;
+		if ((ret = mpi_pattern_view_make(&v, r, MPI_TABLE_SITES, fmt, k)))
+			break;
 		fprintf(f, "\n%s: worst call sites\n\n", mpi_pattern_name((enum mpi_pattern)k));
-		table_add_column(t, "rank", TABLE_RIGHT);
-		table_add_column(t, "function", TABLE_LEFT);
-		table_add_column(t, "where", TABLE_LEFT);
-		table_add_column(t, "routine", TABLE_LEFT);
-		table_add_column(t, "wait", TABLE_RIGHT);
-		table_add_column(t, "calls", TABLE_RIGHT);
-		for (size_t i = 0; i < w->nsites && shown < top; i++) {
-			const struct mpi_wait_site *s = &w->sites[i];
-
-			if ((int)s->pattern != k)
-				continue;
-			shown++;
-			site_text(r->m, s->site, where, sizeof(where), &fn);
-			table_add_row(t);
-			table_set(t, 0, "%d", s->rank);
-			table_set(t, 1, "%s", fn);
-			table_set(t, 2, "%s", where);
-			table_set(t, 3, "%s", routine_name(s->routine));
-			fmt_duration(buf, sizeof(buf), (double)s->wait_ns);
-			table_set(t, 4, "%s", buf);
-			fmt_count(buf, sizeof(buf), s->calls);
-			table_set(t, 5, "%s", buf);
-		}
-		ret = table_print(t, f, NULL);
-		table_free(t);
+		ret = view_print_text(&v, f, NULL);
+		mpi_view_release(&v);
 	}
 	return ret;
 }
@@ -326,47 +287,12 @@ int mpi_print_text(const struct mpi_report *r, enum mpi_view view, FILE *f)
 		ret = routines_table(r, f);
 		break;
 	default:
-		ret = patterns_table(r, f);
+		ret = patterns_table(r, OUT_TEXT, f);
 		break;
 	}
 	fputc('\n', f);
 	mpi_caveats(r, caveat_text, f);
 	return ret ? ret : ferror(f) ? -EIO : 0;
-}
-
-static void patterns_csv(const struct mpi_report *r, FILE *f)
-{
-	const struct mpi_waits *w = r->waits;
-	char where[600];
-	const char *fn;
-
-	fputs("pattern,rank,wait_ns,pct_exec,calls\n", f);
-	for (int k = 0; k < MPI_PAT_COUNT; k++)
-		fprintf(f, "%s,all,%" PRId64 ",%.6f,%" PRIu64 "\n",
-			mpi_pattern_key((enum mpi_pattern)k), w->pattern_total[k],
-			pct((double)w->pattern_total[k], (double)exec_sum(w)), w->pattern_calls[k]);
-	for (int i = 0; i < w->p; i++)
-		for (int k = 0; k < MPI_PAT_COUNT; k++) {
-			int64_t ns = w->pattern[(size_t)i * MPI_PAT_COUNT + (size_t)k];
-
-			if (ns)
-				fprintf(f, "%s,%d,%" PRId64 ",%.6f,\n",
-					mpi_pattern_key((enum mpi_pattern)k), i, ns,
-					mpi_waits_pct(w, i, ns, MPI_REL_EXEC));
-		}
-	fputs("\npattern,rank,function,file,line,routine,wait_ns,calls\n", f);
-	for (size_t i = 0; i < w->nsites; i++) {
-		const struct mpi_wait_site *s = &w->sites[i];
-		const struct mpi_site *site = s->site != MPI_NONE ? &r->m->sites[s->site] : NULL;
-
-		site_text(r->m, s->site, where, sizeof(where), &fn);
-		fprintf(f, "%s,%d,", mpi_pattern_key(s->pattern), s->rank);
-		csv_field(f, site && site->function[0] ? site->function : "");
-		fputc(',', f);
-		csv_field(f, site ? site->file : "");
-		fprintf(f, ",%u,%s,%" PRId64 ",%" PRIu64 "\n", site ? site->line : 0,
-			routine_name(s->routine), s->wait_ns, s->calls);
-	}
 }
 
 /* VIEW as CSV or long CSV (FMT). */
@@ -382,7 +308,7 @@ static int print_csv(const struct mpi_report *r, enum mpi_view view, enum out_fo
 		ret = print_table(r, MPI_TABLE_ROUTINES, fmt, f);
 		break;
 	case MPI_VIEW_PATTERNS:
-		patterns_csv(r, f);
+		ret = patterns_table(r, fmt, f);
 		break;
 	default:
 		ret = print_table(r, MPI_TABLE_WAITS, fmt, f);

@@ -61,8 +61,7 @@ int mpi_print_csv(const struct mpi_report *r, enum mpi_view view, FILE *f);
 int mpi_print_json(const struct mpi_report *r, enum mpi_view view, FILE *f);
 
 /* VIEW in FMT: mpi_print_text, mpi_print_csv, mpi_print_json, or the long CSV (OUT_LONG: the
- * keys of a row, metric, value; each block of the CSV so; not the patterns). 0, -ENOMEM or
- * -EIO. */
+ * keys of a row, metric, value; each block of the CSV so). 0, -ENOMEM or -EIO. */
 int mpi_print(const struct mpi_report *r, enum mpi_view view, enum out_format fmt, FILE *f);
 
 #endif /* PSC_MPI_PRINT_H */

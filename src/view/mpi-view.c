@@ -374,8 +374,9 @@ static size_t matrix_cols(const struct mpi_report *r, struct view_col *cols, cha
 	return (size_t)p + 3;
 }
 
-int mpi_view_make(struct view *v, const struct mpi_report *r, enum mpi_table t, enum out_format fmt,
-		  int all_only)
+/* mpi_view_make of the tables of mpi-view.c. */
+static int make_table(struct view *v, const struct mpi_report *r, enum mpi_table t,
+		      enum out_format fmt, int all_only)
 {
 	static const struct {
 		const struct view_col *cols;
@@ -430,6 +431,14 @@ int mpi_view_make(struct view *v, const struct mpi_report *r, enum mpi_table t, 
 		}
 	}
 	return 0;
+}
+
+int mpi_view_make(struct view *v, const struct mpi_report *r, enum mpi_table t, enum out_format fmt,
+		  int all_only)
+{
+	if (t == MPI_TABLE_PATTERNS || t == MPI_TABLE_SITES)
+		return mpi_pattern_view_make(v, r, t, fmt, -1);
+	return make_table(v, r, t, fmt, all_only);
 }
 
 void mpi_view_release(struct view *v)
