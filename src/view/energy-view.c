@@ -24,6 +24,9 @@ struct erow {
 
 #define ER(row) ((const struct erow *)(row))
 
+#define OUTSIDE_NAME "[outside traced functions]"
+#define REST_NAME    "[other functions]"
+
 static double pct(double part, double whole)
 {
 	return whole > 0 ? 100.0 * part / whole : 0;
@@ -219,19 +222,48 @@ static const struct view_col interval_cols[] = {
 
 /* --- slices: an interval's share of each function */
 
-static void get_interval(const void *ctx, const void *row, size_t arg, struct view_value *v)
+/* A function's slice of an interval, or (FN NULL) the interval's time outside traced
+ * functions: a row per function and interval, so kept small. */
+struct srow {
+	const struct func_row *fn;
+	size_t k;
+};
+
+#define SR(row) ((const struct srow *)(row))
+
+/* ARG: 0 the interval, 1 its start, 2 its end, 3 the function, 4 its time, 5 its energy */
+static void get_slice(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
-	(void)ctx, (void)arg;
-	set_i64(v, (int64_t)ER(row)->k);
+	const struct energy_profile *ep = EV(ctx)->r->ep;
+	const struct func_row *fn = SR(row)->fn;
+	size_t k = SR(row)->k;
+
+	switch (arg) {
+	case 0:
+		set_i64(v, (int64_t)k);
+		break;
+	case 1:
+	case 2:
+		set_i64(v, ep->edges[k + arg - 1]);
+		break;
+	case 3:
+		set_s(v, fn ? fn->sym.name : OUTSIDE_NAME);
+		break;
+	case 4:
+		set_i64(v, fn ? fn->slices[k].ns : ep->interval_idle_ns[k]);
+		break;
+	default:
+		set_num(EV(ctx), v, fn ? fn->slices[k].j : EV(ctx)->outside_j[k], "%.15g");
+	}
 }
 
 static const struct view_col slice_cols[] = {
-    COL("interval", "interval", VIEW_INT, TABLE_RIGHT, ENT, get_interval, 0),
-    COL("t_start_ns", "start", VIEW_INT, TABLE_RIGHT, ENT, get_iv_edge, 0),
-    COL("t_end_ns", "end", VIEW_INT, TABLE_RIGHT, ENT, get_iv_edge, 1),
-    COL("name", "function", VIEW_STR, TABLE_LEFT, ENT, get_name, 0),
-    COL("time_ns", "time", VIEW_NS, TABLE_RIGHT, VIEW_IN_ALL, get_ns, 0),
-    COL("energy_j", "energy J", VIEW_DOUBLE, TABLE_RIGHT, VIEW_IN_ALL, get_j, 0),
+    COL("interval", "interval", VIEW_INT, TABLE_RIGHT, ENT, get_slice, 0),
+    COL("t_start_ns", "start", VIEW_INT, TABLE_RIGHT, ENT, get_slice, 1),
+    COL("t_end_ns", "end", VIEW_INT, TABLE_RIGHT, ENT, get_slice, 2),
+    COL("name", "function", VIEW_STR, TABLE_LEFT, ENT, get_slice, 3),
+    COL("time_ns", "time", VIEW_NS, TABLE_RIGHT, VIEW_IN_ALL, get_slice, 4),
+    COL("energy_j", "energy J", VIEW_DOUBLE, TABLE_RIGHT, VIEW_IN_ALL, get_slice, 5),
 };
 
 /* --- channels: rows struct energy_channel */
@@ -318,9 +350,6 @@ static const struct view_col stat_cols[] = {
 };
 
 /* --- rows */
-
-#define OUTSIDE_NAME "[outside traced functions]"
-#define REST_NAME    "[other functions]"
 
 static double row_j(const struct energy_report *r, const struct func_row *row)
 {
@@ -417,32 +446,23 @@ static size_t interval_rows(const struct energy_profile *ep, struct erow *e)
 }
 
 /* Per interval, the functions (in display order) with time or energy in it, then the time
- * outside with the energy they left. */
-static size_t slice_rows(const struct energy_report *r, struct erow *e)
+ * outside, whose energy (what the functions left) goes to OUTSIDE_J. */
+static size_t slice_rows(const struct energy_report *r, struct srow *sr, double *outside_j)
 {
 	const struct energy_profile *ep = r->ep;
 	size_t n = 0;
 
 	for (size_t k = 0; k < ep->nintervals; k++) {
-		double rest = ep->interval_j[k];
-
+		outside_j[k] = ep->interval_j[k];
 		for (size_t i = 0; i < ep->merged.nrows; i++) {
 			const struct func_row *row = &ep->merged.rows[r->order[i]];
 
 			if (!row->slices || (!row->slices[k].ns && !row->slices[k].j))
 				continue;
-			rest -= row->slices[k].j;
-			e[n++] = (struct erow){.name = row->sym.name,
-					       .fn = row,
-					       .k = k,
-					       .ns = row->slices[k].ns,
-					       .j = row->slices[k].j};
+			outside_j[k] -= row->slices[k].j;
+			sr[n++] = (struct srow){row, k};
 		}
-		e[n++] = (struct erow){.name = OUTSIDE_NAME,
-				       .outside = 1,
-				       .k = k,
-				       .ns = ep->interval_idle_ns[k],
-				       .j = rest};
+		sr[n++] = (struct srow){NULL, k};
 	}
 	return n;
 }
@@ -477,8 +497,14 @@ int energy_view_make(struct energy_view *ev, const struct energy_report *r, enum
 	    {stat_cols, sizeof(stat_cols) / sizeof(stat_cols[0])},
 	};
 	size_t max = rows_max(r, t), n = 0;
-	const void **rows = malloc((max + 1) * (sizeof(*rows) + sizeof(struct erow)));
+	size_t size = t == ENERGY_TABLE_SLICES	    ? sizeof(struct srow)
+		      : t <= ENERGY_TABLE_INTERVALS ? sizeof(struct erow)
+						    : 0;
+	const void **rows =
+	    malloc((max + 1) * (sizeof(*rows) + size) +
+		   (t == ENERGY_TABLE_SLICES ? r->ep->nintervals * sizeof(double) : 0));
 	struct erow *e = (struct erow *)(rows + max + 1);
+	struct srow *sr = (struct srow *)(rows + max + 1);
 
 	*ev = (struct energy_view){.r = r, .fmt = fmt, .block = rows};
 	ev->v =
@@ -487,14 +513,17 @@ int energy_view_make(struct energy_view *ev, const struct energy_report *r, enum
 		return -ENOMEM;
 	switch (t) {
 	case ENERGY_TABLE_FUNCTIONS:
-		n = function_rows(r, fmt, e);
-		ev->v.option = r->simpson != NULL;
-		break;
 	case ENERGY_TABLE_INTERVALS:
-		n = interval_rows(r->ep, e);
+		n = t ? interval_rows(r->ep, e) : function_rows(r, fmt, e);
+		ev->v.option = r->simpson != NULL;
+		for (size_t i = 0; i < n; i++)
+			rows[i] = &e[i];
 		break;
 	case ENERGY_TABLE_SLICES:
-		n = slice_rows(r, e);
+		ev->outside_j = (double *)(sr + max + 1);
+		n = slice_rows(r, sr, ev->outside_j);
+		for (size_t i = 0; i < n; i++)
+			rows[i] = &sr[i];
 		break;
 	case ENERGY_TABLE_CHANNELS:
 		for (; n < max; n++)
@@ -504,8 +533,6 @@ int energy_view_make(struct energy_view *ev, const struct energy_report *r, enum
 		for (; n < max; n++)
 			rows[n] = &r->stats[n];
 	}
-	for (size_t i = 0; t <= ENERGY_TABLE_SLICES && i < n; i++)
-		rows[i] = &e[i];
 	ev->v.nrows = n;
 	return 0;
 }

@@ -30,7 +30,8 @@ struct energy_view {
 	 * statistics to 9, which the view's types do not spell, so their getters give CSV the
 	 * digits as text (JSON and text get the number) */
 	enum out_format fmt;
-	void *block; /* the rows */
+	void *block;	   /* the rows */
+	double *outside_j; /* the slices: each interval's energy outside traced functions */
 };
 
 /* EV, the table T of R in the rows FMT shows. 0 or -ENOMEM; energy_view_release frees it. */

@@ -10,7 +10,7 @@
 
 #define TV(ctx) ((const struct timeline_view *)(ctx))
 
-/* A row of the intervals, the values or the functions. */
+/* An interval, or a cell of the values or of the functions' samples (row_of). */
 struct trow {
 	size_t i;	   /* the interval */
 	uint64_t from, to; /* its start and end from the run's start */
@@ -19,8 +19,6 @@ struct trow {
 	size_t fn;	   /* the function (nfuncs: "other") */
 	size_t label;	   /* the top function's text in the labels; SIZE_MAX: none */
 };
-
-#define TR(row) ((const struct trow *)(row))
 
 static void set_i64(struct view_value *v, int64_t i)
 {
@@ -79,19 +77,52 @@ static uint64_t fsamples(const struct timeline *t, size_t th, size_t i, size_t f
 	return t->fsamples[(th * t->nintervals + i) * (t->nfuncs + 1) + fn];
 }
 
+/* ROW of TV's table: an interval's (a struct trow), or, not to hold a row per cell beside the
+ * timeline's own arrays, the cell of an event's value or of a function's samples, whose
+ * place in its array gives the interval, the thread and the event or function. */
+static struct trow row_of(const struct timeline_view *tv, const void *row)
+{
+	const struct timeline *t = tv->t;
+	struct trow r = {.label = SIZE_MAX};
+	size_t idx, per;
+
+	switch (tv->table) {
+	case TIMELINE_TABLE_VALUES:
+		idx = (size_t)((const double *)row - t->values);
+		per = t->nevents;
+		r.k = (uint32_t)(idx % per);
+		break;
+	case TIMELINE_TABLE_FUNCTIONS:
+		idx = (size_t)((const uint64_t *)row - t->fsamples);
+		per = t->nfuncs + 1;
+		r.fn = idx % per;
+		break;
+	default:
+		return *(const struct trow *)row;
+	}
+	r.i = idx / per % t->nintervals;
+	r.th = idx / per / t->nintervals;
+	timeline_interval(t, r.i, &r.from, &r.to);
+	return r;
+}
+
+#define TR(row) (row_of(TV(ctx), row))
+
 /* --- the columns every table of intervals starts with */
 
 /* ARG: 0 the interval's start, 1 its end */
 static void get_edge(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx;
-	set_u64(v, arg ? TR(row)->to : TR(row)->from);
+	struct trow r = TR(row);
+
+	set_u64(v, arg ? r.to : r.from);
 }
 
 static void get_tid(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)arg;
-	set_i64(v, TV(ctx)->t->walk.threads[TR(row)->th].tid);
+	set_i64(v, TV(ctx)->t->walk.threads[TR(row).th].tid);
 }
 
 /* --- intervals, threads summed */
@@ -100,14 +131,15 @@ static void get_tid(const void *ctx, const void *row, size_t arg, struct view_va
 static void get_rate(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	const struct timeline *t = TV(ctx)->t;
+	struct trow r = TR(row);
 	double sum = 0;
 
 	if (missing(TV(ctx)->e, (uint32_t)arg))
 		return;
 	for (size_t th = 0; th < t->walk.nthreads; th++)
-		sum += timeline_value(t, th, TR(row)->i, (uint32_t)arg);
+		sum += timeline_value(t, th, r.i, (uint32_t)arg);
 	v->kind = VIEW_F64;
-	v->d = rate(sum, TR(row)->from, TR(row)->to);
+	v->d = rate(sum, r.from, r.to);
 }
 
 static void get_samples(const void *ctx, const void *row, size_t arg, struct view_value *v)
@@ -117,15 +149,17 @@ static void get_samples(const void *ctx, const void *row, size_t arg, struct vie
 
 	(void)arg;
 	for (size_t th = 0; th < t->walk.nthreads; th++)
-		n += t->samples[th * t->nintervals + TR(row)->i];
+		n += t->samples[th * t->nintervals + TR(row).i];
 	set_u64(v, n);
 }
 
 static void get_top(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)arg;
-	if (TR(row)->label != SIZE_MAX)
-		set_s(v, TV(ctx)->labels.buf + TR(row)->label);
+	struct trow r = TR(row);
+
+	if (r.label != SIZE_MAX)
+		set_s(v, TV(ctx)->labels.buf + r.label);
 }
 
 /* Per sampled thread: its values (null: not supported), samples and function samples (in the
@@ -134,7 +168,7 @@ static void json_threads(struct jsonw *w, const void *ctx, const void *row, size
 {
 	const struct experiment *e = TV(ctx)->e;
 	const struct timeline *t = TV(ctx)->t;
-	size_t i = TR(row)->i;
+	size_t i = TR(row).i;
 
 	(void)arg;
 	jsonw_array_begin(w);
@@ -187,17 +221,17 @@ static const struct view_col interval_cols[] = {
 static void get_event(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)arg;
-	set_s(v, TV(ctx)->e->sampling.events[TR(row)->k]);
+	set_s(v, TV(ctx)->e->sampling.events[TR(row).k]);
 }
 
 /* ARG: 0 the value, 1 its rate per second; not counted for an event not supported */
 static void get_value(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
-	const struct trow *r = row;
-	double x = timeline_value(TV(ctx)->t, r->th, r->i, r->k);
+	struct trow r = TR(row);
+	double x = *(const double *)row;
 
-	if (!missing(TV(ctx)->e, r->k))
-		set_num(TV(ctx), v, arg ? rate(x, r->from, r->to) : x);
+	if (!missing(TV(ctx)->e, r.k))
+		set_num(TV(ctx), v, arg ? rate(x, r.from, r.to) : x);
 }
 
 static const struct view_col value_cols[] = {
@@ -215,16 +249,15 @@ static const struct view_col value_cols[] = {
 static void get_function(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)arg;
-	set_s(v, func_name(TV(ctx)->t, TR(row)->fn));
+	set_s(v, func_name(TV(ctx)->t, TR(row).fn));
 }
 
 /* ARG: 0 the function's samples, 1 their share of the thread's in the interval */
 static void get_fsamples(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	const struct timeline *t = TV(ctx)->t;
-	const struct trow *r = row;
-	uint64_t n = fsamples(t, r->th, r->i, r->fn),
-		 total = t->samples[r->th * t->nintervals + r->i];
+	struct trow r = TR(row);
+	uint64_t n = *(const uint64_t *)row, total = t->samples[r.th * t->nintervals + r.i];
 
 	if (!arg) {
 		set_u64(v, n);
@@ -352,31 +385,36 @@ static size_t top_label(const struct timeline *t, size_t i, struct strbuf *l)
 	return at;
 }
 
-/* The rows of table T into R: their number. */
-static size_t interval_rows(struct timeline_view *tv, enum timeline_table t, struct trow *r)
+/* The intervals into R, with the top functions' labels in text: their number. */
+static size_t interval_rows(struct timeline_view *tv, struct trow *r)
 {
 	const struct timeline *tl = tv->t;
+
+	for (size_t i = 0; i < tl->nintervals; i++) {
+		r[i] = (struct trow){.i = i, .label = SIZE_MAX};
+		timeline_interval(tl, i, &r[i].from, &r[i].to);
+		if (tv->fmt == OUT_TEXT)
+			r[i].label = top_label(tl, i, &tv->labels);
+	}
+	return tl->nintervals;
+}
+
+/* The cells of table T (the events' values of the sampled threads, or the functions' samples
+ * that are not 0) into ROWS, by interval, then thread: their number. */
+static size_t cell_rows(const struct timeline *tl, enum timeline_table t, const void **rows)
+{
 	size_t n = 0;
 
 	for (size_t i = 0; i < tl->nintervals; i++) {
-		struct trow at = {.i = i, .label = SIZE_MAX};
+		for (size_t th = 0; th < tl->walk.nthreads; th++) {
+			size_t cell = th * tl->nintervals + i;
 
-		timeline_interval(tl, i, &at.from, &at.to);
-		if (t == TIMELINE_TABLE_INTERVALS) {
-			if (tv->fmt == OUT_TEXT)
-				at.label = top_label(tl, i, &tv->labels);
-			r[n++] = at;
-			continue;
-		}
-		for (at.th = 0; at.th < tl->walk.nthreads; at.th++) {
-			for (at.k = 0;
-			     t == TIMELINE_TABLE_VALUES && sampled(tl, at.th) && at.k < tl->nevents;
-			     at.k++)
-				r[n++] = at;
-			for (at.fn = 0; t == TIMELINE_TABLE_FUNCTIONS && at.fn <= tl->nfuncs;
-			     at.fn++)
-				if (fsamples(tl, at.th, i, at.fn))
-					r[n++] = at;
+			for (uint32_t k = 0;
+			     t == TIMELINE_TABLE_VALUES && sampled(tl, th) && k < tl->nevents; k++)
+				rows[n++] = &tl->values[cell * tl->nevents + k];
+			for (size_t fn = 0; t == TIMELINE_TABLE_FUNCTIONS && fn <= tl->nfuncs; fn++)
+				if (fsamples(tl, th, i, fn))
+					rows[n++] = &tl->fsamples[cell * (tl->nfuncs + 1) + fn];
 		}
 	}
 	return n;
@@ -438,11 +476,13 @@ static size_t table_rows(struct timeline_view *tv, enum timeline_table t, const 
 		for (; n < tl->nregions; n++)
 			rows[n] = &tl->regions[n];
 		return n;
-	default:
-		n = interval_rows(tv, t, r);
+	case TIMELINE_TABLE_INTERVALS:
+		n = interval_rows(tv, r);
 		for (size_t i = 0; i < n; i++)
 			rows[i] = &r[i];
 		return n;
+	default:
+		return cell_rows(tl, t, rows);
 	}
 }
 
@@ -461,12 +501,13 @@ int timeline_view_make(struct timeline_view *tv, const struct experiment *e,
 	    {region_cols, sizeof(region_cols) / sizeof(region_cols[0])},
 	};
 	size_t max = rows_max(tl, t), ncols = tables[t].n + tl->nevents;
-	size_t head = (max + 1) * (sizeof(void *) + sizeof(struct trow));
+	size_t head = (max + 1) * sizeof(void *) +
+		      (t == TIMELINE_TABLE_INTERVALS ? (max + 1) * sizeof(struct trow) : 0);
 	char *block = malloc(head + ncols * sizeof(struct view_col));
 	const void **rows = (const void **)block;
 	struct view_col *cols = (struct view_col *)(block + head);
 
-	*tv = (struct timeline_view){.e = e, .t = tl, .fmt = fmt, .block = block};
+	*tv = (struct timeline_view){.e = e, .t = tl, .table = t, .fmt = fmt, .block = block};
 	tv->v =
 	    (struct view){.cols = tables[t].cols, .ncols = tables[t].n, .rows = rows, .ctx = tv};
 	if (!block)

@@ -30,6 +30,7 @@ struct timeline_view {
 	struct view v;
 	const struct experiment *e;
 	const struct timeline *t;
+	enum timeline_table table;
 	/* the format rendered: CSV writes values and rates with 3 decimals, which the view's
 	 * types do not spell, so their getters give CSV the digits as text */
 	enum out_format fmt;
