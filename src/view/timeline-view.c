@@ -10,7 +10,7 @@
 
 #define TV(ctx) ((const struct timeline_view *)(ctx))
 
-/* An interval, or a cell of the values or of the functions' samples (row_of). */
+/* A row of a table of intervals, as row_of finds it. */
 struct trow {
 	size_t i;	   /* the interval */
 	uint64_t from, to; /* its start and end from the run's start */
@@ -77,9 +77,10 @@ static uint64_t fsamples(const struct timeline *t, size_t th, size_t i, size_t f
 	return t->fsamples[(th * t->nintervals + i) * (t->nfuncs + 1) + fn];
 }
 
-/* ROW of TV's table: an interval's (a struct trow), or, not to hold a row per cell beside the
- * timeline's own arrays, the cell of an event's value or of a function's samples, whose
- * place in its array gives the interval, the thread and the event or function. */
+/* ROW of TV's table, which holds no row per interval or cell beside the timeline's own arrays:
+ * an interval's entry in TV->label_at, or the cell of an event's value or of a function's
+ * samples; its place in its array gives the interval (and the thread and the event or
+ * function). */
 static struct trow row_of(const struct timeline_view *tv, const void *row)
 {
 	const struct timeline *t = tv->t;
@@ -98,7 +99,11 @@ static struct trow row_of(const struct timeline_view *tv, const void *row)
 		r.fn = idx % per;
 		break;
 	default:
-		return *(const struct trow *)row;
+		idx = (size_t)((const size_t *)row - tv->label_at);
+		r.i = idx;
+		r.label = tv->label_at[idx];
+		timeline_interval(t, r.i, &r.from, &r.to);
+		return r;
 	}
 	r.i = idx / per % t->nintervals;
 	r.th = idx / per / t->nintervals;
@@ -385,16 +390,14 @@ static size_t top_label(const struct timeline *t, size_t i, struct strbuf *l)
 	return at;
 }
 
-/* The intervals into R, with the top functions' labels in text: their number. */
-static size_t interval_rows(struct timeline_view *tv, struct trow *r)
+/* The intervals into ROWS, with the top functions' labels in text: their number. */
+static size_t interval_rows(struct timeline_view *tv, const void **rows)
 {
 	const struct timeline *tl = tv->t;
 
 	for (size_t i = 0; i < tl->nintervals; i++) {
-		r[i] = (struct trow){.i = i, .label = SIZE_MAX};
-		timeline_interval(tl, i, &r[i].from, &r[i].to);
-		if (tv->fmt == OUT_TEXT)
-			r[i].label = top_label(tl, i, &tv->labels);
+		tv->label_at[i] = tv->fmt == OUT_TEXT ? top_label(tl, i, &tv->labels) : SIZE_MAX;
+		rows[i] = &tv->label_at[i];
 	}
 	return tl->nintervals;
 }
@@ -455,9 +458,8 @@ static size_t interval_columns(const struct timeline_view *tv, struct view_col *
 	return n;
 }
 
-/* Table T's rows into ROWS (the trows in R): their number. */
-static size_t table_rows(struct timeline_view *tv, enum timeline_table t, const void **rows,
-			 struct trow *r)
+/* Table T's rows into ROWS: their number. */
+static size_t table_rows(struct timeline_view *tv, enum timeline_table t, const void **rows)
 {
 	const struct timeline *tl = tv->t;
 	size_t n = 0;
@@ -477,10 +479,7 @@ static size_t table_rows(struct timeline_view *tv, enum timeline_table t, const 
 			rows[n] = &tl->regions[n];
 		return n;
 	case TIMELINE_TABLE_INTERVALS:
-		n = interval_rows(tv, r);
-		for (size_t i = 0; i < n; i++)
-			rows[i] = &r[i];
-		return n;
+		return interval_rows(tv, rows);
 	default:
 		return cell_rows(tl, t, rows);
 	}
@@ -502,7 +501,7 @@ int timeline_view_make(struct timeline_view *tv, const struct experiment *e,
 	};
 	size_t max = rows_max(tl, t), ncols = tables[t].n + tl->nevents;
 	size_t head = (max + 1) * sizeof(void *) +
-		      (t == TIMELINE_TABLE_INTERVALS ? (max + 1) * sizeof(struct trow) : 0);
+		      (t == TIMELINE_TABLE_INTERVALS ? (max + 1) * sizeof(size_t) : 0);
 	char *block = malloc(head + ncols * sizeof(struct view_col));
 	const void **rows = (const void **)block;
 	struct view_col *cols = (struct view_col *)(block + head);
@@ -515,8 +514,9 @@ int timeline_view_make(struct timeline_view *tv, const struct experiment *e,
 	if (t == TIMELINE_TABLE_INTERVALS) {
 		tv->v.ncols = interval_columns(tv, cols);
 		tv->v.cols = cols;
+		tv->label_at = (size_t *)(rows + max + 1);
 	}
-	tv->v.nrows = table_rows(tv, t, rows, (struct trow *)(rows + max + 1));
+	tv->v.nrows = table_rows(tv, t, rows);
 	if (tv->labels.err) {
 		timeline_view_release(tv);
 		return -ENOMEM;

@@ -35,6 +35,7 @@ struct timeline_view {
 	 * types do not spell, so their getters give CSV the digits as text */
 	enum out_format fmt;
 	void *block;	      /* rows and columns */
+	size_t *label_at;     /* the intervals: each's label in LABELS (SIZE_MAX: none) */
 	struct strbuf labels; /* the intervals' top functions as the text shows them */
 };
 
