@@ -81,7 +81,7 @@ static uint64_t fsamples(const struct timeline *t, size_t th, size_t i, size_t f
  * an interval's entry in TV->label_at, or the cell of an event's value or of a function's
  * samples; its place in its array gives the interval (and the thread and the event or
  * function). */
-static struct trow row_of(const struct timeline_view *tv, const void *row)
+static struct trow row_find(const struct timeline_view *tv, const void *row)
 {
 	const struct timeline *t = tv->t;
 	struct trow r = {.label = SIZE_MAX};
@@ -109,6 +109,22 @@ static struct trow row_of(const struct timeline_view *tv, const void *row)
 	r.th = idx / per / t->nintervals;
 	timeline_interval(t, r.i, &r.from, &r.to);
 	return r;
+}
+
+/* The last row found: every cell of a row asks for it. */
+struct timeline_row_memo {
+	const void *row;
+	struct trow r;
+};
+
+/* ROW of TV's table (row_find), found once for all its cells. */
+static struct trow row_of(const struct timeline_view *tv, const void *row)
+{
+	if (tv->memo->row != row) {
+		tv->memo->r = row_find(tv, row);
+		tv->memo->row = row;
+	}
+	return tv->memo->r;
 }
 
 #define TR(row) (row_of(TV(ctx), row))
@@ -502,7 +518,7 @@ int timeline_view_make(struct timeline_view *tv, const struct experiment *e,
 	size_t max = rows_max(tl, t), ncols = tables[t].n + tl->nevents;
 	size_t head = (max + 1) * sizeof(void *) +
 		      (t == TIMELINE_TABLE_INTERVALS ? (max + 1) * sizeof(size_t) : 0);
-	char *block = malloc(head + ncols * sizeof(struct view_col));
+	char *block = malloc(head + ncols * sizeof(struct view_col) + sizeof(*tv->memo));
 	const void **rows = (const void **)block;
 	struct view_col *cols = (struct view_col *)(block + head);
 
@@ -511,6 +527,8 @@ int timeline_view_make(struct timeline_view *tv, const struct experiment *e,
 	    (struct view){.cols = tables[t].cols, .ncols = tables[t].n, .rows = rows, .ctx = tv};
 	if (!block)
 		return -ENOMEM;
+	tv->memo = (struct timeline_row_memo *)(cols + ncols);
+	tv->memo->row = NULL;
 	if (t == TIMELINE_TABLE_INTERVALS) {
 		tv->v.ncols = interval_columns(tv, cols);
 		tv->v.cols = cols;

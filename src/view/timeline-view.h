@@ -14,6 +14,7 @@
 #include "lib/strbuf.h"
 
 struct jsonw;
+struct timeline_row_memo;
 
 enum timeline_table {
 	TIMELINE_TABLE_INTERVALS, /* per interval: rates and the top function; its threads */
@@ -34,9 +35,10 @@ struct timeline_view {
 	/* the format rendered: CSV writes values and rates with 3 decimals, which the view's
 	 * types do not spell, so their getters give CSV the digits as text */
 	enum out_format fmt;
-	void *block;	      /* rows and columns */
-	size_t *label_at;     /* the intervals: each's label in LABELS (SIZE_MAX: none) */
-	struct strbuf labels; /* the intervals' top functions as the text shows them */
+	void *block;			/* rows and columns */
+	size_t *label_at;		/* the intervals: each's label in LABELS (SIZE_MAX: none) */
+	struct timeline_row_memo *memo; /* the getters' last row, in BLOCK */
+	struct strbuf labels;		/* the intervals' top functions as the text shows them */
 };
 
 /* TV, the table T of E's timeline TL, in FMT. 0 or -ENOMEM; timeline_view_release frees it. */
