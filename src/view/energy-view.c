@@ -10,7 +10,7 @@
 
 #define EV(ctx) ((const struct energy_view *)(ctx))
 
-/* A row of the functions, the intervals or their slices. */
+/* A row of the functions or of the intervals. */
 struct erow {
 	const char *name;
 	const struct func_row *fn; /* a function's row; NULL for the rows that sum others */
@@ -514,7 +514,8 @@ int energy_view_make(struct energy_view *ev, const struct energy_report *r, enum
 	switch (t) {
 	case ENERGY_TABLE_FUNCTIONS:
 	case ENERGY_TABLE_INTERVALS:
-		n = t ? interval_rows(r->ep, e) : function_rows(r, fmt, e);
+		n = t == ENERGY_TABLE_INTERVALS ? interval_rows(r->ep, e)
+						: function_rows(r, fmt, e);
 		ev->v.option = r->simpson != NULL;
 		for (size_t i = 0; i < n; i++)
 			rows[i] = &e[i];
