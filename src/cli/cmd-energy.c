@@ -198,169 +198,220 @@ static struct energy_stat *stats_compute(struct power_series *ps, const struct e
 	return st;
 }
 
-int cmd_energy(int argc, char **argv)
-{
-	const char *output = NULL, *dir = "perfscope.out", *power = NULL, *channel = NULL;
-	const char *method = "trapezoid", *interval = NULL;
-	struct meter_options mo = {0};
-	long top = 0, nintervals = -1;
-	int csv = 0, json = 0, stats = 0, inclusive = 0, force = 0, help = 0, first, ret;
-	const struct option_spec specs[] = {
-	    {0, "power", OPT_STRING, &power, "FILE",
-	     "an external power meter's samples (docs/power-files.md), instead of the recorded "
-	     "ones",
-	     0, NULL},
-	    {0, "power-format", OPT_STRING, &mo.format, "SPEC",
-	     "columns of FILE: watts (default), time,watts, volts,amps, skip...", 0, NULL},
-	    {0, "power-scale", OPT_STRING, &mo.scale, "S,..",
-	     "factor per value column, e.g. 2,1 for volts through a divider", 0, NULL},
-	    {0, "power-rate", OPT_STRING, &mo.rate, "HZ",
-	     "samples per second of FILE without a time column (20000)", 0, NULL},
-	    {0, "power-offset", OPT_STRING, &mo.offset, "T",
-	     "FILE's first sample this long after the run's start (may be negative)", 0, NULL},
-	    {0, "channel", OPT_STRING, &channel, "NAME",
-	     "power channel to attribute (default: the first that works)", 0, NULL},
-	    {0, "method", OPT_STRING, &method, "M",
-	     "integration: trapezoid (default), simpson or both", 0, NULL},
-	    {0, "inclusive", OPT_FLAG, &inclusive, NULL,
-	     "charge every function on the stack, not only the one on top", 0, NULL},
-	    {0, "intervals", OPT_INT, &nintervals, "N", "also split the run into N intervals", 0,
-	     NULL},
-	    {0, "interval", OPT_STRING, &interval, "T",
-	     "also split the run into intervals of T (10ms, 1s...)", 0, NULL},
-	    {0, "top", OPT_INT, &top, "N", "show the first N functions (0: all)", 0, NULL},
-	    {0, "stats", OPT_FLAG, &stats, NULL, "with --csv: the power statistics instead", 0,
-	     NULL},
-	    {0, "csv", OPT_FLAG, &csv, NULL, "CSV output", 0, NULL},
-	    {0, "json", OPT_FLAG, &json, NULL, "JSON output", 0, NULL},
-	    {'o', "output", OPT_STRING, &output, "FILE", "write to FILE", 0, NULL},
-	    {0, "force", OPT_FLAG, &force, NULL, "overwrite the output file", 0, NULL},
-	    {'h', "help", OPT_FLAG, &help, NULL, "show this help", 0, NULL},
-	    {0},
-	};
-	struct energy_options eo = {0};
-	struct energy_profile ep = {0}, simpson = {0};
-	struct energy_report r = {0};
-	struct energy_channel *chans = NULL;
-	struct energy_stat *st = NULL;
-	struct power_series ps = {0};
-	struct experiment e = {0};
-	struct symtab syms = {0};
-	uint64_t interval_ns = 0;
-	size_t *order = NULL, nst = 0;
-	int both = 0;
-	char err[512] = "";
-	FILE *out = NULL;
+/* What the command line asks for. */
+struct energy_args {
+	const char *output, *dir, *power, *channel, *method, *interval, *format;
+	struct meter_options mo;
+	long top, nintervals;
+	int csv, json, stats, inclusive, force;
+};
 
-	ret = cli_parse(CMD, specs, 0, argc - 1, argv + 1, &first, &help);
-	if (ret)
-		return ret < 0 ? EXIT_USAGE : 0;
-	ret = EXIT_USAGE;
-	if (argc - 1 - first > 1) {
-		cli_error(CMD, "one experiment directory at a time (got '%s' and '%s')",
-			  argv[1 + first], argv[2 + first]);
-		return ret;
+/* A's options into EO, *BOTH (--method both) and *FMT. Prints the cause: EXIT_USAGE or 0. */
+static int args_check(const struct energy_args *a, struct energy_options *eo, int *both,
+		      enum out_format *fmt)
+{
+	uint64_t interval_ns = 0;
+	char why[128];
+	int bad_format = options_out_format(a->csv, a->json, a->format, fmt, why, sizeof(why));
+	const char *msg = NULL;
+
+	if (!strcmp(a->method, "simpson")) {
+		eo->method = INTEG_SIMPSON;
+	} else if (!strcmp(a->method, "both")) {
+		*both = 1;
+	} else if (strcmp(a->method, "trapezoid")) {
+		cli_error(CMD, "--method %s: give trapezoid, simpson or both", a->method);
+		return EXIT_USAGE;
 	}
-	if (argc - 1 - first == 1)
-		dir = argv[1 + first];
-	if (!strcmp(method, "simpson")) {
-		eo.method = INTEG_SIMPSON;
-	} else if (!strcmp(method, "both")) {
-		both = 1;
-	} else if (strcmp(method, "trapezoid")) {
-		cli_error(CMD, "--method %s: give trapezoid, simpson or both", method);
-		return ret;
-	}
-	if (interval && (parse_duration_ns(interval, &interval_ns) || interval_ns < 1000)) {
+	if (a->interval && (parse_duration_ns(a->interval, &interval_ns) || interval_ns < 1000)) {
 		cli_error(CMD, "--interval %s: expected a duration of 1us or more, e.g. 10ms",
-			  interval);
-		return ret;
+			  a->interval);
+		return EXIT_USAGE;
 	}
-	if (nintervals == 0 || nintervals > ENERGY_MAX_INTERVALS || (nintervals > 0 && interval) ||
-	    top < 0 || (csv && json) || (stats && !csv)) {
-		cli_error(CMD, nintervals == 0 || nintervals > ENERGY_MAX_INTERVALS
-				   ? "--intervals N: N from 1 to 100000"
-			       : nintervals > 0 && interval
-				   ? "--intervals and --interval exclude each other"
-			       : top < 0     ? "--top N: N must be 0 or more"
-			       : csv && json ? "--csv and --json exclude each other"
-					     : "--stats goes with --csv");
-		return ret;
+	if (a->nintervals == 0 || a->nintervals > ENERGY_MAX_INTERVALS)
+		msg = "--intervals N: N from 1 to 100000";
+	else if (a->nintervals > 0 && a->interval)
+		msg = "--intervals and --interval exclude each other";
+	else if (a->top < 0)
+		msg = "--top N: N must be 0 or more";
+	else if (a->csv && a->json)
+		msg = "--csv and --json exclude each other";
+	else if (bad_format)
+		msg = why;
+	else if (a->stats && *fmt != OUT_CSV && *fmt != OUT_LONG)
+		msg = a->format ? "--stats goes with --csv or --format long"
+				: "--stats goes with --csv";
+	if (msg) {
+		cli_error(CMD, "%s", msg);
+		return EXIT_USAGE;
 	}
-	if (!power && (mo.format || mo.scale || mo.rate || mo.offset)) {
+	if (!a->power && (a->mo.format || a->mo.scale || a->mo.rate || a->mo.offset)) {
 		cli_error(CMD,
 			  "--power-format, --power-scale, --power-rate and --power-offset "
 			  "describe a file given with --power FILE (for the recorded meter: "
 			  "--power %s/power.meter with them)",
-			  dir);
-		return ret;
+			  a->dir);
+		return EXIT_USAGE;
 	}
-	eo.nintervals = nintervals > 0 ? (size_t)nintervals : 0;
-	eo.interval_ns = (int64_t)interval_ns;
-	if (experiment_open(&e, dir, err, sizeof(err))) {
+	eo->nintervals = a->nintervals > 0 ? (size_t)a->nintervals : 0;
+	eo->interval_ns = (int64_t)interval_ns;
+	return 0;
+}
+
+/* Everything a report is made of, and what owns it. */
+struct energy_data {
+	struct energy_profile ep, simpson;
+	struct energy_channel *chans;
+	struct energy_stat *st;
+	struct power_series ps;
+	struct experiment e;
+	struct symtab syms;
+	size_t *order, nst;
+};
+
+/* The energy profiles (SIMPSON too with BOTH) and what the report shows besides, into D.
+ * Prints the cause: EXIT_USAGE or 0. */
+static int data_build(struct energy_data *d, const struct energy_args *a, struct energy_options *eo,
+		      int both)
+{
+	char err[512] = "";
+	int ret;
+
+	if (experiment_open(&d->e, a->dir, err, sizeof(err))) {
 		cli_error(CMD, "%s", err);
-		goto out;
+		return EXIT_USAGE;
 	}
-	if (power_load(&ps, &e, dir, power, &mo) < 0 || channel_pick(&ps, channel, &eo.channel))
-		goto out;
-	if (symtab_init(&syms, dir) < 0) {
+	if (power_load(&d->ps, &d->e, a->dir, a->power, &a->mo) < 0 ||
+	    channel_pick(&d->ps, a->channel, &eo->channel))
+		return EXIT_USAGE;
+	if (symtab_init(&d->syms, a->dir) < 0) {
 		cli_error(CMD, "out of memory");
-		goto out;
+		return EXIT_USAGE;
 	}
-	ret = energy_profile_build(&ep, &e, &syms, &ps, &eo, err, sizeof(err));
+	ret = energy_profile_build(&d->ep, &d->e, &d->syms, &d->ps, eo, err, sizeof(err));
 	if (ret == 0 && both) {
-		eo.method = INTEG_SIMPSON;
-		ret = energy_profile_build(&simpson, &e, &syms, &ps, &eo, err, sizeof(err));
-		eo.method = INTEG_TRAPEZOID;
+		eo->method = INTEG_SIMPSON;
+		ret = energy_profile_build(&d->simpson, &d->e, &d->syms, &d->ps, eo, err,
+					   sizeof(err));
+		eo->method = INTEG_TRAPEZOID;
 	}
 	if (ret < 0) {
 		cli_error(CMD, "%s", err);
-		ret = EXIT_USAGE;
-		goto out;
+		return EXIT_USAGE;
 	}
-	ret = EXIT_USAGE;
-	order = energy_order(&ep, inclusive);
-	chans = calloc(ps.nch + 1, sizeof(*chans));
-	if (!order || !chans || channels_total(chans, &ps, &ep, eo.channel, eo.method) < 0 ||
-	    !(st = stats_compute(&ps, &ep, &nst))) {
+	d->order = energy_order(&d->ep, a->inclusive);
+	d->chans = calloc(d->ps.nch + 1, sizeof(*d->chans));
+	if (!d->order || !d->chans ||
+	    channels_total(d->chans, &d->ps, &d->ep, eo->channel, eo->method) < 0 ||
+	    !(d->st = stats_compute(&d->ps, &d->ep, &d->nst))) {
 		cli_error(CMD, "out of memory");
-		goto out;
+		return EXIT_USAGE;
 	}
-	r = (struct energy_report){
-	    .e = &e,
-	    .ps = &ps,
-	    .channel = ps.ch[eo.channel].name,
-	    .ep = &ep,
-	    .simpson = both ? &simpson : NULL,
-	    .method = method,
-	    .inclusive = inclusive,
-	    .top = (size_t)top,
-	    .order = order,
-	    .stats = st,
-	    .nstats = nst,
-	    .rate_hz = power_series_rate(&ps),
-	    .channels = chans,
-	    .nchannels = ps.nch,
-	    .dir = dir,
+	return 0;
+}
+
+static void data_release(struct energy_data *d)
+{
+	free(d->order);
+	free(d->chans);
+	free(d->st);
+	energy_profile_release(&d->ep);
+	energy_profile_release(&d->simpson);
+	power_series_release(&d->ps);
+	if (d->syms.dir)
+		symtab_release(&d->syms);
+	experiment_release(&d->e);
+}
+
+/* The report of D as A asks for it, written to its output. An exit status. */
+static int report_write(const struct energy_data *d, const struct energy_args *a,
+			const struct energy_options *eo, int both, enum out_format fmt)
+{
+	const struct energy_report r = {
+	    .e = &d->e,
+	    .ps = &d->ps,
+	    .channel = d->ps.ch[eo->channel].name,
+	    .ep = &d->ep,
+	    .simpson = both ? &d->simpson : NULL,
+	    .method = a->method,
+	    .inclusive = a->inclusive,
+	    .top = (size_t)a->top,
+	    .order = d->order,
+	    .stats = d->st,
+	    .nstats = d->nst,
+	    .rate_hz = power_series_rate(&d->ps),
+	    .channels = d->chans,
+	    .nchannels = d->ps.nch,
+	    .dir = a->dir,
+	    .stats_only = a->stats,
 	};
-	if ((ret = cli_output_open(CMD, output, force, &out)))
-		goto out;
-	ret = (stats  ? energy_print_stats_csv(&r, out)
-	       : csv  ? energy_print_csv(&r, out)
-	       : json ? energy_print_json(&r, out)
-		      : energy_print_text(&r, out))
-		  ? 1
-		  : 0;
-	ret = cli_output_close(CMD, out, ret == 0, ret);
-out:
-	free(order);
-	free(chans);
-	free(st);
-	energy_profile_release(&ep);
-	energy_profile_release(&simpson);
-	power_series_release(&ps);
-	if (syms.dir)
-		symtab_release(&syms);
-	experiment_release(&e);
+	FILE *out = NULL;
+	int ret;
+
+	if ((ret = cli_output_open(CMD, a->output, a->force, &out)))
+		return ret;
+	ret = energy_print(&r, fmt, out) ? 1 : 0;
+	return cli_output_close(CMD, out, ret == 0, ret);
+}
+
+int cmd_energy(int argc, char **argv)
+{
+	struct energy_args a = {.dir = "perfscope.out", .method = "trapezoid", .nintervals = -1};
+	int help = 0, both = 0, first, ret;
+	const struct option_spec specs[] = {
+	    {0, "power", OPT_STRING, &a.power, "FILE",
+	     "an external power meter's samples (docs/power-files.md), instead of the recorded "
+	     "ones",
+	     0, NULL},
+	    {0, "power-format", OPT_STRING, &a.mo.format, "SPEC",
+	     "columns of FILE: watts (default), time,watts, volts,amps, skip...", 0, NULL},
+	    {0, "power-scale", OPT_STRING, &a.mo.scale, "S,..",
+	     "factor per value column, e.g. 2,1 for volts through a divider", 0, NULL},
+	    {0, "power-rate", OPT_STRING, &a.mo.rate, "HZ",
+	     "samples per second of FILE without a time column (20000)", 0, NULL},
+	    {0, "power-offset", OPT_STRING, &a.mo.offset, "T",
+	     "FILE's first sample this long after the run's start (may be negative)", 0, NULL},
+	    {0, "channel", OPT_STRING, &a.channel, "NAME",
+	     "power channel to attribute (default: the first that works)", 0, NULL},
+	    {0, "method", OPT_STRING, &a.method, "M",
+	     "integration: trapezoid (default), simpson or both", 0, NULL},
+	    {0, "inclusive", OPT_FLAG, &a.inclusive, NULL,
+	     "charge every function on the stack, not only the one on top", 0, NULL},
+	    {0, "intervals", OPT_INT, &a.nintervals, "N", "also split the run into N intervals", 0,
+	     NULL},
+	    {0, "interval", OPT_STRING, &a.interval, "T",
+	     "also split the run into intervals of T (10ms, 1s...)", 0, NULL},
+	    {0, "top", OPT_INT, &a.top, "N", "show the first N functions (0: all)", 0, NULL},
+	    {0, "stats", OPT_FLAG, &a.stats, NULL,
+	     "with --csv or --format long: the power statistics instead", 0, NULL},
+	    {0, "csv", OPT_FLAG, &a.csv, NULL, "CSV output", 0, NULL},
+	    {0, "json", OPT_FLAG, &a.json, NULL, "JSON output", 0, NULL},
+	    {0, "format", OPT_STRING, &a.format, "FMT",
+	     "text, csv, json, or long (CSV: one row per entity and metric)", 0, NULL},
+	    {'o', "output", OPT_STRING, &a.output, "FILE", "write to FILE", 0, NULL},
+	    {0, "force", OPT_FLAG, &a.force, NULL, "overwrite the output file", 0, NULL},
+	    {'h', "help", OPT_FLAG, &help, NULL, "show this help", 0, NULL},
+	    {0},
+	};
+	struct energy_options eo = {0};
+	struct energy_data d = {0};
+	enum out_format fmt = OUT_TEXT;
+
+	ret = cli_parse(CMD, specs, 0, argc - 1, argv + 1, &first, &help);
+	if (ret)
+		return ret < 0 ? EXIT_USAGE : 0;
+	if (argc - 1 - first > 1) {
+		cli_error(CMD, "one experiment directory at a time (got '%s' and '%s')",
+			  argv[1 + first], argv[2 + first]);
+		return EXIT_USAGE;
+	}
+	if (argc - 1 - first == 1)
+		a.dir = argv[1 + first];
+	if ((ret = args_check(&a, &eo, &both, &fmt)))
+		return ret;
+	ret = data_build(&d, &a, &eo, both);
+	if (ret == 0)
+		ret = report_write(&d, &a, &eo, both, fmt);
+	data_release(&d);
 	return ret;
 }

@@ -1,4 +1,5 @@
-/* energy-print.h - `perfscope energy`: energy per function and per interval, power statistics. */
+/* energy-print.h - `perfscope energy`: energy per function and per interval, power statistics,
+ * in text, CSV, JSON and long CSV. */
 #ifndef PSC_ENERGY_PRINT_H
 #define PSC_ENERGY_PRINT_H
 
@@ -8,6 +9,7 @@
 #include "analysis/energy/energy.h"
 #include "format/experiment.h"
 #include "format/power.h"
+#include "view/view.h"
 
 /* Statistics of one column of the power samples. */
 struct energy_stat {
@@ -38,6 +40,7 @@ struct energy_report {
 	const struct energy_channel *channels;
 	size_t nchannels;
 	const char *dir; /* for the `perfscope select` hint */
+	int stats_only;	 /* CSV and long CSV: the power statistics instead of the functions */
 };
 
 /* Rows of EP->merged by energy, largest first (inclusive or exclusive): a malloc'd array of
@@ -50,21 +53,19 @@ size_t *energy_order(const struct energy_profile *ep, int inclusive);
 void energy_caveats(const struct energy_report *r, void (*fn)(void *ctx, const char *line),
 		    void *ctx);
 
-/* Text: the run's energy, the function table, the intervals (if any), the power statistics,
- * then the caveats. 0 or -EIO. */
-int energy_print_text(const struct energy_report *r, FILE *f);
-
-/* CSV: name,calls,time_ns,energy_j,power_w,pct_energy,pct_time (and energy_simpson_j with
- * --method both), a row "[outside traced functions]" completing the total; with intervals a
- * blank line and interval,t_start_ns,t_end_ns,name,time_ns,energy_j. Caveats go to stderr.
- * 0 or -EIO. */
-int energy_print_csv(const struct energy_report *r, FILE *f);
-
-/* CSV of the power statistics: column,unit,n,mean,sd,cv,min,q1,median,q3,iqr,max,rate_hz.
- * 0 or -EIO. */
-int energy_print_stats_csv(const struct energy_report *r, FILE *f);
-
-/* JSON object with everything the text shows. 0, -ENOMEM or -EIO. */
-int energy_print_json(const struct energy_report *r, FILE *f);
+/*
+ * R in FMT into F:
+ * - text: the run's energy, the function table, the intervals (if any), the channels, the power
+ *   statistics, then the caveats;
+ * - CSV: name,calls,time_ns,energy_j,power_w,pct_energy,pct_time (and energy_simpson_j with
+ *   --method both), a row "[other functions]" summing those --top leaves out and one
+ *   "[outside traced functions]" completing the total (exclusive only); with intervals a blank
+ *   line and interval,t_start_ns,t_end_ns,name,time_ns,energy_j. With STATS_ONLY instead:
+ *   column,unit,n,mean,sd,cv,min,q1,median,q3,iqr,max,rate_hz;
+ * - long CSV: the same tables, one line per row and number (the row's names, metric, value);
+ * - JSON: an object with everything the text shows.
+ * Caveats go to stderr with CSV. 0, -ENOMEM or -EIO.
+ */
+int energy_print(const struct energy_report *r, enum out_format fmt, FILE *f);
 
 #endif /* PSC_ENERGY_PRINT_H */

@@ -239,48 +239,38 @@ static int edges_build(struct energy_profile *ep, const struct energy_options *o
 	return 0;
 }
 
-int energy_profile_build(struct energy_profile *ep, const struct experiment *e, struct symtab *syms,
-			 const struct power_series *ps, const struct energy_options *opt, char *err,
-			 size_t errlen)
+/* The integral of channel OPT->channel of PS into EP->integ. 0 or a negative errno (ERR). */
+static int integral_open(struct energy_profile *ep, const struct power_series *ps,
+			 const struct energy_options *opt, char *err, size_t errlen)
 {
-	struct activity_list act = {0};
-	struct func_profile prof;
-	struct func_energy fe;
-	size_t hint = 0;
-	double charged = 0;
 	int ret;
 
-	memset(ep, 0, sizeof(*ep));
 	if (opt->channel >= ps->nch) {
 		snprintf(err, errlen, "%s: no power channel %zu", ps->source, opt->channel);
 		return -EINVAL;
 	}
 	ret = power_integral_init(&ep->integ, ps, opt->channel, opt->method);
-	if (ret < 0) {
+	if (ret < 0)
 		snprintf(err, errlen, "%s: %s", ps->source,
 			 ret == -ENOMEM ? "out of memory"
 			 : ps->n < 2	? "fewer than two power samples"
 				     : "sample times not increasing or not finite (check the rate "
 				       "and the time column)");
-		return ret;
-	}
-	ret = activity_collect(&act, e, err, errlen);
-	if (ret < 0)
-		goto out;
-	if (!act.n) {
-		snprintf(err, errlen,
-			 "%s has no function calls: record a program built with "
-			 "-finstrument-functions with perfscope record --functions",
-			 e->dir);
-		ret = -ENODATA;
-		goto out;
-	}
+	return ret;
+}
+
+/* The run (the launcher's times, else the first and last activity) and the part of it the
+ * power samples cover. 0, or -ERANGE (ERR) when they do not overlap. */
+static int run_cover(struct energy_profile *ep, const struct experiment *e,
+		     const struct activity_list *act, const struct power_series *ps, char *err,
+		     size_t errlen)
+{
 	if (e->start_ns && e->end_ns > e->start_ns) {
 		ep->run_start = e->start_ns;
 		ep->run_end = e->end_ns;
-	} else if (act.first_ns <= act.last_ns) {
-		ep->run_start = act.first_ns;
-		ep->run_end = act.last_ns;
+	} else if (act->first_ns <= act->last_ns) {
+		ep->run_start = act->first_ns;
+		ep->run_end = act->last_ns;
 	}
 	ep->cover_start = ep->run_start;
 	ep->cover_end = ep->run_end;
@@ -288,24 +278,22 @@ int energy_profile_build(struct energy_profile *ep, const struct experiment *e, 
 		ep->cover_start = (int64_t)(ep->integ.t_first + 0.5);
 	if ((double)ep->cover_end > ep->integ.t_last)
 		ep->cover_end = (int64_t)ep->integ.t_last;
-	if (ep->cover_end <= ep->cover_start) {
-		snprintf(err, errlen,
-			 "%s: the power samples (%.3f to %.3f s on the experiment's clock) do not "
-			 "overlap the run (%.3f to %.3f s)",
-			 ps->source, ep->integ.t_first * 1e-9, ep->integ.t_last * 1e-9,
-			 (double)ep->run_start * 1e-9, (double)ep->run_end * 1e-9);
-		ret = -ERANGE;
-		goto out;
-	}
-	ret = sharing_build(ep, &act);
-	if (ret < 0) {
-		snprintf(err, errlen, "out of memory");
-		goto out;
-	}
-	ret = edges_build(ep, opt, err, errlen);
-	if (ret < 0)
-		goto out;
-	fe = (struct func_energy){
+	if (ep->cover_end > ep->cover_start)
+		return 0;
+	snprintf(err, errlen,
+		 "%s: the power samples (%.3f to %.3f s on the experiment's clock) do not "
+		 "overlap the run (%.3f to %.3f s)",
+		 ps->source, ep->integ.t_first * 1e-9, ep->integ.t_last * 1e-9,
+		 (double)ep->run_start * 1e-9, (double)ep->run_end * 1e-9);
+	return -ERANGE;
+}
+
+/* The functions of E's streams with their energy, merged over threads into EP->merged. */
+static int functions_charge(struct energy_profile *ep, const struct experiment *e,
+			    struct symtab *syms, char *err, size_t errlen)
+{
+	struct func_profile prof;
+	struct func_energy fe = {
 	    .at = energy_at,
 	    .ctx = ep,
 	    .cover_start = ep->cover_start,
@@ -313,6 +301,8 @@ int energy_profile_build(struct energy_profile *ep, const struct experiment *e, 
 	    .edges = ep->edges,
 	    .nintervals = ep->nintervals,
 	};
+	int ret;
+
 	/* per thread only until merged: slices take rows x intervals */
 	ret = func_profile_build(&prof, e, syms, NULL, &fe, err, errlen);
 	if (ret == 0 && func_profile_merge(&prof, &ep->merged)) {
@@ -320,8 +310,15 @@ int energy_profile_build(struct energy_profile *ep, const struct experiment *e, 
 		ret = -ENOMEM;
 	}
 	func_profile_release(&prof);
-	if (ret < 0)
-		goto out;
+	return ret;
+}
+
+/* The covered run's energy, what no function took, and each interval's energy and idle time. */
+static void totals_compute(struct energy_profile *ep)
+{
+	size_t hint = 0;
+	double charged = 0;
+
 	ep->total_j = covered_at(ep, ep->cover_end, &hint) - covered_at(ep, ep->cover_start, &hint);
 	for (size_t i = 0; i < ep->merged.nrows; i++)
 		charged += ep->merged.rows[i].excl_j;
@@ -334,6 +331,43 @@ int energy_profile_build(struct energy_profile *ep, const struct experiment *e, 
 		ep->interval_idle_ns[i] =
 		    idle_until(ep, ep->edges[i + 1]) - idle_until(ep, ep->edges[i]);
 	}
+}
+
+int energy_profile_build(struct energy_profile *ep, const struct experiment *e, struct symtab *syms,
+			 const struct power_series *ps, const struct energy_options *opt, char *err,
+			 size_t errlen)
+{
+	struct activity_list act = {0};
+	int ret;
+
+	memset(ep, 0, sizeof(*ep));
+	ret = integral_open(ep, ps, opt, err, errlen);
+	if (ret < 0)
+		return ret;
+	ret = activity_collect(&act, e, err, errlen);
+	if (ret < 0)
+		goto out;
+	if (!act.n) {
+		snprintf(err, errlen,
+			 "%s has no function calls: record a program built with "
+			 "-finstrument-functions with perfscope record --functions",
+			 e->dir);
+		ret = -ENODATA;
+		goto out;
+	}
+	ret = run_cover(ep, e, &act, ps, err, errlen);
+	if (ret < 0)
+		goto out;
+	ret = sharing_build(ep, &act);
+	if (ret < 0) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	ret = edges_build(ep, opt, err, errlen);
+	if (ret == 0)
+		ret = functions_charge(ep, e, syms, err, errlen);
+	if (ret >= 0)
+		totals_compute(ep);
 out:
 	free(act.v);
 	return ret;
