@@ -92,21 +92,6 @@ static inline void stream_set_prefetch(struct stream_reader *r, enum stream_pref
  * "PATH: byte N: ..." in ERR. */
 int stream_next(struct stream_reader *r, struct stream_record *rec, char *err, size_t errlen);
 
-/*
- * What one whole read of a stream found, so that a later pass can skip a stream it would find
- * nothing in (mpi-load.c records them, fprofile.c skips such streams). The reader's state at
- * the end, and the span of the records on the process's clock as the call walker measures it.
- */
-struct stream_facts {
-	/* read to its end without error, and holding only MPI, clock-sync and end records: no
-	 * function, region, counter, lost-record, thread-name or sample record */
-	int inert;
-	int ended;
-	unsigned end_reason;
-	uint64_t nrecords, first_ticks, last_ticks, truncated_at;
-	int64_t first_ns, last_ns; /* INT64_MAX and INT64_MIN without records */
-};
-
 /* File offset of the next record: in a compressed chunk, the chunk's. */
 static inline uint64_t stream_record_offset(const struct stream_reader *r)
 {

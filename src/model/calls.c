@@ -13,8 +13,8 @@ int call_walker_open(struct call_walker *w, const struct exp_stream *s, char *er
 	memset(w, 0, sizeof(*w));
 	w->s = s;
 	w->fit = &s->proc->fit;
-	w->th.first_ns = INT64_MAX;
-	w->th.last_ns = INT64_MIN;
+	w->th.first_ns = w->th.first_call_ns = INT64_MAX;
+	w->th.last_ns = w->th.last_call_ns = INT64_MIN;
 	ret = stream_open(&w->r, s->path, err, errlen);
 	if (ret < 0)
 		w->r.fd = -1;
@@ -193,7 +193,9 @@ int call_walker_next_event(struct call_walker *w, struct event *ev, char *err, s
 			w->th.last_ns = ns;
 		switch (rec.kind) {
 		case PSC_KIND_FUNC_ENTER:
-			w->th.function_records++;
+			if (!w->th.function_records++)
+				w->th.first_call_ns = ns;
+			w->th.last_call_ns = ns;
 			if (push(w, rec.addr, ns) < 0) {
 				snprintf(err, errlen, "%s: out of memory", w->s->path);
 				return -ENOMEM;
@@ -212,7 +214,9 @@ int call_walker_next_event(struct call_walker *w, struct event *ev, char *err, s
 			ev->call.excl_ns = 0;
 			return 1;
 		case PSC_KIND_FUNC_EXIT:
-			w->th.function_records++;
+			if (!w->th.function_records++)
+				w->th.first_call_ns = ns;
+			w->th.last_call_ns = ns;
 			if (w->depth && w->stack[w->depth - 1].addr == rec.addr) {
 				pop(w, ns, 0, ev);
 				ev->offset = rec.offset;

@@ -61,6 +61,8 @@ struct call_thread {
 	uint64_t unwound;	   /* calls the runtime closed at a longjmp or exception */
 	uint64_t function_records; /* enter and exit records read */
 	int64_t first_ns, last_ns; /* span of the stream's records; first > last when empty */
+	int64_t first_call_ns, last_call_ns; /* span of its enter and exit records; first >
+						last when none */
 };
 
 struct call_walker {

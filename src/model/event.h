@@ -75,9 +75,11 @@ struct ev_location_facts {
 	uint64_t synthetic_exits; /* exits made up: a killed run, or skipped frames */
 	uint64_t unwound;	  /* calls the runtime closed at a longjmp or exception */
 	uint64_t function_records;
-	uint64_t records;		  /* every record read */
-	int64_t first_ns, last_ns;	  /* span of its records; first > last when empty */
-	uint64_t first_ticks, last_ticks; /* that span as recorded (ticks; samples files: ns) */
+	uint64_t records;		     /* every record read */
+	int64_t first_ns, last_ns;	     /* span of its records; first > last when empty */
+	int64_t first_call_ns, last_call_ns; /* span of its function records; first > last
+						when none */
+	uint64_t first_ticks, last_ticks;    /* that span as recorded (ticks; samples files: ns) */
 	/* with EV_PASS_KEEP_GOING: the negative errno of the error that ended the location's
 	 * reading early (the facts above are those of what was read), 0 none; its message */
 	int error;

@@ -56,6 +56,25 @@ struct ev_consumer {
 /* C's release(), once: the consumer's state freed, whatever became of its pass. */
 void ev_consumer_release(struct ev_consumer *c);
 
+/*
+ * A consumer kept apart from the others of its pass, so that one pass builds analyses that
+ * fail separately (the profile of a damaged stream beside the MPI model, which reads past the
+ * damage): when INNER returns an error, it is kept in RET and MSG, INNER gets nothing more
+ * (its release() still runs) and the pass goes on for the others. Running out of memory
+ * still stops the pass. With SOURCE_ERRORS set, a location that ends in a source error
+ * (EV_PASS_KEEP_GOING: facts->error) fails INNER too, as it would fail a pass of its own.
+ */
+struct ev_isolated {
+	struct ev_consumer inner;
+	int source_errors;
+	int ret;	/* 0, or INNER's negative errno */
+	char msg[1024]; /* its message */
+};
+
+/* OUT: the consumer that runs INNER (copied into ISO) isolated, ISO->ret and ->msg cleared. */
+void ev_consumer_isolate(struct ev_consumer *out, struct ev_isolated *iso,
+			 const struct ev_consumer *inner, int source_errors);
+
 struct ev_source;
 
 /* The experiment E (kept open by the caller) as a source: its streams, then its samples files. */

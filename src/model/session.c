@@ -2,6 +2,7 @@
 #include "model/session.h"
 
 #include "model/otf2-calls.h"
+#include "model/pass.h"
 #include "pmu/metrics.h"
 
 #include <errno.h>
@@ -118,28 +119,36 @@ static void release_metrics(struct session *s)
 	s->metrics.n = 0;
 }
 
+/* ID failed: keep RET and its message for the next asking. */
+static int failed(struct session *s, enum session_id id, int ret, const char *msg, char *err,
+		  size_t errlen)
+{
+	s->state[id] = -1;
+	s->ret[id] = ret;
+	s->error[id] = strdup(msg);
+	snprintf(err, errlen, "%s", msg);
+	return ret;
+}
+
+/* What one consumer of the experiment's pass built: 0, or its error with the message. */
+struct pass_result {
+	int ret;
+	char msg[1024];
+};
+
+static int build_by_pass(struct session *s, enum session_id id, char *err, size_t errlen);
+
 static int build_profiles(struct session *s, char *err, size_t errlen)
 {
-	const struct stream_facts *facts = NULL;
 	int ret;
 
-	if (s->kind == SESSION_OTF2) {
-		ret = otf2_func_profile(&s->prof.funcs, &s->syms.strings, s->source, err, errlen);
-		if (ret < 0 && !err[0])
-			snprintf(err, errlen, "%s", strerror(-ret));
-		s->prof.funcs.syms = &s->syms;
-		return ret;
-	}
-	/* the MPI model read first, whatever became of it: its facts spare the pass the streams
-	 * that held only MPI records */
-	if (s->required & NEED(SESSION_MPI)) {
-		char why[1024];
-
-		session_get(s, SESSION_MPI, NULL, why, sizeof(why));
-		facts = s->facts;
-	}
-	return func_profile_build_known(&s->prof.funcs, &s->e, &s->syms, &s->prof.regions, NULL,
-					facts, err, errlen);
+	if (s->kind == SESSION_DIR)
+		return build_by_pass(s, SESSION_PROFILES, err, errlen);
+	ret = otf2_func_profile(&s->prof.funcs, &s->syms.strings, s->source, err, errlen);
+	if (ret < 0 && !err[0])
+		snprintf(err, errlen, "%s", strerror(-ret));
+	s->prof.funcs.syms = &s->syms;
+	return ret;
 }
 
 static void release_profiles(struct session *s)
@@ -194,18 +203,10 @@ static int build_mpi(struct session *s, char *err, size_t errlen)
 {
 	int ret;
 
+	if (s->kind == SESSION_DIR)
+		return build_by_pass(s, SESSION_MPI, err, errlen);
 	mpi_model_init(&s->mpi);
-	if (s->kind == SESSION_OTF2) {
-		ret = mpi_model_load_otf2(&s->mpi, s->source, s->opt.mpi_flags, err, errlen);
-	} else {
-		free(s->facts);
-		s->facts = calloc(s->e.nstreams + 1, sizeof(*s->facts));
-		if (!s->facts)
-			ret = oom(err, errlen);
-		else
-			ret = mpi_model_load_facts(&s->mpi, &s->e, s->opt.mpi_flags, s->facts, err,
-						   errlen);
-	}
+	ret = mpi_model_load_otf2(&s->mpi, s->source, s->opt.mpi_flags, err, errlen);
 	if (ret < 0) {
 		if (!err[0])
 			snprintf(err, errlen, "%s", strerror(-ret));
@@ -276,6 +277,122 @@ static int build_traffic(struct session *s, char *err, size_t errlen)
 static void release_traffic(struct session *s)
 {
 	mpi_traffic_release(&s->traffic);
+}
+
+/* The consumers of one pass over the experiment, each isolated (ev_consumer_isolate), and the
+ * analysis each builds. */
+struct pass_consumers {
+	struct ev_consumer c[3];
+	struct ev_isolated iso[3];
+	enum session_id of[3];
+	size_t n;
+};
+
+/* INNER isolated as the next consumer of PC, building OF; SOURCE_ERRORS as for
+ * ev_consumer_isolate. */
+static void pass_add(struct pass_consumers *pc, const struct ev_consumer *inner, enum session_id of,
+		     int source_errors)
+{
+	ev_consumer_isolate(&pc->c[pc->n], &pc->iso[pc->n], inner, source_errors);
+	pc->of[pc->n++] = of;
+}
+
+/* The consumers of S's pass for the analyses of WANT (NEED() bits of SESSION_PROFILES and
+ * SESSION_MPI) into PC: the profiles fail on a damaged stream, the MPI model reads past it.
+ * 0 or -ENOMEM. */
+static int pass_consumers(struct session *s, unsigned want, size_t nlocations,
+			  struct pass_consumers *pc)
+{
+	struct ev_consumer inner;
+	int ret = 0;
+
+	pc->n = 0;
+	if (want & NEED(SESSION_PROFILES)) {
+		ret = func_profile_consumer(&inner, &s->prof.funcs, &s->syms, NULL, nlocations);
+		pass_add(pc, &inner, SESSION_PROFILES, 1);
+		if (ret == 0) {
+			ret = region_profile_consumer(&inner, &s->prof.regions, &s->e);
+			pass_add(pc, &inner, SESSION_PROFILES, 1);
+		}
+	}
+	if (ret == 0 && (want & NEED(SESSION_MPI))) {
+		mpi_model_init(&s->mpi);
+		ret = mpi_model_consumer(&inner, &s->mpi, &s->e, s->opt.mpi_flags);
+		pass_add(pc, &inner, SESSION_MPI, 0);
+	}
+	return ret;
+}
+
+/* The other analysis OTHER of the pass ID asked for: built (RES->ret 0), or failed. */
+static void pass_settle(struct session *s, enum session_id other, const struct pass_result *res)
+{
+	char why[1024];
+
+	if (res->ret == 0) {
+		s->order[s->nbuilt++] = (unsigned char)other;
+		s->state[other] = 1;
+		return;
+	}
+	if (other == SESSION_PROFILES)
+		release_profiles(s);
+	else
+		mpi_model_release(&s->mpi);
+	failed(s, other, res->ret, res->msg[0] ? res->msg : strerror(-res->ret), why, sizeof(why));
+}
+
+/*
+ * ID (the profiles or the MPI model) from one pass over the experiment, with the other of the
+ * two in the same pass when it is required (session_require) and not built yet: each stream
+ * is read once. Each keeps its own outcome: ID's is returned (message in ERR), the other's is
+ * its state, as if it had been asked for.
+ */
+static int build_by_pass(struct session *s, enum session_id id, char *err, size_t errlen)
+{
+	enum session_id other = id == SESSION_MPI ? SESSION_PROFILES : SESSION_MPI;
+	struct pass_result res[SESSION_NANALYSES];
+	struct ev_consumer *list[3];
+	struct pass_consumers pc;
+	struct ev_source *src;
+	unsigned want = NEED(id);
+	char why[1024];
+	int ret;
+
+	if ((s->required & NEED(other)) && s->state[other] == 0 &&
+	    (other != SESSION_PROFILES ||
+	     session_get(s, SESSION_SYMBOLS, NULL, why, sizeof(why)) == 0))
+		want |= NEED(other);
+	if ((ret = ev_source_experiment(&src, &s->e, err, errlen)) < 0)
+		return ret;
+	ret = pass_consumers(s, want, ev_source_nlocations(src), &pc);
+	for (size_t i = 0; i < pc.n; i++)
+		list[i] = &pc.c[i];
+	if (ret == 0)
+		ret = ev_pass_run_flags(src, list, pc.n,
+					(want & NEED(SESSION_MPI)) ? EV_PASS_KEEP_GOING : 0, err,
+					errlen);
+	else
+		snprintf(err, errlen, "out of memory");
+	res[id].ret = res[other].ret = 0;
+	for (size_t i = 0; i < pc.n; i++) {
+		struct pass_result *r = &res[pc.of[i]];
+
+		if (pc.iso[i].ret && !r->ret) {
+			r->ret = pc.iso[i].ret;
+			snprintf(r->msg, sizeof(r->msg), "%s", pc.iso[i].msg);
+		}
+		ev_consumer_release(&pc.c[i]);
+	}
+	ev_source_close(src);
+	if (want & NEED(other))
+		pass_settle(s, other,
+			    ret == 0 ? &res[other] : &(struct pass_result){ret, "out of memory"});
+	if (ret == 0 && res[id].ret) {
+		ret = res[id].ret;
+		snprintf(err, errlen, "%s", res[id].msg);
+	}
+	if (ret < 0 && id == SESSION_MPI)
+		mpi_model_release(&s->mpi);
+	return ret;
 }
 
 static const struct analysis analyses[SESSION_NANALYSES] = {
@@ -379,17 +496,6 @@ int session_state(const struct session *s, enum session_id id)
 	return id < SESSION_NANALYSES ? s->state[id] : 0;
 }
 
-/* ID failed: keep RET and its message for the next asking. */
-static int failed(struct session *s, enum session_id id, int ret, const char *msg, char *err,
-		  size_t errlen)
-{
-	s->state[id] = -1;
-	s->ret[id] = ret;
-	s->error[id] = strdup(msg);
-	snprintf(err, errlen, "%s", msg);
-	return ret;
-}
-
 int session_get(struct session *s, enum session_id id, void **out, char *err, size_t errlen)
 {
 	char why[1024] = "";
@@ -453,6 +559,5 @@ void session_close(struct session *s)
 	for (size_t i = 0; i < s->ncaveats; i++)
 		free(s->caveats[i]);
 	free(s->caveats);
-	free(s->facts);
 	memset(s, 0, sizeof(*s));
 }

@@ -91,7 +91,6 @@ struct session {
 	struct mpi_routines routines;
 	struct mpi_traffic traffic;
 	/* private: what became of each analysis, the order of building, the caveats */
-	struct stream_facts *facts; /* what the MPI model's read found in each stream */
 	unsigned required;
 	signed char state[SESSION_NANALYSES]; /* 0 not asked, 1 built, -1 failed */
 	int ret[SESSION_NANALYSES];

@@ -245,8 +245,8 @@ static int unopened(struct ev_pass *p, const struct ev_location *loc, int ret,
 	if (ret < 0)
 		return ret;
 	f->unopened = 1;
-	f->first_ns = INT64_MAX;
-	f->last_ns = INT64_MIN;
+	f->first_ns = f->first_call_ns = INT64_MAX;
+	f->last_ns = f->last_call_ns = INT64_MIN;
 	ret = ev_pass_begin(p, loc);
 	if (ret > 0) /* declined by every consumer */
 		return 0;
@@ -269,6 +269,8 @@ static void stream_facts(const struct call_walker *w, struct ev_location_facts *
 	f->records = w->r.nrecords;
 	f->first_ns = w->th.first_ns;
 	f->last_ns = w->th.last_ns;
+	f->first_call_ns = w->th.first_call_ns;
+	f->last_call_ns = w->th.last_call_ns;
 	f->first_ticks = w->r.first_ticks;
 	f->last_ticks = w->r.last_ticks;
 }
@@ -362,8 +364,8 @@ static int walk_samples(struct exp_src *x, struct ev_location *loc, struct ev_pa
 		return unopened(p, loc, ret, &f);
 	loc->hdr = &r.hdr;
 	memset(&ev, 0, sizeof(ev));
-	f.first_ns = INT64_MAX;
-	f.last_ns = INT64_MIN;
+	f.first_ns = f.first_call_ns = INT64_MAX;
+	f.last_ns = f.last_call_ns = INT64_MIN;
 	ev.loc = loc;
 	ret = ev_pass_begin(p, loc);
 	if (ret > 0) { /* declined by every consumer */

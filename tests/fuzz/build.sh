@@ -60,7 +60,7 @@ exp_src="$stream_src format/experiment.c format/salvage.c format/layout.c analys
 cmd_src="$exp_src analysis/profile/regions.c pmu/metrics.c pmu/metric-expr.c
 	lib/jsonw.c lib/utf8.c lib/strdist.c view/table.c lib/textesc.c
 	view/caveats.c cli/options.c cli/cmd-info.c cli/cmd-dump.c format/exp-inventory.c"
-mpi_src="$exp_src analysis/mpi/mpi-load.c analysis/mpi/mpi-model.c analysis/mpi/mpi-match.c
+mpi_src="$exp_src analysis/mpi/mpi-read.c analysis/mpi/mpi-model.c analysis/mpi/mpi-match.c
 	analysis/mpi/mpi-causal.c analysis/mpi/mpi-stats.c analysis/mpi/mpi-waits.c model/symbols.c
 	model/elf-module.c"
 otf2_src="$mpi_src model/otf2-anchor.c model/otf2-import.c model/otf2-import-defs.c

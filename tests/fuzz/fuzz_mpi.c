@@ -9,7 +9,7 @@
  * Build and run: tests/fuzz/build.sh OUTDIR, then OUTDIR/fuzz_mpi CORPUS_DIR.
  *
  * Run by tests/e2e/test_fuzz_reader.sh. The seeds regress-mpi-* of tests/fuzz/corpus/ are
- * inputs that overflowed int64 before times and clock offsets were range-checked (mpi-load.c
+ * inputs that overflowed int64 before times and clock offsets were range-checked (mpi-read.c
  * and mpi-model.c, mpi-match.h MPI_TIME_LIMIT_NS): mpi-stats.c's leave - enter and sums,
  * mpi-model.c's clock alignment and its count of violations on the ranks' own clocks.
  */

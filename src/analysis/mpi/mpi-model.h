@@ -2,7 +2,7 @@
  * mpi-model.h - an MPI run as the analyses see it: ranks and their threads (locations), every
  * MPI call with times on one clock (rank 0's), messages matched sender to receiver, and
  * collective operations matched across their communicator's ranks. Built from an experiment
- * directory (mpi-load.c) or an OTF2 archive (otf2-import.c) through the builder functions
+ * directory (mpi-read.c) or an OTF2 archive (otf2-import.c) through the builder functions
  * below; the analyses (perfscope mpi, OTF2 export, the HTML report) read it, never the files.
  */
 #ifndef PSC_MPI_MODEL_H
@@ -216,20 +216,25 @@ static inline int mpi_call_rank(const struct mpi_model *m, const struct mpi_call
 struct experiment;
 
 /*
- * Read the MPI records of every stream of E into M and build it (mpi-load.c). A rank whose
- * streams are missing or cut short is a warning, not an error. -ENODATA with "DIR: no MPI
- * records (record with perfscope record --mpi)" in ERR when E has none.
+ * Read the MPI records of every stream of E into M and build it (mpi-read.c): one pass of
+ * mpi_model_consumer(). A rank whose streams are missing, damaged or cut short is a warning,
+ * not an error. -ENODATA with "DIR: no MPI records (record with perfscope record --mpi)" in
+ * ERR when E has none.
  */
 int mpi_model_load(struct mpi_model *m, const struct experiment *e, unsigned flags, char *err,
 		   size_t errlen);
 
-struct stream_facts;
+struct ev_consumer;
 
-/* mpi_model_load, also keeping what the read of each stream found in FACTS (one per stream of
- * E, in its order; a stream not read to its end is not inert): a profile pass can then skip
- * the streams that hold only MPI records (fprofile.h). */
-int mpi_model_load_facts(struct mpi_model *m, const struct experiment *e, unsigned flags,
-			 struct stream_facts *facts, char *err, size_t errlen);
+/*
+ * The consumer that reads E's MPI records into M in a pass over E (model/pass.h) and builds M
+ * with FLAGS (MPI_BUILD_*) at its finish: what mpi_model_load does, for a pass that builds
+ * other analyses too. Run it with EV_PASS_KEEP_GOING (a damaged stream is a warning of its
+ * rank), isolated (ev_consumer_isolate) beside consumers that fail on damage; its finish
+ * fails with -ENODATA when E has no MPI records. 0 or -ENOMEM (C is released either way).
+ */
+int mpi_model_consumer(struct ev_consumer *c, struct mpi_model *m, const struct experiment *e,
+		       unsigned flags);
 
 /* Read an OTF2 archive (its anchor file, ARCHIVE/traces.otf2) into M and build it
  * (otf2-import.c). 0, or a negative errno with the OTF2 error text and path in ERR. */

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define OPEN_MAX 16 /* MPI calls open at once in one thread, as mpi-load.c keeps them */
+#define OPEN_MAX 16 /* MPI calls open at once in one thread, as mpi-read.c keeps them */
 
 /* An open scope on the thread's stack. */
 struct frame {
@@ -206,7 +206,7 @@ static void mpi_enter(struct walk *x, uint32_t routine, int64_t t)
 							x->depth ? x->st[x->depth - 1].serial : 0};
 }
 
-/* An MPI call of ROUTINE left at T: paired with its enter, as mpi-load.c pairs them (a leave
+/* An MPI call of ROUTINE left at T: paired with its enter, as mpi-read.c pairs them (a leave
  * without one is a call of no duration). */
 static int mpi_leave(struct walk *x, uint32_t routine, int64_t t)
 {
@@ -348,7 +348,7 @@ static int on_event(struct walk *x, const struct call_event *ev)
 	return 0;
 }
 
-/* The MPI calls still open where the stream ends: closed at its last record, as mpi-load.c
+/* The MPI calls still open where the stream ends: closed at its last record, as mpi-read.c
  * closes them, in the frames they were made in. */
 static int close_open_mpi(struct walk *x, int64_t last_ns)
 {

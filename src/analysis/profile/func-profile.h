@@ -96,7 +96,6 @@ struct func_profile {
 
 struct region_profile;
 struct ev_consumer;
-struct stream_facts;
 
 /*
  * C: a consumer (model/pass.h) building P (emptied here) from the calls of an experiment
@@ -113,15 +112,6 @@ int func_profile_consumer(struct ev_consumer *c, struct func_profile *p, struct 
 int func_profile_build(struct func_profile *p, const struct experiment *e, struct symtab *syms,
 		       struct region_profile *regions, const struct func_energy *energy, char *err,
 		       size_t errlen);
-
-/* func_profile_build, skipping the streams whose FACTS (one per stream of E, or NULL: none
- * skipped) say inert, from an earlier whole read (mpi_model_load_facts): their threads are
- * made from the facts, as a pass over them would. For the callers of that earlier read, until
- * they run the MPI model's consumer in the same pass. */
-int func_profile_build_known(struct func_profile *p, const struct experiment *e,
-			     struct symtab *syms, struct region_profile *regions,
-			     const struct func_energy *energy, const struct stream_facts *facts,
-			     char *err, size_t errlen);
 
 /*
  * A profile built from calls matched elsewhere (an OTF2 archive's Enter/Leave, otf2-calls.c)

@@ -176,6 +176,9 @@ static void test_calls_matched(void **state)
 	assert_int_equal(c.last.records, 12);
 	assert_int_equal(c.last.first_ns, 1000);
 	assert_int_equal(c.last.last_ns, 1100);
+	/* the function records' span: from the stray exit at 1001 to main's exit at 1100 */
+	assert_int_equal(c.last.first_call_ns, 1001);
+	assert_int_equal(c.last.last_call_ns, 1100);
 }
 
 /* A run killed inside g: the open calls close at the last timestamp, flagged. */
@@ -318,6 +321,66 @@ static void test_keep_going(void **state)
 	assert_string_equal(c.region_at_end, "bad");
 }
 
+/* An isolated consumer that fails keeps its error; the pass goes on for the others, which
+ * see every location and their finish. */
+static void test_isolated(void **state)
+{
+	struct count a = {.fail_at_exit = 2}, b = {0};
+	struct ev_consumer ca = counter(&a, EV_ALL, 0), cb = counter(&b, EV_ALL, 0), ia, ib;
+	struct ev_consumer *list[] = {&ia, &ib};
+	struct ev_isolated isa, isb;
+	char dir[256], err[512];
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	write_calls(dir, 1);
+	ev_consumer_isolate(&ia, &isa, &ca, 0);
+	ev_consumer_isolate(&ib, &isb, &cb, 0);
+	err[0] = 0;
+	assert_int_equal(run(dir, list, 2, err, sizeof(err)), 0);
+	assert_string_equal(err, "");
+	assert_int_equal(isa.ret, -EIO);
+	assert_string_equal(isa.msg, "consumer stops");
+	assert_int_equal(a.nexits, 2); /* nothing after its failure */
+	assert_int_equal(a.ends, 0);
+	assert_int_equal(a.finishes, 0);
+	assert_int_equal(isb.ret, 0);
+	assert_int_equal(b.by_kind[EV_CALL_EXIT], 3);
+	assert_int_equal(b.ends, 1);
+	assert_int_equal(b.finishes, 1);
+}
+
+/* With EV_PASS_KEEP_GOING, a consumer isolated with source errors fails at a damaged stream
+ * with the source's message; one isolated without reads past it. */
+static void test_isolated_source_errors(void **state)
+{
+	struct count a = {0}, b = {0};
+	struct ev_consumer ca = counter(&a, EV_ALL, 0), cb = counter(&b, EV_ALL, 0), ia, ib;
+	struct ev_consumer *list[] = {&ia, &ib};
+	struct ev_isolated isa, isb;
+	char dir[256], err[512], want[600];
+	struct words w = {.n = 0};
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	write_calls(dir, 1);
+	w_clock(&w, 1000);
+	w_call(&w, 1000, 1, 0x10);
+	w.w[w.n - 2] = psc_word0(900, PSC_KIND_FUNC_ENTER);
+	write_stream(dir, 10, 11, &w, NULL, 0);
+	ev_consumer_isolate(&ia, &isa, &ca, 1);
+	ev_consumer_isolate(&ib, &isb, &cb, 0);
+	assert_int_equal(run_flags(dir, list, 2, EV_PASS_KEEP_GOING, err, sizeof(err)), 0);
+	snprintf(want, sizeof(want), "%s/stream.10.11: byte 104: ", dir);
+	assert_true(isa.ret < 0);
+	assert_memory_equal(isa.msg, want, strlen(want));
+	assert_int_equal(a.finishes, 0);
+	assert_int_equal(isb.ret, 0);
+	assert_int_equal(b.ends, 2);
+	assert_int_equal(b.errors, 1);
+	assert_int_equal(b.finishes, 1);
+}
+
 /* Records by the name dump gives them: calls from the call events and facts, the others
  * from their records. */
 struct by_name {
@@ -402,6 +465,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_calls_matched),  cmocka_unit_test(test_calls_killed),
 	    cmocka_unit_test(test_many_consumers), cmocka_unit_test(test_decline),
 	    cmocka_unit_test(test_errors),	   cmocka_unit_test(test_keep_going),
+	    cmocka_unit_test(test_isolated),	   cmocka_unit_test(test_isolated_source_errors),
 	};
 
 	if (argc > 1)

@@ -1,10 +1,12 @@
 /*
- * mpi-load.c - an experiment's MPI records into the MPI model (mpi-model.h): each process's
- * streams are read in one pass; its communicator indices, rank and call sites are settled
- * once all of its streams are read, since a thread other than the one that made a call may
- * have written the records they come from. A rank's start and end are its first and last
- * record of any kind that marks the program's progress (function calls, regions, MPI), so
- * time a rank computes before MPI_Init or after MPI_Finalize is part of its run.
+ * mpi-read.c - an experiment's MPI records into the MPI model (mpi-model.h), as a consumer of
+ * the pass (model/pass.h): the streams come process by process; a process's communicator
+ * indices, rank and call sites are settled once all of its streams are read, since a thread
+ * other than the one that made a call may have written the records they come from. A rank's
+ * start and end are its first and last record of any kind that marks the program's progress
+ * (function calls, regions, MPI), so time a rank computes before MPI_Init or after
+ * MPI_Finalize is part of its run. A damaged or cut stream is a warning of its rank, not an
+ * error: the pass keeps going past it (EV_PASS_KEEP_GOING).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -19,6 +21,7 @@
 #include "analysis/mpi/mpi-match.h"
 #include "analysis/mpi/mpi-model.h"
 #include "format/stream.h"
+#include "model/pass.h"
 #include "model/symbols.h"
 #include "lib/hashmap.h"
 
@@ -61,9 +64,21 @@ struct rank_span {
 	int64_t first_enter, last_leave; /* those calls' times on the rank's own clock */
 };
 
+/* One stream while it is read. */
+struct stream_load {
+	const struct ev_location *loc;
+	struct open_call open[OPEN_MAX];
+	size_t nopen, unpaired;
+	long mloc; /* its location in the model, -1 until its first MPI call */
+	int stop;  /* a record the reader cannot take: the stream's later records are left out */
+	int64_t last_ns; /* its last record taken */
+};
+
+/* The consumer's state. */
 struct loader {
 	struct mpi_model *m;
 	const struct experiment *e;
+	unsigned flags; /* MPI_BUILD_* */
 	struct symtab syms;
 	int have_syms;
 	struct u64map site_of;	/* return address -> site, per process */
@@ -71,6 +86,8 @@ struct loader {
 	int any_mpi;
 	struct rank_span *spans; /* one per process kept */
 	size_t nspans, spans_cap;
+	struct proc_load pl; /* the process being read; pl.proc NULL before the first */
+	struct stream_load st;
 };
 
 static int note(struct proc_load *pl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -92,25 +109,17 @@ static int note(struct proc_load *pl, const char *fmt, ...)
 	return 0;
 }
 
-static int add_comm_record(struct loader *ld, struct proc_load *pl, const struct stream_record *r)
+static int add_comm_record(struct loader *ld, struct proc_load *pl, const struct ev_mpi_comm *c)
 {
-	uint64_t size = r->payload[1];
-	int32_t *members = malloc(size * sizeof(*members));
-	long idx;
+	long idx = mpi_model_add_comm(ld->m, c->key, c->members, c->size);
 
-	if (!members)
-		return -ENOMEM;
-	for (uint64_t k = 0; k < size; k++)
-		members[k] = (int32_t)(uint32_t)(r->payload[2 + k / 2] >> (32 * (k % 2)));
-	idx = mpi_model_add_comm(ld->m, r->payload[0], members, (uint32_t)size);
-	free(members);
 	if (idx < 0)
 		return (int)idx;
-	if (ld->m->comms[idx].size != size &&
-	    note(pl, "communicator 0x%" PRIx64 " has %" PRIu64 " members here, %u elsewhere",
-		 r->payload[0], size, ld->m->comms[idx].size))
+	if (ld->m->comms[idx].size != c->size &&
+	    note(pl, "communicator 0x%" PRIx64 " has %" PRIu32 " members here, %u elsewhere",
+		 c->key, c->size, ld->m->comms[idx].size))
 		return -ENOMEM;
-	return u64map_put(&pl->comm_local, r->arg, (uint64_t)idx);
+	return u64map_put(&pl->comm_local, c->index, (uint64_t)idx);
 }
 
 static int add_call_record(struct loader *ld, struct proc_load *pl, long loc, uint32_t routine,
@@ -132,24 +141,24 @@ static int add_call_record(struct loader *ld, struct proc_load *pl, long loc, ui
 	return 0;
 }
 
-static int add_items(struct mpi_model *m, const struct stream_record *r)
+static int add_items(struct mpi_model *m, const struct ev_mpi *ev)
 {
-	for (size_t i = 1; i + PSC_MPI_ITEM_WORDS <= r->npayload; i += PSC_MPI_ITEM_WORDS) {
-		const uint64_t *w = r->payload + i;
+	for (size_t i = 0; i < ev->nitems; i++) {
+		const struct ev_mpi_item *w = &ev->items[i];
 		struct mpi_item it;
 		int ret;
 
 		memset(&it, 0, sizeof(it));
-		it.kind = (uint8_t)(w[0] & 0xffu);
-		it.flags = (uint8_t)((w[0] >> 8) & 0xffu);
-		it.comm = (uint32_t)(w[0] >> 32); /* the process's index: settled at its end */
-		it.peer = (int32_t)(uint32_t)w[1];
-		it.tag = (int32_t)(uint32_t)(w[1] >> 32);
-		it.bytes = w[2];
+		it.kind = w->kind;
+		it.flags = w->flags;
+		it.comm = w->comm; /* the process's index: settled at its end */
+		it.peer = w->peer;
+		it.tag = w->tag;
+		it.bytes = w->bytes;
 		if (it.kind == PSC_MPI_ITEM_COLL)
-			it.bytes2 = w[3];
+			it.bytes2 = w->word3;
 		else
-			it.request = w[3];
+			it.request = w->word3;
 		if (it.kind == PSC_MPI_ITEM_ISEND_DONE || it.kind == PSC_MPI_ITEM_CANCEL) {
 			it.peer = -1;
 			it.tag = 0;
@@ -161,174 +170,174 @@ static int add_items(struct mpi_model *m, const struct stream_record *r)
 	return 0;
 }
 
-/* The facts of the stream RD has read to its end, INERT when it held only MPI, clock-sync and
- * end records, with FIRST and LAST its span, into F. */
-static void keep_facts(struct stream_facts *f, const struct stream_reader *rd, int inert,
-		       int64_t first, int64_t last)
+/* T into process PL's span of progress records. */
+static void span_add(struct proc_load *pl, int64_t t)
 {
-	f->inert = inert;
-	f->ended = rd->ended;
-	f->end_reason = rd->end_reason;
-	f->nrecords = rd->nrecords;
-	f->first_ticks = rd->first_ticks;
-	f->last_ticks = rd->last_ticks;
-	f->truncated_at = rd->truncated_at;
-	f->first_ns = first;
-	f->last_ns = last;
+	if (!pl->have_span || t < pl->first_ns)
+		pl->first_ns = t;
+	if (!pl->have_span || t > pl->last_ns)
+		pl->last_ns = t;
+	pl->have_span = 1;
 }
 
-/* The MPI records of stream S into the model (its location added at its first call), and
- * what the read found into F (may be NULL). */
-static int load_stream(struct loader *ld, struct proc_load *pl, const struct exp_stream *s,
-		       struct stream_facts *f)
+/* MPI_Init's record: the rank, world and record version of the process. */
+static int read_init(struct loader *ld, const struct event *ev)
 {
-	const struct clock_fit *fit = &s->proc->fit;
-	struct open_call open[OPEN_MAX];
-	struct stream_reader rd;
-	struct stream_record r;
-	char err[512] = "";
-	uint64_t last_ticks = 0;
-	int64_t first = INT64_MAX, last = INT64_MIN;
-	size_t nopen = 0, unpaired = 0;
-	long loc = -1;
-	int ret, stop = 0, inert = 1;
+	struct proc_load *pl = &ld->pl;
 
-	if (f)
-		memset(f, 0, sizeof(*f));
-	if ((ret = stream_open(&rd, s->path, err, sizeof(err))))
-		return ret == -ENOMEM ? ret : note(pl, "%s", err);
-	while ((ret = stream_next(&rd, &r, err, sizeof(err))) > 0) {
-		int64_t t = clock_fit_ns(fit, r.ticks);
+	pl->init_rank = ev->mpi_init.rank;
+	pl->world = ev->mpi_init.size;
+	pl->version = ev->mpi_init.version;
+	if (pl->version <= PSC_MPI_RECORD_VERSION)
+		return 0;
+	ld->st.stop = 1;
+	return note(pl,
+		    "%s: byte %" PRIu64 ": MPI records of version %u, this reader knows versions "
+		    "up to %d: the records from there on are left out",
+		    ld->st.loc->name, ev->offset, pl->version, PSC_MPI_RECORD_VERSION);
+}
 
-		/* the span as the call walker takes it: over every record */
-		if (t < first)
-			first = t;
-		if (t > last)
-			last = t;
+static int read_clock(struct loader *ld, const struct event *ev)
+{
+	const struct ev_mpi_clock *c = &ev->mpi_clock;
+	struct proc_load *pl = &ld->pl;
 
-		/* times never decrease in a stream: from an implausible one on it is damaged */
-		if (t != mpi_time_clamp(t)) {
-			ret = note(pl,
-				   "%s: byte %" PRIu64 ": a record at %" PRId64 " ns, outside the "
-				   "plausible range of +-2^60 ns: the records from there on are "
-				   "left out",
-				   s->path, r.offset, t);
-			stop = 1; /* not also "no end record" */
-			break;
-		}
-		last_ticks = r.ticks;
-		if (r.kind != PSC_KIND_EXT || r.type >= PSC_REC_MPI_INIT ||
-		    r.type == PSC_REC_REGION_ENTER || r.type == PSC_REC_REGION_LEAVE) {
-			if (!pl->have_span || t < pl->first_ns)
-				pl->first_ns = t;
-			if (!pl->have_span || t > pl->last_ns)
-				pl->last_ns = t;
-			pl->have_span = 1;
-		}
-		if (r.kind != PSC_KIND_EXT || r.type < PSC_REC_MPI_INIT) {
-			if (r.kind == PSC_KIND_EXT && r.type == PSC_REC_LOST)
-				pl->lost += r.payload[0];
-			if (r.kind != PSC_KIND_EXT ||
-			    (r.type != PSC_REC_CLOCK_SYNC && r.type != PSC_REC_STREAM_END))
-				inert = 0;
-			continue;
-		}
-		if (r.type > PSC_REC_MPI_CLOCK)
-			inert = 0;
-		pl->any = 1;
-		switch (r.type) {
-		case PSC_REC_MPI_INIT:
-			pl->init_rank = (int)r.arg;
-			pl->world = (int)r.payload[0];
-			pl->version = (unsigned)(r.payload[1] >> 32);
-			if (pl->version == 0)
-				pl->version = 1;
-			if (pl->version > PSC_MPI_RECORD_VERSION) {
-				ret = note(pl,
-					   "%s: byte %" PRIu64 ": MPI records of version %u, this "
-					   "reader knows versions up to %d: the records from there "
-					   "on are left out",
-					   s->path, r.offset, pl->version, PSC_MPI_RECORD_VERSION);
-				stop = 1;
-				break;
-			}
-			continue;
-		case PSC_REC_MPI_CLOCK:
-			if ((int64_t)r.payload[0] != mpi_time_clamp((int64_t)r.payload[0]) ||
-			    (int64_t)r.payload[1] != mpi_time_clamp((int64_t)r.payload[1])) {
-				ret = note(pl,
-					   "%s: byte %" PRIu64 ": clock offset %" PRId64
-					   " ns at %" PRId64 " ns is outside the plausible range "
-					   "of +-2^60 ns: ignored",
-					   s->path, r.offset, (int64_t)r.payload[1],
-					   (int64_t)r.payload[0]);
-				break;
-			}
-			pl->has_clock[r.arg] = 1;
-			pl->clock[r.arg] = (struct mpi_clock_point){
-			    (int64_t)r.payload[0], (int64_t)r.payload[1], r.payload[2]};
-			continue;
-		case PSC_REC_MPI_COMM:
-			ret = add_comm_record(ld, pl, &r);
-			break;
-		default: /* ENTER, LEAVE */
-			if (loc < 0 && (loc = mpi_model_add_loc(ld->m, -1, s->tid)) < 0) {
-				ret = (int)loc;
-				if (ret == -E2BIG)
-					snprintf(err, sizeof(err),
-						 "%s: byte %" PRIu64 ": more than %" PRIu32
-						 " threads call MPI, the most a model holds",
-						 s->path, r.offset, MPI_LOCS_MAX);
-				break;
-			}
-			if (r.type == PSC_REC_MPI_ENTER) {
-				if (nopen < OPEN_MAX)
-					open[nopen++] = (struct open_call){r.arg, t};
-				else
-					unpaired++;
-				continue;
-			}
-			if (nopen && open[nopen - 1].routine == r.arg) {
-				nopen--;
-				ret = add_call_record(ld, pl, loc, r.arg, open[nopen].enter_ns, t,
-						      r.payload[0]);
-			} else {
-				unpaired++;
-				ret = add_call_record(ld, pl, loc, r.arg, t, t, r.payload[0]);
-			}
-			if (ret == 0)
-				ret = add_items(ld->m, &r);
-			break;
-		}
-		if (ret < 0 || stop)
-			break;
+	if (c->at_ns != mpi_time_clamp(c->at_ns) || c->offset_ns != mpi_time_clamp(c->offset_ns) ||
+	    c->phase > 1)
+		return note(pl,
+			    "%s: byte %" PRIu64 ": clock offset %" PRId64 " ns at %" PRId64
+			    " ns is outside the plausible range of +-2^60 ns: ignored",
+			    ld->st.loc->name, ev->offset, c->offset_ns, c->at_ns);
+	pl->has_clock[c->phase] = 1;
+	pl->clock[c->phase] = (struct mpi_clock_point){c->at_ns, c->offset_ns, (uint64_t)c->rtt_ns};
+	return 0;
+}
+
+/* An MPI routine's enter or leave: a call of the model at its leave. */
+static int read_call(struct loader *ld, const struct event *ev)
+{
+	struct stream_load *st = &ld->st;
+	const struct ev_location *loc = st->loc;
+	uint32_t routine = (uint32_t)ev->mpi.routine;
+	int ret;
+
+	if (st->mloc < 0 && (st->mloc = mpi_model_add_loc(ld->m, -1, loc->tid)) < 0) {
+		ret = (int)st->mloc;
+		if (ret == -E2BIG)
+			ret = note(&ld->pl,
+				   "%s: byte %" PRIu64 ": more than %" PRIu32 " threads call MPI, "
+				   "the most a model holds: the records from there on are left out",
+				   loc->name, ev->offset, MPI_LOCS_MAX);
+		st->stop = 1;
+		return ret;
 	}
-	if (f)
-		keep_facts(f, &rd, inert && ret == 0 && !stop, first, last);
-	if (ret == -ENOMEM)
-		goto out;
-	if (ret < 0)
-		ret = note(pl, "%s: the records from there on are left out", err);
+	if (ev->kind == EV_MPI_ENTER) {
+		if (st->nopen < OPEN_MAX)
+			st->open[st->nopen++] = (struct open_call){routine, ev->ns};
+		else
+			st->unpaired++;
+		return 0;
+	}
+	if (st->nopen && st->open[st->nopen - 1].routine == routine) {
+		st->nopen--;
+		ret = add_call_record(ld, &ld->pl, st->mloc, routine, st->open[st->nopen].enter_ns,
+				      ev->ns, ev->mpi.site);
+	} else {
+		st->unpaired++;
+		ret = add_call_record(ld, &ld->pl, st->mloc, routine, ev->ns, ev->ns, ev->mpi.site);
+	}
+	return ret ? ret : add_items(ld->m, &ev->mpi);
+}
+
+/* Is EV a record of the program's progress (a rank's span), beside calls, regions and MPI? */
+static int progress_marker(const struct event *ev)
+{
+	return ev->raw && (ev->raw->kind == PSC_KIND_RESERVED ||
+			   (ev->raw->kind == PSC_KIND_EXT && ev->raw->type >= PSC_REC_MPI_INIT));
+}
+
+static int mr_event(void *ctx, const struct event *ev, char *err, size_t errlen)
+{
+	struct loader *ld = ctx;
+	struct proc_load *pl = &ld->pl;
+	int ret = 0;
+
+	(void)err, (void)errlen;
+	if (ld->st.stop)
+		return 0;
+	/* times never decrease in a stream: from an implausible one on it is damaged */
+	if (ev->ns != mpi_time_clamp(ev->ns)) {
+		ld->st.stop = 1;
+		return note(pl,
+			    "%s: byte %" PRIu64 ": a record at %" PRId64 " ns, outside the "
+			    "plausible range of +-2^60 ns: the records from there on are left out",
+			    ld->st.loc->name, ev->offset, ev->ns);
+	}
+	ld->st.last_ns = ev->ns;
+	if (ev->kind == EV_LOST) {
+		pl->lost += ev->lost.records;
+		return 0;
+	}
+	if (ev->kind == EV_MARKER && !progress_marker(ev))
+		return 0;
+	span_add(pl, ev->ns);
+	if (ev->kind == EV_REGION_ENTER || ev->kind == EV_REGION_EXIT || ev->kind == EV_MARKER)
+		return 0;
+	pl->any = 1;
+	switch (ev->kind) {
+	case EV_MPI_INIT:
+		ret = read_init(ld, ev);
+		break;
+	case EV_MPI_CLOCK:
+		ret = read_clock(ld, ev);
+		break;
+	case EV_MPI_COMM:
+		ret = add_comm_record(ld, pl, &ev->mpi_comm);
+		break;
+	default: /* EV_MPI_ENTER, EV_MPI_LEAVE */
+		ret = read_call(ld, ev);
+		break;
+	}
+	return ret;
+}
+
+/* What the end of stream ST tells its process: its calls' span, its calls still open closed
+ * at its last record, and what went wrong. */
+static int end_stream(struct loader *ld, const struct ev_location_facts *f)
+{
+	struct stream_load *st = &ld->st;
+	struct proc_load *pl = &ld->pl;
+	int tid = (int)st->loc->tid, ret = 0;
+	int64_t end = st->stop ? st->last_ns : f->last_ns;
+
+	if (f->unopened)
+		return note(pl, "%s", f->errmsg);
+	if (!st->stop && f->first_call_ns <= f->last_call_ns &&
+	    f->first_call_ns == mpi_time_clamp(f->first_call_ns) &&
+	    f->last_call_ns == mpi_time_clamp(f->last_call_ns)) {
+		span_add(pl, f->first_call_ns);
+		span_add(pl, f->last_call_ns);
+	}
+	if (f->error)
+		ret = note(pl, "%s: the records from there on are left out", f->errmsg);
 	/* a stream cut short inside a call: it ends at the stream's last record */
-	for (size_t k = 0; k < nopen && ret == 0; k++)
-		ret = add_call_record(ld, pl, loc, open[k].routine, open[k].enter_ns,
-				      clock_fit_ns(fit, last_ticks), 0);
-	if (ret == 0 && nopen)
-		ret = note(pl, "thread %d ends inside %s (closed at its last record)", (int)s->tid,
-			   mpi_routine_name(open[nopen - 1].routine));
-	if (ret == 0 && unpaired)
-		ret = note(pl, "thread %d: %zu MPI enter/leave records without their pair",
-			   (int)s->tid, unpaired);
-	if (ret == 0 && loc >= 0 && rd.truncated_at)
+	for (size_t k = 0; k < st->nopen && ret == 0; k++)
+		ret = add_call_record(ld, pl, st->mloc, st->open[k].routine, st->open[k].enter_ns,
+				      end, 0);
+	if (ret == 0 && st->nopen)
+		ret = note(pl, "thread %d ends inside %s (closed at its last record)", tid,
+			   mpi_routine_name(st->open[st->nopen - 1].routine));
+	if (ret == 0 && st->unpaired)
+		ret = note(pl, "thread %d: %zu MPI enter/leave records without their pair", tid,
+			   st->unpaired);
+	if (ret == 0 && st->mloc >= 0 && f->truncated_at)
 		ret = note(pl,
 			   "thread %d: stream cut short at byte %" PRIu64 " (its later MPI calls "
 			   "are missing)",
-			   (int)s->tid, rd.truncated_at);
-	else if (ret == 0 && loc >= 0 && !rd.ended && !stop)
-		ret = note(pl, "thread %d: stream has no end record (the process was killed?)",
-			   (int)s->tid);
-out:
-	stream_close(&rd);
+			   tid, f->truncated_at);
+	else if (ret == 0 && st->mloc >= 0 && !f->ended && !st->stop)
+		ret =
+		    note(pl, "thread %d: stream has no end record (the process was killed?)", tid);
 	return ret;
 }
 
@@ -591,66 +600,145 @@ static void no_mpi_text(const struct experiment *e, char *err, size_t errlen)
 			 e->dir, e->nprocs);
 }
 
-int mpi_model_load(struct mpi_model *m, const struct experiment *e, unsigned flags, char *err,
-		   size_t errlen)
+/* Begin process PROC: what it adds to the model starts at the model's present ends. */
+static void begin_process(struct loader *ld, const struct exp_process *proc)
 {
-	return mpi_model_load_facts(m, e, flags, NULL, err, errlen);
+	struct proc_load *pl = &ld->pl;
+
+	memset(pl, 0, sizeof(*pl));
+	pl->proc = proc;
+	pl->init_rank = -1;
+	pl->version = 1;
+	pl->first_loc = ld->m->nlocs;
+	pl->first_call = ld->m->ncalls;
+	pl->first_item = ld->m->nitems;
 }
 
-int mpi_model_load_facts(struct mpi_model *m, const struct experiment *e, unsigned flags,
-			 struct stream_facts *facts, char *err, size_t errlen)
+/* Settle the process being read, if any. */
+static int end_process(struct loader *ld)
 {
-	struct loader ld;
 	int ret = 0;
 
-	memset(&ld, 0, sizeof(ld));
-	ld.m = m;
-	ld.e = e;
-	ld.have_syms = symtab_init(&ld.syms, e->dir) == 0;
-	/* the streams are sorted by process: one process at a time */
-	for (size_t i = 0; i < e->nstreams && ret == 0;) {
-		struct proc_load pl;
-		size_t j = i;
+	if (!ld->pl.proc)
+		return 0;
+	ret = finish_process(ld, &ld->pl);
+	ld->any_mpi |= ld->pl.any;
+	proc_load_release(&ld->pl);
+	memset(&ld->pl, 0, sizeof(ld->pl));
+	return ret;
+}
 
-		memset(&pl, 0, sizeof(pl));
-		pl.proc = e->streams[i].proc;
-		pl.init_rank = -1;
-		pl.version = 1;
-		pl.first_loc = m->nlocs;
-		pl.first_call = m->ncalls;
-		pl.first_item = m->nitems;
-		for (; j < e->nstreams && e->streams[j].proc == pl.proc && ret == 0; j++)
-			ret = load_stream(&ld, &pl, &e->streams[j], facts ? &facts[j] : NULL);
-		if (ret == 0)
-			ret = finish_process(&ld, &pl);
-		ld.any_mpi |= pl.any;
-		proc_load_release(&pl);
-		i = j;
+static int mr_begin(void *ctx, const struct ev_location *loc, char *err, size_t errlen)
+{
+	struct loader *ld = ctx;
+	int ret = 0;
+
+	/* the streams come sorted by process: one process at a time */
+	if (ld->pl.proc != loc->proc) {
+		ret = end_process(ld);
+		begin_process(ld, loc->proc);
 	}
-	if (ld.have_syms)
-		symtab_release(&ld.syms);
-	u64map_release(&ld.site_of);
-	u64map_release(&ld.rank_pid);
+	memset(&ld->st, 0, sizeof(ld->st));
+	ld->st.loc = loc;
+	ld->st.mloc = -1;
+	if (ret < 0)
+		snprintf(err, errlen, "%s: out of memory reading MPI records", ld->e->dir);
+	return ret;
+}
+
+static int mr_end(void *ctx, const struct ev_location *loc, const struct ev_location_facts *f,
+		  char *err, size_t errlen)
+{
+	struct loader *ld = ctx;
+	int ret = end_stream(ld, f);
+
+	(void)loc;
+	if (ret < 0)
+		snprintf(err, errlen, "%s: out of memory reading MPI records", ld->e->dir);
+	return ret;
+}
+
+/* The last process settled, then the model built from what was read. */
+static int mr_finish(void *ctx, char *err, size_t errlen)
+{
+	struct loader *ld = ctx;
+	struct mpi_model *m = ld->m;
+	int ret = end_process(ld);
+
 	if (ret) {
-		free(ld.spans);
-		snprintf(err, errlen, "%s: out of memory reading MPI records", e->dir);
+		snprintf(err, errlen, "%s: out of memory reading MPI records", ld->e->dir);
 		return ret;
 	}
-	if (!ld.any_mpi) {
-		free(ld.spans);
-		no_mpi_text(e, err, errlen);
+	if (!ld->any_mpi) {
+		no_mpi_text(ld->e, err, errlen);
 		return -ENODATA;
 	}
 	free(m->source);
-	m->source = strdup(e->dir);
+	m->source = strdup(ld->e->dir);
 	if (!m->source) {
-		free(ld.spans);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	ret = mpi_model_build(m, flags, err, errlen);
+	ret = mpi_model_build(m, ld->flags, err, errlen);
 	if (ret == 0)
-		widen_ranges(&ld, flags);
-	free(ld.spans);
+		widen_ranges(ld, ld->flags);
+	return ret;
+}
+
+static void mr_release(void *ctx)
+{
+	struct loader *ld = ctx;
+
+	if (ld->have_syms)
+		symtab_release(&ld->syms);
+	u64map_release(&ld->site_of);
+	u64map_release(&ld->rank_pid);
+	proc_load_release(&ld->pl);
+	free(ld->spans);
+	free(ld);
+}
+
+int mpi_model_consumer(struct ev_consumer *c, struct mpi_model *m, const struct experiment *e,
+		       unsigned flags)
+{
+	struct loader *ld = calloc(1, sizeof(*ld));
+
+	*c = (struct ev_consumer){
+	    .name = "mpi",
+	    .kinds = EV_BIT(EV_MPI_INIT) | EV_BIT(EV_MPI_COMM) | EV_BIT(EV_MPI_ENTER) |
+		     EV_BIT(EV_MPI_LEAVE) | EV_BIT(EV_MPI_CLOCK) | EV_BIT(EV_LOST) |
+		     EV_BIT(EV_REGION_ENTER) | EV_BIT(EV_REGION_EXIT) | EV_BIT(EV_MARKER),
+	    .locations = EV_LOC_STREAMS,
+	    .ctx = ld,
+	    .location_begin = mr_begin,
+	    .event = mr_event,
+	    .location_end = mr_end,
+	    .finish = mr_finish,
+	    .release = mr_release};
+	if (!ld)
+		return -ENOMEM;
+	ld->m = m;
+	ld->e = e;
+	ld->flags = flags;
+	ld->have_syms = symtab_init(&ld->syms, e->dir) == 0;
+	return 0;
+}
+
+int mpi_model_load(struct mpi_model *m, const struct experiment *e, unsigned flags, char *err,
+		   size_t errlen)
+{
+	struct ev_consumer c, *list[1] = {&c};
+	struct ev_source *src;
+	int ret = ev_source_experiment(&src, e, err, errlen);
+
+	if (ret < 0)
+		return ret;
+	ret = mpi_model_consumer(&c, m, e, flags);
+	if (ret == 0)
+		ret = ev_pass_run_flags(src, list, 1, EV_PASS_KEEP_GOING, err, errlen);
+	else
+		snprintf(err, errlen, "out of memory");
+	ev_consumer_release(&c);
+	ev_source_close(src);
 	return ret;
 }
