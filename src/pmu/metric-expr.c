@@ -6,6 +6,8 @@
  * only into parentheses, whose nesting is bounded by EXPR_DEPTH_MAX.
  */
 #include "pmu/metrics-int.h"
+#include "lib/array.h"
+#include "lib/mem.h"
 
 #include <errno.h>
 #include <locale.h>
@@ -53,16 +55,9 @@ static int emit(struct expr_parser *ps, enum op_kind kind, const char *at, doubl
 {
 	struct metric_expr *e = ps->e;
 
-	if (e->nops == ps->cap) {
-		size_t cap = ps->cap ? 2 * ps->cap : 8;
-		struct expr_op *ops = realloc(e->ops, cap * sizeof(*ops));
-
-		if (!ops) {
-			free(name);
-			return -ENOMEM;
-		}
-		e->ops = ops;
-		ps->cap = cap;
+	if (ARRAY_GROW(e->ops, e->nops + 1, ps->cap)) {
+		free(name);
+		return -ENOMEM;
 	}
 	e->ops[e->nops++] = (struct expr_op){
 	    .kind = kind, .col = (unsigned)(at - ps->text) + 1, .num = num, .name = name};
@@ -260,7 +255,7 @@ void metric_expr_free(struct metric_expr *e)
 		return;
 	for (size_t i = 0; i < e->nops; i++)
 		free(e->ops[i].name);
-	free(e->ops);
+	psc_mem_free(e->ops);
 	free(e);
 }
 
