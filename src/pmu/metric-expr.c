@@ -8,6 +8,7 @@
 #include "pmu/metrics-int.h"
 #include "lib/array.h"
 #include "lib/mem.h"
+#include "lib/strbuf.h"
 
 #include <errno.h>
 #include <locale.h>
@@ -329,7 +330,7 @@ int metric_eval(const struct metric *m, metric_lookup_fn lookup, void *ctx, doub
 int metric_expr_missing(const struct metric_expr *e, metric_lookup_fn lookup, void *ctx, char *buf,
 			size_t buflen)
 {
-	size_t pos = 0;
+	struct strbuf names = STRBUF_INIT;
 	int count = 0;
 
 	if (buf && buflen)
@@ -348,13 +349,13 @@ int metric_expr_missing(const struct metric_expr *e, metric_lookup_fn lookup, vo
 			seen = e->ops[j].kind == OP_VAR && !strcmp(e->ops[j].name, op->name);
 		if (seen || lookup(ctx, op->name, &v) == 0)
 			continue;
-		if (buf && pos < buflen) {
-			int n =
-			    snprintf(buf + pos, buflen - pos, "%s%s", count ? ", " : "", op->name);
-
-			pos += n > 0 ? (size_t)n : 0;
-		}
+		if (buf && buflen)
+			strbuf_addf(&names, "%s%s", count ? ", " : "", op->name);
 		count++;
 	}
+	/* cut to BUFLEN like any message; out of memory, the names joined until then */
+	if (buf && buflen)
+		snprintf(buf, buflen, "%s", strbuf_str(&names));
+	strbuf_release(&names);
 	return count;
 }
