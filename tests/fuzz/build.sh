@@ -59,7 +59,7 @@ exp_src="$stream_src format/experiment.c format/salvage.c format/layout.c analys
 	model/pass.c model/source-exp.c model/calls.c"
 cmd_src="$exp_src analysis/profile/regions.c pmu/metrics.c pmu/metric-expr.c
 	lib/jsonw.c lib/utf8.c lib/strdist.c view/table.c lib/textesc.c
-	view/caveats.c cli/options.c cli/cmd-info.c cli/cmd-dump.c"
+	view/caveats.c cli/options.c cli/cmd-info.c cli/cmd-dump.c lib/strbuf.c"
 mpi_src="$exp_src analysis/mpi/mpi-load.c analysis/mpi/mpi-model.c analysis/mpi/mpi-match.c
 	analysis/mpi/mpi-causal.c analysis/mpi/mpi-stats.c analysis/mpi/mpi-waits.c model/symbols.c
 	model/elf-module.c lib/strbuf.c"
@@ -80,7 +80,7 @@ declare -A target_src=(
 	[fuzz_maps]="model/maps.c lib/hashmap.c lib/array.c lib/mem.c"
 	[fuzz_kallsyms]="model/kallsyms.c lib/textline.c lib/fcopy.c format/layout.c lib/array.c
 		lib/mem.c"
-	[fuzz_metrics]="pmu/metrics.c pmu/metric-expr.c lib/array.c lib/mem.c"
+	[fuzz_metrics]="pmu/metrics.c pmu/metric-expr.c lib/array.c lib/strbuf.c lib/mem.c"
 	[fuzz_otf2]="$otf2_src"
 )
 # the fixed files some targets read (their paths compiled in)
