@@ -12,6 +12,7 @@
 #include "format/mpi-routines.h"
 #include "view/caveats.h"
 #include "lib/textesc.h"
+#include "lib/array.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -26,7 +27,7 @@ struct dump {
 	const struct exp_process *proc; /* NULL for a lone stream file: no clock fit */
 	/* the counters record's layout: group of each event */
 	uint32_t *group_of;
-	size_t nev;
+	size_t nev, group_cap;
 };
 
 static void print_feature_bits(FILE *out, uint64_t f)
@@ -107,14 +108,11 @@ static void print_snapshot(const struct dump *d, const struct stream_record *rec
 
 static int remember_layout(struct dump *d, const struct stream_record *rec)
 {
-	uint32_t *g = realloc(d->group_of, (rec->npayload + 1) * sizeof(*g));
-
-	if (!g)
+	if (ARRAY_GROW(d->group_of, rec->npayload + 1, d->group_cap))
 		return -ENOMEM;
-	d->group_of = g;
 	d->nev = rec->npayload;
 	for (size_t i = 0; i < rec->npayload; i++)
-		g[i] = (uint32_t)rec->payload[i];
+		d->group_of[i] = (uint32_t)rec->payload[i];
 	return 0;
 }
 
@@ -183,17 +181,14 @@ static int names_add(struct names *nm, uint32_t id, const char *text)
 		return 0;
 	}
 	if (nm->n == nm->cap) {
-		size_t cap = nm->cap ? 2 * nm->cap : 16;
-		uint32_t *ids = realloc(nm->ids, cap * sizeof(*ids));
-		char **names = ids ? realloc(nm->names, cap * sizeof(*names)) : NULL;
+		/* ids and names both have room for cap: from it, they grow alike */
+		size_t cap = nm->cap, namecap = nm->cap;
 
-		if (ids)
-			nm->ids = ids;
-		if (!names) {
+		if (ARRAY_GROW(nm->ids, nm->n + 1, cap) ||
+		    ARRAY_GROW(nm->names, nm->n + 1, namecap)) {
 			free(copy);
 			return -ENOMEM;
 		}
-		nm->names = names;
 		nm->cap = cap;
 	}
 	memmove(nm->ids + k + 1, nm->ids + k, (nm->n - k) * sizeof(*nm->ids));

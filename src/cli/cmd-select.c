@@ -13,6 +13,7 @@
 #include "model/symbols.h"
 #include "view/caveats.h"
 #include "view/table.h"
+#include "lib/array.h"
 #include "lib/textesc.h"
 
 #include <ctype.h>
@@ -77,15 +78,8 @@ static int add_uncalled(struct select_run *r, struct elf_module *mod, const uint
 			elf_module_decl(mod, ef);
 		if (!ef->decl_file || !ef->decl_file[0])
 			continue;
-		if (r->nfuncs == r->cap) {
-			size_t cap = r->cap * 2;
-
-			f = realloc(r->funcs, cap * sizeof(*f));
-			if (!f)
-				return -ENOMEM;
-			r->funcs = f;
-			r->cap = cap;
-		}
+		if (ARRAY_GROW(r->funcs, r->nfuncs + 1, r->cap))
+			return -ENOMEM;
 		f = &r->funcs[r->nfuncs++];
 		memset(f, 0, sizeof(*f));
 		f->name = elf_func_name(ef, &r->names);

@@ -5,6 +5,8 @@
 #include "pmu/clock.h"
 #include "pmu/counts.h"
 #include "format/format.h"
+#include "lib/array.h"
+#include "lib/hashmap.h"
 #include "lib/jsonw.h"
 #include "lib/strbuf.h"
 
@@ -13,17 +15,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Rendered name suffixes of one process, by function address. */
+/* Where the rendered name suffix of one function is in names.text. */
 struct name_slot {
-	uint64_t addr;
-	size_t off;   /* of the text in names.text */
-	uint32_t len; /* 0: empty slot */
+	size_t off;
+	uint32_t len;
 };
 
+/* Rendered name suffixes of one process, by function address. */
 struct names {
+	struct u64map by_addr; /* function address -> index in slots */
 	struct name_slot *slots;
-	size_t nslots, nused; /* nslots: a power of two */
-	char *text;	      /* ,"name":"..."} for each slot */
+	size_t nslots, slots_cap;
+	char *text; /* ,"name":"..."} for each slot */
 	size_t len, cap;
 	const struct exp_process *proc; /* whose addresses these are */
 	uint64_t last_addr;		/* the previous lookup, answered without hashing */
@@ -102,6 +105,7 @@ static const char *base_name(const char *path)
 
 static void names_release(struct names *n)
 {
+	u64map_release(&n->by_addr);
 	free(n->slots);
 	free(n->text);
 	memset(n, 0, sizeof(*n));
@@ -109,40 +113,11 @@ static void names_release(struct names *n)
 
 static void names_reset(struct names *n, const struct exp_process *proc)
 {
-	if (n->slots)
-		memset(n->slots, 0, n->nslots * sizeof(*n->slots));
-	n->nused = 0;
+	u64map_clear(&n->by_addr);
+	n->nslots = 0;
 	n->len = 0;
 	n->proc = proc;
 	n->last_len = 0;
-}
-
-static inline size_t slot_of(uint64_t addr, size_t nslots)
-{
-	return (size_t)((addr * 0x9e3779b97f4a7c15ull) >> 20) & (nslots - 1);
-}
-
-static int names_grow(struct names *n)
-{
-	size_t ns = n->nslots ? n->nslots * 2 : 1024;
-	struct name_slot *slots = calloc(ns, sizeof(*slots));
-
-	if (!slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < n->nslots; i++) {
-		const struct name_slot *from = &n->slots[i];
-		size_t k;
-
-		if (!from->len)
-			continue;
-		for (k = slot_of(from->addr, ns); slots[k].len; k = (k + 1) & (ns - 1))
-			;
-		slots[k] = *from;
-	}
-	free(n->slots);
-	n->slots = slots;
-	n->nslots = ns;
-	return 0;
 }
 
 /* The rendered ,"name":"..."} of ADDR in stream S's process: looked up once per address. */
@@ -151,38 +126,27 @@ static int names_get(struct names *n, struct symtab *st, const struct exp_stream
 {
 	struct sym_info info;
 	struct name_slot *slot;
-	size_t k, need, nlen;
+	size_t need, nlen;
+	uint64_t at;
 
 	if (n->last_len && n->last_addr == addr) {
 		*text = n->text + n->last_off;
 		*len = n->last_len;
 		return 0;
 	}
-	if ((n->nused + 1) * 2 > n->nslots && names_grow(n))
-		return -ENOMEM;
-	for (k = slot_of(addr, n->nslots); n->slots[k].len; k = (k + 1) & (n->nslots - 1))
-		if (n->slots[k].addr == addr)
-			break;
-	slot = &n->slots[k];
-	if (!slot->len) {
+	if (u64map_get(&n->by_addr, addr, &at)) {
+		slot = &n->slots[at];
+	} else {
 		symtab_lookup(st, s->pid, s->image, addr, &info); /* -ENOMEM: "[unknown]" form */
 		nlen = strlen(info.name);
 		if (nlen > (UINT32_MAX - 16) / 6)
 			nlen = (UINT32_MAX - 16) / 6;
 		need = 6 * nlen + 16 + NAME_PAD; /* a short name is read as NAME_PAD bytes */
-		if (n->cap - n->len < need) {
-			size_t cap = n->cap ? n->cap : 4096;
-			char *t;
-
-			while (cap - n->len < need)
-				cap *= 2;
-			t = realloc(n->text, cap);
-			if (!t)
-				return -ENOMEM;
-			n->text = t;
-			n->cap = cap;
-		}
-		slot->addr = addr;
+		if (ARRAY_GROW(n->text, n->len + need, n->cap) ||
+		    ARRAY_GROW(n->slots, n->nslots + 1, n->slots_cap) ||
+		    u64map_put(&n->by_addr, addr, n->nslots))
+			return -ENOMEM;
+		slot = &n->slots[n->nslots++];
 		slot->off = n->len;
 		memcpy(n->text + n->len, ",\"name\":\"", 9);
 		n->len += 9;
@@ -190,7 +154,6 @@ static int names_get(struct names *n, struct symtab *st, const struct exp_stream
 		memcpy(n->text + n->len, "\"}", 2);
 		n->len += 2;
 		slot->len = (uint32_t)(n->len - slot->off);
-		n->nused++;
 	}
 	n->last_addr = addr;
 	n->last_off = slot->off;
@@ -301,15 +264,8 @@ static int region_event(struct out *o, struct track *t, const struct event *ev,
 
 	t->had_regions = 1;
 	if (ev->kind == EV_REGION_ENTER) {
-		if (t->nregions == t->regions_cap) {
-			size_t cap = t->regions_cap ? 2 * t->regions_cap : 16;
-			struct open_region *r = realloc(t->regions, cap * sizeof(*r));
-
-			if (!r)
-				return -ENOMEM;
-			t->regions = r;
-			t->regions_cap = cap;
-		}
+		if (ARRAY_GROW(t->regions, t->nregions + 1, t->regions_cap))
+			return -ENOMEM;
 		t->regions[t->nregions++].id = id;
 		stats->regions++;
 		event_head(o, t->rb, t->nrb, rel);

@@ -1,5 +1,6 @@
 /* filter.c - load a filter file and place its functions at their runtime addresses. */
 #include "format/filter.h"
+#include "lib/array.h"
 #include "lib/mem.h"
 
 #include <errno.h>
@@ -56,16 +57,10 @@ static int file_slurp(const char *path, char **out)
 	for (;;) {
 		ssize_t n;
 
-		if (len + 1 >= cap) {
-			size_t ncap = cap ? cap * 2 : 65536;
-			char *p = psc_mem_realloc(buf, ncap);
-
-			if (!p) {
-				ret = -ENOMEM;
-				break;
-			}
-			buf = p;
-			cap = ncap;
+		/* room for a read of 4 KiB at least, and the NUL */
+		if (ARRAY_GROW(buf, len + 4097, cap)) {
+			ret = -ENOMEM;
+			break;
 		}
 		n = read(fd, buf + len, cap - len - 1);
 		if (n < 0 && errno == EINTR)
@@ -123,17 +118,10 @@ int filter_load(const char *path, struct psc_filter **out, size_t *line)
 			ret = r;
 			break;
 		}
-		if (f->nentries == cap) {
-			size_t ncap = cap ? cap * 2 : 64;
-			struct filter_entry *p = psc_mem_realloc(f->entries, ncap * sizeof(*p));
-
-			if (!p) {
-				psc_mem_free(e.module);
-				ret = -ENOMEM;
-				break;
-			}
-			f->entries = p;
-			cap = ncap;
+		if (ARRAY_GROW(f->entries, f->nentries + 1, cap)) {
+			psc_mem_free(e.module);
+			ret = -ENOMEM;
+			break;
 		}
 		f->entries[f->nentries++] = e;
 	}

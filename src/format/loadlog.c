@@ -4,6 +4,7 @@
  * its newline is what a process killed while writing leaves: it is ignored.
  */
 #include "format/loadlog.h"
+#include "lib/array.h"
 #include "lib/textline.h"
 
 #include "format/layout.h"
@@ -27,7 +28,8 @@ struct load_reader {
 	char *err;
 	size_t errlen;
 	size_t line;
-	size_t cap; /* samples allocated */
+	size_t ranks_cap, pids_cap;	      /* ranks and pids allocated */
+	size_t time_cap, host_cap, share_cap; /* samples allocated */
 };
 
 static int fail(struct load_reader *r, int ret, const char *fmt, ...)
@@ -111,16 +113,9 @@ static int load_header_line(struct load_reader *r, struct load_log *log, char *l
 		for (size_t i = 0; i < log->nranks; i++)
 			if (log->ranks[i] == rank)
 				return fail(r, -EINVAL, "rank %d listed twice", rank);
-		int *ranks = realloc(log->ranks, (log->nranks + 1) * sizeof(int));
-
-		if (!ranks)
+		if (ARRAY_GROW(log->ranks, log->nranks + 1, r->ranks_cap) ||
+		    ARRAY_GROW(log->pids, log->nranks + 1, r->pids_cap))
 			return -ENOMEM;
-		log->ranks = ranks;
-		int *pids = realloc(log->pids, (log->nranks + 1) * sizeof(int));
-
-		if (!pids)
-			return -ENOMEM;
-		log->pids = pids;
 		log->ranks[log->nranks] = rank;
 		log->pids[log->nranks++] = pid;
 	}
@@ -159,22 +154,14 @@ static int load_columns(struct load_reader *r, const struct load_log *log, char 
 
 static int load_grow(struct load_reader *r, struct load_log *log)
 {
-	size_t cap = r->cap ? r->cap * 2 : 64;
-	uint64_t *t;
-	double *h, *s;
+	size_t need = log->nsamples + 1;
 
-	if (log->nsamples < r->cap)
-		return 0;
-	if (!(t = realloc(log->time_ns, cap * sizeof(*t))))
+	/* share's elements are rows of nranks shares */
+	if (ARRAY_GROW(log->time_ns, need, r->time_cap) ||
+	    ARRAY_GROW(log->host_busy, need, r->host_cap) ||
+	    array_reserve((void **)&log->share, &r->share_cap, need,
+			  log->nranks * sizeof(*log->share)))
 		return -ENOMEM;
-	log->time_ns = t;
-	if (!(h = realloc(log->host_busy, cap * sizeof(*h))))
-		return -ENOMEM;
-	log->host_busy = h;
-	if (!(s = realloc(log->share, cap * log->nranks * sizeof(*s))))
-		return -ENOMEM;
-	log->share = s;
-	r->cap = cap;
 	return 0;
 }
 
@@ -212,7 +199,7 @@ static int load_row(struct load_reader *r, struct load_log *log, char *line)
 
 int load_log_read(struct load_log *log, const char *path, char *err, size_t errlen)
 {
-	struct load_reader r = {path, err, errlen, 0, 0};
+	struct load_reader r = {.path = path, .err = err, .errlen = errlen};
 	FILE *f = fopen(path, "r");
 	char *line = NULL;
 	size_t cap = 0;
@@ -335,13 +322,8 @@ static int load_list(const char *dir, char ***names, size_t *n)
 	while ((de = readdir(d))) {
 		if (layout_parse(de->d_name, NULL) != LAYOUT_LOAD)
 			continue;
-		if (*n == cap) {
-			char **g = realloc(*names, (cap = cap ? 2 * cap : 8) * sizeof(char *));
-
-			if (!g)
-				break;
-			*names = g;
-		}
+		if (ARRAY_GROW(*names, *n + 1, cap))
+			break;
 		if (!((*names)[*n] = strdup(de->d_name)))
 			break;
 		(*n)++;

@@ -5,6 +5,7 @@
  * launcher killed while writing leaves: it is ignored.
  */
 #include "format/powerlog.h"
+#include "lib/array.h"
 #include "lib/textline.h"
 #include "lib/strbuf.h"
 
@@ -33,7 +34,7 @@ struct log_reader {
 	size_t errlen;
 	size_t line;
 	struct log_col *col;
-	size_t ncol;
+	size_t ncol, colcap;
 	char *source;
 	uint64_t prev_t;
 	size_t cap;   /* rows allocated in the series */
@@ -100,11 +101,9 @@ static int parse_column(struct log_reader *r, char *args)
 	for (size_t i = 0; i < r->ncol; i++)
 		if (!strcmp(r->col[i].name, f[0]))
 			return fail(r, -EINVAL, "column '%s' appears twice", f[0]);
-	c = realloc(r->col, (r->ncol + 1) * sizeof(*c));
-	if (!c)
+	if (ARRAY_GROW(r->col, r->ncol + 1, r->colcap))
 		return fail(r, -ENOMEM, "out of memory");
-	r->col = c;
-	c += r->ncol;
+	c = r->col + r->ncol;
 	memset(c, 0, sizeof(*c));
 	errno = 0;
 	c->scale = strtod(f[2], &end);
@@ -167,21 +166,16 @@ static int check_header_row(struct log_reader *r, const char *s)
 /* Room for row N in the series. */
 static int grow(struct log_reader *r, struct power_series *ps)
 {
-	size_t cap = r->cap ? 2 * r->cap : 1024;
-	double *t;
+	size_t cap = r->cap;
 
-	if (ps->n < r->cap)
-		return 0;
-	t = realloc(ps->t, cap * sizeof(*t));
-	if (!t)
+	if (ARRAY_GROW(ps->t, ps->n + 1, cap))
 		return -ENOMEM;
-	ps->t = t;
+	/* every channel's values have the room of the times: from r->cap, they grow alike */
 	for (size_t i = 0; i < ps->nch; i++) {
-		double *v = realloc(ps->ch[i].v, cap * sizeof(*v));
+		size_t chcap = r->cap;
 
-		if (!v)
+		if (ARRAY_GROW(ps->ch[i].v, ps->n + 1, chcap))
 			return -ENOMEM;
-		ps->ch[i].v = v;
 	}
 	r->cap = cap;
 	return 0;

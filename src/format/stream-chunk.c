@@ -10,6 +10,7 @@
  */
 #include "format/stream-int.h"
 
+#include "lib/array.h"
 #include "lib/qthread.h"
 
 #include <errno.h>
@@ -87,15 +88,7 @@ struct chunk_load {
 /* Room for WORDS words in B's chunk buffer. */
 static int chunk_room(struct chunk_buf *b, size_t words)
 {
-	if (words > b->cap) {
-		uint64_t *p = realloc(b->chunk, words * 8);
-
-		if (!p)
-			return -ENOMEM;
-		b->chunk = p;
-		b->cap = words;
-	}
-	return 0;
+	return ARRAY_GROW(b->chunk, words, b->cap);
 }
 
 /*
@@ -130,14 +123,8 @@ static int load_zchunk(const struct chunk_src *s, struct chunk_buf *b,
 		return stream_fail(err, errlen, -EINVAL, s->path, at + sizeof(*ch) + head,
 				   "compressed chunk: %u bytes that hold %u in a chunk of %u",
 				   csize, raw, ch->size);
-	if (csize > b->zcap) {
-		char *p = realloc(b->zbuf, csize);
-
-		if (!p)
-			return stream_fail(err, errlen, -ENOMEM, s->path, at, "out of memory");
-		b->zbuf = p;
-		b->zcap = csize;
-	}
+	if (ARRAY_GROW(b->zbuf, csize, b->zcap))
+		return stream_fail(err, errlen, -ENOMEM, s->path, at, "out of memory");
 	if (chunk_room(b, (head + raw) / 8))
 		return stream_fail(err, errlen, -ENOMEM, s->path, at, "out of memory");
 	ret = stream_read_at(s->fd, b->chunk, head, at + sizeof(*ch));

@@ -3,6 +3,7 @@
 
 #include "pmu/clock.h"
 #include "format/mpi-routines.h"
+#include "lib/array.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -194,15 +195,8 @@ static int region_define(struct stream_reader *r, uint32_t id)
 
 	if (k < r->nregion_ids && r->region_ids[k] == id)
 		return 0;
-	if (r->nregion_ids == r->region_ids_cap) {
-		size_t cap = r->region_ids_cap ? 2 * r->region_ids_cap : 64;
-		uint32_t *p = realloc(r->region_ids, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		r->region_ids = p;
-		r->region_ids_cap = cap;
-	}
+	if (ARRAY_GROW(r->region_ids, r->nregion_ids + 1, r->region_ids_cap))
+		return -ENOMEM;
 	memmove(r->region_ids + k + 1, r->region_ids + k,
 		(r->nregion_ids - k) * sizeof(*r->region_ids));
 	r->region_ids[k] = id;

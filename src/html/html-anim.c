@@ -4,6 +4,7 @@
  * the load logs, and the rank grid both views draw on (html-anim.h, docs/html.md).
  */
 #include "html/html-anim.h"
+#include "lib/array.h"
 
 #include <errno.h>
 #include <math.h>
@@ -75,17 +76,11 @@ static int track_push(struct anim_track *tr, int64_t t, uint32_t s)
 	if (tr->n && tr->s[tr->n - 1] == s)
 		return 0;
 	if (tr->n == tr->cap) {
-		size_t cap = tr->cap ? 2 * tr->cap : 16;
-		int64_t *nt = realloc(tr->t, cap * sizeof(*nt));
-		uint32_t *ns;
+		/* t and s both have room for cap: from it, they grow alike */
+		size_t cap = tr->cap, scap = tr->cap;
 
-		if (!nt)
+		if (ARRAY_GROW(tr->t, tr->n + 1, cap) || ARRAY_GROW(tr->s, tr->n + 1, scap))
 			return -ENOMEM;
-		tr->t = nt;
-		ns = realloc(tr->s, cap * sizeof(*ns));
-		if (!ns)
-			return -ENOMEM;
-		tr->s = ns;
 		tr->cap = cap;
 	}
 	tr->t[tr->n] = t;
@@ -134,18 +129,8 @@ static uint32_t routine_state(struct anim_states *st, uint32_t *map, uint32_t ro
 /* Append N values V to TR's mix. 0 or -ENOMEM. */
 static int mix_push(struct anim_track *tr, const uint32_t *v, size_t n)
 {
-	if (tr->nmix + n > tr->mixcap) {
-		size_t cap = tr->mixcap ? 2 * tr->mixcap : 64;
-		uint32_t *nm;
-
-		while (cap < tr->nmix + n)
-			cap *= 2;
-		nm = realloc(tr->mix, cap * sizeof(*nm));
-		if (!nm)
-			return -ENOMEM;
-		tr->mix = nm;
-		tr->mixcap = cap;
-	}
+	if (ARRAY_GROW(tr->mix, tr->nmix + n, tr->mixcap))
+		return -ENOMEM;
 	memcpy(tr->mix + tr->nmix, v, n * sizeof(*v));
 	tr->nmix += n;
 	return 0;

@@ -6,6 +6,7 @@
 #include "analysis/energy/energy.h"
 #include "analysis/energy/powerfile.h"
 #include "format/powerlog.h"
+#include "lib/array.h"
 #include "view/caveats.h"
 #include "view/energy-print.h"
 
@@ -79,16 +80,10 @@ struct caveat_filter {
 static void filter_collect(void *ctx, const char *line)
 {
 	struct caveat_filter *cf = ctx;
-	char **n;
 
-	if (cf->nskip == cf->cap) {
-		n = realloc(cf->skip, (cf->cap ? 2 * cf->cap : 8) * sizeof(*n));
-		if (!n) {
-			cf->failed = 1;
-			return;
-		}
-		cf->skip = n;
-		cf->cap = cf->cap ? 2 * cf->cap : 8;
+	if (ARRAY_GROW(cf->skip, cf->nskip + 1, cf->cap)) {
+		cf->failed = 1;
+		return;
 	}
 	if (!(cf->skip[cf->nskip] = strdup(line)))
 		cf->failed = 1;

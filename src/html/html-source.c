@@ -18,6 +18,7 @@
 #include "analysis/mpi/mpi-scope.h"
 #include "analysis/profile/regions.h"
 #include "model/session.h"
+#include "lib/array.h"
 
 #include <elfutils/libdw.h>
 #include <errno.h>
@@ -69,15 +70,8 @@ struct src {
 
 static struct raw *raw_add(struct src *s)
 {
-	if (s->nraws == s->rawcap) {
-		size_t cap = s->rawcap ? 2 * s->rawcap : 64;
-		struct raw *n = realloc(s->raws, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		s->raws = n;
-		s->rawcap = cap;
-	}
+	if (ARRAY_GROW(s->raws, s->nraws + 1, s->rawcap))
+		return NULL;
 	memset(&s->raws[s->nraws], 0, sizeof(*s->raws));
 	return &s->raws[s->nraws++];
 }

@@ -289,15 +289,13 @@ long tl_name_id(struct tl_names *n, const char *name, enum tl_kind kind)
 		if (n->kinds[at - 1] == kind && !strcmp(n->names[at - 1], name))
 			return (long)(at - 1);
 	id = n->n;
-	if (array_reserve((void **)&n->names, &n->cap, id + 1, sizeof(*n->names)))
-		return -ENOMEM;
-	/* kinds grows with names: the same capacity */
 	{
-		uint8_t *k = realloc(n->kinds, n->cap);
+		/* names and kinds both have room for cap: from it, they grow alike */
+		size_t cap = n->cap, kcap = n->cap;
 
-		if (!k)
+		if (ARRAY_GROW(n->names, id + 1, cap) || ARRAY_GROW(n->kinds, id + 1, kcap))
 			return -ENOMEM;
-		n->kinds = k;
+		n->cap = cap;
 	}
 	n->names[id] = strdup(name);
 	if (!n->names[id])

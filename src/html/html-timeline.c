@@ -7,6 +7,7 @@
 #include "analysis/profile/func-profile.h"
 #include "analysis/mpi/mpi-model.h"
 #include "format/mpi-routines.h"
+#include "lib/array.h"
 #include "model/pass.h"
 
 #include <errno.h>
@@ -44,15 +45,8 @@ struct tl_stack {
 
 static int push(struct tl_stack *st, uint64_t key, int64_t start, int func)
 {
-	if (st->n == st->cap) {
-		size_t cap = st->cap ? 2 * st->cap : 64;
-		struct tl_frame *f = realloc(st->f, cap * sizeof(*f));
-
-		if (!f)
-			return -ENOMEM;
-		st->f = f;
-		st->cap = cap;
-	}
+	if (ARRAY_GROW(st->f, st->n + 1, st->cap))
+		return -ENOMEM;
 	st->f[st->n++] = (struct tl_frame){key, start, func};
 	return 0;
 }

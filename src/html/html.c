@@ -6,6 +6,7 @@
 #include "format/stream.h"
 #include "format/format.h"
 #include "model/session.h"
+#include "lib/array.h"
 #include "lib/qthread.h"
 #include "view/caveats.h"
 #include "view/func-print.h"
@@ -32,16 +33,9 @@ void html_caveat_line(void *ctx, const char *line)
 	for (size_t i = 0; i < in->ncaveats; i++)
 		if (!strcmp(in->caveats[i], line))
 			return; /* the experiment's caveats come again with a report's */
-	if (in->ncaveats == in->caveats_cap) {
-		size_t cap = in->caveats_cap ? 2 * in->caveats_cap : 16;
-		char **n = realloc(in->caveats, cap * sizeof(*n));
-
-		if (!n) {
-			in->failed = 1;
-			return;
-		}
-		in->caveats = n;
-		in->caveats_cap = cap;
+	if (ARRAY_GROW(in->caveats, in->ncaveats + 1, in->caveats_cap)) {
+		in->failed = 1;
+		return;
 	}
 	s = strdup(line);
 	if (!s) {

@@ -4,6 +4,8 @@
 #include "model/elf-module.h"
 
 #include "model/objcache.h"
+#include "lib/array.h"
+#include "lib/strbuf.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -107,15 +109,8 @@ static int add_symbols(struct elf_module *mod, Elf *elf, unsigned want)
 			name = elf_strptr(elf, sh.sh_link, sym.st_name);
 			if (!name || !*name)
 				continue;
-			if (mod->nfuncs == mod->funccap) {
-				size_t cap = mod->funccap ? mod->funccap * 2 : 256;
-				struct elf_func *f = realloc(mod->funcs, cap * sizeof(*f));
-
-				if (!f)
-					return -ENOMEM;
-				mod->funcs = f;
-				mod->funccap = cap;
-			}
+			if (ARRAY_GROW(mod->funcs, mod->nfuncs + 1, mod->funccap))
+				return -ENOMEM;
 			mod->funcs[mod->nfuncs++] = (struct elf_func){
 			    .addr = sym.st_value,
 			    .end = sym.st_value + sym.st_size,
@@ -240,16 +235,17 @@ static void find_debug_file(struct elf_module *mod)
 	GElf_Word crc;
 
 	if (idlen > 1 && idlen <= 64) {
-		int n = snprintf(path, sizeof(path), DEBUG_ROOT "/.build-id/%02x/", id[0]);
-		ssize_t i;
+		struct strbuf sb = STRBUF_INIT;
+		int found;
 
-		for (i = 1; i < idlen && n > 0 && (size_t)n + 8 < sizeof(path); i++)
-			n += snprintf(path + n, sizeof(path) - (size_t)n, "%02x", id[i]);
-		if (n > 0 && (size_t)n + 8 < sizeof(path)) {
-			strcpy(path + n, ".debug");
-			if (try_debug_file(mod, path, id, idlen))
-				return;
-		}
+		strbuf_addf(&sb, DEBUG_ROOT "/.build-id/%02x/", id[0]);
+		for (ssize_t i = 1; i < idlen; i++)
+			strbuf_addf(&sb, "%02x", id[i]);
+		strbuf_adds(&sb, ".debug");
+		found = !sb.err && try_debug_file(mod, sb.buf, id, idlen);
+		strbuf_release(&sb);
+		if (found)
+			return;
 	}
 	link = dwelf_elf_gnu_debuglink(mod->elf, &crc);
 	slash = strrchr(mod->path, '/');
@@ -426,15 +422,8 @@ static void build_cu_index(struct elf_module *mod)
 		while ((off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0) {
 			if (lo >= hi)
 				continue;
-			if (mod->ncus == cap) {
-				size_t ncap = cap ? cap * 2 : 64;
-				struct elf_cu_range *v = realloc(mod->cus, ncap * sizeof(*v));
-
-				if (!v)
-					goto out;
-				mod->cus = v;
-				cap = ncap;
-			}
+			if (ARRAY_GROW(mod->cus, mod->ncus + 1, cap))
+				goto out;
 			mod->cus[mod->ncus++] =
 			    (struct elf_cu_range){lo, hi, dwarf_dieoffset(&cudie)};
 		}

@@ -3,6 +3,7 @@
 
 #include "lib/fcopy.h"
 #include "format/layout.h"
+#include "lib/array.h"
 #include "lib/hash.h"
 #include "lib/textline.h"
 
@@ -304,18 +305,11 @@ int kallsyms_load(struct kallsyms *k, const char *dir, char *err, size_t errlen)
 	}
 	/* the whole file in one buffer; lines are cut in place */
 	while ((c = getc(f)) != EOF) {
-		if (len + 2 > cap) {
-			size_t ncap = cap ? 2 * cap : 1 << 20;
-			char *t = realloc(k->text, ncap);
-
-			if (!t) {
-				fclose(f);
-				kallsyms_release(k);
-				snprintf(err, errlen, "%s: out of memory", path);
-				return -ENOMEM;
-			}
-			k->text = t;
-			cap = ncap;
+		if (ARRAY_GROW(k->text, len + 2, cap)) {
+			fclose(f);
+			kallsyms_release(k);
+			snprintf(err, errlen, "%s: out of memory", path);
+			return -ENOMEM;
 		}
 		k->text[len++] = (char)c;
 		lines += c == '\n';

@@ -4,6 +4,7 @@
 
 #include "format/env.h"
 #include "format/layout.h"
+#include "lib/array.h"
 #include "lib/hash.h"
 #include "lib/hashmap.h"
 
@@ -390,7 +391,7 @@ static void object_free(struct exp_object *x);
 struct survey {
 	struct exp_object *v;
 	size_t n, cap;
-	struct u64map by_hash; /* hash of path and identity -> index + 1 of the first such */
+	struct hchain by_hash; /* the objects in v, by the hash of their path and identity */
 	const char *root;
 	uint64_t max;
 	int fill;
@@ -412,23 +413,14 @@ static uint64_t object_hash(const char *path, const struct maps_object *o)
 static int survey_add(struct survey *s, const char *path, const struct maps_object *o)
 {
 	char now[256], entry[PATH_MAX];
-	uint64_t h = object_hash(path, o), v;
+	uint64_t h = object_hash(path, o);
 	struct exp_object *x;
 
-	if (u64map_get(&s->by_hash, h, &v)) {
-		for (size_t i = (size_t)v - 1; i < s->n; i++)
-			if (same_object(&s->v[i], path, o))
-				return 0;
-	}
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 16;
-		struct exp_object *nv = realloc(s->v, cap * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		s->v = nv;
-		s->cap = cap;
-	}
+	for (size_t at = hchain_first(&s->by_hash, h); at; at = hchain_next(&s->by_hash, at))
+		if (same_object(&s->v[at - 1], path, o))
+			return 0;
+	if (ARRAY_GROW(s->v, s->n + 1, s->cap))
+		return -ENOMEM;
 	x = &s->v[s->n];
 	memset(x, 0, sizeof(*x));
 	x->size = o->size;
@@ -449,7 +441,7 @@ static int survey_add(struct survey *s, const char *path, const struct maps_obje
 		object_free(x);
 		return -ENOMEM;
 	}
-	if (!u64map_get(&s->by_hash, h, &v) && u64map_put(&s->by_hash, h, s->n + 1)) {
+	if (hchain_add(&s->by_hash, h, s->n)) {
 		object_free(x);
 		return -ENOMEM;
 	}
@@ -497,7 +489,7 @@ int objects_survey(const char *dir, int fill, struct exp_object **out, size_t *n
 		maps_release(&m);
 	}
 	closedir(d);
-	u64map_release(&s.by_hash);
+	hchain_release(&s.by_hash);
 	if (ret) {
 		objects_release(s.v, s.n);
 		return ret;

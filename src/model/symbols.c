@@ -6,6 +6,7 @@
  * answer is kept in a hash table keyed by (pid, image, place).
  */
 #include "model/symbols.h"
+#include "lib/array.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -80,17 +81,12 @@ static struct elf_module *module_get(struct symtab *st, const char *path,
 		if (!strcmp(st->mods[i]->path, path) && same_id(st->mod_ids[i], id))
 			return st->mods[i];
 	if (st->nmods == st->modcap) {
-		size_t cap = st->modcap ? st->modcap * 2 : 16;
-		struct elf_module **v = realloc(st->mods, cap * sizeof(*v));
-		const struct maps_object **ids;
+		/* mods and mod_ids both have room for modcap: from it, they grow alike */
+		size_t cap = st->modcap, idcap = st->modcap;
 
-		if (!v)
+		if (ARRAY_GROW(st->mods, st->nmods + 1, cap) ||
+		    ARRAY_GROW(st->mod_ids, st->nmods + 1, idcap))
 			return NULL;
-		st->mods = v;
-		ids = realloc(st->mod_ids, cap * sizeof(*ids));
-		if (!ids)
-			return NULL;
-		st->mod_ids = ids;
 		st->modcap = cap;
 	}
 	mod = malloc(sizeof(*mod));
@@ -158,15 +154,8 @@ static struct sym_proc *proc_get(struct symtab *st, pid_t pid, unsigned image)
 	for (i = 0; i < st->nprocs; i++)
 		if (st->procs[i].pid == pid && st->procs[i].image == image)
 			return st->last = &st->procs[i];
-	if (st->nprocs == st->proccap) {
-		size_t cap = st->proccap ? st->proccap * 2 : 8;
-		struct sym_proc *v = realloc(st->procs, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		st->procs = v;
-		st->proccap = cap;
-	}
+	if (ARRAY_GROW(st->procs, st->nprocs + 1, st->proccap))
+		return NULL;
 	st->last = NULL;
 	p = &st->procs[st->nprocs];
 	memset(p, 0, sizeof(*p));

@@ -1,5 +1,6 @@
 /* events.c - event resolution, suggestions and enumeration through libpfm4. */
 #include "pmu/events.h"
+#include "lib/array.h"
 #include "lib/mem.h"
 #include "lib/strdist.h"
 
@@ -164,16 +165,9 @@ int event_list_resolve(const char *list, struct event_desc **evs, size_t *n, cha
 		for (size_t i = 0; i < count; i++)
 			dup |= !strcmp(out[i].name, ev.name);
 		if (!dup) {
-			if (count == cap) {
-				size_t ncap = cap ? cap * 2 : 8;
-				struct event_desc *tmp = psc_mem_realloc(out, ncap * sizeof(*out));
-
-				if (!tmp) {
-					ret = -ENOMEM;
-					break;
-				}
-				out = tmp;
-				cap = ncap;
+			if (ARRAY_GROW(out, count + 1, cap)) {
+				ret = -ENOMEM;
+				break;
 			}
 			out[count++] = ev;
 		}

@@ -6,6 +6,9 @@
  * only into parentheses, whose nesting is bounded by EXPR_DEPTH_MAX.
  */
 #include "pmu/metrics-int.h"
+#include "lib/array.h"
+#include "lib/mem.h"
+#include "lib/strbuf.h"
 
 #include <errno.h>
 #include <locale.h>
@@ -53,16 +56,9 @@ static int emit(struct expr_parser *ps, enum op_kind kind, const char *at, doubl
 {
 	struct metric_expr *e = ps->e;
 
-	if (e->nops == ps->cap) {
-		size_t cap = ps->cap ? 2 * ps->cap : 8;
-		struct expr_op *ops = realloc(e->ops, cap * sizeof(*ops));
-
-		if (!ops) {
-			free(name);
-			return -ENOMEM;
-		}
-		e->ops = ops;
-		ps->cap = cap;
+	if (ARRAY_GROW(e->ops, e->nops + 1, ps->cap)) {
+		free(name);
+		return -ENOMEM;
 	}
 	e->ops[e->nops++] = (struct expr_op){
 	    .kind = kind, .col = (unsigned)(at - ps->text) + 1, .num = num, .name = name};
@@ -260,7 +256,7 @@ void metric_expr_free(struct metric_expr *e)
 		return;
 	for (size_t i = 0; i < e->nops; i++)
 		free(e->ops[i].name);
-	free(e->ops);
+	psc_mem_free(e->ops);
 	free(e);
 }
 
@@ -334,7 +330,7 @@ int metric_eval(const struct metric *m, metric_lookup_fn lookup, void *ctx, doub
 int metric_expr_missing(const struct metric_expr *e, metric_lookup_fn lookup, void *ctx, char *buf,
 			size_t buflen)
 {
-	size_t pos = 0;
+	struct strbuf names = STRBUF_INIT;
 	int count = 0;
 
 	if (buf && buflen)
@@ -353,13 +349,13 @@ int metric_expr_missing(const struct metric_expr *e, metric_lookup_fn lookup, vo
 			seen = e->ops[j].kind == OP_VAR && !strcmp(e->ops[j].name, op->name);
 		if (seen || lookup(ctx, op->name, &v) == 0)
 			continue;
-		if (buf && pos < buflen) {
-			int n =
-			    snprintf(buf + pos, buflen - pos, "%s%s", count ? ", " : "", op->name);
-
-			pos += n > 0 ? (size_t)n : 0;
-		}
+		if (buf && buflen)
+			strbuf_addf(&names, "%s%s", count ? ", " : "", op->name);
 		count++;
 	}
+	/* cut to BUFLEN like any message; out of memory, the names joined until then */
+	if (buf && buflen)
+		snprintf(buf, buflen, "%s", strbuf_str(&names));
+	strbuf_release(&names);
 	return count;
 }

@@ -3,6 +3,8 @@
  * directories. The formulas in them are parsed and evaluated by metric-expr.c.
  */
 #include "pmu/metrics-int.h"
+#include "lib/array.h"
+#include "lib/mem.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -79,6 +81,7 @@ struct group_parser {
 	const char *where; /* PATH in messages */
 	char *err;
 	size_t errlen;
+	size_t events_cap, metrics_cap; /* g's events and metrics allocated */
 };
 
 static METRIC_PRINTF(3, 4) int line_error(struct group_parser *gp, unsigned line, const char *fmt,
@@ -103,7 +106,6 @@ static int group_parse_events(struct group_parser *gp, unsigned line, const char
 		return line_error(gp, line, "expected event names after 'events:'");
 	for (const char *item = s, *comma; item <= end; item = comma + 1) {
 		size_t len, dup = 0;
-		char **events;
 
 		comma = memchr(item, ',', (size_t)(end - item));
 		comma = comma ? comma : end;
@@ -133,10 +135,8 @@ static int group_parse_events(struct group_parser *gp, unsigned line, const char
 			dup++;
 		if (dup < g->nevents)
 			continue; /* duplicates are dropped, the first one keeps its place */
-		events = realloc(g->events, (g->nevents + 1) * sizeof(*events));
-		if (!events)
+		if (ARRAY_GROW(g->events, g->nevents + 1, gp->events_cap))
 			return -ENOMEM;
-		g->events = events;
 		if (!(g->events[g->nevents] = strndup(item, len)))
 			return -ENOMEM;
 		g->nevents++;
@@ -150,7 +150,7 @@ static int group_parse_metric(struct group_parser *gp, unsigned line, const char
 	const char *name = s, *unit = "", *formula, *end = s + n, *q = s;
 	size_t namelen, unitlen = 0, formulalen;
 	struct metric_expr_error perr;
-	struct metric *metrics, *m;
+	struct metric *m;
 	int rc;
 
 	while (q < end && *q != '[' && *q != '=')
@@ -185,11 +185,8 @@ static int group_parse_metric(struct group_parser *gp, unsigned line, const char
 					  (int)(namelen < MSG_NAME_MAX ? namelen : MSG_NAME_MAX),
 					  name);
 
-	metrics = realloc(g->metrics, (g->nmetrics + 1) * sizeof(*metrics));
-	if (!metrics)
+	if (ARRAY_GROW(g->metrics, g->nmetrics + 1, gp->metrics_cap))
 		return -ENOMEM;
-	g->metrics = metrics;
-
 	m = &g->metrics[g->nmetrics];
 	memset(m, 0, sizeof(*m));
 	m->name = strndup(name, namelen);
@@ -408,8 +405,8 @@ void metric_group_release(struct metric_group *g)
 		free(g->metrics[i].formula);
 		metric_expr_free(g->metrics[i].expr);
 	}
-	free(g->events);
-	free(g->metrics);
+	psc_mem_free(g->events);
+	psc_mem_free(g->metrics);
 	free(g->name);
 	free(g->description);
 	free(g->path);
@@ -457,7 +454,7 @@ static int group_entry_cmp(const void *a, const void *b)
 }
 
 /* Append "NAME\0PATH" for each group file of DIR whose name is not in LIST yet. */
-static int group_scan_dir(const char *dir, char ***list, size_t *n)
+static int group_scan_dir(const char *dir, char ***list, size_t *n, size_t *cap)
 {
 	const size_t suffixlen = strlen(METRIC_GROUP_SUFFIX);
 	struct dirent *de;
@@ -468,7 +465,7 @@ static int group_scan_dir(const char *dir, char ***list, size_t *n)
 		return 0; /* a missing directory in a search path is not an error */
 	while (!rc && (de = readdir(d))) {
 		size_t len = strlen(de->d_name), stem = len - suffixlen, i = 0;
-		char *ent, **nl;
+		char *ent;
 
 		if (de->d_name[0] == '.' || len <= suffixlen ||
 		    !ends_with(de->d_name, METRIC_GROUP_SUFFIX))
@@ -488,13 +485,11 @@ static int group_scan_dir(const char *dir, char ***list, size_t *n)
 			free(ent);
 			continue;
 		}
-		nl = realloc(*list, (*n + 1) * sizeof(*nl));
-		if (!nl) {
+		if (ARRAY_GROW(*list, *n + 1, *cap)) {
 			free(ent);
 			rc = -ENOMEM;
 			break;
 		}
-		*list = nl;
 		(*list)[(*n)++] = ent;
 	}
 	closedir(d);
@@ -505,20 +500,20 @@ int metric_group_foreach(const char *const *dirs, size_t ndirs,
 			 int (*fn)(void *ctx, const char *name, const char *path), void *ctx)
 {
 	char **list = NULL;
-	size_t n = 0;
+	size_t n = 0, cap = 0;
 	int rc = 0;
 
 	if (!fn || (ndirs && !dirs))
 		return -EINVAL;
 	for (size_t i = 0; i < ndirs && !rc; i++)
 		if (dirs[i] && *dirs[i])
-			rc = group_scan_dir(dirs[i], &list, &n);
+			rc = group_scan_dir(dirs[i], &list, &n, &cap);
 	if (!rc && n)
 		qsort(list, n, sizeof(*list), group_entry_cmp);
 	for (size_t i = 0; i < n && !rc; i++)
 		rc = fn(ctx, list[i], list[i] + strlen(list[i]) + 1);
 	for (size_t i = 0; i < n; i++)
 		free(list[i]);
-	free(list);
+	psc_mem_free(list);
 	return rc;
 }

@@ -1,5 +1,6 @@
 /* ring.c - reading perf_event ring buffers (the sampler's and stat --per-thread's). */
 #include "record/ring.h"
+#include "lib/array.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -85,12 +86,14 @@ void perf_ring_release(struct perf_ring *r)
 int perf_online_cpus(int **out)
 {
 	char buf[4096];
-	int n = 0, cap = 64, *v = malloc((size_t)cap * sizeof(int));
-	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+	int n = 0, *v = NULL;
+	size_t cap = 0;
+	FILE *f;
 	char *p = buf;
 
-	if (!v)
+	if (ARRAY_GROW(v, 64, cap))
 		return -ENOMEM;
+	f = fopen("/sys/devices/system/cpu/online", "re");
 	if (!f || !fgets(buf, sizeof(buf), f)) {
 		long c = sysconf(_SC_NPROCESSORS_ONLN);
 
@@ -107,14 +110,9 @@ int perf_online_cpus(int **out)
 		if (*end == '-')
 			b = strtol(end + 1, &end, 10);
 		for (long c = a; c <= b; c++) {
-			if (n == cap) {
-				int *w = realloc(v, (size_t)(cap *= 2) * sizeof(int));
-
-				if (!w) {
-					free(v);
-					return -ENOMEM;
-				}
-				v = w;
+			if (ARRAY_GROW(v, (size_t)n + 1, cap)) {
+				free(v);
+				return -ENOMEM;
 			}
 			v[n++] = (int)c;
 		}

@@ -4,6 +4,7 @@
 #include "pmu/clock.h"
 #include "format/format.h"
 #include "format/layout.h"
+#include "lib/array.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -262,27 +263,9 @@ static uint64_t *queue(struct sample_out *o, uint64_t ns, size_t n, int is_mmap)
 {
 	uint64_t *w;
 
-	if (o->npend == o->pendcap) {
-		size_t cap = o->pendcap ? 2 * o->pendcap : 4096;
-		struct pending *p = realloc(o->pend, cap * sizeof(*p));
-
-		if (!p)
-			return NULL;
-		o->pend = p;
-		o->pendcap = cap;
-	}
-	if (o->narena + n > o->arenacap) {
-		size_t cap = o->arenacap ? 2 * o->arenacap : 65536;
-		uint64_t *a;
-
-		while (cap < o->narena + n)
-			cap *= 2;
-		a = realloc(o->arena, cap * sizeof(*a));
-		if (!a)
-			return NULL;
-		o->arena = a;
-		o->arenacap = cap;
-	}
+	if (ARRAY_GROW(o->pend, o->npend + 1, o->pendcap) ||
+	    ARRAY_GROW(o->arena, o->narena + n, o->arenacap))
+		return NULL;
 	w = o->arena + o->narena;
 	o->pend[o->npend++] = (struct pending){ns, o->arrivals++, o->narena, n, is_mmap};
 	o->narena += n;
@@ -341,15 +324,8 @@ static unsigned *image_of(struct sample_out *o, pid_t pid)
 	for (size_t i = 0; i < o->nimages; i++)
 		if (o->images[i].pid == pid)
 			return &o->images[i].image;
-	if (o->nimages == o->imagecap) {
-		size_t cap = o->imagecap ? 2 * o->imagecap : 16;
-		struct proc_image *p = realloc(o->images, cap * sizeof(*p));
-
-		if (!p)
-			return NULL;
-		o->images = p;
-		o->imagecap = cap;
-	}
+	if (ARRAY_GROW(o->images, o->nimages + 1, o->imagecap))
+		return NULL;
 	o->images[o->nimages] = (struct proc_image){pid, 0};
 	return &o->images[o->nimages++].image;
 }
@@ -469,18 +445,8 @@ static int pending_cmp(const void *a, const void *b)
  * chunk cut off loses it like any record). */
 static int keep_def(struct sample_out *o, const uint64_t *w, size_t n)
 {
-	if (o->ndefs + n > o->defscap) {
-		size_t cap = o->defscap ? 2 * o->defscap : 256;
-		uint64_t *d;
-
-		while (cap < o->ndefs + n)
-			cap *= 2;
-		d = realloc(o->defs, cap * sizeof(*d));
-		if (!d)
-			return 0;
-		o->defs = d;
-		o->defscap = cap;
-	}
+	if (ARRAY_GROW(o->defs, o->ndefs + n, o->defscap))
+		return 0;
 	memcpy(o->defs + o->ndefs, w, n * sizeof(*w));
 	o->ndefs += n;
 	return 1;
@@ -542,14 +508,8 @@ int sample_out_flush(struct sample_out *o, uint64_t watermark)
 	 * What waits for a later flush moves to the spare arena in its new order (sorting broke
 	 * the arena order, so compacting in place could overwrite a record not yet moved).
 	 */
-	if (o->sparecap < o->narena) {
-		uint64_t *a = realloc(o->spare, o->arenacap * sizeof(*a));
-
-		if (!a)
-			return -ENOMEM;
-		o->spare = a;
-		o->sparecap = o->arenacap;
-	}
+	if (ARRAY_GROW(o->spare, o->narena, o->sparecap))
+		return -ENOMEM;
 	for (; i < o->npend; i++) {
 		struct pending p = o->pend[i];
 

@@ -1,6 +1,7 @@
 /* stat-thread.c - following the launched command's threads and processes under ptrace, each
  * counted by a group of its own (stat-thread.h). */
 #include "record/stat-thread.h"
+#include "lib/array.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -66,15 +67,8 @@ static struct st_thread *thread_get(struct stat_threads *st, pid_t tid, unsigned
 
 	if (t && !t->done)
 		return t; /* else an ended thread's tid, reused */
-	if (st->n == st->cap) {
-		size_t cap = st->cap ? 2 * st->cap : 16;
-		struct st_thread *v = realloc(st->t, cap * sizeof(*v));
-
-		if (!v)
-			goto nomem;
-		st->t = v;
-		st->cap = cap;
-	}
+	if (ARRAY_GROW(st->t, st->n + 1, st->cap))
+		goto nomem;
 	t = &st->t[st->n];
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;

@@ -53,16 +53,17 @@ libs=$(pkg-config --libs libcjson liblz4 libdw otf2)
 
 # the sources of the targets (src/ relative), each compiled once
 stream_src="format/stream.c format/stream-chunk.c lib/qthread.c pmu/counts.c
-	format/mpi-routines.c"
+	format/mpi-routines.c lib/array.c lib/mem.c"
 exp_src="$stream_src format/experiment.c format/salvage.c format/layout.c analysis/profile/samples.c
-	lib/hashmap.c lib/array.c lib/mem.c pmu/clock.c model/objcache.c model/maps.c
+	lib/hashmap.c pmu/clock.c model/objcache.c model/maps.c
 	model/pass.c model/source-exp.c model/calls.c"
 cmd_src="$exp_src analysis/profile/regions.c pmu/metrics.c pmu/metric-expr.c
 	lib/jsonw.c lib/utf8.c lib/strdist.c view/table.c lib/textesc.c
-	view/caveats.c cli/options.c cli/cmd-info.c cli/cmd-dump.c format/exp-inventory.c"
+	view/caveats.c cli/options.c cli/cmd-info.c cli/cmd-dump.c format/exp-inventory.c
+	lib/strbuf.c"
 mpi_src="$exp_src analysis/mpi/mpi-read.c analysis/mpi/mpi-model.c analysis/mpi/mpi-match.c
 	analysis/mpi/mpi-causal.c analysis/mpi/mpi-stats.c analysis/mpi/mpi-waits.c model/symbols.c
-	model/elf-module.c"
+	model/elf-module.c lib/strbuf.c"
 otf2_src="$mpi_src model/otf2-anchor.c model/otf2-import.c model/otf2-import-defs.c
 	model/otf2-calls.c analysis/mpi/mpi-scope.c analysis/profile/func-profile.c analysis/profile/func-profile-build.c
 	analysis/profile/regions.c
@@ -72,12 +73,15 @@ declare -A target_src=(
 	[fuzz_profile]="$cmd_src"
 	[fuzz_experiment]="$cmd_src"
 	[fuzz_mpi]="$mpi_src"
-	[fuzz_powerfile]="analysis/energy/powerfile.c format/power.c"
-	[fuzz_powerlog]="format/powerlog.c lib/textline.c format/power.c lib/strbuf.c lib/mem.c"
-	[fuzz_loadlog]="format/loadlog.c lib/textline.c format/layout.c"
+	[fuzz_powerfile]="analysis/energy/powerfile.c format/power.c lib/array.c lib/strbuf.c
+		lib/mem.c"
+	[fuzz_powerlog]="format/powerlog.c lib/textline.c format/power.c lib/strbuf.c lib/array.c
+		lib/mem.c"
+	[fuzz_loadlog]="format/loadlog.c lib/textline.c format/layout.c lib/array.c lib/mem.c"
 	[fuzz_maps]="model/maps.c lib/hashmap.c lib/array.c lib/mem.c"
-	[fuzz_kallsyms]="model/kallsyms.c lib/textline.c lib/fcopy.c format/layout.c"
-	[fuzz_metrics]="pmu/metrics.c pmu/metric-expr.c"
+	[fuzz_kallsyms]="model/kallsyms.c lib/textline.c lib/fcopy.c format/layout.c lib/array.c
+		lib/mem.c"
+	[fuzz_metrics]="pmu/metrics.c pmu/metric-expr.c lib/array.c lib/strbuf.c lib/mem.c"
 	[fuzz_otf2]="$otf2_src"
 )
 # the fixed files some targets read (their paths compiled in)

@@ -9,6 +9,8 @@
  * mantissas, larger exponents) goes to strtod, so that it is still read or recognised.
  */
 #include "analysis/energy/powerfile.h"
+#include "lib/array.h"
+#include "lib/strbuf.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -60,20 +62,19 @@ static int is_value(enum power_col_role r)
 	return r == PCOL_WATTS || r == PCOL_VOLTS || r == PCOL_AMPS;
 }
 
-/* The roles of SPEC as a format ("time,watts"); only the value columns with VALUES_ONLY. */
-static void format_text(const struct power_file_spec *spec, int values_only, char *buf, size_t len)
+/* The roles of SPEC as a format ("time,watts") appended to SB; only the value columns with
+ * VALUES_ONLY. 0 or -ENOMEM. */
+static int format_text(const struct power_file_spec *spec, int values_only, struct strbuf *sb)
 {
-	size_t i, at = 0;
+	const char *sep = "";
 
-	buf[0] = 0;
-	for (i = 0; i < spec->ncols && (unsigned)spec->role[i] < NROLES; i++) {
+	for (size_t i = 0; i < spec->ncols && (unsigned)spec->role[i] < NROLES; i++) {
 		if (values_only && !is_value(spec->role[i]))
 			continue;
-		at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? "," : "",
-				       role_name[spec->role[i]]);
-		if (at >= len)
-			break;
+		strbuf_addf(sb, "%s%s", sep, role_name[spec->role[i]]);
+		sep = ",";
 	}
+	return sb->err;
 }
 
 /* The combination of roles: exactly one of watts or volts and amps, at most one time. */
@@ -132,7 +133,6 @@ static int parse_scale(struct power_file_spec *s, const char *scale, char *err, 
 	size_t nval = 0, nfac = 0, i, col[POWER_FILE_MAX_COLS];
 	double fac[POWER_FILE_MAX_COLS];
 	const char *p = scale;
-	char values[POWER_FILE_MAX_COLS * 8];
 
 	for (i = 0; i < s->ncols; i++)
 		if (is_value(s->role[i]))
@@ -158,10 +158,18 @@ static int parse_scale(struct power_file_spec *s, const char *scale, char *err, 
 		p = end + 1;
 	}
 	if (nfac != nval) {
-		format_text(s, 1, values, sizeof(values));
-		snprintf(err, errlen, "scale '%s': %zu factor%s for %zu value column%s (%s)", scale,
-			 nfac, nfac == 1 ? "" : "s", nval, nval == 1 ? "" : "s", values);
-		return -EINVAL;
+		struct strbuf values = STRBUF_INIT;
+		int rc = format_text(s, 1, &values) ? -ENOMEM : -EINVAL;
+
+		if (rc == -ENOMEM)
+			snprintf(err, errlen, "out of memory");
+		else
+			snprintf(err, errlen,
+				 "scale '%s': %zu factor%s for %zu value column%s (%s)", scale,
+				 nfac, nfac == 1 ? "" : "s", nval, nval == 1 ? "" : "s",
+				 strbuf_str(&values));
+		strbuf_release(&values);
+		return rc;
 	}
 	for (i = 0; i < nval; i++)
 		s->scale[col[i]] = fac[i];
@@ -240,7 +248,7 @@ struct reader {
 	double prev_s;			     /* the previous line's time column */
 	size_t n, cap;
 	double *t, *w, *volts, *amps; /* w: the channel (watts, or volts x amps) */
-	char fmt[POWER_FILE_MAX_COLS * 8];
+	struct strbuf fmt;	      /* the roles as a format, for messages */
 };
 
 static int fail(struct reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -365,24 +373,20 @@ static int read_value(struct reader *r, const char **pp, size_t k, double *v)
 	return 0;
 }
 
-/* Room for CAP samples in every array R fills. */
-static int grow(struct reader *r, size_t cap)
+/* Room for NEED samples in every array R fills. */
+static int grow(struct reader *r, size_t need)
 {
 	double **arr[] = {&r->w, r->timed ? &r->t : NULL, r->va ? &r->volts : NULL,
 			  r->va ? &r->amps : NULL};
-	size_t i;
+	size_t cap = r->cap;
 
-	if (cap > SIZE_MAX / 2 / sizeof(double))
-		return -ENOMEM;
-	for (i = 0; i < sizeof(arr) / sizeof(arr[0]); i++) {
-		double *a;
+	/* every array has room for r->cap: from it, they grow alike */
+	for (size_t i = 0; i < sizeof(arr) / sizeof(arr[0]); i++) {
+		size_t c = r->cap;
 
-		if (!arr[i])
-			continue;
-		a = realloc(*arr[i], cap * sizeof(double));
-		if (!a)
+		if (arr[i] && ARRAY_GROW(*arr[i], need, c))
 			return -ENOMEM;
-		*arr[i] = a;
+		cap = arr[i] ? c : cap;
 	}
 	r->cap = cap;
 	return 0;
@@ -406,13 +410,13 @@ static size_t count_tokens(const char *p)
 
 static int count_error(struct reader *r, size_t found)
 {
-	int skip = strstr(r->fmt, "skip") != NULL;
+	int skip = strstr(strbuf_str(&r->fmt), "skip") != NULL;
 
 	return fail(r, "expected %zu %s (%s), found %zu", r->spec->ncols,
 		    skip		  ? "columns"
 		    : r->spec->ncols == 1 ? "number"
 					  : "numbers",
-		    r->fmt, found);
+		    strbuf_str(&r->fmt), found);
 }
 
 /* The end of line at P ('\n', after an optional comment or '\r'), or NULL if P is not there. */
@@ -477,7 +481,7 @@ static const char *parse_line(struct reader *r, const char *p, int *rc)
 						 : count_error(r, spec->ncols + count_tokens(p));
 		return NULL;
 	}
-	if (r->n == r->cap && (*rc = grow(r, r->cap ? r->cap * 2 : 4096)) < 0)
+	if (r->n == r->cap && (*rc = grow(r, r->n + 1)) < 0)
 		return NULL;
 	i = r->n;
 	if (r->va) {
@@ -597,8 +601,9 @@ static int setup(struct reader *r, const struct power_file_spec *spec, double st
 	size_t k;
 	int rc;
 
-	format_text(spec, 0, r->fmt, sizeof(r->fmt));
-	rc = spec_check(spec, r->fmt, r->err, r->errlen);
+	if (format_text(spec, 0, &r->fmt))
+		return -ENOMEM;
+	rc = spec_check(spec, strbuf_str(&r->fmt), r->err, r->errlen);
 	if (rc < 0)
 		return rc;
 	for (k = 0; k < spec->ncols; k++) {
@@ -700,18 +705,20 @@ static int build(struct power_series *ps, struct reader *r)
 int power_file_read(struct power_series *ps, const char *path, const struct power_file_spec *spec,
 		    double start_ns, char *err, size_t errlen)
 {
-	struct reader r = {.spec = spec, .path = path, .err = err, .errlen = errlen};
+	struct reader r = {
+	    .spec = spec, .path = path, .err = err, .errlen = errlen, .fmt = STRBUF_INIT};
 	struct stat st;
 	int fd, rc;
 
 	memset(ps, 0, sizeof(*ps));
 	rc = setup(&r, spec, start_ns);
 	if (rc < 0)
-		return rc;
+		goto out;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		rc = -errno;
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		strbuf_release(&r.fmt);
 		return rc;
 	}
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
@@ -733,8 +740,10 @@ int power_file_read(struct power_series *ps, const char *path, const struct powe
 		shrink(&r.amps, r.n);
 		rc = build(ps, &r);
 	}
+out:
 	if (rc == -ENOMEM)
 		snprintf(err, errlen, "%s: out of memory", path);
+	strbuf_release(&r.fmt);
 	free(r.w);
 	free(r.t);
 	free(r.volts);

@@ -2,6 +2,7 @@
 #include "analysis/profile/regions.h"
 #include "model/pass.h"
 #include "format/stream.h"
+#include "lib/array.h"
 #include "lib/hashmap.h"
 
 #include "pmu/metrics.h"
@@ -31,9 +32,10 @@ struct region_pass {
 	int32_t *status;
 	int have_layout;
 	char **names; /* region id -> name */
-	size_t nnames;
+	size_t nnames, names_cap;
 	size_t *row_of;	 /* region id -> row index + 1, 0 = none yet */
 	uint32_t *depth; /* region id -> open instances (recursion) */
+	size_t row_of_cap, depth_cap;
 	struct frame *stack;
 	size_t nstack, stack_cap;
 	struct count *scratch;
@@ -78,15 +80,8 @@ static struct region_row *row_new(struct region_profile *p, const char *name, pi
 {
 	struct region_row *row;
 
-	if (p->nrows == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 16;
-		struct region_row *nr = realloc(p->rows, cap * sizeof(*nr));
-
-		if (!nr)
-			return NULL;
-		p->rows = nr;
-		p->cap = cap;
-	}
+	if (ARRAY_GROW(p->rows, p->nrows + 1, p->cap))
+		return NULL;
 	row = &p->rows[p->nrows];
 	memset(row, 0, sizeof(*row));
 	row->name = strdup(name);
@@ -113,17 +108,8 @@ static int grow_ids(struct region_pass *ps, uint32_t id)
 
 	if (n <= ps->nnames)
 		return 0;
-	char **names = realloc(ps->names, n * sizeof(*names));
-	size_t *row_of = names ? realloc(ps->row_of, n * sizeof(*row_of)) : NULL;
-	uint32_t *depth = row_of ? realloc(ps->depth, n * sizeof(*depth)) : NULL;
-
-	if (names)
-		ps->names = names;
-	if (row_of)
-		ps->row_of = row_of;
-	if (depth)
-		ps->depth = depth;
-	if (!depth)
+	if (ARRAY_GROW(ps->names, n, ps->names_cap) || ARRAY_GROW(ps->row_of, n, ps->row_of_cap) ||
+	    ARRAY_GROW(ps->depth, n, ps->depth_cap))
 		return -ENOMEM;
 	for (size_t i = ps->nnames; i < n; i++) {
 		ps->names[i] = NULL;
@@ -221,21 +207,19 @@ static int on_enter(struct region_profile *p, struct region_pass *ps, const stru
 	if (r->arg >= ps->nnames || !ps->names[r->arg])
 		return -EINVAL;
 	if (ps->nstack == ps->stack_cap) {
-		size_t cap = ps->stack_cap ? ps->stack_cap * 2 : 32;
-		struct frame *ns = realloc(ps->stack, cap * sizeof(*ns));
+		size_t had = ps->stack_cap;
 
-		if (!ns)
+		if (ARRAY_GROW(ps->stack, ps->nstack + 1, ps->stack_cap))
 			return -ENOMEM;
-		for (size_t i = ps->stack_cap; i < cap; i++) {
-			ns[i].counts = calloc(ps->nev + 1, sizeof(*ns[i].counts));
-			if (!ns[i].counts) {
-				ps->stack = ns;
+		/* the new frames get their counts now; stack_cap counts the frames that have them
+		 */
+		for (size_t i = had; i < ps->stack_cap; i++) {
+			ps->stack[i].counts = calloc(ps->nev + 1, sizeof(*ps->stack[i].counts));
+			if (!ps->stack[i].counts) {
 				ps->stack_cap = i;
 				return -ENOMEM;
 			}
 		}
-		ps->stack = ns;
-		ps->stack_cap = cap;
 	}
 	f = &ps->stack[ps->nstack];
 	have = snapshot(ps, r, f->counts);

@@ -3,6 +3,7 @@
 #include "model/pass.h"
 #include "format/stream.h"
 #include "model/symbols.h"
+#include "lib/array.h"
 #include "lib/hashmap.h"
 
 #include <errno.h>
@@ -27,7 +28,8 @@ struct sample_oncpu {
 	uint64_t last_rec; /* time of the last switch record, or 0 */
 	uint64_t last_out; /* time of the last switch out, or 0 */
 	uint64_t *iv;	   /* completed spans: n [from, to] pairs in time order */
-	uint32_t n, cap;
+	uint32_t n;
+	size_t cap; /* pairs */
 };
 
 static struct sample_thread *thread_get(struct sample_walk *w, pid_t pid, pid_t tid, size_t *idx)
@@ -37,15 +39,8 @@ static struct sample_thread *thread_get(struct sample_walk *w, pid_t pid, pid_t 
 			*idx = i;
 			return &w->threads[i];
 		}
-	if (w->nthreads == w->threadcap) {
-		size_t cap = w->threadcap ? 2 * w->threadcap : 16;
-		struct sample_thread *t = realloc(w->threads, cap * sizeof(*t));
-
-		if (!t)
-			return NULL;
-		w->threads = t;
-		w->threadcap = cap;
-	}
+	if (ARRAY_GROW(w->threads, w->nthreads + 1, w->threadcap))
+		return NULL;
 	memset(&w->threads[w->nthreads], 0, sizeof(w->threads[0]));
 	w->threads[w->nthreads].pid = pid;
 	w->threads[w->nthreads].tid = tid;
@@ -55,15 +50,8 @@ static struct sample_thread *thread_get(struct sample_walk *w, pid_t pid, pid_t 
 
 static int mark(struct sample_walk *w, uint64_t ns, uint64_t pidtid, int kind)
 {
-	if (w->nmarkers == w->markercap) {
-		size_t cap = w->markercap ? 2 * w->markercap : 16;
-		struct sample_marker *m = realloc(w->markers, cap * sizeof(*m));
-
-		if (!m)
-			return -ENOMEM;
-		w->markers = m;
-		w->markercap = cap;
-	}
+	if (ARRAY_GROW(w->markers, w->nmarkers + 1, w->markercap))
+		return -ENOMEM;
 	w->markers[w->nmarkers++] =
 	    (struct sample_marker){ns, (pid_t)(uint32_t)pidtid, (pid_t)(pidtid >> 32), kind};
 	return 0;
@@ -85,15 +73,10 @@ static size_t state_get(struct sample_walk *w, uint64_t tid, uint64_t cpu, uint6
 
 	if (u64map_get(w->prev, key, &idx))
 		return (size_t)idx;
-	if (w->nprev == w->prevcap) {
-		size_t cap = w->prevcap ? 2 * w->prevcap : 64;
-		uint64_t *v = realloc(w->prev_vals, cap * words * sizeof(*v));
-
-		if (!v)
-			return SIZE_MAX;
-		w->prev_vals = v;
-		w->prevcap = cap;
-	}
+	/* prev_vals' elements are states of WORDS words */
+	if (array_reserve((void **)&w->prev_vals, &w->prevcap, w->nprev + 1,
+			  words * sizeof(*w->prev_vals)))
+		return SIZE_MAX;
 	if (u64map_put(w->prev, key, w->nprev))
 		return SIZE_MAX;
 	memset(w->prev_vals + w->nprev * words, 0, words * sizeof(uint64_t));
@@ -107,15 +90,8 @@ static struct sample_oncpu *oncpu_get(struct sample_walk *w, uint64_t tid, uint6
 
 	if (u64map_get(w->cpus, key, &idx))
 		return &w->oncpu[idx];
-	if (w->noncpu == w->oncpucap) {
-		size_t cap = w->oncpucap ? 2 * w->oncpucap : 64;
-		struct sample_oncpu *o = realloc(w->oncpu, cap * sizeof(*o));
-
-		if (!o)
-			return NULL;
-		w->oncpu = o;
-		w->oncpucap = cap;
-	}
+	if (ARRAY_GROW(w->oncpu, w->noncpu + 1, w->oncpucap))
+		return NULL;
 	if (u64map_put(w->cpus, key, w->noncpu))
 		return NULL;
 	memset(&w->oncpu[w->noncpu], 0, sizeof(w->oncpu[0]));
@@ -153,15 +129,9 @@ static int span_add(struct sample_oncpu *o, uint64_t from, uint64_t to)
 			(size_t)(o->n - best - 1) * 2 * sizeof(uint64_t));
 		o->n--;
 	}
-	if (o->n == o->cap) {
-		uint32_t cap = o->cap ? 2 * o->cap : 4;
-		uint64_t *iv = realloc(o->iv, (size_t)cap * 2 * sizeof(*iv));
-
-		if (!iv)
-			return -ENOMEM;
-		o->iv = iv;
-		o->cap = cap;
-	}
+	/* iv's elements are [from, to] pairs */
+	if (array_reserve((void **)&o->iv, &o->cap, (size_t)o->n + 1, 2 * sizeof(*o->iv)))
+		return -ENOMEM;
 	o->iv[2 * o->n] = from;
 	o->iv[2 * o->n + 1] = to;
 	o->n++;
@@ -245,15 +215,8 @@ static int sample_spans(struct sample_walk *w, struct sample_oncpu *o, uint64_t 
 	uint64_t covered = 0, from;
 	size_t n = 0;
 
-	if (w->spancap < 2 * ((size_t)o->n + 1)) {
-		size_t cap = 2 * ((size_t)o->n + 1);
-		uint64_t *sp = realloc(w->spans, cap * sizeof(*sp));
-
-		if (!sp)
-			return -ENOMEM;
-		w->spans = sp;
-		w->spancap = cap;
-	}
+	if (ARRAY_GROW(w->spans, 2 * ((size_t)o->n + 1), w->spancap))
+		return -ENOMEM;
 	for (uint32_t i = 0; i < o->n; i++) {
 		uint64_t a = o->iv[2 * i] > last ? o->iv[2 * i] : last, b = o->iv[2 * i + 1];
 

@@ -1,5 +1,6 @@
 /* select.c - function selection and gcc exclude lists for two-pass instrumentation. */
 #include "analysis/profile/select.h"
+#include "lib/array.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -435,15 +436,8 @@ struct strv {
 
 static int strv_add(struct strv *sv, const char *s)
 {
-	if (sv->n == sv->cap) {
-		size_t cap = sv->cap ? sv->cap * 2 : 16;
-		char **v = realloc(sv->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		sv->v = v;
-		sv->cap = cap;
-	}
+	if (ARRAY_GROW(sv->v, sv->n + 1, sv->cap))
+		return -ENOMEM;
 	sv->v[sv->n] = strdup(s);
 	if (!sv->v[sv->n])
 		return -ENOMEM;
