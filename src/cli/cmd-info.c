@@ -6,7 +6,7 @@
  */
 #include "cli/cli.h"
 
-#include "format/experiment.h"
+#include "model/experiment-open.h"
 #include "model/objcache.h"
 #include "analysis/profile/samples.h"
 #include "format/stream.h"
