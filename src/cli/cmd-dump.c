@@ -7,7 +7,7 @@
  */
 #include "cli/cli.h"
 
-#include "format/experiment.h"
+#include "model/experiment-open.h"
 #include "format/stream.h"
 #include "format/mpi-routines.h"
 #include "view/caveats.h"

@@ -2,7 +2,7 @@
 #include "cli/cli.h"
 
 #include "analysis/energy/energy.h"
-#include "format/experiment.h"
+#include "model/experiment-open.h"
 #include "analysis/energy/powerfile.h"
 #include "format/powerlog.h"
 #include "model/symbols.h"

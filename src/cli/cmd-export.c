@@ -1,7 +1,7 @@
 /* cmd-export.c - `perfscope export`: an experiment in a standard trace format. */
 #include "cli/cli.h"
 
-#include "format/experiment.h"
+#include "model/experiment-open.h"
 #include "analysis/mpi/mpi-model.h"
 #include "model/symbols.h"
 #include "lib/outfile.h"

@@ -8,7 +8,7 @@
 #include "cli/cli.h"
 
 #include "format/exp-inventory.h"
-#include "format/experiment.h"
+#include "model/experiment-open.h"
 #include "model/objcache.h"
 #include "analysis/profile/samples.h"
 #include "format/stream.h"

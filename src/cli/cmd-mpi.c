@@ -1,7 +1,7 @@
 /* cmd-mpi.c - `perfscope mpi`: wait states, traffic, routines and load of an MPI run. */
 #include "cli/cli.h"
 
-#include "format/experiment.h"
+#include "model/experiment-open.h"
 #include "analysis/mpi/mpi-model.h"
 #include "analysis/mpi/mpi-stats.h"
 #include "analysis/mpi/mpi-waits.h"

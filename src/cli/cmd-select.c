@@ -7,7 +7,7 @@
 #include "cli/cli.h"
 
 #include "model/elf-module.h"
-#include "format/experiment.h"
+#include "model/experiment-open.h"
 #include "analysis/profile/func-profile.h"
 #include "analysis/profile/select.h"
 #include "model/symbols.h"

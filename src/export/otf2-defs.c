@@ -285,27 +285,13 @@ static int write_mpi_definitions(struct xp *x, OTF2_GlobalDefWriter *gw)
 	return ox_check(x, code, "writing the communicators");
 }
 
-int ox_write_definitions(struct xp *x)
+/* The clock's properties from REALTIME, the strings, the system tree, the location groups
+ * and the locations of X into GW. */
+static OTF2_ErrorCode write_system(struct xp *x, OTF2_GlobalDefWriter *gw, uint64_t realtime)
 {
-	OTF2_GlobalDefWriter *gw = OTF2_Archive_GetGlobalDefWriter(x->ar);
-	OTF2_ErrorCode code = OTF2_SUCCESS;
-	struct experiment *e = x->e;
-	uint64_t realtime = OTF2_UNDEFINED_TIMESTAMP;
+	OTF2_ErrorCode code = OTF2_GlobalDefWriter_WriteClockProperties(
+	    gw, 1000000000u, x->tmin, x->tmax - x->tmin + 1, realtime);
 
-	if (!gw)
-		return ox_check(x, OTF2_ERROR_MEM_ALLOC_FAILED, "opening the definitions writer");
-	define_names(x);
-	for (size_t i = 0; i < x->nregions; i++)
-		if (x->regions[i].kind == RK_MPI)
-			ox_string_id(x, "MPI");
-	if (x->failed || x->nstrings > UINT32_MAX - 1)
-		return ox_fail(x, -ENOMEM, "out of memory");
-	if (x->tmin > x->tmax)
-		x->tmin = x->tmax = 0;
-	if (e->start_unix_ns && e->start_ns && (int64_t)x->tmin >= e->start_ns)
-		realtime = e->start_unix_ns + (x->tmin - (uint64_t)e->start_ns);
-	code = OTF2_GlobalDefWriter_WriteClockProperties(gw, 1000000000u, x->tmin,
-							 x->tmax - x->tmin + 1, realtime);
 	for (size_t i = 0; i < x->nstrings && code == OTF2_SUCCESS; i++)
 		code = OTF2_GlobalDefWriter_WriteString(gw, (OTF2_StringRef)i, x->strings[i]);
 	for (size_t i = 0; i < x->nnodes && code == OTF2_SUCCESS; i++) {
@@ -327,6 +313,14 @@ int ox_write_definitions(struct xp *x)
 		code = OTF2_GlobalDefWriter_WriteLocation(gw, (OTF2_LocationRef)i, x->locs[i].name,
 							  OTF2_LOCATION_TYPE_CPU_THREAD,
 							  x->locs[i].nevents, x->locs[i].group);
+	return code;
+}
+
+/* The regions of X into GW: functions, user regions and MPI routines. */
+static OTF2_ErrorCode write_regions(struct xp *x, OTF2_GlobalDefWriter *gw)
+{
+	OTF2_ErrorCode code = OTF2_SUCCESS;
+
 	for (size_t i = 0; i < x->nregions && code == OTF2_SUCCESS; i++) {
 		const struct xregion *r = &x->regions[i];
 		OTF2_Paradigm p = r->kind == RK_MPI	 ? OTF2_PARADIGM_MPI
@@ -338,7 +332,15 @@ int ox_write_definitions(struct xp *x)
 		    OTF2_REGION_FLAG_NONE,
 		    r->kind == RK_MPI ? ox_string_id(x, "MPI") : OTF2_UNDEFINED_STRING, 0, 0);
 	}
-	/* the measured clock offsets, for the record: the times are already aligned */
+	return code;
+}
+
+/* Each location group's properties into GW: its pid, and for a rank the measured clock
+ * offsets, for the record (the times are already aligned). */
+static OTF2_ErrorCode write_group_properties(struct xp *x, OTF2_GlobalDefWriter *gw)
+{
+	OTF2_ErrorCode code = OTF2_SUCCESS;
+
 	for (size_t i = 0; i < x->ngroups && code == OTF2_SUCCESS; i++) {
 		const struct xgroup *g = &x->groups[i];
 		const struct mpi_rank_info *ri;
@@ -363,6 +365,33 @@ int ox_write_definitions(struct xp *x)
 			    group_property(x, gw, (uint32_t)i, "perfscope::clock_rtt_finalize_ns",
 					   (int64_t)ri->clock[1].rtt_ns);
 	}
+	return code;
+}
+
+int ox_write_definitions(struct xp *x)
+{
+	OTF2_GlobalDefWriter *gw = OTF2_Archive_GetGlobalDefWriter(x->ar);
+	OTF2_ErrorCode code;
+	struct experiment *e = x->e;
+	uint64_t realtime = OTF2_UNDEFINED_TIMESTAMP;
+
+	if (!gw)
+		return ox_check(x, OTF2_ERROR_MEM_ALLOC_FAILED, "opening the definitions writer");
+	define_names(x);
+	for (size_t i = 0; i < x->nregions; i++)
+		if (x->regions[i].kind == RK_MPI)
+			ox_string_id(x, "MPI");
+	if (x->failed || x->nstrings > UINT32_MAX - 1)
+		return ox_fail(x, -ENOMEM, "out of memory");
+	if (x->tmin > x->tmax)
+		x->tmin = x->tmax = 0;
+	if (e->start_unix_ns && e->start_ns && (int64_t)x->tmin >= e->start_ns)
+		realtime = e->start_unix_ns + (x->tmin - (uint64_t)e->start_ns);
+	code = write_system(x, gw, realtime);
+	if (code == OTF2_SUCCESS)
+		code = write_regions(x, gw);
+	if (code == OTF2_SUCCESS)
+		code = write_group_properties(x, gw);
 	if (ox_check(x, code, "writing the definitions"))
 		return -1;
 	if (ox_write_metric_definitions(x, gw) || (x->m && write_mpi_definitions(x, gw)))

@@ -157,7 +157,8 @@ struct experiment {
 	struct exp_damage *damaged;   /* files cut short or empty, in name order */
 	size_t ndamaged;
 	/* the programs and libraries the maps name, checked against their files now and kept in
-	 * the build-id cache (objcache.h: objects_survey) */
+	 * the build-id cache: filled by experiment_open() (model/experiment-open.h), from
+	 * model/objcache.h's objects_survey; empty after experiment_read() */
 	struct exp_object *objects;
 	size_t nobjects;
 };
@@ -169,13 +170,16 @@ struct experiment {
  * (killed, or gone through _exit) are first completed from their live buffer files
  * (salvage.h; what that did, or could not do, in E->salvage). Files cut short or empty (a
  * killed run, a full disk) do not make the experiment unreadable: they go into e->damaged, and
- * those that cannot be read at all are left out. 0, or a negative errno with a one-line
- * message naming the file in ERR; then E holds nothing to release (experiment_release() on it
- * does nothing).
+ * those that cannot be read at all are left out. The objects are not surveyed (E->objects
+ * stays empty): experiment_open() (model/experiment-open.h) reads and surveys them. 0, or a
+ * negative errno with a one-line message naming the file in ERR; then E holds nothing to
+ * release (experiment_clear() on it does nothing).
  */
-int experiment_open(struct experiment *e, const char *dir, char *err, size_t errlen);
+int experiment_read(struct experiment *e, const char *dir, char *err, size_t errlen);
 
-void experiment_release(struct experiment *e);
+/* Release what experiment_read() put in E, and empty it. E's objects, which it does not fill,
+ * are not released: experiment_release() (model/experiment-open.h) does both. */
+void experiment_clear(struct experiment *e);
 
 /* The events record could not open: meta.json's entry for event NAME, or NULL. */
 const struct exp_unsupported *experiment_unsupported(const struct experiment *e, const char *name);

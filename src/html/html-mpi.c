@@ -187,28 +187,11 @@ struct frame_cell {
 	double rate_sum;
 };
 
-/*
- * The traffic over time: the run cut into NFRAMES frames of DT ns; a matched message is in
- * transfer from the enter of the call that started its send to the leave of the call that
- * completed its receive (mpi-stats.h's effective rate, bits over that time), and counts, with
- * all its bytes, in every frame its transfer overlaps. Per frame only the pairs with
- * messages, as indices into "pairs": first[f] .. first[f + 1]. 0 or -ENOMEM.
- */
-static int data_frames(struct jsonw *w, const struct mpi_model *m, const struct mpi_traffic *tr)
+/* The matched messages of M counted into CELLS (NFRAMES frames of DT ns, NP pairs of TR
+ * each), in every frame their transfer overlaps. */
+static void frames_fill(struct frame_cell *cells, size_t nframes, size_t np, int64_t dt,
+			const struct mpi_model *m, const struct mpi_traffic *tr)
 {
-	int64_t run = m->end_ns - m->start_ns, dt;
-	size_t nframes = FRAMES_MAX, np = tr->npairs ? tr->npairs : 1, n = 0;
-	struct frame_cell *cells;
-	const char *keys[] = {"pair", "messages", "bytes"};
-
-	if (nframes * np > FRAME_CELLS_MAX)
-		nframes = FRAME_CELLS_MAX / np ? FRAME_CELLS_MAX / np : 1;
-	if (run < (int64_t)nframes)
-		nframes = run > 0 ? (size_t)run : 1;
-	dt = run > 0 ? (run + (int64_t)nframes - 1) / (int64_t)nframes : 1;
-	cells = calloc(nframes * np, sizeof(*cells));
-	if (!cells)
-		return -ENOMEM;
 	for (size_t i = 0; i < m->nmsgs; i++) {
 		const struct mpi_message *msg = &m->msgs[i];
 		int64_t a, b;
@@ -233,8 +216,6 @@ static int data_frames(struct jsonw *w, const struct mpi_model *m, const struct 
 		for (size_t f = f0; f <= f1; f++) {
 			struct frame_cell *c = &cells[f * np + (size_t)pi];
 
-			if (!c->messages)
-				n++;
 			c->messages++;
 			c->bytes += msg->bytes;
 			if (rate > 0) {
@@ -243,13 +224,22 @@ static int data_frames(struct jsonw *w, const struct mpi_model *m, const struct 
 			}
 		}
 	}
+}
+
+/* "frames" of CELLS (NFRAMES frames of DT ns, NP pairs each) into W: per frame the index of its
+ * first cell with messages in "first", and the columns of those cells. */
+static void frames_write(struct jsonw *w, const struct frame_cell *cells, size_t nframes, size_t np,
+			 int64_t dt)
+{
+	const char *keys[] = {"pair", "messages", "bytes"};
+	size_t n = 0;
+
 	jsonw_key(w, "frames");
 	jsonw_object_begin(w);
 	jsonw_kv_u64(w, "n", nframes);
 	jsonw_kv_i64(w, "dt_ns", dt);
 	jsonw_key(w, "first");
 	jsonw_array_begin(w);
-	n = 0;
 	for (size_t f = 0; f < nframes; f++) {
 		jsonw_u64(w, n);
 		for (size_t k = 0; k < np; k++)
@@ -280,6 +270,31 @@ static int data_frames(struct jsonw *w, const struct mpi_model *m, const struct 
 		jsonw_array_end(w);
 	}
 	jsonw_object_end(w);
+}
+
+/*
+ * The traffic over time: the run cut into NFRAMES frames of DT ns; a matched message is in
+ * transfer from the enter of the call that started its send to the leave of the call that
+ * completed its receive (mpi-stats.h's effective rate, bits over that time), and counts, with
+ * all its bytes, in every frame its transfer overlaps. Per frame only the pairs with
+ * messages, as indices into "pairs": first[f] .. first[f + 1]. 0 or -ENOMEM.
+ */
+static int data_frames(struct jsonw *w, const struct mpi_model *m, const struct mpi_traffic *tr)
+{
+	int64_t run = m->end_ns - m->start_ns, dt;
+	size_t nframes = FRAMES_MAX, np = tr->npairs ? tr->npairs : 1;
+	struct frame_cell *cells;
+
+	if (nframes * np > FRAME_CELLS_MAX)
+		nframes = FRAME_CELLS_MAX / np ? FRAME_CELLS_MAX / np : 1;
+	if (run < (int64_t)nframes)
+		nframes = run > 0 ? (size_t)run : 1;
+	dt = run > 0 ? (run + (int64_t)nframes - 1) / (int64_t)nframes : 1;
+	cells = calloc(nframes * np, sizeof(*cells));
+	if (!cells)
+		return -ENOMEM;
+	frames_fill(cells, nframes, np, dt, m, tr);
+	frames_write(w, cells, nframes, np, dt);
 	free(cells);
 	return 0;
 }

@@ -151,6 +151,69 @@ static int ext_record(struct call_walker *w, const struct stream_record *rec, in
 	return 2;
 }
 
+/* Function record REC at NS: 1 with *EV (an entry, or an exit that closes the innermost call),
+ * 0 for none (an exit that skipped frames is kept pending; one of a call entered before the
+ * recording began is counted), -ENOMEM. */
+static inline int func_record(struct call_walker *w, const struct stream_record *rec, int64_t ns,
+			      struct event *ev)
+{
+	if (!w->th.function_records++)
+		w->th.first_call_ns = ns;
+	w->th.last_call_ns = ns;
+	if (rec->kind == PSC_KIND_FUNC_ENTER) {
+		if (push(w, rec->addr, ns) < 0)
+			return -ENOMEM;
+		/* field by field: a compound literal became a `rep stos` of the whole
+		 * event, whose start-up cost was a sixth of this function's time */
+		ev->kind = EV_CALL_ENTER;
+		ev->raw = NULL;
+		ev->call.addr = rec->addr;
+		ev->call.name = NULL;
+		ev->ns = ns;
+		ev->call.depth = (unsigned)w->depth - 1;
+		ev->call.synthetic = 0;
+		ev->call.incl_ns = 0;
+		ev->offset = rec->offset;
+		ev->call.excl_ns = 0;
+		return 1;
+	}
+	if (w->depth && w->stack[w->depth - 1].addr == rec->addr) {
+		pop(w, ns, 0, ev);
+		ev->offset = rec->offset;
+		return 1;
+	}
+	if (frame_open(w, rec->addr)) {
+		w->pending = *rec;
+		w->have_pending = 1;
+	} else {
+		/* entered before recording began */
+		w->th.unmatched_exits++;
+	}
+	return 0;
+}
+
+/* The events the walker owes before reading on: the frames a pending exit skipped, then the
+ * exit, and at the end of the stream the calls still open. 1 with *EV, 0 none. */
+static inline int owed_event(struct call_walker *w, struct event *ev)
+{
+	if (w->have_pending) {
+		/* an exit that skipped frames: close them at its time, then it */
+		int64_t at = clock_fit_ns(w->fit, w->pending.ticks);
+		int skipped = w->stack[w->depth - 1].addr != w->pending.addr;
+
+		pop(w, at, skipped, ev);
+		ev->offset = w->pending.offset;
+		w->have_pending = skipped;
+		return 1;
+	}
+	if (w->at_end && w->depth) {
+		/* a killed run: calls still open end at the last timestamp */
+		pop(w, w->th.last_ns, 1, ev);
+		return 1;
+	}
+	return 0;
+}
+
 int call_walker_next_event(struct call_walker *w, struct event *ev, char *err, size_t errlen)
 {
 	struct stream_record rec;
@@ -159,23 +222,10 @@ int call_walker_next_event(struct call_walker *w, struct event *ev, char *err, s
 		int64_t ns;
 		int ret;
 
-		if (w->have_pending) {
-			/* an exit that skipped frames: close them at its time, then it */
-			int64_t at = clock_fit_ns(w->fit, w->pending.ticks);
-			int skipped = w->stack[w->depth - 1].addr != w->pending.addr;
-
-			pop(w, at, skipped, ev);
-			ev->offset = w->pending.offset;
-			w->have_pending = skipped;
+		if (owed_event(w, ev))
 			return 1;
-		}
-		if (w->at_end) {
-			if (!w->depth)
-				return 0;
-			/* a killed run: calls still open end at the last timestamp */
-			pop(w, w->th.last_ns, 1, ev);
-			return 1;
-		}
+		if (w->at_end)
+			return 0;
 		if (!stream_next_func(&w->r, &rec)) {
 			ret = stream_next(&w->r, &rec, err, errlen);
 			if (ret < 0)
@@ -191,57 +241,18 @@ int call_walker_next_event(struct call_walker *w, struct event *ev, char *err, s
 			w->th.first_ns = ns;
 		if (ns > w->th.last_ns)
 			w->th.last_ns = ns;
-		switch (rec.kind) {
-		case PSC_KIND_FUNC_ENTER:
-			if (!w->th.function_records++)
-				w->th.first_call_ns = ns;
-			w->th.last_call_ns = ns;
-			if (push(w, rec.addr, ns) < 0) {
-				snprintf(err, errlen, "%s: out of memory", w->s->path);
-				return -ENOMEM;
-			}
-			/* field by field: a compound literal became a `rep stos` of the whole
-			 * event, whose start-up cost was a sixth of this function's time */
-			ev->kind = EV_CALL_ENTER;
-			ev->raw = NULL;
-			ev->call.addr = rec.addr;
-			ev->call.name = NULL;
-			ev->ns = ns;
-			ev->call.depth = (unsigned)w->depth - 1;
-			ev->call.synthetic = 0;
-			ev->call.incl_ns = 0;
-			ev->offset = rec.offset;
-			ev->call.excl_ns = 0;
-			return 1;
-		case PSC_KIND_FUNC_EXIT:
-			if (!w->th.function_records++)
-				w->th.first_call_ns = ns;
-			w->th.last_call_ns = ns;
-			if (w->depth && w->stack[w->depth - 1].addr == rec.addr) {
-				pop(w, ns, 0, ev);
-				ev->offset = rec.offset;
-				return 1;
-			}
-			if (frame_open(w, rec.addr)) {
-				w->pending = rec;
-				w->have_pending = 1;
-			} else {
-				/* entered before recording began */
-				w->th.unmatched_exits++;
-			}
-			continue;
-		case PSC_KIND_EXT:
+		if (rec.kind == PSC_KIND_FUNC_ENTER || rec.kind == PSC_KIND_FUNC_EXIT)
+			ret = func_record(w, &rec, ns, ev);
+		else if (rec.kind == PSC_KIND_EXT)
 			ret = ext_record(w, &rec, ns, ev);
-			if (ret < 0) {
-				snprintf(err, errlen, "%s: out of memory", w->s->path);
-				return ret;
-			}
-			if (ret)
-				return ret;
-			continue;
-		default:
-			continue;
+		else
+			ret = 0;
+		if (ret < 0) {
+			snprintf(err, errlen, "%s: out of memory", w->s->path);
+			return ret;
 		}
+		if (ret)
+			return ret;
 	}
 }
 

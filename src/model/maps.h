@@ -21,16 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Small string arena: strings copied into it live until arena_release(). */
-struct str_arena {
-	struct arena_block *head;
-};
-
-/* A copy of the n bytes at s (plus a NUL) in the arena; NULL when out of memory. */
-char *arena_strndup(struct str_arena *a, const char *s, size_t n);
-/* A printf-formatted string in the arena; NULL when out of memory. */
-char *arena_printf(struct str_arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void arena_release(struct str_arena *a);
+#include "model/str-arena.h"
 
 #define MAPS_R 1u
 #define MAPS_W 2u

@@ -1,6 +1,7 @@
 /* session.c - the table of analyses and the building of each on demand (session.h). */
 #include "model/session.h"
 
+#include "model/experiment-open.h"
 #include "model/otf2-calls.h"
 #include "model/pass.h"
 #include "pmu/metrics.h"

@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 
 #include "model/elf-module.h"
-#include "format/experiment.h"
+#include "model/experiment-open.h"
 #include "model/objcache.h"
 
 #include "format/layout.h"

@@ -145,10 +145,10 @@ static void damage_line(const struct experiment *e, const struct exp_damage *d,
 	}
 }
 
-void experiment_caveats(const struct experiment *e, int process_ends,
-			void (*fn)(void *ctx, const char *line), void *ctx)
+/* How the recorded command ended, when not with status 0, and a recording that was cut. */
+static void exit_caveats(const struct experiment *e, void (*fn)(void *ctx, const char *line),
+			 void *ctx)
 {
-
 	if (e->exit_signal > 0) {
 		const char *abbrev = sigabbrev_np(e->exit_signal);
 
@@ -171,52 +171,59 @@ void experiment_caveats(const struct experiment *e, int process_ends,
 			   "the recording was cut: perfscope record was killed (or is still "
 			   "running), meta.json has no exit status; each process's data ends at "
 			   "its last written chunk");
+}
+
+/* What process image PR's proc file says went wrong: an unclean end (with PROCESS_ENDS), its
+ * clock, its error, what it lost or folded. */
+static void process_caveats(const struct exp_process *pr, int process_ends,
+			    void (*fn)(void *ctx, const char *line), void *ctx)
+{
+	/* exec ends an image cleanly: its streams were written before it went */
+	if (process_ends && strcmp(pr->state, "exited") && strcmp(pr->state, "exec")) {
+		caveat_say(fn, ctx,
+			   "process %d did not end cleanly (killed, crashed, or still running "
+			   "when record finished): its data ends at its last record that reached "
+			   "the experiment",
+			   (int)pr->pid);
+	}
+	if (pr->clock_note[0])
+		caveat_say(fn, ctx, "process %d: %s", (int)pr->pid, pr->clock_note);
+	if (pr->error[0]) {
+		caveat_say(fn, ctx, "process %d: %s", (int)pr->pid, pr->error);
+	}
+	if (pr->lost_records || pr->lost_bytes) {
+		caveat_say(fn, ctx,
+			   "process %d: %" PRIu64 " records and %" PRIu64 " bytes of chunks lost",
+			   (int)pr->pid, pr->lost_records, pr->lost_bytes);
+	}
+	if (pr->lost_threads)
+		caveat_say(fn, ctx,
+			   "process %d: %" PRIu64 " thread%s not recorded (the runtime "
+			   "could not record %s at all)",
+			   (int)pr->pid, pr->lost_threads, pr->lost_threads == 1 ? "" : "s",
+			   pr->lost_threads == 1 ? "it" : "them");
+	if (pr->regions_folded)
+		caveat_say(fn, ctx,
+			   "process %d: %" PRIu64 " region boundaries of names past the "
+			   "1,048,575th are counted together, under one region named "
+			   "\"[regions past the 1048575th name]\"",
+			   (int)pr->pid, pr->regions_folded);
+	if (pr->region_names_cut)
+		caveat_say(fn, ctx,
+			   "process %d: %" PRIu64 " region name%s longer than 1024 bytes cut to "
+			   "%s first 1024 (names that agree that far are one region)",
+			   (int)pr->pid, pr->region_names_cut, pr->region_names_cut == 1 ? "" : "s",
+			   pr->region_names_cut == 1 ? "its" : "their");
+}
+
+void experiment_caveats(const struct experiment *e, int process_ends,
+			void (*fn)(void *ctx, const char *line), void *ctx)
+{
+	exit_caveats(e, fn, ctx);
 	for (size_t i = 0; i < e->nunsupported; i++)
 		caveat_say(fn, ctx, "%s: %s", e->unsupported[i].name, e->unsupported[i].reason);
-	for (size_t i = 0; i < e->nprocs; i++) {
-		const struct exp_process *pr = &e->procs[i];
-
-		/* exec ends an image cleanly: its streams were written before it went */
-		if (process_ends && strcmp(pr->state, "exited") && strcmp(pr->state, "exec")) {
-			caveat_say(
-			    fn, ctx,
-			    "process %d did not end cleanly (killed, crashed, or still running "
-			    "when record finished): its data ends at its last record that reached "
-			    "the experiment",
-			    (int)pr->pid);
-		}
-		if (pr->clock_note[0])
-			caveat_say(fn, ctx, "process %d: %s", (int)pr->pid, pr->clock_note);
-		if (pr->error[0]) {
-			caveat_say(fn, ctx, "process %d: %s", (int)pr->pid, pr->error);
-		}
-		if (pr->lost_records || pr->lost_bytes) {
-			caveat_say(fn, ctx,
-				   "process %d: %" PRIu64 " records and %" PRIu64
-				   " bytes of chunks lost",
-				   (int)pr->pid, pr->lost_records, pr->lost_bytes);
-		}
-		if (pr->lost_threads)
-			caveat_say(fn, ctx,
-				   "process %d: %" PRIu64 " thread%s not recorded (the runtime "
-				   "could not record %s at all)",
-				   (int)pr->pid, pr->lost_threads, pr->lost_threads == 1 ? "" : "s",
-				   pr->lost_threads == 1 ? "it" : "them");
-		if (pr->regions_folded)
-			caveat_say(fn, ctx,
-				   "process %d: %" PRIu64 " region boundaries of names past the "
-				   "1,048,575th are counted together, under one region named "
-				   "\"[regions past the 1048575th name]\"",
-				   (int)pr->pid, pr->regions_folded);
-		if (pr->region_names_cut)
-			caveat_say(fn, ctx,
-				   "process %d: %" PRIu64
-				   " region name%s longer than 1024 bytes cut to "
-				   "%s first 1024 (names that agree that far are one region)",
-				   (int)pr->pid, pr->region_names_cut,
-				   pr->region_names_cut == 1 ? "" : "s",
-				   pr->region_names_cut == 1 ? "its" : "their");
-	}
+	for (size_t i = 0; i < e->nprocs; i++)
+		process_caveats(&e->procs[i], process_ends, fn, ctx);
 	if (e->sampling.error && e->sampling.error[0])
 		caveat_say(fn, ctx, "perfscope record: %s", e->sampling.error);
 	if (e->sampling.guessed)

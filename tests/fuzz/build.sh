@@ -54,8 +54,12 @@ libs=$(pkg-config --libs libcjson liblz4 libdw otf2)
 # the sources of the targets (src/ relative), each compiled once
 stream_src="format/stream.c format/stream-chunk.c lib/qthread.c pmu/counts.c
 	format/mpi-routines.c lib/array.c lib/mem.c"
-exp_src="$stream_src format/experiment.c format/salvage.c format/layout.c analysis/profile/samples.c
-	lib/hashmap.c pmu/clock.c model/objcache.c model/maps.c
+exp_src="$stream_src format/experiment.c format/experiment-damage.c format/experiment-json.c
+	format/experiment-list.c format/experiment-meta.c format/experiment-proc.c
+	format/experiment-streams.c model/experiment-open.c format/salvage.c format/layout.c
+	analysis/profile/samples.c lib/hashmap.c pmu/clock.c model/objcache.c
+	model/maps.c model/maps-text.c model/maps-union.c model/maps-history.c
+	model/maps-pieces.c model/str-arena.c
 	model/pass.c model/source-exp.c model/calls.c"
 cmd_src="$exp_src analysis/profile/regions.c pmu/metrics.c pmu/metric-expr.c
 	lib/jsonw.c lib/utf8.c lib/strdist.c view/table.c lib/textesc.c
@@ -65,7 +69,8 @@ mpi_src="$exp_src analysis/mpi/mpi-read.c analysis/mpi/mpi-model.c analysis/mpi/
 	analysis/mpi/mpi-causal.c analysis/mpi/mpi-stats.c analysis/mpi/mpi-waits.c model/symbols.c
 	model/elf-module.c lib/strbuf.c"
 otf2_src="$mpi_src model/otf2-anchor.c model/otf2-import.c model/otf2-import-defs.c
-	model/otf2-calls.c analysis/mpi/mpi-scope.c analysis/profile/func-profile.c analysis/profile/func-profile-build.c
+	model/otf2-calls.c analysis/mpi/mpi-scope.c analysis/profile/func-profile.c analysis/profile/func-profile-merge.c
+	analysis/profile/func-tree.c analysis/profile/func-profile-build.c
 	analysis/profile/regions.c
 	pmu/metrics.c pmu/metric-expr.c"
 declare -A target_src=(
@@ -78,7 +83,8 @@ declare -A target_src=(
 	[fuzz_powerlog]="format/powerlog.c lib/textline.c format/power.c lib/strbuf.c lib/array.c
 		lib/mem.c"
 	[fuzz_loadlog]="format/loadlog.c lib/textline.c format/layout.c lib/array.c lib/mem.c"
-	[fuzz_maps]="model/maps.c lib/hashmap.c lib/array.c lib/mem.c"
+	[fuzz_maps]="model/maps.c model/maps-text.c model/maps-union.c model/maps-history.c
+		model/maps-pieces.c model/str-arena.c lib/hashmap.c lib/array.c lib/mem.c"
 	[fuzz_kallsyms]="model/kallsyms.c lib/textline.c lib/fcopy.c format/layout.c lib/array.c
 		lib/mem.c"
 	[fuzz_metrics]="pmu/metrics.c pmu/metric-expr.c lib/array.c lib/strbuf.c lib/mem.c"

@@ -15,7 +15,7 @@
  * Build and run: tests/fuzz/build.sh OUTDIR, then OUTDIR/fuzz_experiment
  * tests/fuzz/corpus-experiment (build.sh compiles the fixed files' paths in).
  */
-#include "format/experiment.h"
+#include "model/experiment-open.h"
 #include "analysis/profile/regions.h"
 #include "cli/cli.h"
 #include "fuzz-one-cpu.h"

@@ -13,7 +13,7 @@
  * and mpi-model.c, mpi-match.h MPI_TIME_LIMIT_NS): mpi-stats.c's leave - enter and sums,
  * mpi-model.c's clock alignment and its count of violations on the ranks' own clocks.
  */
-#include "format/experiment.h"
+#include "model/experiment-open.h"
 #include "analysis/mpi/mpi-model.h"
 #include "analysis/mpi/mpi-stats.h"
 #include "analysis/mpi/mpi-waits.h"

@@ -9,7 +9,7 @@
  *
  * Build and run: tests/fuzz/build.sh OUTDIR, then OUTDIR/fuzz_profile CORPUS_DIR.
  */
-#include "format/experiment.h"
+#include "model/experiment-open.h"
 #include "analysis/profile/regions.h"
 #include "format/stream.h"
 #include "cli/cli.h"

@@ -254,7 +254,7 @@ static inline void write_mpi_stream(const char *dir, int pid, int tid, const str
 
 /* ---- whole jobs and their models -------------------------------------------------------- */
 
-#include "format/experiment.h"
+#include "model/experiment-open.h"
 #include "analysis/mpi/mpi-model.h"
 
 #define MS 1000000ull /* ns */

@@ -1,5 +1,8 @@
-/* fprofile.c - building and merging the function profile (fprofile.h). */
-#include "analysis/profile/func-profile.h"
+/*
+ * func-profile.c - the function profile built (func-profile.h): from a pass of the experiment's
+ * streams (func_profile_consumer) or fed one call at a time (func_feed_*), and its rows sorted.
+ */
+#include "analysis/profile/func-profile-int.h"
 #include "lib/array.h"
 
 #include "model/pass.h"
@@ -7,12 +10,11 @@
 #include "lib/hashmap.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static struct func_row *row_add(struct func_profile *p, size_t *idx)
+struct func_row *func_row_add(struct func_profile *p, size_t *idx)
 {
 	if (array_reserve((void **)&p->rows, &p->rowcap, p->nrows + 1, sizeof(*p->rows)))
 		return NULL;
@@ -24,8 +26,8 @@ static struct func_row *row_add(struct func_profile *p, size_t *idx)
 	return r;
 }
 
-static struct func_node *node_add(struct func_profile *p, size_t parent, size_t row, size_t th,
-				  size_t *idx)
+struct func_node *func_node_add(struct func_profile *p, size_t parent, size_t row, size_t th,
+				size_t *idx)
 {
 	if (array_reserve((void **)&p->nodes, &p->nodecap, p->nnodes + 1, sizeof(*p->nodes)))
 		return NULL;
@@ -36,36 +38,22 @@ static struct func_node *node_add(struct func_profile *p, size_t parent, size_t 
 	return n;
 }
 
-static uint64_t node_key(size_t parent, size_t row)
-{
-	return ((uint64_t)(parent == FUNC_NO_PARENT ? 0 : parent + 1) << 32) ^ (uint64_t)row;
-}
-
-/* A + B, pinned at the int64_t limits: a damaged trace (times near 2^62, deep recursion) must
- * not overflow a sum of durations (undefined behaviour). */
-static inline int64_t sat_add(int64_t a, int64_t b)
-{
-	int64_t r;
-
-	return __builtin_add_overflow(a, b, &r) ? (b > 0 ? INT64_MAX : INT64_MIN) : r;
-}
-
 /* Account one call's exit in its row and node. */
 static void row_exit(struct func_row *r, struct func_node *n, const struct ev_call *ev)
 {
 	r->calls++;
-	r->sum_ns = sat_add(r->sum_ns, ev->incl_ns);
-	r->excl_ns = sat_add(r->excl_ns, ev->excl_ns);
+	r->sum_ns = func_sat_add(r->sum_ns, ev->incl_ns);
+	r->excl_ns = func_sat_add(r->excl_ns, ev->excl_ns);
 	if (ev->incl_ns < r->min_ns)
 		r->min_ns = ev->incl_ns;
 	if (ev->incl_ns > r->max_ns)
 		r->max_ns = ev->incl_ns;
 	if (r->active && --r->active == 0)
-		r->incl_ns = sat_add(r->incl_ns, ev->incl_ns);
+		r->incl_ns = func_sat_add(r->incl_ns, ev->incl_ns);
 	r->synthetic += (uint64_t)ev->synthetic;
 	n->calls++;
-	n->incl_ns = sat_add(n->incl_ns, ev->incl_ns);
-	n->excl_ns = sat_add(n->excl_ns, ev->excl_ns);
+	n->incl_ns = func_sat_add(n->incl_ns, ev->incl_ns);
+	n->excl_ns = func_sat_add(n->excl_ns, ev->excl_ns);
 }
 
 #define PASS_CACHE  1024     /* direct-mapped caches in front of the maps: most lookups repeat */
@@ -74,7 +62,7 @@ static void row_exit(struct func_row *r, struct func_node *n, const struct ev_ca
 /* State of one stream's pass. */
 struct pass {
 	struct u64map rows;  /* address -> row */
-	struct u64map nodes; /* node_key(parent, row) -> node */
+	struct u64map nodes; /* func_node_key(parent, row) -> node */
 	struct {
 		uint64_t key;
 		size_t val;
@@ -122,7 +110,7 @@ static int on_enter(struct func_profile *p, struct pass *ps, const struct ev_loc
 		if (u64map_get(&ps->rows, addr, &v)) {
 			row = (size_t)v;
 		} else {
-			struct func_row *r = row_add(p, &row);
+			struct func_row *r = func_row_add(p, &row);
 
 			if (!r || u64map_put(&ps->rows, addr, row))
 				return -ENOMEM;
@@ -135,14 +123,15 @@ static int on_enter(struct func_profile *p, struct pass *ps, const struct ev_loc
 		ps->row_cache[rs].val = row;
 	}
 	p->rows[row].active++;
-	key = node_key(parent, row);
+	key = func_node_key(parent, row);
 	ns = cache_slot(key);
 	if (ps->node_cache[ns].key == key && ps->node_cache[ns].val != CACHE_EMPTY) {
 		node = ps->node_cache[ns].val;
 	} else {
 		if (u64map_get(&ps->nodes, key, &v))
 			node = (size_t)v;
-		else if (!node_add(p, parent, row, th, &node) || u64map_put(&ps->nodes, key, node))
+		else if (!func_node_add(p, parent, row, th, &node) ||
+			 u64map_put(&ps->nodes, key, node))
 			return -ENOMEM;
 		ps->node_cache[ns].key = key;
 		ps->node_cache[ns].val = node;
@@ -198,7 +187,7 @@ static int charge_segment(struct func_profile *p, struct pass *ps, size_t r, int
 	*w = t == ns ? wt : en->at(en->ctx, ns, &ps->hint);
 	row->excl_j += *w - ps->last_w;
 	row->covered_ns =
-	    sat_add(row->covered_ns, overlap(ps->last_ns, ns, en->cover_start, en->cover_end));
+	    func_sat_add(row->covered_ns, overlap(ps->last_ns, ns, en->cover_start, en->cover_end));
 	return 0;
 }
 
@@ -256,7 +245,7 @@ static void thread_add(struct func_profile *p, const struct ev_location *loc,
 	p->synthetic_exits += th->synthetic_exits;
 	p->unwound += th->unwound;
 	if (th->function_records)
-		p->total_ns = sat_add(p->total_ns, t->traced_ns);
+		p->total_ns = func_sat_add(p->total_ns, t->traced_ns);
 }
 
 /* The facts of a location's walk as a thread keeps them. */
@@ -488,273 +477,6 @@ void func_feed_close(struct func_feed *f)
 	u64map_release(&f->ps.nodes);
 	free(f->ps.stack);
 	free(f);
-}
-
-/* The same function in two rows: same module and ELF address (or, unknown, same name). */
-static int same_function(const struct func_row *a, const struct func_row *b)
-{
-	return a->sym.offset == b->sym.offset && !strcmp(a->sym.module, b->sym.module) &&
-	       !strcmp(a->sym.name, b->sym.name);
-}
-
-static uint64_t function_hash(const struct func_row *r)
-{
-	return hash_str(hash_str(HASH_INIT ^ r->sym.offset, r->sym.module), r->sym.name);
-}
-
-/* Merged row of IN's row R: found in BY_FUNCTION (OUT's rows), or added. SIZE_MAX when out of
- * memory. */
-static size_t merged_row(struct func_profile *out, struct hchain *by_function,
-			 const struct func_row *r)
-{
-	uint64_t h = function_hash(r);
-	size_t idx;
-
-	for (size_t at = hchain_first(by_function, h); at; at = hchain_next(by_function, at))
-		if (same_function(&out->rows[at - 1], r))
-			return at - 1;
-	struct func_row *m = row_add(out, &idx);
-
-	if (!m)
-		return SIZE_MAX;
-	*m = *r;
-	m->tid = 0;
-	m->calls = 0;
-	m->incl_ns = m->excl_ns = m->sum_ns = m->max_ns = 0;
-	m->min_ns = INT64_MAX;
-	m->synthetic = 0;
-	m->incl_j = m->excl_j = 0;
-	m->covered_ns = m->incl_covered_ns = 0;
-	m->slices = NULL;
-	if (hchain_add(by_function, h, idx))
-		return SIZE_MAX;
-	return idx;
-}
-
-double func_profile_imbalance(const struct func_profile *p, const struct func_row *r)
-{
-	double mean;
-
-	if (p->traced_threads < 2 || r->thread_max_ns <= 0)
-		return NAN;
-	mean = (double)r->incl_ns / (double)p->traced_threads;
-	return 100.0 * ((double)r->thread_max_ns - mean) / (double)r->thread_max_ns;
-}
-
-int func_profile_merge(const struct func_profile *in, struct func_profile *out)
-{
-	struct hchain by_function = {0};
-	struct u64map nodes = {0};
-	size_t *row_map = calloc(in->nrows + 1, sizeof(*row_map));
-	size_t *node_map = calloc(in->nnodes + 1, sizeof(*node_map));
-	int ret = -ENOMEM;
-
-	memset(out, 0, sizeof(*out));
-	out->syms = in->syms;
-	out->threads = calloc(in->nthreads + 1, sizeof(*out->threads));
-	if (!row_map || !node_map || !out->threads)
-		goto done;
-	memcpy(out->threads, in->threads, in->nthreads * sizeof(*in->threads));
-	out->nthreads = in->nthreads;
-	out->function_records = in->function_records;
-	out->no_records_caveat = in->no_records_caveat;
-	out->unmatched_exits = in->unmatched_exits;
-	out->synthetic_exits = in->synthetic_exits;
-	out->unwound = in->unwound;
-	out->total_ns = in->total_ns;
-	out->nintervals = in->nintervals;
-	for (size_t t = 0; t < in->nthreads; t++)
-		out->traced_threads += in->threads[t].th.function_records > 0;
-	for (size_t i = 0; i < in->nrows; i++) {
-		const struct func_row *r = &in->rows[i];
-		size_t idx = merged_row(out, &by_function, r);
-
-		if (idx == SIZE_MAX)
-			goto done;
-		struct func_row *m = &out->rows[idx];
-
-		row_map[i] = idx;
-		m->calls += r->calls;
-		m->incl_ns = sat_add(m->incl_ns, r->incl_ns);
-		m->excl_ns = sat_add(m->excl_ns, r->excl_ns);
-		m->sum_ns = sat_add(m->sum_ns, r->sum_ns);
-		m->synthetic += r->synthetic;
-		m->incl_j += r->incl_j;
-		m->excl_j += r->excl_j;
-		m->covered_ns = sat_add(m->covered_ns, r->covered_ns);
-		m->incl_covered_ns = sat_add(m->incl_covered_ns, r->incl_covered_ns);
-		if (r->slices && !m->slices &&
-		    !(m->slices = calloc(in->nintervals, sizeof(*m->slices))))
-			goto done;
-		for (size_t k = 0; r->slices && k < in->nintervals; k++) {
-			m->slices[k].ns += r->slices[k].ns;
-			m->slices[k].j += r->slices[k].j;
-		}
-		if (r->calls && r->min_ns < m->min_ns)
-			m->min_ns = r->min_ns;
-		if (r->max_ns > m->max_ns)
-			m->max_ns = r->max_ns;
-		if (r->incl_ns > m->thread_max_ns)
-			m->thread_max_ns = r->incl_ns;
-	}
-	for (size_t i = 0; i < out->nrows; i++)
-		if (out->rows[i].min_ns == INT64_MAX)
-			out->rows[i].min_ns = 0;
-	/* nodes come parents first, so every parent is mapped before its children */
-	for (size_t i = 0; i < in->nnodes; i++) {
-		const struct func_node *n = &in->nodes[i];
-		size_t parent = n->parent == FUNC_NO_PARENT ? FUNC_NO_PARENT : node_map[n->parent];
-		uint64_t key = node_key(parent, row_map[n->row]), v;
-		size_t idx;
-
-		if (u64map_get(&nodes, key, &v)) {
-			idx = (size_t)v;
-		} else if (!node_add(out, parent, row_map[n->row], 0, &idx) ||
-			   u64map_put(&nodes, key, idx)) {
-			goto done;
-		}
-		node_map[i] = idx;
-		out->nodes[idx].calls += n->calls;
-		out->nodes[idx].incl_ns = sat_add(out->nodes[idx].incl_ns, n->incl_ns);
-		out->nodes[idx].excl_ns = sat_add(out->nodes[idx].excl_ns, n->excl_ns);
-	}
-	ret = 0;
-done:
-	free(row_map);
-	free(node_map);
-	hchain_release(&by_function);
-	u64map_release(&nodes);
-	return ret;
-}
-
-/* The node of T under PARENT (FUNC_NO_PARENT: a root of thread TH) for ROW: found in KIDS or
- * ROOTS, or added with no counts (T has room for it). SIZE_MAX when out of memory. */
-static size_t tree_node(struct func_tree *t, struct u64map *kids, struct u64map *roots,
-			size_t parent, size_t row, size_t th)
-{
-	struct u64map *map = parent == FUNC_NO_PARENT ? roots : kids;
-	/* node_key's pairs are distinct below 2^32 nodes and rows; roots by thread and row */
-	uint64_t key = parent == FUNC_NO_PARENT ? (uint64_t)th << 32 | row : node_key(parent, row);
-	uint64_t v;
-	size_t idx = t->nnodes;
-
-	if (u64map_get(map, key, &v))
-		return (size_t)v;
-	if (u64map_put(map, key, idx))
-		return SIZE_MAX;
-	t->nodes[idx] = (struct func_node){.parent = parent, .row = row, .thread = th};
-	t->levels[idx] = 1;
-	t->nnodes++;
-	return idx;
-}
-
-/* The nodes of P into T (emptied first): the levels above the first of each chain that FOLD
- * marks (by its head) go into their head's node. 0 or -ENOMEM. */
-static int tree_pass(struct func_tree *t, const struct func_profile *p, const uint64_t *level,
-		     const size_t *head, const uint8_t *fold, const uint64_t *depth, size_t *map,
-		     struct u64map *kids, struct u64map *roots)
-{
-	t->nnodes = t->folded = 0;
-	t->max_levels = 0;
-	u64map_clear(kids);
-	u64map_clear(roots);
-	for (size_t i = 0; i < p->nnodes; i++) {
-		const struct func_node *nd = &p->nodes[i];
-		size_t at;
-
-		if (fold[head[i]] && level[i] > 1) {
-			at = map[nd->parent];
-			if (level[i] > t->levels[at])
-				t->levels[at] = level[i];
-		} else {
-			at = tree_node(t, kids, roots,
-				       nd->parent == FUNC_NO_PARENT ? FUNC_NO_PARENT
-								    : map[nd->parent],
-				       nd->row, nd->thread);
-			if (at == SIZE_MAX)
-				return -ENOMEM;
-			t->nodes[at].incl_ns += nd->incl_ns; /* outermost calls: never nested */
-			if (fold[i]) {
-				t->folded++;
-				if (depth[i] > t->max_levels)
-					t->max_levels = depth[i];
-			}
-		}
-		map[i] = at;
-		t->nodes[at].calls += nd->calls;
-		t->nodes[at].excl_ns += nd->excl_ns;
-	}
-	return 0;
-}
-
-int func_tree_build(struct func_tree *t, const struct func_profile *p, uint64_t fold_from)
-{
-	size_t n = p->nnodes;
-	/* per node of P: its level in its chain of direct recursion (1: the chain's head), the
-	 * chain's head, and the node of T it went into; per head: the chain's levels and whether
-	 * it is folded */
-	uint64_t *level = malloc((n + 1) * sizeof(*level));
-	size_t *head = malloc((n + 1) * sizeof(*head)), *map = malloc((n + 1) * sizeof(*map));
-	uint64_t *depth = calloc(n + 1, sizeof(*depth));
-	uint8_t *fold = calloc(n + 1, 1);
-	struct u64map kids = {0}, roots = {0};
-	int ret = -ENOMEM, again = 1;
-
-	memset(t, 0, sizeof(*t));
-	/* at most one node of T per node of P */
-	t->nodes = malloc((n + 1) * sizeof(*t->nodes));
-	t->levels = malloc((n + 1) * sizeof(*t->levels));
-	if (!level || !head || !map || !depth || !fold || !t->nodes || !t->levels)
-		goto out;
-	/* parents come before their children, so one pass forward finds every chain's depth */
-	for (size_t i = 0; i < n; i++) {
-		const struct func_node *nd = &p->nodes[i];
-
-		if (nd->parent != FUNC_NO_PARENT && p->nodes[nd->parent].row == nd->row) {
-			level[i] = level[nd->parent] + 1;
-			head[i] = head[nd->parent];
-		} else {
-			level[i] = 1;
-			head[i] = i;
-		}
-		if (level[i] > depth[head[i]])
-			depth[head[i]] = level[i];
-	}
-	for (size_t i = 0; i < n; i++)
-		fold[i] = head[i] == i && fold_from && depth[i] > fold_from;
-	/* chains that share a node of T with a folded one (the same function called from
-	 * several levels of a folded caller) are folded too, else that node would have the
-	 * function itself as a child: fold them and build again (rarely needed twice) */
-	while (again) {
-		ret = tree_pass(t, p, level, head, fold, depth, map, &kids, &roots);
-		if (ret)
-			goto out;
-		again = 0;
-		for (size_t i = 0; i < n; i++) {
-			if (level[i] == 2 && !fold[head[i]] && t->levels[map[head[i]]] > 1) {
-				fold[head[i]] = 1;
-				again = 1;
-			}
-		}
-	}
-out:
-	free(level);
-	free(head);
-	free(map);
-	free(depth);
-	free(fold);
-	u64map_release(&kids);
-	u64map_release(&roots);
-	if (ret)
-		func_tree_release(t);
-	return ret;
-}
-
-void func_tree_release(struct func_tree *t)
-{
-	free(t->nodes);
-	free(t->levels);
-	memset(t, 0, sizeof(*t));
 }
 
 /* Comparison of row indices through the caller's comparison of rows. */

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format/experiment.h"
+#include "model/experiment-open.h"
 #include "export/otf2-export.h"
 #include "model/symbols.h"
 #include "synth-exp.h"

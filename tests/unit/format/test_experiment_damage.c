@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "view/caveats.h"
-#include "format/experiment.h"
+#include "model/experiment-open.h"
 #include "analysis/profile/regions.h"
 #include "record/sample-out.h"
 #include "analysis/profile/samples.h"

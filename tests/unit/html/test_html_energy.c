@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "html/html-int.h"
+#include "model/experiment-open.h"
 #include "model/symbols.h"
 
 #define WATTS  5.0

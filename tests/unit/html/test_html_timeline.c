@@ -11,6 +11,7 @@
 
 #include "html/html-int.h"
 #include "html/html-timeline.h"
+#include "model/experiment-open.h"
 #include "model/symbols.h"
 
 #define RUN_NS (65536 * 1000) /* min_ns and bin_ns start at 1000 */

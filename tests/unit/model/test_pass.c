@@ -8,7 +8,7 @@
  */
 #include "synth-exp.h"
 
-#include "format/experiment.h"
+#include "model/experiment-open.h"
 #include "format/stream.h"
 #include "model/pass.h"
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "analysis/energy/energy.h"
-#include "format/experiment.h"
+#include "model/experiment-open.h"
 #include "model/symbols.h"
 
 /* A run from 1000 to 2000 ns (meta.json's start_ns and end_ns). */

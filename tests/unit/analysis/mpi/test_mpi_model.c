@@ -19,7 +19,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "format/experiment.h"
+#include "model/experiment-open.h"
 #include "format/format.h"
 #include "analysis/mpi/mpi-model.h"
 #include "format/mpi-routines.h"

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format/experiment.h"
+#include "model/experiment-open.h"
 #include "format/format.h"
 #include "analysis/mpi/mpi-model.h"
 #include "format/mpi-routines.h"

@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "format/experiment.h"
+#include "model/experiment-open.h"
 #include "analysis/profile/func-profile.h"
 #include "view/func-print.h"
 #include "model/symbols.h"

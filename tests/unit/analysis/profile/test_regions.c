@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "format/experiment.h"
+#include "model/experiment-open.h"
 #include "format/format.h"
 #include "analysis/profile/regions.h"
 #include "synth-exp.h"

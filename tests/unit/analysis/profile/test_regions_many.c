@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "format/experiment.h"
+#include "model/experiment-open.h"
 #include "analysis/profile/regions.h"
 #include "lib/hashmap.h"
 

@@ -26,7 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "format/experiment.h"
+#include "model/experiment-open.h"
 #include "format/format.h"
 #include "record/sample-out.h"
 #include "view/sample-print.h"

@@ -27,7 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "format/experiment.h"
+#include "model/experiment-open.h"
 #include "format/format.h"
 #include "record/sample-out.h"
 #include "model/symbols.h"

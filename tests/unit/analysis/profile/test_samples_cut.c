@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "view/caveats.h"
-#include "format/experiment.h"
+#include "model/experiment-open.h"
 #include "format/format.h"
 #include "record/sample-out.h"
 #include "analysis/profile/samples.h"
