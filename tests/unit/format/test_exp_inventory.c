@@ -4,6 +4,7 @@
  * a stream and a process ended.
  */
 #include "format/exp-inventory.h"
+#include "model/experiment-open.h"
 
 #include "synth-exp.h"
 
