@@ -214,7 +214,10 @@ static inline int owed_event(struct call_walker *w, struct event *ev)
 	return 0;
 }
 
-int call_walker_next_event(struct call_walker *w, struct event *ev, char *err, size_t errlen)
+/* call_walker_next_event(), inlined there and in call_walker_next_calls(), whose loop over it
+ * then costs no call per event. */
+static inline __attribute__((always_inline)) int next_event(struct call_walker *w, struct event *ev,
+							    char *err, size_t errlen)
 {
 	struct stream_record rec;
 
@@ -253,6 +256,30 @@ int call_walker_next_event(struct call_walker *w, struct event *ev, char *err, s
 		}
 		if (ret)
 			return ret;
+	}
+}
+
+int call_walker_next_event(struct call_walker *w, struct event *ev, char *err, size_t errlen)
+{
+	return next_event(w, ev, err, errlen);
+}
+
+int call_walker_next_calls(struct call_walker *w, struct event *ev, size_t max, size_t *n,
+			   char *err, size_t errlen)
+{
+	size_t i = 0;
+
+	for (;;) {
+		int ret = next_event(w, &ev[i], err, errlen);
+
+		if (ret != 1 || ev[i].kind > EV_CALL_EXIT || !max) {
+			*n = i;
+			return ret;
+		}
+		if (++i == max) {
+			*n = i;
+			return CALL_WALKER_FULL;
+		}
 	}
 }
 

@@ -98,6 +98,20 @@ int call_walker_next(struct call_walker *w, struct call_event *ev, char *err, si
  * it was. */
 int call_walker_next_event(struct call_walker *w, struct event *ev, char *err, size_t errlen);
 
+/* call_walker_next_calls(): MAX call events were gathered. */
+#define CALL_WALKER_FULL 3
+
+/*
+ * The next call events (EV_CALL_ENTER, EV_CALL_EXIT) into EV[0..*N), at most MAX of them, and
+ * what follows them: CALL_WALKER_FULL when MAX were gathered, else call_walker_next_event()'s
+ * return for the event after them, which is in EV[*N] (1 an event that is no call, 2 a record,
+ * 0 the end, a negative errno). EV has room for MAX + 1 events; with MAX 0, EV[0] is the next
+ * event whatever its kind. A source hands calls so to a consumer taking them in batches: the
+ * loop costs no call per event.
+ */
+int call_walker_next_calls(struct call_walker *w, struct event *ev, size_t max, size_t *n,
+			   char *err, size_t errlen);
+
 void call_walker_close(struct call_walker *w);
 
 #endif /* PSC_AN_CALLS_H */

@@ -281,38 +281,36 @@ static int stream_events(struct exp_src *x, struct call_walker *w, const struct 
 			 struct ev_pass *p, struct ev_location_facts *f)
 {
 	struct ev_consumer *bc = ev_call_batcher(p);
-	size_t n = 0, k = bc ? EV_CALL_BATCH : 0;
-	int ret = 0;
+	size_t k = bc ? EV_CALL_BATCH : 0;
 
 	for (size_t i = 0; i <= k; i++) {
 		memset(&x->batch[i], 0, sizeof(x->batch[i]));
 		x->batch[i].loc = loc;
 	}
-	while (ret == 0) {
-		struct event *ev = &x->batch[n];
+	for (;;) {
+		struct event *ev;
+		size_t n;
+		int ret = call_walker_next_calls(w, x->batch, k, &n, p->err, p->errlen);
 
-		ret = call_walker_next_event(w, ev, p->err, p->errlen);
-		if (ret == 1 && bc && (ev->kind == EV_CALL_ENTER || ev->kind == EV_CALL_EXIT)) {
-			ret = ++n == k ? ev_emit_calls(p, bc, x->batch, n) : 0;
-			n = n == k ? 0 : n;
-			continue;
-		}
 		/* the calls before it first: an error of the source comes after them */
 		if (n) {
 			int r = ev_emit_calls(p, bc, x->batch, n);
 
-			n = 0;
 			if (r < 0)
 				return r;
 		}
+		if (ret == CALL_WALKER_FULL)
+			continue;
 		if (ret <= 0)
 			return ret < 0 ? ev_pass_source_error(p, ret, f) : 0;
+		ev = &x->batch[n];
 		if (ret == 2) /* a record that is no call or region boundary */
 			ret = emit_record(x, p, ev, ev->raw, ev->ns, loc->stream->path);
 		else
 			ret = p->nby_kind[ev->kind] ? ev_emit(p, ev) : 0;
+		if (ret < 0)
+			return ret;
 	}
-	return ret;
 }
 
 static int walk_stream(struct exp_src *x, struct ev_location *loc, struct ev_pass *p)
