@@ -37,40 +37,16 @@ static double run_ns(const struct energy_report *r)
 	return (double)(r->ep->run_end - r->ep->run_start);
 }
 
-static void set_i64(struct view_value *v, int64_t i)
-{
-	v->kind = VIEW_I64;
-	v->i = i;
-}
-
-static void set_u64(struct view_value *v, uint64_t u)
-{
-	v->kind = VIEW_U64;
-	v->u = u;
-}
-
-static void set_f64(struct view_value *v, double d)
-{
-	v->kind = VIEW_F64;
-	v->d = d;
-}
-
-static void set_s(struct view_value *v, const char *s)
-{
-	v->kind = VIEW_S;
-	v->s = s;
-}
-
 /* D as a number, or in CSV as its digits by CSVFMT ("%.15g"). */
 static void set_num(const struct energy_view *ev, struct view_value *v, double d,
 		    const char *csvfmt)
 {
 	if (ev->fmt != OUT_CSV && ev->fmt != OUT_LONG) {
-		set_f64(v, d);
+		view_set_f64(v, d);
 		return;
 	}
 	snprintf(v->buf, sizeof(v->buf), csvfmt, d);
-	set_s(v, v->buf);
+	view_set_str(v, v->buf);
 }
 
 /* --- functions */
@@ -78,7 +54,7 @@ static void set_num(const struct energy_view *ev, struct view_value *v, double d
 static void get_name(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	set_s(v, ER(row)->name);
+	view_set_str(v, ER(row)->name);
 }
 
 /* The time outside traced functions has no calls: blank in text, 0 elsewhere. */
@@ -86,13 +62,13 @@ static void get_calls(const void *ctx, const void *row, size_t arg, struct view_
 {
 	(void)arg;
 	if (!ER(row)->outside || EV(ctx)->fmt != OUT_TEXT)
-		set_u64(v, ER(row)->calls);
+		view_set_u64(v, ER(row)->calls);
 }
 
 static void get_ns(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	set_i64(v, ER(row)->ns);
+	view_set_i64(v, ER(row)->ns);
 }
 
 /* ARG: 0 the time's % of the run, 1 the energy's % of the covered run's */
@@ -100,7 +76,8 @@ static void get_pct(const void *ctx, const void *row, size_t arg, struct view_va
 {
 	const struct energy_report *r = EV(ctx)->r;
 
-	set_f64(v, arg ? pct(ER(row)->j, r->ep->total_j) : pct((double)ER(row)->ns, run_ns(r)));
+	view_set_f64(v,
+		     arg ? pct(ER(row)->j, r->ep->total_j) : pct((double)ER(row)->ns, run_ns(r)));
 }
 
 /* ARG: 0 the energy, 1 Simpson's */
@@ -122,9 +99,9 @@ static void get_where(const void *ctx, const void *row, size_t arg, struct view_
 
 	(void)ctx;
 	if (fn && arg)
-		set_i64(v, fn->sym.line);
+		view_set_i64(v, fn->sym.line);
 	else if (fn)
-		set_s(v, fn->sym.file);
+		view_set_str(v, fn->sym.file);
 }
 
 static void json_slices(struct jsonw *w, const void *ctx, const void *row, size_t arg)
@@ -176,13 +153,13 @@ static void get_iv_from_run(const void *ctx, const void *row, size_t arg, struct
 {
 	const struct energy_profile *ep = EV(ctx)->r->ep;
 
-	set_i64(v, ep->edges[ER(row)->k + arg] - ep->run_start);
+	view_set_i64(v, ep->edges[ER(row)->k + arg] - ep->run_start);
 }
 
 /* ARG: 0 the interval's start, 1 its end; on the experiment's clock */
 static void get_iv_edge(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
-	set_i64(v, EV(ctx)->r->ep->edges[ER(row)->k + arg]);
+	view_set_i64(v, EV(ctx)->r->ep->edges[ER(row)->k + arg]);
 }
 
 /* ARG: 0 the interval's energy, 1 its mean power, 2 its top function's share, 3 the time no
@@ -198,13 +175,13 @@ static void get_iv(const void *ctx, const void *row, size_t arg, struct view_val
 		set_num(EV(ctx), v, ep->interval_j[k], "%.15g");
 		break;
 	case 1:
-		set_f64(v, len > 0 ? ep->interval_j[k] / (len * 1e-9) : 0);
+		view_set_f64(v, len > 0 ? ep->interval_j[k] / (len * 1e-9) : 0);
 		break;
 	case 2:
-		set_f64(v, ER(row)->top_pct);
+		view_set_f64(v, ER(row)->top_pct);
 		break;
 	default:
-		set_i64(v, ep->interval_idle_ns[k]);
+		view_set_i64(v, ep->interval_idle_ns[k]);
 	}
 }
 
@@ -240,17 +217,17 @@ static void get_slice(const void *ctx, const void *row, size_t arg, struct view_
 
 	switch (arg) {
 	case 0:
-		set_i64(v, (int64_t)k);
+		view_set_i64(v, (int64_t)k);
 		break;
 	case 1:
 	case 2:
-		set_i64(v, ep->edges[k + arg - 1]);
+		view_set_i64(v, ep->edges[k + arg - 1]);
 		break;
 	case 3:
-		set_s(v, fn ? fn->sym.name : OUTSIDE_NAME);
+		view_set_str(v, fn ? fn->sym.name : OUTSIDE_NAME);
 		break;
 	case 4:
-		set_i64(v, fn ? fn->slices[k].ns : ep->interval_idle_ns[k]);
+		view_set_i64(v, fn ? fn->slices[k].ns : ep->interval_idle_ns[k]);
 		break;
 	default:
 		set_num(EV(ctx), v, fn ? fn->slices[k].j : EV(ctx)->outside_j[k], "%.15g");
@@ -273,13 +250,13 @@ static const struct view_col slice_cols[] = {
 static void get_ch_name(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	set_s(v, CH(row)->name);
+	view_set_str(v, CH(row)->name);
 }
 
 static void get_ch_working(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	set_i64(v, CH(row)->working);
+	view_set_i64(v, CH(row)->working);
 }
 
 static void json_ch_working(struct jsonw *w, const void *ctx, const void *row, size_t arg)
@@ -312,13 +289,13 @@ static const struct view_col channel_cols[] = {
 static void get_st_name(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx;
-	set_s(v, arg ? ST(row)->unit : ST(row)->name);
+	view_set_str(v, arg ? ST(row)->unit : ST(row)->name);
 }
 
 static void get_st_n(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	set_u64(v, ST(row)->st.n);
+	view_set_u64(v, ST(row)->st.n);
 }
 
 /* ARG: 0 mean, 1 sd, 2 cv, 3 min, 4 q1, 5 median, 6 q3, 7 iqr, 8 max, 9 the samples' rate */

@@ -11,30 +11,6 @@
 #define R(ctx)	 ((const struct func_report *)(ctx))
 #define ROW(row) ((const struct func_row *)(row))
 
-static void set_i64(struct view_value *v, int64_t i)
-{
-	v->kind = VIEW_I64;
-	v->i = i;
-}
-
-static void set_u64(struct view_value *v, uint64_t u)
-{
-	v->kind = VIEW_U64;
-	v->u = u;
-}
-
-static void set_f64(struct view_value *v, double d)
-{
-	v->kind = VIEW_F64;
-	v->d = d;
-}
-
-static void set_str(struct view_value *v, const char *s)
-{
-	v->kind = VIEW_S;
-	v->s = s;
-}
-
 static double pct(int64_t part, int64_t whole)
 {
 	return whole > 0 ? 100.0 * (double)part / (double)whole : 0;
@@ -61,13 +37,13 @@ static unsigned row_line(const struct func_row *row)
 static void get_name(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	set_str(v, ROW(row)->sym.name);
+	view_set_str(v, ROW(row)->sym.name);
 }
 
 static void get_pid(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	set_i64(v, ROW(row)->pid);
+	view_set_i64(v, ROW(row)->pid);
 }
 
 /* The thread's id per thread, "all" merged. */
@@ -75,33 +51,33 @@ static void get_thread(const void *ctx, const void *row, size_t arg, struct view
 {
 	(void)arg;
 	if (R(ctx)->per_thread)
-		set_i64(v, ROW(row)->tid);
+		view_set_i64(v, ROW(row)->tid);
 	else
-		set_str(v, "all");
+		view_set_str(v, "all");
 }
 
 static void get_calls(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	set_u64(v, ROW(row)->calls);
+	view_set_u64(v, ROW(row)->calls);
 }
 
 static void get_incl(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	set_i64(v, ROW(row)->incl_ns);
+	view_set_i64(v, ROW(row)->incl_ns);
 }
 
 static void get_excl(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	set_i64(v, ROW(row)->excl_ns);
+	view_set_i64(v, ROW(row)->excl_ns);
 }
 
 static void get_excl_pct(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)arg;
-	set_f64(v, pct(ROW(row)->excl_ns, R(ctx)->p->total_ns));
+	view_set_f64(v, pct(ROW(row)->excl_ns, R(ctx)->p->total_ns));
 }
 
 static void get_mean(const void *ctx, const void *row, size_t arg, struct view_value *v)
@@ -109,19 +85,19 @@ static void get_mean(const void *ctx, const void *row, size_t arg, struct view_v
 	const struct func_row *x = row;
 
 	(void)ctx, (void)arg;
-	set_f64(v, x->calls ? (double)x->sum_ns / x->calls : 0);
+	view_set_f64(v, x->calls ? (double)x->sum_ns / x->calls : 0);
 }
 
 static void get_min(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	set_i64(v, ROW(row)->min_ns);
+	view_set_i64(v, ROW(row)->min_ns);
 }
 
 static void get_max(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	set_i64(v, ROW(row)->max_ns);
+	view_set_i64(v, ROW(row)->max_ns);
 }
 
 /* "file.c:12" (base name), else the module's base name, else nothing. */
@@ -133,16 +109,16 @@ static void get_source(const void *ctx, const void *row, size_t arg, struct view
 	(void)ctx, (void)arg;
 	if (file[0]) {
 		snprintf(v->buf, sizeof(v->buf), "%s:%u", base_name(file), row_line(x));
-		set_str(v, v->buf);
+		view_set_str(v, v->buf);
 	} else if (x->sym.module[0]) {
-		set_str(v, base_name(x->sym.module));
+		view_set_str(v, base_name(x->sym.module));
 	}
 }
 
 static void get_file(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	set_str(v, row_file(ROW(row)));
+	view_set_str(v, row_file(ROW(row)));
 }
 
 /* The line, not counted (an empty CSV cell) when unknown. */
@@ -150,19 +126,19 @@ static void get_line_known(const void *ctx, const void *row, size_t arg, struct 
 {
 	(void)ctx, (void)arg;
 	if (row_line(ROW(row)))
-		set_u64(v, row_line(ROW(row)));
+		view_set_u64(v, row_line(ROW(row)));
 }
 
 static void get_line(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	set_u64(v, row_line(ROW(row)));
+	view_set_u64(v, row_line(ROW(row)));
 }
 
 static void get_module(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	set_str(v, ROW(row)->sym.module);
+	view_set_str(v, ROW(row)->sym.module);
 }
 
 /* The row's load imbalance over threads and ranks; not given where it does not apply. */
@@ -172,13 +148,13 @@ static void get_imbalance(const void *ctx, const void *row, size_t arg, struct v
 
 	(void)arg;
 	if (!isnan(imb))
-		set_f64(v, imb);
+		view_set_f64(v, imb);
 }
 
 static void get_unclosed(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	set_u64(v, ROW(row)->synthetic);
+	view_set_u64(v, ROW(row)->synthetic);
 }
 
 #define TEXT VIEW_IN_TEXT
@@ -273,58 +249,58 @@ static void get_path(const void *ctx, const void *row, size_t arg, struct view_v
 		if (at)
 			c->path->buf[--at] = ';';
 	}
-	set_str(v, c->path->buf);
+	view_set_str(v, c->path->buf);
 }
 
 static void get_tname(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)arg;
-	set_str(v, TCTX(ctx)->r->p->rows[NODE(ctx, row)->row].sym.name);
+	view_set_str(v, TCTX(ctx)->r->p->rows[NODE(ctx, row)->row].sym.name);
 }
 
 static void get_tthread(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)arg;
 	if (TCTX(ctx)->r->per_thread)
-		set_i64(v, TCTX(ctx)->r->p->threads[NODE(ctx, row)->thread].tid);
+		view_set_i64(v, TCTX(ctx)->r->p->threads[NODE(ctx, row)->thread].tid);
 	else
-		set_str(v, "all");
+		view_set_str(v, "all");
 }
 
 static void get_depth(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	set_u64(v, TROW(row)->depth);
+	view_set_u64(v, TROW(row)->depth);
 }
 
 static void get_tcalls(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)arg;
-	set_u64(v, NODE(ctx, row)->calls);
+	view_set_u64(v, NODE(ctx, row)->calls);
 }
 
 static void get_tincl(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)arg;
-	set_i64(v, NODE(ctx, row)->incl_ns);
+	view_set_i64(v, NODE(ctx, row)->incl_ns);
 }
 
 static void get_texcl(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)arg;
-	set_i64(v, NODE(ctx, row)->excl_ns);
+	view_set_i64(v, NODE(ctx, row)->excl_ns);
 }
 
 static void get_tpct(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)arg;
-	set_f64(v, pct(NODE(ctx, row)->incl_ns, TCTX(ctx)->r->p->total_ns));
+	view_set_f64(v, pct(NODE(ctx, row)->incl_ns, TCTX(ctx)->r->p->total_ns));
 }
 
 static void get_levels(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)arg;
-	set_u64(v, TCTX(ctx)->t->levels[TROW(row)->node]);
+	view_set_u64(v, TCTX(ctx)->t->levels[TROW(row)->node]);
 }
 
 static const struct view_col tree_cols[] = {

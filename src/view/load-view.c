@@ -21,18 +21,6 @@ struct lrow {
 
 #define LROW(row) ((const struct lrow *)(row))
 
-static void set_s(struct view_value *v, const char *s)
-{
-	v->kind = VIEW_S;
-	v->s = s;
-}
-
-static void set_i64(struct view_value *v, int64_t i)
-{
-	v->kind = VIEW_I64;
-	v->i = i;
-}
-
 /* A share: none when not known. */
 static void set_share(struct view_value *v, double d)
 {
@@ -48,7 +36,7 @@ static void set_cpus(struct view_value *v, double d)
 	if (isnan(d))
 		return;
 	snprintf(v->buf, sizeof(v->buf), "%.3f", d);
-	set_s(v, v->buf);
+	view_set_str(v, v->buf);
 }
 
 /* The statistic ARG (0 samples, 1 mean, 2 min, 3 max) of ST; PCT: a share in % (text). */
@@ -79,11 +67,11 @@ static void get_host(const void *ctx, const void *row, size_t arg, struct view_v
 	const struct load_log *log = &SET(ctx)->logs[LROW(row)->l];
 
 	if (arg == 0)
-		set_s(v, log->host);
+		view_set_str(v, log->host);
 	else if (arg == 1)
-		set_s(v, base_name(log->path));
+		view_set_str(v, base_name(log->path));
 	else if (arg == 2)
-		set_i64(v, log->cpus);
+		view_set_i64(v, log->cpus);
 	else
 		v->kind = VIEW_U64, v->u = log->period_ns;
 }
@@ -130,11 +118,11 @@ static void get_rank(const void *ctx, const void *row, size_t arg, struct view_v
 	const double d[] = {r->st.mean, r->st.min, r->st.max};
 
 	if (arg == 0)
-		set_i64(v, r->rank);
+		view_set_i64(v, r->rank);
 	else if (arg == 1)
-		set_s(v, SET(ctx)->logs[r->log].host);
+		view_set_str(v, SET(ctx)->logs[r->log].host);
 	else if (arg == 2)
-		set_i64(v, r->pid);
+		view_set_i64(v, r->pid);
 	else if (arg == 3)
 		set_stat(v, &r->st, 0, 0);
 	else if (arg < 7)
@@ -232,11 +220,11 @@ static void get_stat(const void *ctx, const void *row, size_t arg, struct view_v
 	const struct load_rank *rk = r->c < 0 ? NULL : &set->ranks[r->i];
 
 	if (arg == 0)
-		set_s(v, set->logs[rk ? rk->log : r->l].host);
+		view_set_str(v, set->logs[rk ? rk->log : r->l].host);
 	else if (arg == 1 && !rk)
-		set_s(v, "host");
+		view_set_str(v, "host");
 	else if ((arg == 1 || arg == 2) && rk)
-		set_i64(v, arg == 1 ? rk->rank : rk->pid);
+		view_set_i64(v, arg == 1 ? rk->rank : rk->pid);
 	else if (arg > 2)
 		set_stat(v, rk ? &rk->st : &set->busy[r->l], arg - 3, 0);
 }
@@ -248,11 +236,11 @@ static void get_sample(const void *ctx, const void *row, size_t arg, struct view
 	const struct load_log *log = &SET(ctx)->logs[r->l];
 
 	if (arg == 0)
-		set_s(v, log->host);
+		view_set_str(v, log->host);
 	else if (arg == 1 && r->c < 0)
-		set_s(v, "host");
+		view_set_str(v, "host");
 	else if (arg == 1)
-		set_i64(v, log->ranks[r->c]);
+		view_set_i64(v, log->ranks[r->c]);
 	else if (arg == 2)
 		v->kind = VIEW_U64, v->u = log->time_ns[r->i];
 	else
@@ -307,7 +295,7 @@ static void get_over_time(const void *ctx, const void *row, size_t arg, struct v
 	if (arg == 0) {
 		snprintf(v->buf, sizeof(v->buf), "%.3f",
 			 (double)(log->time_ns[r->b - 1] - CTX(ctx)->origin) / 1e9);
-		set_s(v, v->buf);
+		view_set_str(v, v->buf);
 	} else if (arg == 1) {
 		set_share(v, group_mean(log, log->host_busy, 1, r->a, r->b) * 100);
 	} else {

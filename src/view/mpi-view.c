@@ -26,45 +26,21 @@ struct mrow {
 /* The separator line of the routines' text. */
 static const char separator[1];
 
-static void set_i64(struct view_value *v, int64_t i)
-{
-	v->kind = VIEW_I64;
-	v->i = i;
-}
-
-static void set_u64(struct view_value *v, uint64_t u)
-{
-	v->kind = VIEW_U64;
-	v->u = u;
-}
-
-static void set_f64(struct view_value *v, double d)
-{
-	v->kind = VIEW_F64;
-	v->d = d;
-}
-
-static void set_s(struct view_value *v, const char *s)
-{
-	v->kind = VIEW_S;
-	v->s = s;
-}
-
 /* --- routines */
 
 static void get_rank(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
 	if (MROW(row)->rank < 0)
-		set_s(v, "all");
+		view_set_str(v, "all");
 	else
-		set_i64(v, MROW(row)->rank);
+		view_set_i64(v, MROW(row)->rank);
 }
 
 static void get_routine(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	set_s(v, routine_name(MROW(row)->k));
+	view_set_str(v, routine_name(MROW(row)->k));
 }
 
 /* ARG: 0 calls, 1 total, 2 mean, 3 min, 4 max, 5 % of the run, 6 % of MPI, 7 bytes */
@@ -75,28 +51,28 @@ static void get_stat(const void *ctx, const void *row, size_t arg, struct view_v
 	(void)ctx;
 	switch (arg) {
 	case 0:
-		set_u64(v, m->s->calls);
+		view_set_u64(v, m->s->calls);
 		break;
 	case 1:
-		set_i64(v, m->s->total_ns);
+		view_set_i64(v, m->s->total_ns);
 		break;
 	case 2:
-		set_f64(v, mpi_routine_mean(m->s));
+		view_set_f64(v, mpi_routine_mean(m->s));
 		break;
 	case 3:
-		set_i64(v, m->s->min_ns);
+		view_set_i64(v, m->s->min_ns);
 		break;
 	case 4:
-		set_i64(v, m->s->max_ns);
+		view_set_i64(v, m->s->max_ns);
 		break;
 	case 5:
-		set_f64(v, pct((double)m->s->total_ns, (double)m->run));
+		view_set_f64(v, pct((double)m->s->total_ns, (double)m->run));
 		break;
 	case 6:
-		set_f64(v, pct((double)m->s->total_ns, (double)m->mpi));
+		view_set_f64(v, pct((double)m->s->total_ns, (double)m->mpi));
 		break;
 	default:
-		set_u64(v, m->s->bytes);
+		view_set_u64(v, m->s->bytes);
 	}
 }
 
@@ -139,9 +115,9 @@ static void get_pair(const void *ctx, const void *row, size_t arg, struct view_v
 
 	(void)ctx;
 	if (arg < 2)
-		set_i64(v, arg ? p->dst : p->src);
+		view_set_i64(v, arg ? p->dst : p->src);
 	else
-		set_u64(v, n[arg]);
+		view_set_u64(v, n[arg]);
 }
 
 /* ARG: 0 mean, 1 min, 2 max; not counted when the pair has no rate */
@@ -152,7 +128,7 @@ static void get_rate(const void *ctx, const void *row, size_t arg, struct view_v
 
 	(void)ctx;
 	if (p->nrates)
-		set_f64(v, r[arg]);
+		view_set_f64(v, r[arg]);
 }
 
 #define CSVJ (VIEW_IN_CSV | VIEW_IN_JSON)
@@ -183,25 +159,25 @@ static void get_unmatched(const void *ctx, const void *row, size_t arg, struct v
 
 	switch (arg) {
 	case 0:
-		set_s(v, u->kind == MPI_UNMATCHED_SEND ? "send" : "receive");
+		view_set_str(v, u->kind == MPI_UNMATCHED_SEND ? "send" : "receive");
 		break;
 	case 1:
-		set_i64(v, u->rank);
+		view_set_i64(v, u->rank);
 		break;
 	case 2:
-		set_s(v, routine_name(u->routine));
+		view_set_str(v, routine_name(u->routine));
 		break;
 	case 3:
-		set_i64(v, u->peer);
+		view_set_i64(v, u->peer);
 		break;
 	case 4:
-		set_i64(v, u->tag);
+		view_set_i64(v, u->tag);
 		break;
 	case 5:
-		set_u64(v, u->bytes);
+		view_set_u64(v, u->bytes);
 		break;
 	default:
-		set_i64(v, u->enter_ns - R(ctx)->m->start_ns);
+		view_set_i64(v, u->enter_ns - R(ctx)->m->start_ns);
 	}
 }
 
@@ -222,9 +198,9 @@ static void get_peer(const void *ctx, const void *row, size_t arg, struct view_v
 {
 	(void)ctx, (void)arg;
 	if (MROW(row)->peer >= 0)
-		set_i64(v, MROW(row)->peer);
+		view_set_i64(v, MROW(row)->peer);
 	else
-		set_s(v, MROW(row)->peer == -1 ? "collective" : "total");
+		view_set_str(v, MROW(row)->peer == -1 ? "collective" : "total");
 }
 
 /* ARG: 0 the wait, 1 % of the rank's execution time, 2 % of its total wait */
@@ -233,10 +209,10 @@ static void get_wait(const void *ctx, const void *row, size_t arg, struct view_v
 	const struct mrow *m = row;
 
 	if (!arg)
-		set_i64(v, m->ns);
+		view_set_i64(v, m->ns);
 	else
-		set_f64(v, mpi_waits_pct(R(ctx)->waits, m->rank, m->ns,
-					 arg == 1 ? MPI_REL_EXEC : MPI_REL_WAIT));
+		view_set_f64(v, mpi_waits_pct(R(ctx)->waits, m->rank, m->ns,
+					      arg == 1 ? MPI_REL_EXEC : MPI_REL_WAIT));
 }
 
 static const struct view_col wait_cols[] = {
@@ -264,13 +240,13 @@ static void get_matrix(const void *ctx, const void *row, size_t arg, struct view
 		fmt_duration(v->buf, sizeof(v->buf), (double)ns);
 	else
 		snprintf(v->buf, sizeof(v->buf), "%.1f", mpi_waits_pct(w, i, ns, r->rel));
-	set_s(v, v->buf);
+	view_set_str(v, v->buf);
 }
 
 static void get_matrix_rank(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	set_i64(v, MROW(row)->rank);
+	view_set_i64(v, MROW(row)->rank);
 }
 
 /* --- rows */

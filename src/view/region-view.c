@@ -12,12 +12,6 @@
 #define R(ctx)	 ((const struct region_report *)(ctx))
 #define ROW(row) ((const struct region_row *)(row))
 
-static void set_f64(struct view_value *v, double d)
-{
-	v->kind = VIEW_F64;
-	v->d = d;
-}
-
 static void get_name(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
@@ -62,13 +56,13 @@ static void get_unclosed(const void *ctx, const void *row, size_t arg, struct vi
 static void get_incl(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	set_f64(v, ROW(row)->incl_ns);
+	view_set_f64(v, ROW(row)->incl_ns);
 }
 
 static void get_excl(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	set_f64(v, ROW(row)->excl_ns);
+	view_set_f64(v, ROW(row)->excl_ns);
 }
 
 static void get_mean(const void *ctx, const void *row, size_t arg, struct view_value *v)
@@ -76,19 +70,19 @@ static void get_mean(const void *ctx, const void *row, size_t arg, struct view_v
 	const struct region_row *x = row;
 
 	(void)ctx, (void)arg;
-	set_f64(v, x->calls ? x->incl_ns / (double)x->calls : 0);
+	view_set_f64(v, x->calls ? x->incl_ns / (double)x->calls : 0);
 }
 
 static void get_min(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	set_f64(v, ROW(row)->min_ns < 0 ? 0 : ROW(row)->min_ns);
+	view_set_f64(v, ROW(row)->min_ns < 0 ? 0 : ROW(row)->min_ns);
 }
 
 static void get_max(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	set_f64(v, ROW(row)->max_ns);
+	view_set_f64(v, ROW(row)->max_ns);
 }
 
 /* Event ARG's scaled count ("*" after it in text when multiplexed), not counted: null. */
@@ -110,7 +104,7 @@ static void get_metric(const void *ctx, const void *row, size_t arg, struct view
 	double value;
 
 	if (!region_row_metric(R(ctx)->p, ROW(row), &R(ctx)->metrics[arg], &value, NULL, 0))
-		set_f64(v, value);
+		view_set_f64(v, value);
 }
 
 /* JSON "counters": each event as {value, running_ratio, scaled}, or null where not counted. */

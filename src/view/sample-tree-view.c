@@ -13,18 +13,6 @@
 #define NODE(ctx, row) (&TCTX(ctx)->t->nodes[TROW(row)->node])
 #define FUNC(ctx, row) (&TCTX(ctx)->t->funcs[NODE(ctx, row)->func])
 
-static void set_u64(struct view_value *v, uint64_t u)
-{
-	v->kind = VIEW_U64;
-	v->u = u;
-}
-
-static void set_str(struct view_value *v, const char *s)
-{
-	v->kind = VIEW_S;
-	v->s = s;
-}
-
 /* PART's share of every sample (the root of the call tree: a callers tree's shares are of all
  * samples too). */
 static void set_share(const void *ctx, struct view_value *v, uint64_t part)
@@ -54,31 +42,31 @@ static void get_path(const void *ctx, const void *row, size_t arg, struct view_v
 			strbuf_addch(&p->sb, ';');
 	}
 	if (!p->sb.err)
-		set_str(v, strbuf_str(&p->sb));
+		view_set_str(v, strbuf_str(&p->sb));
 }
 
 static void get_name(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)arg;
-	set_str(v, FUNC(ctx, row)->name);
+	view_set_str(v, FUNC(ctx, row)->name);
 }
 
 static void get_module(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)arg;
-	set_str(v, FUNC(ctx, row)->module);
+	view_set_str(v, FUNC(ctx, row)->module);
 }
 
 static void get_depth(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	set_u64(v, TROW(row)->depth);
+	view_set_u64(v, TROW(row)->depth);
 }
 
 static void get_samples(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)arg;
-	set_u64(v, NODE(ctx, row)->samples);
+	view_set_u64(v, NODE(ctx, row)->samples);
 }
 
 static void get_share(const void *ctx, const void *row, size_t arg, struct view_value *v)
@@ -90,13 +78,13 @@ static void get_share(const void *ctx, const void *row, size_t arg, struct view_
 static void get_time(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)arg;
-	set_u64(v, NODE(ctx, row)->time_ns);
+	view_set_u64(v, NODE(ctx, row)->time_ns);
 }
 
 static void get_self(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)arg;
-	set_u64(v, NODE(ctx, row)->self);
+	view_set_u64(v, NODE(ctx, row)->self);
 }
 
 static void get_self_share(const void *ctx, const void *row, size_t arg, struct view_value *v)
@@ -108,7 +96,7 @@ static void get_self_share(const void *ctx, const void *row, size_t arg, struct 
 static void get_self_ns(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)arg;
-	set_u64(v, NODE(ctx, row)->self_ns);
+	view_set_u64(v, NODE(ctx, row)->self_ns);
 }
 
 #define TEXT VIEW_IN_TEXT

@@ -13,18 +13,6 @@
 #define R(ctx)	 ((const struct sample_report *)(ctx))
 #define ROW(row) ((const struct sprof_row *)(row))
 
-static void set_u64(struct view_value *v, uint64_t u)
-{
-	v->kind = VIEW_U64;
-	v->u = u;
-}
-
-static void set_str(struct view_value *v, const char *s)
-{
-	v->kind = VIEW_S;
-	v->s = s;
-}
-
 static void set_share(const void *ctx, struct view_value *v, uint64_t part)
 {
 	v->kind = VIEW_F64;
@@ -52,13 +40,13 @@ static unsigned row_line(const struct sprof_row *row)
 static void get_name(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	set_str(v, ROW(row)->sym.name);
+	view_set_str(v, ROW(row)->sym.name);
 }
 
 static void get_module(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	set_str(v, ROW(row)->sym.module);
+	view_set_str(v, ROW(row)->sym.module);
 }
 
 static void get_pid(const void *ctx, const void *row, size_t arg, struct view_value *v)
@@ -81,13 +69,13 @@ static void get_thread(const void *ctx, const void *row, size_t arg, struct view
 	if (R(ctx)->p->per_thread)
 		get_tid(ctx, row, arg, v);
 	else
-		set_str(v, "all");
+		view_set_str(v, "all");
 }
 
 static void get_samples(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	set_u64(v, ROW(row)->samples);
+	view_set_u64(v, ROW(row)->samples);
 }
 
 static void get_share(const void *ctx, const void *row, size_t arg, struct view_value *v)
@@ -99,13 +87,13 @@ static void get_share(const void *ctx, const void *row, size_t arg, struct view_
 static void get_time(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	set_u64(v, ROW(row)->time_ns);
+	view_set_u64(v, ROW(row)->time_ns);
 }
 
 static void get_incl_samples(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	set_u64(v, ROW(row)->incl_samples);
+	view_set_u64(v, ROW(row)->incl_samples);
 }
 
 static void get_incl_share(const void *ctx, const void *row, size_t arg, struct view_value *v)
@@ -117,14 +105,14 @@ static void get_incl_share(const void *ctx, const void *row, size_t arg, struct 
 static void get_incl_ns(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	set_u64(v, ROW(row)->incl_ns);
+	view_set_u64(v, ROW(row)->incl_ns);
 }
 
 /* Event ARG's count, not counted (null) where the event was not sampled. */
 static void get_event(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	if (!sample_report_missing(R(ctx), (uint32_t)arg))
-		set_u64(v, sprof_counts(R(ctx)->p, ROW(row))[arg]);
+		view_set_u64(v, sprof_counts(R(ctx)->p, ROW(row))[arg]);
 }
 
 /* "file.c:12" (base name), else the module's base name. */
@@ -135,22 +123,22 @@ static void get_where(const void *ctx, const void *row, size_t arg, struct view_
 	(void)ctx, (void)arg;
 	if (*row_file(x)) {
 		snprintf(v->buf, sizeof(v->buf), "%s:%u", base_name(row_file(x)), row_line(x));
-		set_str(v, v->buf);
+		view_set_str(v, v->buf);
 	} else {
-		set_str(v, base_name(x->sym.module));
+		view_set_str(v, base_name(x->sym.module));
 	}
 }
 
 static void get_file(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	set_str(v, row_file(ROW(row)));
+	view_set_str(v, row_file(ROW(row)));
 }
 
 static void get_line(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	set_u64(v, row_line(ROW(row)));
+	view_set_u64(v, row_line(ROW(row)));
 }
 
 /* JSON "counts": every event's count (the leader's too), null where not sampled. */
@@ -263,31 +251,31 @@ static void get_line_where(const void *ctx, const void *row, size_t arg, struct 
 		snprintf(v->buf, sizeof(v->buf), "%s:%u", base_name(l->file), l->line);
 	else
 		snprintf(v->buf, sizeof(v->buf), "%s (no line information)", base_name(l->module));
-	set_str(v, v->buf);
+	view_set_str(v, v->buf);
 }
 
 static void get_line_file(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	set_str(v, LINE(row)->file);
+	view_set_str(v, LINE(row)->file);
 }
 
 static void get_line_line(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	set_u64(v, LINE(row)->line);
+	view_set_u64(v, LINE(row)->line);
 }
 
 static void get_line_func(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	set_str(v, LINE(row)->func);
+	view_set_str(v, LINE(row)->func);
 }
 
 static void get_line_samples(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	set_u64(v, LINE(row)->samples);
+	view_set_u64(v, LINE(row)->samples);
 }
 
 static void get_line_share(const void *ctx, const void *row, size_t arg, struct view_value *v)
@@ -299,7 +287,7 @@ static void get_line_share(const void *ctx, const void *row, size_t arg, struct 
 static void get_line_time(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	set_u64(v, LINE(row)->time_ns);
+	view_set_u64(v, LINE(row)->time_ns);
 }
 
 static const struct view_col lines_cols[] = {
@@ -346,7 +334,7 @@ static int accuracy_of(const struct sample_report *r, uint32_t k, uint64_t *est,
 static void get_acc_event(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)arg;
-	set_str(v, R(ctx)->e->sampling.events[EVENT(row)]);
+	view_set_str(v, R(ctx)->e->sampling.events[EVENT(row)]);
 }
 
 /* Not counted where the event was not sampled. */
@@ -354,7 +342,7 @@ static void get_acc_estimated(const void *ctx, const void *row, size_t arg, stru
 {
 	(void)arg;
 	if (!sample_report_missing(R(ctx), EVENT(row)))
-		set_u64(v, R(ctx)->p->estimated[EVENT(row)]);
+		view_set_u64(v, R(ctx)->p->estimated[EVENT(row)]);
 }
 
 /* The exact count; not counted where it is missing. */
@@ -365,14 +353,14 @@ static void get_acc_exact(const void *ctx, const void *row, size_t arg, struct v
 
 	(void)arg;
 	if (accuracy_of(R(ctx), EVENT(row), &est, &exact, &diff))
-		set_u64(v, exact);
+		view_set_u64(v, exact);
 }
 
 /* As get_acc_exact, but empty (not "not counted") for an event that was not sampled. */
 static void get_acc_exact_text(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	if (sample_report_missing(R(ctx), EVENT(row)))
-		set_str(v, "");
+		view_set_str(v, "");
 	else
 		get_acc_exact(ctx, row, arg, v);
 }
@@ -397,7 +385,7 @@ static void get_acc_diff_fmt(const void *ctx, const void *row, size_t arg, struc
 	if (v->kind != VIEW_F64)
 		return;
 	snprintf(v->buf, sizeof(v->buf), arg ? "%.3f" : "%+.2f %%", v->d);
-	set_str(v, v->buf);
+	view_set_str(v, v->buf);
 }
 
 /* Where the formats write a value differently (an exact count not counted, the difference's

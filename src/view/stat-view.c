@@ -30,24 +30,6 @@ struct srow {
 
 #define SROW(row) ((const struct srow *)(row))
 
-static void set_s(struct view_value *v, const char *s)
-{
-	v->kind = VIEW_S;
-	v->s = s;
-}
-
-static void set_u64(struct view_value *v, uint64_t u)
-{
-	v->kind = VIEW_U64;
-	v->u = u;
-}
-
-static void set_f64(struct view_value *v, double d)
-{
-	v->kind = VIEW_F64;
-	v->d = d;
-}
-
 /* V's buffer filled as printf does, as a string value. */
 __attribute__((format(printf, 2, 3))) static void set_fmt(struct view_value *v, const char *fmt,
 							  ...)
@@ -57,7 +39,7 @@ __attribute__((format(printf, 2, 3))) static void set_fmt(struct view_value *v, 
 	va_start(ap, fmt);
 	vsnprintf(v->buf, sizeof(v->buf), fmt, ap);
 	va_end(ap);
-	set_s(v, v->buf);
+	view_set_str(v, v->buf);
 }
 
 static double rel_stddev(const struct stats *s)
@@ -81,9 +63,9 @@ static void get_name(const void *ctx, const void *row, size_t arg, struct view_v
 	const struct srow *r = row;
 
 	(void)arg;
-	set_s(v, r->kind == SROW_EVENT	  ? RES(ctx)->events[r->i].name
-		 : r->kind == SROW_METRIC ? r->m->name
-					  : times[r->i]);
+	view_set_str(v, r->kind == SROW_EVENT	 ? RES(ctx)->events[r->i].name
+			: r->kind == SROW_METRIC ? r->m->name
+						 : times[r->i]);
 }
 
 /* ARG: 0 the text's value (its count, or why there is none), 1 canonical name, 2 mean */
@@ -92,13 +74,13 @@ static void get_event(const void *ctx, const void *row, size_t arg, struct view_
 	const struct srow *r = row;
 
 	if (arg == 1)
-		set_s(v, RES(ctx)->events[r->i].canonical);
+		view_set_str(v, RES(ctx)->events[r->i].canonical);
 	else if (arg == 2)
-		set_f64(v, r->s.value.mean);
+		view_set_f64(v, r->s.value.mean);
 	else if (r->s.value.n == 0)
-		set_s(v, r->s.status ? "not supported" : "not counted");
+		view_set_str(v, r->s.status ? "not supported" : "not counted");
 	else
-		set_u64(v, (uint64_t)llround(r->s.value.mean));
+		view_set_u64(v, (uint64_t)llround(r->s.value.mean));
 }
 
 /* ARG: 0 ± relative stddev, 1 min .. max (text, counted events) */
@@ -125,19 +107,19 @@ static void get_note(const void *ctx, const void *row, size_t arg, struct view_v
 
 	(void)arg;
 	if (r->s.value.n == 0)
-		set_s(v, r->s.status ? reason(RES(ctx), r, v, 256)
-				     : "never scheduled on the PMU (group did not fit)");
+		view_set_str(v, r->s.status ? reason(RES(ctx), r, v, 256)
+					    : "never scheduled on the PMU (group did not fit)");
 	else if (r->s.min_running < 1.0)
 		set_fmt(v, "scaled: counted %.1f%% of the time%s", 100 * r->s.min_running,
 			r->s.user_only ? ", user space only" : "");
 	else if (r->s.user_only)
-		set_s(v, "user space only (kernel counting not permitted)");
+		view_set_str(v, "user space only (kernel counting not permitted)");
 }
 
 static void get_running_ratio(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	set_f64(v, SROW(row)->s.min_running);
+	view_set_f64(v, SROW(row)->s.min_running);
 }
 
 /* JSON's reason: why an event was not counted; none when it was */
@@ -147,7 +129,7 @@ static void get_reason(const void *ctx, const void *row, size_t arg, struct view
 
 	(void)arg;
 	if (r->s.value.n == 0)
-		set_s(v, r->s.status ? reason(RES(ctx), r, v, 256) : "not counted");
+		view_set_str(v, r->s.status ? reason(RES(ctx), r, v, 256) : "not counted");
 }
 
 static void json_counted(struct jsonw *w, const void *ctx, const void *row, size_t arg)
@@ -218,9 +200,9 @@ static void get_metric(const void *ctx, const void *row, size_t arg, struct view
 	switch (arg) {
 	case 0:
 		if (r->mret)
-			set_s(v, "unavailable");
+			view_set_str(v, "unavailable");
 		else
-			set_f64(v, r->mv);
+			view_set_f64(v, r->mv);
 		break;
 	case 1:
 		set_fmt(v, "%s%s%s%s", m->name, m->unit[0] ? " [" : "", m->unit,
@@ -230,21 +212,21 @@ static void get_metric(const void *ctx, const void *row, size_t arg, struct view
 		if (r->mret == -ENODATA)
 			set_fmt(v, "missing: %s", r->missing);
 		else
-			set_s(v, r->mret ? "undefined (division by zero)" : m->formula);
+			view_set_str(v, r->mret ? "undefined (division by zero)" : m->formula);
 		break;
 	case 3:
-		set_s(v, m->unit);
+		view_set_str(v, m->unit);
 		break;
 	case 4:
-		set_s(v, m->formula);
+		view_set_str(v, m->formula);
 		break;
 	case 5:
 		if (!r->mret)
-			set_f64(v, r->mv);
+			view_set_f64(v, r->mv);
 		break;
 	default:
 		if (r->mret == -ENODATA)
-			set_s(v, r->missing);
+			view_set_str(v, r->missing);
 	}
 }
 
@@ -266,7 +248,7 @@ static void get_kind(const void *ctx, const void *row, size_t arg, struct view_v
 	static const char *const kinds[] = {"event", "metric", "time"};
 
 	(void)ctx, (void)arg;
-	set_s(v, kinds[SROW(row)->kind]);
+	view_set_str(v, kinds[SROW(row)->kind]);
 }
 
 /* ARG: 0 mean, 1 stddev, 2 min, 3 max; an event's or a time's (a metric's value: its own) */
@@ -283,7 +265,7 @@ static void get_stat(const void *ctx, const void *row, size_t arg, struct view_v
 	} else if (r->kind == SROW_EVENT && arg == 1 && s->n) {
 		set_fmt(v, "%.3f", d[1]);
 	} else if (r->kind == SROW_TIME || s->n) {
-		set_f64(v, d[arg]);
+		view_set_f64(v, d[arg]);
 	}
 }
 
@@ -294,19 +276,19 @@ static void get_row(const void *ctx, const void *row, size_t arg, struct view_va
 	int counted = r->kind == SROW_EVENT && r->s.value.n;
 
 	if (arg == 0 && r->kind != SROW_EVENT)
-		set_s(v, r->kind == SROW_TIME ? "ns" : r->m->unit);
+		view_set_str(v, r->kind == SROW_TIME ? "ns" : r->m->unit);
 	else if (arg == 1)
-		set_u64(v, counted ? r->s.value.n : RES(ctx)->nruns);
+		view_set_u64(v, counted ? r->s.value.n : RES(ctx)->nruns);
 	else if (arg == 2 && counted)
 		set_fmt(v, "%.2f", 100 * r->s.min_running);
 	else if (arg == 3 && r->kind == SROW_EVENT && !counted)
-		set_s(v, r->s.status ? reason(RES(ctx), r, v, 300) : "not counted");
+		view_set_str(v, r->s.status ? reason(RES(ctx), r, v, 300) : "not counted");
 	else if (arg == 3 && r->kind == SROW_EVENT)
-		set_s(v, r->s.user_only ? "counted (user space only)" : "counted");
+		view_set_str(v, r->s.user_only ? "counted (user space only)" : "counted");
 	else if (arg == 3 && r->kind == SROW_METRIC && r->mret == -ENODATA)
 		set_fmt(v, "unavailable (missing: %s)", r->missing);
 	else if (arg == 3)
-		set_s(v, r->kind == SROW_TIME || !r->mret ? "ok" : "undefined");
+		view_set_str(v, r->kind == SROW_TIME || !r->mret ? "ok" : "undefined");
 }
 
 static const struct view_col row_cols[] = {

@@ -20,24 +20,6 @@ struct trow {
 	size_t label;	   /* the top function's text in the labels; SIZE_MAX: none */
 };
 
-static void set_i64(struct view_value *v, int64_t i)
-{
-	v->kind = VIEW_I64;
-	v->i = i;
-}
-
-static void set_u64(struct view_value *v, uint64_t u)
-{
-	v->kind = VIEW_U64;
-	v->u = u;
-}
-
-static void set_s(struct view_value *v, const char *s)
-{
-	v->kind = VIEW_S;
-	v->s = s;
-}
-
 /* D as a number, or in CSV as its digits with 3 decimals. */
 static void set_num(const struct timeline_view *tv, struct view_value *v, double d)
 {
@@ -47,7 +29,7 @@ static void set_num(const struct timeline_view *tv, struct view_value *v, double
 		return;
 	}
 	snprintf(v->buf, sizeof(v->buf), "%.3f", d);
-	set_s(v, v->buf);
+	view_set_str(v, v->buf);
 }
 
 /* Threads without samples (named by a task record only) get no rows. */
@@ -137,13 +119,13 @@ static void get_edge(const void *ctx, const void *row, size_t arg, struct view_v
 	(void)ctx;
 	struct trow r = TR(row);
 
-	set_u64(v, arg ? r.to : r.from);
+	view_set_u64(v, arg ? r.to : r.from);
 }
 
 static void get_tid(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)arg;
-	set_i64(v, TV(ctx)->t->walk.threads[TR(row).th].tid);
+	view_set_i64(v, TV(ctx)->t->walk.threads[TR(row).th].tid);
 }
 
 /* --- intervals, threads summed */
@@ -171,7 +153,7 @@ static void get_samples(const void *ctx, const void *row, size_t arg, struct vie
 	(void)arg;
 	for (size_t th = 0; th < t->walk.nthreads; th++)
 		n += t->samples[th * t->nintervals + TR(row).i];
-	set_u64(v, n);
+	view_set_u64(v, n);
 }
 
 static void get_top(const void *ctx, const void *row, size_t arg, struct view_value *v)
@@ -180,7 +162,7 @@ static void get_top(const void *ctx, const void *row, size_t arg, struct view_va
 	struct trow r = TR(row);
 
 	if (r.label != SIZE_MAX)
-		set_s(v, TV(ctx)->labels.buf + r.label);
+		view_set_str(v, TV(ctx)->labels.buf + r.label);
 }
 
 /* Per sampled thread: its values (null: not supported), samples and function samples (in the
@@ -242,7 +224,7 @@ static const struct view_col interval_cols[] = {
 static void get_event(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)arg;
-	set_s(v, TV(ctx)->e->sampling.events[TR(row).k]);
+	view_set_str(v, TV(ctx)->e->sampling.events[TR(row).k]);
 }
 
 /* ARG: 0 the value, 1 its rate per second; not counted for an event not supported */
@@ -270,7 +252,7 @@ static const struct view_col value_cols[] = {
 static void get_function(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)arg;
-	set_s(v, func_name(TV(ctx)->t, TR(row).fn));
+	view_set_str(v, func_name(TV(ctx)->t, TR(row).fn));
 }
 
 /* ARG: 0 the function's samples, 1 their share of the thread's in the interval */
@@ -281,7 +263,7 @@ static void get_fsamples(const void *ctx, const void *row, size_t arg, struct vi
 	uint64_t n = *(const uint64_t *)row, total = t->samples[r.th * t->nintervals + r.i];
 
 	if (!arg) {
-		set_u64(v, n);
+		view_set_u64(v, n);
 		return;
 	}
 	v->kind = VIEW_F64;
@@ -306,9 +288,9 @@ static void get_thread(const void *ctx, const void *row, size_t arg, struct view
 {
 	(void)ctx;
 	if (arg == 2)
-		set_s(v, THR(row)->name);
+		view_set_str(v, THR(row)->name);
 	else
-		set_i64(v, arg ? THR(row)->tid : THR(row)->pid);
+		view_set_i64(v, arg ? THR(row)->tid : THR(row)->pid);
 }
 
 static const struct view_col thread_cols[] = {
@@ -333,13 +315,13 @@ static void get_marker(const void *ctx, const void *row, size_t arg, struct view
 {
 	switch (arg) {
 	case 0:
-		set_i64(v, (int64_t)(MK(row)->ns - TV(ctx)->t->start_ns));
+		view_set_i64(v, (int64_t)(MK(row)->ns - TV(ctx)->t->start_ns));
 		break;
 	case 1:
-		set_s(v, marker_name((int)MK(row)->kind));
+		view_set_str(v, marker_name((int)MK(row)->kind));
 		break;
 	default:
-		set_i64(v, arg == 2 ? MK(row)->pid : MK(row)->tid);
+		view_set_i64(v, arg == 2 ? MK(row)->pid : MK(row)->tid);
 	}
 }
 
@@ -359,16 +341,16 @@ static void get_region(const void *ctx, const void *row, size_t arg, struct view
 {
 	switch (arg) {
 	case 0:
-		set_i64(v, (int64_t)(RG(row)->ns - TV(ctx)->t->start_ns));
+		view_set_i64(v, (int64_t)(RG(row)->ns - TV(ctx)->t->start_ns));
 		break;
 	case 1:
-		set_s(v, RG(row)->name);
+		view_set_str(v, RG(row)->name);
 		break;
 	case 2:
-		set_s(v, RG(row)->enter ? "begin" : "end");
+		view_set_str(v, RG(row)->enter ? "begin" : "end");
 		break;
 	default:
-		set_i64(v, RG(row)->tid);
+		view_set_i64(v, RG(row)->tid);
 	}
 }
 

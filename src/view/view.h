@@ -64,6 +64,32 @@ struct view_value {
 	char buf[320]; /* room for a getter's string: a file's base name (up to 255) and a line */
 };
 
+/* Set V to one kind of value (a getter's usual last line). */
+static inline void view_set_i64(struct view_value *v, int64_t i)
+{
+	v->kind = VIEW_I64;
+	v->i = i;
+}
+
+static inline void view_set_u64(struct view_value *v, uint64_t u)
+{
+	v->kind = VIEW_U64;
+	v->u = u;
+}
+
+static inline void view_set_f64(struct view_value *v, double d)
+{
+	v->kind = VIEW_F64;
+	v->d = d;
+}
+
+/* S is kept, not copied: it must outlive the rendering of the row (else use V->buf). */
+static inline void view_set_str(struct view_value *v, const char *s)
+{
+	v->kind = VIEW_S;
+	v->s = s;
+}
+
 struct view_col {
 	const char *key;    /* CSV header, JSON key, long CSV metric, --sort key */
 	const char *header; /* text header */

@@ -29,9 +29,15 @@ corpus_data() {
 }
 
 # corpus_prepare WORK: WORK (which must not exist) holding the experiments, the sources, the
-# power files, the cache and an empty o/ for output files; the environment set for it
+# power files, the cache and an empty o/ for output files; the environment set for it. Dies
+# while /tmp/perfscope-corpus exists (tests/corpus/record.sh running or interrupted): the
+# experiments' objects would be read from there.
 corpus_prepare() {
 	local work=$1 data
+	if [ -e /tmp/perfscope-corpus ]; then
+		echo "/tmp/perfscope-corpus exists (tests/corpus/record.sh running or interrupted?): the corpus's objects would be read from it" >&2
+		exit 2
+	fi
 	data=$(corpus_data)
 	mkdir -p "$work"
 	cp -r "$data/exp/." "$work/"

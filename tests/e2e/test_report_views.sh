@@ -8,8 +8,6 @@ set -euo pipefail
 psc_init
 require_cmd python3
 . "$PSC_SOURCE/tests/corpus/corpus-lib.sh"
-[ ! -e /tmp/perfscope-corpus ] ||
-	die "/tmp/perfscope-corpus exists: the corpus's objects would be read from it"
 corpus_prepare "$T/work"
 cd "$T/work"
 

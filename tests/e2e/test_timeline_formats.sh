@@ -10,33 +10,8 @@ set -euo pipefail
 psc_init
 require_cmd python3
 . "$PSC_SOURCE/tests/corpus/corpus-lib.sh"
-[ ! -e /tmp/perfscope-corpus ] ||
-	die "/tmp/perfscope-corpus exists: the corpus's objects would be read from it"
 corpus_prepare "$T/work"
 cd "$T/work"
-
-# every line of $T/long.out is a cell of $T/csv.out (block by block), and every cell is one
-cat >"$T/check.py" <<'PY'
-import collections, csv, io, sys
-def blocks(path):
-    return [list(csv.reader(io.StringIO(b))) for b in open(path).read().split("\n\n")]
-wide, long_ = blocks(sys.argv[1]), blocks(sys.argv[2])
-assert len(wide) == len(long_) == 2, (len(wide), len(long_))
-for w, l in zip(wide, long_):
-    head, lhead = w[0], l[0]
-    assert lhead[-2:] == ["metric", "value"], lhead
-    ents = lhead[:-2]
-    assert ents == head[:4], (ents, head)
-    metrics = [c for c in head if c not in ents]
-    want = collections.Counter()
-    for r in w[1:]:
-        key = tuple(r[head.index(e)] for e in ents)
-        for m in metrics:
-            want[key + (m, r[head.index(m)])] += 1
-    got = collections.Counter(tuple(r) for r in l[1:])
-    assert want == got, (want - got, got - want)
-    assert len(w) > 1, "an empty block"
-PY
 
 # the long rows against what is known: samples, shares, rates
 cat >"$T/known.py" <<'PY'
@@ -72,7 +47,7 @@ for exp in phases callchain; do
 		run long "$PERFSCOPE" timeline $exp $args --format long
 		expect_eq 0 "$RC" "timeline $exp $args --format long exit"
 		PSC_CHECKS=$((PSC_CHECKS + 1))
-		python3 "$T/check.py" "$T/csv.out" "$T/long.out" ||
+		python3 "$PSC_SOURCE/tests/e2e/long_vs_csv.py" --blocks 2 --leading-entities "$T/csv.out" "$T/long.out" ||
 			fail "timeline $exp $args: --format long against --csv"
 		run info "$PERFSCOPE" info $exp --json
 		PSC_CHECKS=$((PSC_CHECKS + 1))
