@@ -5,6 +5,7 @@
 #include "model/otf2-calls.h"
 #include "model/pass.h"
 #include "pmu/metrics.h"
+#include "lib/strv.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -36,24 +37,11 @@ static int oom(char *err, size_t errlen)
 static void caveat(struct session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void caveat(struct session *s, const char *fmt, ...)
 {
-	char line[1024], *dup;
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	strv_vpushf(&s->caveats, &s->ncaveats, &s->caveats_cap, fmt, ap);
 	va_end(ap);
-	if (s->ncaveats == s->caveats_cap) {
-		size_t cap = s->caveats_cap ? 2 * s->caveats_cap : 8;
-		char **n = realloc(s->caveats, cap * sizeof(*n));
-
-		if (!n)
-			return;
-		s->caveats = n;
-		s->caveats_cap = cap;
-	}
-	dup = strdup(line);
-	if (dup)
-		s->caveats[s->ncaveats++] = dup;
 }
 
 static int build_experiment(struct session *s, char *err, size_t errlen)

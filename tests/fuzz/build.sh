@@ -53,7 +53,7 @@ libs=$(pkg-config --libs libcjson liblz4 libdw otf2)
 
 # the sources of the targets (src/ relative), each compiled once
 stream_src="format/stream.c format/stream-chunk.c lib/qthread.c pmu/counts.c
-	format/mpi-routines.c lib/array.c lib/mem.c"
+	format/mpi-routines.c lib/array.c lib/mem.c lib/strv.c"
 exp_src="$stream_src format/experiment.c format/experiment-damage.c format/experiment-json.c
 	format/experiment-list.c format/experiment-meta.c format/experiment-proc.c
 	format/experiment-streams.c model/experiment-open.c format/salvage.c format/layout.c

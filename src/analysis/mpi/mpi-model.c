@@ -15,6 +15,7 @@
 #include "format/format.h"
 #include "format/mpi-routines.h"
 #include "analysis/mpi/mpi-match.h"
+#include "lib/strv.h"
 #include "lib/hashmap.h"
 
 struct mpi_index {
@@ -237,18 +238,12 @@ int mpi_model_add_item(struct mpi_model *m, const struct mpi_item *it)
 int mpi_model_warn(struct mpi_model *m, const char *fmt, ...)
 {
 	va_list ap;
-	char *s;
-	int n;
+	int ret;
 
-	if (ARRAY_GROW(m->warnings, m->nwarnings + 1, m->warnings_cap))
-		return -ENOMEM;
 	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
+	ret = strv_vpushf(&m->warnings, &m->nwarnings, &m->warnings_cap, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return -ENOMEM;
-	m->warnings[m->nwarnings++] = s;
-	return 0;
+	return ret;
 }
 
 /* ---- build ---------------------------------------------------------------------------------- */

@@ -24,6 +24,7 @@
 #include "model/pass.h"
 #include "model/symbols.h"
 #include "lib/hashmap.h"
+#include "lib/strv.h"
 
 #define OPEN_MAX 16 /* MPI calls open at once in one thread (the runtime nests none) */
 
@@ -95,18 +96,12 @@ static int note(struct proc_load *pl, const char *fmt, ...) __attribute__((forma
 static int note(struct proc_load *pl, const char *fmt, ...)
 {
 	va_list ap;
-	char *s;
-	int n;
+	int ret;
 
-	if (ARRAY_GROW(pl->notes, pl->nnotes + 1, pl->notes_cap))
-		return -ENOMEM;
 	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
+	ret = strv_vpushf(&pl->notes, &pl->nnotes, &pl->notes_cap, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return -ENOMEM;
-	pl->notes[pl->nnotes++] = s;
-	return 0;
+	return ret;
 }
 
 static int add_comm_record(struct loader *ld, struct proc_load *pl, const struct ev_mpi_comm *c)
