@@ -8,28 +8,6 @@
 
 /* ---- u64map: open addressing with linear probing; grows at half full ---- */
 
-static size_t slot_of(uint64_t key, size_t cap)
-{
-	key ^= key >> 33;
-	key *= 0xff51afd7ed558ccdull;
-	key ^= key >> 33;
-	return (size_t)key & (cap - 1);
-}
-
-int u64map_get(const struct u64map *m, uint64_t key, uint64_t *val)
-{
-	if (!m->cap)
-		return 0;
-	for (size_t i = slot_of(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
-		if (!m->used[i])
-			return 0;
-		if (m->keys[i] == key) {
-			*val = m->vals[i];
-			return 1;
-		}
-	}
-}
-
 static int grow(struct u64map *m)
 {
 	struct u64map n = {.cap = m->cap ? m->cap * 2 : 64};
@@ -55,7 +33,7 @@ int u64map_put(struct u64map *m, uint64_t key, uint64_t val)
 
 	if (2 * (m->n + 1) > m->cap && grow(m) < 0)
 		return -ENOMEM;
-	for (i = slot_of(key, m->cap); m->used[i]; i = (i + 1) & (m->cap - 1))
+	for (i = u64map_slot(key, m->cap); m->used[i]; i = (i + 1) & (m->cap - 1))
 		if (m->keys[i] == key) {
 			m->vals[i] = val;
 			return 0;
