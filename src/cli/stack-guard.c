@@ -10,7 +10,8 @@
 /* What perfscope's deepest paths take (libdw's line tables, the printers' recursion), twice. */
 #define STACK_RESERVE (1024 * 1024)
 
-/* The guard's state: set once by stack_guard_install, read by the handler. */
+/* The guard's state: set once by stack_guard_install, read by the handler (static: a signal
+ * handler reaches nothing else). */
 static struct {
 	uintptr_t top;	 /* an address near the stack's top (main's frame) */
 	uintptr_t limit; /* RLIMIT_STACK: growth below top - limit is an overflow, not memory */
