@@ -37,18 +37,6 @@ static double run_ns(const struct energy_report *r)
 	return (double)(r->ep->run_end - r->ep->run_start);
 }
 
-/* D as a number, or in CSV as its digits by CSVFMT ("%.15g"). */
-static void set_num(const struct energy_view *ev, struct view_value *v, double d,
-		    const char *csvfmt)
-{
-	if (ev->fmt != OUT_CSV && ev->fmt != OUT_LONG) {
-		view_set_f64(v, d);
-		return;
-	}
-	snprintf(v->buf, sizeof(v->buf), csvfmt, d);
-	view_set_str(v, v->buf);
-}
-
 /* --- functions */
 
 static void get_name(const void *ctx, const void *row, size_t arg, struct view_value *v)
@@ -83,13 +71,14 @@ static void get_pct(const void *ctx, const void *row, size_t arg, struct view_va
 /* ARG: 0 the energy, 1 Simpson's */
 static void get_j(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
-	set_num(EV(ctx), v, arg ? ER(row)->simpson_j : ER(row)->j, "%.15g");
+	(void)ctx;
+	view_set_f64(v, arg ? ER(row)->simpson_j : ER(row)->j);
 }
 
 static void get_power(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
-	(void)arg;
-	set_num(EV(ctx), v, ER(row)->power, "%.9g");
+	(void)ctx, (void)arg;
+	view_set_f64(v, ER(row)->power);
 }
 
 /* ARG: 0 the function's source file, 1 its line; none for the rows that sum others */
@@ -131,13 +120,13 @@ static const struct view_col function_cols[] = {
     COL("calls", "calls", VIEW_COUNT, TABLE_RIGHT, VIEW_IN_ALL, get_calls, 0),
     COL("time_ns", "time", VIEW_NS, TABLE_RIGHT, VIEW_IN_ALL, get_ns, 0),
     COL("pct_time", "time %", VIEW_PCT, TABLE_RIGHT, VIEW_IN_TEXT, get_pct, 0),
-    COL("energy_j", "energy J", VIEW_DOUBLE, TABLE_RIGHT, VIEW_IN_ALL, get_j, 0),
+    COL("energy_j", "energy J", VIEW_DOUBLE_15, TABLE_RIGHT, VIEW_IN_ALL, get_j, 0),
     COL("pct_energy", "energy %", VIEW_PCT, TABLE_RIGHT, VIEW_IN_TEXT, get_pct, 1),
-    COL("power_w", "power W", VIEW_DOUBLE, TABLE_RIGHT, VIEW_IN_ALL, get_power, 0),
+    COL("power_w", "power W", VIEW_DOUBLE_9, TABLE_RIGHT, VIEW_IN_ALL, get_power, 0),
     COL("pct_energy", "energy %", VIEW_PCT_6, TABLE_RIGHT, CSVJ, get_pct, 1),
     COL("pct_time", "time %", VIEW_PCT_6, TABLE_RIGHT, CSVJ, get_pct, 0),
-    COL("energy_simpson_j", "Simpson J", VIEW_DOUBLE, TABLE_RIGHT, VIEW_IN_ALL | VIEW_OPTION, get_j,
-	1),
+    COL("energy_simpson_j", "Simpson J", VIEW_DOUBLE_15, TABLE_RIGHT, VIEW_IN_ALL | VIEW_OPTION,
+	get_j, 1),
     COL("file", "file", VIEW_STR, TABLE_LEFT, VIEW_IN_JSON | VIEW_JSON_OMIT_NULL, get_where, 0),
     COL("line", "line", VIEW_INT, TABLE_RIGHT, VIEW_IN_JSON | VIEW_JSON_OMIT_NULL, get_where, 1),
     COL("intervals_excl_j", "intervals", VIEW_STR, TABLE_LEFT, VIEW_IN_JSON, get_name, 0,
@@ -172,7 +161,7 @@ static void get_iv(const void *ctx, const void *row, size_t arg, struct view_val
 
 	switch (arg) {
 	case 0:
-		set_num(EV(ctx), v, ep->interval_j[k], "%.15g");
+		view_set_f64(v, ep->interval_j[k]);
 		break;
 	case 1:
 		view_set_f64(v, len > 0 ? ep->interval_j[k] / (len * 1e-9) : 0);
@@ -190,7 +179,7 @@ static const struct view_col interval_cols[] = {
     COL("end", "end", VIEW_NS, TABLE_RIGHT, VIEW_IN_TEXT, get_iv_from_run, 1),
     COL("t_start_ns", "start", VIEW_INT, TABLE_RIGHT, CSVJ | VIEW_ENTITY, get_iv_edge, 0),
     COL("t_end_ns", "end", VIEW_INT, TABLE_RIGHT, CSVJ | VIEW_ENTITY, get_iv_edge, 1),
-    COL("energy_j", "energy J", VIEW_DOUBLE, TABLE_RIGHT, VIEW_IN_ALL, get_iv, 0),
+    COL("energy_j", "energy J", VIEW_DOUBLE_15, TABLE_RIGHT, VIEW_IN_ALL, get_iv, 0),
     COL("power_w", "power W", VIEW_DOUBLE, TABLE_RIGHT, VIEW_IN_TEXT, get_iv, 1),
     COL("top_function", "top function", VIEW_STR, TABLE_LEFT, VIEW_IN_TEXT, get_name, 0),
     COL("top_pct", "its energy %", VIEW_PCT, TABLE_RIGHT, VIEW_IN_TEXT, get_iv, 2),
@@ -230,7 +219,7 @@ static void get_slice(const void *ctx, const void *row, size_t arg, struct view_
 		view_set_i64(v, fn ? fn->slices[k].ns : ep->interval_idle_ns[k]);
 		break;
 	default:
-		set_num(EV(ctx), v, fn ? fn->slices[k].j : EV(ctx)->outside_j[k], "%.15g");
+		view_set_f64(v, fn ? fn->slices[k].j : EV(ctx)->outside_j[k]);
 	}
 }
 
@@ -240,7 +229,7 @@ static const struct view_col slice_cols[] = {
     COL("t_end_ns", "end", VIEW_INT, TABLE_RIGHT, ENT, get_slice, 2),
     COL("name", "function", VIEW_STR, TABLE_LEFT, ENT, get_slice, 3),
     COL("time_ns", "time", VIEW_NS, TABLE_RIGHT, VIEW_IN_ALL, get_slice, 4),
-    COL("energy_j", "energy J", VIEW_DOUBLE, TABLE_RIGHT, VIEW_IN_ALL, get_slice, 5),
+    COL("energy_j", "energy J", VIEW_DOUBLE_15, TABLE_RIGHT, VIEW_IN_ALL, get_slice, 5),
 };
 
 /* --- channels: rows struct energy_channel */
@@ -268,16 +257,16 @@ static void json_ch_working(struct jsonw *w, const void *ctx, const void *row, s
 /* Not counted for a channel that does not work. */
 static void get_ch_j(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
-	(void)arg;
+	(void)ctx, (void)arg;
 	if (CH(row)->working)
-		set_num(EV(ctx), v, CH(row)->energy_j, "%.15g");
+		view_set_f64(v, CH(row)->energy_j);
 }
 
 static const struct view_col channel_cols[] = {
     COL("name", "channel", VIEW_STR, TABLE_LEFT, ENT, get_ch_name, 0),
     COL("working", "working", VIEW_INT, TABLE_RIGHT, VIEW_IN_ALL, get_ch_working, 0,
 	.json = json_ch_working),
-    COL("energy_j", "energy J", VIEW_DOUBLE, TABLE_RIGHT, VIEW_IN_ALL, get_ch_j, 0,
+    COL("energy_j", "energy J", VIEW_DOUBLE_15, TABLE_RIGHT, VIEW_IN_ALL, get_ch_j, 0,
 	.null_text = "not working"),
 };
 
@@ -305,10 +294,10 @@ static void get_st(const void *ctx, const void *row, size_t arg, struct view_val
 	const double d[] = {s->mean,   s->sd, s->cv,  s->min, s->q1,
 			    s->median, s->q3, s->iqr, s->max, EV(ctx)->r->rate_hz};
 
-	set_num(EV(ctx), v, d[arg], "%.9g");
+	view_set_f64(v, d[arg]);
 }
 
-#define STAT(k, n) COL(k, k, VIEW_DOUBLE, TABLE_RIGHT, VIEW_IN_ALL, get_st, n)
+#define STAT(k, n) COL(k, k, VIEW_DOUBLE_9, TABLE_RIGHT, VIEW_IN_ALL, get_st, n)
 
 static const struct view_col stat_cols[] = {
     COL("column", "column", VIEW_STR, TABLE_LEFT, ENT, get_st_name, 0),
@@ -323,7 +312,7 @@ static const struct view_col stat_cols[] = {
     STAT("q3", 6),
     STAT("iqr", 7),
     STAT("max", 8),
-    COL("rate_hz", "rate Hz", VIEW_DOUBLE, TABLE_RIGHT, VIEW_IN_CSV, get_st, 9),
+    COL("rate_hz", "rate Hz", VIEW_DOUBLE_9, TABLE_RIGHT, VIEW_IN_CSV, get_st, 9),
 };
 
 /* --- rows */

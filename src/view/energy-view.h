@@ -26,12 +26,9 @@ enum energy_table {
 struct energy_view {
 	struct view v;
 	const struct energy_report *r;
-	/* the format rendered: CSV writes energies to 15 significant digits and powers and
-	 * statistics to 9, which the view's types do not spell, so their getters give CSV the
-	 * digits as text (JSON and text get the number) */
-	enum out_format fmt;
-	void *block;	   /* the rows */
-	double *outside_j; /* the slices: each interval's energy outside traced functions */
+	enum out_format fmt; /* the format rendered (text leaves some cells blank) */
+	void *block;	     /* the rows */
+	double *outside_j;   /* the slices: each interval's energy outside traced functions */
 };
 
 /* EV, the table T of R in the rows FMT shows. 0 or -ENOMEM; energy_view_release frees it. */

@@ -20,18 +20,6 @@ struct trow {
 	size_t label;	   /* the top function's text in the labels; SIZE_MAX: none */
 };
 
-/* D as a number, or in CSV as its digits with 3 decimals. */
-static void set_num(const struct timeline_view *tv, struct view_value *v, double d)
-{
-	if (tv->fmt != OUT_CSV && tv->fmt != OUT_LONG) {
-		v->kind = VIEW_F64;
-		v->d = d;
-		return;
-	}
-	snprintf(v->buf, sizeof(v->buf), "%.3f", d);
-	view_set_str(v, v->buf);
-}
-
 /* Threads without samples (named by a task record only) get no rows. */
 static int sampled(const struct timeline *t, size_t th)
 {
@@ -234,7 +222,7 @@ static void get_value(const void *ctx, const void *row, size_t arg, struct view_
 	double x = *(const double *)row;
 
 	if (!missing(TV(ctx)->e, r.k))
-		set_num(TV(ctx), v, arg ? rate(x, r.from, r.to) : x);
+		view_set_f64(v, arg ? rate(x, r.from, r.to) : x);
 }
 
 static const struct view_col value_cols[] = {
@@ -242,8 +230,9 @@ static const struct view_col value_cols[] = {
     COL("t_end_ns", "end", VIEW_INT, TABLE_RIGHT, ENT, get_edge, 1),
     COL("thread", "thread", VIEW_INT, TABLE_RIGHT, ENT, get_tid, 0),
     COL("event", "event", VIEW_STR, TABLE_LEFT, ENT, get_event, 0),
-    COL("value", "value", VIEW_DOUBLE, TABLE_RIGHT, VIEW_IN_ALL, get_value, 0, .null_text = "n/a"),
-    COL("rate_per_s", "rate per s", VIEW_DOUBLE, TABLE_RIGHT, VIEW_IN_ALL, get_value, 1,
+    COL("value", "value", VIEW_DOUBLE_3, TABLE_RIGHT, VIEW_IN_ALL, get_value, 0,
+	.null_text = "n/a"),
+    COL("rate_per_s", "rate per s", VIEW_DOUBLE_3, TABLE_RIGHT, VIEW_IN_ALL, get_value, 1,
 	.null_text = "n/a"),
 };
 

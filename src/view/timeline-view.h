@@ -32,9 +32,7 @@ struct timeline_view {
 	const struct experiment *e;
 	const struct timeline *t;
 	enum timeline_table table;
-	/* the format rendered: CSV writes values and rates with 3 decimals, which the view's
-	 * types do not spell, so their getters give CSV the digits as text */
-	enum out_format fmt;
+	enum out_format fmt;		/* the format rendered (text labels the intervals) */
 	void *block;			/* rows and columns */
 	size_t *label_at;		/* the intervals: each's label in LABELS (SIZE_MAX: none) */
 	struct timeline_row_memo *memo; /* the getters' last row, in BLOCK */

@@ -65,6 +65,9 @@ static void format_text(const struct view_col *c, const struct view_value *val, 
 		fmt_duration(buf, len, as_double(val));
 		break;
 	case VIEW_DOUBLE:
+	case VIEW_DOUBLE_15:
+	case VIEW_DOUBLE_9:
+	case VIEW_DOUBLE_3:
 		fmt_double(buf, len, as_double(val));
 		break;
 	case VIEW_PCT:
@@ -95,8 +98,12 @@ static void format_csv(const struct view_col *c, const struct view_value *val, c
 		snprintf(buf, len, "%" PRId64, val->i);
 	else if (val->kind == VIEW_U64)
 		snprintf(buf, len, "%" PRIu64, val->u);
-	else if (c->type == VIEW_RATE)
+	else if (c->type == VIEW_RATE || c->type == VIEW_DOUBLE_9)
 		snprintf(buf, len, "%.9g", val->d);
+	else if (c->type == VIEW_DOUBLE_15)
+		snprintf(buf, len, "%.15g", val->d);
+	else if (c->type == VIEW_DOUBLE_3)
+		snprintf(buf, len, "%.3f", val->d);
 	else if (c->type == VIEW_NS_1)
 		snprintf(buf, len, "%.1f", val->d);
 	else if (c->type == VIEW_PCT_6)

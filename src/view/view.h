@@ -25,16 +25,19 @@ enum out_format { OUT_TEXT, OUT_CSV, OUT_JSON, OUT_LONG };
 
 /* How a value is written. Strings are written as they are whatever the type. */
 enum view_type {
-	VIEW_STR,    /* text */
-	VIEW_INT,    /* an integer, written plainly: a thread id, a line */
-	VIEW_COUNT,  /* an unsigned count: "1,234,567" in text */
-	VIEW_NS,     /* a duration in ns: fmt_duration in text; CSV an integer */
-	VIEW_DOUBLE, /* fmt_double in text; CSV "%.6g" */
-	VIEW_PCT,    /* a percentage: "%.1f" in text; CSV "%.6g" */
-	VIEW_SHARE,  /* a share in %: "%.1f %" in text; CSV "%.4f" */
-	VIEW_RATE,   /* a rate in bit/s: "8 Mbit/s", "1.23 Gbit/s" in text; CSV "%.9g" */
-	VIEW_NS_1,   /* a mean duration: as VIEW_NS in text; CSV "%.1f" */
-	VIEW_PCT_6,  /* a percentage: as VIEW_PCT in text; CSV "%.6f" */
+	VIEW_STR,	/* text */
+	VIEW_INT,	/* an integer, written plainly: a thread id, a line */
+	VIEW_COUNT,	/* an unsigned count: "1,234,567" in text */
+	VIEW_NS,	/* a duration in ns: fmt_duration in text; CSV an integer */
+	VIEW_DOUBLE,	/* fmt_double in text; CSV "%.6g" */
+	VIEW_PCT,	/* a percentage: "%.1f" in text; CSV "%.6g" */
+	VIEW_SHARE,	/* a share in %: "%.1f %" in text; CSV "%.4f" */
+	VIEW_RATE,	/* a rate in bit/s: "8 Mbit/s", "1.23 Gbit/s" in text; CSV "%.9g" */
+	VIEW_NS_1,	/* a mean duration: as VIEW_NS in text; CSV "%.1f" */
+	VIEW_PCT_6,	/* a percentage: as VIEW_PCT in text; CSV "%.6f" */
+	VIEW_DOUBLE_15, /* as VIEW_DOUBLE in text; CSV "%.15g" (energies in J) */
+	VIEW_DOUBLE_9,	/* as VIEW_DOUBLE in text; CSV "%.9g" (powers, their statistics) */
+	VIEW_DOUBLE_3,	/* as VIEW_DOUBLE in text; CSV "%.3f" (counter values and rates) */
 };
 
 /* The formats a column appears in. */
