@@ -1,6 +1,7 @@
 /* options.c - one parser and help printer for every subcommand's option table. */
 #include "cli/options.h"
 
+#include "lib/array.h"
 #include "lib/compiler.h"
 
 #include <ctype.h>
@@ -182,15 +183,8 @@ static int list_append(struct opt_list *l, const char *s, size_t len)
 {
 	char *copy;
 
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 8;
-		const char **items = realloc(l->items, cap * sizeof(*items));
-
-		if (!items)
-			return -ENOMEM;
-		l->items = items;
-		l->cap = cap;
-	}
+	if (ARRAY_GROW(l->items, l->n + 1, l->cap))
+		return -ENOMEM;
 	copy = strndup(s, len);
 	if (!copy)
 		return -ENOMEM;

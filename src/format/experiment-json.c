@@ -3,6 +3,7 @@
  * is not JSON, and every number checked against the range of the C type it is read into.
  */
 #include "format/experiment-int.h"
+#include "lib/array.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -20,16 +21,11 @@ static char *read_text(const char *path, int *err)
 		return NULL;
 	}
 	do {
-		if (len + 4096 + 1 > cap) {
-			char *p = realloc(buf, cap = cap ? cap * 2 : 8192);
-
-			if (!p) {
-				free(buf);
-				fclose(f);
-				*err = -ENOMEM;
-				return NULL;
-			}
-			buf = p;
+		if (ARRAY_GROW(buf, len + 4096 + 1, cap)) {
+			free(buf);
+			fclose(f);
+			*err = -ENOMEM;
+			return NULL;
 		}
 		n = fread(buf + len, 1, 4096, f);
 		len += n;

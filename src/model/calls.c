@@ -1,5 +1,6 @@
 /* calls.c - walking a stream as matched calls (calls.h). */
 #include "model/calls.h"
+#include "lib/array.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -34,15 +35,8 @@ void call_walker_close(struct call_walker *w)
 
 static int push(struct call_walker *w, uint64_t addr, int64_t ns)
 {
-	if (w->depth == w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 64;
-		struct call_frame *st = realloc(w->stack, cap * sizeof(*st));
-
-		if (!st)
-			return -ENOMEM;
-		w->stack = st;
-		w->cap = cap;
-	}
+	if (w->depth == w->cap && ARRAY_GROW(w->stack, w->depth + 1, w->cap))
+		return -ENOMEM;
 	w->stack[w->depth++] = (struct call_frame){addr, ns, 0};
 	return 0;
 }

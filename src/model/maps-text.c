@@ -4,6 +4,7 @@
  */
 #include "model/maps-int.h"
 
+#include "lib/array.h"
 #include "lib/hash.h"
 
 #include <errno.h>
@@ -81,19 +82,7 @@ static int parse_line(const char *s, const char *end, struct maps_entry *e, cons
 
 int maps_grow(void **v, size_t *cap, size_t need, size_t size)
 {
-	if (need <= *cap)
-		return 0;
-	size_t cap2 = *cap ? *cap : 16;
-
-	while (cap2 < need)
-		cap2 *= 2;
-	void *nv = realloc(*v, cap2 * size);
-
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	*cap = cap2;
-	return 0;
+	return array_reserve(v, cap, need, size);
 }
 
 /* Starts copy KIND at WHEN (timed: the header gave it); GROUP: the headed copy it belongs to,
@@ -103,7 +92,7 @@ static int copy_start(struct parse *ps, unsigned kind, int64_t when, int timed, 
 	struct maps *m = ps->m;
 	size_t k = m->ncopies;
 
-	if (maps_grow((void **)&m->copies, &ps->copycap, k + 1, sizeof(*m->copies)))
+	if (ARRAY_GROW(m->copies, k + 1, ps->copycap))
 		return -ENOMEM;
 	/* the group array follows the copies' capacity */
 	uint32_t *g = realloc(ps->group, ps->copycap * sizeof(*g));
@@ -198,7 +187,7 @@ static int object_line(struct parse *ps, const char *s, const char *end)
 			i = (size_t)v;
 	}
 	if (i == m->nobjects) {
-		if (maps_grow((void **)&m->objects, &ps->objectcap, i + 1, sizeof(*m->objects)))
+		if (ARRAY_GROW(m->objects, i + 1, ps->objectcap))
 			return -ENOMEM;
 		o.build_id = arena_strndup(&m->strings, bid, (size_t)(bide - bid));
 		o.path = arena_strndup(&m->strings, s, (size_t)(end - s));
@@ -206,7 +195,7 @@ static int object_line(struct parse *ps, const char *s, const char *end)
 			return -ENOMEM;
 		m->objects[m->nobjects++] = o;
 	}
-	if (maps_grow((void **)&ps->objs, &ps->objcap, ps->nobjs + 1, sizeof(*ps->objs)))
+	if (ARRAY_GROW(ps->objs, ps->nobjs + 1, ps->objcap))
 		return -ENOMEM;
 	ps->objs[ps->nobjs++] = (struct raw_object){ps->group[m->ncopies - 1], (uint32_t)i};
 	return 0;
@@ -282,8 +271,7 @@ int maps_read_text(struct parse *ps, const char *text, size_t len)
 					    arena_strndup(&m->strings, path, pathlen);
 				if (!e.path)
 					ret = -ENOMEM;
-				if (!ret && maps_grow((void **)&ps->lines, &ps->linecap,
-						      ps->nlines + 1, sizeof(*ps->lines)))
+				if (!ret && ARRAY_GROW(ps->lines, ps->nlines + 1, ps->linecap))
 					ret = -ENOMEM;
 				if (!ret)
 					ps->lines[ps->nlines++] =

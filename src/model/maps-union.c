@@ -3,6 +3,7 @@
  * copy's mappings replacing whatever part of earlier ones they cover.
  */
 #include "model/maps-int.h"
+#include "lib/array.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -14,15 +15,8 @@ struct entry_vec {
 
 static int vec_push(struct entry_vec *vec, const struct maps_entry *e)
 {
-	if (vec->n == vec->cap) {
-		size_t cap = vec->cap ? vec->cap * 2 : 64;
-		struct maps_entry *v = realloc(vec->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		vec->v = v;
-		vec->cap = cap;
-	}
+	if (ARRAY_GROW(vec->v, vec->n + 1, vec->cap))
+		return -ENOMEM;
 	vec->v[vec->n++] = *e;
 	return 0;
 }

@@ -8,6 +8,7 @@
  * address space then list the mappings that ever held them, for maps_at.
  */
 #include "model/maps-int.h"
+#include "lib/array.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -44,15 +45,9 @@ static int read_append(const char *path, char **buf, size_t *len, size_t *cap)
 	for (;;) {
 		ssize_t n;
 
-		if (*len == *cap) {
-			char *nb = realloc(*buf, *cap * 2);
-
-			if (!nb) {
-				ret = -ENOMEM;
-				break;
-			}
-			*buf = nb;
-			*cap *= 2;
+		if (ARRAY_GROW(*buf, *len + 1, *cap)) {
+			ret = -ENOMEM;
+			break;
 		}
 		n = read(fd, *buf + *len, *cap - *len);
 		if (n < 0 && errno == EINTR)
@@ -83,14 +78,9 @@ int maps_load(struct maps *m, const char *const *paths, size_t npaths)
 		/* the next file starts a copy of its own (after a newline, should the file
 		 * before end without one) */
 		if (found) {
-			while (len + sizeof(sep) > cap) {
-				char *nb = realloc(buf, cap *= 2);
-
-				if (!nb) {
-					free(buf);
-					return -ENOMEM;
-				}
-				buf = nb;
+			if (ARRAY_GROW(buf, len + sizeof(sep), cap)) {
+				free(buf);
+				return -ENOMEM;
 			}
 			memcpy(buf + len, sep, sizeof(sep) - 1);
 			len += sizeof(sep) - 1;

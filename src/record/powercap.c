@@ -9,6 +9,7 @@
  * "intel-rapl-mmio:0" (package-0 again, through MMIO) duplicates the MSR zone.
  */
 #include "record/powercap.h"
+#include "lib/array.h"
 #include "pmu/cpuinfo.h"
 
 #include <ctype.h>
@@ -238,7 +239,7 @@ static int zone_cmp(const void *a, const void *b)
 /* The zone entries under ROOT that have an energy_uj file, MSR zones preferred, sorted. */
 static int list_zones(const char *root, struct zone_ent **out, size_t *nout)
 {
-	struct zone_ent *z = NULL, *tmp;
+	struct zone_ent *z = NULL;
 	size_t n = 0, cap = 0, k = 0;
 	int have_msr = 0;
 	struct dirent *de;
@@ -257,15 +258,10 @@ static int list_zones(const char *root, struct zone_ent **out, size_t *nout)
 		bprintf(path, sizeof(path), "%s/%s/energy_uj", root, de->d_name);
 		if (access(path, F_OK))
 			continue;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 16;
-			tmp = realloc(z, cap * sizeof(*z));
-			if (!tmp) {
-				free(z);
-				closedir(d);
-				return -ENOMEM;
-			}
-			z = tmp;
+		if (ARRAY_GROW(z, n + 1, cap)) {
+			free(z);
+			closedir(d);
+			return -ENOMEM;
 		}
 		z[n++] = e;
 		have_msr |= !e.mmio;
@@ -490,16 +486,9 @@ static int list_events(const char *pmu_dir, char (**names)[NAME_MAX + 1], size_t
 	while ((de = readdir(d))) {
 		if (strncmp(de->d_name, "energy-", 7) || strchr(de->d_name, '.'))
 			continue;
-		if (*n == cap) {
-			char(*tmp)[NAME_MAX + 1];
-
-			cap = cap ? 2 * cap : 8;
-			tmp = realloc(*names, cap * sizeof(**names));
-			if (!tmp) {
-				closedir(d);
-				return -ENOMEM;
-			}
-			*names = tmp;
+		if (ARRAY_GROW(*names, *n + 1, cap)) {
+			closedir(d);
+			return -ENOMEM;
 		}
 		snprintf((*names)[(*n)++], NAME_MAX + 1, "%s", de->d_name);
 	}

@@ -1,6 +1,7 @@
 /* energy.c - charging power to functions (energy.h). */
 #include "analysis/energy/energy.h"
 
+#include "lib/array.h"
 #include "model/pass.h"
 
 #include <errno.h>
@@ -22,15 +23,8 @@ struct activity_list {
 
 static int activity_add(struct activity_list *l, int64_t ns, int delta)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 256;
-		struct activity *v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		l->v = v;
-		l->cap = cap;
-	}
+	if (ARRAY_GROW(l->v, l->n + 1, l->cap))
+		return -ENOMEM;
 	l->v[l->n++] = (struct activity){ns, delta};
 	return 0;
 }

@@ -1,5 +1,6 @@
 /* scallers.c - top-down call trees and callers trees from sampled call paths. */
 #include "analysis/profile/sample-callers.h"
+#include "lib/array.h"
 #include "lib/hashmap.h"
 
 #include <errno.h>
@@ -10,15 +11,8 @@
 
 static int node_new(struct scall_tree *t, uint32_t func, uint32_t parent, uint32_t *idx)
 {
-	if (t->nnodes == t->nodecap) {
-		size_t cap = t->nodecap ? 2 * t->nodecap : 256;
-		struct scall_node *v = realloc(t->nodes, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		t->nodes = v;
-		t->nodecap = cap;
-	}
+	if (ARRAY_GROW(t->nodes, t->nnodes + 1, t->nodecap))
+		return -ENOMEM;
 	*idx = (uint32_t)t->nnodes;
 	t->nodes[t->nnodes++] = (struct scall_node){func, parent, NONE, NONE, 0, 0, 0, 0};
 	if (parent != NONE) {
@@ -54,15 +48,8 @@ int scall_func_id(struct scall_tree *t, const char *name, const char *module, ui
 			*id = (uint32_t)(at - 1);
 			return 0;
 		}
-	if (t->nfuncs == t->funccap) {
-		size_t cap = t->funccap ? 2 * t->funccap : 64;
-		struct scall_func *f = realloc(t->funcs, cap * sizeof(*f));
-
-		if (!f)
-			return -ENOMEM;
-		t->funcs = f;
-		t->funccap = cap;
-	}
+	if (ARRAY_GROW(t->funcs, t->nfuncs + 1, t->funccap))
+		return -ENOMEM;
 	if (hchain_add(t->func_index, h, t->nfuncs))
 		return -ENOMEM;
 	t->funcs[t->nfuncs] = (struct scall_func){name, module, 0, 0, 0, 0, 0};
@@ -142,16 +129,9 @@ int scall_callers(const struct scall_tree *t, uint32_t func, struct scall_tree *
 		if (!nd->self)
 			continue;
 		for (uint32_t k = (uint32_t)i; k != 0; k = t->nodes[k].parent) {
-			if (n == cap) {
-				size_t ncap = cap ? 2 * cap : 64;
-				uint32_t *v = realloc(rev, ncap * sizeof(*v));
-
-				if (!v) {
-					ret = -ENOMEM;
-					break;
-				}
-				rev = v;
-				cap = ncap;
+			if (ARRAY_GROW(rev, n + 1, cap)) {
+				ret = -ENOMEM;
+				break;
 			}
 			if (t->nodes[k].func == func)
 				at = n; /* the outermost occurrence so far */

@@ -1,5 +1,6 @@
 /* sprofile.c - functions and lines of a sampled experiment. */
 #include "analysis/profile/sample-profile.h"
+#include "lib/array.h"
 #include "lib/hashmap.h"
 
 #include <errno.h>
@@ -102,15 +103,8 @@ static int line_add(struct build *b, const struct sample *s, const struct sym_in
 		    !strcmp(p->lines[at - 1].func, func))
 			l = &p->lines[at - 1];
 	if (!l) {
-		if (p->nlines == p->linecap) {
-			size_t cap = p->linecap ? 2 * p->linecap : 256;
-			struct sprof_line *nl = realloc(p->lines, cap * sizeof(*nl));
-
-			if (!nl)
-				return -ENOMEM;
-			p->lines = nl;
-			p->linecap = cap;
-		}
+		if (ARRAY_GROW(p->lines, p->nlines + 1, p->linecap))
+			return -ENOMEM;
 		if (hchain_add(p->line_index, h, p->nlines))
 			return -ENOMEM;
 		l = &p->lines[p->nlines++];
@@ -160,15 +154,8 @@ static long add_callers(struct build *b, const struct sample *s)
 	struct sample_profile *p = b->p;
 	size_t n = 0;
 
-	if (s->nchain + 1 > b->pathcap) {
-		size_t cap = s->nchain + 64;
-		uint32_t *v = realloc(b->path, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		b->path = v;
-		b->pathcap = cap;
-	}
+	if (ARRAY_GROW(b->path, s->nchain + 1, b->pathcap))
+		return -ENOMEM;
 	for (size_t k = s->nchain; k-- > 0;) {
 		uint64_t addr =
 		    s->chain[k] && !(s->kernel && k == s->nkchain) ? s->chain[k] - 1 : s->chain[k];

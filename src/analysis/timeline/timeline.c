@@ -1,5 +1,6 @@
 /* timeline.c - per-interval event rates and function shares from samples. */
 #include "analysis/timeline/timeline.h"
+#include "lib/array.h"
 #include "model/pass.h"
 #include "analysis/profile/sample-profile.h"
 #include "format/stream.h"
@@ -21,7 +22,7 @@ struct pass {
 	struct u64map counts;  /* (thread, interval, fid) -> samples */
 	char **names;
 	uint64_t *totals; /* per function id */
-	size_t nnames, cap;
+	size_t nnames, names_cap, totals_cap;
 };
 
 /* A hundredth of SPAN, rounded down to 1, 2 or 5 x 10^k, at least 1 ms. */
@@ -108,19 +109,9 @@ static size_t function_id(struct pass *ps, const char *name)
 
 	if (strmap_get(&ps->fids, name, &v))
 		return v;
-	if (ps->nnames == ps->cap) {
-		size_t cap = ps->cap ? 2 * ps->cap : 64;
-		char **n = realloc(ps->names, cap * sizeof(*n));
-		uint64_t *c = realloc(ps->totals, cap * sizeof(*c));
-
-		if (n)
-			ps->names = n;
-		if (c)
-			ps->totals = c;
-		if (!n || !c)
-			return SIZE_MAX;
-		ps->cap = cap;
-	}
+	if (ARRAY_GROW(ps->names, ps->nnames + 1, ps->names_cap) ||
+	    ARRAY_GROW(ps->totals, ps->nnames + 1, ps->totals_cap))
+		return SIZE_MAX;
 	ps->names[ps->nnames] = strdup(name);
 	ps->totals[ps->nnames] = 0;
 	if (!ps->names[ps->nnames] || strmap_put(&ps->fids, ps->names[ps->nnames], ps->nnames))
@@ -203,16 +194,9 @@ static int region_event(void *ctx, const struct event *ev, char *err, size_t err
 	struct timeline *t = ctx;
 	struct timeline_region *g;
 
-	if (t->nregions == t->regions_cap) {
-		size_t cap = t->regions_cap ? 2 * t->regions_cap : 64;
-		struct timeline_region *nr = realloc(t->regions, cap * sizeof(*nr));
-
-		if (!nr) {
-			snprintf(err, errlen, "out of memory");
-			return -ENOMEM;
-		}
-		t->regions = nr;
-		t->regions_cap = cap;
+	if (ARRAY_GROW(t->regions, t->nregions + 1, t->regions_cap)) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
 	}
 	g = &t->regions[t->nregions++];
 	g->ns = (uint64_t)ev->ns;
