@@ -1,7 +1,8 @@
 /*
  * meta.h - the members of meta.json and of proc.<pid>[.<image>].json (docs/format.md), named
- * once for their writers (record, the runtime) and their readers (experiment.c, expdir.c,
- * record --mpi's wait for rank 0), and the part of meta.json that every writer writes.
+ * once for their writers (record, the runtime) and their readers (experiment-meta.c,
+ * experiment-proc.c, expdir.c, record --mpi's wait for rank 0), and the part of meta.json that
+ * every writer writes.
  */
 #ifndef PSC_META_H
 #define PSC_META_H
