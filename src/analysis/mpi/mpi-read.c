@@ -445,49 +445,38 @@ static void widen_ranges(struct loader *ld, unsigned flags)
 	}
 }
 
-/* Settle a process once its streams are read: rank, communicators, sites, warnings. */
-static int finish_process(struct loader *ld, struct proc_load *pl)
+/* Rank RANK's facts from process PL: pid, host, lost records, clock offsets, locations.
+ * 0 or -ENOMEM. */
+static int settle_rank(struct mpi_model *m, const struct proc_load *pl, int rank)
 {
-	struct mpi_model *m = ld->m;
 	const struct exp_process *p = pl->proc;
-	int rank = pl->init_rank >= 0 ? pl->init_rank : p->rank;
-	uint64_t v, unknown = 0;
-	int ret = 0;
+	struct mpi_rank_info *ri = &m->ranks[rank];
 
-	if (!pl->any)
-		return 0;
-	if (rank < 0 || (u64map_get(&ld->rank_pid, (uint64_t)rank, &v) && v != (uint64_t)p->pid)) {
-		if (rank < 0)
-			ret = mpi_model_warn(m, "pid %d: MPI records without a rank: left out",
-					     (int)p->pid);
-		else
-			ret = mpi_model_warn(m, "pid %d: rank %d was already pid %d's: left out",
-					     (int)p->pid, rank, (int)v);
-		roll_back(m, pl);
-		return ret;
-	}
-	if ((ret = u64map_put(&ld->rank_pid, (uint64_t)rank, (uint64_t)p->pid)) ||
-	    (ret = mpi_model_set_world(m, pl->world > rank ? pl->world : rank + 1)))
-		return ret;
-	if (pl->world && pl->world != m->world_size)
-		ret = mpi_model_warn(m, "rank %d: a world of %d ranks, others say %d", rank,
-				     pl->world, m->world_size);
-	m->ranks[rank].pid = p->pid;
+	ri->pid = p->pid;
 	if (p->host && p->host[0]) {
 		char *host = strdup(p->host);
 
 		if (!host)
 			return -ENOMEM;
-		free(m->ranks[rank].host);
-		m->ranks[rank].host = host;
+		free(ri->host);
+		ri->host = host;
 	}
-	m->ranks[rank].lost_records += pl->lost + p->lost_records;
+	ri->lost_records += pl->lost + p->lost_records;
 	for (int k = 0; k < 2; k++) {
-		m->ranks[rank].has_clock[k] = pl->has_clock[k];
-		m->ranks[rank].clock[k] = pl->clock[k];
+		ri->has_clock[k] = pl->has_clock[k];
+		ri->clock[k] = pl->clock[k];
 	}
 	for (size_t l = pl->first_loc; l < m->nlocs; l++)
 		m->locs[l].rank = rank;
+	return 0;
+}
+
+/* The communicators PL's items name by the process's own index, named by the model's
+ * instead. How many name one the process never defined. */
+static uint64_t settle_comms(struct mpi_model *m, const struct proc_load *pl)
+{
+	uint64_t v, unknown = 0;
+
 	for (size_t i = pl->first_item, last = MPI_NONE, last_v = MPI_NONE; i < m->nitems; i++) {
 		struct mpi_item *it = &m->items[i];
 
@@ -507,8 +496,20 @@ static int finish_process(struct loader *ld, struct proc_load *pl)
 		last_v = v;
 		it->comm = (uint32_t)v;
 	}
+	return unknown;
+}
+
+/* The sites of PL's calls (rank RANK), each return address looked up once. 0, or a
+ * negative errno. */
+static int settle_sites(struct loader *ld, const struct proc_load *pl, int rank)
+{
+	struct mpi_model *m = ld->m;
+	const struct exp_process *p = pl->proc;
+	uint64_t v;
+	int ret;
+
 	u64map_clear(&ld->site_of);
-	for (size_t c = pl->first_call; c < m->ncalls && ret == 0; c++) {
+	for (size_t c = pl->first_call; c < m->ncalls; c++) {
 		uint64_t addr = pl->site_addr[c - pl->first_call];
 		struct sym_info si;
 		long idx;
@@ -528,8 +529,17 @@ static int finish_process(struct loader *ld, struct proc_load *pl)
 		}
 		m->calls[c].site = (uint32_t)v;
 	}
-	v = version1_cancels(m, pl);
-	if (ret == 0 && v)
+	return 0;
+}
+
+/* The warnings of rank RANK (process PL), UNKNOWN of whose items name a communicator never
+ * defined. 0 or -ENOMEM. */
+static int warn_rank(struct mpi_model *m, const struct proc_load *pl, int rank, uint64_t unknown)
+{
+	uint64_t v = version1_cancels(m, pl);
+	int ret = 0;
+
+	if (v)
 		ret = mpi_model_warn(m,
 				     "rank %d: %" PRIu64 " MPI_Cancel calls recorded before MPI "
 				     "record version 2: whether they cancelled is unknown, their "
@@ -545,9 +555,43 @@ static int finish_process(struct loader *ld, struct proc_load *pl)
 				     m->ranks[rank].lost_records);
 	for (size_t i = 0; i < pl->nnotes && ret == 0; i++)
 		ret = mpi_model_warn(m, "rank %d: %s", rank, pl->notes[i]);
-	if (ret == 0 && pl->have_span)
-		ret = add_span(ld, pl, rank);
 	return ret;
+}
+
+/* Settle a process once its streams are read: rank, communicators, sites, warnings. */
+static int finish_process(struct loader *ld, struct proc_load *pl)
+{
+	struct mpi_model *m = ld->m;
+	const struct exp_process *p = pl->proc;
+	int rank = pl->init_rank >= 0 ? pl->init_rank : p->rank;
+	uint64_t v, unknown;
+	int ret = 0;
+
+	if (!pl->any)
+		return 0;
+	if (rank < 0 || (u64map_get(&ld->rank_pid, (uint64_t)rank, &v) && v != (uint64_t)p->pid)) {
+		if (rank < 0)
+			ret = mpi_model_warn(m, "pid %d: MPI records without a rank: left out",
+					     (int)p->pid);
+		else
+			ret = mpi_model_warn(m, "pid %d: rank %d was already pid %d's: left out",
+					     (int)p->pid, rank, (int)v);
+		roll_back(m, pl);
+		return ret;
+	}
+	if ((ret = u64map_put(&ld->rank_pid, (uint64_t)rank, (uint64_t)p->pid)) ||
+	    (ret = mpi_model_set_world(m, pl->world > rank ? pl->world : rank + 1)))
+		return ret;
+	if (pl->world && pl->world != m->world_size &&
+	    (ret = mpi_model_warn(m, "rank %d: a world of %d ranks, others say %d", rank, pl->world,
+				  m->world_size)))
+		return ret;
+	if ((ret = settle_rank(m, pl, rank)))
+		return ret;
+	unknown = settle_comms(m, pl);
+	if ((ret = settle_sites(ld, pl, rank)) || (ret = warn_rank(m, pl, rank, unknown)))
+		return ret;
+	return pl->have_span ? add_span(ld, pl, rank) : 0;
 }
 
 static void proc_load_release(struct proc_load *pl)
