@@ -39,6 +39,10 @@ int cmd_timeline(int argc, char **argv);
 int cmd_energy(int argc, char **argv);
 int cmd_mpi(int argc, char **argv);
 
+/* The experiment directory among CMD's N operands OPS (what follows its options) into *DIR,
+ * which is left as it was without one. 0, or -1 after saying that one is taken at a time. */
+int cli_operand(const char *cmd, int n, char *const *ops, const char **dir);
+
 /* Print "perfscope CMD: MESSAGE" on stderr. */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -609,13 +609,8 @@ int cmd_dump(int argc, char **argv)
 	ret = cli_parse("dump", specs, 0, argc - 1, argv + 1, &first, &help);
 	if (ret)
 		return ret < 0 ? EXIT_USAGE : 0;
-	if (argc - 1 - first > 1) {
-		cli_error("dump", "one experiment directory at a time (got '%s' and '%s')",
-			  argv[1 + first], argv[2 + first]);
+	if (cli_operand("dump", argc - 1 - first, argv + 1 + first, &dir))
 		return EXIT_USAGE;
-	}
-	if (argc - 1 - first == 1)
-		dir = argv[1 + first];
 	if (limit < 0) {
 		cli_error("dump", "--limit N: N must be 0 (all records) or more");
 		return EXIT_USAGE;

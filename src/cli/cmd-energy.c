@@ -400,13 +400,8 @@ int cmd_energy(int argc, char **argv)
 	ret = cli_parse(CMD, specs, 0, argc - 1, argv + 1, &first, &help);
 	if (ret)
 		return ret < 0 ? EXIT_USAGE : 0;
-	if (argc - 1 - first > 1) {
-		cli_error(CMD, "one experiment directory at a time (got '%s' and '%s')",
-			  argv[1 + first], argv[2 + first]);
+	if (cli_operand(CMD, argc - 1 - first, argv + 1 + first, &a.dir))
 		return EXIT_USAGE;
-	}
-	if (argc - 1 - first == 1)
-		a.dir = argv[1 + first];
 	if ((ret = args_check(&a, &eo, &both, &fmt)))
 		return ret;
 	ret = data_build(&d, &a, &eo, both);

@@ -265,12 +265,8 @@ int cmd_export(int argc, char **argv)
 	ret = cli_parse("export", specs, 0, argc - 1, argv + 1, &first, &help);
 	if (ret)
 		return ret < 0 ? EXIT_USAGE : 0;
-	if (argc - 1 - first > 1) {
-		cli_error("export", "one experiment directory at a time");
+	if (cli_operand("export", argc - 1 - first, argv + 1 + first, &dir))
 		return EXIT_USAGE;
-	}
-	if (argc - 1 - first == 1)
-		dir = argv[1 + first];
 	x = format ? exporter_find(format) : NULL;
 	if (!x) {
 		exporter_list(formats, sizeof(formats));

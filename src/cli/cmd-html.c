@@ -131,17 +131,13 @@ int cmd_html(int argc, char **argv)
 	ret = cli_parse("html", specs, 0, argc - 1, argv + 1, &first, &help);
 	if (ret)
 		return ret < 0 ? EXIT_USAGE : 0;
-	if (argc - 1 - first > 1) {
-		cli_error("html", "one experiment directory at a time");
+	if (cli_operand("html", argc - 1 - first, argv + 1 + first, &dir))
 		return EXIT_USAGE;
-	}
 	if (grid && parse_grid(grid, &in.grid_rows, &in.grid_cols)) {
 		cli_error("html", "--grid %s: expected ROWSxCOLS, each 1 to %d, e.g. --grid 4x8",
 			  grid, GRID_SIDE_MAX);
 		return EXIT_USAGE;
 	}
-	if (argc - 1 - first == 1)
-		dir = argv[1 + first];
 	otf2 = session_path_is_otf2(dir);
 	if (!output) {
 		/* an archive's report beside its anchor: ARCHIVE/traces.otf2 -> traces.html */

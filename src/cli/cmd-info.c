@@ -688,13 +688,8 @@ int cmd_info(int argc, char **argv)
 	ret = cli_parse("info", specs, 0, argc - 1, argv + 1, &first, &help);
 	if (ret)
 		return ret < 0 ? EXIT_USAGE : 0;
-	if (argc - 1 - first > 1) {
-		cli_error("info", "one experiment directory at a time (got '%s' and '%s')",
-			  argv[1 + first], argv[2 + first]);
+	if (cli_operand("info", argc - 1 - first, argv + 1 + first, &dir))
 		return EXIT_USAGE;
-	}
-	if (argc - 1 - first == 1)
-		dir = argv[1 + first];
 	ret = EXIT_USAGE;
 	if (experiment_open(&e, dir, err, sizeof(err))) {
 		cli_error("info", "%s", err);

@@ -248,13 +248,8 @@ static int report_parse(int argc, char **argv, struct report_args *a)
 
 	if (ret)
 		return ret;
-	if (argc - 1 - first > 1) {
-		cli_error("report", "one experiment directory at a time (got '%s' and '%s')",
-			  argv[1 + first], argv[2 + first]);
+	if (cli_operand("report", argc - 1 - first, argv + 1 + first, &a->dir))
 		return -1;
-	}
-	if (argc - 1 - first == 1)
-		a->dir = argv[1 + first];
 	return 0;
 }
 

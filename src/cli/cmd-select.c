@@ -515,13 +515,8 @@ int cmd_select(int argc, char **argv)
 	ret = cli_parse("select", specs, 0, argc - 1, argv + 1, &first, &help);
 	if (ret)
 		return ret < 0 ? EXIT_USAGE : 0;
-	if (argc - 1 - first > 1) {
-		cli_error("select", "one experiment directory at a time (got '%s' and '%s')",
-			  argv[1 + first], argv[2 + first]);
+	if (cli_operand("select", argc - 1 - first, argv + 1 + first, &r.dir))
 		return EXIT_USAGE;
-	}
-	if (argc - 1 - first == 1)
-		r.dir = argv[1 + first];
 	if (!min_time == (top == LONG_MIN)) {
 		cli_error("select", min_time ? "--min-time and --top exclude each other: give one"
 					     : "give --min-time T or --top N (see: perfscope "

@@ -84,13 +84,8 @@ int cmd_timeline(int argc, char **argv)
 	ret = cli_parse(CMD, specs, 0, argc - 1, argv + 1, &first, &help);
 	if (ret)
 		return ret < 0 ? EXIT_USAGE : 0;
-	if (argc - 1 - first > 1) {
-		cli_error(CMD, "one experiment directory at a time (got '%s' and '%s')",
-			  argv[1 + first], argv[2 + first]);
+	if (cli_operand(CMD, argc - 1 - first, argv + 1 + first, &dir))
 		return EXIT_USAGE;
-	}
-	if (argc - 1 - first == 1)
-		dir = argv[1 + first];
 	if (interval && (parse_duration_ns(interval, &interval_ns) || interval_ns < 1000)) {
 		cli_error(CMD, "--interval %s: expected a duration of 1us or more, e.g. 10ms",
 			  interval);

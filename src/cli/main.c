@@ -58,6 +58,18 @@ void cli_error(const char *cmd, const char *fmt, ...)
 		free(msg);
 }
 
+int cli_operand(const char *cmd, int n, char *const *ops, const char **dir)
+{
+	if (n > 1) {
+		cli_error(cmd, "one experiment directory at a time (got '%s' and '%s')", ops[0],
+			  ops[1]);
+		return -1;
+	}
+	if (n == 1)
+		*dir = ops[0];
+	return 0;
+}
+
 static const struct cmd *find_cmd(const char *name)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
