@@ -96,6 +96,16 @@ int cli_parse(const char *cmd, const struct option_spec *specs, unsigned flags, 
 	return 0;
 }
 
+/* main.c's: the commands get one directory */
+int cli_operand(const char *cmd, int n, char *const *ops, const char **dir)
+{
+	(void)cmd;
+	if (n != 1)
+		abort(); /* the arguments are fixed */
+	*dir = ops[0];
+	return 0;
+}
+
 int cli_output_open(const char *cmd, const char *path, int force, FILE **out)
 {
 	(void)cmd;
