@@ -5,6 +5,7 @@
  * options that instrument only those functions in a rebuild (docs/cmd-select.md).
  */
 #include "cli/cli.h"
+#include "lib/path.h"
 
 #include "model/elf-module.h"
 #include "model/experiment-open.h"
@@ -41,13 +42,6 @@ struct select_run {
 	uint64_t min_ns; /* --min-time, or 0 */
 	size_t top;	 /* --top, or 0 */
 };
-
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
 
 static double mean_ns(const struct sel_func *f)
 {
@@ -287,7 +281,7 @@ static int print_table(const struct select_run *r, const size_t *idx, size_t n, 
 		const char *src = decl ? row->sym.func_file : row->sym.file;
 
 		if (src && src[0] &&
-		    table_set(t, 4, "%s:%u", base_name(src),
+		    table_set(t, 4, "%s:%u", path_base(src),
 			      decl ? row->sym.func_line : row->sym.line))
 			goto out;
 	}

@@ -1,5 +1,6 @@
 /* func-view.c - the columns of the function profile and of its call tree, and sorting by them. */
 #include "view/func-view.h"
+#include "lib/path.h"
 
 #include "lib/array.h"
 #include "view/func-print.h"
@@ -14,13 +15,6 @@
 static double pct(int64_t part, int64_t whole)
 {
 	return whole > 0 ? 100.0 * (double)part / (double)whole : 0;
-}
-
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
 }
 
 /* Where the function is: its declaration, else the line of its first address. */
@@ -108,10 +102,10 @@ static void get_source(const void *ctx, const void *row, size_t arg, struct view
 
 	(void)ctx, (void)arg;
 	if (file[0]) {
-		snprintf(v->buf, sizeof(v->buf), "%s:%u", base_name(file), row_line(x));
+		snprintf(v->buf, sizeof(v->buf), "%s:%u", path_base(file), row_line(x));
 		view_set_str(v, v->buf);
 	} else if (x->sym.module[0]) {
-		view_set_str(v, base_name(x->sym.module));
+		view_set_str(v, path_base(x->sym.module));
 	}
 }
 

@@ -1,5 +1,6 @@
 /* sample-view.c - the columns of the sampled functions, hottest lines and accuracy. */
 #include "view/sample-view.h"
+#include "lib/path.h"
 
 #include "lib/jsonw.h"
 #include "view/sample-print.h"
@@ -17,13 +18,6 @@ static void set_share(const void *ctx, struct view_value *v, uint64_t part)
 {
 	v->kind = VIEW_F64;
 	v->d = sample_share(part, R(ctx)->p->samples);
-}
-
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
 }
 
 /* Where the function is: its declaration, else the line of the first sampled address. */
@@ -122,10 +116,10 @@ static void get_where(const void *ctx, const void *row, size_t arg, struct view_
 
 	(void)ctx, (void)arg;
 	if (*row_file(x)) {
-		snprintf(v->buf, sizeof(v->buf), "%s:%u", base_name(row_file(x)), row_line(x));
+		snprintf(v->buf, sizeof(v->buf), "%s:%u", path_base(row_file(x)), row_line(x));
 		view_set_str(v, v->buf);
 	} else {
-		view_set_str(v, base_name(x->sym.module));
+		view_set_str(v, path_base(x->sym.module));
 	}
 }
 
@@ -248,9 +242,9 @@ static void get_line_where(const void *ctx, const void *row, size_t arg, struct 
 
 	(void)ctx, (void)arg;
 	if (*l->file)
-		snprintf(v->buf, sizeof(v->buf), "%s:%u", base_name(l->file), l->line);
+		snprintf(v->buf, sizeof(v->buf), "%s:%u", path_base(l->file), l->line);
 	else
-		snprintf(v->buf, sizeof(v->buf), "%s (no line information)", base_name(l->module));
+		snprintf(v->buf, sizeof(v->buf), "%s (no line information)", path_base(l->module));
 	view_set_str(v, v->buf);
 }
 

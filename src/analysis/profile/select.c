@@ -1,5 +1,6 @@
 /* select.c - function selection and gcc exclude lists for two-pass instrumentation. */
 #include "analysis/profile/select.h"
+#include "lib/path.h"
 #include "lib/array.h"
 
 #include <errno.h>
@@ -331,13 +332,6 @@ int sel_exclude_key(const char *name, char *out, size_t len)
 
 /* ---- exclude lists --------------------------------------------------------------------------- */
 
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
 /*
  * A substring index: every suffix of a set of texts, sorted, so that the texts containing a
  * pattern are the owners of the suffixes that start with it (a contiguous range). Building is
@@ -515,7 +509,7 @@ static int exclude_files(const struct sel_func *f, size_t n, struct strv *files,
 	qsort(sel, nsel, sizeof(*sel), cmp_str);
 	qsort(uns, nuns, sizeof(*uns), cmp_str);
 	for (size_t i = 0; i < nuns; i++) {
-		const char *b = base_name(uns[i]);
+		const char *b = path_base(uns[i]);
 		int usable = expressible(b);
 
 		if (i > 0 && !strcmp(uns[i - 1], uns[i]))
@@ -530,7 +524,7 @@ static int exclude_files(const struct sel_func *f, size_t n, struct strv *files,
 	/* the functions whose file's base name is an entry (any other a file entry matches is
 	 * excluded twice, which is harmless) */
 	for (size_t i = 0; i < n; i++) {
-		const char *b = f[i].file && f[i].file[0] ? base_name(f[i].file) : NULL;
+		const char *b = f[i].file && f[i].file[0] ? path_base(f[i].file) : NULL;
 
 		covered[i] = !f[i].selected && b && files->n &&
 			     bsearch(&b, files->v, files->n, sizeof(*files->v), cmp_str);
@@ -661,7 +655,7 @@ int sel_plan_check(const struct sel_plan *p, const struct sel_func *f, size_t n,
 		/* gcc sees a path that ends like the DWARF one: a selected function's whole path
 		 * holds everything gcc could match, an unselected one's base name is sure to match
 		 */
-		files[i] = !file[0] ? NULL : f[i].selected ? file : base_name(file);
+		files[i] = !file[0] ? NULL : f[i].selected ? file : path_base(file);
 	}
 	if (mark_containing(names, n, p->funcs, p->nfuncs, 0, by_name) ||
 	    mark_containing(files, n, p->files, p->nfiles, 0, by_file))
