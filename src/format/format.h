@@ -170,6 +170,65 @@ enum psc_rec_type {
 	 * follow, innermost first, timed when the runtime saw the jump. No payload.
 	 */
 	PSC_REC_UNWIND = 20,
+	/*
+	 * OpenMP (docs/format.md "OpenMP records"), from libgomp's entry points or libomp's OMPT
+	 * interface; ids are unique in their process and never 0. PARALLEL_BEGIN, by the thread
+	 * that encounters the construct: arg = team size asked for (0 the default); payload: the
+	 * parallel id, the call site (return address of the runtime call the compiler made), the
+	 * outlined function's address, the encountering thread's nesting level (1 outermost).
+	 */
+	PSC_REC_OMP_PARALLEL_BEGIN = 21,
+	/* by the same thread, when the construct returned: arg = the team's size; payload: the
+	 * parallel id */
+	PSC_REC_OMP_PARALLEL_END = 22,
+	/* a thread's implicit task of a parallel region starts, in that thread's stream: arg =
+	 * its thread number in the team; payload: the parallel id, the team's size */
+	PSC_REC_OMP_ITASK_BEGIN = 23,
+	/* it ends: the thread arrived at the region's closing barrier (libgomp: its outlined
+	 * function returned), or, with OMPT, left it (its barrier records come before); arg =
+	 * thread number; payload: the parallel id */
+	PSC_REC_OMP_ITASK_END = 24,
+	/* the thread starts waiting (a barrier, for a lock or critical section, ...): arg = enum
+	 * psc_omp_sync; payload: the call site, the object waited for (lock address, critical
+	 * name's address; 0 none) */
+	PSC_REC_OMP_SYNC_ENTER = 25,
+	/* it stops waiting (has the lock, left the barrier): arg = enum psc_omp_sync; no payload */
+	PSC_REC_OMP_SYNC_LEAVE = 26,
+	/* the thread's part of one worksharing construct, written when it leaves it: arg = enum
+	 * psc_omp_work; payload: the call site, ticks when the thread entered it, chunks it got,
+	 * iterations (loops; 0 unknown) */
+	PSC_REC_OMP_WORK = 27,
+	/* an explicit task is created: arg = 0; payload: the task id, the call site */
+	PSC_REC_OMP_TASK_CREATE = 28,
+	/* a thread starts or resumes it: arg = 0; payload: the task id */
+	PSC_REC_OMP_TASK_BEGIN = 29,
+	/* it completes (or is suspended, arg 1): payload: the task id */
+	PSC_REC_OMP_TASK_END = 30,
+};
+
+/* What an OpenMP thread waits for (PSC_REC_OMP_SYNC_*). */
+enum psc_omp_sync {
+	PSC_OMP_SYNC_BARRIER_IMPLICIT = 1, /* the closing barrier of a parallel region */
+	PSC_OMP_SYNC_BARRIER_EXPLICIT = 2, /* #pragma omp barrier */
+	PSC_OMP_SYNC_BARRIER_WORK = 3,	   /* the closing barrier of a for, sections, single */
+	PSC_OMP_SYNC_CRITICAL = 4,	   /* entering a critical section */
+	PSC_OMP_SYNC_LOCK = 5,		   /* omp_set_lock, omp_set_nest_lock */
+	PSC_OMP_SYNC_ORDERED = 6,
+	PSC_OMP_SYNC_ATOMIC = 7, /* an atomic done under a runtime lock */
+	PSC_OMP_SYNC_TASKWAIT = 8,
+	PSC_OMP_SYNC_TASKGROUP = 9,
+	PSC_OMP_SYNC_REDUCTION = 10,
+};
+
+/* A worksharing construct (PSC_REC_OMP_WORK). */
+enum psc_omp_work {
+	PSC_OMP_WORK_LOOP_STATIC = 1,
+	PSC_OMP_WORK_LOOP_DYNAMIC = 2,
+	PSC_OMP_WORK_LOOP_GUIDED = 3,
+	PSC_OMP_WORK_LOOP_RUNTIME = 4, /* schedule(runtime) or auto, as the runtime chose */
+	PSC_OMP_WORK_SECTIONS = 5,
+	PSC_OMP_WORK_SINGLE = 6, /* chunks: 1 for the thread that ran it, else 0 */
+	PSC_OMP_WORK_OTHER = 7,	 /* a loop whose schedule is not known */
 };
 
 /* The 4-word items of PSC_REC_MPI_LEAVE. Word 0: kind (bits 0-7) | PSC_MPI_F_* (bits 8-15) |

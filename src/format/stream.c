@@ -135,7 +135,7 @@ int stream_read_header(const char *path, struct psc_stream_header *h, char *err,
 
 static int known_type(enum psc_rec_type t)
 {
-	return t >= PSC_REC_REGION_DEF && t <= PSC_REC_UNWIND;
+	return t >= PSC_REC_REGION_DEF && t <= PSC_REC_OMP_TASK_END;
 }
 
 static const char *type_name(enum psc_rec_type t)
@@ -161,6 +161,16 @@ static const char *type_name(enum psc_rec_type t)
 	    [PSC_REC_MPI_CLOCK] = "MPI clock",
 	    [PSC_REC_SWITCH] = "switch",
 	    [PSC_REC_UNWIND] = "unwind",
+	    [PSC_REC_OMP_PARALLEL_BEGIN] = "OpenMP parallel begin",
+	    [PSC_REC_OMP_PARALLEL_END] = "OpenMP parallel end",
+	    [PSC_REC_OMP_ITASK_BEGIN] = "OpenMP implicit task begin",
+	    [PSC_REC_OMP_ITASK_END] = "OpenMP implicit task end",
+	    [PSC_REC_OMP_SYNC_ENTER] = "OpenMP wait begin",
+	    [PSC_REC_OMP_SYNC_LEAVE] = "OpenMP wait end",
+	    [PSC_REC_OMP_WORK] = "OpenMP worksharing",
+	    [PSC_REC_OMP_TASK_CREATE] = "OpenMP task create",
+	    [PSC_REC_OMP_TASK_BEGIN] = "OpenMP task begin",
+	    [PSC_REC_OMP_TASK_END] = "OpenMP task end",
 	};
 
 	return known_type(t) ? names[t] : "unknown";
@@ -492,6 +502,23 @@ static int check_payload(struct stream_reader *r, const struct stream_record *re
 		break;
 	case PSC_REC_UNWIND:
 		break;
+	case PSC_REC_OMP_PARALLEL_BEGIN:
+	case PSC_REC_OMP_WORK:
+		want = 4;
+		break;
+	case PSC_REC_OMP_ITASK_BEGIN:
+	case PSC_REC_OMP_SYNC_ENTER:
+	case PSC_REC_OMP_TASK_CREATE:
+		want = 2;
+		break;
+	case PSC_REC_OMP_PARALLEL_END:
+	case PSC_REC_OMP_ITASK_END:
+	case PSC_REC_OMP_TASK_BEGIN:
+	case PSC_REC_OMP_TASK_END:
+		want = 1;
+		break;
+	case PSC_REC_OMP_SYNC_LEAVE:
+		break;
 	}
 	if (rec->npayload != want)
 		return stream_fail(err, errlen, -EINVAL, r->path, at + 8,
@@ -719,6 +746,16 @@ const char *stream_record_name(const struct stream_record *rec)
 	    [PSC_REC_MPI_CLOCK] = "mpi-clock",
 	    [PSC_REC_SWITCH] = "switch",
 	    [PSC_REC_UNWIND] = "unwind",
+	    [PSC_REC_OMP_PARALLEL_BEGIN] = "omp-parallel-begin",
+	    [PSC_REC_OMP_PARALLEL_END] = "omp-parallel-end",
+	    [PSC_REC_OMP_ITASK_BEGIN] = "omp-itask-begin",
+	    [PSC_REC_OMP_ITASK_END] = "omp-itask-end",
+	    [PSC_REC_OMP_SYNC_ENTER] = "omp-sync-enter",
+	    [PSC_REC_OMP_SYNC_LEAVE] = "omp-sync-leave",
+	    [PSC_REC_OMP_WORK] = "omp-work",
+	    [PSC_REC_OMP_TASK_CREATE] = "omp-task-create",
+	    [PSC_REC_OMP_TASK_BEGIN] = "omp-task-begin",
+	    [PSC_REC_OMP_TASK_END] = "omp-task-end",
 	};
 
 	if (rec->kind == PSC_KIND_FUNC_ENTER)

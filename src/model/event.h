@@ -37,8 +37,18 @@ enum ev_kind {
 	EV_TASK,	/* a thread or process began, ended, was renamed or exec'd: ev.task */
 	EV_THREAD_NAME, /* the location's thread named itself: ev.text */
 	EV_LOST,	/* records the recording lost: ev.lost */
-	EV_MARKER,	/* any other record (region definitions, clock syncs, end records,
-			 * unwinds, sample groups, throttling, sample totals): ev.raw alone */
+	EV_OMP_PARALLEL_BEGIN, /* an OpenMP parallel region starts: ev.omp */
+	EV_OMP_PARALLEL_END,
+	EV_OMP_ITASK_BEGIN, /* a thread's implicit task of a region starts: ev.omp */
+	EV_OMP_ITASK_END,
+	EV_OMP_SYNC_ENTER, /* a thread starts waiting (barrier, lock, ...): ev.omp */
+	EV_OMP_SYNC_LEAVE,
+	EV_OMP_WORK,	    /* a thread's part of a worksharing construct, at its end: ev.omp */
+	EV_OMP_TASK_CREATE, /* explicit tasks: ev.omp */
+	EV_OMP_TASK_BEGIN,
+	EV_OMP_TASK_END,
+	EV_MARKER, /* any other record (region definitions, clock syncs, end records, unwinds,
+		    * sample groups, throttling, sample totals): ev.raw alone */
 	EV_NKINDS
 };
 
@@ -173,6 +183,23 @@ struct ev_lost {
 	unsigned arg; /* PSC_LOST_UNWRITTEN in a samples file */
 };
 
+/* An OpenMP event (format.h PSC_REC_OMP_*); fields a kind does not have are 0. */
+struct ev_omp {
+	uint64_t parallel; /* the parallel region's id in its process (ITASK, PARALLEL) */
+	uint64_t site;	   /* the call site: of the construct (PARALLEL_BEGIN, WORK, TASK_CREATE),
+			      of the wait (SYNC_ENTER) */
+	uint64_t fn;	   /* PARALLEL_BEGIN: the outlined function */
+	uint64_t object;   /* SYNC_ENTER: what is waited for (a lock's address); TASK_*: task id */
+	unsigned kind;	   /* SYNC_*: enum psc_omp_sync; WORK: enum psc_omp_work; TASK_END: 1
+			      suspended */
+	uint32_t thread;   /* ITASK: the thread's number in the team */
+	uint32_t team;	   /* PARALLEL_BEGIN: asked for (0 default); PARALLEL_END, ITASK_BEGIN:
+			      the team's size */
+	uint32_t level;	   /* PARALLEL_BEGIN: the nesting level of the encountering thread */
+	int64_t begin_ns;  /* WORK: when the thread entered the construct */
+	uint64_t chunks, iterations; /* WORK */
+};
+
 struct event {
 	enum ev_kind kind;
 	int64_t ns;
@@ -192,6 +219,7 @@ struct event {
 		struct ev_switch sw;
 		struct ev_task task;
 		struct ev_lost lost;
+		struct ev_omp omp;
 		const char *text;
 	};
 };

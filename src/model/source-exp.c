@@ -129,6 +129,18 @@ static enum ev_kind record_kind(const struct stream_record *rec)
 		return EV_SWITCH;
 	case PSC_REC_TASK:
 		return EV_TASK;
+	case PSC_REC_OMP_PARALLEL_BEGIN:
+	case PSC_REC_OMP_PARALLEL_END:
+	case PSC_REC_OMP_ITASK_BEGIN:
+	case PSC_REC_OMP_ITASK_END:
+	case PSC_REC_OMP_SYNC_ENTER:
+	case PSC_REC_OMP_SYNC_LEAVE:
+	case PSC_REC_OMP_WORK:
+	case PSC_REC_OMP_TASK_CREATE:
+	case PSC_REC_OMP_TASK_BEGIN:
+	case PSC_REC_OMP_TASK_END:
+		return (enum ev_kind)(EV_OMP_PARALLEL_BEGIN +
+				      (rec->type - PSC_REC_OMP_PARALLEL_BEGIN));
 	default:
 		return EV_MARKER;
 	}
@@ -150,6 +162,61 @@ static void decode_sample(const struct stream_record *rec, struct event *ev)
 	s->nvalues = 3 + (size_t)p[3];
 	s->chain = p + 6 + p[3];
 	s->nchain = (size_t)(p[2] >> 32);
+}
+
+/* TICKS of a record of EV's location in ns, as the walker times its records. */
+static int64_t record_ticks_ns(const struct event *ev, uint64_t ticks)
+{
+	const struct ev_location *loc = ev->loc;
+
+	return loc && loc->proc && !loc->samples ? clock_fit_ns(&loc->proc->fit, ticks)
+						 : (int64_t)ticks;
+}
+
+/* The fields of an OpenMP event EV from its record REC (the reader checked the lengths). */
+static void decode_omp(const struct stream_record *rec, struct event *ev)
+{
+	const uint64_t *p = rec->payload;
+	struct ev_omp *o = &ev->omp;
+
+	*o = (struct ev_omp){0};
+	switch (ev->kind) {
+	case EV_OMP_PARALLEL_BEGIN:
+		*o = (struct ev_omp){.parallel = p[0],
+				     .site = p[1],
+				     .fn = p[2],
+				     .team = rec->arg,
+				     .level = (uint32_t)p[3]};
+		break;
+	case EV_OMP_PARALLEL_END:
+		*o = (struct ev_omp){.parallel = p[0], .team = rec->arg};
+		break;
+	case EV_OMP_ITASK_BEGIN:
+		*o = (struct ev_omp){.parallel = p[0], .thread = rec->arg, .team = (uint32_t)p[1]};
+		break;
+	case EV_OMP_ITASK_END:
+		*o = (struct ev_omp){.parallel = p[0], .thread = rec->arg};
+		break;
+	case EV_OMP_SYNC_ENTER:
+		*o = (struct ev_omp){.kind = rec->arg, .site = p[0], .object = p[1]};
+		break;
+	case EV_OMP_SYNC_LEAVE:
+		o->kind = rec->arg;
+		break;
+	case EV_OMP_WORK:
+		*o = (struct ev_omp){.kind = rec->arg,
+				     .site = p[0],
+				     .begin_ns = record_ticks_ns(ev, p[1]),
+				     .chunks = p[2],
+				     .iterations = p[3]};
+		break;
+	case EV_OMP_TASK_CREATE:
+		*o = (struct ev_omp){.object = p[0], .site = p[1]};
+		break;
+	default: /* EV_OMP_TASK_BEGIN, EV_OMP_TASK_END */
+		*o = (struct ev_omp){.object = p[0], .kind = rec->arg};
+		break;
+	}
 }
 
 /* The fields of an event of kind EV->kind from its record REC (the reader checked the
@@ -204,6 +271,18 @@ static int decode(struct exp_src *x, const struct stream_record *rec, struct eve
 		}
 		ev->task.comm = decode_text(x, p + 1, rec->npayload - 1);
 		return ev->task.comm ? 0 : -ENOMEM;
+	case EV_OMP_PARALLEL_BEGIN:
+	case EV_OMP_PARALLEL_END:
+	case EV_OMP_ITASK_BEGIN:
+	case EV_OMP_ITASK_END:
+	case EV_OMP_SYNC_ENTER:
+	case EV_OMP_SYNC_LEAVE:
+	case EV_OMP_WORK:
+	case EV_OMP_TASK_CREATE:
+	case EV_OMP_TASK_BEGIN:
+	case EV_OMP_TASK_END:
+		decode_omp(rec, ev);
+		return 0;
 	default:
 		return 0;
 	}

@@ -381,6 +381,113 @@ static void test_isolated_source_errors(void **state)
 	assert_int_equal(b.finishes, 1);
 }
 
+/* The OpenMP events of a location, as the consumer got them. */
+struct omp_seen {
+	struct event ev[16];
+	size_t n;
+};
+
+static int omp_event(void *ctx, const struct event *ev, char *err, size_t errlen)
+{
+	struct omp_seen *o = ctx;
+
+	(void)err, (void)errlen;
+	if (o->n < 16)
+		o->ev[o->n++] = *ev;
+	return 0;
+}
+
+/* Every OpenMP record becomes its event with the record's fields (format.h), the worksharing
+ * construct's start ticks in ns as the record's own time. */
+static void test_omp_events(void **state)
+{
+	struct omp_seen o = {.n = 0};
+	uint64_t kinds = 0;
+	struct ev_consumer c = {.name = "omp", .ctx = &o, .event = omp_event}, *list[] = {&c};
+	struct words s = {.n = 0};
+	char dir[256], err[512];
+	const uint64_t par[] = {7, 0x401000, 0x402000, 1}, id[] = {7}, it[] = {7, 4},
+		       sync[] = {0x403000, 0xbeef}, work[] = {0x404000, 1030, 5, 100},
+		       task[] = {9, 0x405000};
+	const enum ev_kind order[] = {EV_OMP_PARALLEL_BEGIN, EV_OMP_ITASK_BEGIN, EV_OMP_SYNC_ENTER,
+				      EV_OMP_SYNC_LEAVE,     EV_OMP_WORK,	 EV_OMP_TASK_CREATE,
+				      EV_OMP_TASK_BEGIN,     EV_OMP_TASK_END,	 EV_OMP_ITASK_END,
+				      EV_OMP_PARALLEL_END};
+
+	(void)state;
+	for (unsigned k = EV_OMP_PARALLEL_BEGIN; k <= EV_OMP_TASK_END; k++)
+		kinds |= EV_BIT(k);
+	c.kinds = kinds;
+	new_dir(dir, sizeof(dir));
+	write_proc(dir, 10, "[]");
+	w_clock(&s, 1000);
+	w_ext(&s, 1010, PSC_REC_OMP_PARALLEL_BEGIN, 4, par, 4);
+	w_ext(&s, 1011, PSC_REC_OMP_ITASK_BEGIN, 0, it, 2);
+	w_ext(&s, 1020, PSC_REC_OMP_SYNC_ENTER, PSC_OMP_SYNC_LOCK, sync, 2);
+	w_ext(&s, 1025, PSC_REC_OMP_SYNC_LEAVE, PSC_OMP_SYNC_LOCK, NULL, 0);
+	w_ext(&s, 1040, PSC_REC_OMP_WORK, PSC_OMP_WORK_LOOP_DYNAMIC, work, 4);
+	w_ext(&s, 1041, PSC_REC_OMP_TASK_CREATE, 0, task, 2);
+	w_ext(&s, 1042, PSC_REC_OMP_TASK_BEGIN, 0, task, 1);
+	w_ext(&s, 1043, PSC_REC_OMP_TASK_END, 1, task, 1);
+	w_ext(&s, 1050, PSC_REC_OMP_ITASK_END, 0, id, 1);
+	w_ext(&s, 1060, PSC_REC_OMP_PARALLEL_END, 4, id, 1);
+	w_end(&s, 1070);
+	write_stream(dir, 10, 10, &s, NULL, 0);
+	assert_int_equal(run(dir, list, 1, err, sizeof(err)), 0);
+	assert_int_equal(o.n, 10);
+	for (size_t i = 0; i < o.n; i++)
+		assert_int_equal(o.ev[i].kind, order[i]);
+	assert_int_equal(o.ev[0].ns, 1010);
+	assert_int_equal(o.ev[0].omp.parallel, 7);
+	assert_int_equal(o.ev[0].omp.site, 0x401000);
+	assert_int_equal(o.ev[0].omp.fn, 0x402000);
+	assert_int_equal(o.ev[0].omp.team, 4);
+	assert_int_equal(o.ev[0].omp.level, 1);
+	assert_int_equal(o.ev[1].omp.parallel, 7);
+	assert_int_equal(o.ev[1].omp.thread, 0);
+	assert_int_equal(o.ev[1].omp.team, 4);
+	assert_int_equal(o.ev[2].omp.kind, PSC_OMP_SYNC_LOCK);
+	assert_int_equal(o.ev[2].omp.site, 0x403000);
+	assert_int_equal(o.ev[2].omp.object, 0xbeef);
+	assert_int_equal(o.ev[3].omp.kind, PSC_OMP_SYNC_LOCK);
+	assert_int_equal(o.ev[3].ns, 1025);
+	assert_int_equal(o.ev[4].omp.kind, PSC_OMP_WORK_LOOP_DYNAMIC);
+	assert_int_equal(o.ev[4].omp.site, 0x404000);
+	assert_int_equal(o.ev[4].omp.begin_ns, 1030);
+	assert_int_equal(o.ev[4].omp.chunks, 5);
+	assert_int_equal(o.ev[4].omp.iterations, 100);
+	assert_int_equal(o.ev[5].omp.object, 9);
+	assert_int_equal(o.ev[5].omp.site, 0x405000);
+	assert_int_equal(o.ev[6].omp.object, 9);
+	assert_int_equal(o.ev[7].omp.kind, 1);
+	assert_int_equal(o.ev[8].omp.parallel, 7);
+	assert_int_equal(o.ev[9].omp.team, 4);
+	assert_int_equal(o.ev[9].ns, 1060);
+}
+
+/* An OpenMP record of the wrong length is damage at its offset, named by its kind. */
+static void test_omp_bad_length(void **state)
+{
+	struct count c = {0};
+	struct ev_consumer cc = counter(&c, EV_ALL, 0), *list[] = {&cc};
+	struct words s = {.n = 0};
+	const uint64_t id[] = {7, 8};
+	char dir[256], err[512], want[400];
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	write_proc(dir, 10, "[]");
+	w_clock(&s, 1000);
+	w_ext(&s, 1010, PSC_REC_OMP_PARALLEL_END, 4, id, 2);
+	w_end(&s, 1070);
+	write_stream(dir, 10, 10, &s, NULL, 0);
+	assert_int_equal(run(dir, list, 1, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want),
+		 "%s/stream.10.10: byte %zu: OpenMP parallel end record of 4 words, expected 3",
+		 dir, sizeof(struct psc_stream_header) + sizeof(struct psc_chunk_header) + 24 + 8);
+	assert_string_equal(err, want);
+}
+
 /* Records by the name dump gives them: calls from the call events and facts, the others
  * from their records. */
 struct by_name {
@@ -466,6 +573,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_many_consumers), cmocka_unit_test(test_decline),
 	    cmocka_unit_test(test_errors),	   cmocka_unit_test(test_keep_going),
 	    cmocka_unit_test(test_isolated),	   cmocka_unit_test(test_isolated_source_errors),
+	    cmocka_unit_test(test_omp_events),	   cmocka_unit_test(test_omp_bad_length),
 	};
 
 	if (argc > 1)
