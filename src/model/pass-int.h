@@ -44,6 +44,14 @@ static inline int ev_wanted(const struct ev_pass *p, enum ev_kind kind)
 	return (p->wanted & EV_BIT(kind)) != 0;
 }
 
+/* Consumer C of P failed with RET (message in P->err): RET when that stops the pass, or 0 when
+ * C is isolated (its failure kept, its callbacks turned off, P->err cleared). */
+int ev_pass_failed(struct ev_pass *p, struct ev_consumer *c, int ret);
+
+/* Consumer C, at the end of a location with FACTS: 1 when it is isolated with source errors
+ * (ev_consumer_isolate) and the location ended in one, which then failed C; else 0. */
+int ev_pass_source_failed(struct ev_consumer *c, const struct ev_location_facts *facts);
+
 /* Hand EV to every consumer of the location that wants its kind: 0 or the first one's error. */
 static inline int ev_emit(struct ev_pass *p, const struct event *ev)
 {
@@ -53,12 +61,12 @@ static inline int ev_emit(struct ev_pass *p, const struct event *ev)
 	if (n == 1) { /* the common case, without the loop */
 		int ret = c[0]->event(c[0]->ctx, ev, p->err, p->errlen);
 
-		return ret < 0 ? ret : 0;
+		return ret < 0 ? ev_pass_failed(p, c[0], ret) : 0;
 	}
 	for (size_t i = 0; i < n; i++) {
 		int ret = c[i]->event(c[i]->ctx, ev, p->err, p->errlen);
 
-		if (ret < 0)
+		if (ret < 0 && (ret = ev_pass_failed(p, c[i], ret)) < 0)
 			return ret;
 	}
 	return 0;
@@ -85,7 +93,7 @@ static inline int ev_emit_calls(struct ev_pass *p, struct ev_consumer *c, const 
 {
 	int ret = n ? c->events(c->ctx, ev, n, p->err, p->errlen) : 0;
 
-	return ret < 0 ? ret : 0;
+	return ret < 0 ? ev_pass_failed(p, c, ret) : 0;
 }
 
 /* The location's consumers' location_begin, once the source opened it: 0, 1 when every one

@@ -73,6 +73,8 @@ int ev_pass_begin(struct ev_pass *p, const struct ev_location *loc)
 		struct ev_consumer *c = p->active[i];
 		int ret = c->location_begin ? c->location_begin(c->ctx, loc, p->err, p->errlen) : 0;
 
+		if (ret < 0 && (ret = ev_pass_failed(p, c, ret)) == 0)
+			ret = 1; /* isolated: it visits nothing more */
 		if (ret < 0)
 			return ret;
 		if (ret == 0)
@@ -90,10 +92,13 @@ int ev_pass_end(struct ev_pass *p, const struct ev_location *loc,
 {
 	for (size_t i = 0; i < p->nactive; i++) {
 		struct ev_consumer *c = p->active[i];
-		int ret =
-		    c->location_end ? c->location_end(c->ctx, loc, facts, p->err, p->errlen) : 0;
+		int ret = 0;
 
-		if (ret < 0)
+		if (ev_pass_source_failed(c, facts))
+			continue;
+		if (c->location_end)
+			ret = c->location_end(c->ctx, loc, facts, p->err, p->errlen);
+		if (ret < 0 && (ret = ev_pass_failed(p, c, ret)) < 0)
 			return ret;
 	}
 	return 0;
@@ -139,8 +144,8 @@ int ev_pass_run_flags(struct ev_source *src, struct ev_consumer *const *c, size_
 			ret = src->ops->walk(src, &src->locs[i], &p);
 	}
 	for (size_t i = 0; ret == 0 && i < n; i++)
-		if (c[i]->finish)
-			ret = c[i]->finish(c[i]->ctx, err, errlen);
+		if (c[i]->finish && (ret = c[i]->finish(c[i]->ctx, err, errlen)) < 0)
+			ret = ev_pass_failed(&p, c[i], ret);
 	free(p.active);
 	free(p.slots);
 	return ret;

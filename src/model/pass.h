@@ -51,6 +51,8 @@ struct ev_consumer {
 	int (*finish)(void *ctx, char *err, size_t errlen);
 	/* frees CTX: after the pass, whether it succeeded or not (ev_consumer_release()) */
 	void (*release)(void *ctx);
+	/* set by ev_consumer_isolate(): where the pass keeps this consumer's failure */
+	struct ev_isolated *isolated;
 };
 
 /* C's release(), once: the consumer's state freed, whatever became of its pass. */
@@ -59,19 +61,21 @@ void ev_consumer_release(struct ev_consumer *c);
 /*
  * A consumer kept apart from the others of its pass, so that one pass builds analyses that
  * fail separately (the profile of a damaged stream beside the MPI model, which reads past the
- * damage): when INNER returns an error, it is kept in RET and MSG, INNER gets nothing more
- * (its release() still runs) and the pass goes on for the others. Running out of memory
- * still stops the pass. With SOURCE_ERRORS set, a location that ends in a source error
- * (EV_PASS_KEEP_GOING: facts->error) fails INNER too, as it would fail a pass of its own.
+ * damage): when one of its callbacks returns an error, the pass keeps it in RET and MSG, the
+ * consumer gets nothing more (its release() still runs) and the pass goes on for the others.
+ * Running out of memory still stops the pass. With SOURCE_ERRORS set, a location that ends in
+ * a source error (EV_PASS_KEEP_GOING: facts->error) fails the consumer too, as it would fail
+ * a pass of its own. The pass calls the consumer's callbacks directly and looks at ISOLATED
+ * only when one fails: isolation costs nothing per event.
  */
 struct ev_isolated {
-	struct ev_consumer inner;
 	int source_errors;
-	int ret;	/* 0, or INNER's negative errno */
+	int ret;	/* 0, or the consumer's negative errno */
 	char msg[1024]; /* its message */
 };
 
-/* OUT: the consumer that runs INNER (copied into ISO) isolated, ISO->ret and ->msg cleared. */
+/* OUT: INNER isolated, its failure kept in ISO (->ret and ->msg cleared). The pass turns OUT's
+ * callbacks off when it fails: OUT, not INNER, is the one to hand to the pass. */
 void ev_consumer_isolate(struct ev_consumer *out, struct ev_isolated *iso,
 			 const struct ev_consumer *inner, int source_errors);
 
