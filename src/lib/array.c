@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <stdint.h>
 
-int array_reserve(void **arr, size_t *cap, size_t need, size_t size)
+int array_grow(void **arr, size_t *cap, size_t need, size_t size)
 {
 	size_t ncap;
 	void *p;

@@ -1,5 +1,6 @@
 /* calls.c - walking a stream as matched calls (calls.h). */
 #include "model/calls.h"
+#include "lib/compiler.h"
 #include "lib/array.h"
 
 #include <errno.h>
@@ -93,11 +94,12 @@ static int region_define(struct call_walker *w, const struct stream_record *rec)
 	return 0;
 }
 
-/* An extended record: 1 with *EV for region boundaries, with w->records 2 for the others (as
- * call_walker_next() returns them), 0 when it only updates state, or -ENOMEM. */
-static int ext_record(struct call_walker *w, const struct stream_record *rec, int64_t ns,
-		      struct event *ev)
+/* An extended record, read into W->rec (the events' raw record): 1 with *EV for region
+ * boundaries, with w->records 2 for the others (as call_walker_next() returns them), 0 when it
+ * only updates state, or -ENOMEM. */
+static PSC_ALWAYS_INLINE int ext_record(struct call_walker *w, int64_t ns, struct event *ev)
 {
+	const struct stream_record *rec = &w->rec;
 	int ret = 0;
 
 	switch (rec->type) {
@@ -106,7 +108,6 @@ static int ext_record(struct call_walker *w, const struct stream_record *rec, in
 		break;
 	case PSC_REC_REGION_ENTER:
 	case PSC_REC_REGION_LEAVE:
-		w->rec = *rec;
 		ev->kind = rec->type == PSC_REC_REGION_ENTER ? EV_REGION_ENTER : EV_REGION_EXIT;
 		ev->ns = ns;
 		ev->offset = rec->offset;
@@ -140,8 +141,7 @@ static int ext_record(struct call_walker *w, const struct stream_record *rec, in
 		return ret;
 	ev->ns = ns;
 	ev->offset = rec->offset;
-	w->rec = *rec;
-	ev->raw = &w->rec;
+	ev->raw = rec;
 	return 2;
 }
 
@@ -210,8 +210,8 @@ static inline int owed_event(struct call_walker *w, struct event *ev)
 
 /* call_walker_next_event(), inlined there and in call_walker_next_calls(), whose loop over it
  * then costs no call per event. */
-static inline __attribute__((always_inline)) int next_event(struct call_walker *w, struct event *ev,
-							    char *err, size_t errlen)
+static PSC_ALWAYS_INLINE int next_event(struct call_walker *w, struct event *ev, char *err,
+					size_t errlen)
 {
 	struct stream_record rec;
 
@@ -223,8 +223,11 @@ static inline __attribute__((always_inline)) int next_event(struct call_walker *
 			return 1;
 		if (w->at_end)
 			return 0;
+		/* function records into REC; the others into W->rec, where their events point */
+		const struct stream_record *rp = &rec;
+
 		if (!stream_next_func(&w->r, &rec)) {
-			ret = stream_next(&w->r, &rec, err, errlen);
+			ret = stream_next(&w->r, &w->rec, err, errlen);
 			if (ret < 0)
 				return ret;
 			if (ret == 0) {
@@ -232,16 +235,17 @@ static inline __attribute__((always_inline)) int next_event(struct call_walker *
 				w->th.truncated_at = w->r.truncated_at;
 				continue;
 			}
+			rp = &w->rec;
 		}
-		ns = clock_fit_ns(w->fit, rec.ticks);
+		ns = clock_fit_ns(w->fit, rp->ticks);
 		if (ns < w->th.first_ns)
 			w->th.first_ns = ns;
 		if (ns > w->th.last_ns)
 			w->th.last_ns = ns;
-		if (rec.kind == PSC_KIND_FUNC_ENTER || rec.kind == PSC_KIND_FUNC_EXIT)
-			ret = func_record(w, &rec, ns, ev);
-		else if (rec.kind == PSC_KIND_EXT)
-			ret = ext_record(w, &rec, ns, ev);
+		if (rp->kind == PSC_KIND_FUNC_ENTER || rp->kind == PSC_KIND_FUNC_EXIT)
+			ret = func_record(w, rp, ns, ev);
+		else if (rp->kind == PSC_KIND_EXT)
+			ret = ext_record(w, ns, ev);
 		else
 			ret = 0;
 		if (ret < 0) {

@@ -78,7 +78,8 @@ struct call_walker {
 	 * boundary as a return of 2 (call_walker_next()), for a source that hands on every record
 	 */
 	int records;
-	struct stream_record rec;     /* the record of the last CALL_RECORD or CALL_REGION_* */
+	struct stream_record rec;     /* the last record not read by the function fast path: the
+					 raw record of the events that have one */
 	struct stream_record pending; /* a function exit waiting while skipped frames close */
 	int have_pending;
 	int at_end; /* the stream is read; open frames are being closed */

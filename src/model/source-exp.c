@@ -10,6 +10,7 @@
 #include "format/experiment.h"
 #include "format/stream.h"
 #include "lib/array.h"
+#include "lib/compiler.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -101,49 +102,41 @@ static int decode_mpi_comm(struct exp_src *x, const struct stream_record *rec, s
 	return 0;
 }
 
+/* What each extended record type becomes as an event (EV_MARKER: none of its own). */
+static const unsigned char kind_of_type[] = {
+    [PSC_REC_COUNTERS] = EV_COUNTERS,
+    [PSC_REC_LOST] = EV_LOST,
+    [PSC_REC_THREAD_NAME] = EV_THREAD_NAME,
+    [PSC_REC_MPI_INIT] = EV_MPI_INIT,
+    [PSC_REC_MPI_ENTER] = EV_MPI_ENTER,
+    [PSC_REC_MPI_LEAVE] = EV_MPI_LEAVE,
+    [PSC_REC_MPI_COMM] = EV_MPI_COMM,
+    [PSC_REC_MPI_CLOCK] = EV_MPI_CLOCK,
+    [PSC_REC_SAMPLE] = EV_SAMPLE,
+    [PSC_REC_SWITCH] = EV_SWITCH,
+    [PSC_REC_TASK] = EV_TASK,
+    [PSC_REC_OMP_PARALLEL_BEGIN] = EV_OMP_PARALLEL_BEGIN,
+    [PSC_REC_OMP_PARALLEL_END] = EV_OMP_PARALLEL_END,
+    [PSC_REC_OMP_ITASK_BEGIN] = EV_OMP_ITASK_BEGIN,
+    [PSC_REC_OMP_ITASK_END] = EV_OMP_ITASK_END,
+    [PSC_REC_OMP_SYNC_ENTER] = EV_OMP_SYNC_ENTER,
+    [PSC_REC_OMP_SYNC_LEAVE] = EV_OMP_SYNC_LEAVE,
+    [PSC_REC_OMP_WORK] = EV_OMP_WORK,
+    [PSC_REC_OMP_TASK_CREATE] = EV_OMP_TASK_CREATE,
+    [PSC_REC_OMP_TASK_BEGIN] = EV_OMP_TASK_BEGIN,
+    [PSC_REC_OMP_TASK_END] = EV_OMP_TASK_END,
+};
+
 /* The kind of the stream record REC: what it becomes as an event. */
-static enum ev_kind record_kind(const struct stream_record *rec)
+static inline enum ev_kind record_kind(const struct stream_record *rec)
 {
-	if (rec->kind != PSC_KIND_EXT)
+	unsigned k;
+
+	if (rec->kind != PSC_KIND_EXT || (size_t)rec->type >= ARRAY_SIZE(kind_of_type))
 		return EV_MARKER;
-	switch (rec->type) {
-	case PSC_REC_COUNTERS:
-		return EV_COUNTERS;
-	case PSC_REC_LOST:
-		return EV_LOST;
-	case PSC_REC_THREAD_NAME:
-		return EV_THREAD_NAME;
-	case PSC_REC_MPI_INIT:
-		return EV_MPI_INIT;
-	case PSC_REC_MPI_ENTER:
-		return EV_MPI_ENTER;
-	case PSC_REC_MPI_LEAVE:
-		return EV_MPI_LEAVE;
-	case PSC_REC_MPI_COMM:
-		return EV_MPI_COMM;
-	case PSC_REC_MPI_CLOCK:
-		return EV_MPI_CLOCK;
-	case PSC_REC_SAMPLE:
-		return EV_SAMPLE;
-	case PSC_REC_SWITCH:
-		return EV_SWITCH;
-	case PSC_REC_TASK:
-		return EV_TASK;
-	case PSC_REC_OMP_PARALLEL_BEGIN:
-	case PSC_REC_OMP_PARALLEL_END:
-	case PSC_REC_OMP_ITASK_BEGIN:
-	case PSC_REC_OMP_ITASK_END:
-	case PSC_REC_OMP_SYNC_ENTER:
-	case PSC_REC_OMP_SYNC_LEAVE:
-	case PSC_REC_OMP_WORK:
-	case PSC_REC_OMP_TASK_CREATE:
-	case PSC_REC_OMP_TASK_BEGIN:
-	case PSC_REC_OMP_TASK_END:
-		return (enum ev_kind)(EV_OMP_PARALLEL_BEGIN +
-				      (rec->type - PSC_REC_OMP_PARALLEL_BEGIN));
-	default:
-		return EV_MARKER;
-	}
+	k = kind_of_type[rec->type];
+	/* 0 is EV_CALL_ENTER, which no extended record is: the types without an entry */
+	return k ? (enum ev_kind)k : EV_MARKER;
 }
 
 static void decode_sample(const struct stream_record *rec, struct event *ev)
@@ -221,7 +214,8 @@ static void decode_omp(const struct stream_record *rec, struct event *ev)
 
 /* The fields of an event of kind EV->kind from its record REC (the reader checked the
  * lengths). 0 or -ENOMEM. */
-static int decode(struct exp_src *x, const struct stream_record *rec, struct event *ev)
+static PSC_ALWAYS_INLINE int decode(struct exp_src *x, const struct stream_record *rec,
+				    struct event *ev)
 {
 	const uint64_t *p = rec->payload;
 

@@ -69,8 +69,7 @@ __attribute__((noinline, cold)) void *mpi_site_above(void *ra, void *cfa);
 
 /* SITE is the wrapper's return address: the user's code, or a binding of the MPI library
  * (MPICH's mpi_send_ calls MPI_Send), whose own caller is then the call site. */
-static inline __attribute__((always_inline)) void mpi_call_begin(struct mpi_call *c, unsigned id,
-								 void *site)
+static PSC_ALWAYS_INLINE void mpi_call_begin(struct mpi_call *c, unsigned id, void *site)
 {
 	c->id = id;
 	if (unlikely(mpi_in_library((uintptr_t)site - 1)))
