@@ -23,26 +23,45 @@ void jsonw_release(struct jsonw *w)
 	memset(w, 0, sizeof(*w));
 }
 
+/* Room for N more bytes and the NUL in W->buf, grown: 0, or -1 (W failed) */
+static int grow(struct jsonw *w, size_t n)
+{
+	size_t cap = w->cap ? w->cap : 256;
+	char *p;
+
+	while (w->len + n + 1 > cap)
+		cap *= 2;
+	p = psc_mem_realloc(w->buf, cap);
+	if (!p) {
+		w->failed = 1;
+		return -1;
+	}
+	w->buf = p;
+	w->cap = cap;
+	return 0;
+}
+
+/* Is there room for N more bytes and the NUL (made when not)? A failed writer has none. */
+static inline int room(struct jsonw *w, size_t n)
+{
+	return !w->failed && (w->len + n + 1 <= w->cap || grow(w, n) == 0);
+}
+
 static void put(struct jsonw *w, const char *s, size_t n)
 {
-	if (w->failed)
+	if (!room(w, n))
 		return;
-	if (w->len + n + 1 > w->cap) {
-		size_t cap = w->cap ? w->cap : 256;
-		char *p;
-
-		while (w->len + n + 1 > cap)
-			cap *= 2;
-		p = psc_mem_realloc(w->buf, cap);
-		if (!p) {
-			w->failed = 1;
-			return;
-		}
-		w->buf = p;
-		w->cap = cap;
-	}
 	memcpy(w->buf + w->len, s, n);
 	w->len += n;
+	w->buf[w->len] = 0;
+}
+
+/* put() of the one character C, without a call to memcpy */
+static inline void put_char(struct jsonw *w, char c)
+{
+	if (!room(w, 1))
+		return;
+	w->buf[w->len++] = c;
 	w->buf[w->len] = 0;
 }
 
@@ -55,7 +74,7 @@ static void newline(struct jsonw *w)
 {
 	if (!w->pretty)
 		return;
-	put(w, "\n", 1);
+	put_char(w, '\n');
 	for (int i = 0; i < w->depth && i < JSONW_INDENT_MAX; i++)
 		put(w, "  ", 2);
 }
@@ -68,7 +87,7 @@ static void before_value(struct jsonw *w)
 		return;
 	}
 	if (w->need_comma)
-		put(w, ",", 1);
+		put_char(w, ',');
 	if (w->depth)
 		newline(w);
 	w->need_comma = 1;
@@ -123,7 +142,7 @@ static void quoted(struct jsonw *w, const char *s)
 {
 	size_t len = strlen(s);
 
-	put(w, "\"", 1);
+	put_char(w, '"');
 	while (len && !w->failed) {
 		char buf[6 * 256];
 		size_t k = len < 256 ? len : 256;
@@ -135,7 +154,7 @@ static void quoted(struct jsonw *w, const char *s)
 		s += k;
 		len -= k;
 	}
-	put(w, "\"", 1);
+	put_char(w, '"');
 }
 
 static void open_(struct jsonw *w, const char *c)
@@ -193,17 +212,63 @@ void jsonw_string(struct jsonw *w, const char *s)
 
 /* V in decimal, after a minus sign when NEG (what printf's %llu and %lld write): reports write
  * millions of integers, and snprintf was most of their time. */
+/* The number of decimal digits of V: about its bit length times log10(2) (1233 / 4096), one
+ * more when V reaches the next power of ten. */
+static inline size_t dec_digits(uint64_t v)
+{
+	static const uint64_t pow10[20] = {1ull,
+					   10ull,
+					   100ull,
+					   1000ull,
+					   10000ull,
+					   100000ull,
+					   1000000ull,
+					   10000000ull,
+					   100000000ull,
+					   1000000000ull,
+					   10000000000ull,
+					   100000000000ull,
+					   1000000000000ull,
+					   10000000000000ull,
+					   100000000000000ull,
+					   1000000000000000ull,
+					   10000000000000000ull,
+					   100000000000000000ull,
+					   1000000000000000000ull,
+					   10000000000000000000ull};
+	size_t t = ((64 - (size_t)__builtin_clzll(v | 1)) * 1233) >> 12;
+
+	return t + (v >= pow10[t]) + (v == 0);
+}
+
+/* V in decimal, after a '-' when NEG, written in place two digits at a time (the reports write
+ * millions of numbers). */
 static void put_dec(struct jsonw *w, uint64_t v, int neg)
 {
-	char buf[24], *p = buf + sizeof(buf);
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930"
+				    "31323334353637383940414243444546474849505152535455565758596061"
+				    "62636465666768697071727374757677787980818283848586878889909192"
+				    "93949596979899";
+	size_t n = dec_digits(v) + (neg != 0);
+	char *p;
 
-	do {
-		*--p = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
+	if (!room(w, n))
+		return;
+	p = w->buf + w->len + n;
+	*p = 0;
+	for (; v >= 100; v /= 100) {
+		p -= 2;
+		memcpy(p, pairs + 2 * (v % 100), 2);
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, pairs + 2 * v, 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
 	if (neg)
 		*--p = '-';
-	put(w, p, (size_t)(buf + sizeof(buf) - p));
+	w->len += n;
 }
 
 void jsonw_u64(struct jsonw *w, uint64_t v)
@@ -353,7 +418,7 @@ void jsonw_splice(struct jsonw *w, struct jsonw *part)
 		/* the part's first value was written as the first of its level (after a key,
 		 * the part is that key's value) */
 		if (w->need_comma == 1)
-			put(w, ",", 1);
+			put_char(w, ',');
 		put(w, part->buf, part->len);
 		w->need_comma = 1;
 	}

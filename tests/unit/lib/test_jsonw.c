@@ -421,6 +421,39 @@ static void test_empty_and_growth(void **state)
 	jsonw_release(&w);
 }
 
+/* Unsigned and signed numbers at every change of length (10^k - 1, 10^k, 10^k + 1 up to
+ * 10^19, and the extremes) as printf writes them. */
+static void test_decimal_lengths(void **state)
+{
+	struct jsonw w;
+	char expect[4096];
+	size_t n = 0;
+	uint64_t p = 1;
+
+	(void)state;
+	jsonw_init(&w, 0);
+	jsonw_array_begin(&w);
+	expect[n++] = '[';
+	for (int k = 0; k <= 19; k++, p *= 10) {
+		const uint64_t v[] = {p - 1, p, p + 1};
+
+		for (int i = 0; i < 3; i++) {
+			jsonw_u64(&w, v[i]);
+			jsonw_i64(&w, -(int64_t)(v[i] / 2));
+			n += (size_t)snprintf(expect + n, sizeof(expect) - n,
+					      "%s%" PRIu64 ",%" PRId64, n > 1 ? "," : "", v[i],
+					      -(int64_t)(v[i] / 2));
+		}
+	}
+	jsonw_u64(&w, UINT64_MAX);
+	jsonw_i64(&w, INT64_MIN);
+	n += (size_t)snprintf(expect + n, sizeof(expect) - n, ",%" PRIu64 ",%" PRId64 "]",
+			      UINT64_MAX, INT64_MIN);
+	jsonw_array_end(&w);
+	assert_string_equal(jsonw_text(&w), expect);
+	jsonw_release(&w);
+}
+
 /* Parts written apart and spliced in: the commas where the members or elements fall, in
  * compact and pretty form; an empty part adds nothing, a failed one fails the whole. */
 static void test_parts(void **state)
@@ -481,12 +514,19 @@ static void test_parts(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_nested_compact),   cmocka_unit_test(test_pretty),
-	    cmocka_unit_test(test_pretty_deep),	     cmocka_unit_test(test_escape_ascii),
-	    cmocka_unit_test(test_escape_control),   cmocka_unit_test(test_escape_utf8),
-	    cmocka_unit_test(test_escape_long),	     cmocka_unit_test(test_escaping),
-	    cmocka_unit_test(test_doubles),	     cmocka_unit_test(test_doubles_shortest),
-	    cmocka_unit_test(test_empty_and_growth), cmocka_unit_test(test_parts),
+	    cmocka_unit_test(test_decimal_lengths),
+	    cmocka_unit_test(test_nested_compact),
+	    cmocka_unit_test(test_pretty),
+	    cmocka_unit_test(test_pretty_deep),
+	    cmocka_unit_test(test_escape_ascii),
+	    cmocka_unit_test(test_escape_control),
+	    cmocka_unit_test(test_escape_utf8),
+	    cmocka_unit_test(test_escape_long),
+	    cmocka_unit_test(test_escaping),
+	    cmocka_unit_test(test_doubles),
+	    cmocka_unit_test(test_doubles_shortest),
+	    cmocka_unit_test(test_empty_and_growth),
+	    cmocka_unit_test(test_parts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
