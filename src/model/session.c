@@ -268,6 +268,33 @@ static void release_traffic(struct session *s)
 	mpi_traffic_release(&s->traffic);
 }
 
+/* The OpenMP profile: a pass of its own over the streams, with only its consumer. */
+static int build_openmp(struct session *s, char *err, size_t errlen)
+{
+	struct ev_consumer c, *list[] = {&c};
+	struct ev_source *src;
+	int ret;
+
+	if (s->kind == SESSION_OTF2) {
+		snprintf(err, errlen, "%s: OpenMP regions are read from experiment directories",
+			 s->source);
+		return -ENODATA;
+	}
+	if ((ret = omp_profile_consumer(&c, &s->openmp, &s->syms)) < 0)
+		snprintf(err, errlen, "out of memory");
+	else if ((ret = ev_source_experiment(&src, &s->e, err, errlen)) == 0) {
+		ret = ev_pass_run(src, list, 1, err, errlen);
+		ev_source_close(src);
+	}
+	ev_consumer_release(&c);
+	return ret;
+}
+
+static void release_openmp(struct session *s)
+{
+	omp_profile_release(&s->openmp);
+}
+
 /* The consumers of one pass over the experiment, each isolated (ev_consumer_isolate), and the
  * analysis each builds. */
 struct pass_consumers {
@@ -401,6 +428,7 @@ static const struct analysis analyses[SESSION_NANALYSES] = {
     [SESSION_TIMELINE] = {"timeline", NEED(SESSION_SYMBOLS), build_timeline, release_timeline, 1},
     [SESSION_ROUTINES] = {"routines", NEED(SESSION_MPI), build_routines, release_routines, 1},
     [SESSION_TRAFFIC] = {"traffic", NEED(SESSION_MPI), build_traffic, release_traffic, 1},
+    [SESSION_OPENMP] = {"openmp", NEED(SESSION_SYMBOLS), build_openmp, release_openmp, 1},
 };
 
 /* Where analysis ID lives in S, and its size in *SIZE. */
@@ -420,6 +448,7 @@ static void *analysis_data(struct session *s, enum session_id id, size_t *size)
 	    [SESSION_TIMELINE] = sizeof(s->timeline),
 	    [SESSION_ROUTINES] = sizeof(s->routines),
 	    [SESSION_TRAFFIC] = sizeof(s->traffic),
+	    [SESSION_OPENMP] = sizeof(s->openmp),
 	};
 	void *const where[SESSION_NANALYSES] = {
 	    [SESSION_EXPERIMENT] = &s->e,
@@ -435,6 +464,7 @@ static void *analysis_data(struct session *s, enum session_id id, size_t *size)
 	    [SESSION_TIMELINE] = &s->timeline,
 	    [SESSION_ROUTINES] = &s->routines,
 	    [SESSION_TRAFFIC] = &s->traffic,
+	    [SESSION_OPENMP] = &s->openmp,
 	};
 
 	if (size)

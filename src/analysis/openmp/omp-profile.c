@@ -1,0 +1,277 @@
+/* omp-profile.c - the consumer of the OpenMP events: each thread's instances, implicit tasks
+ * and waits collected (omp-int.h), settled at the pass's finish (omp-settle.c). */
+#include "analysis/openmp/omp-int.h"
+
+#include "format/format.h"
+#include "lib/array.h"
+#include "model/pass.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int oom(char *err, size_t errlen)
+{
+	snprintf(err, errlen, "out of memory");
+	return -ENOMEM;
+}
+
+static int ob_begin(void *ctx, const struct ev_location *loc, char *err, size_t errlen)
+{
+	struct omp_build *b = ctx;
+
+	(void)loc, (void)err, (void)errlen;
+	b->nstack = 0;
+	b->waiting = 0;
+	b->loc_events = 0;
+	return 0;
+}
+
+/* The thread of LOC in the profile, added at its first OpenMP event. */
+static int thread_of(struct omp_build *b, const struct ev_location *loc)
+{
+	struct omp_profile *p = b->p;
+
+	if (b->loc_events++)
+		return 0;
+	if (ARRAY_GROW(p->threads, p->nthreads + 1, p->threads_cap))
+		return -ENOMEM;
+	p->threads[p->nthreads++] = (struct omp_thread){
+	    .pid = loc->pid, .tid = loc->tid, .image = loc->image, .rank = loc->rank};
+	if (loc->rank >= 0)
+		p->hybrid = 1;
+	return 0;
+}
+
+static int push_open(struct omp_build *b, int task, size_t index)
+{
+	if (ARRAY_GROW(b->stack, b->nstack + 1, b->stack_cap))
+		return -ENOMEM;
+	b->stack[b->nstack++] = (struct omp_open){task, index};
+	return 0;
+}
+
+/* The innermost open implicit task of the thread, or NULL. */
+static struct omp_task *open_task(struct omp_build *b)
+{
+	for (size_t i = b->nstack; i-- > 0;)
+		if (b->stack[i].task)
+			return &b->tasks[b->stack[i].index];
+	return NULL;
+}
+
+/* Close the innermost open construct (TASK: implicit task) of parallel ID (and THREAD) at NS,
+ * with whatever is open inside it; one not open is an unmatched end. */
+static void close_open(struct omp_build *b, int task, uint64_t id, uint32_t thread, int64_t ns)
+{
+	for (size_t i = b->nstack; i-- > 0;) {
+		const struct omp_open *o = &b->stack[i];
+
+		if (o->task != task)
+			continue;
+		if (task && b->tasks[o->index].id == id && b->tasks[o->index].thread == thread) {
+			b->tasks[o->index].end_ns = ns;
+		} else if (!task && b->pars[o->index].id == id) {
+			b->pars[o->index].end_ns = ns;
+		} else {
+			continue;
+		}
+		b->nstack = i;
+		return;
+	}
+	b->p->unmatched_ends++;
+}
+
+static int on_parallel_begin(struct omp_build *b, const struct event *ev)
+{
+	const struct ev_location *loc = ev->loc;
+
+	if (ARRAY_GROW(b->pars, b->npars + 1, b->pars_cap))
+		return -ENOMEM;
+	b->pars[b->npars] = (struct omp_par){.pid = loc->pid,
+					     .image = loc->image,
+					     .rank = loc->rank,
+					     .id = ev->omp.parallel,
+					     .site = ev->omp.site,
+					     .fn = ev->omp.fn,
+					     .level = ev->omp.level,
+					     .team = ev->omp.team,
+					     .begin_ns = ev->ns,
+					     .end_ns = -1,
+					     .thread = b->p->nthreads - 1,
+					     .outer = b->nstack == 0};
+	return push_open(b, 0, b->npars++);
+}
+
+static int on_itask_begin(struct omp_build *b, const struct event *ev)
+{
+	const struct ev_location *loc = ev->loc;
+
+	if (ARRAY_GROW(b->tasks, b->ntasks + 1, b->tasks_cap))
+		return -ENOMEM;
+	b->tasks[b->ntasks] = (struct omp_task){.pid = loc->pid,
+						.image = loc->image,
+						.id = ev->omp.parallel,
+						.thread = ev->omp.thread,
+						.tindex = b->p->nthreads - 1,
+						.outer = b->nstack == 0,
+						.begin_ns = ev->ns,
+						.end_ns = -1,
+						.bar_enter_ns = -1,
+						.bar_leave_ns = -1};
+	return push_open(b, 1, b->ntasks++);
+}
+
+/* A wait that ended at NS, charged to the innermost open implicit task (none: not counted). */
+static void on_sync_leave(struct omp_build *b, int64_t ns)
+{
+	struct omp_task *t = open_task(b);
+	int64_t d = ns - b->wait_ns;
+
+	if (!b->waiting)
+		return;
+	b->waiting = 0;
+	if (!t || d < 0)
+		return;
+	switch (b->wait_kind) {
+	case PSC_OMP_SYNC_BARRIER_IMPLICIT:
+		if (t->bar_enter_ns < 0)
+			t->bar_enter_ns = b->wait_ns;
+		t->bar_leave_ns = ns;
+		t->bar_ns += d;
+		break;
+	case PSC_OMP_SYNC_BARRIER_EXPLICIT:
+	case PSC_OMP_SYNC_BARRIER_WORK:
+		t->sync_ns += d;
+		break;
+	case PSC_OMP_SYNC_CRITICAL:
+	case PSC_OMP_SYNC_LOCK:
+	case PSC_OMP_SYNC_ORDERED:
+	case PSC_OMP_SYNC_ATOMIC:
+		t->lock_ns += d;
+		break;
+	default:
+		t->other_ns += d;
+		break;
+	}
+}
+
+/* Worksharing and explicit tasks, counted for the innermost open implicit task. */
+static void on_counts(struct omp_build *b, const struct event *ev)
+{
+	struct omp_task *t = open_task(b);
+
+	if (!t)
+		return;
+	if (ev->kind == EV_OMP_WORK) {
+		t->chunks += ev->omp.chunks;
+		t->iterations += ev->omp.iterations;
+	} else if (ev->kind == EV_OMP_TASK_CREATE) {
+		t->created++;
+	} else if (ev->kind == EV_OMP_TASK_END && ev->omp.kind == 0) {
+		t->completed++;
+	}
+}
+
+static int ob_event(void *ctx, const struct event *ev, char *err, size_t errlen)
+{
+	struct omp_build *b = ctx;
+	int ret = thread_of(b, ev->loc);
+
+	b->p->events++;
+	if (ret == 0) {
+		switch (ev->kind) {
+		case EV_OMP_PARALLEL_BEGIN:
+			ret = on_parallel_begin(b, ev);
+			break;
+		case EV_OMP_PARALLEL_END:
+			close_open(b, 0, ev->omp.parallel, 0, ev->ns);
+			break;
+		case EV_OMP_ITASK_BEGIN:
+			ret = on_itask_begin(b, ev);
+			break;
+		case EV_OMP_ITASK_END:
+			close_open(b, 1, ev->omp.parallel, ev->omp.thread, ev->ns);
+			break;
+		case EV_OMP_SYNC_ENTER:
+			b->waiting = 1;
+			b->wait_kind = ev->omp.kind;
+			b->wait_ns = ev->ns;
+			break;
+		case EV_OMP_SYNC_LEAVE:
+			on_sync_leave(b, ev->ns);
+			break;
+		default:
+			on_counts(b, ev);
+			break;
+		}
+	}
+	return ret < 0 ? oom(err, errlen) : 0;
+}
+
+static int ob_end(void *ctx, const struct ev_location *loc, const struct ev_location_facts *f,
+		  char *err, size_t errlen)
+{
+	struct omp_build *b = ctx;
+	struct omp_thread *t;
+
+	(void)loc, (void)err, (void)errlen;
+	if (!b->loc_events)
+		return 0;
+	t = &b->p->threads[b->p->nthreads - 1];
+	t->span_ns = f->last_ns > f->first_ns ? f->last_ns - f->first_ns : 0;
+	return 0;
+}
+
+static int ob_finish(void *ctx, char *err, size_t errlen)
+{
+	return omp_settle(ctx) < 0 ? oom(err, errlen) : 0;
+}
+
+static void ob_release(void *ctx)
+{
+	struct omp_build *b = ctx;
+
+	free(b->pars);
+	free(b->tasks);
+	free(b->stack);
+	free(b);
+}
+
+int omp_profile_consumer(struct ev_consumer *c, struct omp_profile *p, struct symtab *syms)
+{
+	struct omp_build *b = calloc(1, sizeof(*b));
+	uint64_t kinds = 0;
+
+	for (unsigned k = EV_OMP_PARALLEL_BEGIN; k <= EV_OMP_TASK_END; k++)
+		kinds |= EV_BIT(k);
+	*c = (struct ev_consumer){.name = "openmp",
+				  .kinds = kinds,
+				  .locations = EV_LOC_STREAMS,
+				  .ctx = b,
+				  .location_begin = ob_begin,
+				  .event = ob_event,
+				  .location_end = ob_end,
+				  .finish = ob_finish,
+				  .release = ob_release};
+	memset(p, 0, sizeof(*p));
+	if (!b)
+		return -ENOMEM;
+	b->p = p;
+	b->syms = syms;
+	return 0;
+}
+
+void omp_profile_release(struct omp_profile *p)
+{
+	for (size_t i = 0; i < p->nregions; i++)
+		free(p->regions[i].name);
+	free(p->regions);
+	free(p->rows);
+	free(p->threads);
+	for (size_t i = 0; i < p->ncaveats; i++)
+		free(p->caveats[i]);
+	free(p->caveats);
+	memset(p, 0, sizeof(*p));
+}
