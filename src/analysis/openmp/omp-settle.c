@@ -67,8 +67,8 @@ static int cmp_task(const void *a, const void *b)
 	return c ? c : CMP(x->thread, y->thread);
 }
 
-/* The name of R's call site: "function@file:line", "function", or what symbols say of an
- * address they cannot name (the address alone without symbols). NULL: out of memory. */
+/* The name of R's call site: "function@file:line", "function", "module+0xoffset" of the
+ * return address where no symbol names it, else the address. NULL: out of memory. */
 static char *site_name(struct symtab *syms, const struct omp_region *r)
 {
 	struct strbuf sb;
@@ -76,14 +76,16 @@ static char *site_name(struct symtab *syms, const struct omp_region *r)
 
 	strbuf_init(&sb);
 	memset(&si, 0, sizeof(si));
-	if (!syms || !r->site)
-		strbuf_addf(&sb, "0x%" PRIx64, r->site);
-	else if (symtab_lookup(syms, r->pid, r->image, r->site - 1, &si) < 0)
+	if (syms && r->site && symtab_lookup(syms, r->pid, r->image, r->site - 1, &si) < 0)
 		return NULL;
-	else if (si.known && si.file && si.file[0])
+	if (si.known && si.file && si.file[0])
 		strbuf_addf(&sb, "%s@%s:%u", si.name, path_base(si.file), si.line);
-	else
+	else if (si.known)
 		strbuf_adds(&sb, si.name);
+	else if (si.module && si.module[0])
+		strbuf_addf(&sb, "%s+0x%" PRIx64, path_base(si.module), si.offset + 1);
+	else
+		strbuf_addf(&sb, "0x%" PRIx64, r->site);
 	return strbuf_detach(&sb, NULL);
 }
 
