@@ -9,11 +9,13 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 psc_init
 
-# gen DIR SHAPE RANK: SHAPE gomp, ompt or none; RANK -1 or the MPI rank of the process
+# gen DIR SHAPE RANK [SITE]: SHAPE gomp, ompt or none; RANK -1 or the MPI rank of the process;
+# SITE the parallel construct's call site (default 0x401000)
 gen() {
 	python3 - "$@" <<'PY'
 import json, os, struct, sys
 d, shape, rank = sys.argv[1], sys.argv[2], int(sys.argv[3])
+site = int(sys.argv[4], 0) if len(sys.argv) > 4 else 0x401000
 START, PID = 10_000_000_000, 100
 os.makedirs(d)
 json.dump({"version": 1, "created_by": "test", "command": ["synthetic"],
@@ -32,7 +34,7 @@ for k in range(4):
         streams[k].extend([((START + 10) << 2) | 0, 0x401000, ((START + 20) << 2) | 1, 0x401000])
 def instance(pid_, t0, arrive):
     last = max(arrive)
-    ext(0, t0, 21, 4, pid_, 0x401000, 0x402000, 1)  # PARALLEL_BEGIN
+    ext(0, t0, 21, 4, pid_, site, 0x402000, 1)  # PARALLEL_BEGIN
     for k in range(4):
         ext(k, t0, 23, k, pid_, 4)  # ITASK_BEGIN
         if k == 1:
@@ -132,6 +134,40 @@ expect_eq 0 "$(wc -c <"$T/none.out")" "no OpenMP records: no text"
 run none-csv "$PERFSCOPE" report "$T/none" --openmp --csv
 expect_eq "region,thread,calls,time_ns,work_ns,barrier_ns" \
 	"$(head -1 "$T/none-csv.out" | cut -d, -f1-6)" "no OpenMP records: the CSV's header"
+
+# a region named from the symbols: the call site in tri() of a program built here, its maps
+# written as the runtime writes them
+if command -v cc >/dev/null 2>&1 && command -v readelf >/dev/null 2>&1 &&
+	command -v objdump >/dev/null 2>&1; then
+	cat >"$T/tri.c" <<'C'
+void work(int n);
+void tri(int n)
+{
+	work(n);
+}
+void work(int n) { (void)n; }
+int main(void) { tri(3); return 0; }
+C
+	cc -g -O0 -no-pie -fno-pie -o "$T/tri" "$T/tri.c"
+	# the return address of tri's call of work: the instruction after the call
+	ra=$(objdump -d --no-show-raw-insn "$T/tri" | awk '/<tri>:/ { f = 1 } f && /call/ { c = 1; next } c { sub(":", "", $1); print $1; exit }')
+	gen "$T/named" gomp -1 "0x$ra"
+	readelf -lW "$T/tri" | python3 -c '
+import sys
+for l in sys.stdin:
+    f = l.split()
+    if f and f[0] == "LOAD":
+        o, s = int(f[1], 16), int(f[2], 16)
+        e = s + int(f[5], 16)
+        s, o, e = s - s % 4096, o - o % 4096, e + (4096 - e % 4096) % 4096
+        print("%08x-%08x r-xp %08x 00:00 0 %s" % (s, e, o, sys.argv[1]))' "$T/tri" >"$T/named/maps.100"
+	run named "$PERFSCOPE" report "$T/named" --openmp --csv
+	expect_eq 0 "$RC" "named: exit status"
+	expect_eq "tri@tri.c:4,0,2,800,500,300" "$(sed -n 2p "$T/named.out" | cut -d, -f1-6)" \
+		"the region named function@file:line"
+else
+	note "no cc, readelf or objdump: the region named from the symbols is not checked"
+fi
 
 run bad "$PERFSCOPE" report "$T/gomp" --openmp --tree
 expect_eq 2 "$RC" "--openmp --tree: a usage error"
