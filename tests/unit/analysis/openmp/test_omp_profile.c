@@ -10,6 +10,7 @@
 #include "analysis/openmp/omp-profile.h"
 #include "model/experiment-open.h"
 #include "model/pass.h"
+#include "model/session.h"
 
 #include <math.h>
 
@@ -377,13 +378,44 @@ static void test_none(void **state)
 	omp_profile_release(&p);
 }
 
+/* The session builds the profile alone, or in the pass of the function and region profiles
+ * when both are required: the same rows either way. */
+static void test_session(void **state)
+{
+	struct words s[4];
+	struct session a, b;
+	struct omp_profile *pa, *pb;
+	char dir[256], err[512];
+
+	(void)state;
+	start(s, 4);
+	team4(s, GOMP, 7, 2000, ARRIVE1);
+	new_dir(dir, sizeof(dir));
+	write_team(dir, s, 4);
+	session_init(&a, dir, SESSION_DIR, NULL);
+	assert_int_equal(session_get(&a, SESSION_OPENMP, (void **)&pa, err, sizeof(err)), 0);
+	assert_int_equal(session_state(&a, SESSION_PROFILES), 0);
+	session_init(&b, dir, SESSION_DIR, NULL);
+	session_require(&b, SESSION_PROFILES);
+	session_require(&b, SESSION_OPENMP);
+	assert_int_equal(session_get(&b, SESSION_PROFILES, NULL, err, sizeof(err)), 0);
+	assert_int_equal(session_state(&b, SESSION_OPENMP), 1);
+	assert_int_equal(session_get(&b, SESSION_OPENMP, (void **)&pb, err, sizeof(err)), 0);
+	assert_int_equal(pa->nrows, 4);
+	assert_int_equal(pb->nrows, 4);
+	for (size_t k = 0; k < 4; k++)
+		assert_memory_equal(&pa->rows[k], &pb->rows[k], sizeof(pa->rows[k]));
+	session_close(&a);
+	session_close(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_team_of_4),	  cmocka_unit_test(test_gomp_ompt_same),
 	    cmocka_unit_test(test_two_instances), cmocka_unit_test(test_nested),
 	    cmocka_unit_test(test_killed),	  cmocka_unit_test(test_orphans),
-	    cmocka_unit_test(test_none),
+	    cmocka_unit_test(test_none),	  cmocka_unit_test(test_session),
 	};
 
 	return cmocka_run_group_tests(tests, synth_make_top, synth_remove_top);
