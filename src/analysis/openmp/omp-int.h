@@ -23,6 +23,8 @@ struct omp_par {
 	size_t thread;		  /* index of the encountering thread in p->threads */
 	int outer;		  /* nothing else was open on its thread */
 	size_t region;		  /* its region, set at the finish */
+	int64_t last_ns;	  /* the last arrival of its team at its closing barrier */
+	uint32_t ntasks;	  /* its implicit tasks recorded */
 };
 
 /* A thread's implicit task in an instance. */
@@ -37,6 +39,7 @@ struct omp_task {
 	int64_t bar_enter_ns, bar_leave_ns; /* OMPT's closing barrier, -1 none */
 	int64_t bar_ns, sync_ns, lock_ns, other_ns;
 	uint64_t chunks, iterations, created, completed;
+	size_t par; /* its instance in pars (at the finish), SIZE_MAX none */
 };
 
 /* What is open on the thread being walked. */

@@ -99,6 +99,7 @@ static int on_parallel_begin(struct omp_build *b, const struct event *ev)
 					     .team = ev->omp.team,
 					     .begin_ns = ev->ns,
 					     .end_ns = -1,
+					     .last_ns = -1,
 					     .thread = b->p->nthreads - 1,
 					     .outer = b->nstack == 0};
 	return push_open(b, 0, b->npars++);

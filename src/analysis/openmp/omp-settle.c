@@ -29,42 +29,13 @@ static void caveat(struct omp_profile *p, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Instances by process, then parallel id. */
-static int cmp_par_id(const void *a, const void *b)
+/* The hash of a process image's key K (a parallel id or a call site). */
+static uint64_t key_hash(pid_t pid, unsigned image, uint64_t k)
 {
-	const struct omp_par *x = a, *y = b;
-	int c = CMP(x->pid, y->pid);
+	uint64_t h = hash_bytes(HASH_INIT, &pid, sizeof(pid));
 
-	if (!c)
-		c = CMP(x->image, y->image);
-	return c ? c : CMP(x->id, y->id);
-}
-
-/* Instances (pointers) by process, then site, then parallel id. */
-static int cmp_par_site(const void *a, const void *b)
-{
-	const struct omp_par *x = *(const struct omp_par *const *)a,
-			     *y = *(const struct omp_par *const *)b;
-	int c = CMP(x->pid, y->pid);
-
-	if (!c)
-		c = CMP(x->image, y->image);
-	if (!c)
-		c = CMP(x->site, y->site);
-	return c ? c : CMP(x->id, y->id);
-}
-
-/* Tasks by process, parallel id, then thread number. */
-static int cmp_task(const void *a, const void *b)
-{
-	const struct omp_task *x = a, *y = b;
-	int c = CMP(x->pid, y->pid);
-
-	if (!c)
-		c = CMP(x->image, y->image);
-	if (!c)
-		c = CMP(x->id, y->id);
-	return c ? c : CMP(x->thread, y->thread);
+	h = hash_bytes(h, &image, sizeof(image));
+	return hash_bytes(h, &k, sizeof(k));
 }
 
 /* The name of R's call site: "function@file:line", "function", "module+0xoffset" of the
@@ -89,39 +60,54 @@ static char *site_name(struct symtab *syms, const struct omp_region *r)
 	return strbuf_detach(&sb, NULL);
 }
 
-/* The regions of B's instances: one per process and call site, named; each instance's
- * region set, its calls and times added. 0 or -ENOMEM. */
+/* The region of instance X in P (added and named when new; BY_SITE indexes the regions by
+ * process and site). NULL: out of memory. */
+static struct omp_region *region_of(struct omp_build *b, struct hchain *by_site,
+				    const struct omp_par *x, size_t *index)
+{
+	struct omp_profile *p = b->p;
+	uint64_t h = key_hash(x->pid, x->image, x->site);
+	struct omp_region *r;
+
+	for (size_t at = hchain_first(by_site, h); at; at = hchain_next(by_site, at)) {
+		r = &p->regions[at - 1];
+		if (r->pid == x->pid && r->image == x->image && r->site == x->site) {
+			*index = at - 1;
+			return r;
+		}
+	}
+	if (ARRAY_GROW(p->regions, p->nregions + 1, p->regions_cap) ||
+	    hchain_add(by_site, h, p->nregions))
+		return NULL;
+	r = &p->regions[p->nregions];
+	*r = (struct omp_region){.pid = x->pid,
+				 .image = x->image,
+				 .rank = x->rank,
+				 .site = x->site,
+				 .fn = x->fn,
+				 .level = x->level};
+	if (!(r->name = site_name(b->syms, r)))
+		return NULL;
+	*index = p->nregions++;
+	return r;
+}
+
+/* The regions of B's instances: one per process and call site, named, in the order of their
+ * first instance; each instance's region set, its calls and times added. 0 or -ENOMEM. */
 static int make_regions(struct omp_build *b)
 {
 	struct omp_profile *p = b->p;
-	struct omp_par **by = malloc((b->npars ? b->npars : 1) * sizeof(*by));
+	struct hchain by_site = {0};
+	int ret = 0;
 
-	if (!by)
-		return -ENOMEM;
-	for (size_t i = 0; i < b->npars; i++)
-		by[i] = &b->pars[i];
-	qsort(by, b->npars, sizeof(*by), cmp_par_site);
 	for (size_t i = 0; i < b->npars; i++) {
-		struct omp_par *x = by[i];
-		struct omp_region *r;
+		struct omp_par *x = &b->pars[i];
+		struct omp_region *r = region_of(b, &by_site, x, &x->region);
 
-		if (!i || by[i - 1]->site != x->site || by[i - 1]->pid != x->pid ||
-		    by[i - 1]->image != x->image) {
-			if (ARRAY_GROW(p->regions, p->nregions + 1, p->regions_cap))
-				goto oom;
-			p->regions[p->nregions] = (struct omp_region){.pid = x->pid,
-								      .image = x->image,
-								      .rank = x->rank,
-								      .site = x->site,
-								      .fn = x->fn,
-								      .level = x->level};
-			if (!(p->regions[p->nregions].name =
-				  site_name(b->syms, &p->regions[p->nregions])))
-				goto oom;
-			p->nregions++;
+		if (!r) {
+			ret = -ENOMEM;
+			break;
 		}
-		r = &p->regions[p->nregions - 1];
-		x->region = p->nregions - 1;
 		if (x->end_ns < 0) {
 			r->unfinished++;
 			continue;
@@ -133,11 +119,24 @@ static int make_regions(struct omp_build *b)
 			p->threads[x->thread].initial = 1;
 		}
 	}
-	free(by);
-	return 0;
-oom:
-	free(by);
-	return -ENOMEM;
+	hchain_release(&by_site);
+	return ret;
+}
+
+/* The instance of task T in B (BY_ID indexes the instances by process and parallel id), or
+ * NULL when its parallel region never began. */
+static struct omp_par *par_of(struct omp_build *b, const struct hchain *by_id,
+			      const struct omp_task *t)
+{
+	uint64_t h = key_hash(t->pid, t->image, t->id);
+
+	for (size_t at = hchain_first(by_id, h); at; at = hchain_next(by_id, at)) {
+		struct omp_par *x = &b->pars[at - 1];
+
+		if (x->pid == t->pid && x->image == t->image && x->id == t->id)
+			return x;
+	}
+	return NULL;
 }
 
 /* The row of REGION and THREAD in P, added when new (ROWS: region << 32 | thread -> its
@@ -155,76 +154,83 @@ static struct omp_row *row_of(struct omp_profile *p, struct u64map *rows, size_t
 	return &p->rows[p->nrows++];
 }
 
-/* T[0..n), the implicit tasks of instance X (which ended), into their rows: the closing
+/* Task T of instance X (which ended, its team's last arrival known) into its row: the closing
  * barrier's wait from the OMPT records where the task has them, else from the team's last
  * arrival. 0 or -ENOMEM. */
-static int add_instance(struct omp_build *b, struct u64map *rows, const struct omp_par *x,
-			const struct omp_task *t, size_t n)
+static int add_task(struct omp_profile *p, struct u64map *rows, const struct omp_par *x,
+		    const struct omp_task *t)
 {
-	struct omp_profile *p = b->p;
-	struct omp_region *r = &p->regions[x->region];
-	int64_t last = -1;
+	int64_t barrier = t->bar_enter_ns >= 0 ? t->bar_ns : x->last_ns - t->end_ns;
+	int64_t stop = t->bar_enter_ns >= 0 ? t->end_ns : x->last_ns;
+	int64_t time = stop - t->begin_ns;
+	int64_t work = time - barrier - t->sync_ns - t->lock_ns - t->other_ns;
+	struct omp_row *w = row_of(p, rows, x->region, t->thread);
 
-	for (size_t i = 0; i < n; i++) {
-		int64_t arrival = t[i].bar_enter_ns >= 0 ? t[i].bar_enter_ns : t[i].end_ns;
-
-		if (t[i].end_ns >= 0 && arrival > last)
-			last = arrival;
-	}
-	r->team_ns += (int64_t)n * (x->end_ns - x->begin_ns);
-	if (n > r->team)
-		r->team = (uint32_t)n;
-	for (size_t i = 0; i < n; i++) {
-		int64_t barrier, stop, time, work;
-		struct omp_row *w;
-
-		if (t[i].end_ns < 0) {
-			p->open_tasks++;
-			continue;
-		}
-		barrier = t[i].bar_enter_ns >= 0 ? t[i].bar_ns : last - t[i].end_ns;
-		stop = t[i].bar_enter_ns >= 0 ? t[i].end_ns : last;
-		time = stop - t[i].begin_ns;
-		work = time - barrier - t[i].sync_ns - t[i].lock_ns - t[i].other_ns;
-		if (!(w = row_of(p, rows, x->region, t[i].thread)))
-			return -ENOMEM;
-		w->calls++;
-		w->time_ns += time;
-		w->work_ns += work > 0 ? work : 0;
-		w->barrier_ns += barrier;
-		w->sync_ns += t[i].sync_ns;
-		w->lock_ns += t[i].lock_ns;
-		w->other_ns += t[i].other_ns;
-		w->chunks += t[i].chunks;
-		w->iterations += t[i].iterations;
-		w->tasks_created += t[i].created;
-		w->tasks_completed += t[i].completed;
-		if (t[i].outer)
-			p->threads[t[i].tindex].parallel_ns += time;
-	}
+	if (!w)
+		return -ENOMEM;
+	w->calls++;
+	w->time_ns += time;
+	w->work_ns += work > 0 ? work : 0;
+	w->barrier_ns += barrier;
+	w->sync_ns += t->sync_ns;
+	w->lock_ns += t->lock_ns;
+	w->other_ns += t->other_ns;
+	w->chunks += t->chunks;
+	w->iterations += t->iterations;
+	w->tasks_created += t->created;
+	w->tasks_completed += t->completed;
+	if (t->outer)
+		p->threads[t->tindex].parallel_ns += time;
 	return 0;
 }
 
-/* Every group of B's tasks (one instance each) joined to its instance. 0 or -ENOMEM. */
+/* Every task of B joined to its instance: first each instance's team (its tasks, the last
+ * arrival at its closing barrier), then each task into its row. 0 or -ENOMEM. */
 static int join_tasks(struct omp_build *b)
 {
+	struct omp_profile *p = b->p;
+	struct hchain by_id = {0};
 	struct u64map rows = {0};
 	int ret = 0;
 
-	for (size_t i = 0, n; i < b->ntasks && !ret; i += n) {
-		const struct omp_task *t = &b->tasks[i];
-		struct omp_par key = {.pid = t->pid, .image = t->image, .id = t->id}, *x;
+	for (size_t i = 0; i < b->npars && !ret; i++)
+		ret = hchain_add(&by_id, key_hash(b->pars[i].pid, b->pars[i].image, b->pars[i].id),
+				 i);
+	for (size_t i = 0; i < b->ntasks && !ret; i++) {
+		struct omp_task *t = &b->tasks[i];
+		struct omp_par *x = par_of(b, &by_id, t);
+		int64_t arrival = t->bar_enter_ns >= 0 ? t->bar_enter_ns : t->end_ns;
 
-		for (n = 1; i + n < b->ntasks && t[n].pid == t->pid && t[n].image == t->image &&
-			    t[n].id == t->id;
-		     n++)
-			;
-		x = bsearch(&key, b->pars, b->npars, sizeof(*b->pars), cmp_par_id);
+		t->par = x ? (size_t)(x - b->pars) : SIZE_MAX;
 		if (!x)
-			b->p->orphan_tasks += n;
-		else if (x->end_ns >= 0)
-			ret = add_instance(b, &rows, x, t, n);
+			p->orphan_tasks++;
+		else if (x->end_ns >= 0 && t->end_ns >= 0 && arrival > x->last_ns)
+			x->last_ns = arrival;
+		if (x)
+			x->ntasks++;
 	}
+	for (size_t i = 0; i < b->npars && !ret; i++) {
+		const struct omp_par *x = &b->pars[i];
+		struct omp_region *r = &p->regions[x->region];
+
+		if (x->end_ns < 0)
+			continue;
+		r->team_ns += (int64_t)x->ntasks * (x->end_ns - x->begin_ns);
+		if (x->ntasks > r->team)
+			r->team = x->ntasks;
+	}
+	for (size_t i = 0; i < b->ntasks && !ret; i++) {
+		const struct omp_task *t = &b->tasks[i];
+		const struct omp_par *x = t->par != SIZE_MAX ? &b->pars[t->par] : NULL;
+
+		if (!x || x->end_ns < 0)
+			continue;
+		if (t->end_ns < 0)
+			p->open_tasks++;
+		else
+			ret = add_task(p, &rows, x, t);
+	}
+	hchain_release(&by_id);
 	u64map_release(&rows);
 	return ret;
 }
@@ -335,8 +341,6 @@ int omp_settle(struct omp_build *b)
 	struct omp_profile *p = b->p;
 	int ret;
 
-	qsort(b->pars, b->npars, sizeof(*b->pars), cmp_par_id);
-	qsort(b->tasks, b->ntasks, sizeof(*b->tasks), cmp_task);
 	if ((ret = make_regions(b)) || (ret = join_tasks(b)) || (ret = order_regions(p)))
 		return ret;
 	region_metrics(p);
