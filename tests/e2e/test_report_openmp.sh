@@ -9,7 +9,8 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 psc_init
 
-# gen DIR SHAPE RANK [SITE]: SHAPE gomp, ompt or none; RANK -1 or the MPI rank of the process;
+# gen DIR SHAPE RANK [SITE]: SHAPE gomp, ompt, none or killed (gomp, then an instance that
+# began and never ended, the encountering thread's stream cut short); RANK -1 or the MPI rank of the process;
 # SITE the parallel construct's call site (default 0x401000)
 gen() {
 	python3 - "$@" <<'PY'
@@ -50,8 +51,13 @@ def instance(pid_, t0, arrive):
 if shape != "none":
     instance(7, 2000, [2100, 2200, 2300, 2400])
     instance(8, 5000, [5400, 5300, 5200, 5100])
+if shape == "killed":
+    ext(0, 8000, 21, 4, 9, site, 0x402000, 1)
+    for k in range(4):
+        ext(k, 8000, 23, k, 9, 4)
 for k in range(4):
-    streams[k].extend([((START + 9000) << 2) | 2, 7 | (2 << 16) | (1 << 32)])
+    if shape != "killed" or k:
+        streams[k].extend([((START + 9000) << 2) | 2, 7 | (2 << 16) | (1 << 32)])
     with open(d + "/stream.%d.%d" % (PID, PID + k), "wb") as f:
         f.write(struct.pack("<8sIIQIIiIQQII", b"PSCSTRM1", 1, 64, 2, PID, PID + k, rank, 1,
                             START, START, 0, 0))
@@ -168,6 +174,20 @@ for l in sys.stdin:
 else
 	note "no cc, readelf or objdump: the region named from the symbols is not checked"
 fi
+
+# a killed run: the third instance never ended: counted as unfinished, said
+gen "$T/killed" killed -1
+run killed "$PERFSCOPE" report "$T/killed" --openmp --csv
+expect_eq 0 "$RC" "killed: exit status"
+expect_eq "0x401000,1,2,1,4,4,800" "$(sed -n 8p "$T/killed.out" | cut -d, -f1-7)" \
+	"killed: 2 calls, 1 unfinished"
+expect_eq "0x401000,0,2,800,500,300" "$(sed -n 2p "$T/killed.out" | cut -d, -f1-6)" \
+	"killed: the instances that ended"
+expect_grep "1 instances of parallel regions did not end (a killed run?)" "$T/killed.err" \
+	"killed: said on stderr"
+run killed-text "$PERFSCOPE" report "$T/killed" --openmp
+expect_grep "  ! 1 instances of parallel regions did not end" "$T/killed-text.out" \
+	"killed: said under the text"
 
 run bad "$PERFSCOPE" report "$T/gomp" --openmp --tree
 expect_eq 2 "$RC" "--openmp --tree: a usage error"
