@@ -35,9 +35,12 @@ struct omp_task {
 	uint32_t thread; /* its OpenMP thread number */
 	size_t tindex;	 /* its stream in p->threads */
 	int outer;
-	int64_t begin_ns, end_ns;	    /* end -1: no ITASK_END */
-	int64_t bar_enter_ns, bar_leave_ns; /* OMPT's closing barrier, -1 none */
+	int64_t begin_ns, end_ns; /* end -1: no ITASK_END */
+	int64_t bar_enter_ns;	  /* OMPT: it entered its closing barrier, -1 none */
 	int64_t bar_ns, sync_ns, lock_ns, other_ns;
+	/* explicit tasks it ran after its end (libgomp's closing barrier): their time, and the
+	 * end of the last (0 none), when the barrier could open at the earliest */
+	int64_t bar_task_ns, bar_task_end_ns;
 	uint64_t chunks, iterations, created, completed;
 	size_t par; /* its instance in pars (at the finish), SIZE_MAX none */
 };
@@ -46,6 +49,19 @@ struct omp_task {
 struct omp_open {
 	int task; /* 1 an implicit task, 0 a parallel construct */
 	size_t index;
+};
+
+/* A wait of the thread being walked (SYNC_ENTER without its LEAVE yet). */
+struct omp_wait {
+	unsigned kind;	 /* enum psc_omp_sync */
+	int64_t ns;	 /* when it began */
+	int64_t task_ns; /* explicit tasks the thread ran while waiting */
+};
+
+/* An explicit task the thread being walked runs (TASK_BEGIN without its TASK_END yet). */
+struct omp_run {
+	int64_t ns;   /* when it began (or resumed) */
+	size_t waits; /* waits open when it began */
 };
 
 struct omp_build {
@@ -58,9 +74,11 @@ struct omp_build {
 	/* the thread being walked */
 	struct omp_open *stack;
 	size_t nstack, stack_cap;
-	int waiting; /* a SYNC_ENTER without its LEAVE yet */
-	unsigned wait_kind;
-	int64_t wait_ns;
+	size_t closed; /* its last implicit task that ended, + 1; 0 none */
+	struct omp_wait *waits;
+	size_t nwaits, waits_cap;
+	struct omp_run *runs;
+	size_t nruns, runs_cap;
 	uint64_t loc_events; /* OpenMP events of the thread being walked */
 };
 

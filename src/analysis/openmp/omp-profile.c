@@ -23,7 +23,9 @@ static int ob_begin(void *ctx, const struct ev_location *loc, char *err, size_t 
 
 	(void)loc, (void)err, (void)errlen;
 	b->nstack = 0;
-	b->waiting = 0;
+	b->closed = 0;
+	b->nwaits = 0;
+	b->nruns = 0;
 	b->loc_events = 0;
 	return 0;
 }
@@ -72,6 +74,7 @@ static void close_open(struct omp_build *b, int task, uint64_t id, uint32_t thre
 			continue;
 		if (task && b->tasks[o->index].id == id && b->tasks[o->index].thread == thread) {
 			b->tasks[o->index].end_ns = ns;
+			b->closed = o->index + 1;
 		} else if (!task && b->pars[o->index].id == id) {
 			b->pars[o->index].end_ns = ns;
 		} else {
@@ -119,27 +122,46 @@ static int on_itask_begin(struct omp_build *b, const struct event *ev)
 						.outer = b->nstack == 0,
 						.begin_ns = ev->ns,
 						.end_ns = -1,
-						.bar_enter_ns = -1,
-						.bar_leave_ns = -1};
+						.bar_enter_ns = -1};
 	return push_open(b, 1, b->ntasks++);
 }
 
-/* A wait that ended at NS, charged to the innermost open implicit task (none: not counted). */
+/* The implicit task the thread's explicit tasks and worksharing count for: the innermost
+ * open one, else the last that ended (libgomp runs tasks in the closing barrier, after its
+ * end); NULL none. */
+static struct omp_task *count_task(struct omp_build *b)
+{
+	struct omp_task *t = open_task(b);
+
+	return t ? t : b->closed ? &b->tasks[b->closed - 1] : NULL;
+}
+
+static int on_sync_enter(struct omp_build *b, const struct event *ev)
+{
+	if (ARRAY_GROW(b->waits, b->nwaits + 1, b->waits_cap))
+		return -ENOMEM;
+	b->waits[b->nwaits++] = (struct omp_wait){ev->omp.kind, ev->ns, 0};
+	return 0;
+}
+
+/* The innermost wait ended at NS: its time but the explicit tasks run in it, charged to the
+ * innermost open implicit task (none: not counted). */
 static void on_sync_leave(struct omp_build *b, int64_t ns)
 {
 	struct omp_task *t = open_task(b);
-	int64_t d = ns - b->wait_ns;
+	struct omp_wait *w;
+	int64_t d;
 
-	if (!b->waiting)
+	if (!b->nwaits)
 		return;
-	b->waiting = 0;
+	w = &b->waits[--b->nwaits];
+	d = ns - w->ns - w->task_ns;
 	if (!t || d < 0)
 		return;
-	switch (b->wait_kind) {
+	switch (w->kind) {
 	case PSC_OMP_SYNC_BARRIER_IMPLICIT:
 		if (t->bar_enter_ns < 0)
-			t->bar_enter_ns = b->wait_ns;
-		t->bar_leave_ns = ns;
+			t->bar_enter_ns = w->ns;
 		t->bar_ns += d;
 		break;
 	case PSC_OMP_SYNC_BARRIER_EXPLICIT:
@@ -158,10 +180,41 @@ static void on_sync_leave(struct omp_build *b, int64_t ns)
 	}
 }
 
-/* Worksharing and explicit tasks, counted for the innermost open implicit task. */
+static int on_task_begin(struct omp_build *b, const struct event *ev)
+{
+	if (ARRAY_GROW(b->runs, b->nruns + 1, b->runs_cap))
+		return -ENOMEM;
+	b->runs[b->nruns++] = (struct omp_run){ev->ns, b->nwaits};
+	return 0;
+}
+
+/* An explicit task stops running: its time is work, not waiting. The outermost task run
+ * inside the innermost wait takes its time out of that wait; with no wait and no implicit
+ * task open (libgomp's closing barrier, after ITASK_END), out of that barrier. */
+static void on_task_end(struct omp_build *b, const struct event *ev)
+{
+	struct omp_task *t = count_task(b);
+	struct omp_run r;
+	int outermost;
+
+	if (t && ev->omp.kind == 0)
+		t->completed++;
+	if (!b->nruns)
+		return;
+	r = b->runs[--b->nruns];
+	outermost = !b->nruns || b->runs[b->nruns - 1].waits < r.waits;
+	if (r.waits && r.waits == b->nwaits && outermost)
+		b->waits[b->nwaits - 1].task_ns += ev->ns - r.ns;
+	else if (!r.waits && !b->nruns && t && !open_task(b)) {
+		t->bar_task_ns += ev->ns - r.ns;
+		t->bar_task_end_ns = ev->ns;
+	}
+}
+
+/* Worksharing and explicit tasks created, counted for count_task(). */
 static void on_counts(struct omp_build *b, const struct event *ev)
 {
-	struct omp_task *t = open_task(b);
+	struct omp_task *t = count_task(b);
 
 	if (!t)
 		return;
@@ -170,8 +223,6 @@ static void on_counts(struct omp_build *b, const struct event *ev)
 		t->iterations += ev->omp.iterations;
 	} else if (ev->kind == EV_OMP_TASK_CREATE) {
 		t->created++;
-	} else if (ev->kind == EV_OMP_TASK_END && ev->omp.kind == 0) {
-		t->completed++;
 	}
 }
 
@@ -196,12 +247,16 @@ static int ob_event(void *ctx, const struct event *ev, char *err, size_t errlen)
 			close_open(b, 1, ev->omp.parallel, ev->omp.thread, ev->ns);
 			break;
 		case EV_OMP_SYNC_ENTER:
-			b->waiting = 1;
-			b->wait_kind = ev->omp.kind;
-			b->wait_ns = ev->ns;
+			ret = on_sync_enter(b, ev);
 			break;
 		case EV_OMP_SYNC_LEAVE:
 			on_sync_leave(b, ev->ns);
+			break;
+		case EV_OMP_TASK_BEGIN:
+			ret = on_task_begin(b, ev);
+			break;
+		case EV_OMP_TASK_END:
+			on_task_end(b, ev);
 			break;
 		default:
 			on_counts(b, ev);
@@ -237,6 +292,8 @@ static void ob_release(void *ctx)
 	free(b->pars);
 	free(b->tasks);
 	free(b->stack);
+	free(b->waits);
+	free(b->runs);
 	free(b);
 }
 

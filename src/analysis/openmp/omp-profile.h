@@ -7,7 +7,7 @@
  * The records (format.h PSC_REC_OMP_*) come in two shapes, and both give the same numbers:
  *  - libgomp: no barrier records of the closing barrier; ITASK_END is the thread's arrival at
  *    it. The thread leaves it when the last thread of the team arrives: its barrier wait is
- *    (the team's last ITASK_END) - (its own ITASK_END).
+ *    (the team's last ITASK_END) - (its own ITASK_END) (but explicit tasks, below).
  *  - OMPT (libomp): SYNC_ENTER/LEAVE BARRIER_IMPLICIT come before ITASK_END; the wait is
  *    their difference and the task ends at ITASK_END.
  *
@@ -21,7 +21,10 @@
  *   other_t    = the other waits (TASKWAIT, TASKGROUP, REDUCTION);
  *   work_t     = time_t - barrier_t - sync_t - lock_t - other_t (0 at least).
  * A wait is charged to the innermost implicit task open on its thread when it ends, so the
- * time of a nested region is work of the task that encountered it. A row sums these over the
+ * time of a nested region is work of the task that encountered it. An explicit task a thread
+ * runs while it waits (in a barrier, a taskwait) is work: its time is taken out of that wait.
+ * libgomp runs tasks in the closing barrier after ITASK_END: the barrier opens at the latest
+ * of the team's arrivals and the ends of those tasks, and their time is not barrier wait. A row sums these over the
  * instances of its region the thread took part in (calls).
  *
  * Per region r with rows (threads) t = 1..n, over its instances i (elapsed_i = PARALLEL_END -

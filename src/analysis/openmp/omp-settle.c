@@ -160,7 +160,8 @@ static struct omp_row *row_of(struct omp_profile *p, struct u64map *rows, size_t
 static int add_task(struct omp_profile *p, struct u64map *rows, const struct omp_par *x,
 		    const struct omp_task *t)
 {
-	int64_t barrier = t->bar_enter_ns >= 0 ? t->bar_ns : x->last_ns - t->end_ns;
+	int64_t barrier =
+	    t->bar_enter_ns >= 0 ? t->bar_ns : x->last_ns - t->end_ns - t->bar_task_ns;
 	int64_t stop = t->bar_enter_ns >= 0 ? t->end_ns : x->last_ns;
 	int64_t time = stop - t->begin_ns;
 	int64_t work = time - barrier - t->sync_ns - t->lock_ns - t->other_ns;
@@ -199,7 +200,9 @@ static int join_tasks(struct omp_build *b)
 	for (size_t i = 0; i < b->ntasks && !ret; i++) {
 		struct omp_task *t = &b->tasks[i];
 		struct omp_par *x = par_of(b, &by_id, t);
-		int64_t arrival = t->bar_enter_ns >= 0 ? t->bar_enter_ns : t->end_ns;
+		int64_t arrival = t->bar_enter_ns >= 0		   ? t->bar_enter_ns
+				  : t->bar_task_end_ns > t->end_ns ? t->bar_task_end_ns
+								   : t->end_ns;
 
 		t->par = x ? (size_t)(x - b->pars) : SIZE_MAX;
 		if (!x)

@@ -355,6 +355,84 @@ static void test_orphans(void **state)
 	omp_profile_release(&p);
 }
 
+static void w_task(struct words *s, uint64_t begin, uint64_t end, uint64_t id)
+{
+	w_ext(s, begin, PSC_REC_OMP_TASK_BEGIN, 0, &id, 1);
+	w_ext(s, end, PSC_REC_OMP_TASK_END, 0, &id, 1);
+}
+
+/* A team of 2 (2000..2500) with explicit tasks 100 and 101 that thread 0 creates. Both wait
+ * in an explicit barrier (thread 0 2050..2080; thread 1 2060..2080, running task 101 in it
+ * 2062..2072); thread 0 arrives at the closing barrier at 2100 and runs task 100 in it
+ * 2150..2500, thread 1 arrives at 2400: the barrier opens at 2500, when the task is done. */
+static void tasks2(enum shape sh, struct omp_profile *p)
+{
+	const uint64_t created[] = {100, 0x406000};
+	struct words s[2];
+	char dir[256];
+
+	start(s, 2);
+	w_par_begin(&s[0], 2000, 7, SITE, 1, 2);
+	w_itask_begin(&s[0], 2000, 7, 0, 2);
+	w_ext(&s[0], 2010, PSC_REC_OMP_TASK_CREATE, 0, created, 2);
+	w_ext(&s[0], 2011, PSC_REC_OMP_TASK_CREATE, 0, created, 2);
+	w_sync(&s[0], 2050, 2080, PSC_OMP_SYNC_BARRIER_EXPLICIT);
+	if (sh == OMPT) {
+		const uint64_t pl[] = {0x405000, 0};
+
+		w_ext(&s[0], 2100, PSC_REC_OMP_SYNC_ENTER, PSC_OMP_SYNC_BARRIER_IMPLICIT, pl, 2);
+		w_task(&s[0], 2150, 2500, 100);
+		w_ext(&s[0], 2500, PSC_REC_OMP_SYNC_LEAVE, PSC_OMP_SYNC_BARRIER_IMPLICIT, NULL, 0);
+		w_ext(&s[0], 2500, PSC_REC_OMP_ITASK_END, 0, (const uint64_t[]){7}, 1);
+	} else {
+		w_ext(&s[0], 2100, PSC_REC_OMP_ITASK_END, 0, (const uint64_t[]){7}, 1);
+		w_task(&s[0], 2150, 2500, 100);
+	}
+	w_par_end(&s[0], 2500, 7, 2);
+	w_itask_begin(&s[1], 2000, 7, 1, 2);
+	{
+		const uint64_t pl[] = {0x403000, 0};
+
+		w_ext(&s[1], 2060, PSC_REC_OMP_SYNC_ENTER, PSC_OMP_SYNC_BARRIER_EXPLICIT, pl, 2);
+		w_task(&s[1], 2062, 2072, 101);
+		w_ext(&s[1], 2080, PSC_REC_OMP_SYNC_LEAVE, PSC_OMP_SYNC_BARRIER_EXPLICIT, NULL, 0);
+	}
+	w_itask_end(&s[1], sh, 2400, 2500, 7, 1);
+	new_dir(dir, sizeof(dir));
+	write_team(dir, s, 2);
+	build(dir, p);
+}
+
+/* Explicit tasks run in a barrier are work, not waiting: the same rows in both shapes. */
+static void test_tasks(void **state)
+{
+	struct omp_profile a, b;
+
+	(void)state;
+	tasks2(GOMP, &a);
+	tasks2(OMPT, &b);
+	assert_int_equal(a.nrows, 2);
+	/* thread 0: 500 in the region; closing barrier 2100..2500 but the task's 350; explicit
+	 * barrier 30 */
+	assert_int_equal(a.rows[0].time_ns, 500);
+	assert_int_equal(a.rows[0].barrier_ns, 50);
+	assert_int_equal(a.rows[0].sync_ns, 30);
+	assert_int_equal(a.rows[0].work_ns, 420);
+	assert_int_equal(a.rows[0].tasks_created, 2);
+	assert_int_equal(a.rows[0].tasks_completed, 1);
+	/* thread 1: closing barrier 2400..2500; explicit barrier 20 but its task's 10 */
+	assert_int_equal(a.rows[1].time_ns, 500);
+	assert_int_equal(a.rows[1].barrier_ns, 100);
+	assert_int_equal(a.rows[1].sync_ns, 10);
+	assert_int_equal(a.rows[1].work_ns, 390);
+	assert_int_equal(a.rows[1].tasks_completed, 1);
+	assert_int_equal(b.nrows, 2);
+	for (size_t k = 0; k < 2; k++)
+		assert_memory_equal(&a.rows[k], &b.rows[k], sizeof(a.rows[k]));
+	omp_profile_release(&a);
+	omp_profile_release(&b);
+}
+
 /* No OpenMP records: an empty profile. */
 static void test_none(void **state)
 {
@@ -415,7 +493,8 @@ int main(void)
 	    cmocka_unit_test(test_team_of_4),	  cmocka_unit_test(test_gomp_ompt_same),
 	    cmocka_unit_test(test_two_instances), cmocka_unit_test(test_nested),
 	    cmocka_unit_test(test_killed),	  cmocka_unit_test(test_orphans),
-	    cmocka_unit_test(test_none),	  cmocka_unit_test(test_session),
+	    cmocka_unit_test(test_tasks),	  cmocka_unit_test(test_none),
+	    cmocka_unit_test(test_session),
 	};
 
 	return cmocka_run_group_tests(tests, synth_make_top, synth_remove_top);
