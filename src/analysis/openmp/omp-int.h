@@ -74,7 +74,9 @@ struct omp_build {
 	/* the thread being walked */
 	struct omp_open *stack;
 	size_t nstack, stack_cap;
-	size_t closed; /* its last implicit task that ended, + 1; 0 none */
+	/* its last implicit task that ended, + 1, while the thread may still be in that region's
+	 * closing barrier (until the encountering thread's PARALLEL_END); 0 none */
+	size_t closed;
 	struct omp_wait *waits;
 	size_t nwaits, waits_cap;
 	struct omp_run *runs;

@@ -77,6 +77,7 @@ static void close_open(struct omp_build *b, int task, uint64_t id, uint32_t thre
 			b->closed = o->index + 1;
 		} else if (!task && b->pars[o->index].id == id) {
 			b->pars[o->index].end_ns = ns;
+			b->closed = 0; /* its closing barrier is over on this thread */
 		} else {
 			continue;
 		}

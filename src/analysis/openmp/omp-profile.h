@@ -24,8 +24,8 @@
  * time of a nested region is work of the task that encountered it. An explicit task a thread
  * runs while it waits (in a barrier, a taskwait) is work: its time is taken out of that wait.
  * libgomp runs tasks in the closing barrier after ITASK_END: the barrier opens at the latest
- * of the team's arrivals and the ends of those tasks, and their time is not barrier wait. A row sums these over the
- * instances of its region the thread took part in (calls).
+ * of the team's arrivals and the ends of those tasks, and their time is not barrier wait. A row
+ * sums these over the instances of its region the thread took part in (calls).
  *
  * Per region r with rows (threads) t = 1..n, over its instances i (elapsed_i = PARALLEL_END -
  * PARALLEL_BEGIN on the encountering thread, team_i the number of its implicit tasks

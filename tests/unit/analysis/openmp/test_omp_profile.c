@@ -389,6 +389,7 @@ static void tasks2(enum shape sh, struct omp_profile *p)
 		w_task(&s[0], 2150, 2500, 100);
 	}
 	w_par_end(&s[0], 2500, 7, 2);
+	w_task(&s[0], 3000, 3100, 102); /* an undeferred task in serial code: no region's */
 	w_itask_begin(&s[1], 2000, 7, 1, 2);
 	{
 		const uint64_t pl[] = {0x403000, 0};
