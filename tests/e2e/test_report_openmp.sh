@@ -183,10 +183,10 @@ expect_eq "0x401000,1,2,1,4,4,800" "$(sed -n 8p "$T/killed.out" | cut -d, -f1-7)
 	"killed: 2 calls, 1 unfinished"
 expect_eq "0x401000,0,2,800,500,300" "$(sed -n 2p "$T/killed.out" | cut -d, -f1-6)" \
 	"killed: the instances that ended"
-expect_grep "1 instances of parallel regions did not end (a killed run?)" "$T/killed.err" \
+expect_grep "1 instance of parallel regions did not end (a killed run?)" "$T/killed.err" \
 	"killed: said on stderr"
 run killed-text "$PERFSCOPE" report "$T/killed" --openmp
-expect_grep "  ! 1 instances of parallel regions did not end" "$T/killed-text.out" \
+expect_grep "  ! 1 instance of parallel regions did not end" "$T/killed-text.out" \
 	"killed: said under the text"
 
 run bad "$PERFSCOPE" report "$T/gomp" --openmp --tree

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #define CMP(a, b) (((a) > (b)) - ((a) < (b)))
+#define PLURAL(n) ((n) == 1 ? "" : "s")
 
 static void caveat(struct omp_profile *p, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -319,24 +320,24 @@ static void settle_caveats(struct omp_profile *p)
 {
 	if (p->unfinished)
 		caveat(p,
-		       "%" PRIu64 " instances of parallel regions did not end (a killed run?): "
+		       "%" PRIu64 " instance%s of parallel regions did not end (a killed run?): "
 		       "counted as unfinished, left out of the times with their threads' tasks",
-		       p->unfinished);
+		       p->unfinished, PLURAL(p->unfinished));
 	if (p->open_tasks)
 		caveat(p,
-		       "%" PRIu64 " implicit tasks of regions that ended have no end (a damaged "
+		       "%" PRIu64 " implicit task%s of regions that ended had no end (a damaged "
 		       "stream?): left out",
-		       p->open_tasks);
+		       p->open_tasks, PLURAL(p->open_tasks));
 	if (p->orphan_tasks)
 		caveat(p,
-		       "%" PRIu64 " implicit tasks belong to parallel regions that never began in "
-		       "their process (a damaged or missing stream?): left out",
-		       p->orphan_tasks);
+		       "%" PRIu64 " implicit task%s of parallel regions that never began in their "
+		       "process (a damaged or missing stream?): left out",
+		       p->orphan_tasks, PLURAL(p->orphan_tasks));
 	if (p->unmatched_ends)
 		caveat(p,
-		       "%" PRIu64 " ends of parallel regions or implicit tasks had no begin on "
+		       "%" PRIu64 " end%s of parallel regions or implicit tasks had no begin on "
 		       "their thread: ignored",
-		       p->unmatched_ends);
+		       p->unmatched_ends, PLURAL(p->unmatched_ends));
 }
 
 int omp_settle(struct omp_build *b)

@@ -323,7 +323,7 @@ static void test_killed(void **state)
 	assert_int_equal(p.rows[1].calls, 1);
 	assert_int_equal(p.unfinished, 1);
 	assert_int_equal(p.ncaveats, 1);
-	assert_non_null(strstr(p.caveats[0], "1 instances of parallel regions did not end"));
+	assert_non_null(strstr(p.caveats[0], "1 instance of parallel regions did not end"));
 	omp_profile_release(&p);
 }
 
@@ -350,8 +350,8 @@ static void test_orphans(void **state)
 	assert_int_equal(p.orphan_tasks, 1);
 	assert_int_equal(p.unmatched_ends, 1);
 	assert_int_equal(p.ncaveats, 2);
-	assert_non_null(strstr(p.caveats[0], "1 implicit tasks belong to parallel regions that "
-					     "never began"));
+	assert_non_null(strstr(p.caveats[0], "1 implicit task of parallel regions that never "
+					     "began"));
 	omp_profile_release(&p);
 }
 
