@@ -13,7 +13,7 @@
  *
  * Metrics, for one implicit task of thread t in one instance of a region:
  *   time_t     = end_t - begin_t: from ITASK_BEGIN to leaving the closing barrier (OMPT: the
- *                ITASK_END; libgomp: the team's last arrival);
+ *                ITASK_END; libgomp: the barrier's opening, below);
  *   barrier_t  = the wait in the closing barrier (above);
  *   sync_t     = waits in other barriers (explicit, worksharing: SYNC BARRIER_EXPLICIT and
  *                BARRIER_WORK);
