@@ -11,6 +11,7 @@
 #include "view/scope-print.h"
 #include "view/func-view.h"
 #include "view/region-view.h"
+#include "view/omp-view.h"
 #include "cli/report-otf2.h"
 
 #include <errno.h>
@@ -195,7 +196,7 @@ struct report_args {
 	long top, fold;
 	uint64_t min_ns;
 	int no_fold, csv, json, force, tree, lines, accuracy, categories, per_rank, per_thread;
-	int otf2, help;
+	int otf2, openmp, help;
 };
 
 /* The options and the operand of `report` into A: 0; negative after a usage error (said);
@@ -212,6 +213,10 @@ static int report_parse(int argc, char **argv, struct report_args *a)
 	     "MPI runs: each scope's time in computation, MPI and MPI waiting (--by scope)", 0,
 	     NULL},
 	    {0, "rank", OPT_STRING, &a->rank_arg, "N", "with --categories: rank N only", 0, NULL},
+	    {0, "openmp", OPT_FLAG, &a->openmp, NULL,
+	     "OpenMP: time, work and waits per parallel region and thread; each region's "
+	     "imbalance and efficiencies; each thread's serial time",
+	     0, NULL},
 	    {0, "lines", OPT_FLAG, &a->lines, NULL, "sampled: the hottest source lines (file:line)",
 	     0, NULL},
 	    {0, "accuracy", OPT_FLAG, &a->accuracy, NULL,
@@ -481,6 +486,51 @@ out:
 	return ret;
 }
 
+/* `report --openmp`: the OpenMP profile of A's experiment, as A's format says. An exit
+ * status; an experiment without OpenMP records is said on stderr, its report empty. */
+static int report_openmp(const struct report_args *a)
+{
+	struct omp_report r = {0};
+	struct session s;
+	char err[1024];
+	FILE *out;
+	int ret;
+
+	if (a->by.n || a->categories || a->rank_arg || a->tree || a->lines || a->accuracy ||
+	    a->callers || a->sort_key || a->min_time || a->min_share || a->top || a->fold != -1 ||
+	    a->no_fold) {
+		cli_error("report",
+			  "--openmp is a view of its own: drop --by, --categories, --rank, "
+			  "--tree, --lines, --accuracy, --callers, --sort, --top and the "
+			  "other options of profiles");
+		return EXIT_USAGE;
+	}
+	if (a->csv && a->json) {
+		cli_error("report", "--csv and --json exclude each other");
+		return EXIT_USAGE;
+	}
+	session_init(&s, a->dir, a->otf2 ? SESSION_OTF2 : SESSION_DIR, NULL);
+	if ((ret = session_get(&s, SESSION_OPENMP, (void **)&r.p, err, sizeof(err))) ||
+	    (ret = session_get(&s, SESSION_EXPERIMENT, (void **)&r.e, err, sizeof(err)))) {
+		cli_error("report", "%s", err);
+		ret = cli_status(ret);
+		goto out;
+	}
+	if (!r.p->events)
+		cli_error("report",
+			  "%s: no OpenMP records (was the program built with -fopenmp and recorded "
+			  "with perfscope >= %s?)",
+			  a->dir, PSC_VERSION);
+	ret = EXIT_USAGE;
+	if (cli_output_open("report", a->output, a->force, &out))
+		goto out;
+	ret = omp_print(&r, a->fmt, out) ? 1 : 0;
+	ret = cli_output_close("report", out, ret == 0, ret);
+out:
+	session_close(&s);
+	return ret;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_args a = {.dir = "perfscope.out", .fold = -1};
@@ -493,6 +543,8 @@ int cmd_report(int argc, char **argv)
 	a.otf2 = session_path_is_otf2(a.dir);
 	if (report_format_and_view(&a) || report_min_share(&a))
 		ret = EXIT_USAGE;
+	else if (a.openmp)
+		ret = report_openmp(&a);
 	else if (report_wants_scopes(&a))
 		ret = report_scope_view(&a);
 	else

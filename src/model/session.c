@@ -268,14 +268,32 @@ static void release_traffic(struct session *s)
 	mpi_traffic_release(&s->traffic);
 }
 
+/* The OpenMP profile: from the pass over the experiment (with the profiles or the MPI model
+ * when they are required too). */
+static int build_openmp(struct session *s, char *err, size_t errlen)
+{
+	if (s->kind == SESSION_DIR)
+		return build_by_pass(s, SESSION_OPENMP, err, errlen);
+	snprintf(err, errlen, "%s: OpenMP regions are read from experiment directories", s->source);
+	return -ENODATA;
+}
+
+static void release_openmp(struct session *s)
+{
+	omp_profile_release(&s->openmp);
+}
+
 /* The consumers of one pass over the experiment, each isolated (ev_consumer_isolate), and the
  * analysis each builds. */
 struct pass_consumers {
-	struct ev_consumer c[3];
-	struct ev_isolated iso[3];
-	enum session_id of[3];
+	struct ev_consumer c[4];
+	struct ev_isolated iso[4];
+	enum session_id of[4];
 	size_t n;
 };
+
+/* The analyses one pass over an experiment builds together. */
+#define PASS_ANALYSES (NEED(SESSION_PROFILES) | NEED(SESSION_MPI) | NEED(SESSION_OPENMP))
 
 /* INNER isolated as the next consumer of PC, building OF; SOURCE_ERRORS as for
  * ev_consumer_isolate. */
@@ -286,8 +304,8 @@ static void pass_add(struct pass_consumers *pc, const struct ev_consumer *inner,
 	pc->of[pc->n++] = of;
 }
 
-/* The consumers of S's pass for the analyses of WANT (NEED() bits of SESSION_PROFILES and
- * SESSION_MPI) into PC: the profiles fail on a damaged stream, the MPI model reads past it.
+/* The consumers of S's pass for the analyses of WANT (NEED() bits of PASS_ANALYSES) into PC:
+ * the profiles and the OpenMP profile fail on a damaged stream, the MPI model reads past it.
  * 0 or -ENOMEM. */
 static int pass_consumers(struct session *s, unsigned want, size_t nlocations,
 			  struct pass_consumers *pc)
@@ -309,6 +327,10 @@ static int pass_consumers(struct session *s, unsigned want, size_t nlocations,
 		ret = mpi_model_consumer(&inner, &s->mpi, &s->e, s->opt.mpi_flags);
 		pass_add(pc, &inner, SESSION_MPI, 0);
 	}
+	if (ret == 0 && (want & NEED(SESSION_OPENMP))) {
+		ret = omp_profile_consumer(&inner, &s->openmp, &s->syms);
+		pass_add(pc, &inner, SESSION_OPENMP, 1);
+	}
 	return ret;
 }
 
@@ -324,32 +346,44 @@ static void pass_settle(struct session *s, enum session_id other, const struct p
 	}
 	if (other == SESSION_PROFILES)
 		release_profiles(s);
+	else if (other == SESSION_OPENMP)
+		release_openmp(s);
 	else
 		mpi_model_release(&s->mpi);
 	failed(s, other, res->ret, res->msg[0] ? res->msg : strerror(-res->ret), why, sizeof(why));
 }
 
+/* The analyses of PASS_ANALYSES other than ID that S requires (session_require) and has not
+ * built yet, whose needs are built, as NEED() bits. */
+static unsigned pass_others(struct session *s, enum session_id id)
+{
+	unsigned want = 0;
+	char why[1024];
+
+	for (int o = 0; o < SESSION_NANALYSES; o++)
+		if (o != (int)id && (PASS_ANALYSES & NEED(o)) && (s->required & NEED(o)) &&
+		    s->state[o] == 0 &&
+		    (o == SESSION_MPI ||
+		     session_get(s, SESSION_SYMBOLS, NULL, why, sizeof(why)) == 0))
+			want |= NEED(o);
+	return want;
+}
+
 /*
- * ID (the profiles or the MPI model) from one pass over the experiment, with the other of the
- * two in the same pass when it is required (session_require) and not built yet: each stream
- * is read once. Each keeps its own outcome: ID's is returned (message in ERR), the other's is
- * its state, as if it had been asked for.
+ * ID (the profiles, the MPI model or the OpenMP profile) from one pass over the experiment,
+ * with the others of the three in the same pass when they are required (session_require) and
+ * not built yet: each stream is read once. Each keeps its own outcome: ID's is returned
+ * (message in ERR), the others' are their states, as if they had been asked for.
  */
 static int build_by_pass(struct session *s, enum session_id id, char *err, size_t errlen)
 {
-	enum session_id other = id == SESSION_MPI ? SESSION_PROFILES : SESSION_MPI;
 	struct pass_result res[SESSION_NANALYSES];
-	struct ev_consumer *list[3];
+	struct ev_consumer *list[4];
 	struct pass_consumers pc;
 	struct ev_source *src;
-	unsigned want = NEED(id);
-	char why[1024];
+	unsigned others = pass_others(s, id), want = NEED(id) | others;
 	int ret;
 
-	if ((s->required & NEED(other)) && s->state[other] == 0 &&
-	    (other != SESSION_PROFILES ||
-	     session_get(s, SESSION_SYMBOLS, NULL, why, sizeof(why)) == 0))
-		want |= NEED(other);
 	if ((ret = ev_source_experiment(&src, &s->e, err, errlen)) < 0)
 		return ret;
 	ret = pass_consumers(s, want, ev_source_nlocations(src), &pc);
@@ -361,7 +395,10 @@ static int build_by_pass(struct session *s, enum session_id id, char *err, size_
 					errlen);
 	else
 		snprintf(err, errlen, "out of memory");
-	res[id].ret = res[other].ret = 0;
+	for (int o = 0; o < SESSION_NANALYSES; o++) {
+		res[o].ret = ret;
+		snprintf(res[o].msg, sizeof(res[o].msg), "%s", ret ? err : "");
+	}
 	for (size_t i = 0; i < pc.n; i++) {
 		struct pass_result *r = &res[pc.of[i]];
 
@@ -372,9 +409,9 @@ static int build_by_pass(struct session *s, enum session_id id, char *err, size_
 		ev_consumer_release(&pc.c[i]);
 	}
 	ev_source_close(src);
-	if (want & NEED(other))
-		pass_settle(s, other,
-			    ret == 0 ? &res[other] : &(struct pass_result){ret, "out of memory"});
+	for (int o = 0; o < SESSION_NANALYSES; o++)
+		if (others & NEED(o))
+			pass_settle(s, (enum session_id)o, &res[o]);
 	if (ret == 0 && res[id].ret) {
 		ret = res[id].ret;
 		snprintf(err, errlen, "%s", res[id].msg);
@@ -401,6 +438,7 @@ static const struct analysis analyses[SESSION_NANALYSES] = {
     [SESSION_TIMELINE] = {"timeline", NEED(SESSION_SYMBOLS), build_timeline, release_timeline, 1},
     [SESSION_ROUTINES] = {"routines", NEED(SESSION_MPI), build_routines, release_routines, 1},
     [SESSION_TRAFFIC] = {"traffic", NEED(SESSION_MPI), build_traffic, release_traffic, 1},
+    [SESSION_OPENMP] = {"openmp", NEED(SESSION_SYMBOLS), build_openmp, release_openmp, 1},
 };
 
 /* Where analysis ID lives in S, and its size in *SIZE. */
@@ -420,6 +458,7 @@ static void *analysis_data(struct session *s, enum session_id id, size_t *size)
 	    [SESSION_TIMELINE] = sizeof(s->timeline),
 	    [SESSION_ROUTINES] = sizeof(s->routines),
 	    [SESSION_TRAFFIC] = sizeof(s->traffic),
+	    [SESSION_OPENMP] = sizeof(s->openmp),
 	};
 	void *const where[SESSION_NANALYSES] = {
 	    [SESSION_EXPERIMENT] = &s->e,
@@ -435,6 +474,7 @@ static void *analysis_data(struct session *s, enum session_id id, size_t *size)
 	    [SESSION_TIMELINE] = &s->timeline,
 	    [SESSION_ROUTINES] = &s->routines,
 	    [SESSION_TRAFFIC] = &s->traffic,
+	    [SESSION_OPENMP] = &s->openmp,
 	};
 
 	if (size)

@@ -24,6 +24,7 @@
 #include "analysis/mpi/mpi-scope.h"
 #include "analysis/mpi/mpi-stats.h"
 #include "analysis/mpi/mpi-waits.h"
+#include "analysis/openmp/omp-profile.h"
 #include "analysis/profile/regions.h"
 #include "analysis/profile/sample-profile.h"
 #include "model/symbols.h"
@@ -44,6 +45,8 @@ enum session_id {
 	SESSION_TIMELINE,	  /* struct timeline: counter and sample time series */
 	SESSION_ROUTINES,	  /* struct mpi_routines: calls and time per MPI routine */
 	SESSION_TRAFFIC,	  /* struct mpi_traffic: messages per sender and receiver */
+	SESSION_OPENMP,		  /* struct omp_profile: parallel regions x threads (a pass of its
+				     own; empty without OpenMP records) */
 	SESSION_NANALYSES
 };
 
@@ -90,6 +93,7 @@ struct session {
 	struct timeline timeline;
 	struct mpi_routines routines;
 	struct mpi_traffic traffic;
+	struct omp_profile openmp;
 	/* private: what became of each analysis, the order of building, the caveats */
 	unsigned required;
 	signed char state[SESSION_NANALYSES]; /* 0 not asked, 1 built, -1 failed */
