@@ -437,6 +437,24 @@ static int check_mpi_payload(struct stream_reader *r, const struct stream_record
 	}
 }
 
+/* The payload's length in words of an OpenMP record of type T (format.h). */
+static size_t omp_payload_words(enum psc_rec_type t)
+{
+	switch (t) {
+	case PSC_REC_OMP_PARALLEL_BEGIN:
+	case PSC_REC_OMP_WORK:
+		return 4;
+	case PSC_REC_OMP_ITASK_BEGIN:
+	case PSC_REC_OMP_SYNC_ENTER:
+	case PSC_REC_OMP_TASK_CREATE:
+		return 2;
+	case PSC_REC_OMP_SYNC_LEAVE:
+		return 0;
+	default: /* PARALLEL_END, ITASK_END, TASK_BEGIN, TASK_END */
+		return 1;
+	}
+}
+
 /* The payload of an extended record against its type (docs/format.md, "Records"). */
 static int check_payload(struct stream_reader *r, const struct stream_record *rec, uint64_t at,
 			 char *err, size_t errlen)
@@ -502,22 +520,8 @@ static int check_payload(struct stream_reader *r, const struct stream_record *re
 		break;
 	case PSC_REC_UNWIND:
 		break;
-	case PSC_REC_OMP_PARALLEL_BEGIN:
-	case PSC_REC_OMP_WORK:
-		want = 4;
-		break;
-	case PSC_REC_OMP_ITASK_BEGIN:
-	case PSC_REC_OMP_SYNC_ENTER:
-	case PSC_REC_OMP_TASK_CREATE:
-		want = 2;
-		break;
-	case PSC_REC_OMP_PARALLEL_END:
-	case PSC_REC_OMP_ITASK_END:
-	case PSC_REC_OMP_TASK_BEGIN:
-	case PSC_REC_OMP_TASK_END:
-		want = 1;
-		break;
-	case PSC_REC_OMP_SYNC_LEAVE:
+	default: /* OpenMP */
+		want = omp_payload_words(rec->type);
 		break;
 	}
 	if (rec->npayload != want)
