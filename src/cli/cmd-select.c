@@ -170,8 +170,7 @@ static int load(struct select_run *r)
 		struct sel_func *f = &r->funcs[r->nfuncs++];
 
 		f->name = row->sym.name;
-		f->file = row->sym.func_file && row->sym.func_file[0] ? row->sym.func_file
-								      : row->sym.file;
+		f->file = sym_info_def_file(&row->sym);
 		f->named = row->sym.known;
 		f->calls = row->calls;
 		f->sum_ns = row->sum_ns;

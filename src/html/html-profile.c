@@ -35,8 +35,8 @@ static void regions_json(struct jsonw *w, const struct region_report *r)
 static void func_json(struct jsonw *w, const struct func_row *row, const struct func_profile *p,
 		      int merged)
 {
-	const char *file = row->sym.func_file[0] ? row->sym.func_file : row->sym.file;
-	unsigned line = row->sym.func_file[0] ? row->sym.func_line : row->sym.line;
+	const char *file = sym_info_def_file(&row->sym);
+	unsigned line = sym_info_def_line(&row->sym);
 
 	jsonw_object_begin(w);
 	jsonw_kv_string(w, "name", row->sym.name);
@@ -142,9 +142,8 @@ static void samples_json(struct jsonw *w, const struct sample_report *r)
 				jsonw_u64(w, c[k]);
 		}
 		jsonw_array_end(w);
-		jsonw_kv_string(w, "file",
-				row->sym.func_file[0] ? row->sym.func_file : row->sym.file);
-		jsonw_kv_u64(w, "line", row->sym.func_file[0] ? row->sym.func_line : row->sym.line);
+		jsonw_kv_string(w, "file", sym_info_def_file(&row->sym));
+		jsonw_kv_u64(w, "line", sym_info_def_line(&row->sym));
 		jsonw_object_end(w);
 	}
 	jsonw_array_end(w);

@@ -47,6 +47,18 @@ struct sym_info {
 	const struct maps_object *object; /* what the recording says of the module, or NULL */
 };
 
+/* Where the function of S is, for a row that stands for the whole function: its declaration
+ * when DWARF gives one, else the source line of its address. */
+static inline const char *sym_info_def_file(const struct sym_info *s)
+{
+	return s->func_file && s->func_file[0] ? s->func_file : s->file;
+}
+
+static inline unsigned sym_info_def_line(const struct sym_info *s)
+{
+	return s->func_file && s->func_file[0] ? s->func_line : s->line;
+}
+
 struct sym_proc;
 struct elf_module;
 struct sym_slot;

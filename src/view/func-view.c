@@ -18,16 +18,6 @@ static double pct(int64_t part, int64_t whole)
 }
 
 /* Where the function is: its declaration, else the line of its first address. */
-static const char *row_file(const struct func_row *row)
-{
-	return row->sym.func_file[0] ? row->sym.func_file : row->sym.file;
-}
-
-static unsigned row_line(const struct func_row *row)
-{
-	return row->sym.func_file[0] ? row->sym.func_line : row->sym.line;
-}
-
 static void get_name(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
@@ -98,11 +88,12 @@ static void get_max(const void *ctx, const void *row, size_t arg, struct view_va
 static void get_source(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	const struct func_row *x = row;
-	const char *file = row_file(x);
+	const char *file = sym_info_def_file(&x->sym);
 
 	(void)ctx, (void)arg;
 	if (file[0]) {
-		snprintf(v->buf, sizeof(v->buf), "%s:%u", path_base(file), row_line(x));
+		snprintf(v->buf, sizeof(v->buf), "%s:%u", path_base(file),
+			 sym_info_def_line(&x->sym));
 		view_set_str(v, v->buf);
 	} else if (x->sym.module[0]) {
 		view_set_str(v, path_base(x->sym.module));
@@ -112,21 +103,21 @@ static void get_source(const void *ctx, const void *row, size_t arg, struct view
 static void get_file(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	view_set_str(v, row_file(ROW(row)));
+	view_set_str(v, sym_info_def_file(&ROW(row)->sym));
 }
 
 /* The line, not counted (an empty CSV cell) when unknown. */
 static void get_line_known(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	if (row_line(ROW(row)))
-		view_set_u64(v, row_line(ROW(row)));
+	if (sym_info_def_line(&ROW(row)->sym))
+		view_set_u64(v, sym_info_def_line(&ROW(row)->sym));
 }
 
 static void get_line(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	view_set_u64(v, row_line(ROW(row)));
+	view_set_u64(v, sym_info_def_line(&ROW(row)->sym));
 }
 
 static void get_module(const void *ctx, const void *row, size_t arg, struct view_value *v)

@@ -21,16 +21,6 @@ static void set_share(const void *ctx, struct view_value *v, uint64_t part)
 }
 
 /* Where the function is: its declaration, else the line of the first sampled address. */
-static const char *row_file(const struct sprof_row *row)
-{
-	return row->sym.func_file[0] ? row->sym.func_file : row->sym.file;
-}
-
-static unsigned row_line(const struct sprof_row *row)
-{
-	return row->sym.func_file[0] ? row->sym.func_line : row->sym.line;
-}
-
 static void get_name(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
@@ -115,8 +105,9 @@ static void get_where(const void *ctx, const void *row, size_t arg, struct view_
 	const struct sprof_row *x = row;
 
 	(void)ctx, (void)arg;
-	if (*row_file(x)) {
-		snprintf(v->buf, sizeof(v->buf), "%s:%u", path_base(row_file(x)), row_line(x));
+	if (*sym_info_def_file(&x->sym)) {
+		snprintf(v->buf, sizeof(v->buf), "%s:%u", path_base(sym_info_def_file(&x->sym)),
+			 sym_info_def_line(&x->sym));
 		view_set_str(v, v->buf);
 	} else {
 		view_set_str(v, path_base(x->sym.module));
@@ -126,13 +117,13 @@ static void get_where(const void *ctx, const void *row, size_t arg, struct view_
 static void get_file(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	view_set_str(v, row_file(ROW(row)));
+	view_set_str(v, sym_info_def_file(&ROW(row)->sym));
 }
 
 static void get_line(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
-	view_set_u64(v, row_line(ROW(row)));
+	view_set_u64(v, sym_info_def_line(&ROW(row)->sym));
 }
 
 /* JSON "counts": every event's count (the leader's too), null where not sampled. */
