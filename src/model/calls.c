@@ -94,7 +94,7 @@ static int region_define(struct call_walker *w, const struct stream_record *rec)
 }
 
 /* An extended record: 1 with *EV for region boundaries, with w->records 2 for the others (as
- * call_walker_next() returns them), 0 when it only updates state, or -ENOMEM. */
+ * call_walker_next_event() returns them), 0 when it only updates state, or -ENOMEM. */
 static int ext_record(struct call_walker *w, const struct stream_record *rec, int64_t ns,
 		      struct event *ev)
 {
@@ -275,44 +275,4 @@ int call_walker_next_calls(struct call_walker *w, struct event *ev, size_t max, 
 			return CALL_WALKER_FULL;
 		}
 	}
-}
-
-int call_walker_next(struct call_walker *w, struct call_event *ce, char *err, size_t errlen)
-{
-	struct event ev;
-	int ret = call_walker_next_event(w, &ev, err, errlen);
-
-	if (ret <= 0)
-		return ret;
-	if (ret == 2) {
-		ce->ns = ev.ns;
-		ce->offset = ev.offset;
-		ce->depth = (unsigned)w->depth;
-		ce->rec = ev.raw;
-		return 2;
-	}
-	memset(ce, 0, sizeof(*ce));
-	ce->ns = ev.ns;
-	ce->offset = ev.offset;
-	ce->depth = (unsigned)w->depth;
-	switch (ev.kind) {
-	case EV_CALL_ENTER:
-	case EV_CALL_EXIT:
-		ce->type = ev.kind == EV_CALL_ENTER ? CALL_ENTER : CALL_EXIT;
-		ce->addr = ev.call.addr;
-		ce->depth = ev.call.depth;
-		ce->synthetic = ev.call.synthetic;
-		ce->incl_ns = ev.call.incl_ns;
-		ce->excl_ns = ev.call.excl_ns;
-		break;
-	default:
-		ce->type = ev.kind == EV_REGION_ENTER ? CALL_REGION_ENTER : CALL_REGION_EXIT;
-		ce->region = ev.region.id;
-		ce->name = ev.region.name;
-		ce->snapshot = ev.region.snapshot;
-		ce->nsnapshot = ev.region.nsnapshot;
-		ce->rec = w->records ? ev.raw : NULL;
-		break;
-	}
-	return 1;
 }

@@ -38,9 +38,6 @@ struct call_event {
 	int64_t excl_ns;	  /* CALL_EXIT: the duration minus its callees' */
 	const uint64_t *snapshot; /* CALL_REGION_*: counter snapshot words (until the next event) */
 	size_t nsnapshot;
-	/* with call_walker.records: the extended record of a CALL_REGION_* event, or of a return
-	 * of 2 (until the next event); NULL otherwise */
-	const struct stream_record *rec;
 };
 
 struct call_frame {
@@ -49,7 +46,7 @@ struct call_frame {
 	int64_t child_ns;
 };
 
-/* Thread facts gathered while walking; complete once call_walker_next() returned 0. */
+/* Thread facts gathered while walking; complete once call_walker_next_event() returned 0. */
 struct call_thread {
 	char name[17];
 	int ended;	       /* the stream has its end record */
@@ -75,8 +72,8 @@ struct call_walker {
 	size_t nregions;
 	struct call_thread th;
 	/* set after call_walker_open(): every extended record comes out, those that are no region
-	 * boundary as a return of 2 (call_walker_next()), for a source that hands on every record
-	 */
+	 * boundary as a return of 2 (call_walker_next_event()), for a source that hands on every
+	 * record */
 	int records;
 	struct stream_record rec;     /* the record of the last CALL_RECORD or CALL_REGION_* */
 	struct stream_record pending; /* a function exit waiting while skipped frames close */
@@ -87,15 +84,11 @@ struct call_walker {
 /* Open the stream S of E for walking. 0, or a negative errno with "file: ..." in ERR. */
 int call_walker_open(struct call_walker *w, const struct exp_stream *s, char *err, size_t errlen);
 
-/* The next event: 1 and *EV, 0 at the end (open calls closed), or a negative errno with
- * "file: byte N: ..." in ERR. With W->records, also 2 for an extended record that is no region
- * boundary: EV->rec, ->ns, ->offset and ->depth set, the other fields as they were. */
-int call_walker_next(struct call_walker *w, struct call_event *ev, char *err, size_t errlen);
-
-/* call_walker_next() as the pass's events (model/event.h): EV_CALL_ENTER, EV_CALL_EXIT,
- * EV_REGION_ENTER and EV_REGION_EXIT (with ->raw their record when W->records), and with
- * W->records 2 for any other extended record (->raw, ->ns and ->offset set). ->loc is left as
- * it was. */
+/* The next event, as the pass's events (model/event.h): 1 and *EV (EV_CALL_ENTER,
+ * EV_CALL_EXIT, EV_REGION_ENTER and EV_REGION_EXIT, the region boundaries with ->raw their
+ * record), 0 at the end (open calls closed), or a negative errno with "file: byte N: ..." in
+ * ERR. With W->records, also 2 for any other extended record (->raw, ->ns and ->offset set).
+ * ->loc is left as it was. */
 int call_walker_next_event(struct call_walker *w, struct event *ev, char *err, size_t errlen);
 
 /* call_walker_next_calls(): MAX call events were gathered. */

@@ -91,7 +91,8 @@ struct ev_call {
 	uint64_t addr;	  /* function address in its process image; OTF2: the region index */
 	const char *name; /* OTF2: the region's name; NULL when the address names it */
 	unsigned depth;	  /* calls open around it (of the caller at enter, after exit) */
-	int synthetic;	  /* an exit the source lacks, made up at the stream's end or a jump */
+	int synthetic;	  /* an exit the source lacks, made up at the stream's end (offset 0)
+			   * or at a jump (offset: the exit record that skipped it) */
 	int64_t incl_ns, excl_ns; /* EV_CALL_EXIT */
 };
 
