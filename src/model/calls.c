@@ -145,9 +145,19 @@ static int ext_record(struct call_walker *w, const struct stream_record *rec, in
 	return 2;
 }
 
+/* With W->call_records, REC kept for the call event made of it (its ->raw); else NULL. */
+static inline const struct stream_record *call_record(struct call_walker *w,
+						      const struct stream_record *rec)
+{
+	if (!w->call_records)
+		return NULL;
+	w->rec = *rec;
+	return &w->rec;
+}
+
 /* Function record REC at NS: 1 with *EV (an entry, or an exit that closes the innermost call),
- * 0 for none (an exit that skipped frames is kept pending; one of a call entered before the
- * recording began is counted), -ENOMEM. */
+ * 0 for none (an exit that skipped frames is kept pending), with W->records 2 for an exit of a
+ * call entered before the recording began (counted; else 0), -ENOMEM. */
 static inline int func_record(struct call_walker *w, const struct stream_record *rec, int64_t ns,
 			      struct event *ev)
 {
@@ -160,7 +170,7 @@ static inline int func_record(struct call_walker *w, const struct stream_record 
 		/* field by field: a compound literal became a `rep stos` of the whole
 		 * event, whose start-up cost was a sixth of this function's time */
 		ev->kind = EV_CALL_ENTER;
-		ev->raw = NULL;
+		ev->raw = call_record(w, rec);
 		ev->call.addr = rec->addr;
 		ev->call.name = NULL;
 		ev->ns = ns;
@@ -174,16 +184,23 @@ static inline int func_record(struct call_walker *w, const struct stream_record 
 	if (w->depth && w->stack[w->depth - 1].addr == rec->addr) {
 		pop(w, ns, 0, ev);
 		ev->offset = rec->offset;
+		ev->raw = call_record(w, rec);
 		return 1;
 	}
 	if (frame_open(w, rec->addr)) {
 		w->pending = *rec;
 		w->have_pending = 1;
-	} else {
-		/* entered before recording began */
-		w->th.unmatched_exits++;
+		return 0;
 	}
-	return 0;
+	/* entered before recording began: no call, but with w->records still a record */
+	w->th.unmatched_exits++;
+	if (!w->records)
+		return 0;
+	ev->ns = ns;
+	ev->offset = rec->offset;
+	w->rec = *rec;
+	ev->raw = &w->rec;
+	return 2;
 }
 
 /* The events the walker owes before reading on: the frames a pending exit skipped, then the
@@ -197,6 +214,8 @@ static inline int owed_event(struct call_walker *w, struct event *ev)
 
 		pop(w, at, skipped, ev);
 		ev->offset = w->pending.offset;
+		if (!skipped && w->call_records)
+			ev->raw = &w->pending;
 		w->have_pending = skipped;
 		return 1;
 	}

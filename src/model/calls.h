@@ -2,9 +2,10 @@
  * calls.h - one thread's stream as matched function calls: enter and exit events in time
  * order, each exit with the call's inclusive and exclusive time. The exits a killed run never
  * wrote are made up at the stream's last timestamp (and flagged), exits whose enter was never
- * recorded are dropped and counted, and an exit that skips frames (longjmp, an exception
- * unwound through code without hooks) closes the skipped frames first. Region records come
- * through as they are, so a consumer sees one timeline. Memory grows with the stack depth.
+ * recorded are counted and come as no call (a source gets them as records), and an exit that
+ * skips frames (longjmp, an exception unwound through code without hooks) closes the skipped
+ * frames first. Region records come through as they are, so a consumer sees one timeline.
+ * Memory grows with the stack depth.
  */
 #ifndef PSC_AN_CALLS_H
 #define PSC_AN_CALLS_H
@@ -71,11 +72,15 @@ struct call_walker {
 	char **regions; /* region id -> name, from the stream's definitions */
 	size_t nregions;
 	struct call_thread th;
-	/* set after call_walker_open(): every extended record comes out, those that are no region
-	 * boundary as a return of 2 (call_walker_next_event()), for a source that hands on every
-	 * record */
+	/* set after call_walker_open(): every record comes out, those that are no call or region
+	 * boundary (extended records, exits of calls entered before the recording began) as a
+	 * return of 2 (call_walker_next_event()), for a source that hands on every record */
 	int records;
-	struct stream_record rec;     /* the record of the last CALL_RECORD or CALL_REGION_* */
+	/* set: call events carry their record in ->raw too, as region boundaries do (until the
+	 * next event: for a source handing events one at a time, not in batches); the exits the
+	 * walker makes up carry none */
+	int call_records;
+	struct stream_record rec;     /* the record of the last event that carries one */
 	struct stream_record pending; /* a function exit waiting while skipped frames close */
 	int have_pending;
 	int at_end; /* the stream is read; open frames are being closed */
@@ -84,11 +89,11 @@ struct call_walker {
 /* Open the stream S of E for walking. 0, or a negative errno with "file: ..." in ERR. */
 int call_walker_open(struct call_walker *w, const struct exp_stream *s, char *err, size_t errlen);
 
-/* The next event, as the pass's events (model/event.h): 1 and *EV (EV_CALL_ENTER,
- * EV_CALL_EXIT, EV_REGION_ENTER and EV_REGION_EXIT, the region boundaries with ->raw their
- * record), 0 at the end (open calls closed), or a negative errno with "file: byte N: ..." in
- * ERR. With W->records, also 2 for any other extended record (->raw, ->ns and ->offset set).
- * ->loc is left as it was. */
+/* The next event, as the pass's events (model/event.h): 1 and *EV (EV_CALL_ENTER and
+ * EV_CALL_EXIT, with ->raw their record when W->call_records, else NULL; EV_REGION_ENTER and
+ * EV_REGION_EXIT with ->raw their record), 0 at the end (open calls closed), or a negative
+ * errno with "file: byte N: ..." in ERR. With W->records, also 2 for any other record (->raw,
+ * ->ns and ->offset set). ->loc is left as it was. */
 int call_walker_next_event(struct call_walker *w, struct event *ev, char *err, size_t errlen);
 
 /* call_walker_next_calls(): MAX call events were gathered. */

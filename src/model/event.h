@@ -19,6 +19,7 @@
 struct exp_stream;
 struct exp_process;
 struct psc_stream_header;
+struct stream_reader;
 struct stream_record;
 
 enum ev_kind {
@@ -38,7 +39,8 @@ enum ev_kind {
 	EV_THREAD_NAME, /* the location's thread named itself: ev.text */
 	EV_LOST,	/* records the recording lost: ev.lost */
 	EV_MARKER,	/* any other record (region definitions, clock syncs, end records,
-			 * unwinds, sample groups, throttling, sample totals): ev.raw alone */
+			 * unwinds, sample groups, throttling, sample totals, the exit of a call
+			 * entered before the recording began): ev.raw alone */
 	EV_NKINDS
 };
 
@@ -59,6 +61,9 @@ struct ev_location {
 	/* the file's header while the location is walked (location_begin to location_end);
 	 * NULL from OTF2, and when the file could not be opened (EV_PASS_KEEP_GOING) */
 	const struct psc_stream_header *hdr;
+	/* its reader then (same times and cases as hdr), for a consumer that shows the file as
+	 * stored: its size, its chunks (the one of the record of the event at hand), its end */
+	const struct stream_reader *reader;
 	/* the names of its regions while it is walked: ev_location_region_name() */
 	const char *(*region_name)(const void *ctx, uint32_t id);
 	const void *region_ctx;
@@ -179,7 +184,9 @@ struct event {
 	int64_t ns;
 	uint64_t offset; /* byte offset in its file (errors, dump); 0 when none */
 	const struct ev_location *loc;
-	/* the record as read, for consumers that show records (dump); NULL from OTF2 */
+	/* the record as read, for consumers that show records (dump): every record of a file
+	 * comes as one event with it. NULL from OTF2, for the exits a source makes up, and for
+	 * calls handed in batches (ev_consumer.events) */
 	const struct stream_record *raw;
 	union {
 		struct ev_call call;
