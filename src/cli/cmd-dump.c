@@ -378,17 +378,19 @@ static void print_mpi_record(FILE *out, const struct stream_record *rec)
 	}
 }
 
+/* REC, read at NS since the process started (when the process is known: d->proc). */
 static int print_record(struct dump *d, struct names *nm, const struct stream_record *rec,
-			int64_t base_ns)
+			int64_t ns)
 {
 	const char *name;
 
-	fprintf(d->out, "%10" PRIu64 "  %20" PRIu64, rec->offset, rec->ticks);
+	/* one call for the columns every record has: a dump is mostly the time of fprintf */
 	if (d->proc)
-		fprintf(d->out, "  %14" PRId64, clock_fit_ns(&d->proc->fit, rec->ticks) - base_ns);
+		fprintf(d->out, "%10" PRIu64 "  %20" PRIu64 "  %14" PRId64 "  %-12s", rec->offset,
+			rec->ticks, ns, stream_record_name(rec));
 	else
-		fprintf(d->out, "  %14s", "-");
-	fprintf(d->out, "  %-12s", stream_record_name(rec));
+		fprintf(d->out, "%10" PRIu64 "  %20" PRIu64 "  %14s  %-12s", rec->offset,
+			rec->ticks, "-", stream_record_name(rec));
 	if (rec->kind != PSC_KIND_EXT) {
 		fprintf(d->out, " addr=0x%" PRIx64 "\n", rec->addr);
 		return 0;
@@ -565,7 +567,8 @@ static int dump_event(void *ctx, const struct event *ev, char *err, size_t errle
 		return 0;
 	}
 	d->shown++;
-	if (print_record(d, d->nm, rec, d->base) < 0)
+	/* the event's time is the record's through its process's clock fit */
+	if (print_record(d, d->nm, rec, ev->ns - d->base) < 0)
 		goto oom;
 	return 0;
 oom:
