@@ -9,8 +9,6 @@
 #include "lib/array.h"
 #include "lib/hash.h"
 
-#include "format/format.h"
-#include "format/mpi-routines.h"
 #include "model/pass.h"
 
 #include <errno.h>
@@ -474,8 +472,7 @@ static uint8_t *profile_begin(struct mpi_scope_profile *p, const struct mpi_mode
 	return loc_used;
 }
 
-/* ---- the consumer of the pass ------------------------------------------------------------------
- */
+/* ---- the consumer of the pass --------------------------------------------------------------- */
 
 struct scope_consumer {
 	struct walk x;
