@@ -2,12 +2,14 @@
  * cmd-dump.c - `perfscope dump`: the raw records of an experiment's streams, one per line,
  * as the validating reader returns them: byte offset, ticks, ns since the process started
  * (through the process's clock fit), record kind and its fields. Chunk headers get a line of
- * their own. A defect stops the dump with one line naming the file and byte offset (exit 2)
+ * their own. A consumer of the pass (model/pass.h) printing the record behind every event
+ * (ev->raw). A defect stops the dump with one line naming the file and byte offset (exit 2)
  * after the records before it were printed; a stream cut short says where it was cut.
  */
 #include "cli/cli.h"
 
 #include "model/experiment-open.h"
+#include "model/pass.h"
 #include "format/stream.h"
 #include "format/mpi-routines.h"
 #include "view/caveats.h"
@@ -21,13 +23,21 @@
 #include <string.h>
 #include <sys/stat.h>
 
+struct names;
+
 struct dump {
 	FILE *out;
 	uint64_t limit;			/* records shown per stream, 0 = all */
+	const char *sel;		/* --stream, NULL all */
+	size_t matched;			/* streams selected so far */
 	const struct exp_process *proc; /* NULL for a lone stream file: no clock fit */
 	/* the counters record's layout: group of each event */
 	uint32_t *group_of;
 	size_t nev, group_cap;
+	/* the stream being dumped */
+	struct names *nm;
+	uint64_t shown, hidden, seq;
+	int64_t base; /* its start pair's ns */
 };
 
 static void print_feature_bits(FILE *out, uint64_t f)
@@ -368,17 +378,19 @@ static void print_mpi_record(FILE *out, const struct stream_record *rec)
 	}
 }
 
+/* REC, read at NS since the process started (when the process is known: d->proc). */
 static int print_record(struct dump *d, struct names *nm, const struct stream_record *rec,
-			int64_t base_ns)
+			int64_t ns)
 {
 	const char *name;
 
-	fprintf(d->out, "%10" PRIu64 "  %20" PRIu64, rec->offset, rec->ticks);
+	/* one call for the columns every record has: a dump is mostly the time of fprintf */
 	if (d->proc)
-		fprintf(d->out, "  %14" PRId64, clock_fit_ns(&d->proc->fit, rec->ticks) - base_ns);
+		fprintf(d->out, "%10" PRIu64 "  %20" PRIu64 "  %14" PRId64 "  %-12s", rec->offset,
+			rec->ticks, ns, stream_record_name(rec));
 	else
-		fprintf(d->out, "  %14s", "-");
-	fprintf(d->out, "  %-12s", stream_record_name(rec));
+		fprintf(d->out, "%10" PRIu64 "  %20" PRIu64 "  %14s  %-12s", rec->offset,
+			rec->ticks, "-", stream_record_name(rec));
 	if (rec->kind != PSC_KIND_EXT) {
 		fprintf(d->out, " addr=0x%" PRIx64 "\n", rec->addr);
 		return 0;
@@ -439,85 +451,42 @@ static int print_record(struct dump *d, struct names *nm, const struct stream_re
 	return 0;
 }
 
-/* Dump one stream file. 0, or a negative errno with the message in ERR. */
-static int dump_stream(struct dump *d, const char *path, const struct exp_stream *s, char *err,
-		       size_t errlen)
+/* The header line of the file of LOC, and the column headers. */
+static void print_header(struct dump *d, const struct ev_location *loc)
 {
-	struct stream_reader r;
-	struct stream_record rec;
-	struct names nm = {0};
-	uint64_t shown = 0, hidden = 0, seq = 0;
-	int64_t base;
-	int ret;
+	const struct psc_stream_header *h = loc->hdr;
 
-	ret = stream_open(&r, path, err, errlen);
-	if (ret)
-		return ret;
-	d->nev = 0;
-	base = (int64_t)r.hdr.start_ns;
 	fprintf(d->out,
 		"# %s: pid %u tid %u image %u rank %d; format %u, header %u bytes, "
 		"features ",
-		text_safe(path), r.hdr.pid, r.hdr.tid, r.hdr.image, r.hdr.rank, r.hdr.version,
-		r.hdr.header_size);
-	print_feature_bits(d->out, r.hdr.features);
+		text_safe(loc->name), h->pid, h->tid, h->image, h->rank, h->version,
+		h->header_size);
+	print_feature_bits(d->out, h->features);
 	fprintf(d->out,
 		", clock %s, start pair %" PRIu64 " ticks = %" PRIu64 " ns, %u events, %" PRIu64
 		" bytes\n",
-		clock_source_name(r.hdr.clock_source), r.hdr.start_ticks, r.hdr.start_ns,
-		r.hdr.nevents, r.file_size);
-	if (s && (r.hdr.pid != (uint32_t)s->pid || r.hdr.tid != (uint32_t)s->tid)) {
-		snprintf(err, errlen,
-			 "%s: byte %d: the header says pid %u tid %u, the file name %d.%d", path,
-			 r.hdr.pid != (uint32_t)s->pid ? 24 : 28, r.hdr.pid, r.hdr.tid, (int)s->pid,
-			 (int)s->tid);
-		ret = -EINVAL;
-	} else if (s && r.hdr.image != s->image) {
-		snprintf(err, errlen, "%s: byte 60: the header says image %u, the file name %u",
-			 path, r.hdr.image, s->image);
-		ret = -EINVAL;
-	}
+		clock_source_name(h->clock_source), h->start_ticks, h->start_ns, h->nevents,
+		loc->reader->file_size);
 	fprintf(d->out, "%10s  %20s  %14s  %s\n", "offset", "ticks", "ns", "record");
-	while (ret == 0 && (ret = stream_next(&r, &rec, err, errlen)) > 0) {
-		ret = 0;
-		if (r.next_seq != seq) { /* the record opens a new chunk */
-			seq = r.next_seq;
-			if (!d->limit || shown < d->limit)
-				fprintf(
-				    d->out,
-				    "%10" PRIu64 "  %20s  %14s  %-12s seq=%" PRIu64 " size=%zu\n",
-				    r.chunk_offset, "-", "-", "chunk", seq - 1, r.chunk_words * 8);
-		}
-		if (d->limit && shown >= d->limit) {
-			hidden++;
-			if (rec.kind == PSC_KIND_EXT && rec.type == PSC_REC_COUNTERS &&
-			    remember_layout(d, &rec))
-				ret = -ENOMEM;
-			continue;
-		}
-		shown++;
-		if (print_record(d, &nm, &rec, base) < 0) {
-			snprintf(err, errlen, "out of memory");
-			ret = -ENOMEM;
-		}
+}
+
+/* The header of stream S's file must match its name. 0, or -EINVAL with the message in ERR. */
+static int check_header(const struct exp_stream *s, const struct psc_stream_header *h, char *err,
+			size_t errlen)
+{
+	if (h->pid != (uint32_t)s->pid || h->tid != (uint32_t)s->tid) {
+		snprintf(err, errlen,
+			 "%s: byte %d: the header says pid %u tid %u, the file name %d.%d", s->path,
+			 h->pid != (uint32_t)s->pid ? 24 : 28, h->pid, h->tid, (int)s->pid,
+			 (int)s->tid);
+		return -EINVAL;
 	}
-	if (hidden)
-		fprintf(d->out, "# %" PRIu64 " more records not shown (--limit %" PRIu64 ")\n",
-			hidden, d->limit);
-	if (ret == 0 && r.truncated_at)
-		fprintf(
-		    d->out,
-		    "# cut at byte %" PRIu64 ": the last chunk is incomplete (the run was killed "
-		    "while writing, or the disk was full); %" PRIu64 " bytes after it ignored\n",
-		    r.truncated_at, r.file_size - r.truncated_at);
-	else if (ret == 0 && !r.ended)
-		fprintf(d->out,
-			"# no end record: the stream stops after chunk %" PRIu64
-			" (the process did not end cleanly)\n",
-			r.next_seq);
-	names_release(&nm);
-	stream_close(&r);
-	return ret;
+	if (h->image != s->image) {
+		snprintf(err, errlen, "%s: byte 60: the header says image %u, the file name %u",
+			 s->path, h->image, s->image);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* Does stream S match SEL: a path, a file name, or PID.TID[.IMAGE]? */
@@ -543,45 +512,148 @@ static int stream_matches(const struct exp_stream *s, const char *sel)
 	return sscanf(sel + used, ".%u", &image) == 1 && image == s->image;
 }
 
-static int dump_experiment(struct dump *d, const char *dir, const char *sel, char *err,
-			   size_t errlen)
+/* Does the file of LOC match SEL: a stream as stream_matches() says, a samples file by its
+ * path or file name? */
+static int location_matches(const struct ev_location *loc, const char *sel)
 {
+	const char *slash = strrchr(loc->name, '/');
+
+	if (loc->stream)
+		return stream_matches(loc->stream, sel);
+	return !strcmp(sel, loc->name) || !strcmp(sel, slash ? slash + 1 : loc->name);
+}
+
+/* A file of the experiment: dumped when --stream selects it, its header first. */
+static int dump_begin(void *ctx, const struct ev_location *loc, char *err, size_t errlen)
+{
+	struct dump *d = ctx;
+
+	if (d->sel && !location_matches(loc, d->sel))
+		return 1;
+	if (d->matched++)
+		fputc('\n', d->out);
+	d->proc = loc->proc;
+	d->nev = 0;
+	d->shown = d->hidden = d->seq = 0;
+	names_release(d->nm);
+	if (!loc->hdr) /* not opened: its end says why */
+		return 0;
+	d->base = (int64_t)loc->hdr->start_ns;
+	print_header(d, loc);
+	return loc->stream ? check_header(loc->stream, loc->hdr, err, errlen) : 0;
+}
+
+/* The record of EV (none for an exit made up), after its chunk's line when it opens one. */
+static int dump_event(void *ctx, const struct event *ev, char *err, size_t errlen)
+{
+	struct dump *d = ctx;
+	const struct stream_reader *r = ev->loc->reader;
+	const struct stream_record *rec = ev->raw;
+
+	if (!rec)
+		return 0;
+	if (r->next_seq != d->seq) { /* the record opens a new chunk */
+		d->seq = r->next_seq;
+		if (!d->limit || d->shown < d->limit)
+			fprintf(d->out,
+				"%10" PRIu64 "  %20s  %14s  %-12s seq=%" PRIu64 " size=%zu\n",
+				r->chunk_offset, "-", "-", "chunk", d->seq - 1, r->chunk_words * 8);
+	}
+	if (d->limit && d->shown >= d->limit) {
+		d->hidden++;
+		if (rec->kind == PSC_KIND_EXT && rec->type == PSC_REC_COUNTERS &&
+		    remember_layout(d, rec))
+			goto oom;
+		return 0;
+	}
+	d->shown++;
+	/* the event's time is the record's through its process's clock fit */
+	if (print_record(d, d->nm, rec, ev->ns - d->base) < 0)
+		goto oom;
+	return 0;
+oom:
+	snprintf(err, errlen, "out of memory");
+	return -ENOMEM;
+}
+
+/* How the file ended: records not shown, where it was cut, no end record; or its error. */
+static int dump_end(void *ctx, const struct ev_location *loc, const struct ev_location_facts *f,
+		    char *err, size_t errlen)
+{
+	struct dump *d = ctx;
+	const struct stream_reader *r = loc->reader;
+
+	if (d->hidden)
+		fprintf(d->out, "# %" PRIu64 " more records not shown (--limit %" PRIu64 ")\n",
+			d->hidden, d->limit);
+	if (f->error) {
+		snprintf(err, errlen, "%s", f->errmsg);
+		return f->error;
+	}
+	if (r->truncated_at)
+		fprintf(
+		    d->out,
+		    "# cut at byte %" PRIu64 ": the last chunk is incomplete (the run was killed "
+		    "while writing, or the disk was full); %" PRIu64 " bytes after it ignored\n",
+		    r->truncated_at, r->file_size - r->truncated_at);
+	else if (!r->ended)
+		fprintf(d->out,
+			"# no end record: the stream stops after chunk %" PRIu64
+			" (the process did not end cleanly)\n",
+			r->next_seq);
+	return 0;
+}
+
+/* Dump the files of SRC: one pass of the dump's consumer, going past nothing (a defect stops
+ * it after what was read before it was printed). */
+static int dump_source(struct dump *d, struct ev_source *src, char *err, size_t errlen)
+{
+	struct ev_consumer c = {.name = "dump",
+				.kinds = EV_ALL,
+				.ctx = d,
+				.location_begin = dump_begin,
+				.event = dump_event,
+				.location_end = dump_end},
+			   *list[] = {&c};
+
+	return ev_pass_run_flags(src, list, 1, EV_PASS_KEEP_GOING, err, errlen);
+}
+
+/* Dump the stream or samples file PATH alone: no clock fit, ns not shown. */
+static int dump_file(struct dump *d, const char *path, char *err, size_t errlen)
+{
+	struct ev_source *src;
+	int ret = ev_source_file(&src, path, err, errlen);
+
+	if (ret == 0)
+		ret = dump_source(d, src, err, errlen);
+	ev_source_close(src);
+	return ret;
+}
+
+static int dump_experiment(struct dump *d, const char *dir, char *err, size_t errlen)
+{
+	struct ev_source *src = NULL;
 	struct experiment e;
-	size_t matched = 0;
 	int ret = experiment_open(&e, dir, err, errlen);
 
-	for (size_t i = 0; ret == 0 && i < e.nstreams; i++) {
-		const struct exp_stream *s = &e.streams[i];
-
-		if (sel && !stream_matches(s, sel))
-			continue;
-		if (matched++)
-			fputc('\n', d->out);
-		d->proc = s->proc;
-		ret = dump_stream(d, s->path, s, err, errlen);
-	}
-	for (size_t i = 0; ret == 0 && i < e.nsamples; i++) {
-		const char *path = e.samples[i].path, *slash = strrchr(path, '/');
-
-		if (sel && strcmp(sel, path) && strcmp(sel, slash ? slash + 1 : path))
-			continue;
-		if (matched++)
-			fputc('\n', d->out);
-		d->proc = NULL;
-		ret = dump_stream(d, path, NULL, err, errlen);
-	}
-	if (ret == 0 && sel && !matched) {
+	if (ret == 0)
+		ret = ev_source_experiment(&src, &e, err, errlen);
+	if (ret == 0)
+		ret = dump_source(d, src, err, errlen);
+	if (ret == 0 && d->sel && !d->matched) {
 		snprintf(err, errlen,
 			 "%s: no stream '%s' (give a file name, a path or PID.TID; see: perfscope "
 			 "info %s)",
-			 dir, sel, dir);
+			 dir, d->sel, dir);
 		ret = -ENOENT;
 	}
-	if (ret == 0 && !sel) {
+	if (ret == 0 && !d->sel) {
 		struct caveat_block cb = {d->out, 0};
 
 		experiment_caveats(&e, 1, caveat_block, &cb);
 	}
+	ev_source_close(src);
 	experiment_release(&e);
 	return ret;
 }
@@ -601,11 +673,13 @@ int cmd_dump(int argc, char **argv)
 	    {'h', "help", OPT_FLAG, &help, NULL, "show this help", 0, NULL},
 	    {0},
 	};
+	struct names nm = {0};
 	struct dump d;
 	struct stat st;
 	char err[1024];
 
 	memset(&d, 0, sizeof(d));
+	d.nm = &nm;
 	ret = cli_parse("dump", specs, 0, argc - 1, argv + 1, &first, &help);
 	if (ret)
 		return ret < 0 ? EXIT_USAGE : 0;
@@ -616,6 +690,7 @@ int cmd_dump(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	d.limit = (uint64_t)limit;
+	d.sel = sel;
 	if (cli_output_open("dump", output, force, &d.out))
 		return EXIT_USAGE;
 	/* a lone stream file (no experiment around it): no clock fit, ns not shown */
@@ -623,13 +698,14 @@ int cmd_dump(int argc, char **argv)
 		snprintf(err, sizeof(err), "--stream selects in a directory; %s is a file", dir);
 		ret = -EINVAL;
 	} else if (stat(dir, &st) == 0 && S_ISREG(st.st_mode)) {
-		ret = dump_stream(&d, dir, NULL, err, sizeof(err));
+		ret = dump_file(&d, dir, err, sizeof(err));
 	} else {
-		ret = dump_experiment(&d, dir, sel, err, sizeof(err));
+		ret = dump_experiment(&d, dir, err, sizeof(err));
 	}
 	fflush(d.out);
 	if (ret)
 		cli_error("dump", "%s", err);
+	names_release(&nm);
 	free(d.group_of);
 	/* what was read before an error is kept: the error says where the dump stops */
 	return cli_output_close("dump", d.out, 1, ret ? EXIT_USAGE : 0);

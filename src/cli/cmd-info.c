@@ -1,5 +1,5 @@
 /*
- * cmd-info.c - `perfscope info`: what an experiment holds (format/exp-inventory.h), printed as
+ * cmd-info.c - `perfscope info`: what an experiment holds (model/exp-inventory.h), printed as
  * text or JSON. The experiment (command, host, CPU, clock, start, duration), its processes
  * (how each ended, clock calibration, losses) and its streams (thread, size, chunks, records by
  * kind, time span, how each ended), read through the validating reader: a defect stops the
@@ -7,8 +7,9 @@
  */
 #include "cli/cli.h"
 
-#include "format/exp-inventory.h"
+#include "model/exp-inventory.h"
 #include "model/experiment-open.h"
+#include "model/pass.h"
 #include "model/objcache.h"
 #include "analysis/profile/samples.h"
 #include "format/stream.h"
@@ -667,6 +668,29 @@ static int print_info(FILE *out, int json, const struct exp_inventory *inv,
 	return ret;
 }
 
+/* INV and SW: what E's streams and samples files hold, from one pass. 0, or a negative errno
+ * with the message in ERR (the first defect). */
+static int info_read(const struct experiment *e, struct exp_inventory *inv, struct sample_walk *sw,
+		     char *err, size_t errlen)
+{
+	struct ev_consumer ci, cs = {0}, *list[] = {&ci, &cs};
+	struct ev_source *src = NULL;
+	int ret = exp_inventory_consumer(&ci, inv, e);
+
+	if (ret == 0 && e->nsamples)
+		ret = samples_consumer(&cs, e, sw, NULL, NULL);
+	if (ret < 0)
+		snprintf(err, errlen, "out of memory");
+	else
+		ret = ev_source_experiment(&src, e, err, errlen);
+	if (ret == 0)
+		ret = ev_pass_run(src, list, e->nsamples ? 2 : 1, err, errlen);
+	ev_consumer_release(&ci);
+	ev_consumer_release(&cs);
+	ev_source_close(src);
+	return ret;
+}
+
 int cmd_info(int argc, char **argv)
 {
 	const char *dir = "perfscope.out", *output = NULL;
@@ -695,11 +719,7 @@ int cmd_info(int argc, char **argv)
 		cli_error("info", "%s", err);
 		goto out;
 	}
-	if (exp_inventory_read(&inv, &e, err, sizeof(err))) {
-		cli_error("info", "%s", err);
-		goto out;
-	}
-	if (e.nsamples && samples_walk(&e, &sw, NULL, NULL, err, sizeof(err))) {
+	if (info_read(&e, &inv, &sw, err, sizeof(err))) {
 		cli_error("info", "%s", err);
 		goto out;
 	}

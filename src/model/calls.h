@@ -2,9 +2,10 @@
  * calls.h - one thread's stream as matched function calls: enter and exit events in time
  * order, each exit with the call's inclusive and exclusive time. The exits a killed run never
  * wrote are made up at the stream's last timestamp (and flagged), exits whose enter was never
- * recorded are dropped and counted, and an exit that skips frames (longjmp, an exception
- * unwound through code without hooks) closes the skipped frames first. Region records come
- * through as they are, so a consumer sees one timeline. Memory grows with the stack depth.
+ * recorded are counted and come as no call (a source gets them as records), and an exit that
+ * skips frames (longjmp, an exception unwound through code without hooks) closes the skipped
+ * frames first. Region records come through as they are, so a consumer sees one timeline.
+ * Memory grows with the stack depth.
  */
 #ifndef PSC_AN_CALLS_H
 #define PSC_AN_CALLS_H
@@ -38,9 +39,6 @@ struct call_event {
 	int64_t excl_ns;	  /* CALL_EXIT: the duration minus its callees' */
 	const uint64_t *snapshot; /* CALL_REGION_*: counter snapshot words (until the next event) */
 	size_t nsnapshot;
-	/* with call_walker.records: the extended record of a CALL_REGION_* event, or of a return
-	 * of 2 (until the next event); NULL otherwise */
-	const struct stream_record *rec;
 };
 
 struct call_frame {
@@ -49,7 +47,7 @@ struct call_frame {
 	int64_t child_ns;
 };
 
-/* Thread facts gathered while walking; complete once call_walker_next() returned 0. */
+/* Thread facts gathered while walking; complete once call_walker_next_event() returned 0. */
 struct call_thread {
 	char name[17];
 	int ended;	       /* the stream has its end record */
@@ -74,12 +72,17 @@ struct call_walker {
 	char **regions; /* region id -> name, from the stream's definitions */
 	size_t nregions;
 	struct call_thread th;
-	/* set after call_walker_open(): every extended record comes out, those that are no region
-	 * boundary as a return of 2 (call_walker_next()), for a source that hands on every record
-	 */
+	/* set after call_walker_open(): every record comes out, those that are no call or region
+	 * boundary (extended records, exits of calls entered before the recording began) as a
+	 * return of 2 (call_walker_next_event()), for a source that hands on every record */
 	int records;
-	struct stream_record rec;     /* the last record not read by the function fast path: the
-					 raw record of the events that have one */
+	/* set: call events carry their record in ->raw too, as region boundaries do (until the
+	 * next event: for a source handing events one at a time, not in batches); the exits the
+	 * walker makes up carry none */
+	int call_records;
+	/* the record of the last event that carries one; records other than calls are read here
+	 * (the calls' fast path reads into a local) */
+	struct stream_record rec;
 	struct stream_record pending; /* a function exit waiting while skipped frames close */
 	int have_pending;
 	int at_end; /* the stream is read; open frames are being closed */
@@ -88,15 +91,11 @@ struct call_walker {
 /* Open the stream S of E for walking. 0, or a negative errno with "file: ..." in ERR. */
 int call_walker_open(struct call_walker *w, const struct exp_stream *s, char *err, size_t errlen);
 
-/* The next event: 1 and *EV, 0 at the end (open calls closed), or a negative errno with
- * "file: byte N: ..." in ERR. With W->records, also 2 for an extended record that is no region
- * boundary: EV->rec, ->ns, ->offset and ->depth set, the other fields as they were. */
-int call_walker_next(struct call_walker *w, struct call_event *ev, char *err, size_t errlen);
-
-/* call_walker_next() as the pass's events (model/event.h): EV_CALL_ENTER, EV_CALL_EXIT,
- * EV_REGION_ENTER and EV_REGION_EXIT (with ->raw their record when W->records), and with
- * W->records 2 for any other extended record (->raw, ->ns and ->offset set). ->loc is left as
- * it was. */
+/* The next event, as the pass's events (model/event.h): 1 and *EV (EV_CALL_ENTER and
+ * EV_CALL_EXIT, with ->raw their record when W->call_records, else NULL; EV_REGION_ENTER and
+ * EV_REGION_EXIT with ->raw their record), 0 at the end (open calls closed), or a negative
+ * errno with "file: byte N: ..." in ERR. With W->records, also 2 for any other record (->raw,
+ * ->ns and ->offset set). ->loc is left as it was. */
 int call_walker_next_event(struct call_walker *w, struct event *ev, char *err, size_t errlen);
 
 /* call_walker_next_calls(): MAX call events were gathered. */

@@ -19,6 +19,7 @@
 struct exp_stream;
 struct exp_process;
 struct psc_stream_header;
+struct stream_reader;
 struct stream_record;
 
 enum ev_kind {
@@ -48,7 +49,8 @@ enum ev_kind {
 	EV_OMP_TASK_BEGIN,
 	EV_OMP_TASK_END,
 	EV_MARKER, /* any other record (region definitions, clock syncs, end records, unwinds,
-		    * sample groups, throttling, sample totals): ev.raw alone */
+		    * sample groups, throttling, sample totals, the exit of a call entered before
+		    * the recording began): ev.raw alone */
 	EV_NKINDS
 };
 
@@ -69,6 +71,9 @@ struct ev_location {
 	/* the file's header while the location is walked (location_begin to location_end);
 	 * NULL from OTF2, and when the file could not be opened (EV_PASS_KEEP_GOING) */
 	const struct psc_stream_header *hdr;
+	/* its reader then (same times and cases as hdr), for a consumer that shows the file as
+	 * stored: its size, its chunks (the one of the record of the event at hand), its end */
+	const struct stream_reader *reader;
 	/* the names of its regions while it is walked: ev_location_region_name() */
 	const char *(*region_name)(const void *ctx, uint32_t id);
 	const void *region_ctx;
@@ -101,7 +106,8 @@ struct ev_call {
 	uint64_t addr;	  /* function address in its process image; OTF2: the region index */
 	const char *name; /* OTF2: the region's name; NULL when the address names it */
 	unsigned depth;	  /* calls open around it (of the caller at enter, after exit) */
-	int synthetic;	  /* an exit the source lacks, made up at the stream's end or a jump */
+	int synthetic;	  /* an exit the source lacks, made up at the stream's end (offset 0)
+			   * or at a jump (offset: the exit record that skipped it) */
 	int64_t incl_ns, excl_ns; /* EV_CALL_EXIT */
 };
 
@@ -205,7 +211,9 @@ struct event {
 	int64_t ns;
 	uint64_t offset; /* byte offset in its file (errors, dump); 0 when none */
 	const struct ev_location *loc;
-	/* the record as read, for consumers that show records (dump); NULL from OTF2 */
+	/* the record as read, for consumers that show records (dump): every record of a file
+	 * comes as one event with it. NULL from OTF2, for the exits a source makes up, and for
+	 * calls handed in batches (ev_consumer.events) */
 	const struct stream_record *raw;
 	union {
 		struct ev_call call;

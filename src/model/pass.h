@@ -85,6 +85,12 @@ struct ev_source;
 int ev_source_experiment(struct ev_source **src, const struct experiment *e, char *err,
 			 size_t errlen);
 
+/* The stream or samples file at PATH alone (no experiment around it: its process, so its clock
+ * fit, unknown) as a source of one location: its records in order, each as the event its
+ * record alone makes (function and region records as EV_MARKER: no call is matched), at
+ * times in the file's units. PATH is kept, not copied. */
+int ev_source_file(struct ev_source **src, const char *path, char *err, size_t errlen);
+
 /* Its locations, known before the pass. */
 size_t ev_source_nlocations(const struct ev_source *src);
 const struct ev_location *ev_source_location(const struct ev_source *src, size_t i);

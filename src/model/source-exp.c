@@ -356,6 +356,7 @@ static int stream_events(struct exp_src *x, struct call_walker *w, const struct 
 	struct ev_consumer *bc = ev_call_batcher(p);
 	size_t k = bc ? EV_CALL_BATCH : 0;
 
+	w->call_records = !bc; /* events one at a time: each call may show its record */
 	for (size_t i = 0; i <= k; i++) {
 		memset(&x->batch[i], 0, sizeof(x->batch[i]));
 		x->batch[i].loc = loc;
@@ -400,11 +401,12 @@ static int walk_stream(struct exp_src *x, struct ev_location *loc, struct ev_pas
 	}
 	w.records = 1;
 	loc->hdr = &w.r.hdr;
+	loc->reader = &w.r;
 	loc->region_name = walker_region_name;
 	loc->region_ctx = &w;
 	ret = ev_pass_begin(p, loc);
-	if (ret > 0) { /* declined by every consumer */
-		ret = 0;
+	if (ret) { /* declined by every consumer (1), or a consumer's error */
+		ret = ret > 0 ? 0 : ret;
 		goto done;
 	}
 	ret = stream_events(x, &w, loc, p, &f);
@@ -414,14 +416,16 @@ static int walk_stream(struct exp_src *x, struct ev_location *loc, struct ev_pas
 	}
 done:
 	loc->hdr = NULL;
+	loc->reader = NULL;
 	loc->region_name = NULL;
 	loc->region_ctx = NULL;
 	call_walker_close(&w);
 	return ret;
 }
 
-/* A samples file: its records in order, times in ns as recorded. */
-static int walk_samples(struct exp_src *x, struct ev_location *loc, struct ev_pass *p)
+/* A file record by record, each as its event (record_kind()), times as recorded (ns in a
+ * samples file; ticks in a stream read alone, whose process is not known). */
+static int walk_records(struct exp_src *x, struct ev_location *loc, struct ev_pass *p)
 {
 	struct ev_location_facts f;
 	struct stream_reader r;
@@ -434,6 +438,7 @@ static int walk_samples(struct exp_src *x, struct ev_location *loc, struct ev_pa
 	if (ret < 0)
 		return unopened(p, loc, ret, &f);
 	loc->hdr = &r.hdr;
+	loc->reader = &r;
 	memset(&ev, 0, sizeof(ev));
 	f.first_ns = f.first_call_ns = INT64_MAX;
 	f.last_ns = f.last_call_ns = INT64_MIN;
@@ -473,6 +478,7 @@ static int walk_samples(struct exp_src *x, struct ev_location *loc, struct ev_pa
 	}
 done:
 	loc->hdr = NULL;
+	loc->reader = NULL;
 	stream_close(&r);
 	return ret;
 }
@@ -481,7 +487,7 @@ static int exp_walk(struct ev_source *src, struct ev_location *loc, struct ev_pa
 {
 	struct exp_src *x = src->priv;
 
-	return loc->samples ? walk_samples(x, loc, p) : walk_stream(x, loc, p);
+	return loc->stream ? walk_stream(x, loc, p) : walk_records(x, loc, p);
 }
 
 static void exp_close(struct ev_source *src)
@@ -500,12 +506,12 @@ static void exp_close(struct ev_source *src)
 
 static const struct ev_source_ops exp_ops = {exp_walk, exp_close};
 
-int ev_source_experiment(struct ev_source **out, const struct experiment *e, char *err,
-			 size_t errlen)
+/* A source of N locations (E may be NULL), its locations zeroed: 0 or -ENOMEM. */
+static int source_new(struct ev_source **out, size_t n, const struct experiment *e, char *err,
+		      size_t errlen)
 {
 	struct ev_source *src = calloc(1, sizeof(*src));
 	struct exp_src *x = calloc(1, sizeof(*x));
-	size_t n = e->nstreams + e->nsamples;
 
 	*out = NULL;
 	if (src)
@@ -522,6 +528,19 @@ int ev_source_experiment(struct ev_source **out, const struct experiment *e, cha
 	src->ops = &exp_ops;
 	src->priv = x;
 	src->nlocs = n;
+	*out = src;
+	return 0;
+}
+
+int ev_source_experiment(struct ev_source **out, const struct experiment *e, char *err,
+			 size_t errlen)
+{
+	struct ev_source *src;
+	int ret = source_new(&src, e->nstreams + e->nsamples, e, err, errlen);
+
+	*out = NULL;
+	if (ret)
+		return ret;
 	for (size_t i = 0; i < e->nstreams; i++) {
 		const struct exp_stream *s = &e->streams[i];
 
@@ -545,4 +564,13 @@ int ev_source_experiment(struct ev_source **out, const struct experiment *e, cha
 	}
 	*out = src;
 	return 0;
+}
+
+int ev_source_file(struct ev_source **out, const char *path, char *err, size_t errlen)
+{
+	int ret = source_new(out, 1, NULL, err, errlen);
+
+	if (ret == 0)
+		(*out)->locs[0] = (struct ev_location){.index = 0, .rank = -1, .name = path};
+	return ret;
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# One pass over an experiment (src/model/pass.h) sees every record `perfscope dump` shows, dump
-# being an independent reader: per record kind, the counts of a pass with a counting consumer
-# (test_pass DIR) equal dump's, on the threads example (regions, counters), the calls example
-# traced (function calls on three threads) and, where sampling works, a sampled run.
+# One pass over an experiment (src/model/pass.h) sees every record `perfscope dump` shows:
+# per record kind, the counts of a pass with a counting consumer (test_pass DIR: the calls by
+# their matched events, the other records by their record) equal those of the records dump
+# prints (each event's record as read), on the threads example (regions, counters), the calls
+# example traced (function calls on three threads) and, where sampling works, a sampled run.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 psc_init

@@ -63,7 +63,7 @@ exp_src="$stream_src format/experiment.c format/experiment-damage.c format/exper
 	model/pass.c model/pass-isolate.c model/source-exp.c model/calls.c"
 cmd_src="$exp_src analysis/profile/regions.c pmu/metrics.c pmu/metric-expr.c
 	lib/jsonw.c lib/utf8.c lib/strdist.c view/table.c lib/textesc.c
-	view/caveats.c cli/options.c cli/cmd-info.c cli/cmd-dump.c format/exp-inventory.c
+	view/caveats.c cli/options.c cli/cmd-info.c cli/cmd-dump.c model/exp-inventory.c
 	lib/strbuf.c"
 mpi_src="$exp_src analysis/mpi/mpi-read.c analysis/mpi/mpi-model.c analysis/mpi/mpi-match.c
 	analysis/mpi/mpi-causal.c analysis/mpi/mpi-stats.c analysis/mpi/mpi-waits.c model/symbols.c

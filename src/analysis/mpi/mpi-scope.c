@@ -1,16 +1,15 @@
 /*
- * mpi-scope.c - time per scope in computation, MPI and MPI waiting (mpi-scope.h). Each stream
- * of a rank is walked once (calls.h) with one stack of scopes, functions and regions together;
- * its MPI records, seen as they are read, are the model's calls of that thread in the order
- * mpi_model_load added them, so each record pair finds its call and its wait by position.
+ * mpi-scope.c - time per scope in computation, MPI and MPI waiting (mpi-scope.h). A consumer of
+ * the pass (model/pass.h): each stream of a rank comes as its events with one stack of scopes,
+ * functions and regions together; its MPI calls, seen in stream order, are the model's calls
+ * of that thread in the order mpi_model_load added them, so each enter and leave pair finds its
+ * call and its wait by position.
  */
 #include "analysis/mpi/mpi-scope.h"
 #include "lib/array.h"
 #include "lib/hash.h"
 
-#include "format/format.h"
-#include "format/mpi-routines.h"
-#include "model/calls.h"
+#include "model/pass.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -43,8 +42,7 @@ struct walk {
 	const struct mpi_model *m;
 	const struct mpi_waits *w;
 	struct symtab *syms;
-	const struct exp_stream *s; /* NULL when fed (mpi_scope_feed_*) */
-	const struct clock_fit *fit;
+	const struct ev_location *loc_at; /* the stream walked; NULL when fed (mpi_scope_feed_*) */
 	int rank;
 	pid_t tid;		   /* the thread's id, as the model's locations name it */
 	uint8_t *loc_used;	   /* the model's locations taken by a stream */
@@ -218,26 +216,6 @@ static int mpi_leave(struct walk *x, uint32_t routine, int64_t t)
 	return mpi_call(x, routine, t, t, x->depth, x->depth ? x->st[x->depth - 1].serial : 0);
 }
 
-/* A record other than a call or region boundary: the MPI calls. */
-static int on_record(struct walk *x, const struct stream_record *r, char *err, size_t errlen)
-{
-	int64_t t;
-	int ret = 0;
-
-	if (r->kind != PSC_KIND_EXT ||
-	    (r->type != PSC_REC_MPI_ENTER && r->type != PSC_REC_MPI_LEAVE))
-		return 0;
-	t = clock_fit_ns(x->fit, r->ticks);
-	if (r->type == PSC_REC_MPI_ENTER) {
-		mpi_enter(x, r->arg, t);
-		return 0;
-	}
-	ret = mpi_leave(x, r->arg, t);
-	if (ret < 0)
-		snprintf(err, errlen, "%s: out of memory", x->s->path);
-	return ret;
-}
-
 static int push(struct walk *x, uint32_t scope, int region, uint64_t key, int64_t ns)
 {
 	if (array_reserve((void **)&x->st, &x->cap, x->depth + 1, sizeof(*x->st)))
@@ -311,41 +289,41 @@ static int scope_end(struct walk *x, int region, uint64_t key, int64_t ns)
 	return 0;
 }
 
-static int on_event(struct walk *x, const struct call_event *ev)
+/* A function entered at NS: its scope pushed. */
+static int function_enter(struct walk *x, uint64_t addr, int64_t ns)
 {
+	const struct ev_location *loc = x->loc_at;
+	uint64_t v, place = symtab_place(x->syms, loc->pid, loc->image, addr, ns);
 	struct sym_info si;
-	char name[32];
-	uint64_t v, place;
 	long scope;
 
-	switch (ev->type) {
-	case CALL_ENTER:
-		place = symtab_place(x->syms, x->s->pid, x->s->image, ev->addr, ev->ns);
-		if (!u64map_get(&x->fn_scope, place, &v)) {
-			memset(&si, 0, sizeof(si));
-			if (symtab_lookup(x->syms, x->s->pid, x->s->image, place, &si))
-				return -ENOMEM;
-			scope = scope_of(x->p, MPI_SCOPE_FUNCTION, si.name ? si.name : "?");
-			if (scope < 0 || u64map_put(&x->fn_scope, place, (uint64_t)scope))
-				return -ENOMEM;
-			v = (uint64_t)scope;
-		}
-		return push(x, (uint32_t)v, 0, ev->addr, ev->ns);
-	case CALL_REGION_ENTER:
-		if (!u64map_get(&x->reg_scope, ev->region, &v)) {
-			snprintf(name, sizeof(name), "region#%u", ev->region);
-			scope = scope_of(x->p, MPI_SCOPE_REGION, ev->name ? ev->name : name);
-			if (scope < 0 || u64map_put(&x->reg_scope, ev->region, (uint64_t)scope))
-				return -ENOMEM;
-			v = (uint64_t)scope;
-		}
-		return push(x, (uint32_t)v, 1, ev->region, ev->ns);
-	case CALL_EXIT:
-		return scope_end(x, 0, ev->addr, ev->ns);
-	case CALL_REGION_EXIT:
-		return scope_end(x, 1, ev->region, ev->ns);
+	if (!u64map_get(&x->fn_scope, place, &v)) {
+		memset(&si, 0, sizeof(si));
+		if (symtab_lookup(x->syms, loc->pid, loc->image, place, &si))
+			return -ENOMEM;
+		scope = scope_of(x->p, MPI_SCOPE_FUNCTION, si.name ? si.name : "?");
+		if (scope < 0 || u64map_put(&x->fn_scope, place, (uint64_t)scope))
+			return -ENOMEM;
+		v = (uint64_t)scope;
 	}
-	return 0;
+	return push(x, (uint32_t)v, 0, addr, ns);
+}
+
+/* Region ID (NAME, NULL undefined) entered at NS: its scope pushed. */
+static int region_enter(struct walk *x, uint32_t id, const char *name, int64_t ns)
+{
+	char buf[32];
+	uint64_t v;
+	long scope;
+
+	if (!u64map_get(&x->reg_scope, id, &v)) {
+		snprintf(buf, sizeof(buf), "region#%u", id);
+		scope = scope_of(x->p, MPI_SCOPE_REGION, name ? name : buf);
+		if (scope < 0 || u64map_put(&x->reg_scope, id, (uint64_t)scope))
+			return -ENOMEM;
+		v = (uint64_t)scope;
+	}
+	return push(x, (uint32_t)v, 1, id, ns);
 }
 
 /* The MPI calls still open where the stream ends: closed at its last record, as mpi-read.c
@@ -358,44 +336,6 @@ static int close_open_mpi(struct walk *x, int64_t last_ns)
 		ret = mpi_call(x, x->open[k].routine, x->open[k].enter_ns, last_ns,
 			       x->open[k].depth, x->open[k].serial);
 	x->nopen = 0;
-	return ret;
-}
-
-static int walk_stream(struct walk *x, char *err, size_t errlen)
-{
-	struct call_walker cw;
-	struct call_event ev;
-	int ret, flushed = 0;
-
-	if ((ret = call_walker_open(&cw, x->s, err, errlen)) < 0) {
-		call_walker_close(&cw);
-		return ret;
-	}
-	cw.records = 1;
-	while ((ret = call_walker_next(&cw, &ev, err, errlen)) > 0) {
-		if (ret == 2) { /* a record that is no call or region boundary */
-			if ((ret = on_record(x, ev.rec, err, errlen)) < 0)
-				break;
-			continue;
-		}
-		if (cw.at_end && !flushed) {
-			flushed = 1;
-			if ((ret = close_open_mpi(x, cw.th.last_ns)) < 0)
-				break;
-		}
-		if ((ret = on_event(x, &ev)) < 0)
-			break;
-	}
-	if (ret == 0 && !flushed)
-		ret = close_open_mpi(x, cw.th.last_ns);
-	/* regions still open end at the stream's last record, as in the region profile */
-	while (ret == 0 && x->depth)
-		pop(x, cw.th.last_ns);
-	if (ret == 0 && x->loc)
-		x->p->unmatched_calls += x->loc->ncalls - x->next_call;
-	if (ret == -ENOMEM)
-		snprintf(err, errlen, "%s: out of memory", x->s->path);
-	call_walker_close(&cw);
 	return ret;
 }
 
@@ -532,42 +472,190 @@ static uint8_t *profile_begin(struct mpi_scope_profile *p, const struct mpi_mode
 	return loc_used;
 }
 
+/* ---- the consumer of the pass --------------------------------------------------------------- */
+
+struct scope_consumer {
+	struct walk x;
+	struct u64map rank_of; /* pid -> rank of the model */
+	int flushed;	       /* the stream's open MPI calls were closed at its end */
+};
+
+/* A stream of a rank is walked; the others' are not read. */
+static int sc_begin(void *ctx, const struct ev_location *loc, char *err, size_t errlen)
+{
+	struct scope_consumer *sc = ctx;
+	uint64_t rank;
+
+	(void)err, (void)errlen;
+	if (!u64map_get(&sc->rank_of, (uint64_t)loc->pid, &rank)) {
+		sc->x.p->skipped_streams++;
+		return 1;
+	}
+	sc->x.loc_at = loc;
+	sc->flushed = 0;
+	walk_reset(&sc->x, (int)rank, loc->tid);
+	return 0;
+}
+
+/* The MPI calls still open where the stream ends (LAST_NS) close first, in the frames they
+ * were made in; then its calls still open, which the source closes there too. */
+static int sc_flush(struct scope_consumer *sc, int64_t last_ns)
+{
+	if (sc->flushed)
+		return 0;
+	sc->flushed = 1;
+	return close_open_mpi(&sc->x, last_ns);
+}
+
+static int sc_event_one(struct scope_consumer *sc, const struct event *ev)
+{
+	struct walk *x = &sc->x;
+	int ret;
+
+	switch (ev->kind) {
+	case EV_CALL_ENTER:
+		return function_enter(x, ev->call.addr, ev->ns);
+	case EV_CALL_EXIT:
+		/* an exit made up with no record behind it: the stream's end */
+		if (ev->call.synthetic && !ev->offset && (ret = sc_flush(sc, ev->ns)) < 0)
+			return ret;
+		return scope_end(x, 0, ev->call.addr, ev->ns);
+	case EV_REGION_ENTER:
+		return region_enter(x, ev->region.id, ev->region.name, ev->ns);
+	case EV_REGION_EXIT:
+		return scope_end(x, 1, ev->region.id, ev->ns);
+	case EV_MPI_ENTER:
+		mpi_enter(x, (uint32_t)ev->mpi.routine, ev->ns);
+		return 0;
+	case EV_MPI_LEAVE:
+		return mpi_leave(x, (uint32_t)ev->mpi.routine, ev->ns);
+	default:
+		return 0;
+	}
+}
+
+static int sc_events(void *ctx, const struct event *ev, size_t n, char *err, size_t errlen)
+{
+	struct scope_consumer *sc = ctx;
+
+	for (size_t i = 0; i < n; i++) {
+		int ret = sc_event_one(sc, &ev[i]);
+
+		if (ret < 0) {
+			snprintf(err, errlen, "%s: out of memory", sc->x.loc_at->name);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static int sc_event(void *ctx, const struct event *ev, char *err, size_t errlen)
+{
+	return sc_events(ctx, ev, 1, err, errlen);
+}
+
+/* A stream whose reading failed fails the profile (the pass goes on past it only for the
+ * streams this consumer does not read); else its open MPI calls and scopes close at its
+ * last record. */
+static int sc_end(void *ctx, const struct ev_location *loc, const struct ev_location_facts *f,
+		  char *err, size_t errlen)
+{
+	struct scope_consumer *sc = ctx;
+	struct walk *x = &sc->x;
+	int ret;
+
+	if (f->error) {
+		snprintf(err, errlen, "%s", f->errmsg);
+		return f->error;
+	}
+	ret = sc_flush(sc, f->last_ns);
+	/* regions still open end at the stream's last record, as in the region profile */
+	while (ret == 0 && x->depth)
+		pop(x, f->last_ns);
+	if (ret < 0) {
+		snprintf(err, errlen, "%s: out of memory", loc->name);
+		return ret;
+	}
+	if (x->loc)
+		x->p->unmatched_calls += x->loc->ncalls - x->next_call;
+	return 0;
+}
+
+static int sc_finish(void *ctx, char *err, size_t errlen)
+{
+	struct scope_consumer *sc = ctx;
+	int ret = finish(sc->x.p);
+
+	if (ret < 0)
+		snprintf(err, errlen, "out of memory");
+	return ret;
+}
+
+static void sc_release(void *ctx)
+{
+	struct scope_consumer *sc = ctx;
+
+	walk_release(&sc->x);
+	u64map_release(&sc->rank_of);
+	free(sc->x.loc_used);
+	free(sc);
+}
+
+int mpi_scope_consumer(struct ev_consumer *c, struct mpi_scope_profile *p, struct symtab *syms,
+		       const struct mpi_model *m, const struct mpi_waits *w)
+{
+	struct scope_consumer *sc = calloc(1, sizeof(*sc));
+	uint8_t *loc_used;
+	int ret = 0;
+
+	memset(p, 0, sizeof(*p));
+	loc_used = sc ? profile_begin(p, m) : NULL;
+
+	*c = (struct ev_consumer){.name = "scopes",
+				  .kinds = EV_BIT(EV_CALL_ENTER) | EV_BIT(EV_CALL_EXIT) |
+					   EV_BIT(EV_REGION_ENTER) | EV_BIT(EV_REGION_EXIT) |
+					   EV_BIT(EV_MPI_ENTER) | EV_BIT(EV_MPI_LEAVE),
+				  .locations = EV_LOC_STREAMS,
+				  .ctx = sc,
+				  .location_begin = sc_begin,
+				  .event = sc_event,
+				  .events = sc_events,
+				  .location_end = sc_end,
+				  .finish = sc_finish,
+				  .release = sc_release};
+	if (!loc_used) {
+		free(sc);
+		c->ctx = NULL;
+		return -ENOMEM;
+	}
+	sc->x = (struct walk){.p = p, .m = m, .w = w, .syms = syms, .loc_used = loc_used};
+	for (int r = 0; r < m->world_size && ret == 0; r++)
+		if (m->ranks[r].present && m->ranks[r].pid)
+			ret = u64map_put(&sc->rank_of, (uint64_t)m->ranks[r].pid, (uint64_t)r);
+	if (ret) {
+		ev_consumer_release(c);
+		mpi_scope_release(p);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 int mpi_scope_build(struct mpi_scope_profile *p, const struct experiment *e, struct symtab *syms,
 		    const struct mpi_model *m, const struct mpi_waits *w, char *err, size_t errlen)
 {
-	struct u64map rank_of = {0};
-	uint8_t *loc_used;
-	struct walk x;
-	uint64_t v;
-	int ret = 0;
+	struct ev_consumer c, *list[] = {&c};
+	struct ev_source *src = NULL;
+	int ret = mpi_scope_consumer(&c, p, syms, m, w);
 
-	memset(&x, 0, sizeof(x));
-	loc_used = profile_begin(p, m);
-	if (!loc_used) {
+	if (ret < 0) {
 		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
+		return ret;
 	}
-	for (int r = 0; r < m->world_size && ret == 0; r++)
-		if (m->ranks[r].present && m->ranks[r].pid)
-			ret = u64map_put(&rank_of, (uint64_t)m->ranks[r].pid, (uint64_t)r);
-	x = (struct walk){.p = p, .m = m, .w = w, .syms = syms, .loc_used = loc_used};
-	for (size_t i = 0; i < e->nstreams && ret == 0; i++) {
-		const struct exp_stream *s = &e->streams[i];
-
-		if (!u64map_get(&rank_of, (uint64_t)s->pid, &v)) {
-			p->skipped_streams++;
-			continue;
-		}
-		x.s = s;
-		x.fit = &s->proc->fit;
-		walk_reset(&x, (int)v, s->tid);
-		ret = walk_stream(&x, err, errlen);
-	}
-	if (ret == 0 && (ret = finish(p)) < 0)
-		snprintf(err, errlen, "out of memory");
-	walk_release(&x);
-	u64map_release(&rank_of);
-	free(loc_used);
+	ret = ev_source_experiment(&src, e, err, errlen);
+	if (ret == 0)
+		ret = ev_pass_run_flags(src, list, 1, EV_PASS_KEEP_GOING, err, errlen);
+	ev_consumer_release(&c);
+	ev_source_close(src);
 	if (ret)
 		mpi_scope_release(p);
 	return ret;

@@ -105,11 +105,22 @@ struct mpi_scope_profile {
 	struct u64map by_op;
 };
 
+struct ev_consumer;
+
 /*
- * Build the profile of experiment E, whose MPI model M (mpi_model_load) and waits W
- * (mpi_waits_compute on M) are given, naming functions through SYMS. 0, or a negative errno
- * with "file: ..." in ERR.
+ * C: the consumer of a pass (model/pass.h) that builds P from an experiment's streams, whose
+ * MPI model M (mpi_model_load) and waits W (mpi_waits_compute on M) are given, naming
+ * functions through SYMS. It needs M and W from its first MPI call on (each call finds its
+ * place in M by position), so it runs in a pass after the one that builds the model. Run with
+ * EV_PASS_KEEP_GOING: a stream of a rank that cannot be read fails it, one of another process
+ * is not read. 0, or -ENOMEM (P then released). After a failed pass the caller releases P
+ * (mpi_scope_release()); C's release() frees the consumer's state either way.
  */
+int mpi_scope_consumer(struct ev_consumer *c, struct mpi_scope_profile *p, struct symtab *syms,
+		       const struct mpi_model *m, const struct mpi_waits *w);
+
+/* P built by a pass of its consumer over experiment E. 0, or a negative errno with
+ * "file: ..." in ERR. */
 int mpi_scope_build(struct mpi_scope_profile *p, const struct experiment *e, struct symtab *syms,
 		    const struct mpi_model *m, const struct mpi_waits *w, char *err, size_t errlen);
 

@@ -27,6 +27,11 @@ struct count {
 	int errors;		/* location_ends with an error */
 	char errmsg[512];	/* the last one's message */
 	int fail_at_exit;	/* return -EIO at this exit (1-based), 0 never */
+	uint64_t raw;		/* events that carry their record */
+	uint64_t raw_backwards; /* of those, records before the previous one in the file */
+	uint64_t last_offset;
+	uint64_t raw_func_exits; /* EV_MARKER events of a function exit record */
+	uint64_t readers;	 /* events whose location shows its reader */
 };
 
 static int c_begin(void *ctx, const struct ev_location *loc, char *err, size_t errlen)
@@ -35,6 +40,7 @@ static int c_begin(void *ctx, const struct ev_location *loc, char *err, size_t e
 
 	(void)loc, (void)err, (void)errlen;
 	c->begins++;
+	c->last_offset = 0;
 	return 0;
 }
 
@@ -43,6 +49,13 @@ static int c_event(void *ctx, const struct event *ev, char *err, size_t errlen)
 	struct count *c = ctx;
 
 	c->by_kind[ev->kind]++;
+	if (ev->raw) {
+		c->raw++;
+		c->raw_backwards += ev->raw->offset <= c->last_offset;
+		c->last_offset = ev->raw->offset;
+		c->raw_func_exits += ev->kind == EV_MARKER && ev->raw->kind == PSC_KIND_FUNC_EXIT;
+	}
+	c->readers += ev->loc->reader != NULL;
 	if (ev->kind == EV_CALL_EXIT) {
 		if (c->nexits < 8) {
 			c->incl[c->nexits] = ev->call.incl_ns;
@@ -160,7 +173,13 @@ static void test_calls_matched(void **state)
 	assert_int_equal(c.by_kind[EV_CALL_EXIT], 3);
 	assert_int_equal(c.by_kind[EV_REGION_ENTER], 1);
 	assert_int_equal(c.by_kind[EV_REGION_EXIT], 1);
-	assert_int_equal(c.by_kind[EV_MARKER], 3); /* clock sync, region def, end */
+	/* clock sync, the stray exit, region def, end */
+	assert_int_equal(c.by_kind[EV_MARKER], 4);
+	assert_int_equal(c.raw_func_exits, 1);
+	/* every record once, in file order, with its reader at hand */
+	assert_int_equal(c.raw, 12);
+	assert_int_equal(c.raw_backwards, 0);
+	assert_int_equal(c.readers, 3 + 3 + 2 + 4);
 	assert_string_equal(c.region, "r");
 	/* g 10; f 30 with g inside: 20 of its own; main 97, 67 of its own */
 	assert_int_equal(c.incl[0], 10);
@@ -196,8 +215,78 @@ static void test_calls_killed(void **state)
 	assert_int_equal(c.by_kind[EV_CALL_ENTER], 0); /* not asked for */
 	assert_int_equal(c.synthetic, 1);
 	assert_int_equal(c.incl[2], 37); /* main closed at 1040 */
+	assert_int_equal(c.raw, 2);	 /* the exits of g and f; main's is made up */
 	assert_int_equal(c.last.ended, 0);
 	assert_int_equal(c.last.synthetic_exits, 1);
+}
+
+/* An exit that skips a frame (a longjmp): the skipped call's exit is made up (no record), the
+ * exit itself carries its record; in a batch (events()) no call carries one. */
+static int c_events(void *ctx, const struct event *ev, size_t n, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < n; i++)
+		if (c_event(ctx, &ev[i], err, errlen))
+			return -EIO;
+	return 0;
+}
+
+static void test_calls_skipped(void **state)
+{
+	struct count c = {0}, b = {0};
+	struct ev_consumer cc = counter(&c, EV_ALL, 0), cb = counter(&b, EV_ALL, 0),
+			   *list[] = {&cc}, *batched[] = {&cb};
+	struct words s = {.n = 0};
+	char dir[256], err[512];
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	write_proc(dir, 10, "[]");
+	w_clock(&s, 1000);
+	w_call(&s, 1001, 1, 0x10);
+	w_call(&s, 1002, 1, 0x20);
+	w_call(&s, 1003, 0, 0x10); /* skips 0x20 */
+	w_end(&s, 1004);
+	write_stream(dir, 10, 10, &s, NULL, 0);
+	assert_int_equal(run(dir, list, 1, err, sizeof(err)), 0);
+	assert_int_equal(c.by_kind[EV_CALL_EXIT], 2);
+	assert_int_equal(c.synthetic, 1);
+	assert_int_equal(c.raw, 5); /* clock, 2 enters, the exit, end */
+	assert_int_equal(c.raw_backwards, 0);
+	cb.events = c_events;
+	assert_int_equal(run(dir, batched, 1, err, sizeof(err)), 0);
+	assert_int_equal(b.by_kind[EV_CALL_EXIT], 2);
+	assert_int_equal(b.raw, 2); /* clock, end */
+}
+
+/* A stream file alone: its records in order, each an event of its own, none a call. */
+static void test_file_alone(void **state)
+{
+	struct count c = {0};
+	struct ev_consumer cc = counter(&c, EV_ALL, 0), *list[] = {&cc};
+	struct ev_source *src;
+	char dir[256], path[512], err[512];
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	write_calls(dir, 1);
+	snprintf(path, sizeof(path), "%s/stream.10.10", dir);
+	assert_int_equal(ev_source_file(&src, path, err, sizeof(err)), 0);
+	assert_int_equal(ev_source_nlocations(src), 1);
+	assert_int_equal(ev_pass_run(src, list, 1, err, sizeof(err)), 0);
+	ev_source_close(src);
+	assert_int_equal(c.by_kind[EV_CALL_ENTER] + c.by_kind[EV_CALL_EXIT], 0);
+	assert_int_equal(c.by_kind[EV_MARKER], 12);
+	assert_int_equal(c.raw, 12);
+	assert_int_equal(c.raw_backwards, 0);
+	assert_int_equal(c.readers, 12);
+	assert_int_equal(c.last.records, 12);
+	assert_int_equal(c.last.ended, 1);
+	/* unreadable: the pass fails with the file's message */
+	snprintf(path, sizeof(path), "%s/no-such-stream", dir);
+	assert_int_equal(ev_source_file(&src, path, err, sizeof(err)), 0);
+	assert_true(ev_pass_run(src, list, 1, err, sizeof(err)) < 0);
+	assert_non_null(strstr(err, "no-such-stream"));
+	ev_source_close(src);
 }
 
 /* Two consumers in one pass see the same; one that visits samples files only visits none. */
@@ -225,6 +314,32 @@ static int decline(void *ctx, const struct ev_location *loc, char *err, size_t e
 	(void)loc, (void)err, (void)errlen;
 	((struct count *)ctx)->begins++;
 	return 1;
+}
+
+static int begin_fails(void *ctx, const struct ev_location *loc, char *err, size_t errlen)
+{
+	(void)loc;
+	((struct count *)ctx)->begins++;
+	snprintf(err, errlen, "begin refuses");
+	return -EINVAL;
+}
+
+/* An error of a consumer's location_begin stops the pass there, with its message. */
+static void test_begin_error(void **state)
+{
+	struct count c = {0};
+	struct ev_consumer cc = counter(&c, EV_ALL, 0), *list[] = {&cc};
+	char dir[256], err[512];
+
+	(void)state;
+	cc.location_begin = begin_fails;
+	new_dir(dir, sizeof(dir));
+	write_calls(dir, 1);
+	assert_int_equal(run(dir, list, 1, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "begin refuses");
+	assert_int_equal(c.begins, 1);
+	assert_int_equal(c.by_kind[EV_CALL_ENTER] + c.by_kind[EV_MARKER], 0);
+	assert_int_equal(c.ends + c.finishes, 0);
 }
 
 /* A consumer that declines a location gets neither its events nor its end; the others do. */
@@ -494,7 +609,7 @@ struct by_name {
 	const char *name[64];
 	uint64_t n[64];
 	size_t nnames;
-	uint64_t calls[2], synthetic, unmatched;
+	uint64_t calls[2], synthetic;
 };
 
 static void by_name_add(struct by_name *b, const char *name, uint64_t n)
@@ -523,22 +638,10 @@ static int n_event(void *ctx, const struct event *ev, char *err, size_t errlen)
 	return 0;
 }
 
-static int n_end(void *ctx, const struct ev_location *loc, const struct ev_location_facts *f,
-		 char *err, size_t errlen)
-{
-	(void)loc, (void)err, (void)errlen;
-	((struct by_name *)ctx)->unmatched += f->unmatched_exits;
-	return 0;
-}
-
 static int print_counts(const char *dir)
 {
 	struct by_name b = {.nnames = 0};
-	struct ev_consumer c = {.name = "names",
-				.kinds = EV_ALL,
-				.ctx = &b,
-				.event = n_event,
-				.location_end = n_end},
+	struct ev_consumer c = {.name = "names", .kinds = EV_ALL, .ctx = &b, .event = n_event},
 			   *list[] = {&c};
 	char err[512];
 	struct experiment e;
@@ -557,9 +660,10 @@ static int print_counts(const char *dir)
 		fprintf(stderr, "%s\n", err);
 		return 2;
 	}
-	/* the exits as recorded: those matched and those dropped, not those made up */
+	/* the exits as recorded: those matched (those dropped come as records), not those made up
+	 */
 	by_name_add(&b, "func-enter", b.calls[0]);
-	by_name_add(&b, "func-exit", b.calls[1] - b.synthetic + b.unmatched);
+	by_name_add(&b, "func-exit", b.calls[1] - b.synthetic);
 	for (size_t i = 0; i < b.nnames; i++)
 		if (b.n[i])
 			printf("%s %llu\n", b.name[i], (unsigned long long)b.n[i]);
@@ -569,11 +673,19 @@ static int print_counts(const char *dir)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_calls_matched),  cmocka_unit_test(test_calls_killed),
-	    cmocka_unit_test(test_many_consumers), cmocka_unit_test(test_decline),
-	    cmocka_unit_test(test_errors),	   cmocka_unit_test(test_keep_going),
-	    cmocka_unit_test(test_isolated),	   cmocka_unit_test(test_isolated_source_errors),
-	    cmocka_unit_test(test_omp_events),	   cmocka_unit_test(test_omp_bad_length),
+	    cmocka_unit_test(test_calls_matched),
+	    cmocka_unit_test(test_calls_killed),
+	    cmocka_unit_test(test_calls_skipped),
+	    cmocka_unit_test(test_file_alone),
+	    cmocka_unit_test(test_many_consumers),
+	    cmocka_unit_test(test_decline),
+	    cmocka_unit_test(test_begin_error),
+	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_keep_going),
+	    cmocka_unit_test(test_isolated),
+	    cmocka_unit_test(test_isolated_source_errors),
+	    cmocka_unit_test(test_omp_events),
+	    cmocka_unit_test(test_omp_bad_length),
 	};
 
 	if (argc > 1)

@@ -1,6 +1,8 @@
-/* exp-inventory.c - what an experiment holds, stream by stream, read through the validating
- * reader. */
-#include "format/exp-inventory.h"
+/* exp-inventory.c - what an experiment holds, stream by stream: a consumer of the pass that
+ * sees every record of a stream as its event. */
+#include "model/exp-inventory.h"
+
+#include "model/pass.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -63,49 +65,93 @@ static int64_t ns_sub(int64_t a, int64_t b)
 	return d;
 }
 
-/* Read the whole stream of S into SI. 0, or a negative errno with the message in ERR. */
-static int stream_info_read(struct stream_info *si, const struct exp_stream *s, char *err,
-			    size_t errlen)
-{
-	struct stream_reader r;
-	struct stream_record rec;
-	int ret;
+/* The consumer: the inventory it fills. */
+struct inv_consumer {
+	struct exp_inventory *inv;
+	struct stream_info *si; /* of the stream being read */
+};
 
+static int inv_begin(void *ctx, const struct ev_location *loc, char *err, size_t errlen)
+{
+	struct inv_consumer *ic = ctx;
+	struct stream_info *si = &ic->inv->streams[loc->index];
+
+	/* an experiment's source: its streams are its first locations, in its order */
+	ic->si = si;
 	memset(si, 0, sizeof(*si));
-	si->s = s;
-	ret = stream_open(&r, s->path, err, errlen);
-	if (ret)
-		return ret;
-	si->hdr = r.hdr;
-	si->bytes = r.file_size;
-	ret = check_name(si, err, errlen);
-	while (ret == 0 && (ret = stream_next(&r, &rec, err, errlen)) > 0) {
-		if (si->records++ == 0)
-			si->first_ticks = rec.ticks;
-		si->last_ticks = rec.ticks;
-		if (kind_index(&rec) < INVENTORY_NKINDS) /* the reader returns no other type */
-			si->by_kind[kind_index(&rec)]++;
-		if (rec.kind == PSC_KIND_EXT && rec.type == PSC_REC_THREAD_NAME)
-			snprintf(si->thread, sizeof(si->thread), "%s", (const char *)rec.payload);
-		if (rec.kind == PSC_KIND_EXT && rec.type == PSC_REC_LOST) {
-			si->lost_records += rec.payload[0];
-			si->lost_bytes += rec.payload[1];
-		}
-		ret = 0;
+	si->s = loc->stream;
+	if (!loc->hdr) /* not opened: the pass fails with the reader's message */
+		return 0;
+	si->hdr = *loc->hdr;
+	si->bytes = loc->reader->file_size;
+	return check_name(si, err, errlen);
+}
+
+/* EV counted as the record it was read from: a call by its kind (the exits made up for a
+ * killed run are no record), every other event by its record. */
+static void inv_count(struct stream_info *si, const struct event *ev)
+{
+	const struct stream_record *rec = ev->raw;
+
+	if (ev->kind == EV_CALL_ENTER || ev->kind == EV_CALL_EXIT) {
+		si->by_kind[ev->kind == EV_CALL_EXIT] += !ev->call.synthetic;
+		return;
 	}
-	si->chunks = r.next_seq;
-	si->ended = r.ended;
-	si->end_arg = r.end_reason;
-	si->cut_at = r.truncated_at;
+	if (!rec)
+		return;
+	if (kind_index(rec) < INVENTORY_NKINDS) /* the reader returns no other type */
+		si->by_kind[kind_index(rec)]++;
+	if (rec->kind == PSC_KIND_EXT && rec->type == PSC_REC_THREAD_NAME)
+		snprintf(si->thread, sizeof(si->thread), "%s", (const char *)rec->payload);
+	if (rec->kind == PSC_KIND_EXT && rec->type == PSC_REC_LOST) {
+		si->lost_records += rec->payload[0];
+		si->lost_bytes += rec->payload[1];
+	}
+}
+
+static int inv_events(void *ctx, const struct event *ev, size_t n, char *err, size_t errlen)
+{
+	struct inv_consumer *ic = ctx;
+
+	(void)err, (void)errlen;
+	for (size_t i = 0; i < n; i++)
+		inv_count(ic->si, &ev[i]);
+	return 0;
+}
+
+static int inv_event(void *ctx, const struct event *ev, char *err, size_t errlen)
+{
+	return inv_events(ctx, ev, 1, err, errlen);
+}
+
+/* What the reader found, and the stream's span on its process's clock. */
+static int inv_end(void *ctx, const struct ev_location *loc, const struct ev_location_facts *f,
+		   char *err, size_t errlen)
+{
+	struct stream_info *si = ((struct inv_consumer *)ctx)->si;
+	const struct stream_reader *r = loc->reader;
+	const struct exp_stream *s = si->s;
+
+	if (f->error) { /* only with EV_PASS_KEEP_GOING: a defect fails the inventory all the same
+			 */
+		snprintf(err, errlen, "%s", f->errmsg);
+		return f->error;
+	}
+	si->records = r->nrecords;
+	si->first_ticks = r->first_ticks;
+	si->last_ticks = r->last_ticks;
+	si->chunks = r->next_seq;
+	si->ended = r->ended;
+	si->end_arg = r->end_reason;
+	si->cut_at = r->truncated_at;
 	if (si->records && s->proc) {
-		int64_t base = (int64_t)r.hdr.start_ns; /* below 2^63: the reader checked */
+		int64_t base = (int64_t)r->hdr.start_ns; /* below 2^63: the reader checked */
 
 		si->last_at = clock_fit_ns(&s->proc->fit, si->last_ticks);
 		si->first_ns = ns_sub(clock_fit_ns(&s->proc->fit, si->first_ticks), base);
 		si->last_ns = ns_sub(si->last_at, base);
 	}
-	stream_close(&r);
-	return ret;
+	return 0;
 }
 
 void stream_info_end_text(const struct stream_info *si, char *buf, size_t len)
@@ -214,27 +260,49 @@ static int proc_cmp(const void *a, const void *b)
 	return (x->image > y->image) - (x->image < y->image);
 }
 
-int exp_inventory_read(struct exp_inventory *inv, const struct experiment *e, char *err,
-		       size_t errlen)
+int exp_inventory_consumer(struct ev_consumer *c, struct exp_inventory *inv,
+			   const struct experiment *e)
 {
+	struct inv_consumer *ic = calloc(1, sizeof(*ic));
+
 	memset(inv, 0, sizeof(*inv));
+	*c = (struct ev_consumer){.name = "inventory",
+				  .kinds = EV_ALL,
+				  .locations = EV_LOC_STREAMS,
+				  .ctx = ic,
+				  .location_begin = inv_begin,
+				  .event = inv_event,
+				  .events = inv_events,
+				  .location_end = inv_end,
+				  .release = free};
 	inv->e = e;
 	inv->streams = calloc(e->nstreams + 1, sizeof(*inv->streams));
 	inv->procs = calloc(e->nprocs + 1, sizeof(*inv->procs));
-	if (!inv->streams || !inv->procs) {
-		snprintf(err, errlen, "out of memory");
+	if (!ic || !inv->streams || !inv->procs)
 		return -ENOMEM;
-	}
+	ic->inv = inv;
 	for (size_t i = 0; i < e->nprocs; i++)
 		inv->procs[i] = &e->procs[i];
 	qsort(inv->procs, e->nprocs, sizeof(*inv->procs), proc_cmp);
-	for (size_t i = 0; i < e->nstreams; i++) {
-		int ret = stream_info_read(&inv->streams[i], &e->streams[i], err, errlen);
-
-		if (ret)
-			return ret;
-	}
 	return 0;
+}
+
+int exp_inventory_read(struct exp_inventory *inv, const struct experiment *e, char *err,
+		       size_t errlen)
+{
+	struct ev_consumer c, *list[] = {&c};
+	struct ev_source *src = NULL;
+	int ret = exp_inventory_consumer(&c, inv, e);
+
+	if (ret < 0)
+		snprintf(err, errlen, "out of memory");
+	else
+		ret = ev_source_experiment(&src, e, err, errlen);
+	if (ret == 0)
+		ret = ev_pass_run(src, list, 1, err, errlen);
+	ev_consumer_release(&c);
+	ev_source_close(src);
+	return ret;
 }
 
 void exp_inventory_release(struct exp_inventory *inv)

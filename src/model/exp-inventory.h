@@ -1,11 +1,11 @@
 /*
  * exp-inventory.h - what an experiment holds, as `perfscope info` shows it: each stream read
- * whole through the validating reader (its size, chunks, records by kind, time span, losses
- * and how it ended), its processes in order and how each one ended. A defect stops the read
- * with the file and byte offset. Computes only: the CLI prints.
+ * whole by a consumer of the pass (model/pass.h: its size, chunks, records by kind, time span,
+ * losses and how it ended), its processes in order and how each one ended. A defect stops the
+ * pass with the file and byte offset. Computes only: the CLI prints.
  */
-#ifndef PSC_EXP_INVENTORY_H
-#define PSC_EXP_INVENTORY_H
+#ifndef PSC_MODEL_EXP_INVENTORY_H
+#define PSC_MODEL_EXP_INVENTORY_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -44,9 +44,16 @@ struct exp_inventory {
 	const struct exp_process **procs; /* e->nprocs, pointing into E */
 };
 
-/* Read every stream of E into INV (released with exp_inventory_release, also on failure). 0,
- * or a negative errno with one line in ERR: -ENOMEM, or the first stream's defect
- * ("PATH: byte N: what"). */
+struct ev_consumer;
+
+/* C: the consumer of a pass over E's source (ev_source_experiment()) that fills INV with what
+ * E's streams hold (INV released with exp_inventory_release, also on failure). It fails the
+ * pass at a stream whose header does not match its file name. 0, or -ENOMEM. */
+int exp_inventory_consumer(struct ev_consumer *c, struct exp_inventory *inv,
+			   const struct experiment *e);
+
+/* Read every stream of E into INV: a pass of its consumer alone. 0, or a negative errno with
+ * one line in ERR: -ENOMEM, or the first stream's defect ("PATH: byte N: what"). */
 int exp_inventory_read(struct exp_inventory *inv, const struct experiment *e, char *err,
 		       size_t errlen);
 
@@ -81,4 +88,4 @@ int inventory_span_ns(const struct stream_info *si, size_t n, double *out);
 /* How many of the N streams SI are process P's. */
 size_t inventory_streams_of(const struct exp_process *p, const struct stream_info *si, size_t n);
 
-#endif /* PSC_EXP_INVENTORY_H */
+#endif /* PSC_MODEL_EXP_INVENTORY_H */
