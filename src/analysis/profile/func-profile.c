@@ -297,7 +297,9 @@ static inline int fc_call(struct func_consumer *fc, const struct ev_location *l,
 		return ret;
 	if (ev->kind == EV_CALL_ENTER)
 		return on_enter(p, ps, l, fc->th,
-				symtab_place(p->syms, l->pid, l->image, ev->call.addr, ev->ns));
+				p->syms
+				    ? symtab_place(p->syms, l->pid, l->image, ev->call.addr, ev->ns)
+				    : ev->call.addr);
 	if (ps->depth) {
 		struct func_node *n = &p->nodes[ps->stack[--ps->depth]];
 
@@ -354,7 +356,7 @@ static int fc_finish(void *ctx, char *err, size_t errlen)
 
 		if (r->min_ns == INT64_MAX)
 			r->min_ns = 0;
-		if (symtab_lookup(p->syms, r->pid, r->image, r->addr, &r->sym) < 0) {
+		if (p->syms && symtab_lookup(p->syms, r->pid, r->image, r->addr, &r->sym) < 0) {
 			snprintf(err, errlen, "symbols: out of memory");
 			return -ENOMEM;
 		}

@@ -100,8 +100,10 @@ struct ev_consumer;
 /*
  * C: a consumer (model/pass.h) building P (emptied here) from the calls of an experiment
  * source's streams, naming functions through SYMS once the pass is done, with ENERGY (may be
- * NULL) the energy of every call. NLOCATIONS: the source's. 0 or -ENOMEM; C is to be released
- * (ev_consumer_release()) either way, P with func_profile_release().
+ * NULL) the energy of every call; with SYMS NULL (an OTF2 archive's calls, whose addresses
+ * are no program's), the rows keyed by the calls' addresses as they are and left unnamed for
+ * the caller (otf2_func_profile_name). NLOCATIONS: the source's. 0 or -ENOMEM; C is to be
+ * released (ev_consumer_release()) either way, P with func_profile_release().
  */
 int func_profile_consumer(struct ev_consumer *c, struct func_profile *p, struct symtab *syms,
 			  const struct func_energy *energy, size_t nlocations);
