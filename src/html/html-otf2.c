@@ -297,6 +297,7 @@ out:
 /* The consumer of the archive's calls drawing the timeline. */
 struct tconsumer {
 	const struct ev_source *src;
+	uint8_t *mpi; /* per region: a call of it is an MPI call (tmpi) */
 	struct tl_lod *t;
 	int64_t origin;
 	const struct ev_location *loc; /* the location walked, its row (once it has one) */
@@ -309,11 +310,22 @@ struct tconsumer {
 };
 
 /* A call of an MPI routine, or of a region of the MPI paradigm: the MPI model draws it. */
-static int tmpi(const struct tconsumer *r, uint64_t region)
+static int tmpi(const struct otf2_region *reg)
 {
-	const struct otf2_region *reg = otf2_source_region(r->src, (uint32_t)region);
-
 	return reg->routine != -1 || reg->mpi;
+}
+
+/* R's region flags (tmpi of each region). 0 or -ENOMEM. */
+static int tregions(struct tconsumer *r)
+{
+	size_t n = otf2_source_nregions(r->src);
+
+	r->mpi = malloc(n + 1);
+	if (!r->mpi)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		r->mpi[i] = (uint8_t)tmpi(otf2_source_region(r->src, (uint32_t)i));
+	return 0;
 }
 
 static int tc_begin(void *ctx, const struct ev_location *loc, char *err UNUSED,
@@ -348,15 +360,11 @@ static int trow(struct tconsumer *r)
 /* A call of a function or region outside MPI is a slice at its depth. */
 static int tc_call(struct tconsumer *r, const struct event *ev)
 {
-	int ret = trow(r);
-
-	if (ret < 0)
-		return ret;
 	if (ev->kind == EV_CALL_ENTER) {
-		r->in_mpi += tmpi(r, ev->call.addr);
+		r->in_mpi += r->mpi[ev->call.addr];
 		return 0;
 	}
-	if (tmpi(r, ev->call.addr)) {
+	if (r->mpi[ev->call.addr]) {
 		r->in_mpi--;
 		return 0;
 	}
@@ -368,13 +376,13 @@ static int tc_call(struct tconsumer *r, const struct event *ev)
 
 static int tc_events(void *ctx, const struct event *ev, size_t n, char *err, size_t errlen)
 {
-	for (size_t i = 0; i < n; i++) {
-		int ret = tc_call(ctx, &ev[i]);
+	int ret = trow(ctx);
 
-		if (ret < 0) {
-			snprintf(err, errlen, "out of memory");
-			return ret;
-		}
+	for (size_t i = 0; ret == 0 && i < n; i++)
+		ret = tc_call(ctx, &ev[i]);
+	if (ret < 0) {
+		snprintf(err, errlen, "out of memory");
+		return ret;
 	}
 	return 0;
 }
@@ -428,9 +436,12 @@ int html_otf2_timeline(struct tl_lod *t, struct html_input *in, int64_t origin_n
 
 	ret = ev_source_otf2(&src, in->otf2, err, sizeof(err));
 	r.src = src;
+	if (ret == 0 && (ret = tregions(&r)) < 0)
+		snprintf(err, sizeof(err), "out of memory");
 	if (ret == 0)
 		ret = ev_pass_run_flags(src, cs, 1, EV_PASS_KEEP_GOING, err, sizeof(err));
 	ev_source_close(src);
+	free(r.mpi);
 	if (ret == 0 && r.stopped)
 		html_caveat(in, "timeline: %s (the calls after it are left out)", r.why);
 	if (ret < 0 && ret != -ENOMEM) {

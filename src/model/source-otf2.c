@@ -61,49 +61,49 @@ static int flush(struct otf2_src *x)
 	return ev_emit_calls(x->p, x->bc, x->batch, n);
 }
 
-/* A call event of KIND at NS to the consumers that want it: the next of the batch, or at once.
- * 0 or a consumer's error. */
-static int emit_call(struct otf2_src *x, enum ev_kind kind, int64_t ns, const struct ev_call *c)
+/* The event of the next call of KIND: the next of the batch, or the one handed on at once;
+ * NULL when no consumer wants KIND. The caller sets its time and call, then call_done(). */
+static inline struct event *call_slot(struct otf2_src *x, enum ev_kind kind)
 {
 	struct event *ev;
 
 	if (!x->p->nby_kind[kind])
-		return 0;
+		return NULL;
 	ev = &x->batch[x->bc ? x->nbatch++ : 0];
 	ev->kind = kind;
-	ev->ns = ns;
-	ev->call = *c;
+	return ev;
+}
+
+/* The call EV of call_slot() to the consumers: 0 or a consumer's error. */
+static inline int call_done(struct otf2_src *x, const struct event *ev)
+{
 	if (!x->bc)
 		return ev_emit(x->p, ev);
 	return x->nbatch == EV_CALL_BATCH ? flush(x) : 0;
 }
 
-/* The location's span: every event read widens it. */
-static void seen(struct otf2_src *x, int64_t ns, uint64_t t)
+/* The location's span: every event read widens it (otf2i_event_ns keeps a location's times
+ * from going back; T as recorded may). */
+static inline void seen(struct otf2_src *x, int64_t ns, uint64_t t)
 {
 	struct ev_location_facts *f = &x->f;
 
-	if (f->first_ns > f->last_ns) {
-		f->first_ns = f->last_ns = ns;
-		f->first_ticks = f->last_ticks = t;
-		return;
-	}
-	if (ns < f->first_ns)
+	if (f->first_ns == INT64_MAX) {
 		f->first_ns = ns;
-	if (ns > f->last_ns)
-		f->last_ns = ns;
+		f->first_ticks = f->last_ticks = t;
+	}
+	f->last_ns = ns;
 	if (t > f->last_ticks)
 		f->last_ticks = t;
 }
 
 /* A function record at NS: the span of the location's calls. */
-static void call_seen(struct ev_location_facts *f, int64_t ns)
+static inline void call_seen(struct ev_location_facts *f, int64_t ns)
 {
 	f->function_records++;
-	if (ns < f->first_call_ns)
+	if (f->first_call_ns == INT64_MAX)
 		f->first_call_ns = ns;
-	if (ns > f->last_call_ns)
-		f->last_call_ns = ns;
+	f->last_call_ns = ns;
 }
 
 /* The index of region ID, or -1 when undefined. */
@@ -127,7 +127,7 @@ static OTF2_CallbackCode ev_enter(OTF2_LocationRef loc UNUSED, OTF2_TimeStamp t,
 	struct otf2_src *x = ud;
 	long r = region_index(x, region);
 	int64_t ns = otf2i_event_ns(&x->im, t);
-	struct ev_call c;
+	struct event *ev;
 	int ret;
 
 	if (x->im.failed)
@@ -144,9 +144,13 @@ static OTF2_CallbackCode ev_enter(OTF2_LocationRef loc UNUSED, OTF2_TimeStamp t,
 	    array_reserve((void **)&x->st, &x->cap, x->depth + 1, sizeof(*x->st)))
 		return stop(x, otf2i_fail(&x->im, -ENOMEM, "out of memory"));
 	x->st[x->depth++] = (struct wframe){(uint32_t)r, ns, 0};
-	c = (struct ev_call){
+	ev = call_slot(x, EV_CALL_ENTER);
+	if (!ev)
+		return OTF2_CALLBACK_SUCCESS;
+	ev->ns = ns;
+	ev->call = (struct ev_call){
 	    .addr = (uint64_t)r, .name = x->regions[r].name, .depth = (unsigned)x->depth - 1};
-	ret = emit_call(x, EV_CALL_ENTER, ns, &c);
+	ret = call_done(x, ev);
 	return ret ? stop(x, ret) : OTF2_CALLBACK_SUCCESS;
 }
 
@@ -155,17 +159,22 @@ static int close_top(struct otf2_src *x, int64_t ns, int synthetic)
 {
 	const struct wframe fr = x->st[--x->depth];
 	int64_t incl = ns > fr.start_ns ? ns - fr.start_ns : 0;
-	struct ev_call c = {.addr = fr.region,
-			    .name = x->regions[fr.region].name,
-			    .depth = (unsigned)x->depth,
-			    .synthetic = synthetic,
-			    .incl_ns = incl,
-			    .excl_ns = incl - fr.child_ns};
+	struct event *ev;
 
 	if (x->depth)
 		x->st[x->depth - 1].child_ns += incl;
 	x->f.synthetic_exits += (uint64_t)synthetic;
-	return emit_call(x, EV_CALL_EXIT, ns, &c);
+	ev = call_slot(x, EV_CALL_EXIT);
+	if (!ev)
+		return 0;
+	ev->ns = ns;
+	ev->call = (struct ev_call){.addr = fr.region,
+				    .name = x->regions[fr.region].name,
+				    .depth = (unsigned)x->depth,
+				    .synthetic = synthetic,
+				    .incl_ns = incl,
+				    .excl_ns = incl - fr.child_ns};
+	return call_done(x, ev);
 }
 
 static OTF2_CallbackCode ev_leave(OTF2_LocationRef loc UNUSED, OTF2_TimeStamp t,
