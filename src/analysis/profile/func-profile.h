@@ -115,24 +115,6 @@ int func_profile_build(struct func_profile *p, const struct experiment *e, struc
 		       struct region_profile *regions, const struct func_energy *energy, char *err,
 		       size_t errlen);
 
-/*
- * A profile built from calls matched elsewhere (an OTF2 archive's Enter/Leave, otf2-calls.c)
- * rather than from an experiment's streams: one thread at a time, its events in order as
- * call_walker_next gives them (CALL_ENTER with ADDR the function's key, CALL_EXIT with its
- * times; region events are ignored). Nothing is looked up: the caller names the rows (sym)
- * afterwards. All return 0 or a negative errno.
- */
-struct func_feed;
-/* Start P (emptied) for up to NTHREADS threads. func_feed_close() either way. */
-int func_feed_open(struct func_feed **f, struct func_profile *p, size_t nthreads);
-/* The next thread's events follow: its rows and nodes carry PID and TID. */
-int func_feed_thread(struct func_feed *f, pid_t pid, pid_t tid);
-int func_feed_event(struct func_feed *f, const struct call_event *ev);
-/* The thread's facts (records, span, exits made up or dropped) after its last event. */
-void func_feed_thread_end(struct func_feed *f, const struct call_thread *th);
-/* The feeding state released; the profile stays. */
-void func_feed_close(struct func_feed *f);
-
 /* Rows and call tree merged over threads and processes (the same function: the same module
  * and address in it), into OUT. 0 or -ENOMEM. */
 int func_profile_merge(const struct func_profile *in, struct func_profile *out);
