@@ -4,14 +4,15 @@
  * from its Enter/Leave events. The Profile comes from the archive's function profile
  * (otf2-calls.h, built by the CLI), the MPI views from its MPI model (html_mpi()).
  *
- * The calls come from the archive's walk (otf2-calls.h), which reads the definitions as the
- * MPI import does, so the locations, the ranks and the times (ns since the archive's global
- * offset, local clock offsets applied) are the MPI model's.
+ * The calls come from a pass of the archive's source (ev_source_otf2, pass.h), which reads the
+ * definitions as the MPI import does, so the locations, the ranks and the times (ns since the
+ * archive's global offset, local clock offsets applied) are the MPI model's.
  */
 #include "html/html-int.h"
 #include "html/html-timeline.h"
 
 #include "model/otf2-calls.h"
+#include "model/pass.h"
 #include "lib/hashmap.h"
 #include "lib/array.h"
 #include "lib/strbuf.h"
@@ -293,85 +294,156 @@ out:
 
 /* ---- the Timeline's calls ---- */
 
-/* The walk of the archive's calls into the timeline. */
-struct twalk {
-	struct otf2_walk *w;
+/* The consumer of the archive's calls drawing the timeline. */
+struct tconsumer {
+	const struct ev_source *src;
+	uint8_t *mpi; /* per region: a call of it is an MPI call (tmpi) */
 	struct tl_lod *t;
 	int64_t origin;
-	size_t row; /* the location's */
+	const struct ev_location *loc; /* the location walked, its row (once it has one) */
+	size_t row;
+	int has_row;
 	int in_mpi; /* MPI calls open: the calls inside them are not drawn */
+	/* a location whose events could not be read to their end: the timeline stops after it */
+	int stopped;
+	char why[512];
 };
 
 /* A call of an MPI routine, or of a region of the MPI paradigm: the MPI model draws it. */
-static int tmpi(const struct twalk *r, uint32_t region)
+static int tmpi(const struct otf2_region *reg)
 {
-	const struct otf2_walk_region *reg = otf2_walk_region(r->w, region);
-
 	return reg->routine != -1 || reg->mpi;
 }
 
-static int tw_location(void *ctx, const struct otf2_walk_loc *l)
+/* R's region flags (tmpi of each region). 0 or -ENOMEM. */
+static int tregions(struct tconsumer *r)
 {
-	struct twalk *r = ctx;
-	int ret = tl_row_add(r->t, 0, (pid_t)l->thread, l->rank, 0, &r->row);
+	size_t n = otf2_source_nregions(r->src);
 
-	if (ret == 0)
-		snprintf(r->t->rows[r->row].name, sizeof(r->t->rows[r->row].name), "%s", l->name);
-	r->in_mpi = 0;
-	return ret;
-}
-
-static int tw_enter(void *ctx, const struct otf2_call *c)
-{
-	struct twalk *r = ctx;
-
-	r->in_mpi += tmpi(r, c->region);
+	r->mpi = malloc(n + 1);
+	if (!r->mpi)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		r->mpi[i] = (uint8_t)tmpi(otf2_source_region(r->src, (uint32_t)i));
 	return 0;
 }
 
-/* A call of a function or region outside MPI is a slice at its depth. */
-static int tw_leave(void *ctx, const struct otf2_call *c)
+static int tc_begin(void *ctx, const struct ev_location *loc, char *err UNUSED,
+		    size_t errlen UNUSED)
 {
-	struct twalk *r = ctx;
+	struct tconsumer *r = ctx;
 
-	if (tmpi(r, c->region)) {
+	if (r->stopped)
+		return 1;
+	r->loc = loc;
+	r->has_row = 0;
+	r->in_mpi = 0;
+	return 0;
+}
+
+/* The row of the location walked, added at its first call or its end (a location whose
+ * events could not be opened has none). 0 or -ENOMEM. */
+static int trow(struct tconsumer *r)
+{
+	const struct ev_location *l = r->loc;
+	int ret;
+
+	if (r->has_row)
+		return 0;
+	ret = tl_row_add(r->t, 0, (pid_t)otf2_source_thread(r->src, l), l->rank, 0, &r->row);
+	if (ret == 0)
+		snprintf(r->t->rows[r->row].name, sizeof(r->t->rows[r->row].name), "%s", l->name);
+	r->has_row = ret == 0;
+	return ret;
+}
+
+/* A call of a function or region outside MPI is a slice at its depth. */
+static int tc_call(struct tconsumer *r, const struct event *ev)
+{
+	if (ev->kind == EV_CALL_ENTER) {
+		r->in_mpi += r->mpi[ev->call.addr];
+		return 0;
+	}
+	if (r->mpi[ev->call.addr]) {
 		r->in_mpi--;
 		return 0;
 	}
 	if (r->in_mpi)
 		return 0;
-	return tl_add(r->t, r->row, (int)c->depth, c->enter_ns - r->origin, c->incl_ns, c->region);
+	return tl_add(r->t, r->row, (int)ev->call.depth, ev->ns - ev->call.incl_ns - r->origin,
+		      ev->call.incl_ns, ev->call.addr);
+}
+
+static int tc_events(void *ctx, const struct event *ev, size_t n, char *err, size_t errlen)
+{
+	int ret = trow(ctx);
+
+	for (size_t i = 0; ret == 0 && i < n; i++)
+		ret = tc_call(ctx, &ev[i]);
+	if (ret < 0) {
+		snprintf(err, errlen, "out of memory");
+		return ret;
+	}
+	return 0;
+}
+
+static int tc_event(void *ctx, const struct event *ev, char *err, size_t errlen)
+{
+	return tc_events(ctx, ev, 1, err, errlen);
 }
 
 /* A region's name for tl_resolve: its display name, a function or a region by its role. */
 static const char *tregion_name(void *ctx, uint64_t key, enum tl_kind *kind)
 {
-	const struct otf2_walk_region *reg = otf2_walk_region(ctx, (uint32_t)key);
+	const struct otf2_region *reg = otf2_source_region(ctx, (uint32_t)key);
 
 	*kind = reg->function ? TL_FUNCTION : TL_REGION;
 	return reg->name;
 }
 
-static int tw_location_end(void *ctx, const struct otf2_walk_loc *l UNUSED,
-			   const struct call_thread *th UNUSED)
+static int tc_end(void *ctx, const struct ev_location *loc UNUSED,
+		  const struct ev_location_facts *f, char *err, size_t errlen)
 {
-	struct twalk *r = ctx;
+	struct tconsumer *r = ctx;
+	int ret = f->unopened ? 0 : trow(r);
 
-	return tl_resolve(r->t, r->row, 0, tregion_name, r->w);
+	if (f->error) {
+		r->stopped = 1;
+		snprintf(r->why, sizeof(r->why), "%s", f->errmsg);
+	}
+	if (ret == 0 && r->has_row)
+		ret = tl_resolve(r->t, r->row, 0, tregion_name, (void *)r->src);
+	if (ret < 0)
+		snprintf(err, errlen, "out of memory");
+	return ret;
 }
 
 int html_otf2_timeline(struct tl_lod *t, struct html_input *in, int64_t origin_ns)
 {
-	static const struct otf2_walk_ops ops = {tw_location, tw_enter, tw_leave, tw_location_end};
 	/* the archive's times are ns since its global offset, as the model's */
-	struct twalk r = {.t = t, .origin = origin_ns};
+	struct tconsumer r = {.t = t, .origin = origin_ns};
+	struct ev_consumer c = {.name = "timeline",
+				.kinds = EV_BIT(EV_CALL_ENTER) | EV_BIT(EV_CALL_EXIT),
+				.ctx = &r,
+				.location_begin = tc_begin,
+				.event = tc_event,
+				.events = tc_events,
+				.location_end = tc_end};
+	struct ev_consumer *cs[1] = {&c};
+	struct ev_source *src;
 	char err[1024] = "";
 	int ret;
 
-	ret = otf2_walk_open(&r.w, in->otf2, err, sizeof(err));
+	ret = ev_source_otf2(&src, in->otf2, err, sizeof(err));
+	r.src = src;
+	if (ret == 0 && (ret = tregions(&r)) < 0)
+		snprintf(err, sizeof(err), "out of memory");
 	if (ret == 0)
-		ret = otf2_walk_run(r.w, &ops, &r);
-	otf2_walk_close(r.w);
+		ret = ev_pass_run_flags(src, cs, 1, EV_PASS_KEEP_GOING, err, sizeof(err));
+	ev_source_close(src);
+	free(r.mpi);
+	if (ret == 0 && r.stopped)
+		html_caveat(in, "timeline: %s (the calls after it are left out)", r.why);
 	if (ret < 0 && ret != -ENOMEM) {
 		html_caveat(in, "timeline: %s (the calls after it are left out)", err);
 		ret = 0;

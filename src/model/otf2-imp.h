@@ -1,7 +1,7 @@
 /*
  * otf2-imp.h - what the two halves of the OTF2 import share (otf2-import-defs.c reads the
- * definitions, otf2-import.c the events), and the walk of an archive's calls (otf2-calls.c)
- * reads the definitions with: not for other callers (they use otf2-calls.h).
+ * definitions, otf2-import.c the events), and the archive source (source-otf2.c) reads the
+ * definitions with: not for other callers (they use pass.h and otf2-calls.h).
  */
 #ifndef PSC_OTF2_IMP_H
 #define PSC_OTF2_IMP_H

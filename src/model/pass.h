@@ -2,8 +2,8 @@
  * pass.h - one pass over a source's events, many consumers (perf's struct perf_tool,
  * uftrace's fstack + dump ops). A source (an experiment directory: its streams and samples
  * files) is walked once; each location's events go, in time order, to every consumer that
- * asked for their kind. Analyses and exporters are consumers; none opens a file. (An OTF2
- * archive is still read by its own walker, model/otf2-calls.c, until it becomes a source.)
+ * asked for their kind. Analyses and exporters are consumers; none opens a file. An OTF2
+ * archive is a source too (ev_source_otf2: its locations' calls).
  *
  * Locations are walked one after another (a consumer sees location_begin, its events,
  * location_end, then the next location), each stream read ahead by a second thread
@@ -90,6 +90,15 @@ int ev_source_experiment(struct ev_source **src, const struct experiment *e, cha
  * record alone makes (function and region records as EV_MARKER: no call is matched), at
  * times in the file's units. PATH is kept, not copied. */
 int ev_source_file(struct ev_source **src, const char *path, char *err, size_t errlen);
+
+/*
+ * The OTF2 archive whose anchor file is ANCHOR (kept by the caller) as a source: its
+ * locations of ranks (pid the rank, tid the OTF2 location id), each one's Enter/Leave events
+ * matched into EV_CALL_ENTER and EV_CALL_EXIT (ev.call.addr the region's index, ev.call.name
+ * its name; otf2-calls.h for the regions and the rules of matching), their facts at
+ * location_end. 0, or a negative errno with "ANCHOR: ..." in ERR.
+ */
+int ev_source_otf2(struct ev_source **src, const char *anchor, char *err, size_t errlen);
 
 /* Its locations, known before the pass. */
 size_t ev_source_nlocations(const struct ev_source *src);

@@ -126,18 +126,13 @@ struct pass_result {
 };
 
 static int build_by_pass(struct session *s, enum session_id id, char *err, size_t errlen);
+static int build_archive_pass(struct session *s, enum session_id id, char *err, size_t errlen);
 
 static int build_profiles(struct session *s, char *err, size_t errlen)
 {
-	int ret;
-
 	if (s->kind == SESSION_DIR)
 		return build_by_pass(s, SESSION_PROFILES, err, errlen);
-	ret = otf2_func_profile(&s->prof.funcs, &s->syms.strings, s->source, err, errlen);
-	if (ret < 0 && !err[0])
-		snprintf(err, errlen, "%s", strerror(-ret));
-	s->prof.funcs.syms = &s->syms;
-	return ret;
+	return build_archive_pass(s, SESSION_PROFILES, err, errlen);
 }
 
 static void release_profiles(struct session *s)
@@ -222,7 +217,7 @@ static void release_waits(struct session *s)
 static int build_scopes(struct session *s, char *err, size_t errlen)
 {
 	if (s->kind == SESSION_OTF2)
-		return otf2_scope_profile(&s->scopes, s->source, &s->mpi, &s->waits, err, errlen);
+		return build_archive_pass(s, SESSION_SCOPES, err, errlen);
 	return mpi_scope_build(&s->scopes, &s->e, &s->syms, &s->mpi, &s->waits, err, errlen);
 }
 
@@ -418,6 +413,106 @@ static int build_by_pass(struct session *s, enum session_id id, char *err, size_
 	}
 	if (ret < 0 && id == SESSION_MPI)
 		mpi_model_release(&s->mpi);
+	return ret;
+}
+
+/* The consumers of an archive's pass for the analyses of WANT (NEED() bits of
+ * SESSION_PROFILES and SESSION_SCOPES) into PC. 0 or -ENOMEM. */
+static int archive_consumers(struct session *s, unsigned want, const struct ev_source *src,
+			     struct pass_consumers *pc)
+{
+	struct ev_consumer inner;
+	int ret = 0;
+
+	pc->n = 0;
+	if (want & NEED(SESSION_PROFILES)) {
+		ret = func_profile_consumer(&inner, &s->prof.funcs, NULL, NULL,
+					    ev_source_nlocations(src));
+		pass_add(pc, &inner, SESSION_PROFILES, 1);
+	}
+	if (ret == 0 && (want & NEED(SESSION_SCOPES))) {
+		ret = otf2_scope_consumer(&inner, &s->scopes, src, &s->mpi, &s->waits);
+		pass_add(pc, &inner, SESSION_SCOPES, 1);
+	}
+	return ret;
+}
+
+/* The outcome RES of analysis OF of an archive's pass over SRC: the profile's rows named. */
+static void archive_result(struct session *s, enum session_id of, const struct ev_source *src,
+			   struct pass_result *res)
+{
+	if (of != SESSION_PROFILES)
+		return;
+	if (res->ret == 0 && otf2_func_profile_name(&s->prof.funcs, &s->syms.strings, src)) {
+		res->ret = -ENOMEM;
+		snprintf(res->msg, sizeof(res->msg), "%s: out of memory", s->source);
+	}
+	s->prof.funcs.syms = &s->syms;
+}
+
+/*
+ * ID (the profiles or the scope profile of an archive) from one pass of its source, with the
+ * other of the two in the same pass when it is required (session_require) and not built yet
+ * (for the scopes, once the MPI model and its waits are: the import reads them). Each keeps
+ * its own outcome, as build_by_pass's.
+ */
+static int build_archive_pass(struct session *s, enum session_id id, char *err, size_t errlen)
+{
+	enum session_id other = id == SESSION_SCOPES ? SESSION_PROFILES : SESSION_SCOPES;
+	struct pass_result res[SESSION_NANALYSES];
+	struct ev_consumer *list[3];
+	struct pass_consumers pc;
+	struct ev_source *src;
+	unsigned want = NEED(id);
+	char why[1024];
+	int ret;
+
+	if ((s->required & NEED(other)) && s->state[other] == 0 &&
+	    (other != SESSION_SCOPES || session_get(s, SESSION_WAITS, NULL, why, sizeof(why)) == 0))
+		want |= NEED(other);
+	if ((ret = ev_source_otf2(&src, s->source, err, errlen)) < 0)
+		return ret;
+	ret = archive_consumers(s, want, src, &pc);
+	for (size_t i = 0; i < pc.n; i++)
+		list[i] = &pc.c[i];
+	if (ret == 0)
+		ret = ev_pass_run(src, list, pc.n, err, errlen);
+	else
+		snprintf(err, errlen, "%s: out of memory", s->source);
+	res[id] = res[other] = (struct pass_result){0};
+	for (size_t i = 0; i < pc.n; i++) {
+		struct pass_result *r = &res[pc.of[i]];
+
+		if (pc.iso[i].ret && !r->ret) {
+			r->ret = pc.iso[i].ret;
+			snprintf(r->msg, sizeof(r->msg), "%s", pc.iso[i].msg);
+		}
+		ev_consumer_release(&pc.c[i]);
+		if (ret == 0)
+			archive_result(s, pc.of[i], src, r);
+	}
+	ev_source_close(src);
+	if (ret < 0 && !err[0])
+		snprintf(err, errlen, "%s", strerror(-ret));
+	if (want & NEED(other)) {
+		struct pass_result *r = ret == 0 ? &res[other] : &(struct pass_result){ret, ""};
+
+		if (ret < 0)
+			snprintf(r->msg, sizeof(r->msg), "%s", err);
+		if (r->ret == 0) {
+			s->order[s->nbuilt++] = (unsigned char)other;
+			s->state[other] = 1;
+		} else {
+			if (other == SESSION_PROFILES)
+				release_profiles(s);
+			failed(s, other, r->ret, r->msg[0] ? r->msg : strerror(-r->ret), why,
+			       sizeof(why));
+		}
+	}
+	if (ret == 0 && res[id].ret) {
+		ret = res[id].ret;
+		snprintf(err, errlen, "%s", res[id].msg);
+	}
 	return ret;
 }
 

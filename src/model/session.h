@@ -125,7 +125,9 @@ const char *session_name(enum session_id id);
  * Say before the first session_get() which analyses the command will ask for, so that those
  * that can share a read of the streams share it: with SESSION_MPI and SESSION_PROFILES both
  * required, the MPI model is read first and the profile pass skips the streams that held only
- * MPI records. Asking for an analysis not required is always allowed.
+ * MPI records; an archive's SESSION_PROFILES and SESSION_SCOPES, one required when the other
+ * is asked for, come from one pass of its source. Asking for an analysis not required is
+ * always allowed.
  */
 void session_require(struct session *s, enum session_id id);
 

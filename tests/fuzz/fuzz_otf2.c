@@ -1,7 +1,7 @@
 /*
- * fuzz_otf2.c - libFuzzer target for the OTF2 import (src/analysis/otf2-import*.c,
- * otf2-calls.c): `perfscope report`, `mpi` and `html` read an OTF2 archive through OTF2's
- * reader into the MPI model and the function and scope profiles.
+ * fuzz_otf2.c - libFuzzer target for the OTF2 import (src/model/otf2-import*.c,
+ * source-otf2.c, otf2-calls.c): `perfscope report`, `mpi` and `html` read an OTF2 archive through
+ * OTF2's reader into the MPI model and the function and scope profiles.
  *
  * An archive is a directory of files. The target copies a small archive that perfscope's own
  * export wrote (tests/fuzz/otf2-archive/, made by make-corpus.sh; its path is compiled in by

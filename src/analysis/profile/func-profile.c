@@ -1,6 +1,6 @@
 /*
  * func-profile.c - the function profile built (func-profile.h): from a pass of the experiment's
- * streams (func_profile_consumer) or fed one call at a time (func_feed_*), and its rows sorted.
+ * streams or an archive's calls (func_profile_consumer), and its rows sorted.
  */
 #include "analysis/profile/func-profile-int.h"
 #include "lib/array.h"
@@ -297,7 +297,9 @@ static inline int fc_call(struct func_consumer *fc, const struct ev_location *l,
 		return ret;
 	if (ev->kind == EV_CALL_ENTER)
 		return on_enter(p, ps, l, fc->th,
-				symtab_place(p->syms, l->pid, l->image, ev->call.addr, ev->ns));
+				p->syms
+				    ? symtab_place(p->syms, l->pid, l->image, ev->call.addr, ev->ns)
+				    : ev->call.addr);
 	if (ps->depth) {
 		struct func_node *n = &p->nodes[ps->stack[--ps->depth]];
 
@@ -354,7 +356,7 @@ static int fc_finish(void *ctx, char *err, size_t errlen)
 
 		if (r->min_ns == INT64_MAX)
 			r->min_ns = 0;
-		if (symtab_lookup(p->syms, r->pid, r->image, r->addr, &r->sym) < 0) {
+		if (p->syms && symtab_lookup(p->syms, r->pid, r->image, r->addr, &r->sym) < 0) {
 			snprintf(err, errlen, "symbols: out of memory");
 			return -ENOMEM;
 		}
@@ -409,74 +411,6 @@ int func_profile_consumer(struct ev_consumer *c, struct func_profile *p, struct 
 		return -ENOMEM;
 	fc->ps->en = energy;
 	return 0;
-}
-
-/* A profile fed event by event (fprofile.h): the pass of one thread at a time. */
-struct func_feed {
-	struct func_profile *p;
-	struct pass ps;
-	struct ev_location s; /* the thread's pid and tid, for its rows */
-	size_t th, nthreads;
-};
-
-int func_feed_open(struct func_feed **out, struct func_profile *p, size_t nthreads)
-{
-	struct func_feed *f = calloc(1, sizeof(*f));
-
-	memset(p, 0, sizeof(*p));
-	*out = f;
-	if (!f)
-		return -ENOMEM;
-	f->p = p;
-	f->nthreads = nthreads;
-	p->threads = calloc(nthreads + 1, sizeof(*p->threads));
-	return p->threads ? 0 : -ENOMEM;
-}
-
-int func_feed_thread(struct func_feed *f, pid_t pid, pid_t tid)
-{
-	if (f->p->nthreads >= f->nthreads)
-		return -EINVAL;
-	pass_reset(&f->ps);
-	f->s.pid = pid;
-	f->s.tid = tid;
-	f->th = f->p->nthreads;
-	return 0;
-}
-
-int func_feed_event(struct func_feed *f, const struct call_event *ev)
-{
-	struct func_profile *p = f->p;
-	struct pass *ps = &f->ps;
-
-	if (ev->type == CALL_ENTER)
-		return on_enter(p, ps, &f->s, f->th, ev->addr);
-	if (ev->type == CALL_EXIT && ps->depth) {
-		struct func_node *n = &p->nodes[ps->stack[--ps->depth]];
-		struct ev_call c = {
-		    .incl_ns = ev->incl_ns, .excl_ns = ev->excl_ns, .synthetic = ev->synthetic};
-
-		row_exit(&p->rows[n->row], n, &c);
-	}
-	return 0;
-}
-
-void func_feed_thread_end(struct func_feed *f, const struct call_thread *th)
-{
-	thread_add(f->p, &f->s, th);
-}
-
-void func_feed_close(struct func_feed *f)
-{
-	if (!f)
-		return;
-	for (size_t i = 0; i < f->p->nrows; i++)
-		if (f->p->rows[i].min_ns == INT64_MAX)
-			f->p->rows[i].min_ns = 0;
-	u64map_release(&f->ps.rows);
-	u64map_release(&f->ps.nodes);
-	free(f->ps.stack);
-	free(f);
 }
 
 /* Comparison of row indices through the caller's comparison of rows. */

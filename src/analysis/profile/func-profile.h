@@ -100,8 +100,10 @@ struct ev_consumer;
 /*
  * C: a consumer (model/pass.h) building P (emptied here) from the calls of an experiment
  * source's streams, naming functions through SYMS once the pass is done, with ENERGY (may be
- * NULL) the energy of every call. NLOCATIONS: the source's. 0 or -ENOMEM; C is to be released
- * (ev_consumer_release()) either way, P with func_profile_release().
+ * NULL) the energy of every call; with SYMS NULL (an OTF2 archive's calls, whose addresses
+ * are no program's), the rows keyed by the calls' addresses as they are and left unnamed for
+ * the caller (otf2_func_profile_name). NLOCATIONS: the source's. 0 or -ENOMEM; C is to be
+ * released (ev_consumer_release()) either way, P with func_profile_release().
  */
 int func_profile_consumer(struct ev_consumer *c, struct func_profile *p, struct symtab *syms,
 			  const struct func_energy *energy, size_t nlocations);
@@ -112,24 +114,6 @@ int func_profile_consumer(struct ev_consumer *c, struct func_profile *p, struct 
 int func_profile_build(struct func_profile *p, const struct experiment *e, struct symtab *syms,
 		       struct region_profile *regions, const struct func_energy *energy, char *err,
 		       size_t errlen);
-
-/*
- * A profile built from calls matched elsewhere (an OTF2 archive's Enter/Leave, otf2-calls.c)
- * rather than from an experiment's streams: one thread at a time, its events in order as
- * call_walker_next gives them (CALL_ENTER with ADDR the function's key, CALL_EXIT with its
- * times; region events are ignored). Nothing is looked up: the caller names the rows (sym)
- * afterwards. All return 0 or a negative errno.
- */
-struct func_feed;
-/* Start P (emptied) for up to NTHREADS threads. func_feed_close() either way. */
-int func_feed_open(struct func_feed **f, struct func_profile *p, size_t nthreads);
-/* The next thread's events follow: its rows and nodes carry PID and TID. */
-int func_feed_thread(struct func_feed *f, pid_t pid, pid_t tid);
-int func_feed_event(struct func_feed *f, const struct call_event *ev);
-/* The thread's facts (records, span, exits made up or dropped) after its last event. */
-void func_feed_thread_end(struct func_feed *f, const struct call_thread *th);
-/* The feeding state released; the profile stays. */
-void func_feed_close(struct func_feed *f);
 
 /* Rows and call tree merged over threads and processes (the same function: the same module
  * and address in it), into OUT. 0 or -ENOMEM. */

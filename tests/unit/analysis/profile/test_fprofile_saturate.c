@@ -12,44 +12,60 @@
 
 #include <string.h>
 
-#include "model/calls.h"
 #include "analysis/profile/func-profile.h"
+#include "model/pass.h"
 
 #define BIG ((int64_t)1 << 62)
 
-/* Function 0x10 called twice on thread TID, each call BIG + 1 ns long. */
-static void two_big_calls(struct func_feed *f, pid_t tid)
+/* The call event of KIND at NS of location L, BIG + 1 ns long when an exit. */
+static struct event call(enum ev_kind kind, int64_t ns, const struct ev_location *l)
 {
-	struct call_event ev;
-	struct call_thread th;
+	struct event ev;
 
-	assert_int_equal(func_feed_thread(f, 1, tid), 0);
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = kind;
+	ev.ns = ns;
+	ev.loc = l;
+	ev.call.addr = 0x10;
+	if (kind == EV_CALL_EXIT)
+		ev.call.incl_ns = ev.call.excl_ns = BIG + 1;
+	return ev;
+}
+
+/* Function 0x10 called twice on thread TID (location index TID - 1), each call BIG + 1 ns
+ * long, into C. */
+static void two_big_calls(struct ev_consumer *c, pid_t tid)
+{
+	struct ev_location l = {.index = (size_t)tid - 1, .pid = 1, .tid = tid, .name = "t"};
+	struct ev_location_facts f;
+	char err[256];
+
+	memset(&f, 0, sizeof(f));
+	f.first_ns = 1;
+	assert_int_equal(c->location_begin(c->ctx, &l, err, sizeof(err)), 0);
 	for (int i = 0; i < 2; i++) {
-		memset(&ev, 0, sizeof(ev));
-		ev.type = CALL_ENTER;
-		ev.addr = 0x10;
-		ev.ns = 0;
-		assert_int_equal(func_feed_event(f, &ev), 0);
-		ev.type = CALL_EXIT;
-		ev.ns = BIG + 1;
-		ev.incl_ns = ev.excl_ns = BIG + 1;
-		assert_int_equal(func_feed_event(f, &ev), 0);
+		struct event enter = call(EV_CALL_ENTER, 0, &l),
+			     exit = call(EV_CALL_EXIT, BIG + 1, &l);
+
+		assert_int_equal(c->event(c->ctx, &enter, err, sizeof(err)), 0);
+		assert_int_equal(c->event(c->ctx, &exit, err, sizeof(err)), 0);
 	}
-	memset(&th, 0, sizeof(th));
-	func_feed_thread_end(f, &th);
+	assert_int_equal(c->location_end(c->ctx, &l, &f, err, sizeof(err)), 0);
 }
 
 static void test_saturate(void **state)
 {
 	struct func_profile p, m;
-	struct func_feed *f = NULL;
+	struct ev_consumer c;
+	char err[256];
 
 	(void)state;
-	memset(&p, 0, sizeof(p));
-	assert_int_equal(func_feed_open(&f, &p, 2), 0);
-	two_big_calls(f, 1);
-	two_big_calls(f, 2);
-	func_feed_close(f);
+	/* with no symtab, as an OTF2 archive's profile: the rows keyed by the addresses */
+	assert_int_equal(func_profile_consumer(&c, &p, NULL, NULL, 2), 0);
+	two_big_calls(&c, 1);
+	two_big_calls(&c, 2);
+	assert_int_equal(c.finish(c.ctx, err, sizeof(err)), 0);
+	ev_consumer_release(&c);
 	assert_int_equal(p.nrows, 2);
 	for (size_t i = 0; i < p.nrows; i++) {
 		/* named as otf2-calls.c names them: the same function on both threads */
