@@ -4,8 +4,10 @@
  *
  * Region 1: a triangular loop (row i costs i units) divided with schedule(static) over T
  * threads; each thread measures its own share (clock_gettime around it) and the program
- * prints, per thread, its work and the wait at the region's closing barrier it expects:
- * max(work) - own work.
+ * prints, per thread, its work, the wait at the region's closing barrier it expects from the
+ * work alone, max(work) - own work, and the wait from the threads' arrival times at that
+ * barrier, max(end) - own end (the same when the threads started together; else it also
+ * holds the difference of their starts).
  *
  * Region 2: an explicit barrier, a critical section, LOCKS lock acquisitions per thread and a
  * dynamic loop of DYN_ITERS iterations in chunks of DYN_CHUNK (DYN_ITERS / DYN_CHUNK chunks
@@ -49,7 +51,7 @@ __attribute__((noinline)) static double cell(int i)
 	return (double)i * 0.5;
 }
 
-static void triangle(int rows, long long *work, int *nthreads)
+static void triangle(int rows, long long *work, long long *end, int *nthreads)
 {
 #pragma omp parallel
 	{
@@ -60,7 +62,8 @@ static void triangle(int rows, long long *work, int *nthreads)
 #pragma omp for schedule(static) nowait
 		for (int i = 0; i < rows; i++)
 			x += row(i);
-		work[me] = now_ns() - t0;
+		end[me] = now_ns();
+		work[me] = end[me] - t0;
 		sink[me * 8] = x;
 		if (me == 0)
 			*nthreads = omp_get_num_threads();
@@ -91,7 +94,7 @@ static void waits(omp_lock_t *lock, long *counter)
 int main(int argc, char **argv)
 {
 	int rows = argc > 1 ? atoi(argv[1]) : 20000, n = 1;
-	long long work[MAX_THREADS] = {0}, max = 0;
+	long long work[MAX_THREADS] = {0}, end[MAX_THREADS] = {0}, max = 0, last = 0;
 	long counter = 0;
 	omp_lock_t lock;
 
@@ -99,15 +102,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "omp_tri: at most %d threads\n", MAX_THREADS);
 		return 2;
 	}
-	triangle(rows, work, &n);
+	triangle(rows, work, end, &n);
 	omp_init_lock(&lock);
 	waits(&lock, &counter);
 	omp_destroy_lock(&lock);
-	for (int t = 0; t < n; t++)
+	for (int t = 0; t < n; t++) {
 		max = work[t] > max ? work[t] : max;
+		last = end[t] > last ? end[t] : last;
+	}
 	printf("threads %d rows %d regions 2 locks %d dyn_iters %d dyn_chunks %d counter %ld\n", n,
 	       rows, LOCKS, DYN_ITERS, DYN_ITERS / DYN_CHUNK, counter);
 	for (int t = 0; t < n; t++)
-		printf("thread %d work_ns %lld expected_wait_ns %lld\n", t, work[t], max - work[t]);
+		printf("thread %d work_ns %lld expected_wait_ns %lld arrival_wait_ns %lld\n", t,
+		       work[t], max - work[t], last - end[t]);
 	return 0;
 }
