@@ -6,7 +6,8 @@
 # the static loop has a WORK record too and the regions' closing barriers are waits of their
 # own (none in a team of 1); a worker's leaving of the process's last region comes after the
 # runtime stopped (its ITASK_END is missing). --no-openmp writes none; --functions keeps the
-# program's calls exact.
+# program's calls exact. The waits by kind and the dynamic loop's chunks and iterations are
+# read from the streams themselves (written uncompressed).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 psc_init
@@ -14,6 +15,43 @@ psc_init
 counter=$PSC_BUILD/tests/test_pass
 [ -x "$counter" ] || die "$counter was not built"
 ROWS=3000 LOCKS=5 DYN_ITERS=1000
+
+# omp_kinds DIR: from the uncompressed streams of DIR (PERFSCOPE_COMPRESS=never), lines
+# "sync-K N" (wait begin records of enum psc_omp_sync K), "work-K N", "chunks N" and
+# "iterations N" (sums over the WORK records): what test_pass's names do not tell apart
+omp_kinds() {
+	python3 - "$1" <<'PY'
+import glob, struct, sys
+n = {}
+def add(k, v=1):
+    n[k] = n.get(k, 0) + v
+for f in glob.glob(sys.argv[1] + "/stream.*"):
+    b = open(f, "rb").read()
+    pos = 64
+    while pos + 16 <= len(b):
+        magic, size, _ = struct.unpack_from("<IIQ", b, pos)
+        pos += 16
+        if magic != 0x4B435350:
+            sys.exit("%s: a compressed or unknown chunk at byte %d" % (f, pos - 16))
+        end = pos + size
+        while pos < end:
+            w0, w1 = struct.unpack_from("<QQ", b, pos)
+            if w0 & 3 != 2:
+                pos += 16
+                continue
+            typ, nw, arg = w1 & 0xFFFF, (w1 >> 16) & 0xFFFF, w1 >> 32
+            if typ == 25:
+                add("sync-%d" % arg)
+            elif typ == 27:
+                p = struct.unpack_from("<4Q", b, pos + 16)
+                add("work-%d" % arg)
+                add("chunks", p[2])
+                add("iterations", p[3])
+            pos += 8 * nw
+for k in sorted(n):
+    print(k, n[k])
+PY
+}
 
 # count FILE KIND: the number of records of KIND in test_pass's list FILE (0 when none)
 count() {
@@ -23,7 +61,7 @@ count() {
 # check NAME PROG THREADS CLANG(0/1)
 check() {
 	local name=$1 prog=$2 t=$3 clang=$4 dir=$T/$1.exp
-	OMP_NUM_THREADS=$t record_or_die "$name" "$dir" -- "$prog" "$ROWS"
+	PERFSCOPE_COMPRESS=never OMP_NUM_THREADS=$t record_or_die "$name" "$dir" -- "$prog" "$ROWS"
 	expect_grep "threads $t rows $ROWS" "$T/$name.out" "$name: the program ran $t threads"
 	"$counter" "$dir" >"$T/$name.counts" || fail "$name: the pass failed"
 	local implicit=0 work=$t itask_end=$((2 * t))
@@ -40,6 +78,20 @@ check() {
 	expect_eq $(((1 + 1 + LOCKS + 1) * t + implicit)) \
 		"$(count "$T/$name.counts" omp-sync-enter)" "$name: waits"
 	expect_eq "$work" "$(count "$T/$name.counts" omp-work)" "$name: WORK records"
+	omp_kinds "$dir" >"$T/$name.kinds" || fail "$name: cannot decode the streams"
+	expect_eq "$t" "$(count "$T/$name.kinds" sync-2)" "$name: explicit barriers"
+	expect_eq "$t" "$(count "$T/$name.kinds" sync-4)" "$name: critical section waits"
+	expect_eq $((LOCKS * t)) "$(count "$T/$name.kinds" sync-5)" "$name: lock waits"
+	expect_eq "$t" "$(count "$T/$name.kinds" sync-3)" "$name: the dynamic loop's barriers"
+	expect_eq "$implicit" "$(count "$T/$name.kinds" sync-1)" "$name: regions' closing barriers"
+	if [ "$clang" = 0 ]; then
+		# the dynamic loop: DYN_ITERS iterations in chunks of 10 over the team
+		expect_eq "$t" "$(count "$T/$name.kinds" work-2)" "$name: dynamic loop WORK records"
+		expect_eq $((DYN_ITERS / 10)) "$(count "$T/$name.kinds" chunks)" "$name: chunks"
+		expect_eq "$DYN_ITERS" "$(count "$T/$name.kinds" iterations)" "$name: iterations"
+	else
+		expect_eq $((2 * t)) "$(count "$T/$name.kinds" work-7)" "$name: loops (schedule unknown)"
+	fi
 }
 
 progs=()
