@@ -8,8 +8,8 @@
  * What libomp 14 gives differs from the interposition in three ways the records show: the
  * closing barrier of a region comes as a BARRIER_IMPLICIT wait before ITASK_END; every
  * worksharing loop has a WORK record, of kind PSC_OMP_WORK_OTHER (the schedule is not told)
- * with chunks and iterations 0 (no dispatch callback: not known per thread); single's WORK is
- * written at its end.
+ * with iterations 0 and chunks 0 (libomp 14 offers no dispatch callback; a later one's
+ * chunks and sections are counted); single's WORK is written at its end.
  *
  * libomp 14 tells a worker that it left a region's closing barrier (and ended its implicit task)
  * only when the next region starts, or at exit: its thread 0 leaves the barrier when the last
@@ -44,6 +44,7 @@ static __thread struct ompt_thread {
 	uint64_t sites[SITES_MAX];
 	unsigned nsites;
 	uint64_t work_begin; /* ticks when the thread entered its worksharing construct */
+	uint64_t chunks;     /* the chunks (or sections) dispatched to it there */
 } ompt_tls __attribute__((tls_model("initial-exec")));
 
 /* When thread 0 left the closing barrier of recent regions, by id. */
@@ -210,10 +211,19 @@ static void on_work(ompt_work_t kind, ompt_scope_endpoint_t endpoint, ompt_data_
 	(void)parallel, (void)task, (void)count;
 	if (endpoint == ompt_scope_begin) {
 		ompt_tls.work_begin = omp_ticks();
+		ompt_tls.chunks = 0;
 		return;
 	}
 	omp_rec(PSC_REC_OMP_WORK, wk, 4, (uint64_t)(uintptr_t)codeptr, ompt_tls.work_begin,
-		kind == ompt_work_single_executor, 0);
+		kind == ompt_work_single_executor ? 1 : ompt_tls.chunks, 0);
+}
+
+/* A chunk of a loop or a section handed to the calling thread (libomp 15 and later). */
+static void on_dispatch(ompt_data_t *parallel, ompt_data_t *task, ompt_dispatch_t kind,
+			ompt_data_t instance)
+{
+	(void)parallel, (void)task, (void)kind, (void)instance;
+	ompt_tls.chunks++;
 }
 
 static void on_task_create(ompt_data_t *parent, const ompt_frame_t *frame, ompt_data_t *task,
@@ -253,6 +263,7 @@ static int ompt_initialize(ompt_function_lookup_t lookup, int device, ompt_data_
 	set(ompt_callback_mutex_acquire, (ompt_callback_t)on_mutex_acquire);
 	set(ompt_callback_mutex_acquired, (ompt_callback_t)on_mutex_acquired);
 	set(ompt_callback_work, (ompt_callback_t)on_work);
+	set(ompt_callback_dispatch, (ompt_callback_t)on_dispatch);
 	set(ompt_callback_task_create, (ompt_callback_t)on_task_create);
 	set(ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule);
 	__atomic_store_n(&psc_omp.ompt, 1, __ATOMIC_RELEASE);
