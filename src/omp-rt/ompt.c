@@ -12,12 +12,13 @@
  * chunks and sections are counted); single's WORK is written at its end.
  *
  * libomp 14 tells a worker that it left a region's closing barrier (and ended its implicit task)
- * only when the next region starts, or at exit: its thread 0 leaves the barrier when the last
- * thread arrived, which is when the workers leave it too. Thread 0 notes that time in a small
- * table by region id, and a worker's late records are timed with it (nothing was written in its
- * stream since it arrived). The workers' records of a process's last region come after the
- * runtime stopped recording: their streams end in that barrier, which the region's
- * PARALLEL_END closes.
+ * only when the next region starts, or at exit. The barrier is complete when the last thread
+ * arrives: every thread notes its arrival in a small table by region id (the latest is kept),
+ * and a worker's late records are timed with the last arrival (nothing was written in its
+ * stream since it arrived), as libgomp's waits are derived. Thread 0's leaving is timed when
+ * libomp tells it, which may be later (it is woken). The workers' records of a process's last
+ * region come after the runtime stopped recording: their streams end in that barrier, which
+ * the region's PARALLEL_END closes.
  *
  * A region's data (ompt_data_t, one word) holds its id in the low 48 bits and, once its
  * thread 0 began, the team's size above; an implicit task's holds the region's id and the
@@ -47,7 +48,7 @@ static __thread struct ompt_thread {
 	uint64_t chunks;     /* the chunks (or sections) dispatched to it there */
 } ompt_tls __attribute__((tls_model("initial-exec")));
 
-/* When thread 0 left the closing barrier of recent regions, by id. */
+/* The last arrival at the closing barrier of recent regions, by id (0: none yet). */
 #define JOINS 64
 
 static struct {
@@ -57,22 +58,36 @@ static struct {
 /* The region of the calling thread's implicit task, and its number in the team. */
 static __thread uint64_t ompt_itask __attribute__((tls_model("initial-exec")));
 
-static void join_note(uint64_t id, uint64_t ticks)
+/* Region ID begins: its slot of the table. */
+static void join_open(uint64_t id)
 {
-	__atomic_store_n(&ompt_joins[id % JOINS].ticks, ticks, __ATOMIC_RELAXED);
+	__atomic_store_n(&ompt_joins[id % JOINS].id, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&ompt_joins[id % JOINS].ticks, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&ompt_joins[id % JOINS].id, id, __ATOMIC_RELEASE);
 }
 
-/* When thread 0 left region ID's closing barrier, if noted and not later than now; else 0. */
+/* A thread arrived at region ID's closing barrier at TICKS. */
+static void join_arrive(uint64_t id, uint64_t ticks)
+{
+	uint64_t *last = &ompt_joins[id % JOINS].ticks,
+		 old = __atomic_load_n(last, __ATOMIC_RELAXED);
+
+	if (__atomic_load_n(&ompt_joins[id % JOINS].id, __ATOMIC_ACQUIRE) != id)
+		return;
+	while (old < ticks && !__atomic_compare_exchange_n(last, &old, ticks, 1, __ATOMIC_RELAXED,
+							   __ATOMIC_RELAXED))
+		;
+}
+
+/* The last arrival at region ID's closing barrier, if the table still has it and it is not
+ * later than now; else 0 (now). */
 static uint64_t join_ticks(uint64_t id)
 {
 	uint64_t ticks = __atomic_load_n(&ompt_joins[id % JOINS].ticks, __ATOMIC_RELAXED);
-	uint64_t now = omp_ticks();
 
-	if (__atomic_load_n(&ompt_joins[id % JOINS].id, __ATOMIC_ACQUIRE) != id ||
-	    __atomic_load_n(&ompt_joins[id % JOINS].ticks, __ATOMIC_RELAXED) != ticks)
+	if (__atomic_load_n(&ompt_joins[id % JOINS].id, __ATOMIC_ACQUIRE) != id)
 		return 0;
-	return ticks <= now ? ticks : 0;
+	return ticks <= omp_ticks() ? ticks : 0;
 }
 
 static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame, ompt_data_t *parallel,
@@ -83,6 +98,7 @@ static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame, ompt
 
 	(void)task, (void)frame, (void)flags;
 	__atomic_store_n(&parallel->value, id, __ATOMIC_RELAXED);
+	join_open(id);
 	if (ompt_tls.nsites < SITES_MAX)
 		ompt_tls.sites[ompt_tls.nsites] = site;
 	ompt_tls.nsites++;
@@ -156,20 +172,21 @@ static void on_sync_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint
 			 ompt_data_t *parallel, ompt_data_t *task, const void *codeptr)
 {
 	enum psc_omp_sync k = sync_kind(kind, codeptr);
-
 	uint64_t id = ompt_itask & ID_MASK, ticks = 0;
+	int closing = k == PSC_OMP_SYNC_BARRIER_IMPLICIT && id;
 
 	(void)parallel, (void)task;
 	if (endpoint == ompt_scope_begin) {
-		omp_wait_enter(k, (uint64_t)(uintptr_t)codeptr, 0);
+		if (closing) {
+			ticks = omp_ticks();
+			join_arrive(id, ticks);
+		}
+		omp_rec_at(ticks, PSC_REC_OMP_SYNC_ENTER, k, 2, (uint64_t)(uintptr_t)codeptr, 0, 0,
+			   0);
 		return;
 	}
-	if (k == PSC_OMP_SYNC_BARRIER_IMPLICIT && id) {
-		if (ompt_itask >> ID_BITS)
-			ticks = join_ticks(id);
-		else
-			join_note(id, omp_ticks());
-	}
+	if (closing && ompt_itask >> ID_BITS)
+		ticks = join_ticks(id);
 	omp_rec_at(ticks, PSC_REC_OMP_SYNC_LEAVE, k, 0, 0, 0, 0, 0);
 }
 
