@@ -103,7 +103,7 @@ extern struct gomp_real psc_gomp __attribute__((visibility("hidden")));
 
 /* The real entry point FIELD, resolved now if it was not found at load. */
 #define GOMP_REAL(field)                                                                           \
-	(likely(psc_gomp.field != NULL) ? psc_gomp.field : (gomp_resolve(), psc_gomp.field))
+	(likely(psc_gomp.field != NULL) ? psc_gomp.field : (gomp_resolve(1), psc_gomp.field))
 
 /* The return address of the wrapper: the call site in the program. */
 #define GOMP_SITE() ((uint64_t)(uintptr_t)__builtin_return_address(0))

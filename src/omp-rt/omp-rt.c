@@ -24,8 +24,9 @@ __attribute__((noinline, cold)) uint64_t *omp_reserve_slow(struct psc_thread *t,
 	return r;
 }
 
-/* The next definition of NAME after libperfscope.so's, into *P (a function pointer). */
-#define RESOLVE(p, name) (*(void **)&(p) = dlsym(RTLD_NEXT, name))
+/* The definition of NAME in FROM (RTLD_NEXT: the next after libperfscope.so's), into *P (a
+ * function pointer). */
+#define RESOLVE(p, name) (*(void **)&(p) = dlsym(from, name))
 
 #define RESOLVE_LOOP(s, kind)                                                                      \
 	RESOLVE(psc_gomp.loop_##s##_start, "GOMP_loop_" #s "_start");                              \
@@ -37,10 +38,9 @@ __attribute__((noinline, cold)) uint64_t *omp_reserve_slow(struct psc_thread *t,
 	RESOLVE(psc_gomp.parallel_loop_##s, "GOMP_parallel_loop_" #s);
 #define RESOLVE_PARALLEL_LOOP_RUNTIME(s) RESOLVE_PARALLEL_LOOP(s, 0)
 
-void gomp_resolve(void)
+/* Every entry point from FROM. */
+static void gomp_resolve_from(void *from)
 {
-	int saved_errno = errno;
-
 	RESOLVE(psc_gomp.parallel, "GOMP_parallel");
 	RESOLVE(psc_gomp.parallel_reductions, "GOMP_parallel_reductions");
 	RESOLVE(psc_gomp.parallel_start, "GOMP_parallel_start");
@@ -75,6 +75,21 @@ void gomp_resolve(void)
 	RESOLVE(psc_gomp.get_thread_num, "omp_get_thread_num");
 	RESOLVE(psc_gomp.get_num_threads, "omp_get_num_threads");
 	RESOLVE(psc_gomp.get_level, "omp_get_level");
+}
+
+void gomp_resolve(int load)
+{
+	int saved_errno = errno;
+	void *gomp;
+
+	gomp_resolve_from(RTLD_NEXT);
+	/*
+	 * A program linked with -lperfscope before libgomp whose every libgomp symbol
+	 * libperfscope.so defines (a lone `omp parallel`) has no libgomp: the linker's
+	 * --as-needed dropped it. Its first call of a wrapper loads it.
+	 */
+	if (load && !psc_gomp.parallel && (gomp = dlopen("libgomp.so.1", RTLD_NOW | RTLD_GLOBAL)))
+		gomp_resolve_from(gomp);
 	errno = saved_errno;
 }
 
@@ -84,5 +99,5 @@ __attribute__((constructor)) static void omp_rt_init(void)
 	const char *v = getenv(PSC_ENV_OPENMP);
 
 	psc_omp.off = v && !strcmp(v, "0");
-	gomp_resolve();
+	gomp_resolve(0);
 }

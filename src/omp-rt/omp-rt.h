@@ -126,7 +126,9 @@ static inline void omp_wait_leave(enum psc_omp_sync kind)
 }
 
 /* Resolve the real libgomp entry points (dlsym RTLD_NEXT): at load, and again from a wrapper
- * that finds its pointer NULL (libgomp dlopen'ed later). Cold, may allocate (dlsym). */
-void gomp_resolve(void);
+ * that finds its pointer NULL (libgomp dlopen'ed later), which with LOAD also loads libgomp
+ * when the process has none (the linker dropped it: libperfscope.so defined every symbol the
+ * program wanted from it). Cold, may allocate (dlsym, dlopen). */
+void gomp_resolve(int load);
 
 #endif /* PSC_OMP_RT_H */

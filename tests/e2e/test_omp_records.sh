@@ -120,4 +120,31 @@ for p in "${progs[@]}"; do
 	expect_eq "$DYN_ITERS" "$(csv_get "$T/$cc-fn-report.out" calls name=cell)" \
 		"$cc --functions: calls of cell"
 done
+
+# linked with -lperfscope and run with PERFSCOPE_OUT alone: a lone `omp parallel` leaves the
+# program no libgomp of its own (the linker took every symbol from libperfscope.so); it runs
+# without PERFSCOPE_OUT and records with it
+if command -v gcc >/dev/null 2>&1; then
+	cat >"$T/lone.c" <<'C'
+#include <stdio.h>
+int main(void)
+{
+	int n = 0;
+#pragma omp parallel reduction(+ : n)
+	n++;
+	printf("threads %d\n", n);
+	return 0;
+}
+C
+	gcc -O1 -fopenmp "$T/lone.c" -o "$T/lone" -L"$PSC_BUILD" -lperfscope \
+		-Wl,-rpath,"$PSC_BUILD" >"$T/lone.cc.log" 2>&1 || die "cannot build lone.c: $(cat "$T/lone.cc.log")"
+	OMP_NUM_THREADS=3 run lone-plain "$T/lone"
+	expect_eq 0 "$RC" "linked, not recording: exit status"
+	expect_grep "threads 3" "$T/lone-plain.out" "linked, not recording: the region ran"
+	PERFSCOPE_OUT=$T/lone.exp OMP_NUM_THREADS=3 run lone-rec "$T/lone"
+	expect_eq 0 "$RC" "linked, PERFSCOPE_OUT: exit status"
+	"$counter" "$T/lone.exp" >"$T/lone.counts" || fail "lone: the pass failed"
+	expect_eq 1 "$(count "$T/lone.counts" omp-parallel-begin)" "linked: the region recorded"
+	expect_eq 3 "$(count "$T/lone.counts" omp-itask-end)" "linked: its implicit tasks"
+fi
 finish
