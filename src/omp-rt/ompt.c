@@ -55,8 +55,12 @@ static struct {
 	uint64_t id, ticks;
 } ompt_joins[JOINS];
 
-/* The region of the calling thread's implicit task, and its number in the team. */
-static __thread uint64_t ompt_itask __attribute__((tls_model("initial-exec")));
+/* The region of the calling thread's implicit task and its number in the team (as the task's
+ * data), with those of the tasks it is nested in (a thread 0 of an inner region). */
+static __thread struct {
+	uint64_t now, outer[SITES_MAX];
+	unsigned depth;
+} ompt_itasks __attribute__((tls_model("initial-exec")));
 
 /* Region ID begins: its slot of the table. */
 static void join_open(uint64_t id)
@@ -129,13 +133,19 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
 			__atomic_store_n(&parallel->value, id | (uint64_t)team << ID_BITS,
 					 __ATOMIC_RELAXED);
 		task->value = id | (uint64_t)index << ID_BITS;
-		ompt_itask = task->value;
+		if (ompt_itasks.depth < SITES_MAX)
+			ompt_itasks.outer[ompt_itasks.depth] = ompt_itasks.now;
+		ompt_itasks.depth++;
+		ompt_itasks.now = task->value;
 		omp_rec(PSC_REC_OMP_ITASK_BEGIN, index, 2, id, team, 0, 0);
 	} else {
 		id = task->value & ID_MASK;
 		omp_rec_at(task->value >> ID_BITS ? join_ticks(id) : 0, PSC_REC_OMP_ITASK_END,
 			   (uint32_t)(task->value >> ID_BITS), 1, id, 0, 0, 0);
-		ompt_itask = 0;
+		ompt_itasks.now = ompt_itasks.depth && ompt_itasks.depth <= SITES_MAX
+				      ? ompt_itasks.outer[ompt_itasks.depth - 1]
+				      : 0;
+		ompt_itasks.depth -= ompt_itasks.depth > 0;
 	}
 }
 
@@ -172,7 +182,7 @@ static void on_sync_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint
 			 ompt_data_t *parallel, ompt_data_t *task, const void *codeptr)
 {
 	enum psc_omp_sync k = sync_kind(kind, codeptr);
-	uint64_t id = ompt_itask & ID_MASK, ticks = 0;
+	uint64_t id = ompt_itasks.now & ID_MASK, ticks = 0;
 	int closing = k == PSC_OMP_SYNC_BARRIER_IMPLICIT && id;
 
 	(void)parallel, (void)task;
@@ -185,7 +195,7 @@ static void on_sync_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint
 			   0);
 		return;
 	}
-	if (closing && ompt_itask >> ID_BITS)
+	if (closing && ompt_itasks.now >> ID_BITS)
 		ticks = join_ticks(id);
 	omp_rec_at(ticks, PSC_REC_OMP_SYNC_LEAVE, k, 0, 0, 0, 0, 0);
 }
