@@ -136,8 +136,12 @@ int main(void)
 	return 0;
 }
 C
+	san=()
+	# a sanitized libperfscope needs the sanitizer runtimes first in the program (build_c)
+	[ "${PSC_SANITIZE:-OFF}" = ON ] && san=(-fsanitize=address,undefined)
 	gcc -O1 -fopenmp "$T/lone.c" -o "$T/lone" -L"$PSC_BUILD" -lperfscope \
-		-Wl,-rpath,"$PSC_BUILD" >"$T/lone.cc.log" 2>&1 || die "cannot build lone.c: $(cat "$T/lone.cc.log")"
+		-Wl,-rpath,"$PSC_BUILD" "${san[@]}" >"$T/lone.cc.log" 2>&1 ||
+		die "cannot build lone.c: $(cat "$T/lone.cc.log")"
 	OMP_NUM_THREADS=3 run lone-plain "$T/lone"
 	expect_eq 0 "$RC" "linked, not recording: exit status"
 	expect_grep "threads 3" "$T/lone-plain.out" "linked, not recording: the region ran"
