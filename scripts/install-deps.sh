@@ -12,6 +12,7 @@ packages=(
 	libcmocka-dev                            # unit tests
 	valgrind                                 # callgrind: the independent oracle of call counts
 	clang libclang-rt-14-dev                 # libFuzzer for the reader's fuzz target
+	libomp-14-dev                            # LLVM's OpenMP (clang -fopenmp) and omp-tools.h: OMPT records
 	uftrace                                  # the anchor tool of the tracing benchmarks
 	linux-perf                               # perf stat: the reference the tests compare with
 	hyperfine                                # benchmarks (bench/)

@@ -11,6 +11,7 @@
 #include "record/record-env.h"
 #include "record/record-meta.h"
 #include "record/record-mpi.h"
+#include "record/record-omp.h"
 #include "record/record-power.h"
 #include "record/record-sample.h"
 #include "record/sampler.h"
@@ -46,13 +47,14 @@ struct recording {
 	struct opt_list events;
 	const char *dir, *group, *filter, *bufsize, *sample, *load;
 	uint64_t period; /* UINT64_MAX: not given */
-	int force, functions, callgraph;
+	int force, functions, callgraph, no_openmp;
 	struct record_power rp;
 	struct record_mpi mpi;
 	char **cmd; /* the command as typed, NCMD words */
 	int ncmd;
 	/* made of them */
 	int sampling;
+	int openmp; /* the program uses OpenMP and --no-openmp was not given */
 	struct sampler_config scfg;
 	struct metric_group mg;
 	struct event_desc *evs;
@@ -166,6 +168,10 @@ static int parse_options(struct recording *r, int argc, char **argv)
 	    {0, "load", OPT_STRING, &r->load, "MS",
 	     "with --mpi: sample each host's and rank's CPU load every MS ms (100; 0 = off)",
 	     OPT_ARG_OPTIONAL, "100"},
+	    {0, "no-openmp", OPT_FLAG, &r->no_openmp, NULL,
+	     "do not record OpenMP regions, waits and worksharing (recorded when the program uses "
+	     "OpenMP)",
+	     0, NULL},
 	    {0, "buffer-size", OPT_STRING, &r->bufsize, "SIZE",
 	     "chunk of the per-thread buffer: 64k..1G (1M; each thread holds two)", 0, NULL},
 	    {'h', "help", OPT_FLAG, &help, NULL, "show this help", 0, NULL},
@@ -289,8 +295,10 @@ static int prepare_dir(struct recording *r)
 		record_power_release(&r->rp);
 		memset(&r->rp, 0, sizeof(r->rp));
 	}
+	/* the runtime records OpenMP: preloaded for it alone when the program uses it */
+	r->openmp = !r->no_openmp && record_omp_cmd(r->cmd);
 	/* before the directory exists: nothing is left behind when the runtime is missing */
-	if (r->functions || r->mpi.on) {
+	if (r->functions || r->mpi.on || r->openmp) {
 		if (cli_runtime_library(lib, sizeof(lib)) < 0) {
 			cli_error("record",
 				  "libperfscope.so.0 not found next to perfscope or in %s "
@@ -329,6 +337,7 @@ static int prepare_run(struct recording *r)
 	    .bufsize = r->bufsize,
 	    .mpi_load = r->mpi.on ? (r->load ? r->load : "100") : NULL,
 	    .mpi_run = r->mpi.run,
+	    .openmp_off = r->no_openmp,
 	};
 	int ret;
 

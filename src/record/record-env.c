@@ -1,6 +1,7 @@
 /* record-env.c - the environment of a recorded command: the runtime preloaded, its variables. */
 #include "record/record-env.h"
 #include "record/record-mpi.h"
+#include "record/record-omp.h"
 
 #include "format/env.h"
 #include "format/filter.h"
@@ -37,7 +38,8 @@ int record_env_set(const struct record_env *env)
 	    (env->filter ? setenv(PSC_ENV_FILTER, env->filter, 1) : unsetenv(PSC_ENV_FILTER)) ||
 	    (env->bufsize ? setenv(PSC_ENV_BUFSIZE, env->bufsize, 1) : 0) ||
 	    (env->mpi_load ? setenv(PSC_ENV_MPI_LOAD, env->mpi_load, 1) : 0) ||
-	    (env->mpi_run ? setenv(PSC_ENV_MPI_RUN, env->mpi_run, 1) : 0))
+	    (env->mpi_run ? setenv(PSC_ENV_MPI_RUN, env->mpi_run, 1) : 0) ||
+	    (env->openmp_off ? setenv(PSC_ENV_OPENMP, "0", 1) : unsetenv(PSC_ENV_OPENMP)))
 		return -errno;
 	return 0;
 }

@@ -17,6 +17,7 @@ struct record_env {
 	const char *bufsize;  /* --buffer-size as given */
 	const char *mpi_load; /* with --mpi: the load sampling period in ms */
 	const char *mpi_run;  /* this MPI run's nonce */
+	int openmp_off;	      /* --no-openmp: PERFSCOPE_OPENMP=0 (else unset) */
 };
 
 /*

@@ -172,27 +172,26 @@ static enum record_mpi_impl mpi_needed_impl(const char *needed)
 	return RECORD_MPI_UNKNOWN;
 }
 
-enum record_mpi_impl record_mpi_elf_impl(const char *path)
+int record_elf_needed(const char *path, int (*match)(const char *needed))
 {
-	enum record_mpi_impl impl = RECORD_MPI_UNKNOWN;
 	Elf_Scn *scn = NULL;
+	int found = 0, fd;
 	Elf *elf;
-	int fd;
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
-		return RECORD_MPI_UNKNOWN;
+		return 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return RECORD_MPI_UNKNOWN;
+		return 0;
 	elf = elf_begin(fd, ELF_C_READ, NULL);
-	while (elf && elf_kind(elf) == ELF_K_ELF && !impl && (scn = elf_nextscn(elf, scn))) {
+	while (elf && elf_kind(elf) == ELF_K_ELF && !found && (scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		Elf_Data *data;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize ||
 		    !(data = elf_getdata(scn, NULL)))
 			continue;
-		for (size_t i = 0; !impl && i < sh.sh_size / sh.sh_entsize; i++) {
+		for (size_t i = 0; !found && i < sh.sh_size / sh.sh_entsize; i++) {
 			GElf_Dyn dyn;
 			const char *name;
 
@@ -200,18 +199,26 @@ enum record_mpi_impl record_mpi_elf_impl(const char *path)
 				continue;
 			name = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
 			if (name)
-				impl = mpi_needed_impl(name);
+				found = match(name);
 		}
 	}
 	if (elf)
 		elf_end(elf);
 	close(fd);
-	return impl;
+	return found;
 }
 
-/* ARG as the launcher would run it: a path when it has a '/', else the first executable of
- * that name in PATH. 0 when it is an executable regular file, into BUF. */
-static int mpi_resolve(const char *arg, char *buf, size_t len)
+static int mpi_needed_match(const char *needed)
+{
+	return (int)mpi_needed_impl(needed);
+}
+
+enum record_mpi_impl record_mpi_elf_impl(const char *path)
+{
+	return (enum record_mpi_impl)record_elf_needed(path, mpi_needed_match);
+}
+
+int record_cmd_path(const char *arg, char *buf, size_t len)
 {
 	const char *path = getenv("PATH");
 	struct stat st;
@@ -257,7 +264,7 @@ enum record_mpi_impl record_mpi_cmd_impl(char *const *cmd, const char **prog)
 	for (size_t i = 0; cmd[i]; i++) {
 		enum record_mpi_impl impl;
 
-		if ((i && cmd[i][0] == '-') || mpi_resolve(cmd[i], path, sizeof(path)))
+		if ((i && cmd[i][0] == '-') || record_cmd_path(cmd[i], path, sizeof(path)))
 			continue;
 		impl = record_mpi_elf_impl(path);
 		if (impl) {
@@ -415,7 +422,7 @@ int record_mpi_forward_env(char *const *cmd, char ***argv)
 	for (size_t i = 1; cmd[i]; i++)
 		has_x |= !strcmp(cmd[i], "-x");
 	/* Open MPI's mpirun: -x, which mixes with the user's -x (the variable does not) */
-	if (!(old && *old) && !mpi_resolve(cmd[0], path, sizeof(path)) &&
+	if (!(old && *old) && !record_cmd_path(cmd[0], path, sizeof(path)) &&
 	    mpi_launcher_impl(path) == RECORD_MPI_OPENMPI) {
 		*argv = mpi_forward_argv(cmd, names, (size_t)n);
 		return *argv ? 0 : -ENOMEM;

@@ -45,6 +45,14 @@ int record_mpi_run_id(struct record_mpi *mpi);
 /* A rank other than 0: wait until rank 0 has made DIR an experiment of this job. */
 int record_mpi_wait_dir(const char *dir, const struct record_mpi *mpi);
 
+/* The first nonzero MATCH(name) of the NEEDED entries of the ELF file at PATH; 0 when none
+ * matches or PATH is no ELF file. */
+int record_elf_needed(const char *path, int (*match)(const char *needed));
+
+/* ARG as a launcher would run it: a path when it has a '/', else the first executable of that
+ * name in PATH. 0 when it is an executable regular file, into BUF; else -1. */
+int record_cmd_path(const char *arg, char *buf, size_t len);
+
 /* The MPI the ELF file at PATH is linked with, by its NEEDED entries (libmpi.so.40 and
  * Open MPI's binding libraries libmpi_*; libmpich*); RECORD_MPI_UNKNOWN when none names an
  * MPI or PATH is no ELF file. */

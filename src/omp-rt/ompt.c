@@ -1,0 +1,313 @@
+/*
+ * ompt.c - the OMPT tool libomp (clang -fopenmp) starts: libomp finds ompt_start_tool in the
+ * global scope when OpenMP first runs, and calls back at the events below, which become the
+ * same records the libgomp wrappers write (format.h PSC_REC_OMP_*), on the thread that runs
+ * them. Once it started, the libgomp wrappers pass through (psc_omp.ompt), so that a lock is
+ * not recorded twice.
+ *
+ * What libomp 14 gives differs from the interposition in three ways the records show: the
+ * closing barrier of a region comes as a BARRIER_IMPLICIT wait before ITASK_END; every
+ * worksharing loop has a WORK record, of kind PSC_OMP_WORK_OTHER (the schedule is not told)
+ * with iterations 0 and chunks 0 (libomp 14 offers no dispatch callback; a later one's
+ * chunks and sections are counted); single's WORK is written at its end.
+ *
+ * libomp 14 tells a worker that it left a region's closing barrier (and ended its implicit task)
+ * only when the next region starts, or at exit. The barrier is complete when the last thread
+ * arrives: every thread notes its arrival in a small table by region id (the latest is kept),
+ * and a worker's late records are timed with the last arrival (nothing was written in its
+ * stream since it arrived), as libgomp's waits are derived. Thread 0's leaving is timed when
+ * libomp tells it, which may be later (it is woken). The workers' records of a process's last
+ * region come after the runtime stopped recording: their streams end in that barrier, which
+ * the region's PARALLEL_END closes.
+ *
+ * A region's data (ompt_data_t, one word) holds its id in the low 48 bits and, once its
+ * thread 0 began, the team's size above; an implicit task's holds the region's id and the
+ * thread's number, since libomp passes no region at its end.
+ */
+#include "omp-rt/gomp-calls.h"
+#include "omp-rt/omp-rt.h"
+
+#include "lib/compiler.h"
+
+#include <omp-tools.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ID_BITS	      48
+#define ID_MASK	      ((UINT64_C(1) << ID_BITS) - 1)
+#define EXPLICIT_TASK (UINT64_C(1) << 63) /* an explicit task's data: its id | this */
+
+/* Call sites of the regions the calling thread encountered and is in, innermost last: the
+ * closing barrier of a region comes with its call site (on its thread 0) or none. */
+#define SITES_MAX 16
+
+static __thread struct ompt_thread {
+	uint64_t sites[SITES_MAX];
+	unsigned nsites;
+	uint64_t work_begin; /* ticks when the thread entered its worksharing construct */
+	uint64_t chunks;     /* the chunks (or sections) dispatched to it there */
+} ompt_tls __attribute__((tls_model("initial-exec")));
+
+/* The last arrival at the closing barrier of recent regions, by id (0: none yet). */
+#define JOINS 64
+
+static struct {
+	uint64_t id, ticks;
+} ompt_joins[JOINS];
+
+/* The region of the calling thread's implicit task and its number in the team (as the task's
+ * data), with those of the tasks it is nested in (a thread 0 of an inner region). */
+static __thread struct {
+	uint64_t now, outer[SITES_MAX];
+	unsigned depth;
+} ompt_itasks __attribute__((tls_model("initial-exec")));
+
+/* Region ID begins: its slot of the table. */
+static void join_open(uint64_t id)
+{
+	__atomic_store_n(&ompt_joins[id % JOINS].id, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&ompt_joins[id % JOINS].ticks, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&ompt_joins[id % JOINS].id, id, __ATOMIC_RELEASE);
+}
+
+/* A thread arrived at region ID's closing barrier at TICKS. */
+static void join_arrive(uint64_t id, uint64_t ticks)
+{
+	uint64_t *last = &ompt_joins[id % JOINS].ticks,
+		 old = __atomic_load_n(last, __ATOMIC_RELAXED);
+
+	if (__atomic_load_n(&ompt_joins[id % JOINS].id, __ATOMIC_ACQUIRE) != id)
+		return;
+	while (old < ticks && !__atomic_compare_exchange_n(last, &old, ticks, 1, __ATOMIC_RELAXED,
+							   __ATOMIC_RELAXED))
+		;
+}
+
+/* The last arrival at region ID's closing barrier, if the table still has it and it is not
+ * later than now; else 0 (now). */
+static uint64_t join_ticks(uint64_t id)
+{
+	uint64_t ticks = __atomic_load_n(&ompt_joins[id % JOINS].ticks, __ATOMIC_RELAXED);
+
+	if (__atomic_load_n(&ompt_joins[id % JOINS].id, __ATOMIC_ACQUIRE) != id)
+		return 0;
+	return ticks <= omp_ticks() ? ticks : 0;
+}
+
+static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame, ompt_data_t *parallel,
+			      unsigned requested, int flags, const void *codeptr)
+{
+	uint64_t id = omp_new_id() & ID_MASK, site = (uint64_t)(uintptr_t)codeptr;
+	int level = psc_gomp.get_level ? psc_gomp.get_level() + 1 : 1;
+
+	(void)task, (void)frame, (void)flags;
+	__atomic_store_n(&parallel->value, id, __ATOMIC_RELAXED);
+	join_open(id);
+	if (ompt_tls.nsites < SITES_MAX)
+		ompt_tls.sites[ompt_tls.nsites] = site;
+	ompt_tls.nsites++;
+	omp_rec(PSC_REC_OMP_PARALLEL_BEGIN, requested, 4, id, site, 0, (uint64_t)level);
+}
+
+static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *task, int flags,
+			    const void *codeptr)
+{
+	uint64_t v = __atomic_load_n(&parallel->value, __ATOMIC_RELAXED);
+
+	(void)task, (void)flags, (void)codeptr;
+	if (ompt_tls.nsites)
+		ompt_tls.nsites--;
+	omp_rec(PSC_REC_OMP_PARALLEL_END, (uint32_t)(v >> ID_BITS), 1, v & ID_MASK, 0, 0, 0);
+}
+
+static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel,
+			     ompt_data_t *task, unsigned team, unsigned index, int flags)
+{
+	uint64_t id;
+
+	if (flags & ompt_task_initial)
+		return;
+	if (endpoint == ompt_scope_begin) {
+		id = __atomic_load_n(&parallel->value, __ATOMIC_RELAXED) & ID_MASK;
+		if (index == 0)
+			__atomic_store_n(&parallel->value, id | (uint64_t)team << ID_BITS,
+					 __ATOMIC_RELAXED);
+		task->value = id | (uint64_t)index << ID_BITS;
+		if (ompt_itasks.depth < SITES_MAX)
+			ompt_itasks.outer[ompt_itasks.depth] = ompt_itasks.now;
+		ompt_itasks.depth++;
+		ompt_itasks.now = task->value;
+		omp_rec(PSC_REC_OMP_ITASK_BEGIN, index, 2, id, team, 0, 0);
+	} else {
+		id = task->value & ID_MASK;
+		omp_rec_at(task->value >> ID_BITS ? join_ticks(id) : 0, PSC_REC_OMP_ITASK_END,
+			   (uint32_t)(task->value >> ID_BITS), 1, id, 0, 0, 0);
+		ompt_itasks.now = ompt_itasks.depth && ompt_itasks.depth <= SITES_MAX
+				      ? ompt_itasks.outer[ompt_itasks.depth - 1]
+				      : 0;
+		ompt_itasks.depth -= ompt_itasks.depth > 0;
+	}
+}
+
+/* Which wait a sync region of KIND is; libomp 14 says "implicit" for the closing barriers of
+ * both regions and worksharing constructs: a region's comes without a call site (thread 0:
+ * the region's own). */
+static enum psc_omp_sync sync_kind(ompt_sync_region_t kind, const void *codeptr)
+{
+	uint64_t site = (uint64_t)(uintptr_t)codeptr;
+	unsigned n = ompt_tls.nsites;
+
+	switch ((int)kind) {
+	case ompt_sync_region_barrier_implicit:
+		return !site || (n && n <= SITES_MAX && ompt_tls.sites[n - 1] == site)
+			   ? PSC_OMP_SYNC_BARRIER_IMPLICIT
+			   : PSC_OMP_SYNC_BARRIER_WORK;
+	case ompt_sync_region_barrier_implicit_parallel:
+	case ompt_sync_region_barrier_teams:
+		return PSC_OMP_SYNC_BARRIER_IMPLICIT;
+	case ompt_sync_region_barrier_implicit_workshare:
+		return PSC_OMP_SYNC_BARRIER_WORK;
+	case ompt_sync_region_taskwait:
+		return PSC_OMP_SYNC_TASKWAIT;
+	case ompt_sync_region_taskgroup:
+		return PSC_OMP_SYNC_TASKGROUP;
+	case ompt_sync_region_reduction:
+		return PSC_OMP_SYNC_REDUCTION;
+	default: /* barrier, explicit, implementation */
+		return PSC_OMP_SYNC_BARRIER_EXPLICIT;
+	}
+}
+
+static void on_sync_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+			 ompt_data_t *parallel, ompt_data_t *task, const void *codeptr)
+{
+	enum psc_omp_sync k = sync_kind(kind, codeptr);
+	uint64_t id = ompt_itasks.now & ID_MASK, ticks = 0;
+	int closing = k == PSC_OMP_SYNC_BARRIER_IMPLICIT && id;
+
+	(void)parallel, (void)task;
+	if (endpoint == ompt_scope_begin) {
+		if (closing) {
+			ticks = omp_ticks();
+			join_arrive(id, ticks);
+		}
+		omp_rec_at(ticks, PSC_REC_OMP_SYNC_ENTER, k, 2, (uint64_t)(uintptr_t)codeptr, 0, 0,
+			   0);
+		return;
+	}
+	if (closing && ompt_itasks.now >> ID_BITS)
+		ticks = join_ticks(id);
+	omp_rec_at(ticks, PSC_REC_OMP_SYNC_LEAVE, k, 0, 0, 0, 0, 0);
+}
+
+static enum psc_omp_sync mutex_kind(ompt_mutex_t kind)
+{
+	switch (kind) {
+	case ompt_mutex_critical:
+		return PSC_OMP_SYNC_CRITICAL;
+	case ompt_mutex_ordered:
+		return PSC_OMP_SYNC_ORDERED;
+	case ompt_mutex_atomic:
+		return PSC_OMP_SYNC_ATOMIC;
+	default:
+		return PSC_OMP_SYNC_LOCK;
+	}
+}
+
+static void on_mutex_acquire(ompt_mutex_t kind, unsigned hint, unsigned impl, ompt_wait_id_t wait,
+			     const void *codeptr)
+{
+	(void)hint, (void)impl;
+	omp_wait_enter(mutex_kind(kind), (uint64_t)(uintptr_t)codeptr, wait);
+}
+
+static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait, const void *codeptr)
+{
+	(void)wait, (void)codeptr;
+	omp_wait_leave(mutex_kind(kind));
+}
+
+static void on_work(ompt_work_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel,
+		    ompt_data_t *task, uint64_t count, const void *codeptr)
+{
+	unsigned wk = kind == ompt_work_sections ? PSC_OMP_WORK_SECTIONS
+		      : kind == ompt_work_single_executor || kind == ompt_work_single_other
+			  ? PSC_OMP_WORK_SINGLE
+			  : PSC_OMP_WORK_OTHER;
+
+	(void)parallel, (void)task, (void)count;
+	if (endpoint == ompt_scope_begin) {
+		ompt_tls.work_begin = omp_ticks();
+		ompt_tls.chunks = 0;
+		return;
+	}
+	omp_rec(PSC_REC_OMP_WORK, wk, 4, (uint64_t)(uintptr_t)codeptr, ompt_tls.work_begin,
+		kind == ompt_work_single_executor ? 1 : ompt_tls.chunks, 0);
+}
+
+/* A chunk of a loop or a section handed to the calling thread (libomp 15 and later). */
+static void on_dispatch(ompt_data_t *parallel, ompt_data_t *task, ompt_dispatch_t kind,
+			ompt_data_t instance)
+{
+	(void)parallel, (void)task, (void)kind, (void)instance;
+	ompt_tls.chunks++;
+}
+
+static void on_task_create(ompt_data_t *parent, const ompt_frame_t *frame, ompt_data_t *task,
+			   int flags, int deps, const void *codeptr)
+{
+	(void)parent, (void)frame, (void)deps;
+	if (!(flags & ompt_task_explicit))
+		return;
+	task->value = omp_new_id() | EXPLICIT_TASK;
+	omp_rec(PSC_REC_OMP_TASK_CREATE, 0, 2, task->value & ~EXPLICIT_TASK,
+		(uint64_t)(uintptr_t)codeptr, 0, 0);
+}
+
+/* A thread switches from the task PRIOR to NEXT (explicit tasks are those marked so). */
+static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
+{
+	if (status == ompt_task_early_fulfill || status == ompt_task_late_fulfill)
+		return;
+	if (prior && (prior->value & EXPLICIT_TASK))
+		omp_rec(PSC_REC_OMP_TASK_END, status != ompt_task_complete, 1,
+			prior->value & ~EXPLICIT_TASK, 0, 0, 0);
+	if (next && (next->value & EXPLICIT_TASK))
+		omp_rec(PSC_REC_OMP_TASK_BEGIN, 0, 1, next->value & ~EXPLICIT_TASK, 0, 0, 0);
+}
+
+static int ompt_initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *data)
+{
+	ompt_set_callback_t set = (ompt_set_callback_t)lookup("ompt_set_callback");
+
+	(void)device, (void)data;
+	if (!set)
+		return 0;
+	set(ompt_callback_parallel_begin, (ompt_callback_t)on_parallel_begin);
+	set(ompt_callback_parallel_end, (ompt_callback_t)on_parallel_end);
+	set(ompt_callback_implicit_task, (ompt_callback_t)on_implicit_task);
+	set(ompt_callback_sync_region_wait, (ompt_callback_t)on_sync_wait);
+	set(ompt_callback_mutex_acquire, (ompt_callback_t)on_mutex_acquire);
+	set(ompt_callback_mutex_acquired, (ompt_callback_t)on_mutex_acquired);
+	set(ompt_callback_work, (ompt_callback_t)on_work);
+	set(ompt_callback_dispatch, (ompt_callback_t)on_dispatch);
+	set(ompt_callback_task_create, (ompt_callback_t)on_task_create);
+	set(ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule);
+	__atomic_store_n(&psc_omp.ompt, 1, __ATOMIC_RELEASE);
+	return 1;
+}
+
+static void ompt_finalize(ompt_data_t *data)
+{
+	(void)data;
+}
+
+/* libomp's question, when OpenMP first runs: record through OMPT when this process records
+ * and OpenMP recording is not turned off, else decline (NULL: libomp runs without a tool). */
+PSC_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int version, const char *runtime)
+{
+	static ompt_start_tool_result_t tool = {ompt_initialize, ompt_finalize, {0}};
+
+	(void)version, (void)runtime;
+	return omp_on() ? &tool : NULL;
+}
