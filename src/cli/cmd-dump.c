@@ -15,6 +15,7 @@
 #include "view/caveats.h"
 #include "lib/textesc.h"
 #include "lib/array.h"
+#include "lib/compiler.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -379,6 +380,79 @@ static void print_mpi_record(FILE *out, const struct stream_record *rec)
 }
 
 /* REC, read at NS since the process started (when the process is known: d->proc). */
+/* The fields of an OpenMP record (format.h PSC_REC_OMP_*), payloads as the reader checked. */
+static void print_omp_record(FILE *out, const struct stream_record *rec)
+{
+	static const char *const sync[] = {
+	    [PSC_OMP_SYNC_BARRIER_IMPLICIT] = "barrier-implicit",
+	    [PSC_OMP_SYNC_BARRIER_EXPLICIT] = "barrier-explicit",
+	    [PSC_OMP_SYNC_BARRIER_WORK] = "barrier-work",
+	    [PSC_OMP_SYNC_CRITICAL] = "critical",
+	    [PSC_OMP_SYNC_LOCK] = "lock",
+	    [PSC_OMP_SYNC_ORDERED] = "ordered",
+	    [PSC_OMP_SYNC_ATOMIC] = "atomic",
+	    [PSC_OMP_SYNC_TASKWAIT] = "taskwait",
+	    [PSC_OMP_SYNC_TASKGROUP] = "taskgroup",
+	    [PSC_OMP_SYNC_REDUCTION] = "reduction",
+	};
+	static const char *const work[] = {
+	    [PSC_OMP_WORK_LOOP_STATIC] = "loop-static",
+	    [PSC_OMP_WORK_LOOP_DYNAMIC] = "loop-dynamic",
+	    [PSC_OMP_WORK_LOOP_GUIDED] = "loop-guided",
+	    [PSC_OMP_WORK_LOOP_RUNTIME] = "loop-runtime",
+	    [PSC_OMP_WORK_SECTIONS] = "sections",
+	    [PSC_OMP_WORK_SINGLE] = "single",
+	    [PSC_OMP_WORK_OTHER] = "other",
+	};
+	const uint64_t *p = rec->payload;
+	const char *kind;
+
+	switch (rec->type) {
+	case PSC_REC_OMP_PARALLEL_BEGIN:
+		fprintf(out,
+			" parallel=%" PRIu64 " site=0x%" PRIx64 " fn=0x%" PRIx64
+			" team=%u level=%" PRIu64,
+			p[0], p[1], p[2], rec->arg, p[3]);
+		break;
+	case PSC_REC_OMP_PARALLEL_END:
+		fprintf(out, " parallel=%" PRIu64 " team=%u", p[0], rec->arg);
+		break;
+	case PSC_REC_OMP_ITASK_BEGIN:
+		fprintf(out, " parallel=%" PRIu64 " thread=%u team=%" PRIu64, p[0], rec->arg, p[1]);
+		break;
+	case PSC_REC_OMP_ITASK_END:
+		fprintf(out, " parallel=%" PRIu64 " thread=%u", p[0], rec->arg);
+		break;
+	case PSC_REC_OMP_SYNC_ENTER:
+	case PSC_REC_OMP_SYNC_LEAVE:
+		kind = rec->arg < ARRAY_SIZE(sync) ? sync[rec->arg] : NULL;
+		if (kind)
+			fprintf(out, " kind=%s", kind);
+		else
+			fprintf(out, " kind=%u", rec->arg);
+		if (rec->type == PSC_REC_OMP_SYNC_ENTER)
+			fprintf(out, " site=0x%" PRIx64 " object=0x%" PRIx64, p[0], p[1]);
+		break;
+	case PSC_REC_OMP_WORK:
+		kind = rec->arg < ARRAY_SIZE(work) ? work[rec->arg] : NULL;
+		if (kind)
+			fprintf(out, " kind=%s", kind);
+		else
+			fprintf(out, " kind=%u", rec->arg);
+		fprintf(out,
+			" site=0x%" PRIx64 " begin_ticks=%" PRIu64 " chunks=%" PRIu64
+			" iterations=%" PRIu64,
+			p[0], p[1], p[2], p[3]);
+		break;
+	case PSC_REC_OMP_TASK_CREATE:
+		fprintf(out, " task=%" PRIu64 " site=0x%" PRIx64, p[0], p[1]);
+		break;
+	default: /* TASK_BEGIN, TASK_END */
+		fprintf(out, " task=%" PRIu64 "%s", p[0], rec->arg ? " suspended" : "");
+		break;
+	}
+}
+
 static int print_record(struct dump *d, struct names *nm, const struct stream_record *rec,
 			int64_t ns)
 {
@@ -441,6 +515,18 @@ static int print_record(struct dump *d, struct names *nm, const struct stream_re
 	case PSC_REC_MPI_COMM:
 	case PSC_REC_MPI_CLOCK:
 		print_mpi_record(d->out, rec);
+		break;
+	case PSC_REC_OMP_PARALLEL_BEGIN:
+	case PSC_REC_OMP_PARALLEL_END:
+	case PSC_REC_OMP_ITASK_BEGIN:
+	case PSC_REC_OMP_ITASK_END:
+	case PSC_REC_OMP_SYNC_ENTER:
+	case PSC_REC_OMP_SYNC_LEAVE:
+	case PSC_REC_OMP_WORK:
+	case PSC_REC_OMP_TASK_CREATE:
+	case PSC_REC_OMP_TASK_BEGIN:
+	case PSC_REC_OMP_TASK_END:
+		print_omp_record(d->out, rec);
 		break;
 	default:
 		if (print_sample_record(d->out, rec))
