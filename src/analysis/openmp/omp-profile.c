@@ -278,6 +278,14 @@ static int ob_end(void *ctx, const struct ev_location *loc, const struct ev_loca
 		return 0;
 	t = &b->p->threads[b->p->nthreads - 1];
 	t->span_ns = f->last_ns > f->first_ns ? f->last_ns - f->first_ns : 0;
+	/* the stream ends in its task's closing barrier (OMPT, the process's last region): the
+	 * arrival is known, the settling ends the wait when the team's last thread arrived */
+	if (b->nwaits && b->waits[b->nwaits - 1].kind == PSC_OMP_SYNC_BARRIER_IMPLICIT) {
+		struct omp_task *task = open_task(b);
+
+		if (task && task->bar_enter_ns < 0)
+			task->bar_enter_ns = b->waits[b->nwaits - 1].ns;
+	}
 	return 0;
 }
 

@@ -186,6 +186,20 @@ static int add_task(struct omp_profile *p, struct u64map *rows, const struct omp
 	return 0;
 }
 
+/* Task T of instance X (which ended) that entered X's closing barrier (OMPT) and has neither
+ * left it nor ended: libomp tells a worker it left the process's last region only after the
+ * tool was stopped, so its stream ends in that barrier. The barrier opened at the team's last
+ * arrival: T as it ends there. */
+static struct omp_task released(const struct omp_par *x, const struct omp_task *t)
+{
+	struct omp_task r = *t;
+	int64_t at = x->last_ns > t->bar_enter_ns ? x->last_ns : t->bar_enter_ns;
+
+	r.bar_ns += at - t->bar_enter_ns;
+	r.end_ns = at;
+	return r;
+}
+
 /* Every task of B joined to its instance: first each instance's team (its tasks, the last
  * arrival at its closing barrier), then each task into its row. 0 or -ENOMEM. */
 static int join_tasks(struct omp_build *b)
@@ -208,7 +222,8 @@ static int join_tasks(struct omp_build *b)
 		t->par = x ? (size_t)(x - b->pars) : SIZE_MAX;
 		if (!x)
 			p->orphan_tasks++;
-		else if (x->end_ns >= 0 && t->end_ns >= 0 && arrival > x->last_ns)
+		else if (x->end_ns >= 0 && (t->end_ns >= 0 || t->bar_enter_ns >= 0) &&
+			 arrival > x->last_ns)
 			x->last_ns = arrival;
 		if (x)
 			x->ntasks++;
@@ -229,10 +244,15 @@ static int join_tasks(struct omp_build *b)
 
 		if (!x || x->end_ns < 0)
 			continue;
-		if (t->end_ns < 0)
-			p->open_tasks++;
-		else
+		if (t->end_ns >= 0) {
 			ret = add_task(p, &rows, x, t);
+		} else if (t->bar_enter_ns >= 0) {
+			struct omp_task r = released(x, t);
+
+			ret = add_task(p, &rows, x, &r);
+		} else {
+			p->open_tasks++;
+		}
 	}
 	hchain_release(&by_id);
 	u64map_release(&rows);

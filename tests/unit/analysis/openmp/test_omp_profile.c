@@ -202,6 +202,50 @@ static void test_gomp_ompt_same(void **state)
 	omp_profile_release(&b);
 }
 
+/* OMPT, the process's last region: libomp tells the workers they left its closing barrier
+ * only after the tool stopped, so their streams end in it (a barrier entered, neither left
+ * nor the task ended). They leave it at the team's last arrival: the rows of the complete
+ * run, and no caveat. */
+static void test_ompt_ends_in_barrier(void **state)
+{
+	static struct words s[4];
+	const uint64_t enter[] = {0x403000, 0};
+	struct omp_profile a, b;
+	char dir[256];
+
+	(void)state;
+	one_instance(dir, sizeof(dir), OMPT, &a);
+	start(s, 4);
+	w_par_begin(&s[0], 2000, 7, SITE, 1, 4);
+	for (uint32_t k = 0; k < 4; k++) {
+		w_itask_begin(&s[k], 2000, 7, k, 4);
+		if (k == 1)
+			w_sync(&s[k], 2050, 2070, PSC_OMP_SYNC_LOCK);
+		if (k == 2) {
+			const uint64_t work[] = {0x404000, 2000, 3, 30};
+
+			w_ext(&s[k], ARRIVE1[k], PSC_REC_OMP_WORK, PSC_OMP_WORK_LOOP_DYNAMIC, work,
+			      4);
+		}
+		if (k == 0)
+			w_itask_end(&s[k], OMPT, ARRIVE1[k], 2400, 7, k);
+		else
+			w_ext(&s[k], ARRIVE1[k], PSC_REC_OMP_SYNC_ENTER,
+			      PSC_OMP_SYNC_BARRIER_IMPLICIT, enter, 2);
+	}
+	w_par_end(&s[0], 2400, 7, 4);
+	new_dir(dir, sizeof(dir));
+	write_team(dir, s, 4);
+	build(dir, &b);
+	assert_int_equal(b.nrows, 4);
+	for (size_t k = 0; k < a.nrows; k++)
+		assert_memory_equal(&a.rows[k], &b.rows[k], sizeof(a.rows[k]));
+	assert_int_equal(b.open_tasks, 0);
+	assert_int_equal(b.ncaveats, 0);
+	omp_profile_release(&a);
+	omp_profile_release(&b);
+}
+
 /* Two instances of one region, the second with the arrivals reversed: calls 2, the waits and
  * work summed, the imbalance of the sums. */
 static void test_two_instances(void **state)
@@ -491,10 +535,15 @@ static void test_session(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_team_of_4),	  cmocka_unit_test(test_gomp_ompt_same),
-	    cmocka_unit_test(test_two_instances), cmocka_unit_test(test_nested),
-	    cmocka_unit_test(test_killed),	  cmocka_unit_test(test_orphans),
-	    cmocka_unit_test(test_tasks),	  cmocka_unit_test(test_none),
+	    cmocka_unit_test(test_team_of_4),
+	    cmocka_unit_test(test_gomp_ompt_same),
+	    cmocka_unit_test(test_ompt_ends_in_barrier),
+	    cmocka_unit_test(test_two_instances),
+	    cmocka_unit_test(test_nested),
+	    cmocka_unit_test(test_killed),
+	    cmocka_unit_test(test_orphans),
+	    cmocka_unit_test(test_tasks),
+	    cmocka_unit_test(test_none),
 	    cmocka_unit_test(test_session),
 	};
 
