@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The barrier waits of `report --openmp` against the program's own: examples/omp_tri.c times
+# when each thread arrives at the triangular loop's closing barrier and prints, per thread,
+# the wait that arrival implies (the last arrival minus its own, arrival_wait_ns). perfscope's
+# barrier_ns of that region must equal it within 2 % or 0.5 ms (issue 21), for gcc (libgomp,
+# the wait derived from the team's arrivals) and clang (libomp, OMPT's barrier records), at 2
+# and 4 threads (4 oversubscribe this machine: the program measures its own truth anyway).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+psc_init
+
+ROWS=12000
+# the triangular loop's region, by the line of its construct (its function is triangle with
+# gcc, main with clang, which inlines it)
+LINE=$(awk '/^static void triangle/ { f = 1 } f && /#pragma omp parallel/ { print NR; exit }' \
+	"$PSC_SOURCE/examples/omp_tri.c")
+[ -n "$LINE" ] || die "no parallel construct in triangle() of examples/omp_tri.c"
+
+# check NAME PROG THREADS
+check() {
+	local name=$1 prog=$2 t=$3 dir=$T/$1.exp
+	OMP_NUM_THREADS=$t record_or_die "$name" "$dir" -- "$prog" "$ROWS"
+	expect_grep "threads $t rows $ROWS" "$T/$name.out" "$name: the program ran $t threads"
+	run "$name-report" "$PERFSCOPE" report "$dir" --openmp --csv
+	[ "$RC" -eq 0 ] || { show "$name-report"; die "$name: report --openmp exited $RC"; }
+	for ((i = 0; i < t; i++)); do
+		local own got tol
+		own=$(awk -v i="$i" '$1 == "thread" && $2 == i { print $8 }' "$T/$name.out")
+		# the first table (region x thread) only: it ends at the first empty line
+		got=$(awk -F, -v i="$i" -v at="omp_tri.c:$LINE" 'NF == 0 { exit }
+			index($1, at) && substr($1, length($1) - length(at) + 1) == at &&
+			$2 == i { print $6 }' "$T/$name-report.out")
+		tol=$(awk -v a="$own" 'BEGIN { t = a * 0.02; print (t > 500000 ? t : 500000) }')
+		expect_near "$own" "$got" "$tol" "$name thread $i: barrier_ns against the program's own"
+	done
+}
+
+progs=()
+[ -x "$EX/omp_tri" ] && progs+=("gcc:$EX/omp_tri")
+[ -x "$EX/omp_tri_clang" ] && progs+=("clang:$EX/omp_tri_clang")
+[ ${#progs[@]} -gt 0 ] || skip "examples/omp_tri was not built (no OpenMP compiler)"
+for p in "${progs[@]}"; do
+	IFS=: read -r cc prog <<<"$p"
+	for t in 2 4; do
+		check "$cc-$t" "$prog" "$t"
+	done
+done
+finish
