@@ -158,6 +158,7 @@ static int shown_rows(const struct func_report *r, const void ***rows, size_t *n
 
 static void func_view_of(struct view *v, const struct func_report *r, const void **rows, size_t n)
 {
+	*v = (struct view){0};
 	v->cols = func_view_cols(&v->ncols);
 	v->rows = rows;
 	v->nrows = n;

@@ -99,6 +99,7 @@ static int region_view_of(struct view *v, const struct region_report *r, const v
 	size_t n = nshown(r);
 	struct view_col *cols;
 
+	*v = (struct view){0};
 	*rows = malloc((n + 1) * sizeof(**rows));
 	if (!*rows || region_view_cols(r, &cols, &v->ncols)) {
 		free(*rows);

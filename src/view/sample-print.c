@@ -283,6 +283,7 @@ static int functions_view(const struct sample_report *r, struct view *v)
 	struct view_col *cols;
 	size_t k = 0;
 
+	*v = (struct view){0};
 	if (!rows || sample_view_cols(r, &cols, &v->ncols)) {
 		free(rows);
 		return -ENOMEM;
