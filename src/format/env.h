@@ -36,6 +36,9 @@
 #define PSC_ENV_COMPRESS "PERFSCOPE_COMPRESS"
 /* Force the clock source: "tsc" or "monotonic" (testing and odd hardware). */
 #define PSC_ENV_CLOCK "PERFSCOPE_CLOCK"
+/* "0" turns the runtime's OpenMP records off (record --no-openmp): the libgomp wrappers pass
+ * through and the OMPT tool declines to start. */
+#define PSC_ENV_OPENMP "PERFSCOPE_OPENMP"
 
 /* CLI only: where `record --sample` keeps its per-boot copy of /proc/kallsyms and every
  * command its build-id cache of the recorded objects; set and empty: no cache (unset:

@@ -14,13 +14,11 @@
 
 #include "runtime/session.h"
 
+#include "format/env.h"
 #include "format/format.h"
 
 #include <errno.h>
 #include <stdint.h>
-
-/* The variable that turns OpenMP recording off ("0"); record --no-openmp sets it. */
-#define PSC_ENV_OPENMP "PERFSCOPE_OPENMP"
 
 /* What the calling thread is doing in OpenMP constructs the interposition sees (libgomp): the
  * worksharing construct it is in, counted until it leaves it. */

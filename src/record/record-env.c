@@ -1,7 +1,6 @@
 /* record-env.c - the environment of a recorded command: the runtime preloaded, its variables. */
 #include "record/record-env.h"
 #include "record/record-mpi.h"
-#include "record/record-omp.h"
 
 #include "format/env.h"
 #include "format/filter.h"

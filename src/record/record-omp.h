@@ -6,9 +6,6 @@
 #ifndef PSC_RECORD_OMP_H
 #define PSC_RECORD_OMP_H
 
-/* The variable that turns the runtime's OpenMP records off ("0"): record --no-openmp. */
-#define PSC_ENV_OPENMP "PERFSCOPE_OPENMP"
-
 /* 1 when the command CMD (NULL-terminated) runs a program linked with an OpenMP runtime
  * (libgomp, libomp, libiomp5): CMD[0], or a later argument that is not an option and resolves
  * to an executable, as `mpirun -np 4 ./app` runs ./app. Else 0. */
