@@ -516,20 +516,10 @@ static int print_record(struct dump *d, struct names *nm, const struct stream_re
 	case PSC_REC_MPI_CLOCK:
 		print_mpi_record(d->out, rec);
 		break;
-	case PSC_REC_OMP_PARALLEL_BEGIN:
-	case PSC_REC_OMP_PARALLEL_END:
-	case PSC_REC_OMP_ITASK_BEGIN:
-	case PSC_REC_OMP_ITASK_END:
-	case PSC_REC_OMP_SYNC_ENTER:
-	case PSC_REC_OMP_SYNC_LEAVE:
-	case PSC_REC_OMP_WORK:
-	case PSC_REC_OMP_TASK_CREATE:
-	case PSC_REC_OMP_TASK_BEGIN:
-	case PSC_REC_OMP_TASK_END:
-		print_omp_record(d->out, rec);
-		break;
 	default:
-		if (print_sample_record(d->out, rec))
+		if (rec->type >= PSC_REC_OMP_PARALLEL_BEGIN && rec->type <= PSC_REC_OMP_TASK_END)
+			print_omp_record(d->out, rec);
+		else if (print_sample_record(d->out, rec))
 			return -ENOMEM;
 		break;
 	}

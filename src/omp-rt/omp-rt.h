@@ -62,7 +62,7 @@ static inline uint64_t omp_ticks(void)
 	return clock_ticks(psc_session.clock);
 }
 
-/* Room for WORDS words in T's chunk after the current one filled (errno kept): rec.c. */
+/* Room for WORDS words in T's chunk after the current one filled (errno kept). */
 uint64_t *omp_reserve_slow(struct psc_thread *t, size_t words);
 
 /*

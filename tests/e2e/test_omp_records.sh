@@ -78,6 +78,10 @@ check() {
 	expect_eq $(((1 + 1 + LOCKS + 1) * t + implicit)) \
 		"$(count "$T/$name.counts" omp-sync-enter)" "$name: waits"
 	expect_eq "$work" "$(count "$T/$name.counts" omp-work)" "$name: WORK records"
+	# dump names the fields: each implicit task with its thread number and the team's size
+	run "$name-dump" "$PERFSCOPE" dump "$dir"
+	expect_eq $((2 * t)) "$(grep -cE "omp-itask-begin parallel=[1-9][0-9]* thread=[0-9]+ team=$t\$" \
+		"$T/$name-dump.out")" "$name: dump's implicit task lines"
 	omp_kinds "$dir" >"$T/$name.kinds" || fail "$name: cannot decode the streams"
 	expect_eq "$t" "$(count "$T/$name.kinds" sync-2)" "$name: explicit barriers"
 	expect_eq "$t" "$(count "$T/$name.kinds" sync-4)" "$name: critical section waits"
