@@ -43,7 +43,8 @@ int ev_pass_failed(struct ev_pass *p, struct ev_consumer *c, int ret)
 {
 	if (!c->isolated || ret == -ENOMEM)
 		return ret;
-	isolate_fail(c, ret, p->err);
+	if (!c->isolated->ret) /* its first failure is the one kept */
+		isolate_fail(c, ret, p->err);
 	if (p->errlen)
 		p->err[0] = 0;
 	return 0;
@@ -53,7 +54,8 @@ int ev_pass_source_failed(struct ev_consumer *c, const struct ev_location_facts 
 {
 	if (!c->isolated || !c->isolated->source_errors || !facts->error)
 		return 0;
-	isolate_fail(c, facts->error, facts->errmsg);
+	if (!c->isolated->ret) /* failed already: its own error stays the one kept */
+		isolate_fail(c, facts->error, facts->errmsg);
 	return 1;
 }
 

@@ -496,6 +496,31 @@ static void test_isolated_source_errors(void **state)
 	assert_int_equal(b.finishes, 1);
 }
 
+/* An isolated consumer that fails inside a location which then ends in a source error keeps
+ * its own error, not the source's. */
+static void test_isolated_own_error_kept(void **state)
+{
+	struct count a = {.fail_at_exit = 1};
+	struct ev_consumer ca = counter(&a, EV_ALL, 0), ia, *list[] = {&ia};
+	struct ev_isolated isa;
+	char dir[256], err[512];
+	struct words w = {.n = 0};
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	write_proc(dir, 10, "[]");
+	w_clock(&w, 1000);
+	w_call(&w, 1000, 1, 0x10);
+	w_call(&w, 1001, 0, 0x10);
+	w_call(&w, 1002, 1, 0x10);
+	w.w[w.n - 2] = psc_word0(900, PSC_KIND_FUNC_ENTER); /* time goes back: damage */
+	write_stream(dir, 10, 11, &w, NULL, 0);
+	ev_consumer_isolate(&ia, &isa, &ca, 1);
+	assert_int_equal(run_flags(dir, list, 1, EV_PASS_KEEP_GOING, err, sizeof(err)), 0);
+	assert_int_equal(isa.ret, -EIO);
+	assert_string_equal(isa.msg, "consumer stops");
+}
+
 /* The OpenMP events of a location, as the consumer got them. */
 struct omp_seen {
 	struct event ev[16];
@@ -684,6 +709,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_keep_going),
 	    cmocka_unit_test(test_isolated),
 	    cmocka_unit_test(test_isolated_source_errors),
+	    cmocka_unit_test(test_isolated_own_error_kept),
 	    cmocka_unit_test(test_omp_events),
 	    cmocka_unit_test(test_omp_bad_length),
 	};
