@@ -15,8 +15,15 @@
 #include <alloca.h>
 #include <string.h>
 
-/* Tasks whose data is larger than this are not recorded (the block is on the stack). */
-#define TASK_DATA_MAX (64 * 1024)
+/* Tasks whose data is larger than this are not recorded: the block is on the encountering
+ * thread's stack, which OMP_STACKSIZE may have made small. */
+#define TASK_DATA_MAX (4 * 1024)
+
+/* GOMP_task's flags (gcc's gomp-constants.h) under which libgomp itself writes into the
+ * task's data block (the event handle of `detach`), or reads it by its own layout (task
+ * reductions): such tasks are passed through, not recorded. */
+#define GOMP_TASK_FLAG_REDUCTION (1u << 12)
+#define GOMP_TASK_FLAG_DETACH	 (1u << 13)
 
 struct gomp_task_head {
 	gomp_fn fn;
@@ -56,7 +63,7 @@ PSC_EXPORT void GOMP_task(gomp_fn fn, void *data, void (*cpyfn)(void *, void *),
 	char *block;
 
 	if (!GOMP_RECORDS() || arg_size < 0 || arg_size > TASK_DATA_MAX || align > 4096 ||
-	    (align & (align - 1))) {
+	    (align & (align - 1)) || (flags & (GOMP_TASK_FLAG_DETACH | GOMP_TASK_FLAG_REDUCTION))) {
 		real(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority,
 		     detach);
 		return;
