@@ -58,7 +58,7 @@
     ["load balance %", (r) => r.load_balance_pct, pct], ["region eff. %", (r) => r.region_eff_pct, pct],
   ]);
   const threadCols = (o) => (o.hybrid ? [["rank", (r) => r.rank]] : []).concat([
-    ["pid", (r) => r.pid], ["tid", (r) => r.tid], ["role", (r) => r.role],
+    ["pid", (r) => r.pid, String], ["tid", (r) => r.tid, String], ["role", (r) => r.role],
     ["span", (r) => r.span_ns, PSC.fmtNs], ["parallel", (r) => r.parallel_ns, PSC.fmtNs],
     ["serial", (r) => r.serial_ns, PSC.fmtNs], ["parallel %", (r) => r.parallel_pct, pct],
   ]);
