@@ -6,7 +6,9 @@
 # the session's (report --openmp --json, never recomputed), and the Chrome export has one
 # implicit-task slice per thread per region instance, named as the region, whose start and
 # duration are the ITASK_BEGIN and ITASK_END records' as `perfscope dump` shows them (to the
-# nanosecond; a task whose end was not recorded ends with its stream, flagged). A run without OpenMP has no OpenMP view and no "openmp" data.
+# nanosecond; a task whose end was not recorded ends with its stream, flagged), and a wait
+# slice per SYNC_ENTER/LEAVE pair, exact likewise. A run without OpenMP has no OpenMP view and
+# no "openmp" data.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 psc_init
@@ -51,7 +53,7 @@ PY
 	expect_eq 0 "$RC" "$name: export --format chrome"
 	run "$name-dump" "$PERFSCOPE" dump "$dir"
 	expect_eq 0 "$RC" "$name: dump"
-	python3 - "$T/$name.json" "$T/$name-dump.out" "$T/$name-json.out" <<'PY' || fail "$name: the Chrome export's implicit tasks are the dump's"
+	python3 - "$T/$name.json" "$T/$name-dump.out" "$T/$name-json.out" <<'PY' || fail "$name: the Chrome export's implicit tasks and waits are the dump's"
 import json, re, sys
 trace = json.load(open(sys.argv[1]))["traceEvents"]
 regions = {x["region"] for x in json.load(open(sys.argv[3]))["regions"]}
@@ -83,6 +85,29 @@ for e in trace:
         got[key] = (round(e["ts"] * 1000), round(e["dur"] * 1000) if end else None)
 assert len(want) >= 4 and len({t for t, _ in want}) == 2, want
 assert got == want, (got, want)
+
+# the waits: a slice per recorded SYNC_ENTER/LEAVE pair (the innermost open wait of its kind)
+names = {"barrier-implicit": "omp barrier (implicit)", "barrier-explicit": "omp barrier",
+         "barrier-work": "omp barrier (worksharing)", "critical": "omp critical", "lock": "omp lock"}
+want, open_, tid = [], {}, None
+for line in open(sys.argv[2]):
+    m = re.match(r"# .*: pid (\d+) tid (\d+) ", line)
+    if m:
+        tid = int(m.group(2))
+        continue
+    f = line.split()
+    if len(f) > 4 and f[3] in ("omp-sync-enter", "omp-sync-leave"):
+        kind = f[4].split("=")[1]
+        if f[3] == "omp-sync-enter":
+            open_.setdefault((tid, kind), []).append(int(f[2]))
+        elif open_.get((tid, kind)):
+            b = open_[(tid, kind)].pop()
+            want.append((tid, names.get(kind, "omp " + kind), b, int(f[2]) - b))
+got = [(e["tid"], e["name"], round(e["ts"] * 1000), round(e["dur"] * 1000)) for e in trace
+       if e.get("cat") == "openmp" and "parallel_id" not in e.get("args", {})
+       and "end_recorded" not in e.get("args", {})]
+assert len(want) >= 10, want
+assert sorted(got) == sorted(want), (sorted(got), sorted(want))
 PY
 }
 
