@@ -67,10 +67,11 @@ static void profile_error(struct session *s, char *why, size_t len)
 		session_get(s, SESSION_SAMPLES, NULL, why, len);
 }
 
-/* The views of S into IN: the profiles (report's), and for an experiment whose files name MPI
- * ranks, the MPI model read first so that the profile pass skips the streams it found only MPI
- * records in (one read of them instead of two). 0, or an exit status after a one-line
- * message; profiles that cannot be built leave the Profile view out (said). */
+/* The views of S into IN: the profiles (report's) and the OpenMP profile of the same pass, and
+ * for an experiment whose files name MPI ranks, the MPI model read first so that the profile
+ * pass skips the streams it found only MPI records in (one read of them instead of two). 0, or
+ * an exit status after a one-line message; profiles that cannot be built leave the Profile
+ * view out (said). */
 static int open_views(struct session *s, struct report *rep, struct html_input *in, char *why,
 		      size_t len)
 {
@@ -87,6 +88,8 @@ static int open_views(struct session *s, struct report *rep, struct html_input *
 	/* the model reads no stream without a rank named (html.h) */
 	if (session_get(s, SESSION_EXPERIMENT, NULL, why, len) == 0 && html_ranks_named(&s->e))
 		session_require(s, SESSION_MPI);
+	/* the OpenMP view's profile from the profiles' pass (no second read of the streams) */
+	session_require(s, SESSION_OPENMP);
 	if ((ret = report_views(rep, "html", s, &(struct report_options){0}))) {
 		/* out of memory is said and not the experiment's fault: no view is left out */
 		if (ret == -ENOMEM || session_state(s, SESSION_EXPERIMENT) < 0)

@@ -1,5 +1,6 @@
 /* chrome.c - Chrome Trace Event JSON, streamed by a consumer of the pass (chrome.h). */
 #include "export/chrome-model.h"
+#include "export/chrome-omp.h"
 
 #include "format/stream.h"
 #include "pmu/clock.h"
@@ -460,6 +461,7 @@ struct chrome {
 	struct symtab *st;
 	struct chrome_stats *stats, local;
 	struct chrome_model *model;
+	struct chrome_omp *omp;
 	int64_t origin;
 };
 
@@ -479,6 +481,7 @@ static int chrome_location_begin(void *ctx, const struct ev_location *loc, char 
 	if (!loc->stream)
 		return 0; /* a samples file */
 	chrome_model_location(c->model);
+	chrome_omp_location(c->omp);
 	if (c->names.proc != loc->proc)
 		names_reset(&c->names, loc->proc);
 	track_release(&c->t);
@@ -559,6 +562,8 @@ static int chrome_event(void *ctx, const struct event *ev, char *err, size_t err
 			ret = chrome_model_sample(c->model, &c->o, c->st, ev, c->origin, c->stats);
 		break;
 	default:
+		if (chrome_omp_kinds() & EV_BIT(ev->kind))
+			ret = chrome_omp_event(c->omp, &c->o, ev, c->origin);
 		break;
 	}
 	if (ret < 0) {
@@ -603,6 +608,10 @@ static int chrome_location_end(void *ctx, const struct ev_location *loc,
 	 * stream without records (cut inside its first chunk) has none open and no last record */
 	if (facts->first_ns <= facts->last_ns) {
 		chrome_model_close(c->model, &c->o, loc, facts->last_ns - c->origin);
+		if (chrome_omp_close(c->omp, &c->o, facts->last_ns - c->origin) < 0) {
+			snprintf(err, errlen, "%s: out of memory", loc->name);
+			return -ENOMEM;
+		}
 		while (c->t.nregions) {
 			c->t.nregions--;
 			region_end(&c->o, &c->t, facts->last_ns - c->origin, 0);
@@ -621,6 +630,7 @@ static int chrome_finish(void *ctx, char *err, size_t errlen)
 {
 	struct chrome *c = ctx;
 
+	chrome_omp_finish(c->omp, &c->o);
 	out_lit(&c->o, "\n]}\n");
 	out_flush(&c->o);
 	if (!c->o.error && fflush(c->o.f) != 0)
@@ -639,6 +649,7 @@ static void chrome_release(void *ctx)
 	names_release(&c->names);
 	track_release(&c->t);
 	chrome_model_free(c->model);
+	chrome_omp_free(c->omp);
 	free(c->o.buf);
 	free(c);
 }
@@ -648,9 +659,12 @@ int chrome_consumer(struct ev_consumer *consumer, FILE *f, const struct experime
 {
 	struct chrome *c = calloc(1, sizeof(*c));
 
-	if (!c || !(c->o.buf = malloc(OUT_CAP)) || chrome_model_new(&c->model) < 0) {
-		if (c)
+	if (!c || !(c->o.buf = malloc(OUT_CAP)) || chrome_model_new(&c->model) < 0 ||
+	    chrome_omp_new(&c->omp, st) < 0) {
+		if (c) {
+			chrome_model_free(c->model);
 			free(c->o.buf);
+		}
 		free(c);
 		return -ENOMEM;
 	}
@@ -669,7 +683,7 @@ int chrome_consumer(struct ev_consumer *consumer, FILE *f, const struct experime
 	    .kinds = EV_BIT(EV_CALL_ENTER) | EV_BIT(EV_CALL_EXIT) | EV_BIT(EV_REGION_ENTER) |
 		     EV_BIT(EV_REGION_EXIT) | EV_BIT(EV_COUNTERS) | EV_BIT(EV_MPI_COMM) |
 		     EV_BIT(EV_MPI_ENTER) | EV_BIT(EV_MPI_LEAVE) | EV_BIT(EV_SAMPLE) |
-		     EV_BIT(EV_TASK),
+		     EV_BIT(EV_TASK) | chrome_omp_kinds(),
 	    .ctx = c,
 	    .location_begin = chrome_location_begin,
 	    .event = chrome_event,

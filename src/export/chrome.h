@@ -5,10 +5,12 @@
  * One track per thread with its function calls and MPI calls as B/E slices, a second track per
  * thread with its regions (regions and functions nest independently), MPI messages as flow
  * events from the send to the receive, samples as instant events on their threads, process and
- * thread names as "M" events, and the counters read at region boundaries as "C" counter tracks.
+ * thread names as "M" events, the counters read at region boundaries as "C" counter tracks, and
+ * OpenMP implicit tasks and waits as "X" slices on their threads' tracks (chrome-omp.h).
  * Timestamps are microseconds with three decimals (exact to the nanosecond) from the experiment's
  * earliest clock pair. The trace is streamed: events are written as the streams are read, so memory
- * is bounded by the call depth and the names seen, not by the trace's length.
+ * is bounded by the call depth and the names seen, not by the trace's length (but the OpenMP
+ * parallel regions' ids, kept to name their tasks: chrome-omp.h).
  */
 #ifndef PSC_CHROME_H
 #define PSC_CHROME_H

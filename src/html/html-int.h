@@ -23,6 +23,7 @@ int html_data_states(struct jsonw *w, struct html_input *in);	/* "states", "load
 int html_data_energy(struct jsonw *w, struct html_input *in);	/* "energy" (html-energy.c) */
 int html_data_counters(struct jsonw *w, struct html_input *in); /* "counters" (html-counters.c) */
 int html_data_source(struct jsonw *w, struct html_input *in);	/* "source" (html-source.c) */
+int html_data_openmp(struct jsonw *w, struct html_input *in);	/* "openmp" (html-omp.c) */
 
 /* An OTF2 archive's report (IN->otf2, html-otf2.c). */
 struct tl_lod;

@@ -351,7 +351,7 @@ static char *data_json(struct html_input *in)
 {
 	static const html_data_fn builders[] = {
 	    html_data_profile, html_data_timeline, html_data_mpi,    html_data_states,
-	    html_data_energy,  html_data_counters, html_data_source,
+	    html_data_energy,  html_data_counters, html_data_source, html_data_openmp,
 	};
 	/* an archive has no samples, counters, power or source lines to show */
 	static const html_data_fn otf2_builders[] = {
