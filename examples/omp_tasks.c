@@ -1,11 +1,13 @@
 /*
- * omp_tasks.c - OpenMP explicit tasks with known counts: one thread of the team creates N
- * tasks (`omp single`, `omp task`), every thread runs them, the creator waits for them all
- * (`omp taskwait`). Task i costs a little more than task i - 1, so the threads finish apart.
+ * omp_tasks.c - OpenMP explicit tasks with known counts, in two regions: in the first, one
+ * thread of the team creates N tasks (`omp single`, `omp task`) and waits for them all (`omp
+ * taskwait`); in the second, the master thread creates N tasks and waits for none, so that
+ * the team runs them in the region's closing barrier. Task i costs a little more than task
+ * i - 1, so the threads finish apart.
  *
  * It prints what it did, counted by the tasks themselves:
- *   tasks N ran R threads T
- * R equals N unless a task was lost. Usage: omp_tasks [N] (default 200).
+ *   tasks 2N ran R threads T
+ * R equals 2N unless a task was lost. Usage: omp_tasks [N] (default 200).
  */
 #include <omp.h>
 #include <stdio.h>
@@ -47,6 +49,17 @@ int main(int argc, char **argv)
 #pragma omp taskwait
 		}
 	}
-	printf("tasks %d ran %ld threads %d\n", n, ran, threads);
+#pragma omp parallel
+	{
+#pragma omp master
+		for (int i = 0; i < n; i++) {
+#pragma omp task firstprivate(i)
+			{
+				sink[omp_get_thread_num() % 64] = task_work(i);
+				__atomic_add_fetch(&ran, 1, __ATOMIC_RELAXED);
+			}
+		}
+	}
+	printf("tasks %d ran %ld threads %d\n", 2 * n, ran, threads);
 	return 0;
 }

@@ -14,10 +14,11 @@
  * libomp 14 tells a worker that it left a region's closing barrier (and ended its implicit task)
  * only when the next region starts, or at exit. The barrier is complete when the last thread
  * arrives: every thread notes its arrival in a small table by region id (the latest is kept),
- * and a worker's late records are timed with the last arrival (nothing was written in its
- * stream since it arrived), as libgomp's waits are derived. Thread 0's leaving is timed when
- * libomp tells it, which may be later (it is woken). The workers' records of a process's last
- * region come after the runtime stopped recording: their streams end in that barrier, which
+ * and a worker's late records are timed with the last arrival, as libgomp's waits are derived,
+ * when nothing was written in its stream since it arrived (an explicit task run in the barrier
+ * writes records of its own: the leaving is then timed when libomp tells it). Thread 0's leaving is
+ * timed when libomp tells it, which may be later (it is woken). The workers' records of a process's
+ * last region come after the runtime stopped recording: their streams end in that barrier, which
  * the region's PARALLEL_END closes.
  *
  * A region's data (ompt_data_t, one word) holds its id in the low 48 bits and, once its
@@ -46,6 +47,10 @@ static __thread struct ompt_thread {
 	unsigned nsites;
 	uint64_t work_begin; /* ticks when the thread entered its worksharing construct */
 	uint64_t chunks;     /* the chunks (or sections) dispatched to it there */
+	/* where its stream stood after its last record that a later one may be timed back to
+	 * (its arrival at a closing barrier, its leaving of it): a record is dated back only
+	 * when nothing was written since, so that the stream's times never go back */
+	const uint64_t *dated_pos;
 } ompt_tls __attribute__((tls_model("initial-exec")));
 
 /* The last arrival at the closing barrier of recent regions, by id (0: none yet). */
@@ -83,13 +88,23 @@ static void join_arrive(uint64_t id, uint64_t ticks)
 		;
 }
 
-/* The last arrival at region ID's closing barrier, if the table still has it and it is not
- * later than now; else 0 (now). */
+/* Where the calling thread's stream stands (its next free word), NULL when it has none. */
+static const uint64_t *stream_pos(void)
+{
+	struct psc_thread *t = thread_get();
+
+	return t ? t->pos : NULL;
+}
+
+/* The last arrival at region ID's closing barrier, if the table still has it, it is not later
+ * than now and the calling thread wrote nothing since its record that may be dated back (an
+ * explicit task it ran in the barrier, a function call); else 0 (now). */
 static uint64_t join_ticks(uint64_t id)
 {
 	uint64_t ticks = __atomic_load_n(&ompt_joins[id % JOINS].ticks, __ATOMIC_RELAXED);
 
-	if (__atomic_load_n(&ompt_joins[id % JOINS].id, __ATOMIC_ACQUIRE) != id)
+	if (__atomic_load_n(&ompt_joins[id % JOINS].id, __ATOMIC_ACQUIRE) != id ||
+	    !ompt_tls.dated_pos || stream_pos() != ompt_tls.dated_pos)
 		return 0;
 	return ticks <= omp_ticks() ? ticks : 0;
 }
@@ -142,6 +157,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
 		id = task->value & ID_MASK;
 		omp_rec_at(task->value >> ID_BITS ? join_ticks(id) : 0, PSC_REC_OMP_ITASK_END,
 			   (uint32_t)(task->value >> ID_BITS), 1, id, 0, 0, 0);
+		ompt_tls.dated_pos = NULL;
 		ompt_itasks.now = ompt_itasks.depth && ompt_itasks.depth <= SITES_MAX
 				      ? ompt_itasks.outer[ompt_itasks.depth - 1]
 				      : 0;
@@ -193,11 +209,13 @@ static void on_sync_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint
 		}
 		omp_rec_at(ticks, PSC_REC_OMP_SYNC_ENTER, k, 2, (uint64_t)(uintptr_t)codeptr, 0, 0,
 			   0);
+		ompt_tls.dated_pos = closing ? stream_pos() : NULL;
 		return;
 	}
 	if (closing && ompt_itasks.now >> ID_BITS)
 		ticks = join_ticks(id);
 	omp_rec_at(ticks, PSC_REC_OMP_SYNC_LEAVE, k, 0, 0, 0, 0, 0);
+	ompt_tls.dated_pos = ticks ? stream_pos() : NULL;
 }
 
 static enum psc_omp_sync mutex_kind(ompt_mutex_t kind)
