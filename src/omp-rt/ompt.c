@@ -51,6 +51,12 @@ static __thread struct ompt_thread {
 	 * (its arrival at a closing barrier, its leaving of it): a record is dated back only
 	 * when nothing was written since, so that the stream's times never go back */
 	const uint64_t *dated_pos;
+	/* the lock acquire whose end is awaited (kind 0: none) */
+	struct ompt_lock_wait {
+		uint64_t ticks, site, object;
+		unsigned kind; /* enum psc_omp_sync */
+		const uint64_t *pos;
+	} lock;
 } ompt_tls __attribute__((tls_model("initial-exec")));
 
 /* The last arrival at the closing barrier of recent regions, by id (0: none yet). */
@@ -232,17 +238,48 @@ static enum psc_omp_sync mutex_kind(ompt_mutex_t kind)
 	}
 }
 
+/*
+ * A lock's wait, from mutex_acquire to its end: mutex_acquired, or, for a nest lock the thread
+ * holds already, nest_lock's scope begin. An acquire may have no end: a failed omp_test_lock
+ * (libomp tells no acquired then). So the acquire is only noted, and the wait's two records
+ * are written at its end, the first dated back to the acquire when nothing was written in the
+ * thread's stream since (a blocked thread writes nothing; else it is timed now, a wait of 0).
+ */
 static void on_mutex_acquire(ompt_mutex_t kind, unsigned hint, unsigned impl, ompt_wait_id_t wait,
 			     const void *codeptr)
 {
 	(void)hint, (void)impl;
-	omp_wait_enter(mutex_kind(kind), (uint64_t)(uintptr_t)codeptr, wait);
+	ompt_tls.lock = (struct ompt_lock_wait){.ticks = omp_ticks(),
+						.site = (uint64_t)(uintptr_t)codeptr,
+						.object = wait,
+						.kind = mutex_kind(kind),
+						.pos = stream_pos()};
+}
+
+/* The noted acquire's wait ends now: its records. */
+static void lock_acquired(void)
+{
+	struct ompt_lock_wait *l = &ompt_tls.lock;
+
+	if (!l->kind)
+		return;
+	omp_rec_at(l->pos && stream_pos() == l->pos ? l->ticks : 0, PSC_REC_OMP_SYNC_ENTER, l->kind,
+		   2, l->site, l->object, 0, 0);
+	omp_wait_leave(l->kind);
+	l->kind = 0;
 }
 
 static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait, const void *codeptr)
 {
+	(void)kind, (void)wait, (void)codeptr;
+	lock_acquired();
+}
+
+static void on_nest_lock(ompt_scope_endpoint_t endpoint, ompt_wait_id_t wait, const void *codeptr)
+{
 	(void)wait, (void)codeptr;
-	omp_wait_leave(mutex_kind(kind));
+	if (endpoint == ompt_scope_begin)
+		lock_acquired();
 }
 
 static void on_work(ompt_work_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel,
@@ -307,6 +344,7 @@ static int ompt_initialize(ompt_function_lookup_t lookup, int device, ompt_data_
 	set(ompt_callback_sync_region_wait, (ompt_callback_t)on_sync_wait);
 	set(ompt_callback_mutex_acquire, (ompt_callback_t)on_mutex_acquire);
 	set(ompt_callback_mutex_acquired, (ompt_callback_t)on_mutex_acquired);
+	set(ompt_callback_nest_lock, (ompt_callback_t)on_nest_lock);
 	set(ompt_callback_work, (ompt_callback_t)on_work);
 	set(ompt_callback_dispatch, (ompt_callback_t)on_dispatch);
 	set(ompt_callback_task_create, (ompt_callback_t)on_task_create);

@@ -145,24 +145,31 @@ static int on_sync_enter(struct omp_build *b, const struct event *ev)
 	return 0;
 }
 
-/* The innermost wait ended at NS: its time but the explicit tasks run in it, charged to the
- * innermost open implicit task (none: not counted). */
-static void on_sync_leave(struct omp_build *b, int64_t ns)
+/* The innermost open wait of KIND ended at NS: its time but the explicit tasks run in it,
+ * charged to the innermost open implicit task (none: not counted). A wait of another kind
+ * left open inside it (a runtime that told no end of it) stays open; a leave with no wait
+ * of its kind open is ignored. */
+static void on_sync_leave(struct omp_build *b, unsigned kind, int64_t ns)
 {
 	struct omp_task *t = open_task(b);
-	struct omp_wait *w;
+	struct omp_wait w;
+	size_t j = b->nwaits;
 	int64_t d;
 
-	if (!b->nwaits)
+	while (j && b->waits[j - 1].kind != kind)
+		j--;
+	if (!j)
 		return;
-	w = &b->waits[--b->nwaits];
-	d = ns - w->ns - w->task_ns;
+	w = b->waits[j - 1];
+	memmove(&b->waits[j - 1], &b->waits[j], (b->nwaits - j) * sizeof(*b->waits));
+	b->nwaits--;
+	d = ns - w.ns - w.task_ns;
 	if (!t || d < 0)
 		return;
-	switch (w->kind) {
+	switch (w.kind) {
 	case PSC_OMP_SYNC_BARRIER_IMPLICIT:
 		if (t->bar_enter_ns < 0)
-			t->bar_enter_ns = w->ns;
+			t->bar_enter_ns = w.ns;
 		t->bar_ns += d;
 		break;
 	case PSC_OMP_SYNC_BARRIER_EXPLICIT:
@@ -251,7 +258,7 @@ static int ob_event(void *ctx, const struct event *ev, char *err, size_t errlen)
 			ret = on_sync_enter(b, ev);
 			break;
 		case EV_OMP_SYNC_LEAVE:
-			on_sync_leave(b, ev->ns);
+			on_sync_leave(b, ev->omp.kind, ev->ns);
 			break;
 		case EV_OMP_TASK_BEGIN:
 			ret = on_task_begin(b, ev);

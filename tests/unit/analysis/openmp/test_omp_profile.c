@@ -246,6 +246,34 @@ static void test_ompt_ends_in_barrier(void **state)
 	omp_profile_release(&b);
 }
 
+/* A wait whose end the runtime never told (a failed lock test, with an older libomp) inside a
+ * barrier: the barrier's leave ends the barrier, not the lock wait entered after it. */
+static void test_unpaired_wait(void **state)
+{
+	static struct words s[1];
+	const uint64_t site[] = {0x403000, 0xbeef};
+	struct omp_profile p;
+	char dir[256];
+
+	(void)state;
+	start(s, 1);
+	w_par_begin(&s[0], 2000, 7, SITE, 1, 1);
+	w_itask_begin(&s[0], 2000, 7, 0, 1);
+	w_ext(&s[0], 2010, PSC_REC_OMP_SYNC_ENTER, PSC_OMP_SYNC_BARRIER_EXPLICIT, site, 2);
+	w_ext(&s[0], 2020, PSC_REC_OMP_SYNC_ENTER, PSC_OMP_SYNC_LOCK, site, 2);
+	w_ext(&s[0], 2050, PSC_REC_OMP_SYNC_LEAVE, PSC_OMP_SYNC_BARRIER_EXPLICIT, NULL, 0);
+	w_ext(&s[0], 2100, PSC_REC_OMP_ITASK_END, 0, (const uint64_t[]){7}, 1);
+	w_par_end(&s[0], 2100, 7, 1);
+	new_dir(dir, sizeof(dir));
+	write_team(dir, s, 1);
+	build(dir, &p);
+	assert_int_equal(p.nrows, 1);
+	assert_int_equal(p.rows[0].sync_ns, 40);
+	assert_int_equal(p.rows[0].lock_ns, 0);
+	assert_int_equal(p.rows[0].work_ns, 60);
+	omp_profile_release(&p);
+}
+
 /* Two instances of one region, the second with the arrivals reversed: calls 2, the waits and
  * work summed, the imbalance of the sums. */
 static void test_two_instances(void **state)
@@ -538,6 +566,7 @@ int main(void)
 	    cmocka_unit_test(test_team_of_4),
 	    cmocka_unit_test(test_gomp_ompt_same),
 	    cmocka_unit_test(test_ompt_ends_in_barrier),
+	    cmocka_unit_test(test_unpaired_wait),
 	    cmocka_unit_test(test_two_instances),
 	    cmocka_unit_test(test_nested),
 	    cmocka_unit_test(test_killed),
