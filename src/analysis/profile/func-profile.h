@@ -13,6 +13,7 @@
 
 #include "model/calls.h"
 #include "format/experiment.h"
+#include "model/str-arena.h"
 #include "model/symbols.h"
 
 struct func_row {
@@ -34,6 +35,9 @@ struct func_row {
 	int64_t covered_ns;	   /* exclusive time within the power samples' span */
 	int64_t incl_covered_ns;   /* inclusive time (outermost calls) within that span */
 	struct func_slice *slices; /* exclusive time and energy per interval, or NULL */
+	/* an OpenMP construct's frame ("[omp parallel SITE]", "[omp barrier]"...: named, with
+	 * module "" and addr 0) rather than a function: 1 + its index in the pass, else 0 */
+	size_t omp_frame;
 };
 
 /* A row's share of one time interval. */
@@ -92,6 +96,8 @@ struct func_profile {
 	int64_t total_ns;      /* traced time summed over threads with function events */
 	size_t traced_threads; /* threads with function events (over every process) */
 	size_t nintervals;     /* of every row's slices */
+	/* the names of the OpenMP frames' rows; a profile merged from this one points to them */
+	struct str_arena omp_names;
 };
 
 struct region_profile;
