@@ -18,6 +18,7 @@
 #include "analysis/openmp/omp-profile.h"
 #include "format/format.h"
 #include "lib/array.h"
+#include "lib/compiler.h"
 #include "lib/hash.h"
 
 #include <errno.h>
@@ -342,9 +343,8 @@ static const char *frame_name(struct func_profile *p, const struct func_omp *o,
 
 	if (f->kind == FRAME_WAIT)
 		return arena_printf(&p->omp_names, "[omp %s]",
-				    f->wait < sizeof(waits) / sizeof(*waits) && waits[f->wait]
-					? waits[f->wait]
-					: "wait");
+				    f->wait < ARRAY_SIZE(waits) && waits[f->wait] ? waits[f->wait]
+										  : "wait");
 	if (f->kind == FRAME_REGION)
 		site = instance_site(o, &l, f->id);
 	if (!site)

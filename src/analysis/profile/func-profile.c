@@ -4,6 +4,7 @@
  */
 #include "analysis/profile/func-profile-int.h"
 #include "lib/array.h"
+#include "lib/compiler.h"
 
 #include "model/pass.h"
 #include "analysis/profile/regions.h"
@@ -82,7 +83,8 @@ static void pass_reset(struct pass *ps)
 	ps->nadj = 0;
 }
 
-static inline int pass_push(struct func_profile *p, struct pass *ps, size_t th, size_t row)
+static PSC_ALWAYS_INLINE int pass_push(struct func_profile *p, struct pass *ps, size_t th,
+				       size_t row)
 {
 	uint64_t v, key;
 	size_t node, parent = ps->depth ? ps->stack[ps->depth - 1] : FUNC_NO_PARENT, ns;
@@ -283,8 +285,8 @@ static int fc_begin(void *ctx, const struct ev_location *loc, char *err, size_t 
 }
 
 /* One call event EV of location L (an enter or an exit). */
-static inline int fc_call(struct func_consumer *fc, const struct ev_location *l,
-			  const struct event *ev)
+static PSC_ALWAYS_INLINE int fc_call(struct func_consumer *fc, const struct ev_location *l,
+				     const struct event *ev)
 {
 	struct func_profile *p = fc->p;
 	struct pass *ps = fc->ps;
@@ -297,7 +299,7 @@ static inline int fc_call(struct func_consumer *fc, const struct ev_location *l,
 				p->syms
 				    ? symtab_place(p->syms, l->pid, l->image, ev->call.addr, ev->ns)
 				    : ev->call.addr);
-	if (__builtin_expect((ps->nopen | ps->nadj) != 0, 0)) {
+	if (unlikely(ps->nopen | ps->nadj)) {
 		func_omp_exit(p, ps, &ev->call, ev->ns);
 		return 0;
 	}
