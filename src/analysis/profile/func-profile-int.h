@@ -82,6 +82,12 @@ struct pass {
  * or -ENOMEM. */
 int func_pass_push(struct func_profile *p, struct pass *ps, size_t th, size_t row);
 
+/* With energy (PS->en): the bookkeeping at an event at NS, an enter (ENTER) or an exit of
+ * INCL_NS: the segment since the last event goes to the node on top; an enter remembers the
+ * charge, an exit charges its activation. 0 or -ENOMEM. */
+int func_pass_energy(struct func_profile *p, struct pass *ps, int64_t ns, int enter,
+		     int64_t incl_ns);
+
 /* Account one call's exit EV in row R and node N. */
 void func_row_exit(struct func_row *r, struct func_node *n, const struct ev_call *ev);
 
@@ -94,11 +100,13 @@ int func_omp_event(struct func_profile *p, struct pass *ps, const struct ev_loca
 		   const struct event *ev);
 
 /* A call's exit EV (at NS) while OpenMP frames are open or owed (PS->nopen, PS->nadj): the
- * frames above it closed, its exclusive time without the frames that ran inside it. */
-void func_omp_exit(struct func_profile *p, struct pass *ps, const struct ev_call *ev, int64_t ns);
+ * frames above it closed, its exclusive time without the frames that ran inside it. 0 or
+ * -ENOMEM. */
+int func_omp_exit(struct func_profile *p, struct pass *ps, const struct ev_call *ev, int64_t ns);
 
-/* The frames still open at the end of a stream closed at NS (as the source closes calls). */
-void func_omp_end(struct func_profile *p, struct pass *ps, int64_t ns);
+/* The frames still open at the end of a stream closed at NS (as the source closes calls). 0
+ * or -ENOMEM. */
+int func_omp_end(struct func_profile *p, struct pass *ps, int64_t ns);
 
 /* P's OpenMP frame rows named from O, their call sites through SYMS (may be NULL). 0 or
  * -ENOMEM. */

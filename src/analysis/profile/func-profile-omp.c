@@ -161,7 +161,9 @@ static int frame_open(struct func_profile *p, struct pass *ps, const struct ev_l
 		r->image = l->image;
 		r->omp_frame = idx + 1;
 	}
-	if (ARRAY_GROW(ps->open, ps->nopen + 1, ps->opencap) || func_pass_push(p, ps, th, row) < 0)
+	if (ARRAY_GROW(ps->open, ps->nopen + 1, ps->opencap) ||
+	    (ps->en && func_pass_energy(p, ps, ev->ns, 1, 0) < 0) ||
+	    func_pass_push(p, ps, th, row) < 0)
 		return -ENOMEM;
 	ps->open[ps->nopen++] = (struct func_omp_open){
 	    .depth = ps->depth - 1, .kind = kind, .id = ev->omp.parallel, .begin_ns = ev->ns};
@@ -197,17 +199,24 @@ static void charge_parent(struct pass *ps, size_t d, const struct func_omp_open 
 		ps->nadj--;
 }
 
-/* Close the open frame on top of the stack at NS (SYNTHETIC: cut short). */
-static void frame_close(struct func_profile *p, struct pass *ps, int64_t ns, int synthetic)
+/* Close the open frame on top of the stack at NS (SYNTHETIC: cut short). 0 or -ENOMEM (with
+ * energy). */
+static int frame_close(struct func_profile *p, struct pass *ps, int64_t ns, int synthetic)
 {
-	struct func_omp_open o = ps->open[--ps->nopen];
-	struct func_node *n = &p->nodes[ps->stack[--ps->depth]];
+	struct func_omp_open o = ps->open[ps->nopen - 1];
 	int64_t dur = ns > o.begin_ns ? ns - o.begin_ns : 0;
 	struct ev_call c = {.synthetic = synthetic, .incl_ns = dur, .excl_ns = dur - o.child_ns};
+	struct func_node *n;
+
+	if (ps->en && func_pass_energy(p, ps, ns, 0, dur) < 0)
+		return -ENOMEM;
+	ps->nopen--;
+	n = &p->nodes[ps->stack[--ps->depth]];
 
 	func_row_exit(&p->rows[n->row], n, &c);
 	if (ps->depth)
 		charge_parent(ps, ps->depth - 1, &o, dur);
+	return 0;
 }
 
 /* Is the top of the stack an open frame ending as KIND for instance ID? */
@@ -269,37 +278,34 @@ int func_omp_event(struct func_profile *p, struct pass *ps, const struct ev_loca
 			ps->open[ps->nopen - 1].barrier = 1;
 		return on_wait(p, ps, l, th, ev, ev->omp.kind, OPEN_SYNC);
 	case EV_OMP_SYNC_LEAVE:
-		if (top_is(ps, OPEN_SYNC, 0))
-			frame_close(p, ps, ev->ns, 0);
-		return 0;
+		return top_is(ps, OPEN_SYNC, 0) ? frame_close(p, ps, ev->ns, 0) : 0;
 	case EV_OMP_ITASK_END:
 		if (top_is(ps, OPEN_TASK, id))
-			frame_close(p, ps, ev->ns, 0);
-		else if (top_is(ps, OPEN_PARALLEL, id) && !ps->open[ps->nopen - 1].barrier)
+			return frame_close(p, ps, ev->ns, 0);
+		if (top_is(ps, OPEN_PARALLEL, id) && !ps->open[ps->nopen - 1].barrier)
 			return on_wait(p, ps, l, th, ev, PSC_OMP_SYNC_BARRIER_IMPLICIT,
 				       OPEN_CLOSING);
 		return 0;
 	case EV_OMP_PARALLEL_END:
-		if (top_is(ps, OPEN_CLOSING, id))
-			frame_close(p, ps, ev->ns, 0);
-		if (top_is(ps, OPEN_PARALLEL, id))
-			frame_close(p, ps, ev->ns, 0);
-		return 0;
+		if (top_is(ps, OPEN_CLOSING, id) && frame_close(p, ps, ev->ns, 0) < 0)
+			return -ENOMEM;
+		return top_is(ps, OPEN_PARALLEL, id) ? frame_close(p, ps, ev->ns, 0) : 0;
 	default:
 		return 0;
 	}
 }
 
-void func_omp_exit(struct func_profile *p, struct pass *ps, const struct ev_call *ev, int64_t ns)
+int func_omp_exit(struct func_profile *p, struct pass *ps, const struct ev_call *ev, int64_t ns)
 {
 	struct ev_call c = *ev;
 	struct func_node *n;
 	size_t d;
 
 	while (ps->nopen && ps->open[ps->nopen - 1].depth + 1 == ps->depth)
-		frame_close(p, ps, ns, 1);
+		if (frame_close(p, ps, ns, 1) < 0)
+			return -ENOMEM;
 	if (!ps->depth)
-		return;
+		return 0;
 	d = --ps->depth;
 	n = &p->nodes[ps->stack[d]];
 	if (d < ps->adjcap && ps->adj[d]) {
@@ -314,12 +320,15 @@ void func_omp_exit(struct func_profile *p, struct pass *ps, const struct ev_call
 		up->child_ns = func_sat_add(up->child_ns, c.incl_ns);
 		up->call_ns = func_sat_add(up->call_ns, c.incl_ns);
 	}
+	return 0;
 }
 
-void func_omp_end(struct func_profile *p, struct pass *ps, int64_t ns)
+int func_omp_end(struct func_profile *p, struct pass *ps, int64_t ns)
 {
 	while (ps->nopen && ps->open[ps->nopen - 1].depth + 1 == ps->depth)
-		frame_close(p, ps, ns, 1);
+		if (frame_close(p, ps, ns, 1) < 0)
+			return -ENOMEM;
+	return 0;
 }
 
 /* The name of frame F, in P's arena; NULL when out of memory. */

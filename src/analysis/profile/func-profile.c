@@ -190,26 +190,25 @@ static int charge_segment(struct func_profile *p, struct pass *ps, size_t r, int
 	return 0;
 }
 
-/* Energy bookkeeping at a call event: the segment since the last event goes to the function on
- * top; an enter remembers the charge, an exit charges its call. */
-static int energy_event(struct func_profile *p, struct pass *ps, const struct event *ev)
+int func_pass_energy(struct func_profile *p, struct pass *ps, int64_t ns, int enter,
+		     int64_t incl_ns)
 {
 	double w;
 	int ret;
 
 	if (ps->depth) {
-		ret = charge_segment(p, ps, p->nodes[ps->stack[ps->depth - 1]].row, ev->ns, &w);
+		ret = charge_segment(p, ps, p->nodes[ps->stack[ps->depth - 1]].row, ns, &w);
 		if (ret < 0)
 			return ret;
 	} else {
-		w = ps->en->at(ps->en->ctx, ev->ns, &ps->hint);
+		w = ps->en->at(ps->en->ctx, ns, &ps->hint);
 		while (ps->en->nintervals && ps->slice < ps->en->nintervals &&
-		       ps->en->edges[ps->slice + 1] <= ev->ns)
+		       ps->en->edges[ps->slice + 1] <= ns)
 			ps->slice++;
 	}
-	ps->last_ns = ev->ns;
+	ps->last_ns = ns;
 	ps->last_w = w;
-	if (ev->kind == EV_CALL_ENTER) {
+	if (enter) {
 		if (array_reserve((void **)&ps->wstack, &ps->wcap, ps->depth + 1,
 				  sizeof(*ps->wstack)))
 			return -ENOMEM;
@@ -220,8 +219,8 @@ static int energy_event(struct func_profile *p, struct pass *ps, const struct ev
 		/* the outermost activation of a recursive function carries the inclusive charge */
 		if (r->active == 1) {
 			r->incl_j += w - ps->wstack[ps->depth - 1];
-			r->incl_covered_ns += overlap(ev->ns - ev->call.incl_ns, ev->ns,
-						      ps->en->cover_start, ps->en->cover_end);
+			r->incl_covered_ns +=
+			    overlap(ns - incl_ns, ns, ps->en->cover_start, ps->en->cover_end);
 		}
 	}
 	return 0;
@@ -292,17 +291,16 @@ static PSC_ALWAYS_INLINE int fc_call(struct func_consumer *fc, const struct ev_l
 	struct pass *ps = fc->ps;
 	int ret;
 
-	if (ps->en && (ret = energy_event(p, ps, ev)) < 0)
+	if (ps->en && (ret = func_pass_energy(p, ps, ev->ns, ev->kind == EV_CALL_ENTER,
+					      ev->call.incl_ns)) < 0)
 		return ret;
 	if (ev->kind == EV_CALL_ENTER)
 		return on_enter(p, ps, l, fc->th,
 				p->syms
 				    ? symtab_place(p->syms, l->pid, l->image, ev->call.addr, ev->ns)
 				    : ev->call.addr);
-	if (unlikely(ps->nopen | ps->nadj)) {
-		func_omp_exit(p, ps, &ev->call, ev->ns);
-		return 0;
-	}
+	if (unlikely(ps->nopen | ps->nadj))
+		return func_omp_exit(p, ps, &ev->call, ev->ns);
 	if (ps->depth) {
 		struct func_node *n = &p->nodes[ps->stack[--ps->depth]];
 
@@ -345,9 +343,10 @@ static int fc_end(void *ctx, const struct ev_location *loc, const struct ev_loca
 	struct func_consumer *fc = ctx;
 	struct call_thread th;
 
-	(void)err, (void)errlen;
-	if (fc->ps->nopen)
-		func_omp_end(fc->p, fc->ps, f->last_ns);
+	if (fc->ps->nopen && func_omp_end(fc->p, fc->ps, f->last_ns) < 0) {
+		snprintf(err, errlen, "%s: out of memory", loc->name);
+		return -ENOMEM;
+	}
 	thread_facts(&th, f);
 	thread_add(fc->p, loc, &th);
 	return 0;
