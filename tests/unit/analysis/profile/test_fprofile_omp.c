@@ -3,7 +3,8 @@
  * streams of a master and a worker whose times are known exactly: the parallel region on the
  * master inside the function that opened it, the worker's implicit task as the root of its
  * calls, the waits (a lock, the closing barrier: libgomp's from ITASK_END to PARALLEL_END,
- * OMPT's from its own records) as frames of their own, out of the enclosing exclusive times.
+ * OMPT's from its own records) as frames of their own, out of the enclosing exclusive times;
+ * a wait inside a call, and a run killed inside its implicit task.
  */
 #include "synth-exp.h"
 
@@ -252,11 +253,58 @@ static void test_no_openmp(void **state)
 	experiment_release(&x.e);
 }
 
+/*
+ * A worker's wait inside a call, and a run killed inside the implicit task: F 2100..2200 waits
+ * for a lock 2110..2160 (F keeps 50 ns of its own); the stream ends at 9000 with the task open
+ * (closed there, 2000..9000, as the source closes calls).
+ */
+static void test_wait_in_call_killed(void **state)
+{
+	static struct words s;
+	const uint64_t task[] = {7, 2};
+	struct fixture x;
+	char err[512] = "", fname[64];
+	size_t task_row, f, lock;
+
+	(void)state;
+	memset(&x, 0, sizeof(x));
+	new_dir(x.dir, sizeof(x.dir));
+	s.n = 0;
+	w_clock(&s, 1000);
+	w_omp(&s, 2000, PSC_REC_OMP_ITASK_BEGIN, 1, task, 2);
+	w_call(&s, 2100, 1, ROW);
+	w_sync(&s, 2110, 2160, PSC_OMP_SYNC_LOCK);
+	w_call(&s, 2200, 0, ROW);
+	w_end(&s, 9000);
+	write_text(x.dir, "meta.json",
+		   "{\"version\":1,\"created_by\":\"test\",\"command\":[\"x\"]}");
+	write_proc(x.dir, PID, "[]");
+	write_stream(x.dir, PID, PID + 1, &s, NULL, 0);
+	if (experiment_open(&x.e, x.dir, err, sizeof(err)))
+		fail_msg("experiment_open: %s", err);
+	assert_int_equal(symtab_init(&x.syms, x.dir), 0);
+	if (func_profile_build(&x.p, &x.e, &x.syms, NULL, NULL, err, sizeof(err)))
+		fail_msg("func_profile_build: %s", err);
+	snprintf(fname, sizeof(fname), "[unknown]+0x%x", ROW);
+	/* no PARALLEL_BEGIN in this run: the region has no name */
+	task_row = row_named(&x.p, PID + 1, "[omp parallel]");
+	f = row_named(&x.p, PID + 1, fname);
+	lock = row_named(&x.p, PID + 1, "[omp lock]");
+	expect(&x.p, task_row, 1, 7000, 6900, SIZE_MAX);
+	assert_int_equal(x.p.rows[task_row].synthetic, 1);
+	expect(&x.p, f, 1, 100, 50, task_row);
+	expect(&x.p, lock, 1, 50, 50, f);
+	func_profile_release(&x.p);
+	symtab_release(&x.syms);
+	experiment_release(&x.e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_gomp),
 	    cmocka_unit_test(test_ompt),
+	    cmocka_unit_test(test_wait_in_call_killed),
 	    cmocka_unit_test(test_no_openmp),
 	};
 
