@@ -4,10 +4,11 @@
  * master inside the function that opened it, the worker's implicit task as the root of its
  * calls, the waits (a lock, the closing barrier: libgomp's from ITASK_END to PARALLEL_END,
  * OMPT's from its own records) as frames of their own, out of the enclosing exclusive times;
- * a wait inside a call, and a run killed inside its implicit task.
+ * a wait inside a call, and a run killed inside its implicit task; energy charged to frames.
  */
 #include "synth-exp.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "analysis/profile/func-profile.h"
@@ -204,6 +205,40 @@ static void check(enum shape sh)
 	release(&x);
 }
 
+/* 1 W from the start: at(t) = t ns in nJ. */
+static double one_watt(const void *ctx, int64_t ns, size_t *hint)
+{
+	(void)ctx, (void)hint;
+	return (double)ns * 1e-9;
+}
+
+/* With energy charged at 1 W, every row's energy is its time: a frame takes its part of the
+ * bookkeeping as a call does. */
+static void test_energy(void **state)
+{
+	const struct func_energy en = {.at = one_watt, .cover_start = 0, .cover_end = 1000000};
+	struct fixture x;
+	char err[512] = "";
+	struct func_profile e;
+
+	(void)state;
+	build(&x, GOMP);
+	if (func_profile_build(&e, &x.e, &x.syms, NULL, &en, err, sizeof(err)))
+		fail_msg("func_profile_build: %s", err);
+	assert_int_equal(e.nrows, x.p.nrows);
+	for (size_t i = 0; i < e.nrows; i++) {
+		const struct func_row *r = &e.rows[i];
+
+		assert_int_equal(r->excl_ns, x.p.rows[i].excl_ns);
+		assert_true(fabs(r->excl_j - (double)r->excl_ns * 1e-9) < 1e-15);
+		assert_true(fabs(r->incl_j - (double)r->incl_ns * 1e-9) < 1e-15);
+		assert_int_equal(r->covered_ns, r->excl_ns);
+		assert_int_equal(r->incl_covered_ns, r->incl_ns);
+	}
+	func_profile_release(&e);
+	release(&x);
+}
+
 static void test_gomp(void **state)
 {
 	(void)state;
@@ -302,9 +337,8 @@ static void test_wait_in_call_killed(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_gomp),
-	    cmocka_unit_test(test_ompt),
-	    cmocka_unit_test(test_wait_in_call_killed),
+	    cmocka_unit_test(test_gomp),      cmocka_unit_test(test_ompt),
+	    cmocka_unit_test(test_energy),    cmocka_unit_test(test_wait_in_call_killed),
 	    cmocka_unit_test(test_no_openmp),
 	};
 
