@@ -115,6 +115,15 @@ struct omp_profile {
 };
 
 /*
+ * The name of a parallel region's call SITE in process PID's image IMAGE, as the regions of
+ * this profile are named (the function profile's OpenMP frames use it too):
+ * "function@file:line", "function", "module+0xoffset" of the return address where no symbol
+ * names it, else the address. SYMS may be NULL (the address). A string to free(), NULL when
+ * out of memory.
+ */
+char *omp_site_name(struct symtab *syms, pid_t pid, unsigned image, uint64_t site);
+
+/*
  * C: a consumer (model/pass.h) building P (emptied here) from the EV_OMP_* events of the
  * streams; SYMS (may be NULL: sites are named by address) names the regions' call sites at
  * the pass's finish. 0 or -ENOMEM; C is to be released (ev_consumer_release()) either way.

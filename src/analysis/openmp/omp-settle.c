@@ -39,16 +39,14 @@ static uint64_t key_hash(pid_t pid, unsigned image, uint64_t k)
 	return hash_bytes(h, &k, sizeof(k));
 }
 
-/* The name of R's call site: "function@file:line", "function", "module+0xoffset" of the
- * return address where no symbol names it, else the address. NULL: out of memory. */
-static char *site_name(struct symtab *syms, const struct omp_region *r)
+char *omp_site_name(struct symtab *syms, pid_t pid, unsigned image, uint64_t site)
 {
 	struct strbuf sb;
 	struct sym_info si;
 
 	strbuf_init(&sb);
 	memset(&si, 0, sizeof(si));
-	if (syms && r->site && symtab_lookup(syms, r->pid, r->image, r->site - 1, &si) < 0)
+	if (syms && site && symtab_lookup(syms, pid, image, site - 1, &si) < 0)
 		return NULL;
 	if (si.known && si.file && si.file[0])
 		strbuf_addf(&sb, "%s@%s:%u", si.name, path_base(si.file), si.line);
@@ -57,7 +55,7 @@ static char *site_name(struct symtab *syms, const struct omp_region *r)
 	else if (si.module && si.module[0])
 		strbuf_addf(&sb, "%s+0x%" PRIx64, path_base(si.module), si.offset + 1);
 	else
-		strbuf_addf(&sb, "0x%" PRIx64, r->site);
+		strbuf_addf(&sb, "0x%" PRIx64, site);
 	return strbuf_detach(&sb, NULL);
 }
 
@@ -87,7 +85,7 @@ static struct omp_region *region_of(struct omp_build *b, struct hchain *by_site,
 				 .site = x->site,
 				 .fn = x->fn,
 				 .level = x->level};
-	if (!(r->name = site_name(b->syms, r)))
+	if (!(r->name = omp_site_name(b->syms, r->pid, r->image, r->site)))
 		return NULL;
 	*index = p->nregions++;
 	return r;

@@ -48,6 +48,9 @@ static size_t merged_row(struct func_profile *out, struct hchain *by_function,
 	m->incl_j = m->excl_j = 0;
 	m->covered_ns = m->incl_covered_ns = 0;
 	m->slices = NULL;
+	/* an OpenMP frame's name is the profile's own: OUT keeps a copy */
+	if (r->omp_frame && !(m->sym.name = arena_printf(&out->omp_names, "%s", r->sym.name)))
+		return SIZE_MAX;
 	if (hchain_add(by_function, h, idx))
 		return SIZE_MAX;
 	return idx;

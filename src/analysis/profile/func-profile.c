@@ -4,6 +4,7 @@
  */
 #include "analysis/profile/func-profile-int.h"
 #include "lib/array.h"
+#include "lib/compiler.h"
 
 #include "model/pass.h"
 #include "analysis/profile/regions.h"
@@ -38,8 +39,7 @@ struct func_node *func_node_add(struct func_profile *p, size_t parent, size_t ro
 	return n;
 }
 
-/* Account one call's exit in its row and node. */
-static void row_exit(struct func_row *r, struct func_node *n, const struct ev_call *ev)
+void func_row_exit(struct func_row *r, struct func_node *n, const struct ev_call *ev)
 {
 	r->calls++;
 	r->sum_ns = func_sat_add(r->sum_ns, ev->incl_ns);
@@ -56,26 +56,7 @@ static void row_exit(struct func_row *r, struct func_node *n, const struct ev_ca
 	n->excl_ns = func_sat_add(n->excl_ns, ev->excl_ns);
 }
 
-#define PASS_CACHE  1024     /* direct-mapped caches in front of the maps: most lookups repeat */
 #define CACHE_EMPTY SIZE_MAX /* the value of an empty slot: every key is a possible address */
-
-/* State of one stream's pass. */
-struct pass {
-	struct u64map rows;  /* address -> row */
-	struct u64map nodes; /* func_node_key(parent, row) -> node */
-	struct {
-		uint64_t key;
-		size_t val;
-	} row_cache[PASS_CACHE], node_cache[PASS_CACHE];
-	size_t *stack; /* open nodes */
-	size_t depth, cap;
-	/* with energy: charge at each open node's enter, and the last event's time and charge */
-	const struct func_energy *en;
-	double *wstack;
-	size_t wcap, hint, slice;
-	int64_t last_ns;
-	double last_w;
-};
 
 static size_t cache_slot(uint64_t key)
 {
@@ -95,33 +76,19 @@ static void pass_reset(struct pass *ps)
 	ps->hint = ps->slice = 0;
 	ps->last_ns = 0;
 	ps->last_w = 0;
+	u64map_clear(&ps->omp_rows);
+	ps->nopen = 0;
+	if (ps->nadj)
+		memset(ps->adj, 0, ps->adjcap * sizeof(*ps->adj));
+	ps->nadj = 0;
 }
 
-static int on_enter(struct func_profile *p, struct pass *ps, const struct ev_location *s, size_t th,
-		    uint64_t addr)
+static PSC_ALWAYS_INLINE int pass_push(struct func_profile *p, struct pass *ps, size_t th,
+				       size_t row)
 {
 	uint64_t v, key;
-	size_t row, node, parent = ps->depth ? ps->stack[ps->depth - 1] : FUNC_NO_PARENT;
-	size_t rs = cache_slot(addr), ns;
+	size_t node, parent = ps->depth ? ps->stack[ps->depth - 1] : FUNC_NO_PARENT, ns;
 
-	if (ps->row_cache[rs].key == addr && ps->row_cache[rs].val != CACHE_EMPTY) {
-		row = ps->row_cache[rs].val;
-	} else {
-		if (u64map_get(&ps->rows, addr, &v)) {
-			row = (size_t)v;
-		} else {
-			struct func_row *r = func_row_add(p, &row);
-
-			if (!r || u64map_put(&ps->rows, addr, row))
-				return -ENOMEM;
-			r->pid = s->pid;
-			r->tid = s->tid;
-			r->image = s->image;
-			r->addr = addr;
-		}
-		ps->row_cache[rs].key = addr;
-		ps->row_cache[rs].val = row;
-	}
 	p->rows[row].active++;
 	key = func_node_key(parent, row);
 	ns = cache_slot(key);
@@ -142,6 +109,38 @@ static int on_enter(struct func_profile *p, struct pass *ps, const struct ev_loc
 		return -ENOMEM;
 	ps->stack[ps->depth++] = node;
 	return 0;
+}
+
+int func_pass_push(struct func_profile *p, struct pass *ps, size_t th, size_t row)
+{
+	return pass_push(p, ps, th, row);
+}
+
+static int on_enter(struct func_profile *p, struct pass *ps, const struct ev_location *s, size_t th,
+		    uint64_t addr)
+{
+	uint64_t v;
+	size_t row, rs = cache_slot(addr);
+
+	if (ps->row_cache[rs].key == addr && ps->row_cache[rs].val != CACHE_EMPTY) {
+		row = ps->row_cache[rs].val;
+	} else {
+		if (u64map_get(&ps->rows, addr, &v)) {
+			row = (size_t)v;
+		} else {
+			struct func_row *r = func_row_add(p, &row);
+
+			if (!r || u64map_put(&ps->rows, addr, row))
+				return -ENOMEM;
+			r->pid = s->pid;
+			r->tid = s->tid;
+			r->image = s->image;
+			r->addr = addr;
+		}
+		ps->row_cache[rs].key = addr;
+		ps->row_cache[rs].val = row;
+	}
+	return pass_push(p, ps, th, row);
 }
 
 static int64_t overlap(int64_t a, int64_t b, int64_t lo, int64_t hi)
@@ -191,26 +190,25 @@ static int charge_segment(struct func_profile *p, struct pass *ps, size_t r, int
 	return 0;
 }
 
-/* Energy bookkeeping at a call event: the segment since the last event goes to the function on
- * top; an enter remembers the charge, an exit charges its call. */
-static int energy_event(struct func_profile *p, struct pass *ps, const struct event *ev)
+int func_pass_energy(struct func_profile *p, struct pass *ps, int64_t ns, int enter,
+		     int64_t incl_ns)
 {
 	double w;
 	int ret;
 
 	if (ps->depth) {
-		ret = charge_segment(p, ps, p->nodes[ps->stack[ps->depth - 1]].row, ev->ns, &w);
+		ret = charge_segment(p, ps, p->nodes[ps->stack[ps->depth - 1]].row, ns, &w);
 		if (ret < 0)
 			return ret;
 	} else {
-		w = ps->en->at(ps->en->ctx, ev->ns, &ps->hint);
+		w = ps->en->at(ps->en->ctx, ns, &ps->hint);
 		while (ps->en->nintervals && ps->slice < ps->en->nintervals &&
-		       ps->en->edges[ps->slice + 1] <= ev->ns)
+		       ps->en->edges[ps->slice + 1] <= ns)
 			ps->slice++;
 	}
-	ps->last_ns = ev->ns;
+	ps->last_ns = ns;
 	ps->last_w = w;
-	if (ev->kind == EV_CALL_ENTER) {
+	if (enter) {
 		if (array_reserve((void **)&ps->wstack, &ps->wcap, ps->depth + 1,
 				  sizeof(*ps->wstack)))
 			return -ENOMEM;
@@ -221,8 +219,8 @@ static int energy_event(struct func_profile *p, struct pass *ps, const struct ev
 		/* the outermost activation of a recursive function carries the inclusive charge */
 		if (r->active == 1) {
 			r->incl_j += w - ps->wstack[ps->depth - 1];
-			r->incl_covered_ns += overlap(ev->ns - ev->call.incl_ns, ev->ns,
-						      ps->en->cover_start, ps->en->cover_end);
+			r->incl_covered_ns +=
+			    overlap(ns - incl_ns, ns, ps->en->cover_start, ps->en->cover_end);
 		}
 	}
 	return 0;
@@ -286,24 +284,27 @@ static int fc_begin(void *ctx, const struct ev_location *loc, char *err, size_t 
 }
 
 /* One call event EV of location L (an enter or an exit). */
-static inline int fc_call(struct func_consumer *fc, const struct ev_location *l,
-			  const struct event *ev)
+static PSC_ALWAYS_INLINE int fc_call(struct func_consumer *fc, const struct ev_location *l,
+				     const struct event *ev)
 {
 	struct func_profile *p = fc->p;
 	struct pass *ps = fc->ps;
 	int ret;
 
-	if (ps->en && (ret = energy_event(p, ps, ev)) < 0)
+	if (ps->en && (ret = func_pass_energy(p, ps, ev->ns, ev->kind == EV_CALL_ENTER,
+					      ev->call.incl_ns)) < 0)
 		return ret;
 	if (ev->kind == EV_CALL_ENTER)
 		return on_enter(p, ps, l, fc->th,
 				p->syms
 				    ? symtab_place(p->syms, l->pid, l->image, ev->call.addr, ev->ns)
 				    : ev->call.addr);
+	if (unlikely(ps->nopen | ps->nadj))
+		return func_omp_exit(p, ps, &ev->call, ev->ns);
 	if (ps->depth) {
 		struct func_node *n = &p->nodes[ps->stack[--ps->depth]];
 
-		row_exit(&p->rows[n->row], n, &ev->call);
+		func_row_exit(&p->rows[n->row], n, &ev->call);
 	}
 	return 0;
 }
@@ -311,7 +312,9 @@ static inline int fc_call(struct func_consumer *fc, const struct ev_location *l,
 static int fc_event(void *ctx, const struct event *ev, char *err, size_t errlen)
 {
 	struct func_consumer *fc = ctx;
-	int ret = fc_call(fc, fc->loc, ev);
+	int ret = ev->kind == EV_CALL_ENTER || ev->kind == EV_CALL_EXIT
+		      ? fc_call(fc, fc->loc, ev)
+		      : func_omp_event(fc->p, fc->ps, fc->loc, fc->th, ev);
 
 	if (ret < 0)
 		snprintf(err, errlen, "%s: out of memory", fc->loc->name);
@@ -340,7 +343,10 @@ static int fc_end(void *ctx, const struct ev_location *loc, const struct ev_loca
 	struct func_consumer *fc = ctx;
 	struct call_thread th;
 
-	(void)err, (void)errlen;
+	if (fc->ps->nopen && func_omp_end(fc->p, fc->ps, f->last_ns) < 0) {
+		snprintf(err, errlen, "%s: out of memory", loc->name);
+		return -ENOMEM;
+	}
 	thread_facts(&th, f);
 	thread_add(fc->p, loc, &th);
 	return 0;
@@ -349,14 +355,20 @@ static int fc_end(void *ctx, const struct ev_location *loc, const struct ev_loca
 /* The rows named, and a minimum of calls never made set to 0. */
 static int fc_finish(void *ctx, char *err, size_t errlen)
 {
-	struct func_profile *p = ((struct func_consumer *)ctx)->p;
+	struct func_consumer *fc = ctx;
+	struct func_profile *p = fc->p;
 
+	if (func_omp_name(p, fc->ps->omp, p->syms) < 0) {
+		snprintf(err, errlen, "symbols: out of memory");
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < p->nrows; i++) {
 		struct func_row *r = &p->rows[i];
 
 		if (r->min_ns == INT64_MAX)
 			r->min_ns = 0;
-		if (p->syms && symtab_lookup(p->syms, r->pid, r->image, r->addr, &r->sym) < 0) {
+		if (p->syms && !r->omp_frame &&
+		    symtab_lookup(p->syms, r->pid, r->image, r->addr, &r->sym) < 0) {
 			snprintf(err, errlen, "symbols: out of memory");
 			return -ENOMEM;
 		}
@@ -370,8 +382,12 @@ static void pass_free(struct pass *ps)
 		return;
 	u64map_release(&ps->rows);
 	u64map_release(&ps->nodes);
+	u64map_release(&ps->omp_rows);
 	free(ps->stack);
 	free(ps->wstack);
+	free(ps->open);
+	free(ps->adj);
+	func_omp_free(ps->omp);
 	free(ps);
 }
 
@@ -390,7 +406,8 @@ int func_profile_consumer(struct ev_consumer *c, struct func_profile *p, struct 
 
 	memset(p, 0, sizeof(*p));
 	*c = (struct ev_consumer){.name = "functions",
-				  .kinds = EV_BIT(EV_CALL_ENTER) | EV_BIT(EV_CALL_EXIT),
+				  .kinds =
+				      EV_BIT(EV_CALL_ENTER) | EV_BIT(EV_CALL_EXIT) | FUNC_OMP_KINDS,
 				  .locations = EV_LOC_STREAMS,
 				  .ctx = fc,
 				  .location_begin = fc_begin,
@@ -407,7 +424,7 @@ int func_profile_consumer(struct ev_consumer *c, struct func_profile *p, struct 
 	p->nintervals = energy ? energy->nintervals : 0;
 	/* the thread array grows one by one: reserve it whole */
 	p->threads = calloc(nlocations + 1, sizeof(*p->threads));
-	if (!fc->ps || !p->threads)
+	if (!fc->ps || !p->threads || !(fc->ps->omp = func_omp_new()))
 		return -ENOMEM;
 	fc->ps->en = energy;
 	return 0;
@@ -465,5 +482,6 @@ void func_profile_release(struct func_profile *p)
 	free(p->rows);
 	free(p->nodes);
 	free(p->threads);
+	arena_release(&p->omp_names);
 	memset(p, 0, sizeof(*p));
 }

@@ -13,6 +13,7 @@
 
 #include "model/calls.h"
 #include "format/experiment.h"
+#include "model/str-arena.h"
 #include "model/symbols.h"
 
 struct func_row {
@@ -34,6 +35,9 @@ struct func_row {
 	int64_t covered_ns;	   /* exclusive time within the power samples' span */
 	int64_t incl_covered_ns;   /* inclusive time (outermost calls) within that span */
 	struct func_slice *slices; /* exclusive time and energy per interval, or NULL */
+	/* an OpenMP construct's frame ("[omp parallel SITE]", "[omp barrier]"...: named, with
+	 * module "" and addr 0) rather than a function: 1 + its index in the pass, else 0 */
+	size_t omp_frame;
 };
 
 /* A row's share of one time interval. */
@@ -92,6 +96,8 @@ struct func_profile {
 	int64_t total_ns;      /* traced time summed over threads with function events */
 	size_t traced_threads; /* threads with function events (over every process) */
 	size_t nintervals;     /* of every row's slices */
+	/* the names of the OpenMP frames' rows */
+	struct str_arena omp_names;
 };
 
 struct region_profile;
@@ -104,6 +110,10 @@ struct ev_consumer;
  * are no program's), the rows keyed by the calls' addresses as they are and left unnamed for
  * the caller (otf2_func_profile_name). NLOCATIONS: the source's. 0 or -ENOMEM; C is to be
  * released (ev_consumer_release()) either way, P with func_profile_release().
+ * With OpenMP events (EV_OMP_*), the constructs are rows and nodes of their own (omp_frame):
+ * a parallel region on the thread that encountered it, inside the function that opened it; a
+ * team member's implicit task, the root of its calls; a wait (barrier, lock, critical ...).
+ * Their time is not the exclusive time of the call around them (func-profile-omp.c).
  */
 int func_profile_consumer(struct ev_consumer *c, struct func_profile *p, struct symtab *syms,
 			  const struct func_energy *energy, size_t nlocations);
@@ -116,7 +126,7 @@ int func_profile_build(struct func_profile *p, const struct experiment *e, struc
 		       size_t errlen);
 
 /* Rows and call tree merged over threads and processes (the same function: the same module
- * and address in it), into OUT. 0 or -ENOMEM. */
+ * and address in it; an OpenMP frame: the same name), into OUT. 0 or -ENOMEM. */
 int func_profile_merge(const struct func_profile *in, struct func_profile *out);
 
 /*

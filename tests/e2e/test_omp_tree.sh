@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# OpenMP constructs in the call tree (issue 21): examples/omp_tri.c, built with
+# -finstrument-functions, at 2 threads, for gcc (libgomp) and clang (libomp, OMPT). In
+# `report --tree --csv`: the worker's row calls under its implicit task's
+# [omp parallel FUNC@omp_tri.c:LINE] frame (not roots: with gcc the outlined function is not
+# instrumented), the call counts exact (ROWS rows,
+# DYN_ITERS cells), the encountering thread's closing-barrier wait its own [omp barrier] frame
+# equal to the program's own arrival wait of thread 0 (within 2 % or 0.5 ms), and the function
+# that opened the region no longer holding that wait as exclusive time.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+psc_init
+
+ROWS=12000
+DYN_ITERS=1000
+LINE=$(awk '/^static void triangle/ { f = 1 } f && /#pragma omp parallel/ { print NR; exit }' \
+	"$PSC_SOURCE/examples/omp_tri.c")
+[ -n "$LINE" ] || die "no parallel construct in triangle() of examples/omp_tri.c"
+
+# the sum of column COL of the tree rows of CSV whose name is NAME
+sum_named() {
+	awk -F, -v n="$2" -v c="$3" 'NR > 1 && $2 == n { s += $c } END { print s + 0 }' "$1"
+}
+
+# check NAME PROG
+check() {
+	local name=$1 prog=$2 dir=$T/$1.exp csv own tol region opener worker bar excl
+	OMP_NUM_THREADS=2 record_or_die "$name" "$dir" -- "$prog" "$ROWS"
+	expect_grep "threads 2 rows $ROWS" "$T/$name.out" "$name: the program ran 2 threads"
+	run "$name-tree" "$PERFSCOPE" report "$dir" --tree --csv
+	[ "$RC" -eq 0 ] || { show "$name-tree"; die "$name: report --tree exited $RC"; }
+	csv=$T/$name-tree.out
+	# the triangular loop's region as the tree names it (triangle with gcc, main with clang)
+	region=$(awk -F, -v at="@omp_tri.c:$LINE]" 'NR > 1 && index($2, "[omp parallel ") == 1 &&
+		substr($2, length($2) - length(at) + 1) == at { print $2; exit }' "$csv")
+	[ -n "$region" ] || { show "$name-tree"; die "$name: no [omp parallel ...:$LINE] frame"; }
+	expect_eq "$ROWS" "$(sum_named "$csv" row 5)" "$name: row calls"
+	expect_eq "$DYN_ITERS" "$(sum_named "$csv" cell 5)" "$name: cell calls"
+	# the worker's implicit task: a root with the row calls under it (clang's outlined
+	# functions are instrumented: between them)
+	worker=$(awk -F, -v r="$region;" 'NR > 1 && $2 == "row" && index($1, r) == 1 { s += $5 }
+		END { print s + 0 }' "$csv")
+	expect_eq "$((ROWS / 2))" "${worker:-none}" "$name: the worker's row calls under $region"
+	expect_eq 0 "$(awk -F, 'NR > 1 && $2 == "row" && $4 == 0' "$csv" | wc -l)" \
+		"$name: row calls as roots"
+	# the encountering thread: FUNC;...;[omp parallel ...];[omp barrier] against its own wait
+	bar=$(awk -F, -v r="$region" 'NR > 1 && $4 > 0 && $2 == "[omp barrier]" &&
+		index($1, ";" r ";[omp barrier]") { print $6 }' "$csv")
+	own=$(awk '$1 == "thread" && $2 == 0 { print $8 }' "$T/$name.out")
+	tol=$(awk -v a="$own" 'BEGIN { t = a * 0.02; print (t > 500000 ? t : 500000) }')
+	expect_near "$own" "${bar:-none}" "$tol" "$name: thread 0's [omp barrier] against its own wait"
+	# the function that opened the region: its exclusive time holds no barrier wait now
+	opener=$(awk -F, -v r="$region" 'NR > 1 && $4 > 0 && $2 == r {
+		print substr($1, 1, length($1) - length(r) - 1); exit }' "$csv")
+	excl=$(awk -F, -v p="$opener" 'NR > 1 && $1 == p { print $7 }' "$csv")
+	expect_cmp "${excl:-none}" "<" "$tol" "$name: exclusive time of $opener (thread 0 waited $own ns)"
+}
+
+progs=()
+[ -x "$EX/omp_tri" ] && progs+=("gcc:$EX/omp_tri")
+[ -x "$EX/omp_tri_clang" ] && progs+=("clang:$EX/omp_tri_clang")
+[ ${#progs[@]} -gt 0 ] || skip "examples/omp_tri was not built (no OpenMP compiler)"
+for p in "${progs[@]}"; do
+	IFS=: read -r cc prog <<<"$p"
+	check "$cc" "$prog"
+done
+finish
