@@ -131,7 +131,8 @@ static uint64_t profile_calls(const struct func_profile *p)
 	uint64_t calls = 0;
 
 	for (size_t k = 0; k < p->nrows; k++)
-		calls += p->rows[k].calls;
+		if (!p->rows[k].omp_frame) /* an OpenMP construct is no call */
+			calls += p->rows[k].calls;
 	return calls;
 }
 

@@ -49,6 +49,15 @@ check() {
 	own=$(awk '$1 == "thread" && $2 == 0 { print $8 }' "$T/$name.out")
 	tol=$(awk -v a="$own" 'BEGIN { t = a * 0.02; print (t > 500000 ? t : 500000) }')
 	expect_near "$own" "${bar:-none}" "$tol" "$name: thread 0's [omp barrier] against its own wait"
+	# the heading counts calls, not the constructs' frames: the rows' calls but the frames'
+	run "$name-flat" "$PERFSCOPE" report "$dir" --csv
+	[ "$RC" -eq 0 ] || { show "$name-flat"; die "$name: report exited $RC"; }
+	run "$name-text" "$PERFSCOPE" report "$dir"
+	expect_grep "Functions, by exclusive time: $(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++)
+		col[$i] = i; next } index($col["name"], "[omp ") != 1 { n += $col["calls"] }
+		END { s = sprintf("%d", n); while (s ~ /[0-9][0-9][0-9][0-9]/)
+			sub(/[0-9][0-9][0-9]($|,)/, ",&", s); print s }' "$T/$name-flat.out") calls in 2 threads" \
+		"$T/$name-text.out" "$name: the heading's calls leave the OpenMP frames out"
 	# the function that opened the region: its exclusive time holds no barrier wait now
 	opener=$(awk -F, -v r="$region" 'NR > 1 && $4 > 0 && $2 == r {
 		print substr($1, 1, length($1) - length(r) - 1); exit }' "$csv")
