@@ -379,7 +379,6 @@ static void print_mpi_record(FILE *out, const struct stream_record *rec)
 	}
 }
 
-/* REC, read at NS since the process started (when the process is known: d->proc). */
 /* The fields of an OpenMP record (format.h PSC_REC_OMP_*), payloads as the reader checked. */
 static void print_omp_record(FILE *out, const struct stream_record *rec)
 {
@@ -453,6 +452,7 @@ static void print_omp_record(FILE *out, const struct stream_record *rec)
 	}
 }
 
+/* REC, read at NS since the process started (when the process is known: d->proc). */
 static int print_record(struct dump *d, struct names *nm, const struct stream_record *rec,
 			int64_t ns)
 {

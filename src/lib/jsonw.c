@@ -210,8 +210,6 @@ void jsonw_string(struct jsonw *w, const char *s)
 	quoted(w, s ? s : "");
 }
 
-/* V in decimal, after a minus sign when NEG (what printf's %llu and %lld write): reports write
- * millions of integers, and snprintf was most of their time. */
 /* The number of decimal digits of V: about its bit length times log10(2) (1233 / 4096), one
  * more when V reaches the next power of ten. */
 static inline size_t dec_digits(uint64_t v)

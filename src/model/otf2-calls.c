@@ -82,7 +82,7 @@ int otf2_func_profile(struct func_profile *p, struct str_arena *names, const cha
 /* ---- the scope profile ---- */
 
 /* The consumer's state (otf2_scope_consumer). */
-struct scope_consumer {
+struct otf2_scope_state {
 	const struct ev_source *src;
 	struct mpi_scope_feed *sf;
 	int mpi_depth;	     /* MPI regions open: nested ones belong to the outermost */
@@ -90,7 +90,7 @@ struct scope_consumer {
 };
 
 /* The message of the consumer's failure RET, as the archive's. */
-static void sc_fail(const struct scope_consumer *c, int ret, char *err, size_t errlen)
+static void sc_fail(const struct otf2_scope_state *c, int ret, char *err, size_t errlen)
 {
 	snprintf(err, errlen, "%s: %s", otf2_source_anchor(c->src),
 		 ret == -ENOMEM ? "out of memory" : strerror(-ret));
@@ -98,7 +98,7 @@ static void sc_fail(const struct scope_consumer *c, int ret, char *err, size_t e
 
 static int sc_begin(void *ctx, const struct ev_location *loc, char *err, size_t errlen)
 {
-	struct scope_consumer *c = ctx;
+	struct otf2_scope_state *c = ctx;
 	int ret;
 
 	c->mpi_depth = 0;
@@ -110,7 +110,7 @@ static int sc_begin(void *ctx, const struct ev_location *loc, char *err, size_t 
 
 /* A call's enter or exit EV into the profile: an MPI routine's outermost region as the routine
  * (the regions nested in it belong to it), the other regions as scopes. */
-static int sc_call(struct scope_consumer *c, const struct event *ev)
+static int sc_call(struct otf2_scope_state *c, const struct event *ev)
 {
 	const struct otf2_region *reg = otf2_source_region(c->src, (uint32_t)ev->call.addr);
 	int leave = ev->kind == EV_CALL_EXIT;
@@ -137,7 +137,7 @@ static int sc_call(struct scope_consumer *c, const struct event *ev)
 
 static int sc_event(void *ctx, const struct event *ev, char *err, size_t errlen)
 {
-	struct scope_consumer *c = ctx;
+	struct otf2_scope_state *c = ctx;
 	int ret = sc_call(c, ev);
 
 	if (ret < 0)
@@ -159,7 +159,7 @@ static int sc_events(void *ctx, const struct event *ev, size_t n, char *err, siz
 static int sc_end(void *ctx, const struct ev_location *loc UNUSED,
 		  const struct ev_location_facts *f, char *err, size_t errlen)
 {
-	struct scope_consumer *c = ctx;
+	struct otf2_scope_state *c = ctx;
 	int ret = mpi_scope_feed_thread_end(c->sf, f->last_ns);
 
 	if (ret < 0)
@@ -170,7 +170,7 @@ static int sc_end(void *ctx, const struct ev_location *loc UNUSED,
 /* The profile finished: sorted, summed over the ranks. */
 static int sc_finish(void *ctx, char *err, size_t errlen)
 {
-	struct scope_consumer *c = ctx;
+	struct otf2_scope_state *c = ctx;
 	int ret = mpi_scope_feed_close(c->sf, 1);
 
 	c->sf = NULL;
@@ -182,7 +182,7 @@ static int sc_finish(void *ctx, char *err, size_t errlen)
 /* A pass that did not finish: the profile released with the feed. */
 static void sc_release(void *ctx)
 {
-	struct scope_consumer *c = ctx;
+	struct otf2_scope_state *c = ctx;
 
 	mpi_scope_feed_close(c->sf, 0);
 	free(c);
@@ -192,7 +192,7 @@ int otf2_scope_consumer(struct ev_consumer *out, struct mpi_scope_profile *p,
 			const struct ev_source *src, const struct mpi_model *m,
 			const struct mpi_waits *w)
 {
-	struct scope_consumer *c = calloc(1, sizeof(*c));
+	struct otf2_scope_state *c = calloc(1, sizeof(*c));
 
 	*out = (struct ev_consumer){.name = "scopes",
 				    .kinds = EV_BIT(EV_CALL_ENTER) | EV_BIT(EV_CALL_EXIT),

@@ -45,8 +45,8 @@ enum session_id {
 	SESSION_TIMELINE,	  /* struct timeline: counter and sample time series */
 	SESSION_ROUTINES,	  /* struct mpi_routines: calls and time per MPI routine */
 	SESSION_TRAFFIC,	  /* struct mpi_traffic: messages per sender and receiver */
-	SESSION_OPENMP,		  /* struct omp_profile: parallel regions x threads (a pass of its
-				     own; empty without OpenMP records) */
+	SESSION_OPENMP,		  /* struct omp_profile: parallel regions x threads (empty without
+				     OpenMP records) */
 	SESSION_NANALYSES
 };
 
@@ -123,11 +123,11 @@ const char *session_name(enum session_id id);
 
 /*
  * Say before the first session_get() which analyses the command will ask for, so that those
- * that can share a read of the streams share it: with SESSION_MPI and SESSION_PROFILES both
- * required, the MPI model is read first and the profile pass skips the streams that held only
- * MPI records; an archive's SESSION_PROFILES and SESSION_SCOPES, one required when the other
- * is asked for, come from one pass of its source. Asking for an analysis not required is
- * always allowed.
+ * that can share a read of the streams share it: of SESSION_PROFILES, SESSION_MPI and
+ * SESSION_OPENMP, the one asked for is built in one pass with those of the others required
+ * and not built yet; an archive's SESSION_PROFILES and SESSION_SCOPES, one required when the
+ * other is asked for, come from one pass of its source. Asking for an analysis not required
+ * is always allowed.
  */
 void session_require(struct session *s, enum session_id id);
 

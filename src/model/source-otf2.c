@@ -265,7 +265,7 @@ static void location_reset(struct otf2_src *x, const struct ev_location *loc,
 	memset(f, 0, sizeof(*f));
 	f->first_ns = f->first_call_ns = INT64_MAX;
 	f->last_ns = f->last_call_ns = INT64_MIN;
-	f->ended = 1;
+	f->ended = 1; /* until an error cuts its reading short */
 	f->end_reason = PSC_END_EXIT;
 	snprintf(f->name, sizeof(f->name), "%s", loc->name);
 	memset(x->batch, 0, sizeof(x->batch));
@@ -310,6 +310,7 @@ static int unopened(struct otf2_src *x, struct ev_pass *p, const struct ev_locat
 	if (ret < 0)
 		return ret;
 	x->f.unopened = 1;
+	x->f.ended = 0;
 	ret = ev_pass_begin(p, loc);
 	if (ret > 0) /* declined by every consumer */
 		return 0;
@@ -348,8 +349,10 @@ static int otf2_src_walk(struct ev_source *src, struct ev_location *loc, struct 
 		goto out;
 	}
 	ret = location_done(x, l, code, n);
-	if (ret < 0 && !x->ret)
+	if (ret < 0 && !x->ret) {
 		ret = ev_pass_source_error(p, ret, &x->f);
+		x->f.ended = 0; /* read up to an error, not to its end */
+	}
 	if (ret == 0)
 		ret = ev_pass_end(p, loc, &x->f);
 out:

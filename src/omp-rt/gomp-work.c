@@ -14,7 +14,7 @@
 
 void gomp_work_begin(unsigned kind, uint64_t site, long incr)
 {
-	struct omp_thread *o = &psc_omp_tls;
+	struct omp_rt_thread *o = &psc_omp_tls;
 
 	o->work_kind = kind;
 	o->work_site = site;
@@ -31,35 +31,44 @@ static void gomp_work_begin_ull(unsigned kind, uint64_t site, bool up, gomp_ull 
 	psc_omp_tls.uincr = incr;
 }
 
+/* The iterations of a chunk SPAN long taken STEP at a time (0 for a step of 0), in unsigned
+ * arithmetic: spans and steps near the types' limits do not overflow. */
+static uint64_t chunk_iterations(uint64_t span, uint64_t step)
+{
+	return step ? span / step + (span % step != 0) : 0;
+}
+
 /* A chunk [ISTART, IEND) of the long loop the thread is in. */
 static void gomp_chunk(long istart, long iend)
 {
-	struct omp_thread *o = &psc_omp_tls;
+	struct omp_rt_thread *o = &psc_omp_tls;
 	long incr = o->incr;
 
 	o->chunks++;
-	if (incr > 0)
-		o->iterations += (uint64_t)((iend - istart + incr - 1) / incr);
-	else if (incr < 0)
-		o->iterations += (uint64_t)((istart - iend - incr - 1) / -incr);
+	if (incr > 0 && iend > istart)
+		o->iterations +=
+		    chunk_iterations((uint64_t)iend - (uint64_t)istart, (uint64_t)incr);
+	else if (incr < 0 && istart > iend)
+		o->iterations +=
+		    chunk_iterations((uint64_t)istart - (uint64_t)iend, 0 - (uint64_t)incr);
 }
 
 static void gomp_chunk_ull(gomp_ull istart, gomp_ull iend)
 {
-	struct omp_thread *o = &psc_omp_tls;
+	struct omp_rt_thread *o = &psc_omp_tls;
 	gomp_ull incr = o->uincr;
 
 	o->chunks++;
-	if (o->work_up && incr)
-		o->iterations += (iend - istart + incr - 1) / incr;
-	else if (incr)
-		o->iterations += (istart - iend - incr - 1) / -incr;
+	if (o->work_up && iend > istart)
+		o->iterations += chunk_iterations(iend - istart, incr);
+	else if (!o->work_up && istart > iend)
+		o->iterations += chunk_iterations(istart - iend, 0 - incr);
 }
 
 /* The thread leaves its construct: its WORK record (none when it was not seen to start). */
 static void gomp_work_end(void)
 {
-	struct omp_thread *o = &psc_omp_tls;
+	struct omp_rt_thread *o = &psc_omp_tls;
 
 	if (!o->work_site)
 		return;

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-__thread struct omp_thread psc_omp_tls __attribute__((tls_model("initial-exec")));
+__thread struct omp_rt_thread psc_omp_tls __attribute__((tls_model("initial-exec")));
 struct omp_rt psc_omp;
 struct gomp_real psc_gomp;
 

@@ -22,7 +22,7 @@
 
 /* What the calling thread is doing in OpenMP constructs the interposition sees (libgomp): the
  * worksharing construct it is in, counted until it leaves it. */
-struct omp_thread {
+struct omp_rt_thread {
 	uint64_t work_site;  /* call site of the construct's start; 0 when in none */
 	uint64_t work_begin; /* ticks when the thread entered it */
 	uint64_t chunks, iterations;
@@ -32,7 +32,7 @@ struct omp_thread {
 	int work_up;		  /* unsigned long long loops: counting up */
 };
 
-extern __thread struct omp_thread psc_omp_tls
+extern __thread struct omp_rt_thread psc_omp_tls
     __attribute__((tls_model("initial-exec"), visibility("hidden")));
 
 /* The process's OpenMP recording: whether it is on, the next parallel region's id. */

@@ -119,7 +119,9 @@ static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame, ompt
 			      unsigned requested, int flags, const void *codeptr)
 {
 	uint64_t id = omp_new_id() & ID_MASK, site = (uint64_t)(uintptr_t)codeptr;
-	int level = psc_gomp.get_level ? psc_gomp.get_level() + 1 : 1;
+	/* the implicit tasks the thread is in, not omp_get_level(): no OpenMP routine is called
+	 * from a tool's callback */
+	int level = (int)ompt_itasks.depth + 1;
 
 	(void)task, (void)frame, (void)flags;
 	__atomic_store_n(&parallel->value, id, __ATOMIC_RELAXED);

@@ -17,7 +17,6 @@ static double pct(int64_t part, int64_t whole)
 	return whole > 0 ? 100.0 * (double)part / (double)whole : 0;
 }
 
-/* Where the function is: its declaration, else the line of its first address. */
 static void get_name(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;

@@ -20,7 +20,6 @@ static void set_share(const void *ctx, struct view_value *v, uint64_t part)
 	v->d = sample_share(part, R(ctx)->p->samples);
 }
 
-/* Where the function is: its declaration, else the line of the first sampled address. */
 static void get_name(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;

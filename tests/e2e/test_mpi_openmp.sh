@@ -11,11 +11,26 @@ mpi_init
 [ -x "$MEX/hybrid" ] || skip "examples/mpi/hybrid was not built (no OpenMP with MPI)"
 np=2 nt=2 iters=4
 
-OMP_NUM_THREADS=$nt mpi_record rec "$T/hyb" "$np" "$MEX/hybrid" -n "$iters"
-run omp "$PERFSCOPE" report "$T/hyb" --openmp --csv
-[ "$RC" -eq 0 ] || { show omp; die "report --openmp exited $RC"; }
-# the first table: rank,region,thread,calls,time_ns,work_ns,barrier_ns,... up to its empty line
-awk -F, 'NR > 1 && NF == 0 { exit } NR > 1' "$T/omp.out" >"$T/rows"
+# within_all: every rank x thread's barrier_ns within 2 % or 0.5 ms of the program's own
+within_all() {
+	awk -F, 'NR == FNR { if ($1 == "rank" && $3 == "thread") own[$2 "," $4] = $6; next }
+		{ k = $1 "," $3; t = own[k] * 0.02; if (t < 500000) t = 500000
+		  d = own[k] - $7; if (d < 0) d = -d; if (!(k in own) || d > t) bad = 1 }
+		END { exit bad }' FS=' ' "$T/rec.out" FS=, "$T/rows"
+}
+
+# recorded up to 3 times while a thread was held off the CPU between its own clock reading and
+# its arrival at the barrier (4 threads on 2 CPUs here); the last try is checked regardless
+for try in 1 2 3; do
+	rm -rf "$T/hyb"
+	OMP_NUM_THREADS=$nt mpi_record rec "$T/hyb" "$np" "$MEX/hybrid" -n "$iters"
+	run omp "$PERFSCOPE" report "$T/hyb" --openmp --csv
+	[ "$RC" -eq 0 ] || { show omp; die "report --openmp exited $RC"; }
+	# the first table: rank,region,thread,calls,time_ns,work_ns,barrier_ns,... to its empty line
+	awk -F, 'NR > 1 && NF == 0 { exit } NR > 1' "$T/omp.out" >"$T/rows"
+	within_all && break
+	note "try $try: a thread's wait off by more than its tolerance"
+done
 expect_eq $((np * nt)) "$(wc -l <"$T/rows")" "rows: ranks x threads"
 for ((r = 0; r < np; r++)); do
 	expect_grep "rank $r threads $nt iters $iters" "$T/rec.out" "rank $r ran $nt threads"

@@ -16,23 +16,43 @@ LINE=$(awk '/^static void triangle/ { f = 1 } f && /#pragma omp parallel/ { prin
 	"$PSC_SOURCE/examples/omp_tri.c")
 [ -n "$LINE" ] || die "no parallel construct in triangle() of examples/omp_tri.c"
 
-# check NAME PROG THREADS
-check() {
-	local name=$1 prog=$2 t=$3 dir=$T/$1.exp
-	OMP_NUM_THREADS=$t record_or_die "$name" "$dir" -- "$prog" "$ROWS"
-	expect_grep "threads $t rows $ROWS" "$T/$name.out" "$name: the program ran $t threads"
-	run "$name-report" "$PERFSCOPE" report "$dir" --openmp --csv
-	[ "$RC" -eq 0 ] || { show "$name-report"; die "$name: report --openmp exited $RC"; }
+# pairs NAME THREADS: per thread "OWN GOT TOL" (the program's wait, perfscope's, the tolerance)
+pairs() {
+	local name=$1 t=$2 own got
 	for ((i = 0; i < t; i++)); do
-		local own got tol
 		own=$(awk -v i="$i" '$1 == "thread" && $2 == i { print $8 }' "$T/$name.out")
 		# the first table (region x thread) only: it ends at the first empty line
 		got=$(awk -F, -v i="$i" -v at="omp_tri.c:$LINE" 'NF == 0 { exit }
 			index($1, at) && substr($1, length($1) - length(at) + 1) == at &&
 			$2 == i { print $6 }' "$T/$name-report.out")
-		tol=$(awk -v a="$own" 'BEGIN { t = a * 0.02; print (t > 500000 ? t : 500000) }')
-		expect_near "$own" "$got" "$tol" "$name thread $i: barrier_ns against the program's own"
+		echo "$own ${got:-none} $(awk -v a="$own" 'BEGIN { t = a * 0.02
+			print (t > 500000 ? t : 500000) }')"
 	done
+}
+
+# check NAME PROG THREADS: recorded up to 3 times while a thread was held off the CPU between
+# its own clock reading and its arrival at the barrier (4 threads share 2 CPUs here: a time
+# slice is longer than the tolerance); the last try is checked whatever happened
+check() {
+	local name=$1 prog=$2 t=$3 dir=$T/$1.exp try
+	for try in 1 2 3; do
+		rm -rf "$dir"
+		OMP_NUM_THREADS=$t record_or_die "$name" "$dir" -- "$prog" "$ROWS"
+		run "$name-report" "$PERFSCOPE" report "$dir" --openmp --csv
+		[ "$RC" -eq 0 ] || { show "$name-report"; die "$name: report --openmp exited $RC"; }
+		pairs "$name" "$t" >"$T/$name.pairs"
+		awk '$2 == "none" || ($1 - $2 > $3 || $2 - $1 > $3) { bad = 1 } END { exit bad }' \
+			"$T/$name.pairs" && break
+		note "$name try $try: a wait off by more than its tolerance (own, perfscope, tolerance):
+$(cat "$T/$name.pairs")"
+	done
+	expect_grep "threads $t rows $ROWS" "$T/$name.out" "$name: the program ran $t threads"
+	i=0
+	while read -r own got tol; do
+		expect_near "$own" "$got" "$tol" "$name thread $i: barrier_ns against the program's own"
+		i=$((i + 1))
+	done <"$T/$name.pairs"
+	expect_eq "$t" "$i" "$name: threads compared"
 }
 
 progs=()

@@ -130,6 +130,7 @@ char *omp_site_name(struct symtab *syms, pid_t pid, unsigned image, uint64_t sit
  */
 int omp_profile_consumer(struct ev_consumer *c, struct omp_profile *p, struct symtab *syms);
 
+/* Free what P holds (its regions, rows, threads, names and caveats); P is empty after. */
 void omp_profile_release(struct omp_profile *p);
 
 #endif /* PSC_AN_OMP_PROFILE_H */
