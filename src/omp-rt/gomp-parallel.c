@@ -159,7 +159,8 @@ PSC_EXPORT void GOMP_parallel_start(gomp_fn fn, void *data, unsigned nthreads)
 	struct gomp_team *w;
 
 	if (!GOMP_RECORDS() || !psc_gomp.get_thread_num || gomp_old.depth >= OLD_ABI_DEPTH) {
-		gomp_old.skipped += gomp_old.depth >= OLD_ABI_DEPTH;
+		/* a pass-through inside a recorded region: its end must not pop that region */
+		gomp_old.skipped += gomp_old.depth > 0;
 		real(fn, data, nthreads);
 		return;
 	}

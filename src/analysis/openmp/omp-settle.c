@@ -19,15 +19,18 @@
 #define CMP(a, b) (((a) > (b)) - ((a) < (b)))
 #define PLURAL(n) ((n) == 1 ? "" : "s")
 
-static void caveat(struct omp_profile *p, const char *fmt, ...)
+/* A caveat line of P: 0, or -ENOMEM (a caveat lost is a loss to say, not to hide). */
+static int caveat(struct omp_profile *p, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-static void caveat(struct omp_profile *p, const char *fmt, ...)
+static int caveat(struct omp_profile *p, const char *fmt, ...)
 {
 	va_list ap;
+	int ret;
 
 	va_start(ap, fmt);
-	strv_vpushf(&p->caveats, &p->ncaveats, &p->caveats_cap, fmt, ap);
+	ret = strv_vpushf(&p->caveats, &p->ncaveats, &p->caveats_cap, fmt, ap);
 	va_end(ap);
+	return ret < 0 ? -ENOMEM : 0;
 }
 
 /* The hash of a process image's key K (a parallel id or a call site). */
@@ -334,28 +337,35 @@ static void region_metrics(struct omp_profile *p)
 }
 
 /* The caveats of what P left out. */
-static void settle_caveats(struct omp_profile *p)
+static int settle_caveats(struct omp_profile *p)
 {
+	int ret = 0;
+
 	if (p->unfinished)
-		caveat(p,
-		       "%" PRIu64 " instance%s of parallel regions did not end (a killed run?): "
-		       "counted as unfinished, left out of the times with their threads' tasks",
-		       p->unfinished, PLURAL(p->unfinished));
-	if (p->open_tasks)
-		caveat(p,
-		       "%" PRIu64 " implicit task%s of regions that ended had no end (a damaged "
-		       "stream?): left out",
-		       p->open_tasks, PLURAL(p->open_tasks));
-	if (p->orphan_tasks)
-		caveat(p,
-		       "%" PRIu64 " implicit task%s of parallel regions that never began in their "
-		       "process (a damaged or missing stream?): left out",
-		       p->orphan_tasks, PLURAL(p->orphan_tasks));
-	if (p->unmatched_ends)
-		caveat(p,
-		       "%" PRIu64 " end%s of parallel regions or implicit tasks had no begin on "
-		       "their thread: ignored",
-		       p->unmatched_ends, PLURAL(p->unmatched_ends));
+		ret = caveat(
+		    p,
+		    "%" PRIu64 " instance%s of parallel regions did not end (a killed run?): "
+		    "counted as unfinished, left out of the times with their threads' tasks",
+		    p->unfinished, PLURAL(p->unfinished));
+	if (ret == 0 && p->open_tasks)
+		ret = caveat(p,
+			     "%" PRIu64
+			     " implicit task%s of regions that ended had no end (a damaged "
+			     "stream?): left out",
+			     p->open_tasks, PLURAL(p->open_tasks));
+	if (ret == 0 && p->orphan_tasks)
+		ret = caveat(p,
+			     "%" PRIu64
+			     " implicit task%s of parallel regions that never began in their "
+			     "process (a damaged or missing stream?): left out",
+			     p->orphan_tasks, PLURAL(p->orphan_tasks));
+	if (ret == 0 && p->unmatched_ends)
+		ret = caveat(p,
+			     "%" PRIu64
+			     " end%s of parallel regions or implicit tasks had no begin on "
+			     "their thread: ignored",
+			     p->unmatched_ends, PLURAL(p->unmatched_ends));
+	return ret;
 }
 
 int omp_settle(struct omp_build *b)
@@ -373,6 +383,5 @@ int omp_settle(struct omp_build *b)
 
 		t->serial_ns = t->span_ns > t->parallel_ns ? t->span_ns - t->parallel_ns : 0;
 	}
-	settle_caveats(p);
-	return 0;
+	return settle_caveats(p);
 }
