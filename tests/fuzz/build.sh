@@ -71,6 +71,7 @@ mpi_src="$exp_src analysis/mpi/mpi-read.c analysis/mpi/mpi-model.c analysis/mpi/
 otf2_src="$mpi_src model/otf2-anchor.c model/otf2-import.c model/otf2-import-defs.c
 	model/otf2-calls.c model/source-otf2.c analysis/mpi/mpi-scope.c analysis/profile/func-profile.c analysis/profile/func-profile-merge.c
 	analysis/profile/func-tree.c analysis/profile/func-profile-build.c
+	analysis/profile/func-profile-omp.c analysis/openmp/omp-settle.c analysis/openmp/omp-profile.c
 	analysis/profile/regions.c
 	pmu/metrics.c pmu/metric-expr.c"
 declare -A target_src=(
