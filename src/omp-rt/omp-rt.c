@@ -8,6 +8,7 @@
 #include "omp-rt/omp-rt.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,11 +94,30 @@ void gomp_resolve(int load)
 	errno = saved_errno;
 }
 
-/* PERFSCOPE_OPENMP=0 turns the records off; the real entry points are wanted either way. */
+/* dl_iterate_phdr's callback: stop (1) at an OpenMP runtime, libgomp's entry points being
+ * libomp's and libiomp5's too. */
+static int omp_runtime_object(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	const char *name = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
+
+	(void)size, (void)ctx;
+	name = name ? name + 1 : info->dlpi_name ? info->dlpi_name : "";
+	return !strncmp(name, "libgomp.", 8) || !strncmp(name, "libomp.", 7) ||
+	       !strncmp(name, "libiomp5.", 9);
+}
+
+/*
+ * PERFSCOPE_OPENMP=0 turns the records off; the real entry points are wanted either way, but
+ * only looked up when an OpenMP runtime is loaded: a dlsym that finds nothing allocates its
+ * error message with malloc, which may be the program's (a program without OpenMP would pay
+ * one call of its allocator per entry point). A runtime loaded later is looked up by the
+ * first wrapper called.
+ */
 __attribute__((constructor)) static void omp_rt_init(void)
 {
 	const char *v = getenv(PSC_ENV_OPENMP);
 
 	psc_omp.off = v && !strcmp(v, "0");
-	gomp_resolve(0);
+	if (dl_iterate_phdr(omp_runtime_object, NULL))
+		gomp_resolve(0);
 }
