@@ -674,7 +674,6 @@ static int info_read(const struct experiment *e, struct exp_inventory *inv, stru
 		     char *err, size_t errlen)
 {
 	struct ev_consumer ci, cs = {0}, *list[] = {&ci, &cs};
-	struct ev_source *src = NULL;
 	int ret = exp_inventory_consumer(&ci, inv, e);
 
 	if (ret == 0 && e->nsamples)
@@ -682,12 +681,9 @@ static int info_read(const struct experiment *e, struct exp_inventory *inv, stru
 	if (ret < 0)
 		snprintf(err, errlen, "out of memory");
 	else
-		ret = ev_source_experiment(&src, e, err, errlen);
-	if (ret == 0)
-		ret = ev_pass_run(src, list, e->nsamples ? 2 : 1, err, errlen);
+		ret = ev_pass_experiment(e, list, e->nsamples ? 2 : 1, 0, err, errlen);
 	ev_consumer_release(&ci);
 	ev_consumer_release(&cs);
-	ev_source_close(src);
 	return ret;
 }
 

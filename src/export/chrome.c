@@ -699,17 +699,13 @@ int chrome_write(FILE *f, struct experiment *e, struct symtab *st, struct chrome
 		 char *err, size_t errlen)
 {
 	struct ev_consumer c = {0}, *cs[1] = {&c};
-	struct ev_source *src = NULL;
 	int ret = chrome_consumer(&c, f, e, st, stats);
 
 	if (ret < 0) {
 		snprintf(err, errlen, "out of memory");
 		return ret;
 	}
-	ret = ev_source_experiment(&src, e, err, errlen);
-	if (ret == 0)
-		ret = ev_pass_run(src, cs, 1, err, errlen);
-	ev_source_close(src);
+	ret = ev_pass_experiment(e, cs, 1, 0, err, errlen);
 	ev_consumer_release(&c);
 	return ret;
 }

@@ -544,12 +544,8 @@ static int export_streams(struct ox_consumer *oc)
 	    .location_end = ox_location_end,
 	};
 	struct ev_consumer *cs[1] = {&c};
-	struct ev_source *src = NULL;
-	int ret = ev_source_experiment(&src, x->e, x->err, x->errlen);
+	int ret = ev_pass_experiment(x->e, cs, 1, 0, x->err, x->errlen);
 
-	if (ret == 0)
-		ret = ev_pass_run(src, cs, 1, x->err, x->errlen);
-	ev_source_close(src);
 	if (ret < 0 && !x->failed) { /* the source's error, in x->err */
 		x->failed = 1;
 		x->code = ret;

@@ -273,7 +273,6 @@ static int streams_pass(struct tl_lod *t, struct html_input *in, const struct mp
 	    .location_end = tl_location_end,
 	};
 	struct ev_consumer *cs[1] = {&c};
-	struct ev_source *src = NULL;
 	size_t *order = malloc((e->nstreams + 1) * sizeof(*order));
 	size_t *row = malloc((e->nstreams + 1) * sizeof(*row));
 	char err[512] = "";
@@ -296,10 +295,7 @@ static int streams_pass(struct tl_lod *t, struct html_input *in, const struct mp
 	tc.order = order;
 	tc.row = row;
 	if (ret == 0 && e->nstreams)
-		ret = ev_source_experiment(&src, &sorted, err, sizeof(err));
-	if (ret == 0 && e->nstreams)
-		ret = ev_pass_run_flags(src, cs, 1, EV_PASS_KEEP_GOING, err, sizeof(err));
-	ev_source_close(src);
+		ret = ev_pass_experiment(&sorted, cs, 1, EV_PASS_KEEP_GOING, err, sizeof(err));
 	free(tc.st.f);
 	free(sorted.streams);
 	free(row);

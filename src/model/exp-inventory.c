@@ -291,17 +291,13 @@ int exp_inventory_read(struct exp_inventory *inv, const struct experiment *e, ch
 		       size_t errlen)
 {
 	struct ev_consumer c, *list[] = {&c};
-	struct ev_source *src = NULL;
 	int ret = exp_inventory_consumer(&c, inv, e);
 
 	if (ret < 0)
 		snprintf(err, errlen, "out of memory");
 	else
-		ret = ev_source_experiment(&src, e, err, errlen);
-	if (ret == 0)
-		ret = ev_pass_run(src, list, 1, err, errlen);
+		ret = ev_pass_experiment(e, list, 1, 0, err, errlen);
 	ev_consumer_release(&c);
-	ev_source_close(src);
 	return ret;
 }
 

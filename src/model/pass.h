@@ -125,4 +125,10 @@ int ev_pass_run(struct ev_source *src, struct ev_consumer *const *c, size_t n, c
 int ev_pass_run_flags(struct ev_source *src, struct ev_consumer *const *c, size_t n, unsigned flags,
 		      char *err, size_t errlen);
 
+/* One pass of the N consumers C[0..n) with FLAGS over the experiment E (kept open by the
+ * caller): its source opened, walked and closed. 0, or the first negative errno with its
+ * message in ERR, as ev_pass_run(). */
+int ev_pass_experiment(const struct experiment *e, struct ev_consumer *const *c, size_t n,
+		       unsigned flags, char *err, size_t errlen);
+
 #endif /* PSC_MODEL_PASS_H */

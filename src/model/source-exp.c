@@ -566,6 +566,19 @@ int ev_source_experiment(struct ev_source **out, const struct experiment *e, cha
 	return 0;
 }
 
+int ev_pass_experiment(const struct experiment *e, struct ev_consumer *const *c, size_t n,
+		       unsigned flags, char *err, size_t errlen)
+{
+	struct ev_source *src;
+	int ret = ev_source_experiment(&src, e, err, errlen);
+
+	if (ret < 0)
+		return ret;
+	ret = ev_pass_run_flags(src, c, n, flags, err, errlen);
+	ev_source_close(src);
+	return ret;
+}
+
 int ev_source_file(struct ev_source **out, const char *path, char *err, size_t errlen)
 {
 	int ret = source_new(out, 1, NULL, err, errlen);

@@ -75,14 +75,8 @@ static int activity_collect(struct activity_list *l, const struct experiment *e,
 			    size_t errlen)
 {
 	struct ev_consumer c = activity_consumer(l), *list[] = {&c};
-	struct ev_source *src;
-	int ret = ev_source_experiment(&src, e, err, errlen);
 
-	if (ret < 0)
-		return ret;
-	ret = ev_pass_run(src, list, 1, err, errlen);
-	ev_source_close(src);
-	return ret;
+	return ev_pass_experiment(e, list, 1, 0, err, errlen);
 }
 
 static int activity_cmp(const void *a, const void *b)

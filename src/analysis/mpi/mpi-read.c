@@ -767,17 +767,12 @@ int mpi_model_load(struct mpi_model *m, const struct experiment *e, unsigned fla
 		   size_t errlen)
 {
 	struct ev_consumer c, *list[1] = {&c};
-	struct ev_source *src;
-	int ret = ev_source_experiment(&src, e, err, errlen);
+	int ret = mpi_model_consumer(&c, m, e, flags);
 
-	if (ret < 0)
-		return ret;
-	ret = mpi_model_consumer(&c, m, e, flags);
 	if (ret == 0)
-		ret = ev_pass_run_flags(src, list, 1, EV_PASS_KEEP_GOING, err, errlen);
+		ret = ev_pass_experiment(e, list, 1, EV_PASS_KEEP_GOING, err, errlen);
 	else
 		snprintf(err, errlen, "out of memory");
 	ev_consumer_release(&c);
-	ev_source_close(src);
 	return ret;
 }

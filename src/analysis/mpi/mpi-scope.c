@@ -644,18 +644,14 @@ int mpi_scope_build(struct mpi_scope_profile *p, const struct experiment *e, str
 		    const struct mpi_model *m, const struct mpi_waits *w, char *err, size_t errlen)
 {
 	struct ev_consumer c, *list[] = {&c};
-	struct ev_source *src = NULL;
 	int ret = mpi_scope_consumer(&c, p, syms, m, w);
 
 	if (ret < 0) {
 		snprintf(err, errlen, "out of memory");
 		return ret;
 	}
-	ret = ev_source_experiment(&src, e, err, errlen);
-	if (ret == 0)
-		ret = ev_pass_run_flags(src, list, 1, EV_PASS_KEEP_GOING, err, errlen);
+	ret = ev_pass_experiment(e, list, 1, EV_PASS_KEEP_GOING, err, errlen);
 	ev_consumer_release(&c);
-	ev_source_close(src);
 	if (ret)
 		mpi_scope_release(p);
 	return ret;

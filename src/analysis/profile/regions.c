@@ -476,20 +476,13 @@ int region_profile_build(struct region_profile *p, const struct experiment *e, c
 			 size_t errlen)
 {
 	struct ev_consumer c, *list[] = {&c};
-	struct ev_source *src;
-	int ret = ev_source_experiment(&src, e, err, errlen);
+	int ret = region_profile_consumer(&c, p, e);
 
-	if (ret < 0) {
-		memset(p, 0, sizeof(*p));
-		return ret;
-	}
-	ret = region_profile_consumer(&c, p, e);
 	if (ret < 0)
 		snprintf(err, errlen, "out of memory");
 	else
-		ret = ev_pass_run(src, list, 1, err, errlen);
+		ret = ev_pass_experiment(e, list, 1, 0, err, errlen);
 	ev_consumer_release(&c);
-	ev_source_close(src);
 	return ret;
 }
 

@@ -531,17 +531,13 @@ int samples_walk(const struct experiment *e, struct sample_walk *w,
 		 int (*fn)(void *ctx, const struct sample *s), void *ctx, char *err, size_t errlen)
 {
 	struct ev_consumer c, *list[] = {&c};
-	struct ev_source *src = NULL;
 	int ret = samples_consumer(&c, e, w, fn, ctx);
 
 	if (ret == 0)
-		ret = ev_source_experiment(&src, e, err, errlen);
+		ret = ev_pass_experiment(e, list, 1, 0, err, errlen);
 	else
 		snprintf(err, errlen, "out of memory");
-	if (ret == 0)
-		ret = ev_pass_run(src, list, 1, err, errlen);
 	ev_consumer_release(&c);
-	ev_source_close(src);
 	return ret;
 }
 

@@ -216,14 +216,8 @@ static int read_regions(struct timeline *t, const struct experiment *e, char *er
 				.ctx = t,
 				.event = region_event},
 			   *list[] = {&c};
-	struct ev_source *src;
-	int ret = ev_source_experiment(&src, e, err, errlen);
 
-	if (ret < 0)
-		return ret;
-	ret = ev_pass_run(src, list, 1, err, errlen);
-	ev_source_close(src);
-	return ret;
+	return ev_pass_experiment(e, list, 1, 0, err, errlen);
 }
 
 int timeline_build(struct timeline *t, const struct experiment *e, struct symtab *syms,
