@@ -306,7 +306,8 @@ static int order_regions(struct omp_profile *p)
 	free(p->regions);
 	p->regions = sorted;
 	p->regions_cap = n;
-	qsort(p->rows, p->nrows, sizeof(*p->rows), cmp_row);
+	if (p->nrows) /* no rows: no array (qsort wants one all the same) */
+		qsort(p->rows, p->nrows, sizeof(*p->rows), cmp_row);
 	free(order), free(to);
 	return 0;
 }
