@@ -79,12 +79,11 @@ static int region_define(struct call_walker *w, const struct stream_record *rec)
 
 	if (rec->arg >= w->nregions) {
 		size_t n = (size_t)rec->arg + 1;
-		char **nr = realloc(w->regions, n * sizeof(*nr));
 
-		if (!nr)
+		/* grown by doubling: a stream defines its ids one by one, up to 2^20 of them */
+		if (ARRAY_GROW(w->regions, n, w->regions_cap))
 			return -ENOMEM;
-		memset(nr + w->nregions, 0, (n - w->nregions) * sizeof(*nr));
-		w->regions = nr;
+		memset(w->regions + w->nregions, 0, (n - w->nregions) * sizeof(*w->regions));
 		w->nregions = n;
 	}
 	name = strndup((const char *)rec->payload, len);

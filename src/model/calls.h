@@ -70,7 +70,7 @@ struct call_walker {
 	struct call_frame *stack;
 	size_t depth, cap;
 	char **regions; /* region id -> name, from the stream's definitions */
-	size_t nregions;
+	size_t nregions, regions_cap;
 	struct call_thread th;
 	/* set after call_walker_open(): every record comes out, those that are no call or region
 	 * boundary (extended records, exits of calls entered before the recording began) as a
