@@ -1,14 +1,12 @@
 /* chrome-omp.c - OpenMP implicit tasks and waits as slices of the Chrome export (chrome-omp.h). */
 #include "export/chrome-omp.h"
+#include "analysis/openmp/omp-profile.h"
 
 #include "format/format.h"
 #include "lib/array.h"
 #include "lib/hash.h"
 #include "lib/hashmap.h"
-#include "lib/path.h"
-#include "lib/strbuf.h"
 
-#include <inttypes.h>
 #include <stdlib.h>
 
 /* A parallel region instance seen begun: its process and id, and its site's name. */
@@ -90,29 +88,6 @@ void chrome_omp_location(struct chrome_omp *m)
 	m->ntasks = m->nwaits = 0;
 }
 
-/* The name of SITE in LOC's process as the OpenMP profile names a region (omp-settle.c):
- * "function@file:line", "function", "module+0xoffset" of the return address, else the
- * address. NULL: out of memory. */
-static char *site_text(struct symtab *st, const struct ev_location *loc, uint64_t site)
-{
-	struct strbuf sb;
-	struct sym_info si;
-
-	strbuf_init(&sb);
-	memset(&si, 0, sizeof(si));
-	if (st && site && symtab_lookup(st, loc->pid, loc->image, site - 1, &si) < 0)
-		return NULL;
-	if (si.known && si.file && si.file[0])
-		strbuf_addf(&sb, "%s@%s:%u", si.name, path_base(si.file), si.line);
-	else if (si.known)
-		strbuf_adds(&sb, si.name);
-	else if (si.module && si.module[0])
-		strbuf_addf(&sb, "%s+0x%" PRIx64, path_base(si.module), si.offset + 1);
-	else
-		strbuf_addf(&sb, "0x%" PRIx64, site);
-	return strbuf_detach(&sb, NULL);
-}
-
 /* The index in M->names of SITE's name in LOC's process, added when new. 0 or -ENOMEM. */
 static int name_of(struct chrome_omp *m, const struct ev_location *loc, uint64_t site, size_t *at)
 {
@@ -126,7 +101,7 @@ static int name_of(struct chrome_omp *m, const struct ev_location *loc, uint64_t
 	if (ARRAY_GROW(m->names, m->nnames + 1, m->names_cap))
 		return -ENOMEM;
 	m->names[m->nnames] = (struct site_name){.proc = loc->proc, .site = site};
-	if (!(m->names[m->nnames].name = site_text(m->st, loc, site)) ||
+	if (!(m->names[m->nnames].name = omp_site_name(m->st, loc->pid, loc->image, site)) ||
 	    hchain_add(&m->by_site, h, m->nnames))
 		return -ENOMEM;
 	*at = m->nnames++;
