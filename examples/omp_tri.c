@@ -7,7 +7,10 @@
  * prints, per thread, its work, the wait at the region's closing barrier it expects from the
  * work alone, max(work) - own work, and the wait from the threads' arrival times at that
  * barrier, max(end) - own end (the same when the threads started together; else it also
- * holds the difference of their starts).
+ * holds the difference of their starts). Thread 0 also measures when it left the region: the
+ * wait as it saw it, its departure minus its own end, is longer when it resumed late (it was
+ * off the CPU when the last thread arrived, or a tool delayed the last arrival) and bounds
+ * from above the wait a tool can see at that barrier.
  *
  * Region 2: an explicit barrier, a critical section, LOCKS lock acquisitions per thread and a
  * dynamic loop of DYN_ITERS iterations in chunks of DYN_CHUNK (DYN_ITERS / DYN_CHUNK chunks
@@ -51,7 +54,7 @@ __attribute__((noinline)) static double cell(int i)
 	return (double)i * 0.5;
 }
 
-static void triangle(int rows, long long *work, long long *end, int *nthreads)
+static void triangle(int rows, long long *work, long long *end, int *nthreads, long long *left)
 {
 #pragma omp parallel
 	{
@@ -68,6 +71,7 @@ static void triangle(int rows, long long *work, long long *end, int *nthreads)
 		if (me == 0)
 			*nthreads = omp_get_num_threads();
 	}
+	*left = now_ns();
 }
 
 static void waits(omp_lock_t *lock, long *counter)
@@ -94,7 +98,7 @@ static void waits(omp_lock_t *lock, long *counter)
 int main(int argc, char **argv)
 {
 	int rows = argc > 1 ? atoi(argv[1]) : 20000, n = 1;
-	long long work[MAX_THREADS] = {0}, end[MAX_THREADS] = {0}, max = 0, last = 0;
+	long long work[MAX_THREADS] = {0}, end[MAX_THREADS] = {0}, max = 0, last = 0, left = 0;
 	long counter = 0;
 	omp_lock_t lock;
 
@@ -102,7 +106,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "omp_tri: at most %d threads\n", MAX_THREADS);
 		return 2;
 	}
-	triangle(rows, work, end, &n);
+	triangle(rows, work, end, &n, &left);
 	omp_init_lock(&lock);
 	waits(&lock, &counter);
 	omp_destroy_lock(&lock);
@@ -115,5 +119,6 @@ int main(int argc, char **argv)
 	for (int t = 0; t < n; t++)
 		printf("thread %d work_ns %lld expected_wait_ns %lld arrival_wait_ns %lld\n", t,
 		       work[t], max - work[t], last - end[t]);
+	printf("master departure_wait_ns %lld\n", left - end[0]);
 	return 0;
 }

@@ -153,6 +153,18 @@ expect_near() {
 	fi
 }
 
+# expect_between LO HI GOT [WHAT]: LO <= GOT <= HI
+expect_between() {
+	PSC_CHECKS=$((PSC_CHECKS + 1))
+	if ! _is_number "$3"; then
+		fail "${4:-value}: expected between $1 and $2, got '$3' (not a number)"
+		return 0
+	fi
+	if ! awk -v l="$1" -v h="$2" -v g="$3" 'BEGIN { exit !(l <= g && g <= h) }'; then
+		fail "${4:-value}: expected between $1 and $2, got $3"
+	fi
+}
+
 # expect_within PCT A B [WHAT]: |A - B| <= PCT % of |A| (A is the reference)
 expect_within() {
 	PSC_CHECKS=$((PSC_CHECKS + 1))
