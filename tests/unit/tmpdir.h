@@ -30,6 +30,14 @@ static inline int tmpdir_remove(const char *dir)
 	return system(cmd) ? -1 : 0;
 }
 
+/* DIR/NAME into PATH (SIZE bytes), failing the test when it does not fit. */
+static inline void tmpdir_join(char *path, size_t size, const char *dir, const char *name)
+{
+	int n = snprintf(path, size, "%s/%s", dir, name);
+
+	assert_true(n > 0 && (size_t)n < size);
+}
+
 /* Write TEXT as the whole content of PATH, failing the test when it cannot. */
 static inline void tmpdir_write(const char *path, const char *text)
 {

@@ -43,7 +43,7 @@ static int teardown(void **state)
 /* DIR/NAME into BUF. */
 static const char *at(char *buf, size_t len, const char *name)
 {
-	snprintf(buf, len, "%s/%s", dir, name);
+	tmpdir_join(buf, len, dir, name);
 	return buf;
 }
 
@@ -247,11 +247,11 @@ static int remover(const char *d)
 {
 	char p[PATH_MAX];
 
-	snprintf(p, sizeof(p), "%s/a", d);
+	tmpdir_join(p, sizeof(p), d, "a");
 	unlink(p);
-	snprintf(p, sizeof(p), "%s/b/1", d);
+	tmpdir_join(p, sizeof(p), d, "b/1");
 	unlink(p);
-	snprintf(p, sizeof(p), "%s/b", d);
+	tmpdir_join(p, sizeof(p), d, "b");
 	rmdir(p);
 	rmdir(d);
 	return 0;
@@ -261,11 +261,11 @@ static void write_entries(const char *d, const char *text)
 {
 	char p[PATH_MAX];
 
-	snprintf(p, sizeof(p), "%s/a", d);
+	tmpdir_join(p, sizeof(p), d, "a");
 	tmpdir_write(p, text);
-	snprintf(p, sizeof(p), "%s/b", d);
+	tmpdir_join(p, sizeof(p), d, "b");
 	assert_int_equal(mkdir(p, 0755), 0);
-	snprintf(p, sizeof(p), "%s/b/1", d);
+	tmpdir_join(p, sizeof(p), d, "b/1");
 	tmpdir_write(p, text);
 }
 
@@ -282,7 +282,7 @@ static void test_dir_new(void **state)
 	assert_int_equal(od.made, 1);
 	write_entries(od.tmp, "new");
 	assert_int_equal(outdir_commit(&od, entries, 2, remover, err, sizeof(err)), 0);
-	snprintf(p, sizeof(p), "%s/b/1", path);
+	tmpdir_join(p, sizeof(p), path, "b/1");
 	assert_string_equal(content(p), "new");
 	assert_int_equal(hidden(path), 0);
 	remover(path);
@@ -302,27 +302,27 @@ static void test_dir_replace(void **state)
 	at(path, sizeof(path), "archive");
 	assert_int_equal(mkdir(path, 0755), 0);
 	write_entries(path, "old");
-	snprintf(p, sizeof(p), "%s/user.html", path);
+	tmpdir_join(p, sizeof(p), path, "user.html");
 	tmpdir_write(p, "mine");
 	assert_int_equal(outdir_open(&od, path, err, sizeof(err)), 0);
 	assert_int_equal(od.made, 0);
 	write_entries(od.tmp, "new");
 	assert_int_equal(outdir_commit(&od, entries, 2, remover, err, sizeof(err)), 0);
-	snprintf(p, sizeof(p), "%s/a", path);
+	tmpdir_join(p, sizeof(p), path, "a");
 	assert_string_equal(content(p), "new");
-	snprintf(p, sizeof(p), "%s/b/1", path);
+	tmpdir_join(p, sizeof(p), path, "b/1");
 	assert_string_equal(content(p), "new");
-	snprintf(p, sizeof(p), "%s/user.html", path);
+	tmpdir_join(p, sizeof(p), path, "user.html");
 	assert_string_equal(content(p), "mine");
 	assert_int_equal(hidden(path), 0);
 	/* the old b held a file the remover does not know: kept, and said */
-	snprintf(p, sizeof(p), "%s/b/notes", path);
+	tmpdir_join(p, sizeof(p), path, "b/notes");
 	tmpdir_write(p, "mine too");
 	assert_int_equal(outdir_open(&od, path, err, sizeof(err)), 0);
 	write_entries(od.tmp, "newer");
 	assert_int_equal(outdir_commit(&od, entries, 2, remover, err, sizeof(err)), 1);
 	assert_non_null(strstr(err, ".perfscope-old."));
-	snprintf(p, sizeof(p), "%s/b/1", path);
+	tmpdir_join(p, sizeof(p), path, "b/1");
 	assert_string_equal(content(p), "newer");
 	assert_int_equal(hidden(path), 1);
 	assert_int_equal(tmpdir_remove(path), 0);
@@ -339,15 +339,15 @@ static void test_dir_commit_fails(void **state)
 	write_entries(path, "old");
 	assert_int_equal(outdir_open(&od, path, err, sizeof(err)), 0);
 	/* the writer made b but not a: the move of a fails after b was moved in */
-	snprintf(p, sizeof(p), "%s/b", od.tmp);
+	tmpdir_join(p, sizeof(p), od.tmp, "b");
 	assert_int_equal(mkdir(p, 0755), 0);
-	snprintf(p, sizeof(p), "%s/b/1", od.tmp);
+	tmpdir_join(p, sizeof(p), od.tmp, "b/1");
 	tmpdir_write(p, "new");
 	assert_int_equal(outdir_commit(&od, entries, 2, remover, err, sizeof(err)), -ENOENT);
 	assert_non_null(strstr(err, "/a"));
-	snprintf(p, sizeof(p), "%s/a", path);
+	tmpdir_join(p, sizeof(p), path, "a");
 	assert_string_equal(content(p), "old");
-	snprintf(p, sizeof(p), "%s/b/1", path);
+	tmpdir_join(p, sizeof(p), path, "b/1");
 	assert_string_equal(content(p), "old");
 	assert_int_equal(hidden(path), 0);
 	remover(path);

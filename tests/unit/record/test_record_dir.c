@@ -37,13 +37,9 @@ static int teardown(void **state)
 static void put(const char *dir, const char *name, const char *text)
 {
 	char path[PATH_MAX];
-	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
+	tmpdir_join(path, sizeof(path), dir, name);
+	tmpdir_write(path, text);
 }
 
 /* A new directory is made, and removed again when the command never ran. */
