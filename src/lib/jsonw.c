@@ -312,6 +312,14 @@ static int short_prec(double v)
 	return 0;
 }
 
+/* V with PREC significant digits into BUF (SIZE bytes): 1 when they read back to V. */
+static int reads_back(char *buf, size_t size, int prec, double v)
+{
+	int len = snprintf(buf, size, "%.*g", prec, v);
+
+	return len > 0 && (size_t)len < size && strtod(buf, NULL) == v;
+}
+
 void jsonw_double(struct jsonw *w, double v)
 {
 	char buf[40];
@@ -329,23 +337,26 @@ void jsonw_double(struct jsonw *w, double v)
 		puts_(w, buf);
 		return;
 	}
-	/* the shortest form that reads back to the same double: the precision counting up from 1
-	 * would find first, by bisection over 1..17 (4 or 5 tries where counting took up to 17, 16
-	 * for a transfer rate). 17 digits always read back. Up to 15, a precision that reads back
-	 * is followed by ones that do (the decimal it gives is the nearest one of more digits too);
-	 * 16 may not where 15 does (a power of two, nearer its lower neighbour), but the bisection
-	 * tries 16 only once 15 has failed. */
-	snprintf(buf, sizeof(buf), "%.17g", v);
-	for (int lo = 1, hi = 17; lo < hi;) {
-		char tmp[40];
-		int mid = (lo + hi) / 2, len = snprintf(tmp, sizeof(tmp), "%.*g", mid, v);
+	/* the shortest form that reads back to the same double. Up to 15 digits, a precision
+	 * that reads back is followed by ones that do (the decimal it gives is the nearest one of
+	 * more digits too), so 15 is tried first: when it fails, no fewer digits read back and the
+	 * answer is 16 or 17 (16 may not read back where 15 does: a power of two, nearer its lower
+	 * neighbour), which most values short_prec() leaves here need (rates, means); when it
+	 * reads back, bisection over 1..15 finds the fewest. 17 digits always read back. */
+	if (reads_back(buf, sizeof(buf), 15, v)) {
+		for (int lo = 1, hi = 15; lo < hi;) {
+			char tmp[40];
+			int mid = (lo + hi) / 2;
 
-		if (len < (int)sizeof(tmp) && strtod(tmp, NULL) == v) {
-			hi = mid;
-			memcpy(buf, tmp, (size_t)len + 1);
-		} else {
-			lo = mid + 1;
+			if (reads_back(tmp, sizeof(tmp), mid, v)) {
+				hi = mid;
+				memcpy(buf, tmp, sizeof(tmp));
+			} else {
+				lo = mid + 1;
+			}
 		}
+	} else if (!reads_back(buf, sizeof(buf), 16, v)) {
+		snprintf(buf, sizeof(buf), "%.17g", v);
 	}
 	puts_(w, buf);
 }
