@@ -10,6 +10,7 @@
 #include "lib/hashmap.h"
 #include "lib/jsonw.h"
 #include "lib/strbuf.h"
+#include "model/thread-label.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -333,8 +334,10 @@ static void thread_meta(struct out *o, const struct track *t, const struct ev_lo
 	const struct exp_stream *s = t->s;
 	const char *exe = s->proc->exe ? base_name(s->proc->exe) : "";
 	const char *name = th->name[0] ? th->name : s->tid == s->pid ? exe : "";
-	char label[64];
+	char label[64], omp[48];
 
+	if (thread_label(omp, sizeof(omp), th, s->proc->rank))
+		name = omp;
 	meta_event(o, s->pid, s->tid, "thread_name", name[0] ? name : "thread", 1);
 	if (th->synthetic_exits) {
 		out_lit(o, ",\"synthetic_exits\":");

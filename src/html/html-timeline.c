@@ -3,6 +3,7 @@
  * MPI messages as arrows. docs/html.md describes the JSON. */
 #include "html/html-int.h"
 #include "html/html-timeline.h"
+#include "model/thread-label.h"
 
 #include "analysis/profile/func-profile.h"
 #include "analysis/mpi/mpi-model.h"
@@ -230,6 +231,8 @@ static int tl_location_end(void *ctx, const struct ev_location *loc,
 	ret = pop_to(c->t, row, &c->st, 0, c->last);
 	memcpy(r->name, facts->name, sizeof(r->name));
 	r->name[sizeof(r->name) - 1] = 0;
+	if (!thread_label(r->omp, sizeof(r->omp), facts, -1))
+		r->omp[0] = 0;
 	if (ret == 0)
 		ret = tl_resolve(c->t, row, 0, key_name, &nm);
 	if (ret < 0)
@@ -611,6 +614,10 @@ static void put_rows(struct jsonw *w, const struct tl_lod *t)
 			same += row->rank >= 0 && t->rows[k].rank == row->rank;
 		if (row->rank >= 0 && same == 1)
 			snprintf(label, sizeof(label), "rank %d", row->rank);
+		else if (row->rank >= 0 && row->omp[0])
+			snprintf(label, sizeof(label), "rank %d · %s", row->rank, row->omp);
+		else if (row->omp[0])
+			snprintf(label, sizeof(label), "%s · %d", row->omp, (int)row->tid);
 		else if (row->rank >= 0)
 			snprintf(label, sizeof(label), "rank %d · %d", row->rank, (int)row->tid);
 		else

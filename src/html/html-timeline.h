@@ -56,6 +56,7 @@ struct tl_row {
 	pid_t pid, tid;
 	int rank;	/* -1 without MPI */
 	char name[17];	/* the thread's name */
+	char omp[40];	/* its OpenMP label ("omp thread 3", thread-label.h), "" none */
 	unsigned image; /* program image of the stream (symbols) */
 	struct tl_lane *lanes;
 	size_t nlanes;

@@ -94,6 +94,15 @@ static int region_define(struct call_walker *w, const struct stream_record *rec)
 	return 0;
 }
 
+/* An outermost implicit task of thread number NUM on the thread TH. */
+static void omp_thread_number(struct call_thread *th, uint32_t num)
+{
+	if (!th->omp_tasks++ || num < th->omp_thread_min)
+		th->omp_thread_min = num;
+	if (th->omp_tasks == 1 || num > th->omp_thread_max)
+		th->omp_thread_max = num;
+}
+
 /* An extended record, read into W->rec (the events' raw record): 1 with *EV for region
  * boundaries, with w->records 2 for the others (as call_walker_next_event() returns them), 0
  * when it only updates state, or -ENOMEM. */
@@ -129,6 +138,13 @@ static PSC_ALWAYS_INLINE int ext_record(struct call_walker *w, int64_t ns, struc
 	case PSC_REC_STREAM_END:
 		w->th.ended = 1;
 		w->th.end_reason = rec->arg;
+		break;
+	case PSC_REC_OMP_ITASK_BEGIN:
+		if (!w->omp_depth++)
+			omp_thread_number(&w->th, rec->arg);
+		break;
+	case PSC_REC_OMP_ITASK_END:
+		w->omp_depth -= w->omp_depth > 0;
 		break;
 	case PSC_REC_THREAD_NAME:
 		memcpy(w->th.name, rec->payload, rec->npayload * 8 < 16 ? rec->npayload * 8 : 16);

@@ -61,6 +61,10 @@ struct call_thread {
 	int64_t first_ns, last_ns; /* span of the stream's records; first > last when empty */
 	int64_t first_call_ns, last_call_ns; /* span of its enter and exit records; first >
 						last when none */
+	/* OpenMP: the implicit tasks it ran outside any other (of outermost regions, or of
+	 * nested ones it alone ran) and the lowest and highest thread numbers they had */
+	uint64_t omp_tasks;
+	uint32_t omp_thread_min, omp_thread_max;
 };
 
 struct call_walker {
@@ -72,6 +76,7 @@ struct call_walker {
 	char **regions; /* region id -> name, from the stream's definitions */
 	size_t nregions, regions_cap;
 	struct call_thread th;
+	size_t omp_depth; /* implicit tasks open on the thread */
 	/* set after call_walker_open(): every record comes out, those that are no call or region
 	 * boundary (extended records, exits of calls entered before the recording began) as a
 	 * return of 2 (call_walker_next_event()), for a source that hands on every record */

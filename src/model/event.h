@@ -95,6 +95,11 @@ struct ev_location_facts {
 	int64_t first_call_ns, last_call_ns; /* span of its function records; first > last
 						when none */
 	uint64_t first_ticks, last_ticks;    /* that span as recorded (ticks; samples files: ns) */
+	/* OpenMP: implicit tasks the thread ran outside any other, 0 when it is no OpenMP
+	 * thread, and the lowest and highest thread numbers they had (the same for a thread
+	 * that kept its number: thread_label() in model/thread-label.h names it) */
+	uint64_t omp_tasks;
+	uint32_t omp_thread_min, omp_thread_max;
 	/* with EV_PASS_KEEP_GOING: the negative errno of the error that ended the location's
 	 * reading early (the facts above are those of what was read), 0 none; its message */
 	int error;

@@ -346,6 +346,9 @@ static void stream_facts(const struct call_walker *w, struct ev_location_facts *
 	f->last_call_ns = w->th.last_call_ns;
 	f->first_ticks = w->r.first_ticks;
 	f->last_ticks = w->r.last_ticks;
+	f->omp_tasks = w->th.omp_tasks;
+	f->omp_thread_min = w->th.omp_thread_min;
+	f->omp_thread_max = w->th.omp_thread_max;
 }
 
 /* The events of W's stream at LOC to P's consumers, the calls in batches to a consumer

@@ -3,10 +3,12 @@
 #include "lib/path.h"
 
 #include "lib/array.h"
+#include "model/thread-label.h"
 #include "view/func-print.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #define R(ctx)	 ((const struct func_report *)(ctx))
@@ -27,6 +29,31 @@ static void get_pid(const void *ctx, const void *row, size_t arg, struct view_va
 {
 	(void)ctx, (void)arg;
 	view_set_i64(v, ROW(row)->pid);
+}
+
+/* Text: the thread's id per thread, after its OpenMP label for a thread of a team ("omp
+ * thread 1 of rank 0 · 16915"); "all" merged. */
+static void get_thread_text(const void *ctx, const void *row, size_t arg, struct view_value *v)
+{
+	const struct func_report *r = R(ctx);
+	const struct func_thread *t;
+	const struct exp_process *proc;
+	char omp[48];
+
+	(void)arg;
+	if (!r->per_thread) {
+		view_set_str(v, "all");
+		return;
+	}
+	t = &r->p->threads[ROW(row)->thread];
+	proc = r->e ? experiment_process(r->e, t->pid, t->image) : NULL;
+	if (!thread_label_of(omp, sizeof(omp), t->th.omp_tasks, t->th.omp_thread_min,
+			     t->th.omp_thread_max, proc ? proc->rank : -1)) {
+		view_set_i64(v, ROW(row)->tid);
+		return;
+	}
+	snprintf(v->buf, sizeof(v->buf), "%s · %d", omp, (int)ROW(row)->tid);
+	view_set_str(v, v->buf);
 }
 
 /* The thread's id per thread, "all" merged. */
@@ -155,8 +182,8 @@ static const struct view_col func_cols[] = {
     {"name", "function", VIEW_STR, TABLE_LEFT, ALL | ENT | VIEW_ASCENDING, get_name, 0, NULL,
      "name", "name", "thread", NULL},
     {"pid", "pid", VIEW_INT, TABLE_RIGHT, JSON | PT, get_pid, 0, NULL, NULL, NULL, NULL, NULL},
-    {"thread", "thread", VIEW_INT, TABLE_RIGHT, TEXT | PT, get_thread, 0, NULL, NULL, NULL, NULL,
-     NULL},
+    {"thread", "thread", VIEW_INT, TABLE_RIGHT, TEXT | PT, get_thread_text, 0, NULL, NULL, NULL,
+     NULL, NULL},
     {"thread", "thread", VIEW_INT, TABLE_RIGHT, CSV | JSON | ENT | VIEW_ASCENDING, get_thread, 0,
      NULL, NULL, NULL, NULL, NULL},
     {"calls", "calls", VIEW_COUNT, TABLE_RIGHT, ALL, get_calls, 0, NULL, "calls", "calls", "name",

@@ -109,6 +109,28 @@ got = [(e["tid"], e["name"], round(e["ts"] * 1000), round(e["dur"] * 1000)) for 
 assert len(want) >= 10, want
 assert sorted(got) == sorted(want), (sorted(got), sorted(want))
 PY
+	# threads named by the OpenMP thread number of their implicit tasks in the dump (omp_tri
+	# nests none): the Chrome export's thread names, the HTML timeline's row labels
+	python3 - "$T/$name.json" "$T/$name-dump.out" "$T/$name-data.json" <<'PY' || fail "$name: threads named by their OpenMP thread number"
+import json, re, sys
+nums, tid = {}, None
+for line in open(sys.argv[2]):
+    m = re.match(r"# .*: pid (\d+) tid (\d+) ", line)
+    if m:
+        tid = int(m.group(2))
+        continue
+    f = line.split()
+    if len(f) > 5 and f[3] == "omp-itask-begin":
+        nums.setdefault(tid, set()).add(int(f[5].split("=")[1]))
+assert sorted(len(v) for v in nums.values()) == [1, 1], nums
+want = {t: "omp thread %d" % min(v) for t, v in nums.items()}
+got = {e["tid"]: e["args"]["name"] for e in json.load(open(sys.argv[1]))["traceEvents"]
+       if e.get("ph") == "M" and e.get("name") == "thread_name" and e["tid"] in want}
+assert got == want, (got, want)
+rows = json.load(open(sys.argv[3]))["timeline"]["rows"]
+labels = {r["tid"]: r["label"] for r in rows if r["tid"] in want}
+assert labels == {t: "%s \u00b7 %d" % (n, t) for t, n in want.items()}, (labels, want)
+PY
 }
 
 progs=()

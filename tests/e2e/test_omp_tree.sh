@@ -75,6 +75,14 @@ check() {
 		END { s = sprintf("%d", n); while (s ~ /[0-9][0-9][0-9][0-9]/)
 			sub(/[0-9][0-9][0-9]($|,)/, ",&", s); print s }' "$T/$name-flat.out") calls in 2 threads" \
 		"$T/$name-text.out" "$name: the heading's calls leave the OpenMP frames out"
+	# per thread, the text names each thread by its OpenMP thread number and id
+	run "$name-threads" "$PERFSCOPE" report "$dir" --by thread
+	[ "$RC" -eq 0 ] || { show "$name-threads"; die "$name: report --by thread exited $RC"; }
+	for n in 0 1; do
+		expect_eq 1 "$(awk -v n="omp thread $n · " '$1 == "row" && index($0, n) { k[$0] = 1 }
+			END { print length(k) }' "$T/$name-threads.out")" \
+			"$name: report --by thread: the row function on omp thread $n"
+	done
 	# the function that opened the region: its exclusive time holds no barrier wait now
 	opener=$(awk -F, -v r="$region" 'NR > 1 && $4 > 0 && $2 == r {
 		print substr($1, 1, length($1) - length(r) - 1); exit }' "$csv")

@@ -262,6 +262,9 @@ static void thread_facts(struct call_thread *th, const struct ev_location_facts 
 	th->function_records = f->function_records;
 	th->first_ns = f->first_ns;
 	th->last_ns = f->last_ns;
+	th->omp_tasks = f->omp_tasks;
+	th->omp_thread_min = f->omp_thread_min;
+	th->omp_thread_max = f->omp_thread_max;
 }
 
 /* The consumer's state (func_profile_consumer). */
@@ -362,6 +365,8 @@ static int fc_finish(void *ctx, char *err, size_t errlen)
 		snprintf(err, errlen, "symbols: out of memory");
 		return -ENOMEM;
 	}
+	for (size_t i = 0; i < p->nnodes; i++) /* a row has the nodes of one thread */
+		p->rows[p->nodes[i].row].thread = p->nodes[i].thread;
 	for (size_t i = 0; i < p->nrows; i++) {
 		struct func_row *r = &p->rows[i];
 

@@ -38,6 +38,7 @@ struct func_row {
 	/* an OpenMP construct's frame ("[omp parallel SITE]", "[omp barrier]"...: named, with
 	 * module "" and addr 0) rather than a function: 1 + its index in the pass, else 0 */
 	size_t omp_frame;
+	size_t thread; /* index in threads of a per-thread row's thread; 0 in a merged profile */
 };
 
 /* A row's share of one time interval. */

@@ -11,6 +11,7 @@
 #include "model/experiment-open.h"
 #include "format/stream.h"
 #include "model/pass.h"
+#include "model/thread-label.h"
 
 #include <errno.h>
 
@@ -605,6 +606,53 @@ static void test_omp_events(void **state)
 	assert_int_equal(o.ev[9].ns, 1060);
 }
 
+/* A thread's OpenMP thread numbers in its facts: those of the implicit tasks it ran outside
+ * any other (not the nested one inside the first), and none for a thread without them; the
+ * label views give them (model/thread-label.h). */
+static void test_omp_thread_facts(void **state)
+{
+	struct count c = {0};
+	struct ev_consumer cc = counter(&c, EV_ALL, 0), *list[] = {&cc};
+	struct words s = {.n = 0};
+	const uint64_t it[] = {7, 4}, id[] = {7}, nested[] = {8, 2}, nid[] = {8};
+	char dir[256], err[512], buf[64];
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	write_proc(dir, 10, "[]");
+	w_clock(&s, 1000);
+	w_ext(&s, 1010, PSC_REC_OMP_ITASK_BEGIN, 3, it, 2);
+	w_ext(&s, 1011, PSC_REC_OMP_ITASK_BEGIN, 0, nested, 2);
+	w_ext(&s, 1012, PSC_REC_OMP_ITASK_END, 0, nid, 1);
+	w_ext(&s, 1013, PSC_REC_OMP_ITASK_END, 3, id, 1);
+	w_ext(&s, 1020, PSC_REC_OMP_ITASK_BEGIN, 3, it, 2);
+	w_ext(&s, 1021, PSC_REC_OMP_ITASK_END, 3, id, 1);
+	w_end(&s, 1070);
+	write_stream(dir, 10, 10, &s, NULL, 0);
+	assert_int_equal(run(dir, list, 1, err, sizeof(err)), 0);
+	assert_int_equal(c.last.omp_tasks, 2);
+	assert_int_equal(c.last.omp_thread_min, 3);
+	assert_int_equal(c.last.omp_thread_max, 3);
+	assert_string_equal(thread_label(buf, sizeof(buf), &c.last, -1), "omp thread 3");
+	assert_string_equal(thread_label(buf, sizeof(buf), &c.last, 2), "omp thread 3 of rank 2");
+	assert_string_equal(thread_label_of(buf, sizeof(buf), 5, 1, 3, 0),
+			    "omp threads 1-3 of rank 0");
+	assert_string_equal(thread_label_of(buf, 9, 1, 12, 12, 7), "omp thre");
+
+	/* no implicit task: no OpenMP thread, and no label */
+	memset(&c, 0, sizeof(c));
+	s.n = 0;
+	new_dir(dir, sizeof(dir));
+	write_proc(dir, 10, "[]");
+	w_clock(&s, 1000);
+	w_end(&s, 1070);
+	write_stream(dir, 10, 10, &s, NULL, 0);
+	assert_int_equal(run(dir, list, 1, err, sizeof(err)), 0);
+	assert_int_equal(c.ends, 1);
+	assert_int_equal(c.last.omp_tasks, 0);
+	assert_null(thread_label(buf, sizeof(buf), &c.last, 2));
+}
+
 /* An OpenMP record of the wrong length is damage at its offset, named by its kind. */
 static void test_omp_bad_length(void **state)
 {
@@ -711,6 +759,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_isolated_source_errors),
 	    cmocka_unit_test(test_isolated_own_error_kept),
 	    cmocka_unit_test(test_omp_events),
+	    cmocka_unit_test(test_omp_thread_facts),
 	    cmocka_unit_test(test_omp_bad_length),
 	};
 
