@@ -102,6 +102,14 @@ static const uint64_t *stream_pos(void)
 	return t ? t->pos : NULL;
 }
 
+/* 1 when the record of WORDS words just written went right after BEFORE, where the stream
+ * stood: not into a new chunk, whose clock record is timed now, so that a later record dated
+ * back to this one's time would go back behind that clock record. */
+static int written_in_place(const uint64_t *before, unsigned words)
+{
+	return before && stream_pos() == before + words;
+}
+
 /* The last arrival at region ID's closing barrier, if the table still has it, it is not later
  * than now and the calling thread wrote nothing since its record that may be dated back (an
  * explicit task it ran in the barrier, a function call); else 0 (now). */
@@ -208,6 +216,7 @@ static void on_sync_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint
 	enum psc_omp_sync k = sync_kind(kind, codeptr);
 	uint64_t id = ompt_itasks.now & ID_MASK, ticks = 0;
 	int closing = k == PSC_OMP_SYNC_BARRIER_IMPLICIT && id;
+	const uint64_t *before = stream_pos();
 
 	(void)parallel, (void)task;
 	if (endpoint == ompt_scope_begin) {
@@ -217,13 +226,13 @@ static void on_sync_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint
 		}
 		omp_rec_at(ticks, PSC_REC_OMP_SYNC_ENTER, k, 2, (uint64_t)(uintptr_t)codeptr, 0, 0,
 			   0);
-		ompt_tls.dated_pos = closing ? stream_pos() : NULL;
+		ompt_tls.dated_pos = closing && written_in_place(before, 4) ? stream_pos() : NULL;
 		return;
 	}
 	if (closing && ompt_itasks.now >> ID_BITS)
 		ticks = join_ticks(id);
 	omp_rec_at(ticks, PSC_REC_OMP_SYNC_LEAVE, k, 0, 0, 0, 0, 0);
-	ompt_tls.dated_pos = ticks ? stream_pos() : NULL;
+	ompt_tls.dated_pos = ticks && written_in_place(before, 2) ? stream_pos() : NULL;
 }
 
 static enum psc_omp_sync mutex_kind(ompt_mutex_t kind)

@@ -231,8 +231,11 @@ static int print_text(const struct omp_report *r, FILE *f)
 	const struct omp_profile *p = r->p;
 	int ret;
 
-	if (!p->events)
+	if (!p->events) {
+		/* the command says there are no records; the caveats say why (a full disk) */
+		omp_caveats(r, caveat_text, f);
 		return 0;
+	}
 	fprintf(f,
 		"OpenMP: %zu parallel region%s, %zu thread%s (work = time - waits; barrier: the "
 		"wait in the region's closing barrier)\n\n",

@@ -38,8 +38,8 @@ void omp_view_release(struct view *v);
  * The three tables of R in FMT into F: text with a heading each and the caveats under them;
  * CSV and long CSV the tables one after the other, a blank line between, the caveats as
  * warnings on stderr; JSON one object {rows, regions, threads, caveats}. An empty profile
- * (no OpenMP records) gives no text, the headers (CSV) or empty arrays (JSON): the command
- * says why. 0, -ENOMEM or -EIO.
+ * (no OpenMP records) gives in text only the caveats (what was lost, a full disk), in CSV the
+ * headers, in JSON empty arrays: the command says there are no records. 0, -ENOMEM or -EIO.
  */
 int omp_print(const struct omp_report *r, enum out_format fmt, FILE *f);
 
