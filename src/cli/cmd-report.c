@@ -1,5 +1,6 @@
 /* cmd-report.c - `perfscope report`: the regions of an experiment. */
 #include "cli/cli.h"
+#include "view/caveats.h"
 
 #include "format/experiment.h"
 #include "analysis/mpi/mpi-scope.h"
@@ -488,6 +489,31 @@ out:
 
 /* `report --openmp`: the OpenMP profile of A's experiment, as A's format says. An exit
  * status; an experiment without OpenMP records is said on stderr, its report empty. */
+static void count_line(void *ctx, const char *line)
+{
+	(void)line;
+	++*(size_t *)ctx;
+}
+
+/* Say that DIR holds no OpenMP record: lost with what its caveats list, when it has any (a
+ * full disk), else not recorded. */
+static void no_omp_records(const char *dir, const struct experiment *e)
+{
+	size_t lost = 0;
+
+	experiment_caveats(e, 0, count_line, &lost);
+	if (lost)
+		cli_error("report",
+			  "%s: no OpenMP record could be read (the experiment's caveats below say "
+			  "what was lost)",
+			  dir);
+	else
+		cli_error("report",
+			  "%s: no OpenMP records (was the program built with -fopenmp and recorded "
+			  "with perfscope >= %s?)",
+			  dir, PSC_VERSION);
+}
+
 static int report_openmp(const struct report_args *a)
 {
 	struct omp_report r = {0};
@@ -517,10 +543,7 @@ static int report_openmp(const struct report_args *a)
 		goto out;
 	}
 	if (!r.p->events)
-		cli_error("report",
-			  "%s: no OpenMP records (was the program built with -fopenmp and recorded "
-			  "with perfscope >= %s?)",
-			  a->dir, PSC_VERSION);
+		no_omp_records(a->dir, r.e);
 	ret = EXIT_USAGE;
 	if (cli_output_open("report", a->output, a->force, &out))
 		goto out;
