@@ -478,6 +478,7 @@ static int ox_location_end(void *ctx, const struct ev_location *loc,
 		frames_write(x, &oc->t, 0, ox_stamp(x, &oc->t, align(x, oc->rank, facts->last_ns)),
 			     1);
 	x->nopen = 0;
+	ox_omp_location_end(x, &oc->t);
 	if (!x->failed && facts->name[0]) {
 		snprintf(tname, sizeof(tname), "%s (thread %d)", facts->name, (int)oc->s->tid);
 		x->locs[oc->t.loc].name = ox_string_id(x, tname);

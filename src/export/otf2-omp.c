@@ -309,6 +309,25 @@ int ox_omp_event(struct xp *x, struct track *t, uint32_t group, const struct eve
 	}
 }
 
+int ox_omp_location_end(struct xp *x, struct track *t)
+{
+	struct ox_omp *o = x->omp;
+
+	if (!o || ox_omp_flush(x, t))
+		return x->failed ? -1 : 0;
+	while (o->ntasks && !x->failed)
+		ox_check(x,
+			 OTF2_EvtWriter_ThreadTeamEnd(t->w, NULL, t->last,
+						      team_comm(x, o->tasks[--o->ntasks].team)),
+			 "writing a thread team");
+	while (o->npars && !x->failed) {
+		o->npars--;
+		ox_check(x, OTF2_EvtWriter_ThreadJoin(t->w, NULL, t->last, OTF2_PARADIGM_OPENMP),
+			 "writing a thread join");
+	}
+	return x->failed ? -1 : 0;
+}
+
 int ox_omp_write_definitions(struct xp *x, OTF2_GlobalDefWriter *gw)
 {
 	struct ox_omp *o = x->omp;

@@ -27,6 +27,10 @@ int ox_omp_event(struct xp *x, struct track *t, uint32_t group, const struct eve
  * 0 or -1. */
 int ox_omp_flush(struct xp *x, struct track *t);
 
+/* The location ends, its regions left (at its last time): the teams and forks a killed
+ * run left open end there too (ThreadTeamEnd, ThreadJoin). 0 or -1. */
+int ox_omp_location_end(struct xp *x, struct track *t);
+
 /* A new location begins: nothing of the previous one is open. */
 void ox_omp_location(struct xp *x);
 
