@@ -123,18 +123,18 @@ static const char *wait_name(unsigned kind, int *role)
 }
 
 /* The team communicator of GROUP's teams of SIZE, with location T a member. UINT32_MAX when
- * out of memory. */
+ * out of memory. The locations come one after the other: T, when listed, is the last one of
+ * the OpenMP threads and of the team. */
 static uint32_t team_of(struct ox_omp *o, struct track *t, uint32_t group, uint32_t size)
 {
 	uint64_t key = (uint64_t)group << 32 | size, v, li;
 	struct ox_team *tm;
-	size_t i;
 
-	for (li = 0; li < o->nlocs && o->locs[li] != t->loc; li++)
-		;
-	if (li == o->nlocs) {
+	li = o->nlocs ? o->nlocs - 1 : 0;
+	if (!o->nlocs || o->locs[li] != t->loc) {
 		if (ARRAY_GROW(o->locs, o->nlocs + 1, o->locs_cap))
 			return UINT32_MAX;
+		li = o->nlocs;
 		o->locs[o->nlocs++] = t->loc;
 	}
 	if (!u64map_get(&o->team_ix, key, &v)) {
@@ -145,9 +145,7 @@ static uint32_t team_of(struct ox_omp *o, struct track *t, uint32_t group, uint3
 		v = o->nteams++;
 	}
 	tm = &o->teams[v];
-	for (i = 0; i < tm->nmembers && tm->members[i] != li; i++)
-		;
-	if (i == tm->nmembers) {
+	if (!tm->nmembers || tm->members[tm->nmembers - 1] != li) {
 		if (ARRAY_GROW(tm->members, tm->nmembers + 1, tm->members_cap))
 			return UINT32_MAX;
 		tm->members[tm->nmembers++] = li;
@@ -187,18 +185,19 @@ static void drop(struct ox_open *list, size_t *n, size_t k)
 int ox_omp_flush(struct xp *x, struct track *t)
 {
 	struct ox_omp *o = x->omp;
+	uint64_t ts;
 
 	if (!o || !o->fork)
 		return 0;
 	o->fork = 0;
+	ts = ox_stamp(x, t, (int64_t)o->fork_ts); /* MPI calls may have been written since */
 	if (ox_check(x,
-		     OTF2_EvtWriter_ThreadFork(t->w, NULL, o->fork_ts, OTF2_PARADIGM_OPENMP,
-					       o->fork_team),
+		     OTF2_EvtWriter_ThreadFork(t->w, NULL, ts, OTF2_PARADIGM_OPENMP, o->fork_team),
 		     "writing a thread fork") ||
 	    push(&o->pars, &o->npars, &o->pars_cap,
 		 (struct ox_open){.parallel = o->fork_par, .region = o->fork_region}))
 		return x->failed ? -1 : ox_fail(x, -ENOMEM, "out of memory");
-	return ox_region_enter(x, t, o->fork_region, o->fork_ts);
+	return ox_region_enter(x, t, o->fork_region, ts);
 }
 
 /* PARALLEL_BEGIN: the fork waits for the team's size (the first implicit task's). */
