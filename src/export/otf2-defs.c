@@ -1,6 +1,7 @@
 /* otf2-defs.c - the definitions of an OTF2 export: strings, regions, location groups and
  * communicators, collected while the events are written and written at the end. */
 #include "export/otf2-int.h"
+#include "export/otf2-omp.h"
 #include "lib/array.h"
 
 #include "format/mpi-routines.h"
@@ -128,7 +129,8 @@ uint32_t ox_region_id(struct xp *x, const char *name, enum region_kind kind, uns
 	r->name = sid;
 	r->kind = (uint8_t)kind;
 	r->routine = routine;
-	r->role = kind == RK_MPI	? mpi_role(routine)
+	r->role = kind == RK_OMP	? (uint8_t)routine
+		  : kind == RK_MPI	? mpi_role(routine)
 		  : kind == RK_FUNCTION ? OTF2_REGION_ROLE_FUNCTION
 					: OTF2_REGION_ROLE_CODE;
 	return (uint32_t)x->nregions++;
@@ -323,7 +325,8 @@ static OTF2_ErrorCode write_regions(struct xp *x, OTF2_GlobalDefWriter *gw)
 
 	for (size_t i = 0; i < x->nregions && code == OTF2_SUCCESS; i++) {
 		const struct xregion *r = &x->regions[i];
-		OTF2_Paradigm p = r->kind == RK_MPI	 ? OTF2_PARADIGM_MPI
+		OTF2_Paradigm p = r->kind == RK_OMP	 ? OTF2_PARADIGM_OPENMP
+				  : r->kind == RK_MPI	 ? OTF2_PARADIGM_MPI
 				  : r->kind == RK_REGION ? OTF2_PARADIGM_USER
 							 : OTF2_PARADIGM_COMPILER;
 
@@ -394,7 +397,8 @@ int ox_write_definitions(struct xp *x)
 		code = write_group_properties(x, gw);
 	if (ox_check(x, code, "writing the definitions"))
 		return -1;
-	if (ox_write_metric_definitions(x, gw) || (x->m && write_mpi_definitions(x, gw)))
+	if (ox_write_metric_definitions(x, gw) || (x->m && write_mpi_definitions(x, gw)) ||
+	    ox_omp_write_definitions(x, gw))
 		return -1;
 	return ox_check(x, OTF2_Archive_CloseGlobalDefWriter(x->ar, gw), "closing the definitions");
 }
@@ -435,6 +439,7 @@ void ox_release(struct xp *x)
 	free(x->members);
 	free(x->classes);
 	free(x->icolls);
+	ox_omp_release(x);
 	strmap_release(&x->string_ix);
 	u64map_release(&x->region_ix);
 	u64map_release(&x->addr_ix);

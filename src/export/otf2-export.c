@@ -1,6 +1,7 @@
 /* otf2-export.c - an experiment as an OTF2 archive, streamed by a consumer of the pass, with the
  * MPI model as a second input (otf2-export.h); the definitions are otf2-defs.c's. */
 #include "export/otf2-int.h"
+#include "export/otf2-omp.h"
 
 #include "model/pass.h"
 #include "format/format.h"
@@ -201,6 +202,9 @@ static int call_leave_end(struct xp *x, struct track *t, size_t k)
 	return frames_write(x, t, k, t->last, 0);
 }
 
+static size_t region_frame(const struct xp *x, uint32_t id);
+static int region_close(struct xp *x, struct track *t, size_t k, uint64_t ts);
+
 /* A region begin or end on the thread's location T, after a Metric event with the counters
  * read there. */
 static int region_event(struct xp *x, struct track *t, struct ox_metrics *mt,
@@ -210,7 +214,7 @@ static int region_event(struct xp *x, struct track *t, struct ox_metrics *mt,
 	char num[32];
 	uint64_t ts;
 	uint32_t id;
-	size_t k, calls;
+	size_t k;
 
 	snprintf(num, sizeof(num), "region %" PRIu32, ev->id);
 	id = ox_region_id(x, ev->name ? ev->name : num, RK_REGION, 0);
@@ -218,28 +222,61 @@ static int region_event(struct xp *x, struct track *t, struct ox_metrics *mt,
 		return ox_fail(x, -ENOMEM, "out of memory");
 	ts = ox_stamp(x, t, ns);
 	if (e->kind == EV_REGION_ENTER) {
-		if (ox_metrics_event(x, mt, s, t->w, ts, ev->snapshot, ev->nsnapshot) ||
-		    frame_push(x, id, 1))
+		if (ox_metrics_event(x, mt, s, t->w, ts, ev->snapshot, ev->nsnapshot))
 			return -1;
 		x->stats->regions++;
-		return ox_check(x, OTF2_EvtWriter_Enter(t->w, NULL, ts, id), "writing a region");
+		return ox_region_enter(x, t, id, ts);
 	}
-	for (k = x->nopen; k > 0 && !(x->frames[k - 1].region && x->frames[k - 1].id == id); k--)
-		;
-	if (k == 0) /* an end without a begin closes nothing */
+	k = region_frame(x, id);
+	if (k == x->nopen) /* an end without a begin closes nothing */
 		return 0;
-	k--;
 	/* what began inside it leaves; regions left open inside it end here, calls enter again */
 	if (frames_write(x, t, k + 1, ts, 1) ||
-	    ox_metrics_event(x, mt, s, t->w, ts, ev->snapshot, ev->nsnapshot) ||
-	    ox_check(x, OTF2_EvtWriter_Leave(t->w, NULL, ts, id), "writing a region"))
+	    ox_metrics_event(x, mt, s, t->w, ts, ev->snapshot, ev->nsnapshot))
 		return -1;
-	calls = k;
+	return region_close(x, t, k, ts);
+}
+
+/* The innermost open region ID's frame, or x->nopen none. */
+static size_t region_frame(const struct xp *x, uint32_t id)
+{
+	for (size_t k = x->nopen; k > 0; k--)
+		if (x->frames[k - 1].region && x->frames[k - 1].id == id)
+			return k - 1;
+	return x->nopen;
+}
+
+/* Region frame K leaves at TS (what began inside it has left): the regions left open inside
+ * it end, the calls inside it enter again. */
+static int region_close(struct xp *x, struct track *t, size_t k, uint64_t ts)
+{
+	size_t calls = k;
+
+	if (ox_check(x, OTF2_EvtWriter_Leave(t->w, NULL, ts, x->frames[k].id), "writing a region"))
+		return -1;
 	for (size_t i = k + 1; i < x->nopen; i++)
 		if (!x->frames[i].region)
 			x->frames[calls++] = x->frames[i];
 	x->nopen = calls;
 	return frames_write(x, t, k, ts, 0);
+}
+
+int ox_region_enter(struct xp *x, struct track *t, uint32_t id, uint64_t ts)
+{
+	if (frame_push(x, id, 1))
+		return -1;
+	return ox_check(x, OTF2_EvtWriter_Enter(t->w, NULL, ts, id), "writing a region");
+}
+
+int ox_region_leave(struct xp *x, struct track *t, uint32_t id, uint64_t ts)
+{
+	size_t k = region_frame(x, id);
+
+	if (k == x->nopen)
+		return 0;
+	if (frames_write(x, t, k + 1, ts, 1))
+		return -1;
+	return region_close(x, t, k, ts);
 }
 
 /* ProgramBegin (END 0) at the first record of a rank, ProgramEnd (END 1) at its last, as the
@@ -332,6 +369,7 @@ static int ox_location_begin(void *ctx, const struct ev_location *loc, char *err
 	if (l != MPI_NONE)
 		x->model_loc_done[l] = 1;
 	x->nopen = 0;
+	ox_omp_location(x);
 	return 0;
 }
 
@@ -395,9 +433,12 @@ static int ox_event(void *ctx, const struct event *ev, char *err, size_t errlen)
 	(void)err;
 	(void)errlen;
 	if (mpi_until(oc, ns, 0) == 0) {
-		if (ev->kind == EV_CALL_ENTER || ev->kind == EV_CALL_EXIT)
+		if (ev->kind >= EV_OMP_PARALLEL_BEGIN && ev->kind <= EV_OMP_TASK_END)
+			ox_omp_event(x, &oc->t, x->locs[oc->t.loc].group, ev, ns);
+		else if (ox_omp_flush(x, &oc->t) == 0 &&
+			 (ev->kind == EV_CALL_ENTER || ev->kind == EV_CALL_EXIT))
 			call_event(oc, ev, ns);
-		else
+		else if (!x->failed)
 			region_event(x, &oc->t, &oc->mt, oc->s, ev, ns);
 	}
 	return x->failed ? ox_code(x) : 0;
@@ -414,7 +455,7 @@ static int ox_events(void *ctx, const struct event *ev, size_t n, char *err, siz
 	for (size_t i = 0; i < n && !x->failed; i++) {
 		int64_t ns = align(x, oc->rank, ev[i].ns);
 
-		if (mpi_until(oc, ns, 0) == 0)
+		if (mpi_until(oc, ns, 0) == 0 && ox_omp_flush(x, &oc->t) == 0)
 			call_event(oc, &ev[i], ns);
 	}
 	return x->failed ? ox_code(x) : 0;
@@ -431,11 +472,13 @@ static int ox_location_end(void *ctx, const struct ev_location *loc,
 	(void)err;
 	(void)errlen;
 	mpi_until(oc, 0, 1);
+	ox_omp_flush(x, &oc->t);
 	/* regions a killed run left open end with the stream's last record */
 	if (!x->failed && x->nopen)
 		frames_write(x, &oc->t, 0, ox_stamp(x, &oc->t, align(x, oc->rank, facts->last_ns)),
 			     1);
 	x->nopen = 0;
+	ox_omp_location_end(x, &oc->t);
 	if (!x->failed && facts->name[0]) {
 		snprintf(tname, sizeof(tname), "%s (thread %d)", facts->name, (int)oc->s->tid);
 		x->locs[oc->t.loc].name = ox_string_id(x, tname);
@@ -535,7 +578,7 @@ static int export_streams(struct ox_consumer *oc)
 	struct ev_consumer c = {
 	    .name = "otf2",
 	    .kinds = EV_BIT(EV_CALL_ENTER) | EV_BIT(EV_CALL_EXIT) | EV_BIT(EV_REGION_ENTER) |
-		     EV_BIT(EV_REGION_EXIT),
+		     EV_BIT(EV_REGION_EXIT) | ox_omp_kinds(),
 	    .locations = EV_LOC_STREAMS,
 	    .ctx = oc,
 	    .location_begin = ox_location_begin,

@@ -12,7 +12,9 @@
  * MpiRequestCancelled), blocking collectives (MpiCollectiveBegin/End) and non-blocking ones
  * (NonBlockingCollectiveRequest in the I-call, NonBlockingCollectiveComplete in the call that
  * completed it), with the request ids that tie a completion to its message or collective; the
- * counters read at region boundaries as Metric events (otf2-metrics.c). Times are ns on rank 0's
+ * counters read at region boundaries as Metric events (otf2-metrics.c); OpenMP's parallel
+ * regions, implicit tasks and waits as ThreadFork/Join, ThreadTeamBegin/End and the Enter/Leave
+ * of OpenMP regions (otf2-omp.c). Times are ns on rank 0's
  * clock: MPI calls as the model aligned and corrected them, functions and regions of a rank moved
  * by its measured clock offset (interpolated as the model does). The archive is written as the
  * streams are read.

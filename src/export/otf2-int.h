@@ -18,13 +18,13 @@
 #define EVT_CHUNK (1u << 20)
 #define DEF_CHUNK (4u << 20)
 
-enum region_kind { RK_FUNCTION, RK_REGION, RK_MPI };
+enum region_kind { RK_FUNCTION, RK_REGION, RK_MPI, RK_OMP };
 
 struct xregion {
 	uint32_t name; /* string id */
 	uint8_t kind;
 	uint8_t role;
-	uint32_t routine; /* RK_MPI */
+	uint32_t routine; /* RK_MPI; RK_OMP: its OTF2_RegionRole */
 };
 
 struct xgroup { /* a location group: a rank or a process */
@@ -120,6 +120,7 @@ struct xp {
 	size_t nclasses, classes_cap;
 	struct ox_icoll *icolls; /* sorted by rank, request and time */
 	size_t nicolls;
+	struct ox_omp *omp; /* OpenMP (otf2-omp.c), made at the first OpenMP event */
 };
 
 /* The first OTF2 error messages of a failure, from ox_error_cb (registered while exporting). */
@@ -137,8 +138,8 @@ int ox_check(struct xp *x, OTF2_ErrorCode code, const char *what);
 /* The id of string S, defined on first use; UINT32_MAX when out of memory. */
 uint32_t ox_string_id(struct xp *x, const char *s);
 
-/* The region NAME of KIND (ROUTINE for RK_MPI), defined on first use; UINT32_MAX when out of
- * memory. */
+/* The region NAME of KIND (ROUTINE for RK_MPI, the OTF2_RegionRole for RK_OMP), defined on first
+ * use; UINT32_MAX when out of memory. */
 uint32_t ox_region_id(struct xp *x, const char *name, enum region_kind kind, unsigned routine);
 
 /* The location group of RANK (>= 0), else of process PID running EXE; UINT32_MAX when out of
@@ -166,6 +167,14 @@ void ox_metrics_release(struct ox_metrics *mt);
 /* The time of an event at NS on T: never before the location's previous event
  * (otf2-export.c). */
 uint64_t ox_stamp(struct xp *x, struct track *t, int64_t ns);
+
+/* Enter region ID at TS on T, open until ox_region_leave (otf2-export.c). 0 or -1. */
+int ox_region_enter(struct xp *x, struct track *t, uint32_t id, uint64_t ts);
+
+/* Leave the innermost open region ID at TS on T: what began inside it leaves first (the calls
+ * inside it enter again after), as a region of the regions API ends. 0 (also when it is not
+ * open) or -1. */
+int ox_region_leave(struct xp *x, struct track *t, uint32_t id, uint64_t ts);
 
 /* The starts of the MPI model's non-blocking collectives into x->icolls, sorted (otf2-mpi.c).
  * 0 or -1. */
