@@ -3,8 +3,9 @@
 # truth: examples/mpi/hybrid_eff (2 ranks x 2 threads, oversubscribed) runs serial parts, an
 # imbalanced OpenMP region and an MPI_Allreduce per round, measures its MPI, parallel and
 # work times and prints the efficiencies expected (analysis/openmp/omp-hybrid.h); every cell
-# of perfscope's table, per rank and "all", must be within 0.02 of them, in CSV, and the
-# long CSV must give the same cells.
+# of perfscope's table, per rank and "all", must be within 0.02 of them, in CSV; the long CSV
+# and the JSON give the same cells, and the HTML OpenMP view shows the table (its data the
+# JSON's, a table row per rank and "all", the view's own test passing in Chromium).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/mpi-lib.sh"
@@ -59,4 +60,24 @@ for r in 0 all; do
 done
 run txt "$PERFSCOPE" report "$T/hyb" --openmp
 expect_grep "Hybrid efficiency" "$T/txt.out" "the text report has the hybrid table"
+run json "$PERFSCOPE" report "$T/hyb" --openmp --json
+expect_eq 0 "$RC" "report --openmp --json"
+expect_eq "$(csv_get "$T/hyb.csv" parallel_eff rank=all)" \
+	"$(json_eval "$T/json.out" '"%.6f" % d["hybrid_efficiency"][-1]["parallel_eff"]')" \
+	"JSON: the all row's parallel_eff"
+
+# the HTML OpenMP view
+. "$(dirname "$0")/html-lib.sh"
+run html "$PERFSCOPE" html "$T/hyb"
+expect_eq 0 "$RC" "html of the hybrid run"
+python3 -c 'import re,sys; t=open(sys.argv[1]).read(); print(re.search(r"<script type=\"application/json\" id=\"psc-data\">(.*?)</script>", t, re.S).group(1))' \
+	"$T/hyb/report.html" >"$T/data.json"
+expect_eq True "$(python3 -c 'import json, sys
+print(json.load(open(sys.argv[1]))["openmp"]["hybrid_efficiency"] ==
+      json.load(open(sys.argv[2]))["hybrid_efficiency"])' "$T/data.json" "$T/json.out")" \
+	"the view's data is report --openmp's table"
+html_render "$T/hyb/report.html" hyb openmp
+html_expect_ok hyb
+html_dom hyb --table openmp-hybrid >"$T/hyb-html.csv"
+expect_eq $((np + 2)) "$(wc -l <"$T/hyb-html.csv")" "HTML: a header and a row per rank and all"
 finish
