@@ -23,6 +23,13 @@ if(MPI_C_FOUND)
     target_link_libraries(mpi_hybrid PRIVATE MPI::MPI_C OpenMP::OpenMP_C)
     set_target_properties(mpi_hybrid PROPERTIES OUTPUT_NAME hybrid
       RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/examples/mpi)
+    # hybrid_eff: known hybrid efficiencies (test_mpi_hybrid_eff.sh)
+    add_executable(mpi_hybrid_eff ${CMAKE_SOURCE_DIR}/examples/mpi/hybrid_eff.c)
+    target_compile_options(mpi_hybrid_eff PRIVATE -g -fno-sanitize=all)
+    target_link_options(mpi_hybrid_eff PRIVATE -fno-sanitize=all)
+    target_link_libraries(mpi_hybrid_eff PRIVATE MPI::MPI_C OpenMP::OpenMP_C)
+    set_target_properties(mpi_hybrid_eff PROPERTIES OUTPUT_NAME hybrid_eff
+      RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/examples/mpi)
   endif()
 endif()
 if(PERFSCOPE_FORTRAN)

@@ -544,6 +544,15 @@ static int report_openmp(const struct report_args *a)
 	}
 	if (!r.p->events)
 		no_omp_records(a->dir, r.e);
+	if (r.p->hybrid &&
+	    (ret = session_get(&s, SESSION_HYBRID, (void **)&r.h, err, sizeof(err)))) {
+		if (ret == -ENOMEM) {
+			cli_error("report", "%s", err);
+			ret = cli_status(ret);
+			goto out;
+		}
+		cli_error("report", "hybrid efficiency table left out: %s", err);
+	}
 	ret = EXIT_USAGE;
 	if (cli_output_open("report", a->output, a->force, &out))
 		goto out;

@@ -2,8 +2,9 @@
  * html-omp.c - the report's "openmp" data, for the OpenMP view: the session's OpenMP profile
  * (analysis/openmp/omp-profile.h) as `perfscope report --openmp --json` gives its three tables
  * (the columns of view/omp-view.c), plus each row's region as an index into "regions", so the
- * view joins rows to regions without comparing names. Nothing is written for an experiment
- * without OpenMP records (docs/html.md, "OpenMP").
+ * view joins rows to regions without comparing names, and for a hybrid MPI+OpenMP run the
+ * hybrid efficiency table ("hybrid_efficiency", analysis/openmp/omp-hybrid.h). Nothing is
+ * written for an experiment without OpenMP records (docs/html.md, "OpenMP").
  */
 #include "html/html-int.h"
 
@@ -49,6 +50,15 @@ int html_data_openmp(struct jsonw *w, struct html_input *in)
 	r.p = p;
 	if (!r.p->events)
 		return 0;
+	if (r.p->hybrid) {
+		ret = session_get(in->s, SESSION_HYBRID, &p, err, sizeof(err));
+		if (ret == -ENOMEM)
+			return ret;
+		if (ret < 0)
+			html_caveat(in, "hybrid efficiency table left out: %s", err);
+		else
+			r.h = p;
+	}
 	for (size_t i = 0; i < r.p->ncaveats; i++)
 		html_caveat_line(in, r.p->caveats[i]);
 	jsonw_key(w, "openmp");
@@ -56,7 +66,8 @@ int html_data_openmp(struct jsonw *w, struct html_input *in)
 	jsonw_kv_bool(w, "hybrid", r.p->hybrid);
 	if ((ret = put_table(w, &r, OMP_TABLE_REGIONS, "regions")) ||
 	    (ret = put_table(w, &r, OMP_TABLE_ROWS, "rows")) ||
-	    (ret = put_table(w, &r, OMP_TABLE_THREADS, "threads")))
+	    (ret = put_table(w, &r, OMP_TABLE_THREADS, "threads")) ||
+	    (r.h && (ret = put_table(w, &r, OMP_TABLE_HYBRID, "hybrid_efficiency"))))
 		return ret;
 	jsonw_key(w, "row_region");
 	jsonw_array_begin(w);

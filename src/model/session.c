@@ -278,6 +278,24 @@ static void release_openmp(struct session *s)
 	omp_profile_release(&s->openmp);
 }
 
+/* The hybrid efficiencies from the MPI model and the OpenMP profile. */
+static int build_hybrid(struct session *s, char *err, size_t errlen)
+{
+	int ret = omp_hybrid_compute(&s->hybrid, &s->mpi, &s->openmp);
+
+	if (ret == -ENOMEM)
+		return oom(err, errlen);
+	if (ret < 0)
+		snprintf(err, errlen, "%s: no MPI rank with a run time for the hybrid efficiencies",
+			 s->source);
+	return ret;
+}
+
+static void release_hybrid(struct session *s)
+{
+	omp_hybrid_release(&s->hybrid);
+}
+
 /* The consumers of one pass over the experiment, each isolated (ev_consumer_isolate), and the
  * analysis each builds. */
 struct pass_consumers {
@@ -534,6 +552,8 @@ static const struct analysis analyses[SESSION_NANALYSES] = {
     [SESSION_ROUTINES] = {"routines", NEED(SESSION_MPI), build_routines, release_routines, 1},
     [SESSION_TRAFFIC] = {"traffic", NEED(SESSION_MPI), build_traffic, release_traffic, 1},
     [SESSION_OPENMP] = {"openmp", NEED(SESSION_SYMBOLS), build_openmp, release_openmp, 1},
+    [SESSION_HYBRID] = {"hybrid", NEED(SESSION_MPI) | NEED(SESSION_OPENMP), build_hybrid,
+			release_hybrid, 1},
 };
 
 /* Where analysis ID lives in S, and its size in *SIZE. */
@@ -554,6 +574,7 @@ static void *analysis_data(struct session *s, enum session_id id, size_t *size)
 	    [SESSION_ROUTINES] = sizeof(s->routines),
 	    [SESSION_TRAFFIC] = sizeof(s->traffic),
 	    [SESSION_OPENMP] = sizeof(s->openmp),
+	    [SESSION_HYBRID] = sizeof(s->hybrid),
 	};
 	void *const where[SESSION_NANALYSES] = {
 	    [SESSION_EXPERIMENT] = &s->e,
@@ -570,6 +591,7 @@ static void *analysis_data(struct session *s, enum session_id id, size_t *size)
 	    [SESSION_ROUTINES] = &s->routines,
 	    [SESSION_TRAFFIC] = &s->traffic,
 	    [SESSION_OPENMP] = &s->openmp,
+	    [SESSION_HYBRID] = &s->hybrid,
 	};
 
 	if (size)

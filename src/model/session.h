@@ -24,6 +24,7 @@
 #include "analysis/mpi/mpi-scope.h"
 #include "analysis/mpi/mpi-stats.h"
 #include "analysis/mpi/mpi-waits.h"
+#include "analysis/openmp/omp-hybrid.h"
 #include "analysis/openmp/omp-profile.h"
 #include "analysis/profile/regions.h"
 #include "analysis/profile/sample-profile.h"
@@ -47,6 +48,7 @@ enum session_id {
 	SESSION_TRAFFIC,	  /* struct mpi_traffic: messages per sender and receiver */
 	SESSION_OPENMP,		  /* struct omp_profile: parallel regions x threads (empty without
 				     OpenMP records) */
+	SESSION_HYBRID,		  /* struct omp_hybrid: the hybrid MPI+OpenMP efficiencies */
 	SESSION_NANALYSES
 };
 
@@ -94,6 +96,7 @@ struct session {
 	struct mpi_routines routines;
 	struct mpi_traffic traffic;
 	struct omp_profile openmp;
+	struct omp_hybrid hybrid;
 	/* private: what became of each analysis, the order of building, the caveats */
 	unsigned required;
 	signed char state[SESSION_NANALYSES]; /* 0 not asked, 1 built, -1 failed */

@@ -1,10 +1,12 @@
 /* omp-view.c - the columns of the OpenMP profile's tables and their rendering (omp-view.h). */
 #include "view/omp-view.h"
 
+#include "analysis/openmp/omp-hybrid.h"
 #include "analysis/openmp/omp-profile.h"
 #include "format/experiment.h"
 #include "lib/jsonw.h"
 #include "view/caveats.h"
+#include "view/table.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -169,7 +171,57 @@ static const struct view_col thread_cols[] = {
     COL("parallel_pct", "parallel %", VIEW_PCT_6, TABLE_RIGHT, VIEW_IN_ALL, get_thread, 7),
 };
 
-int omp_view_make(struct view *v, const struct omp_report *r, enum omp_table t)
+/* --- hybrid efficiencies */
+
+/* ARG: 0 rank ("all" for the overall row), 1 MPI load balance, 2 MPI communication, 3 OpenMP
+ * load balance, 4 OpenMP serialisation, 5 parallel efficiency (fractions) */
+static void get_hybrid(const void *ctx, const void *row, size_t arg, struct view_value *v)
+{
+	const struct omp_hybrid_row *w = row;
+	const double d[] = {0, w->mpi_lb, w->mpi_ce, w->omp_lb, w->omp_ser, w->pe};
+
+	(void)ctx;
+	if (arg == 0 && w->rank < 0)
+		view_set_str(v, "all");
+	else if (arg == 0)
+		view_set_i64(v, w->rank);
+	else
+		view_set_f64(v, d[arg]);
+}
+
+static const struct view_col hybrid_cols[] = {
+    COL("rank", "rank", VIEW_INT, TABLE_RIGHT, ENT, get_hybrid, 0),
+    COL("mpi_load_balance", "MPI load balance", VIEW_FRAC, TABLE_RIGHT, VIEW_IN_ALL, get_hybrid, 1),
+    COL("mpi_comm_eff", "MPI comm. eff.", VIEW_FRAC, TABLE_RIGHT, VIEW_IN_ALL, get_hybrid, 2),
+    COL("omp_load_balance", "OpenMP load balance", VIEW_FRAC, TABLE_RIGHT, VIEW_IN_ALL, get_hybrid,
+	3),
+    COL("omp_serial_eff", "OpenMP serial. eff.", VIEW_FRAC, TABLE_RIGHT, VIEW_IN_ALL, get_hybrid,
+	4),
+    COL("parallel_eff", "parallel eff.", VIEW_FRAC, TABLE_RIGHT, VIEW_IN_ALL, get_hybrid, 5),
+};
+
+/* V: the hybrid table of R's H, its ranks then the overall row. 0 or -ENOMEM. */
+static int hybrid_view_make(struct view *v, const struct omp_report *r)
+{
+	const struct omp_hybrid *h = r->h;
+	size_t n = h ? h->nranks + 1 : 0;
+	const void **rows = malloc((n ? n : 1) * sizeof(*rows));
+
+	*v = (struct view){
+	    .ctx = r, .cols = hybrid_cols, .ncols = sizeof(hybrid_cols) / sizeof(hybrid_cols[0])};
+	if (!rows)
+		return -ENOMEM;
+	for (size_t i = 0; h && i < h->nranks; i++)
+		rows[i] = &h->ranks[i];
+	if (h)
+		rows[h->nranks] = &h->all;
+	v->rows = rows;
+	v->nrows = n;
+	return 0;
+}
+
+/* V: table T (not the hybrid one) of R's profile. 0 or -ENOMEM. */
+static int profile_view_make(struct view *v, const struct omp_report *r, enum omp_table t)
 {
 	const struct omp_profile *p = r->p;
 	size_t n = t == OMP_TABLE_ROWS	    ? p->nrows
@@ -193,6 +245,11 @@ int omp_view_make(struct view *v, const struct omp_report *r, enum omp_table t)
 	v->rows = rows;
 	v->nrows = n;
 	return 0;
+}
+
+int omp_view_make(struct view *v, const struct omp_report *r, enum omp_table t)
+{
+	return t == OMP_TABLE_HYBRID ? hybrid_view_make(v, r) : profile_view_make(v, r, t);
 }
 
 void omp_view_release(struct view *v)
@@ -252,6 +309,21 @@ static int print_text(const struct omp_report *r, FILE *f)
 	      f);
 	if ((ret = print_table(r, OMP_TABLE_THREADS, OUT_TEXT, f)))
 		return ret;
+	if (r->h) {
+		char rt[64];
+
+		fmt_duration(rt, sizeof(rt), (double)r->h->runtime_ns);
+		fprintf(
+		    f,
+		    "\nHybrid efficiency (POP): MPI load balance = out / max out, MPI comm. eff. "
+		    "= max out / runtime\n(out: a rank's initial thread outside MPI, runtime %s "
+		    "from MPI_Init to MPI_Finalize);\nOpenMP load balance = mean / max work of "
+		    "the rank's regions, serial. eff. = parallel / out;\nparallel eff. = their "
+		    "product\n\n",
+		    rt);
+		if ((ret = print_table(r, OMP_TABLE_HYBRID, OUT_TEXT, f)))
+			return ret;
+	}
 	omp_caveats(r, caveat_text, f);
 	return 0;
 }
@@ -268,20 +340,25 @@ static int print_csv(const struct omp_report *r, enum out_format fmt, FILE *f)
 		fputc('\n', f);
 		ret = print_table(r, OMP_TABLE_THREADS, fmt, f);
 	}
+	if (!ret && r->h) {
+		fputc('\n', f);
+		ret = print_table(r, OMP_TABLE_HYBRID, fmt, f);
+	}
 	omp_caveats(r, caveat_warning, stderr);
 	return ret;
 }
 
 static int print_json(const struct omp_report *r, FILE *f)
 {
-	static const char *const keys[] = {"rows", "regions", "threads"};
+	static const char *const keys[] = {"rows", "regions", "threads", "hybrid_efficiency"};
 	struct jsonw w;
 	struct view v;
 	int ret = 0;
 
 	jsonw_init(&w, 1);
 	jsonw_object_begin(&w);
-	for (int t = OMP_TABLE_ROWS; t <= OMP_TABLE_THREADS && !ret; t++) {
+	for (int t = OMP_TABLE_ROWS; t <= (r->h ? OMP_TABLE_HYBRID : OMP_TABLE_THREADS) && !ret;
+	     t++) {
 		if ((ret = omp_view_make(&v, r, (enum omp_table)t)))
 			break;
 		jsonw_key(&w, keys[t]);

@@ -12,18 +12,22 @@
 #include "view/view.h"
 
 struct experiment;
+struct omp_hybrid;
 struct omp_profile;
 
 enum omp_table {
 	OMP_TABLE_ROWS,	   /* region, thread: calls, time, work, waits, chunks, tasks */
 	OMP_TABLE_REGIONS, /* region: calls, time, work, imbalance, load balance, efficiency */
 	OMP_TABLE_THREADS, /* thread (stream): span, parallel, serial */
+	OMP_TABLE_HYBRID,  /* rank, then all: the hybrid efficiencies (analysis/openmp/omp-hybrid.h)
+			    */
 };
 
 /* What the getters of an OpenMP view read. */
 struct omp_report {
 	const struct omp_profile *p;
 	const struct experiment *e; /* its caveats are said with the report; NULL: none */
+	const struct omp_hybrid *h; /* the hybrid efficiencies of a hybrid run; NULL: none */
 };
 
 /* V, table T of R (V's ctx is R, kept by the caller while V is used); the rank columns shown
@@ -35,11 +39,12 @@ int omp_view_make(struct view *v, const struct omp_report *r, enum omp_table t);
 void omp_view_release(struct view *v);
 
 /*
- * The three tables of R in FMT into F: text with a heading each and the caveats under them;
- * CSV and long CSV the tables one after the other, a blank line between, the caveats as
- * warnings on stderr; JSON one object {rows, regions, threads, caveats}. An empty profile
- * (no OpenMP records) gives in text only the caveats (what was lost, a full disk), in CSV the
- * headers, in JSON empty arrays: the command says there are no records. 0, -ENOMEM or -EIO.
+ * The three tables of R in FMT into F, and the hybrid efficiency table after them when R has
+ * it: text with a heading each and the caveats under them; CSV and long CSV the tables one
+ * after the other, a blank line between, the caveats as warnings on stderr; JSON one object
+ * {rows, regions, threads, [hybrid_efficiency,] caveats}. An empty profile (no OpenMP
+ * records) gives in text only the caveats (what was lost, a full disk), in CSV the headers, in
+ * JSON empty arrays: the command says there are no records. 0, -ENOMEM or -EIO.
  */
 int omp_print(const struct omp_report *r, enum out_format fmt, FILE *f);
 

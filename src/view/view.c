@@ -77,6 +77,9 @@ static void format_text(const struct view_col *c, const struct view_value *val, 
 	case VIEW_SHARE:
 		snprintf(buf, len, "%.1f %%", as_double(val));
 		break;
+	case VIEW_FRAC:
+		snprintf(buf, len, "%.1f %%", 100 * as_double(val));
+		break;
 	case VIEW_RATE:
 		fmt_rate(buf, len, as_double(val));
 		break;
@@ -106,7 +109,7 @@ static void format_csv(const struct view_col *c, const struct view_value *val, c
 		snprintf(buf, len, "%.3f", val->d);
 	else if (c->type == VIEW_NS_1)
 		snprintf(buf, len, "%.1f", val->d);
-	else if (c->type == VIEW_PCT_6)
+	else if (c->type == VIEW_PCT_6 || c->type == VIEW_FRAC)
 		snprintf(buf, len, "%.6f", val->d);
 	else if (c->type == VIEW_NS || c->type == VIEW_COUNT || c->type == VIEW_INT)
 		snprintf(buf, len, "%.0f", val->d);

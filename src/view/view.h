@@ -38,6 +38,7 @@ enum view_type {
 	VIEW_DOUBLE_15, /* as VIEW_DOUBLE in text; CSV "%.15g" (energies in J) */
 	VIEW_DOUBLE_9,	/* as VIEW_DOUBLE in text; CSV "%.9g" (powers, their statistics) */
 	VIEW_DOUBLE_3,	/* as VIEW_DOUBLE in text; CSV "%.3f" (counter values and rates) */
+	VIEW_FRAC,	/* a fraction in [0, 1]: "%.1f %" of 100 x it in text; CSV "%.6f" of it */
 };
 
 /* The formats a column appears in. */

@@ -1,7 +1,8 @@
 // view-openmp.js - OpenMP: a heat map of threads × parallel regions coloured by each thread's
 // wait in the region's closing barrier as a share of the region's time (the numbers on hover),
-// the regions' imbalance and POP efficiencies, and the threads' serial and parallel time, as
-// `perfscope report --openmp` gives them. Data: d.openmp (html-omp.c).
+// the regions' imbalance and POP efficiencies, the threads' serial and parallel time and, for
+// a hybrid MPI+OpenMP run, the hybrid efficiency table, as `perfscope report --openmp` gives
+// them. Data: d.openmp (html-omp.c).
 "use strict";
 (function () {
   // A heat map row per OpenMP thread number (per rank and thread number in a hybrid run).
@@ -63,6 +64,20 @@
     ["serial", (r) => r.serial_ns, PSC.fmtNs], ["parallel %", (r) => r.parallel_pct, pct],
   ]);
 
+  const frac = (v) => PSC.fmtPct(100 * v);
+  const hybridCols = [
+    ["rank", (r) => r.rank, String], ["MPI load balance", (r) => r.mpi_load_balance, frac],
+    ["MPI comm. eff.", (r) => r.mpi_comm_eff, frac], ["OpenMP load balance", (r) => r.omp_load_balance, frac],
+    ["OpenMP serial. eff.", (r) => r.omp_serial_eff, frac], ["parallel eff.", (r) => r.parallel_eff, frac],
+  ];
+  const hybrid = (o) => (!o.hybrid_efficiency ? [] : [
+    PSC.el("h3", {}, "Hybrid efficiency"),
+    PSC.el("p", {}, "POP hybrid model: MPI load balance = out / max out, MPI comm. eff. = max out / runtime " +
+           "(out: a rank's initial thread outside MPI, from MPI_Init to MPI_Finalize); OpenMP load balance = " +
+           "mean / max work of the rank's regions, serial. eff. = parallel / out; parallel eff. = their product"),
+    PSC.table(hybridCols, o.hybrid_efficiency, { id: "openmp-hybrid" }),
+  ]);
+
   PSC.view({
     id: "openmp", title: "OpenMP", order: 60,
     available: (d) => !!d.openmp && d.openmp.regions.length > 0,
@@ -79,7 +94,7 @@
                PSC.table(regionCols(o), o.regions, { id: "openmp-regions", sortCol: o.hybrid ? 4 : 3 }),
                PSC.el("h3", {}, "Threads"),
                PSC.el("p", {}, "serial = span − parallel; the initial thread's parallel % is the serialisation efficiency"),
-               PSC.table(threadCols(o), o.threads, { id: "openmp-threads" }));
+               PSC.table(threadCols(o), o.threads, { id: "openmp-threads" }), ...hybrid(o));
     },
     test(s, d, t) {
       const o = d.openmp, g = grid(o);
@@ -98,6 +113,8 @@
       });
       t.eq(s.querySelectorAll("#openmp-regions tbody tr").length, o.regions.length, "one row per region");
       t.eq(s.querySelectorAll("#openmp-threads tbody tr").length, o.threads.length, "one row per thread");
+      t.eq(s.querySelectorAll("#openmp-hybrid tbody tr").length,
+           o.hybrid_efficiency ? o.hybrid_efficiency.length : 0, "hybrid: one row per rank and all");
     },
   });
 })();
