@@ -132,25 +132,6 @@ static int par_begin(struct chrome_omp *m, const struct event *ev)
 	return 0;
 }
 
-/* The name of a wait of KIND (enum psc_omp_sync). */
-static const char *wait_name(unsigned kind)
-{
-	static const char *const names[] = {
-	    [PSC_OMP_SYNC_BARRIER_IMPLICIT] = "omp barrier (implicit)",
-	    [PSC_OMP_SYNC_BARRIER_EXPLICIT] = "omp barrier",
-	    [PSC_OMP_SYNC_BARRIER_WORK] = "omp barrier (worksharing)",
-	    [PSC_OMP_SYNC_CRITICAL] = "omp critical",
-	    [PSC_OMP_SYNC_LOCK] = "omp lock",
-	    [PSC_OMP_SYNC_ORDERED] = "omp ordered",
-	    [PSC_OMP_SYNC_ATOMIC] = "omp atomic",
-	    [PSC_OMP_SYNC_TASKWAIT] = "omp taskwait",
-	    [PSC_OMP_SYNC_TASKGROUP] = "omp taskgroup",
-	    [PSC_OMP_SYNC_REDUCTION] = "omp reduction",
-	};
-
-	return kind < sizeof(names) / sizeof(names[0]) && names[kind] ? names[kind] : "omp wait";
-}
-
 /* S as an "X" event named NAME; a task's args say its region id and thread number. */
 static void slice_write(struct out *o, const struct slice *s, const char *name, int task)
 {
@@ -249,7 +230,7 @@ int chrome_omp_event(struct chrome_omp *m, struct out *o, const struct event *ev
 		if (k == m->nwaits)
 			return 0;
 		m->waits[k].end_ns = ev->ns - origin;
-		slice_write(o, &m->waits[k], wait_name(m->waits[k].kind), 0);
+		slice_write(o, &m->waits[k], omp_wait_name(m->waits[k].kind), 0);
 		memmove(&m->waits[k], &m->waits[k + 1], (m->nwaits - k - 1) * sizeof(*m->waits));
 		m->nwaits--;
 		return 0;
@@ -265,7 +246,7 @@ int chrome_omp_close(struct chrome_omp *m, struct out *o, int64_t rel_ns)
 
 		s->end_ns = rel_ns;
 		s->recorded = 0;
-		slice_write(o, s, wait_name(s->kind), 0);
+		slice_write(o, s, omp_wait_name(s->kind), 0);
 	}
 	while (m->ntasks) {
 		struct slice *s = &m->tasks[--m->ntasks];

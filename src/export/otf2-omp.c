@@ -93,33 +93,25 @@ static uint32_t site_region(struct xp *x, const struct event *ev, const char *wh
 	return id;
 }
 
-/* The name and role of a wait of KIND (enum psc_omp_sync), as the Chrome export names it. */
-static const char *wait_name(unsigned kind, int *role)
+/* The OTF2 role of a wait of KIND (enum psc_omp_sync): OTF2 has no role for locks (a
+ * wrapper) nor reductions (an implicit barrier). */
+static int wait_role(unsigned kind)
 {
-	static const struct {
-		const char *name;
-		int role;
-	} waits[] = {
-	    [PSC_OMP_SYNC_BARRIER_IMPLICIT] = {"omp barrier (implicit)",
-					       OTF2_REGION_ROLE_IMPLICIT_BARRIER},
-	    [PSC_OMP_SYNC_BARRIER_EXPLICIT] = {"omp barrier", OTF2_REGION_ROLE_BARRIER},
-	    [PSC_OMP_SYNC_BARRIER_WORK] = {"omp barrier (worksharing)",
-					   OTF2_REGION_ROLE_IMPLICIT_BARRIER},
-	    [PSC_OMP_SYNC_CRITICAL] = {"omp critical", OTF2_REGION_ROLE_CRITICAL},
-	    [PSC_OMP_SYNC_LOCK] = {"omp lock", OTF2_REGION_ROLE_WRAPPER},
-	    [PSC_OMP_SYNC_ORDERED] = {"omp ordered", OTF2_REGION_ROLE_ORDERED},
-	    [PSC_OMP_SYNC_ATOMIC] = {"omp atomic", OTF2_REGION_ROLE_ATOMIC},
-	    [PSC_OMP_SYNC_TASKWAIT] = {"omp taskwait", OTF2_REGION_ROLE_TASK_WAIT},
-	    [PSC_OMP_SYNC_TASKGROUP] = {"omp taskgroup", OTF2_REGION_ROLE_TASK_WAIT},
-	    [PSC_OMP_SYNC_REDUCTION] = {"omp reduction", OTF2_REGION_ROLE_IMPLICIT_BARRIER},
+	static const int roles[] = {
+	    [PSC_OMP_SYNC_BARRIER_IMPLICIT] = OTF2_REGION_ROLE_IMPLICIT_BARRIER,
+	    [PSC_OMP_SYNC_BARRIER_EXPLICIT] = OTF2_REGION_ROLE_BARRIER,
+	    [PSC_OMP_SYNC_BARRIER_WORK] = OTF2_REGION_ROLE_IMPLICIT_BARRIER,
+	    [PSC_OMP_SYNC_CRITICAL] = OTF2_REGION_ROLE_CRITICAL,
+	    [PSC_OMP_SYNC_LOCK] = OTF2_REGION_ROLE_WRAPPER,
+	    [PSC_OMP_SYNC_ORDERED] = OTF2_REGION_ROLE_ORDERED,
+	    [PSC_OMP_SYNC_ATOMIC] = OTF2_REGION_ROLE_ATOMIC,
+	    [PSC_OMP_SYNC_TASKWAIT] = OTF2_REGION_ROLE_TASK_WAIT,
+	    [PSC_OMP_SYNC_TASKGROUP] = OTF2_REGION_ROLE_TASK_WAIT,
+	    [PSC_OMP_SYNC_REDUCTION] = OTF2_REGION_ROLE_IMPLICIT_BARRIER,
 	};
 
-	if (kind < sizeof(waits) / sizeof(waits[0]) && waits[kind].name) {
-		*role = waits[kind].role;
-		return waits[kind].name;
-	}
-	*role = OTF2_REGION_ROLE_CODE;
-	return "omp wait";
+	return kind < sizeof(roles) / sizeof(roles[0]) && roles[kind] ? roles[kind]
+								      : OTF2_REGION_ROLE_CODE;
 }
 
 /* The team communicator of GROUP's teams of SIZE, with location T a member. UINT32_MAX when
@@ -276,10 +268,8 @@ static int itask_end(struct xp *x, struct ox_omp *o, struct track *t, const stru
 int ox_omp_event(struct xp *x, struct track *t, uint32_t group, const struct event *ev, int64_t ns)
 {
 	struct ox_omp *o = omp_of(x);
-	const char *name;
 	uint64_t ts;
 	uint32_t id;
-	int role;
 
 	if (!o)
 		return ox_fail(x, -ENOMEM, "out of memory");
@@ -297,8 +287,8 @@ int ox_omp_event(struct xp *x, struct track *t, uint32_t group, const struct eve
 		return itask_end(x, o, t, ev, ts);
 	case EV_OMP_SYNC_ENTER:
 	case EV_OMP_SYNC_LEAVE:
-		name = wait_name(ev->omp.kind, &role);
-		id = ox_region_id(x, name, RK_OMP, (unsigned)role);
+		id = ox_region_id(x, omp_wait_name(ev->omp.kind), RK_OMP,
+				  (unsigned)wait_role(ev->omp.kind));
 		if (id == UINT32_MAX)
 			return ox_fail(x, -ENOMEM, "out of memory");
 		return ev->kind == EV_OMP_SYNC_ENTER ? ox_region_enter(x, t, id, ts)

@@ -349,3 +349,21 @@ void omp_profile_release(struct omp_profile *p)
 	free(p->caveats);
 	memset(p, 0, sizeof(*p));
 }
+
+const char *omp_wait_name(unsigned kind)
+{
+	static const char *const names[] = {
+	    [PSC_OMP_SYNC_BARRIER_IMPLICIT] = "omp barrier (implicit)",
+	    [PSC_OMP_SYNC_BARRIER_EXPLICIT] = "omp barrier",
+	    [PSC_OMP_SYNC_BARRIER_WORK] = "omp barrier (worksharing)",
+	    [PSC_OMP_SYNC_CRITICAL] = "omp critical",
+	    [PSC_OMP_SYNC_LOCK] = "omp lock",
+	    [PSC_OMP_SYNC_ORDERED] = "omp ordered",
+	    [PSC_OMP_SYNC_ATOMIC] = "omp atomic",
+	    [PSC_OMP_SYNC_TASKWAIT] = "omp taskwait",
+	    [PSC_OMP_SYNC_TASKGROUP] = "omp taskgroup",
+	    [PSC_OMP_SYNC_REDUCTION] = "omp reduction",
+	};
+
+	return kind < sizeof(names) / sizeof(names[0]) && names[kind] ? names[kind] : "omp wait";
+}

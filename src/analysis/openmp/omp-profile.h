@@ -130,6 +130,10 @@ char *omp_site_name(struct symtab *syms, pid_t pid, unsigned image, uint64_t sit
  */
 int omp_profile_consumer(struct ev_consumer *c, struct omp_profile *p, struct symtab *syms);
 
+/* The name the exports give a wait of KIND (enum psc_omp_sync): "omp barrier (implicit)",
+ * "omp lock", ...; "omp wait" for a kind this version does not know. */
+const char *omp_wait_name(unsigned kind);
+
 /* Free what P holds (its regions, rows, threads, names and caveats); P is empty after. */
 void omp_profile_release(struct omp_profile *p);
 
