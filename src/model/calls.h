@@ -61,8 +61,9 @@ struct call_thread {
 	int64_t first_ns, last_ns; /* span of the stream's records; first > last when empty */
 	int64_t first_call_ns, last_call_ns; /* span of its enter and exit records; first >
 						last when none */
-	/* OpenMP: the implicit tasks it ran outside any other (of outermost regions, or of
-	 * nested ones it alone ran) and the lowest and highest thread numbers they had */
+	/* OpenMP: the implicit tasks it ran outside any other on the thread (a nested region's
+	 * tasks count on a thread that ran none of the outer one's) and the lowest and highest
+	 * thread numbers they had */
 	uint64_t omp_tasks;
 	uint32_t omp_thread_min, omp_thread_max;
 };
