@@ -4,6 +4,7 @@
 #include "export/otf2-omp.h"
 
 #include "model/pass.h"
+#include "model/thread-label.h"
 #include "format/format.h"
 #include "format/mpi-routines.h"
 #include "lib/outfile.h"
@@ -466,7 +467,8 @@ static int ox_location_end(void *ctx, const struct ev_location *loc,
 {
 	struct ox_consumer *oc = ctx;
 	struct xp *x = oc->x;
-	char tname[48];
+	char tname[112], omp[64];
+	const char *label = thread_label(omp, sizeof(omp), facts, oc->rank);
 
 	(void)loc;
 	(void)err;
@@ -479,8 +481,10 @@ static int ox_location_end(void *ctx, const struct ev_location *loc,
 			     1);
 	x->nopen = 0;
 	ox_omp_location_end(x, &oc->t);
-	if (!x->failed && facts->name[0]) {
-		snprintf(tname, sizeof(tname), "%s (thread %d)", facts->name, (int)oc->s->tid);
+	/* named at the end, when the facts are known: an OpenMP thread by its number */
+	if (!x->failed && (label || facts->name[0])) {
+		snprintf(tname, sizeof(tname), "%s (thread %d)", label ? label : facts->name,
+			 (int)oc->s->tid);
 		x->locs[oc->t.loc].name = ox_string_id(x, tname);
 		if (x->locs[oc->t.loc].name == UINT32_MAX)
 			ox_fail(x, -ENOMEM, "out of memory");

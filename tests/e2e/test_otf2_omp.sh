@@ -52,6 +52,10 @@ check() {
 		"$T/$name-rep.out" | head -1 | sed 's/^\[omp parallel //; s/\]$//')]\"" \
 		"$T/$name-defs.out" "$name: the parallel region named as the call tree names it"
 	expect_grep 'Role: PARALLEL, Paradigm: OPENMP' "$T/$name-defs.out" "$name: parallel role"
+	for l in 0 1; do
+		expect_grep "Name: \"omp thread $l (thread " "$T/$name-defs.out" \
+			"$name: a location named by its OpenMP thread number $l"
+	done
 	expect_grep 'Type: COMM_LOCATIONS, Paradigm: "OpenMP"' "$T/$name-defs.out" \
 		"$name: the OpenMP threads' group"
 	if [ "$name" = clang ]; then
