@@ -6,7 +6,7 @@
  */
 #include "model/pass-int.h"
 
-#include "model/calls.h"
+#include "model/calls-step.h"
 #include "format/experiment.h"
 #include "format/stream.h"
 #include "lib/array.h"
@@ -283,8 +283,9 @@ static PSC_ALWAYS_INLINE int decode(struct exp_src *x, const struct stream_recor
 }
 
 /* Record REC at NS as its event, to the consumers that want it. */
-static int emit_record(struct exp_src *x, struct ev_pass *p, struct event *ev,
-		       const struct stream_record *rec, int64_t ns, const char *path)
+static PSC_ALWAYS_INLINE int emit_record(struct exp_src *x, struct ev_pass *p, struct event *ev,
+					 const struct stream_record *rec, int64_t ns,
+					 const char *path)
 {
 	int ret;
 
@@ -367,7 +368,7 @@ static int stream_events(struct exp_src *x, struct call_walker *w, const struct 
 	for (;;) {
 		struct event *ev;
 		size_t n;
-		int ret = call_walker_next_calls(w, x->batch, k, &n, p->err, p->errlen);
+		int ret = call_walker_step_calls(w, x->batch, k, &n, p->err, p->errlen);
 
 		/* the calls before it first: an error of the source comes after them */
 		if (n) {
