@@ -222,16 +222,22 @@ static void data_caveats(struct jsonw *w, struct html_input *in)
 
 /*
  * On an MPI run, the wait states and the MPI view are built in a second thread while this one
- * builds the timeline and the animation's states (html_data_states, which needs the wait
- * states too): each about a fifth of the report's time once the model is loaded. A view built
- * apart works on a copy of the input whose caveats are its own and writes into a JSON part,
- * spliced in at its place with its caveats after the views before it: views, caveats and
- * their order are the same as when built one after the other.
+ * builds the timeline; the animation's states (html_data_states, which needs the wait states
+ * too) are built by whichever of the two is done first (their share of the time changes with
+ * the ranks and calls). A view built apart works on a copy of the input whose caveats are its
+ * own and writes into a JSON part, spliced in at its place with its caveats after the views
+ * before it: views, caveats and their order are the same whoever built them, and as when built
+ * one after the other.
  */
 struct views_job {
-	struct html_input waits_in; /* the wait states' failure */
-	struct html_input mpi_in;   /* the MPI view's caveats */
-	struct jsonw part;	    /* the MPI view */
+	struct html_input waits_in;  /* the wait states' failure */
+	struct html_input mpi_in;    /* the MPI view's caveats */
+	struct html_input states_in; /* the states view's caveats */
+	struct jsonw part;	     /* the MPI view */
+	struct jsonw states_part;    /* the states view, when STATES */
+	int states;		     /* the states view follows the MPI view: built by the job */
+	int states_taken;	     /* a thread builds the states view (states_claim) */
+	int states_ret;		     /* html_data_states's */
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -263,7 +269,21 @@ static void caveats_take(struct html_input *in, struct html_input *from)
 	in->failed |= from->failed;
 }
 
-/* The thread: the wait states, then the MPI view on a copy of the input that has them. */
+/* Should the calling thread build J's states view? Once: 1 for the first to ask. */
+static int states_claim(struct views_job *j)
+{
+	int mine;
+
+	pthread_mutex_lock(&j->lock);
+	mine = j->states && !j->states_taken;
+	j->states_taken = 1;
+	pthread_mutex_unlock(&j->lock);
+	return mine;
+}
+
+/* The thread: the wait states, then the MPI view and, unless the other thread took it, the
+ * states view, each on a copy of the input that has the wait states (both copies made before
+ * this thread hands the wait states' caveats over). */
 static void *views_job_main(void *arg)
 {
 	struct views_job *j = arg;
@@ -271,30 +291,37 @@ static void *views_job_main(void *arg)
 	pthread_setname_np(pthread_self(), "psc-views"); /* in top -H, and for the tests */
 	html_waits(&j->waits_in);
 	input_copy(&j->mpi_in, &j->waits_in);
+	input_copy(&j->states_in, &j->waits_in);
 	pthread_mutex_lock(&j->lock);
 	j->waits_done = 1;
 	pthread_cond_signal(&j->cond);
 	pthread_mutex_unlock(&j->lock);
 	j->ret = html_data_mpi(&j->part, &j->mpi_in);
+	if (states_claim(j))
+		j->states_ret = html_data_states(&j->states_part, &j->states_in);
 	return NULL;
 }
 
 /* Start J beside the writing of W, at the timeline's turn (whose first step is html_mpi(),
  * taken here), when there is an MPI model, the session has not built its wait states yet and a
- * second CPU is there. 1 started, 0 not (the views are then built in their turn). The thread
- * is the only one to ask the session for an analysis not built until IN waited for the wait
- * states (views_job_take_waits). */
-static int views_job_start(struct views_job *j, struct html_input *in, const struct jsonw *w)
+ * second CPU is there; with STATES, the states view too. 1 started, 0 not (the views are then
+ * built in their turn). The thread is the only one to ask the session for an analysis not
+ * built until IN waited for the wait states (views_job_take_waits). */
+static int views_job_start(struct views_job *j, struct html_input *in, const struct jsonw *w,
+			   int states)
 {
 	if (!html_mpi(in) || session_state(in->s, SESSION_WAITS) || qthread_cpus() < 2)
 		return 0;
 	memset(j, 0, sizeof(*j));
+	j->states = states;
 	input_copy(&j->waits_in, in);
 	jsonw_init_part(&j->part, w);
+	jsonw_init_part(&j->states_part, w);
 	pthread_mutex_init(&j->lock, NULL);
 	pthread_cond_init(&j->cond, NULL);
 	if (qthread_start(&j->thread, views_job_main, j) < 0) {
 		jsonw_release(&j->part);
+		jsonw_release(&j->states_part);
 		pthread_cond_destroy(&j->cond);
 		pthread_mutex_destroy(&j->lock);
 		return 0;
@@ -315,35 +342,35 @@ static void views_job_take_waits(struct views_job *j, struct html_input *in)
 	caveats_take(in, &j->waits_in);
 }
 
-/* Wait for J's end: the MPI view's JSON into W and its caveats into IN, as if it had been
- * built here. Its html_data_mpi result. */
+/* Wait for J's end: the MPI view's JSON into W and its caveats into IN, then the states
+ * view's (built here when J's thread has not begun it), as if they had been built here. The
+ * first negative of their results, else 0. */
 static int views_job_join(struct views_job *j, struct html_input *in, struct jsonw *w)
 {
 	views_job_take_waits(j, in);
+	if (states_claim(j))
+		j->states_ret = html_data_states(&j->states_part, &j->states_in);
 	pthread_join(j->thread, NULL);
 	pthread_cond_destroy(&j->cond);
 	pthread_mutex_destroy(&j->lock);
 	caveats_take(in, &j->mpi_in);
 	jsonw_splice(w, &j->part);
-	return j->ret;
+	caveats_take(in, &j->states_in);
+	if (j->states)
+		jsonw_splice(w, &j->states_part);
+	else
+		jsonw_release(&j->states_part);
+	return j->ret < 0 ? j->ret : j->states_ret;
 }
 
-/* At the MPI view's place while J builds it: the states view into a part of its own (with the
- * wait states J computed), then J's view and it spliced into W in their order. 0 or -ENOMEM. */
-static int views_job_finish(struct views_job *j, struct html_input *in, struct jsonw *w)
+/* Whether the states view comes right after the MPI view among the NB builders B (in both
+ * lists): then the views thread builds both. */
+static int states_follow_mpi(const html_data_fn *b, size_t nb)
 {
-	struct html_input states_in;
-	struct jsonw part;
-	int ret, ret_mpi;
-
-	views_job_take_waits(j, in);
-	input_copy(&states_in, in);
-	jsonw_init_part(&part, w);
-	ret = html_data_states(&part, &states_in);
-	ret_mpi = views_job_join(j, in, w);
-	caveats_take(in, &states_in);
-	jsonw_splice(w, &part);
-	return ret_mpi < 0 ? ret_mpi : ret;
+	for (size_t i = 0; i + 1 < nb; i++)
+		if (b[i] == html_data_mpi)
+			return b[i + 1] == html_data_states;
+	return 0;
 }
 
 /* The report's data as JSON text (malloc'd), or NULL out of memory. */
@@ -384,16 +411,12 @@ static char *data_json(struct html_input *in)
 	}
 	for (size_t i = 0; i < nb; i++) {
 		if (b[i] == html_data_timeline)
-			started = views_job_start(&job, in, &w);
+			started = views_job_start(&job, in, &w, states_follow_mpi(b, nb));
 		if (b[i] == html_data_mpi && started) {
-			/* the states view, next in both lists, is built here meanwhile */
-			int both = i + 1 < nb && b[i + 1] == html_data_states, ret;
-
 			started = 0;
-			ret = both ? views_job_finish(&job, in, &w) : views_job_join(&job, in, &w);
-			if (ret < 0)
+			if (views_job_join(&job, in, &w) < 0)
 				goto out;
-			i += both;
+			i += job.states;
 			continue;
 		}
 		if (b[i](&w, in) < 0)
