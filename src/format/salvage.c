@@ -1,5 +1,6 @@
 /* salvage.c - completing the streams of processes that ended without closing them (salvage.h). */
 #include "format/salvage.h"
+#include "lib/fcopy.h"
 
 #include "format/stream.h"
 
@@ -244,11 +245,13 @@ static int append_chunk(int fd, uint64_t seq, const uint64_t *body, size_t words
 	    .seq = seq,
 	};
 
-	if (write(fd, &ch, sizeof(ch)) != (ssize_t)sizeof(ch) ||
-	    (words && write(fd, body, words * 8) != (ssize_t)(words * 8)) ||
-	    (ntail && write(fd, tail, ntail * 8) != (ssize_t)(ntail * 8)))
-		return errno ? -errno : -EIO;
-	return 0;
+	int ret = fd_write_all(fd, &ch, sizeof(ch));
+
+	if (ret == 0 && words)
+		ret = fd_write_all(fd, body, words * 8);
+	if (ret == 0 && ntail)
+		ret = fd_write_all(fd, tail, ntail * 8);
+	return ret;
 }
 
 /* Append L's unwritten chunks and an end record to its stream in DIR (DFD). 0, or a negative
@@ -282,10 +285,9 @@ static int salvage_one(int dfd, const char *dir, const struct live *l, uint64_t 
 		goto out;
 	}
 	if (!s.exists) {
-		if (write(fd, &h->stream, sizeof(h->stream)) != (ssize_t)sizeof(h->stream)) {
-			ret = errno ? -errno : -EIO;
+		ret = fd_write_all(fd, &h->stream, sizeof(h->stream));
+		if (ret < 0)
 			goto out;
-		}
 	}
 	last = s.last_ticks;
 	/* a chunk sealed and handed to the writer thread (or being handed over), unless the

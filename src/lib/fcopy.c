@@ -9,6 +9,23 @@
 /* Bytes read and written at a time. */
 #define FCOPY_BUF_BYTES (1u << 20)
 
+int fd_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
 long long file_copy(const char *from, const char *to, mode_t mode)
 {
 	int in = open(from, O_RDONLY | O_CLOEXEC), out;
@@ -32,17 +49,12 @@ long long file_copy(const char *from, const char *to, mode_t mode)
 		return -e;
 	}
 	while ((n = read(in, buf, FCOPY_BUF_BYTES)) > 0) {
-		for (ssize_t off = 0; off < n;) {
-			ssize_t w = write(out, buf + off, (size_t)(n - off));
+		int ret = fd_write_all(out, buf, (size_t)n);
 
-			if (w < 0) {
-				n = -1;
-				break;
-			}
-			off += w;
-		}
-		if (n < 0)
+		if (ret < 0) {
+			total = ret;
 			break;
+		}
 		total += n;
 	}
 	if (n < 0)

@@ -1,6 +1,7 @@
 /* objcache.c - recorded objects checked against their files, and the build-id cache
  * (objcache.h). */
 #include "model/objcache.h"
+#include "lib/fcopy.h"
 
 #include "format/env.h"
 #include "format/layout.h"
@@ -286,14 +287,7 @@ static int copy_into(int in, int dfd, const char *name)
 				ret = -errno;
 			continue;
 		}
-		for (ssize_t off = 0; off < n && !ret;) {
-			ssize_t w = write(out, buf + off, (size_t)(n - off));
-
-			if (w < 0 && errno != EINTR)
-				ret = -errno;
-			else if (w > 0)
-				off += w;
-		}
+		ret = fd_write_all(out, buf, (size_t)n);
 	}
 	free(buf);
 	if (close(out) && !ret)

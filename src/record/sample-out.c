@@ -1,5 +1,6 @@
 /* sample-out.c - samples file writer with time ordering, and the pmaps files. */
 #include "record/sample-out.h"
+#include "lib/fcopy.h"
 
 #include "pmu/clock.h"
 #include "format/format.h"
@@ -72,23 +73,6 @@ struct sample_out {
 	struct proc_image *images;
 	size_t nimages, imagecap;
 };
-
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t w = write(fd, p, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
 
 /* Keep the first error, worded "WHAT: strerror" (with the directory's file name). */
 static void note_error(struct sample_out *o, int err, const char *fmt, ...)
@@ -238,7 +222,7 @@ int sample_out_open(struct sample_out **out, const char *dir, pid_t pid, uint32_
 	h.start_ticks = now;
 	h.start_ns = now;
 	h.nevents = nevents;
-	ret = write_all(o->fd, &h, sizeof(h));
+	ret = fd_write_all(o->fd, &h, sizeof(h));
 	if (ret) {
 		close(o->fd);
 		unlink(path); /* a header cut short would be all there is */

@@ -60,7 +60,8 @@ exp_src="$stream_src format/experiment.c format/experiment-damage.c format/exper
 	analysis/profile/samples.c lib/hashmap.c pmu/clock.c model/objcache.c
 	model/maps.c model/maps-text.c model/maps-union.c model/maps-history.c
 	model/maps-pieces.c model/str-arena.c
-	model/pass.c model/pass-isolate.c model/source-exp.c model/calls.c model/thread-label.c"
+	model/pass.c model/pass-isolate.c model/source-exp.c model/calls.c model/thread-label.c
+	lib/fcopy.c"
 cmd_src="$exp_src analysis/profile/regions.c pmu/metrics.c pmu/metric-expr.c
 	lib/jsonw.c lib/utf8.c lib/strdist.c view/table.c lib/textesc.c
 	view/caveats.c cli/options.c cli/cmd-info.c cli/cmd-dump.c model/exp-inventory.c
