@@ -18,6 +18,7 @@
 
 #include "format/env.h"
 #include "format/expdir.h"
+#include "format/experiment.h"
 #include "format/salvage.h"
 #include "lib/mem.h"
 #include "lib/strbuf.h"
@@ -26,8 +27,10 @@
 #include "pmu/clock.h"
 #include "pmu/metrics.h"
 #include "view/caveats.h"
+#include "view/table.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -431,6 +434,35 @@ static void finish_sampling(struct recording *r)
 	fputc('\n', stderr);
 }
 
+/* What the runtime could not write (a full disk, a directory gone): said when the run ends,
+ * not only by the reports, whose numbers miss it. An experiment that cannot be read is left
+ * to them to say why. */
+static void loss_report(const char *dir)
+{
+	struct experiment e;
+	char err[MSG_MAX];
+
+	if (experiment_read(&e, dir, err, sizeof(err)) < 0)
+		return;
+	for (size_t i = 0; i < e.nprocs; i++) {
+		const struct exp_process *pr = &e.procs[i];
+		char bytes[32];
+
+		fmt_count(bytes, sizeof(bytes), pr->lost_bytes);
+		if (pr->error[0])
+			fprintf(stderr, "perfscope record: warning: process %d: %s\n", (int)pr->pid,
+				text_safe(pr->error));
+		if (pr->lost_bytes || pr->lost_records)
+			fprintf(stderr,
+				"perfscope record: warning: process %d: %s bytes of trace lost "
+				"(%" PRIu64 " record%s); the experiment holds what was written "
+				"before\n",
+				(int)pr->pid, bytes, pr->lost_records,
+				pr->lost_records == 1 ? "" : "s");
+	}
+	experiment_clear(&e);
+}
+
 /* After a run that happened: the last meta.json, what the user should know, the objects
  * kept. */
 static void report_run(struct recording *r, int status)
@@ -452,6 +484,7 @@ static void report_run(struct recording *r, int status)
 				"-finstrument-functions (gcc, g++, gfortran, clang)\n",
 				r->cmd[0]);
 	}
+	loss_report(r->absdir);
 	/* the objects that ran, kept for reading the experiment after a rebuild */
 	if (objects_cache_fill(r->absdir, why, sizeof(why)))
 		fprintf(stderr, "perfscope record: warning: %s\n", text_safe(why));

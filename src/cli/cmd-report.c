@@ -487,22 +487,11 @@ out:
 	return ret;
 }
 
-/* `report --openmp`: the OpenMP profile of A's experiment, as A's format says. An exit
- * status; an experiment without OpenMP records is said on stderr, its report empty. */
-static void count_line(void *ctx, const char *line)
-{
-	(void)line;
-	++*(size_t *)ctx;
-}
-
 /* Say that DIR holds no OpenMP record: lost with what its caveats list, when it has any (a
  * full disk), else not recorded. */
 static void no_omp_records(const char *dir, const struct experiment *e)
 {
-	size_t lost = 0;
-
-	experiment_caveats(e, 0, count_line, &lost);
-	if (lost)
+	if (experiment_lost_data(e))
 		cli_error("report",
 			  "%s: no OpenMP record could be read (the experiment's caveats below say "
 			  "what was lost)",
@@ -514,6 +503,8 @@ static void no_omp_records(const char *dir, const struct experiment *e)
 			  dir, PSC_VERSION);
 }
 
+/* `report --openmp`: the OpenMP profile of A's experiment, as A's format says. An exit
+ * status; an experiment without OpenMP records is said on stderr, its report empty. */
 static int report_openmp(const struct report_args *a)
 {
 	struct omp_report r = {0};

@@ -238,21 +238,33 @@ void experiment_caveats(const struct experiment *e, int process_ends,
 	salvage_caveats(&e->salvage, fn, ctx);
 }
 
+int experiment_lost_data(const struct experiment *e)
+{
+	for (size_t i = 0; i < e->nprocs; i++) {
+		const struct exp_process *pr = &e->procs[i];
+
+		if (pr->error[0] || pr->lost_records || pr->lost_bytes || pr->lost_threads)
+			return 1;
+	}
+	return e->ndamaged || e->salvage.failed || (e->sampling.error && e->sampling.error[0]);
+}
+
 void salvage_caveats(const struct salvage_stats *st, void (*fn)(void *ctx, const char *line),
 		     void *ctx)
 {
 	if (st->streams)
 		caveat_say(fn, ctx,
-			   "%u stream%s of processes that ended without closing them (killed, or "
-			   "gone through _exit) completed from their buffers now: %" PRIu64
-			   " records",
+			   "%u stream%s of processes that ended without closing them (killed, "
+			   "gone through _exit, or stopped by a failed write) completed from their "
+			   "buffers now: %" PRIu64 " records",
 			   st->streams, st->streams == 1 ? "" : "s", st->records);
 	if (st->failed)
-		caveat_say(fn, ctx,
-			   "%u buffer%s of killed processes could not be added to their streams, "
-			   "whose last records are missing (%s); perfscope adds them when it can "
-			   "write the directory",
-			   st->failed, st->failed == 1 ? "" : "s", st->error);
+		caveat_say(
+		    fn, ctx,
+		    "%u buffer%s of streams left open could not be added to them, whose last "
+		    "records are missing (%s); perfscope adds them when it can write the "
+		    "directory",
+		    st->failed, st->failed == 1 ? "" : "s", st->error);
 	if (st->alive)
 		caveat_say(fn, ctx,
 			   "%u thread%s of processes still running: their last records are not in "

@@ -20,6 +20,12 @@
 void experiment_caveats(const struct experiment *e, int process_ends,
 			void (*fn)(void *ctx, const char *line), void *ctx);
 
+/* Whether E lost records, as its caveats say (experiment_caveats): a process's runtime
+ * could not write (a full disk) or dropped records, a file is cut short or damaged, a buffer
+ * could not be salvaged, samples could not be written. So that an empty report can tell
+ * "lost" from "not recorded". */
+int experiment_lost_data(const struct experiment *e);
+
 /* Call FN with one line for each kind of live buffer file ST counted: streams completed from
  * them, files that could not be salvaged (and why), files of processes still running or of
  * another host (salvage.h). */

@@ -75,8 +75,10 @@ void func_report_caveats(const struct func_report *r, void (*fn)(void *ctx, cons
 			const struct exp_process *pr = experiment_process(r->e, t->pid, t->image);
 
 			end_words(&t->th, how, sizeof(how));
-			/* the process ended well but could not write the stream's end */
-			if (!t->th.ended && pr && pr->error[0] && strcmp(pr->state, "running"))
+			/* the process ended well but could not write the stream's end (record
+			 * then completed it from the buffer: "unclosed") */
+			if ((!t->th.ended || (t->th.end_reason & 0xff) == PSC_END_UNCLOSED) && pr &&
+			    pr->error[0] && strcmp(pr->state, "running"))
 				snprintf(how, sizeof(how),
 					 "its last records could not be written "
 					 "(see the process's error)");

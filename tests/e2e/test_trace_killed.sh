@@ -69,7 +69,7 @@ expect_no_grep "live.$dead.0.8" "$T/fresh.out" "an unwritten live file of a gone
 expect_no_file "$T/rec/live.$dead.0.8" "an unwritten live file of a gone process is removed"
 expect_grep "live.$dead.0.9: not a live buffer file" "$T/fresh.out" \
 	"a damaged live file of a gone process is named"
-expect_grep "! 1 buffer of killed processes could not be added" "$T/fresh.out" \
+expect_grep "! 1 buffer of streams left open could not be added" "$T/fresh.out" \
 	"only the damaged live file is counted as not added"
 
 finish
