@@ -502,23 +502,57 @@ void elf_module_decl(struct elf_module *mod, struct elf_func *f)
 	free(scopes);
 }
 
-const char *elf_func_name(struct elf_func *f, struct str_arena *a)
+/* RAW demangled into A when it is a C++ symbol, else RAW itself (also when out of memory). */
+static const char *demangled(const char *raw, struct str_arena *a)
 {
+	const char *name = raw;
 	char *d;
 	int status = -1;
 
-	if (f->name)
-		return f->name;
-	f->name = f->raw;
-	if (strncmp(f->raw, "_Z", 2))
-		return f->name;
-	d = __cxa_demangle(f->raw, NULL, NULL, &status);
+	if (strncmp(raw, "_Z", 2))
+		return raw;
+	d = __cxa_demangle(raw, NULL, NULL, &status);
 	if (d && status == 0) {
 		const char *copy = arena_strndup(a, d, strlen(d));
 
 		if (copy)
-			f->name = copy;
+			name = copy;
 	}
 	free(d);
+	return name;
+}
+
+const char *elf_func_name(struct elf_func *f, struct str_arena *a)
+{
+	if (!f->name)
+		f->name = demangled(f->raw, a);
 	return f->name;
+}
+
+const char *elf_module_inlined(struct elf_module *mod, uint64_t vaddr, struct str_arena *a)
+{
+	Dwarf_Die cu, *scopes = NULL;
+	const char *name = NULL;
+	int n;
+
+	if (!mod->dw || find_cu(mod, vaddr, &cu))
+		return NULL;
+	n = dwarf_getscopes(&cu, vaddr, &scopes);
+	/* innermost first: the first inlined scope before the enclosing function's */
+	for (int i = 0; i < n && dwarf_tag(&scopes[i]) != DW_TAG_subprogram; i++) {
+		Dwarf_Attribute at;
+		const char *raw;
+
+		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+			continue;
+		/* the linkage name, demangled, names a C++ function as its symbol does */
+		raw = dwarf_formstring(dwarf_attr_integrate(&scopes[i], DW_AT_linkage_name, &at));
+		if (!raw)
+			raw = dwarf_formstring(dwarf_attr_integrate(&scopes[i], DW_AT_name, &at));
+		if (raw)
+			name = demangled(raw, a);
+		break;
+	}
+	free(scopes);
+	return name;
 }

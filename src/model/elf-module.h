@@ -86,6 +86,11 @@ void elf_module_line(struct elf_module *mod, uint64_t vaddr, const char **file, 
 /* Fills f's declaration file and line (DW_AT_decl_*) if the DWARF has them; sets decl_done. */
 void elf_module_decl(struct elf_module *mod, struct elf_func *f);
 
+/* The name (demangled, in A) of the innermost function whose code the compiler inlined at the
+ * ELF virtual address VADDR (DWARF's DW_TAG_inlined_subroutine), NULL when the code there is the
+ * enclosing function's own, or without DWARF. */
+const char *elf_module_inlined(struct elf_module *mod, uint64_t vaddr, struct str_arena *a);
+
 /* f's name for people: demangled (copied into a) when it is a mangled C++ name, else raw. */
 const char *elf_func_name(struct elf_func *f, struct str_arena *a);
 

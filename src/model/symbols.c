@@ -222,8 +222,9 @@ uint64_t symtab_place_slow(struct symtab *st, pid_t pid, unsigned image, uint64_
 	return addr | (uint64_t)tag << SYMTAB_PLACE_TAG_SHIFT;
 }
 
+/* PLACE of PID's IMAGE into *OUT, with OUT->inlined when INLINED. 0 or -ENOMEM. */
 static int resolve(struct symtab *st, pid_t pid, unsigned image, uint64_t place,
-		   struct sym_info *out)
+		   struct sym_info *out, int inlined)
 {
 	uint64_t addr = SYMTAB_PLACE_ADDR(place), fileoff;
 	unsigned tag = place == addr ? 0 : (unsigned)(place >> SYMTAB_PLACE_TAG_SHIFT);
@@ -291,6 +292,8 @@ static int resolve(struct symtab *st, pid_t pid, unsigned image, uint64_t place,
 		out->func_file = f->decl_file;
 		out->func_line = f->decl_line;
 	}
+	if (inlined)
+		out->inlined = elf_module_inlined(m->mod, out->offset, &st->strings);
 	return 0;
 }
 
@@ -360,7 +363,7 @@ int symtab_lookup(struct symtab *st, pid_t pid, unsigned image, uint64_t place,
 		*out = s->info;
 		return 0;
 	}
-	ret = resolve(st, pid, image, place, out);
+	ret = resolve(st, pid, image, place, out, 0);
 	if (ret || !out->name) {
 		out->name = "[unknown]";
 		return ret ? ret : -ENOMEM;
@@ -370,6 +373,18 @@ int symtab_lookup(struct symtab *st, pid_t pid, unsigned image, uint64_t place,
 	s = slot_find(st, pid, image, place);
 	*s = (struct sym_slot){place, pid, image, 1, *out};
 	st->nused++;
+	return 0;
+}
+
+int symtab_lookup_inlined(struct symtab *st, pid_t pid, unsigned image, uint64_t place,
+			  struct sym_info *out)
+{
+	int ret = resolve(st, pid, image, place, out, 1);
+
+	if (ret || !out->name) {
+		out->name = "[unknown]";
+		return ret ? ret : -ENOMEM;
+	}
 	return 0;
 }
 

@@ -45,6 +45,9 @@ struct sym_info {
 	 * and the build-id cache has no copy: the name is module+offset, never a guess */
 	int stale;
 	const struct maps_object *object; /* what the recording says of the module, or NULL */
+	/* symtab_lookup_inlined() only: the function whose code the compiler inlined at the
+	 * address (the innermost), NULL when the code there is the function's own */
+	const char *inlined;
 };
 
 /* Where the function of S is, for a row that stands for the whole function: its declaration
@@ -120,6 +123,11 @@ static inline uint64_t symtab_place(struct symtab *st, pid_t pid, unsigned image
  */
 int symtab_lookup(struct symtab *st, pid_t pid, unsigned image, uint64_t place,
 		  struct sym_info *out);
+
+/* symtab_lookup() with si->inlined too, from DWARF's inlined scopes at the address (not
+ * cached: for the few addresses that name a region, such as an OpenMP construct's call site). */
+int symtab_lookup_inlined(struct symtab *st, pid_t pid, unsigned image, uint64_t place,
+			  struct sym_info *out);
 
 /* symtab_lookup of addr as it was at time ns (symtab_place). */
 int symtab_lookup_at(struct symtab *st, pid_t pid, unsigned image, uint64_t addr, int64_t ns,

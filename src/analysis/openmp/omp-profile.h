@@ -117,8 +117,10 @@ struct omp_profile {
 /*
  * The name of a parallel region's call SITE in process PID's image IMAGE, as the regions of
  * this profile are named (the function profile's OpenMP frames use it too):
- * "function@file:line", "function", "module+0xoffset" of the return address where no symbol
- * names it, else the address. SYMS may be NULL (the address). A string to free(), NULL when
+ * "function@file:line", "inlined@file:line (inlined in function)" where the construct is in
+ * code the compiler inlined into another function (the source's function first, as the line
+ * is its), "function", "module+0xoffset" of the return address where no symbol names it, else
+ * the address. SYMS may be NULL (the address). A string to free(), NULL when
  * out of memory.
  */
 char *omp_site_name(struct symtab *syms, pid_t pid, unsigned image, uint64_t site);

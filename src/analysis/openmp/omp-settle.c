@@ -49,9 +49,12 @@ char *omp_site_name(struct symtab *syms, pid_t pid, unsigned image, uint64_t sit
 
 	strbuf_init(&sb);
 	memset(&si, 0, sizeof(si));
-	if (syms && site && symtab_lookup(syms, pid, image, site - 1, &si) < 0)
+	if (syms && site && symtab_lookup_inlined(syms, pid, image, site - 1, &si) < 0)
 		return NULL;
-	if (si.known && si.file && si.file[0])
+	if (si.known && si.inlined && si.file && si.file[0])
+		strbuf_addf(&sb, "%s@%s:%u (inlined in %s)", si.inlined, path_base(si.file),
+			    si.line, si.name);
+	else if (si.known && si.file && si.file[0])
 		strbuf_addf(&sb, "%s@%s:%u", si.name, path_base(si.file), si.line);
 	else if (si.known)
 		strbuf_adds(&sb, si.name);
