@@ -438,10 +438,15 @@ static void print_omp_record(FILE *out, const struct stream_record *rec)
 			fprintf(out, " kind=%s", kind);
 		else
 			fprintf(out, " kind=%u", rec->arg);
-		fprintf(out,
-			" site=0x%" PRIx64 " begin_ticks=%" PRIu64 " chunks=%" PRIu64
-			" iterations=%" PRIu64,
-			p[0], p[1], p[2], p[3]);
+		fprintf(out, " site=0x%" PRIx64 " begin_ticks=%" PRIu64, p[0], p[1]);
+		for (int i = 2; i < 4; i++) {
+			const char *what = i == 2 ? "chunks" : "iterations";
+
+			if (p[i] == PSC_OMP_NOT_COUNTED)
+				fprintf(out, " %s=not-counted", what);
+			else
+				fprintf(out, " %s=%" PRIu64, what, p[i]);
+		}
 		break;
 	case PSC_REC_OMP_TASK_CREATE:
 		fprintf(out, " task=%" PRIu64 " site=0x%" PRIx64, p[0], p[1]);

@@ -231,6 +231,11 @@ enum psc_omp_work {
 	PSC_OMP_WORK_OTHER = 7,	 /* a loop whose schedule is not known */
 };
 
+/* A worksharing record's chunks or iterations that the OpenMP runtime does not tell (LLVM's
+ * libomp: the iterations, and the chunks before its dispatch callback). Streams before this
+ * value was written have 0 there. */
+#define PSC_OMP_NOT_COUNTED UINT64_MAX
+
 /* The 4-word items of PSC_REC_MPI_LEAVE. Word 0: kind (bits 0-7) | PSC_MPI_F_* (bits 8-15) |
  * communicator index (bits 32-63). Words 1-3 by kind below; ranks are world ranks. */
 enum psc_mpi_item {

@@ -39,6 +39,7 @@ extern __thread struct omp_rt_thread psc_omp_tls
 struct omp_rt {
 	int off;	  /* PERFSCOPE_OPENMP=0: every wrapper passes through */
 	int ompt;	  /* libomp started our OMPT tool: the libgomp wrappers pass through */
+	int ompt_chunks;  /* that libomp calls back at each chunk (dispatch): they are counted */
 	uint64_t next_id; /* parallel region and task ids, atomically incremented, never 0 */
 };
 

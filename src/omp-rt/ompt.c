@@ -8,8 +8,8 @@
  * What libomp 14 gives differs from the interposition in three ways the records show: the
  * closing barrier of a region comes as a BARRIER_IMPLICIT wait before ITASK_END; every
  * worksharing loop has a WORK record, of kind PSC_OMP_WORK_OTHER (the schedule is not told)
- * with iterations 0 and chunks 0 (libomp 14 offers no dispatch callback; a later one's
- * chunks and sections are counted); single's WORK is written at its end.
+ * with iterations and chunks PSC_OMP_NOT_COUNTED (libomp 14 offers no dispatch callback; a
+ * later one's chunks and sections are counted); single's WORK is written at its end.
  *
  * libomp 14 tells a worker that it left a region's closing barrier (and ended its implicit task)
  * only when the next region starts, or at exit. The barrier is complete when the last thread
@@ -307,8 +307,13 @@ static void on_work(ompt_work_t kind, ompt_scope_endpoint_t endpoint, ompt_data_
 		ompt_tls.chunks = 0;
 		return;
 	}
+	/* a single's chunk is known (1 for the thread that ran it), others' when dispatched;
+	 * the iterations a thread ran, never (count is the whole loop's) */
 	omp_rec(PSC_REC_OMP_WORK, wk, 4, (uint64_t)(uintptr_t)codeptr, ompt_tls.work_begin,
-		kind == ompt_work_single_executor ? 1 : ompt_tls.chunks, 0);
+		wk == PSC_OMP_WORK_SINGLE ? kind == ompt_work_single_executor
+		: psc_omp.ompt_chunks	  ? ompt_tls.chunks
+					  : PSC_OMP_NOT_COUNTED,
+		wk == PSC_OMP_WORK_SINGLE ? 0 : PSC_OMP_NOT_COUNTED);
 }
 
 /* A chunk of a loop or a section handed to the calling thread (libomp 15 and later). */
@@ -357,7 +362,8 @@ static int ompt_initialize(ompt_function_lookup_t lookup, int device, ompt_data_
 	set(ompt_callback_mutex_acquired, (ompt_callback_t)on_mutex_acquired);
 	set(ompt_callback_nest_lock, (ompt_callback_t)on_nest_lock);
 	set(ompt_callback_work, (ompt_callback_t)on_work);
-	set(ompt_callback_dispatch, (ompt_callback_t)on_dispatch);
+	psc_omp.ompt_chunks =
+	    set(ompt_callback_dispatch, (ompt_callback_t)on_dispatch) >= ompt_set_sometimes;
 	set(ompt_callback_task_create, (ompt_callback_t)on_task_create);
 	set(ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule);
 	__atomic_store_n(&psc_omp.ompt, 1, __ATOMIC_RELEASE);

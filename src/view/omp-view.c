@@ -38,7 +38,8 @@ static void get_row_name(const void *ctx, const void *row, size_t arg, struct vi
 		view_set_i64(v, w->thread);
 }
 
-/* ARG: 0 calls, 1 chunks, 2 iterations, 3 tasks created, 4 tasks completed */
+/* ARG: 0 calls, 1 chunks, 2 iterations, 3 tasks created, 4 tasks completed; chunks and
+ * iterations not counted (null) where the runtime did not tell some of them */
 static void get_row_count(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	const struct omp_row *w = row;
@@ -46,6 +47,9 @@ static void get_row_count(const void *ctx, const void *row, size_t arg, struct v
 			      w->tasks_completed};
 
 	(void)ctx;
+	if ((arg == 1 && (w->not_counted & OMP_NOT_COUNTED_CHUNKS)) ||
+	    (arg == 2 && (w->not_counted & OMP_NOT_COUNTED_ITERATIONS)))
+		return;
 	view_set_u64(v, u[arg]);
 }
 
@@ -71,8 +75,22 @@ static const struct view_col row_cols[] = {
     COL("sync_ns", "other barriers", VIEW_NS, TABLE_RIGHT, VIEW_IN_ALL, get_row_ns, 3),
     COL("lock_ns", "lock/critical", VIEW_NS, TABLE_RIGHT, VIEW_IN_ALL, get_row_ns, 4),
     COL("other_ns", "other waits", VIEW_NS, TABLE_RIGHT, VIEW_IN_ALL, get_row_ns, 5),
-    COL("chunks", "chunks", VIEW_COUNT, TABLE_RIGHT, VIEW_IN_ALL, get_row_count, 1),
-    COL("iterations", "iterations", VIEW_COUNT, TABLE_RIGHT, VIEW_IN_ALL, get_row_count, 2),
+    {.key = "chunks",
+     .header = "chunks",
+     .type = VIEW_COUNT,
+     .align = TABLE_RIGHT,
+     .flags = VIEW_IN_ALL,
+     .get = get_row_count,
+     .arg = 1,
+     .null_text = "-"},
+    {.key = "iterations",
+     .header = "iterations",
+     .type = VIEW_COUNT,
+     .align = TABLE_RIGHT,
+     .flags = VIEW_IN_ALL,
+     .get = get_row_count,
+     .arg = 2,
+     .null_text = "-"},
     COL("tasks_created", "tasks created", VIEW_COUNT, TABLE_RIGHT, VIEW_IN_ALL, get_row_count, 3),
     COL("tasks_completed", "tasks run", VIEW_COUNT, TABLE_RIGHT, VIEW_IN_ALL, get_row_count, 4),
 };

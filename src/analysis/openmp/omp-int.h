@@ -42,7 +42,8 @@ struct omp_task {
 	 * end of the last (0 none), when the barrier could open at the earliest */
 	int64_t bar_task_ns, bar_task_end_ns;
 	uint64_t chunks, iterations, created, completed;
-	size_t par; /* its instance in pars (at the finish), SIZE_MAX none */
+	unsigned not_counted; /* OMP_NOT_COUNTED_*: a worksharing record that does not tell */
+	size_t par;	      /* its instance in pars (at the finish), SIZE_MAX none */
 };
 
 /* What is open on the thread being walked. */

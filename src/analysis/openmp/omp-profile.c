@@ -227,8 +227,14 @@ static void on_counts(struct omp_build *b, const struct event *ev)
 	if (!t)
 		return;
 	if (ev->kind == EV_OMP_WORK) {
-		t->chunks += ev->omp.chunks;
-		t->iterations += ev->omp.iterations;
+		if (ev->omp.chunks == PSC_OMP_NOT_COUNTED)
+			t->not_counted |= OMP_NOT_COUNTED_CHUNKS;
+		else
+			t->chunks += ev->omp.chunks;
+		if (ev->omp.iterations == PSC_OMP_NOT_COUNTED)
+			t->not_counted |= OMP_NOT_COUNTED_ITERATIONS;
+		else
+			t->iterations += ev->omp.iterations;
 	} else if (ev->kind == EV_OMP_TASK_CREATE) {
 		t->created++;
 	}

@@ -83,8 +83,14 @@ struct omp_row {
 	uint64_t calls; /* implicit tasks of the thread in the region's instances */
 	int64_t time_ns, work_ns, barrier_ns, sync_ns, lock_ns, other_ns;
 	uint64_t chunks, iterations;		 /* worksharing (WORK records) */
+	unsigned not_counted;			 /* OMP_NOT_COUNTED_* */
 	uint64_t tasks_created, tasks_completed; /* explicit tasks */
 };
+
+/* omp_row.not_counted: the runtime did not tell a thread's chunks or iterations of some
+ * worksharing construct (PSC_OMP_NOT_COUNTED: LLVM's libomp), so the sums are not known. */
+#define OMP_NOT_COUNTED_CHUNKS	   0x1u
+#define OMP_NOT_COUNTED_ITERATIONS 0x2u
 
 /* A thread (stream) that had OpenMP events. */
 struct omp_thread {

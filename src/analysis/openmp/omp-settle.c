@@ -183,6 +183,7 @@ static int add_task(struct omp_profile *p, struct u64map *rows, const struct omp
 	w->other_ns += t->other_ns;
 	w->chunks += t->chunks;
 	w->iterations += t->iterations;
+	w->not_counted |= t->not_counted;
 	w->tasks_created += t->created;
 	w->tasks_completed += t->completed;
 	if (t->outer)

@@ -560,6 +560,43 @@ static void test_session(void **state)
 	session_close(&b);
 }
 
+/* Two instances of the region; in the second, thread 2's loop comes from a runtime that does
+ * not tell its chunks (PSC_OMP_NOT_COUNTED, as libomp writes) but tells its iterations: the
+ * row's chunks are not known (not the first instance's 3), its iterations are summed. */
+static void test_not_counted(void **state)
+{
+	static const uint64_t arrive2[] = {5400, 5300, 5200, 5100};
+	const uint64_t work[] = {0x404000, 5000, PSC_OMP_NOT_COUNTED, 12};
+	struct words s[4];
+	struct omp_profile p;
+	char dir[256];
+
+	(void)state;
+	start(s, 4);
+	team4(s, GOMP, 7, 2000, ARRIVE1);
+	w_par_begin(&s[0], 5000, 8, SITE, 1, 4);
+	for (uint32_t k = 0; k < 4; k++) {
+		w_itask_begin(&s[k], 5000, 8, k, 4);
+		if (k == 2)
+			w_ext(&s[k], arrive2[k], PSC_REC_OMP_WORK, PSC_OMP_WORK_OTHER, work, 4);
+		w_itask_end(&s[k], GOMP, arrive2[k], 5400, 8, k);
+	}
+	w_par_end(&s[0], 5400, 8, 4);
+	new_dir(dir, sizeof(dir));
+	write_team(dir, s, 4);
+	build(dir, &p);
+	assert_int_equal(p.nrows, 4);
+	for (uint32_t k = 0; k < 4; k++) {
+		const struct omp_row *r = &p.rows[k];
+
+		assert_int_equal(r->thread, k);
+		assert_int_equal(r->not_counted, k == 2 ? OMP_NOT_COUNTED_CHUNKS : 0);
+		assert_int_equal(r->iterations, k == 2 ? 30 + 12 : 0);
+	}
+	assert_int_equal(p.rows[2].chunks, 3); /* the counted part, not shown: not_counted */
+	omp_profile_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -568,6 +605,7 @@ int main(void)
 	    cmocka_unit_test(test_ompt_ends_in_barrier),
 	    cmocka_unit_test(test_unpaired_wait),
 	    cmocka_unit_test(test_two_instances),
+	    cmocka_unit_test(test_not_counted),
 	    cmocka_unit_test(test_nested),
 	    cmocka_unit_test(test_killed),
 	    cmocka_unit_test(test_orphans),
