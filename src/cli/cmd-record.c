@@ -484,7 +484,10 @@ static void report_run(struct recording *r, int status)
 				"-finstrument-functions (gcc, g++, gfortran, clang)\n",
 				r->cmd[0]);
 	}
-	loss_report(r->absdir);
+	/* not by each rank of `mpirun ... perfscope record --mpi`: every rank would read every
+	 * rank's files, some still being written; `perfscope mpi` and the reports say it */
+	if (r->mpi.rank < 0)
+		loss_report(r->absdir);
 	/* the objects that ran, kept for reading the experiment after a rebuild */
 	if (objects_cache_fill(r->absdir, why, sizeof(why)))
 		fprintf(stderr, "perfscope record: warning: %s\n", text_safe(why));
