@@ -169,6 +169,9 @@ static void func_view_of(struct view *v, const struct func_report *r, const void
 	v->per_thread = r->per_thread;
 	/* the load imbalance, in a profile merged over two threads or more */
 	v->option = !r->per_thread && r->p->traced_threads >= 2;
+	/* the threads' OpenMP numbers, per thread when some thread ran a team's tasks */
+	for (size_t i = 0; r->per_thread && i < r->p->nthreads && !v->openmp; i++)
+		v->openmp = r->p->threads[i].th.omp_tasks > 0;
 }
 
 static int print_text(const struct func_report *r, const struct view *v, size_t eligible, FILE *f)

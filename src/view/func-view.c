@@ -66,6 +66,23 @@ static void get_thread(const void *ctx, const void *row, size_t arg, struct view
 		view_set_str(v, "all");
 }
 
+/* The OpenMP thread number of the row's thread ("1"; "1-3" for a thread that ran the implicit
+ * tasks of several), not counted for a thread of no team. */
+static void get_omp_thread(const void *ctx, const void *row, size_t arg, struct view_value *v)
+{
+	const struct func_thread *t = &R(ctx)->p->threads[ROW(row)->thread];
+
+	(void)arg;
+	if (!t->th.omp_tasks)
+		return;
+	if (t->th.omp_thread_min == t->th.omp_thread_max) {
+		view_set_i64(v, t->th.omp_thread_min);
+		return;
+	}
+	snprintf(v->buf, sizeof(v->buf), "%u-%u", t->th.omp_thread_min, t->th.omp_thread_max);
+	view_set_str(v, v->buf);
+}
+
 static void get_calls(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
 	(void)ctx, (void)arg;
@@ -186,6 +203,8 @@ static const struct view_col func_cols[] = {
      NULL, NULL},
     {"thread", "thread", VIEW_INT, TABLE_RIGHT, CSV | JSON | ENT | VIEW_ASCENDING, get_thread, 0,
      NULL, NULL, NULL, NULL, NULL},
+    {"omp_thread", "omp thread", VIEW_INT, TABLE_RIGHT, CSV | JSON | ENT | PT | VIEW_OPENMP,
+     get_omp_thread, 0, NULL, NULL, NULL, NULL, NULL},
     {"calls", "calls", VIEW_COUNT, TABLE_RIGHT, ALL, get_calls, 0, NULL, "calls", "calls", "name",
      NULL},
     {"incl_ns", "inclusive", VIEW_NS, TABLE_RIGHT, ALL, get_incl, 0, NULL, "incl", "inclusive time",

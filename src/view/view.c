@@ -10,7 +10,7 @@
 static int col_shown(const struct view *v, const struct view_col *c, unsigned in)
 {
 	return (c->flags & in) && (v->per_thread || !(c->flags & VIEW_PER_THREAD)) &&
-	       (v->option || !(c->flags & VIEW_OPTION));
+	       (v->option || !(c->flags & VIEW_OPTION)) && (v->openmp || !(c->flags & VIEW_OPENMP));
 }
 
 void view_get(const struct view *v, const struct view_col *c, const void *row,

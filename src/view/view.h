@@ -56,6 +56,8 @@ enum view_type {
 #define VIEW_OPTION 0x40
 /* A value not counted leaves the key out of its JSON object (rather than null). */
 #define VIEW_JSON_OMIT_NULL 0x80
+/* Shown only when the view's `openmp` is set (an experiment whose threads ran OpenMP teams). */
+#define VIEW_OPENMP 0x100
 
 /* One cell. A getter sets exactly one kind; VIEW_NULL is "not counted". */
 struct view_value {
@@ -100,7 +102,7 @@ struct view_col {
 	enum view_type type;
 	enum table_align align;
 	unsigned flags; /* VIEW_IN_*, VIEW_ENTITY, VIEW_PER_THREAD, VIEW_ASCENDING, VIEW_OPTION,
-			  VIEW_JSON_OMIT_NULL */
+			  VIEW_JSON_OMIT_NULL, VIEW_OPENMP */
 	/* the value of ROW (one of the view's rows) for this column; ARG is the column's arg */
 	void (*get)(const void *ctx, const void *row, size_t arg, struct view_value *v);
 	size_t arg;		/* for columns made at run time: an event's index, ... */
@@ -120,6 +122,7 @@ struct view {
 	const void *ctx; /* passed to every getter */
 	int per_thread;	 /* show the VIEW_PER_THREAD columns */
 	int option;	 /* show the VIEW_OPTION columns */
+	int openmp;	 /* show the VIEW_OPENMP columns */
 	/* a row equal to it is a separator line in text and no row in CSV, JSON or long CSV
 	 * (NULL: none) */
 	const void *separator;

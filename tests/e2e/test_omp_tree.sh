@@ -86,6 +86,18 @@ check() {
 			END { print length(k) }' "$T/$name-threads.out")" \
 			"$name: report --by thread: the row function on omp thread $n"
 	done
+	# CSV and JSON give the same numbers as a column of their own (pandas and R group by it)
+	run "$name-tcsv" "$PERFSCOPE" report "$dir" --by thread --csv
+	expect_eq "name,thread,omp_thread," "$(head -1 "$T/$name-tcsv.out" | cut -d, -f1-3)," \
+		"$name: report --by thread --csv: the omp_thread column"
+	expect_eq "0 1" "$(awk -F, '$1 == "row" { print $3 }' "$T/$name-tcsv.out" | sort -n | tr '\n' ' ' |
+		sed 's/ $//')" "$name: report --by thread --csv: the row function on omp threads 0 and 1"
+	run "$name-tjson" "$PERFSCOPE" report "$dir" --by thread --json
+	expect_eq "0 1" "$(json_eval "$T/$name-tjson.out" \
+		'" ".join(str(r["omp_thread"]) for r in sorted(d["functions"], key=lambda r: r["omp_thread"]) if r["name"] == "row")')" \
+		"$name: report --by thread --json: omp_thread of the row function"
+	run "$name-mcsv" "$PERFSCOPE" report "$dir" --csv
+	expect_no_grep "omp_thread" "$T/$name-mcsv.out" "$name: no omp_thread in the merged report"
 	# the function that opened the region: its exclusive time holds no barrier wait now
 	opener=$(awk -F, -v r="$region" 'NR > 1 && $4 > 0 && $2 == r {
 		print substr($1, 1, length($1) - length(r) - 1); exit }' "$csv")

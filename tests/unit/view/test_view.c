@@ -101,7 +101,12 @@ static const struct item items[] = {
 static char *render(int per_thread, enum out_format fmt)
 {
 	const void *rows[] = {&items[0], &items[1], &items[2]};
-	struct view v = {cols, NCOLS, rows, 3, &per_thread, per_thread, 0, NULL};
+	struct view v = {.cols = cols,
+			 .ncols = NCOLS,
+			 .rows = rows,
+			 .nrows = 3,
+			 .ctx = &per_thread,
+			 .per_thread = per_thread};
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
