@@ -364,7 +364,7 @@ static int views_job_join(struct views_job *j, struct html_input *in, struct jso
 }
 
 /* Whether the states view comes right after the MPI view among the NB builders B (in both
- * lists): then the views thread builds both. */
+ * lists): then the views job takes it too (built by whichever thread is free first). */
 static int states_follow_mpi(const html_data_fn *b, size_t nb)
 {
 	for (size_t i = 0; i + 1 < nb; i++)

@@ -120,21 +120,20 @@ static int print_text(const struct region_report *r, const struct view *v, FILE 
 	const struct region_profile *p = r->p;
 	int ret;
 
-	if (p->nrows == 0 && experiment_lost_data(r->e)) {
-		fprintf(f,
-			"%s: no region and no function call could be read (the caveats below say "
-			"what was lost)\n",
-			text_safe(r->e->dir));
-		region_report_caveats(r, caveat_text, f);
-		return ferror(f) ? -EIO : 0;
-	}
 	if (p->nrows == 0) {
-		fprintf(f,
-			"%s: no regions and no function calls were recorded (regions: does the "
-			"program call psc_region_begin/end, built with -DPERFSCOPE and linked with "
-			"-lperfscope? functions: build it with -finstrument-functions and record "
-			"with --functions)\n",
-			text_safe(r->e->dir));
+		/* lost (a full disk) is not "not recorded": the build is not to blame */
+		if (experiment_lost_data(r->e))
+			fprintf(f,
+				"%s: no region and no function call could be read (the caveats "
+				"below say what was lost)\n",
+				text_safe(r->e->dir));
+		else
+			fprintf(f,
+				"%s: no regions and no function calls were recorded (regions: does "
+				"the program call psc_region_begin/end, built with -DPERFSCOPE and "
+				"linked with -lperfscope? functions: build it with "
+				"-finstrument-functions and record with --functions)\n",
+				text_safe(r->e->dir));
 		region_report_caveats(r, caveat_text, f);
 		return ferror(f) ? -EIO : 0;
 	}
