@@ -94,7 +94,7 @@ check() {
 		sed 's/ $//')" "$name: report --by thread --csv: the row function on omp threads 0 and 1"
 	run "$name-tjson" "$PERFSCOPE" report "$dir" --by thread --json
 	expect_eq "0 1" "$(json_eval "$T/$name-tjson.out" \
-		'" ".join(str(r["omp_thread"]) for r in sorted(d["functions"], key=lambda r: r["omp_thread"]) if r["name"] == "row")')" \
+		'" ".join(sorted(str(r["omp_thread"]) for r in d["functions"] if r["name"] == "row"))')" \
 		"$name: report --by thread --json: omp_thread of the row function"
 	run "$name-mcsv" "$PERFSCOPE" report "$dir" --csv
 	expect_no_grep "omp_thread" "$T/$name-mcsv.out" "$name: no omp_thread in the merged report"
