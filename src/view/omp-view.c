@@ -21,6 +21,12 @@
 	{                                                                                          \
 		.key = k, .header = h, .type = t, .align = a, .flags = f, .get = g, .arg = n       \
 	}
+/* A count the runtime may not tell: "-" in text where it is not counted. */
+#define COUNT_NC(k, h, n)                                                                          \
+	{                                                                                          \
+		.key = k, .header = h, .type = VIEW_COUNT, .align = TABLE_RIGHT,                   \
+		.flags = VIEW_IN_ALL, .get = get_row_count, .arg = n, .null_text = "-"             \
+	}
 
 /* --- region x thread */
 
@@ -75,22 +81,8 @@ static const struct view_col row_cols[] = {
     COL("sync_ns", "other barriers", VIEW_NS, TABLE_RIGHT, VIEW_IN_ALL, get_row_ns, 3),
     COL("lock_ns", "lock/critical", VIEW_NS, TABLE_RIGHT, VIEW_IN_ALL, get_row_ns, 4),
     COL("other_ns", "other waits", VIEW_NS, TABLE_RIGHT, VIEW_IN_ALL, get_row_ns, 5),
-    {.key = "chunks",
-     .header = "chunks",
-     .type = VIEW_COUNT,
-     .align = TABLE_RIGHT,
-     .flags = VIEW_IN_ALL,
-     .get = get_row_count,
-     .arg = 1,
-     .null_text = "-"},
-    {.key = "iterations",
-     .header = "iterations",
-     .type = VIEW_COUNT,
-     .align = TABLE_RIGHT,
-     .flags = VIEW_IN_ALL,
-     .get = get_row_count,
-     .arg = 2,
-     .null_text = "-"},
+    COUNT_NC("chunks", "chunks", 1),
+    COUNT_NC("iterations", "iterations", 2),
     COL("tasks_created", "tasks created", VIEW_COUNT, TABLE_RIGHT, VIEW_IN_ALL, get_row_count, 3),
     COL("tasks_completed", "tasks run", VIEW_COUNT, TABLE_RIGHT, VIEW_IN_ALL, get_row_count, 4),
 };

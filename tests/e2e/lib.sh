@@ -377,3 +377,12 @@ report_csv_or_die() {
 		die "perfscope report $dir --csv $* exited $RC"
 	fi
 }
+
+# omp_tri_progs: the builds of examples/omp_tri there are, as "CC:PROGRAM" in the array
+# PROGS (gcc with libgomp, clang with libomp and OMPT); skips the test when there is none
+omp_tri_progs() {
+	PROGS=()
+	[ -x "$EX/omp_tri" ] && PROGS+=("gcc:$EX/omp_tri")
+	[ -x "$EX/omp_tri_clang" ] && PROGS+=("clang:$EX/omp_tri_clang")
+	[ ${#PROGS[@]} -gt 0 ] || skip "examples/omp_tri was not built (no OpenMP compiler)"
+}

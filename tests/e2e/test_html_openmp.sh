@@ -133,11 +133,8 @@ assert labels == {t: "%s \u00b7 %d" % (n, t) for t, n in want.items()}, (labels,
 PY
 }
 
-progs=()
-[ -x "$EX/omp_tri" ] && progs+=("gcc:$EX/omp_tri")
-[ -x "$EX/omp_tri_clang" ] && progs+=("clang:$EX/omp_tri_clang")
-[ ${#progs[@]} -gt 0 ] || skip "examples/omp_tri was not built (no OpenMP compiler)"
-for p in "${progs[@]}"; do
+omp_tri_progs
+for p in "${PROGS[@]}"; do
 	check "${p%%:*}" "${p#*:}"
 done
 

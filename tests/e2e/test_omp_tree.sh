@@ -105,11 +105,8 @@ check() {
 	expect_cmp "${excl:-none}" "<" "$tol" "$name: exclusive time of $opener (thread 0 waited $own ns)"
 }
 
-progs=()
-[ -x "$EX/omp_tri" ] && progs+=("gcc:$EX/omp_tri")
-[ -x "$EX/omp_tri_clang" ] && progs+=("clang:$EX/omp_tri_clang")
-[ ${#progs[@]} -gt 0 ] || skip "examples/omp_tri was not built (no OpenMP compiler)"
-for p in "${progs[@]}"; do
+omp_tri_progs
+for p in "${PROGS[@]}"; do
 	IFS=: read -r cc prog <<<"$p"
 	check "$cc" "$prog"
 done

@@ -67,11 +67,8 @@ $(cat "$T/$name.pairs")"
 	expect_eq "$t" "$i" "$name: threads compared"
 }
 
-progs=()
-[ -x "$EX/omp_tri" ] && progs+=("gcc:$EX/omp_tri")
-[ -x "$EX/omp_tri_clang" ] && progs+=("clang:$EX/omp_tri_clang")
-[ ${#progs[@]} -gt 0 ] || skip "examples/omp_tri was not built (no OpenMP compiler)"
-for p in "${progs[@]}"; do
+omp_tri_progs
+for p in "${PROGS[@]}"; do
 	IFS=: read -r cc prog <<<"$p"
 	for t in 2 4; do
 		check "$cc-$t" "$prog" "$t"

@@ -83,11 +83,8 @@ check() {
 		"$name: function call counts read back"
 }
 
-progs=()
-[ -x "$EX/omp_tri" ] && progs+=("gcc:$EX/omp_tri")
-[ -x "$EX/omp_tri_clang" ] && progs+=("clang:$EX/omp_tri_clang")
-[ ${#progs[@]} -gt 0 ] || skip "examples/omp_tri was not built (no OpenMP compiler)"
-for p in "${progs[@]}"; do
+omp_tri_progs
+for p in "${PROGS[@]}"; do
 	IFS=: read -r cc prog <<<"$p"
 	check "$cc" "$prog"
 done
