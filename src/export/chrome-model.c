@@ -132,24 +132,24 @@ static int flow_event(struct chrome_model *m, struct out *o, const struct event 
 static int mpi_leave(struct chrome_model *m, struct out *o, const struct event *ev, int64_t origin,
 		     struct chrome_stats *stats)
 {
-	const struct ev_mpi_item *first = NULL;
+	struct ev_mpi_item first = {0};
 	uint64_t bytes = 0;
 	int ret;
 
 	for (size_t i = 0; i < ev->mpi.nitems; i++) {
-		const struct ev_mpi_item *it = &ev->mpi.items[i];
+		struct ev_mpi_item it = ev_mpi_item(&ev->mpi, i);
 
-		switch (it->kind) {
+		switch (it.kind) {
 		case PSC_MPI_ITEM_SEND:
 		case PSC_MPI_ITEM_ISEND:
 		case PSC_MPI_ITEM_RECV:
 			if (ev->loc->rank >= 0 &&
-			    (ret = flow_event(m, o, ev, it, origin, stats)) < 0)
+			    (ret = flow_event(m, o, ev, &it, origin, stats)) < 0)
 				return ret;
 			/* fall through */
 		case PSC_MPI_ITEM_COLL:
-			bytes += it->bytes;
-			if (!first)
+			bytes += it.bytes;
+			if (!first.kind)
 				first = it;
 			break;
 		default:
@@ -159,14 +159,14 @@ static int mpi_leave(struct chrome_model *m, struct out *o, const struct event *
 	head(o, "E", ev->loc->pid, ev->loc->tid, ev->ns - origin);
 	out_lit(o, ",\"args\":{\"bytes\":");
 	out_u64(o, bytes);
-	if (first && first->kind != PSC_MPI_ITEM_COLL) {
+	if (first.kind && first.kind != PSC_MPI_ITEM_COLL) {
 		out_lit(o, ",\"peer\":");
-		out_i64(o, first->peer);
+		out_i64(o, first.peer);
 		out_lit(o, ",\"tag\":");
-		out_i64(o, first->tag);
-	} else if (first && first->peer >= 0) {
+		out_i64(o, first.tag);
+	} else if (first.kind && first.peer >= 0) {
 		out_lit(o, ",\"root\":");
-		out_i64(o, first->peer);
+		out_i64(o, first.peer);
 	}
 	out_lit(o, "}}");
 	m->open = 0;

@@ -393,6 +393,7 @@ static int check_mpi_payload(struct stream_reader *r, const struct stream_record
 			     char *err, size_t errlen)
 {
 	const uint64_t *p = rec->payload;
+	size_t i;
 
 	switch (rec->type) {
 	case PSC_REC_MPI_INIT:
@@ -404,23 +405,20 @@ static int check_mpi_payload(struct stream_reader *r, const struct stream_record
 		return 0;
 	case PSC_REC_MPI_ENTER:
 	case PSC_REC_MPI_LEAVE:
-		if (rec->arg >= MPI_ROUTINE_COUNT)
+		switch (mpi_call_check(rec->type, rec->arg, p, rec->npayload, &i)) {
+		case MPI_CALL_BAD_ROUTINE:
 			return stream_fail(err, errlen, -EINVAL, r->path, at + 12,
 					   "unknown MPI routine id %u", rec->arg);
-		if (rec->type == PSC_REC_MPI_ENTER
-			? rec->npayload != 0
-			: rec->npayload < 1 || (rec->npayload - 1) % PSC_MPI_ITEM_WORDS)
+		case MPI_CALL_BAD_LENGTH:
 			return stream_fail(err, errlen, -EINVAL, r->path, at + 8,
 					   "%s record of %zu words", type_name(rec->type),
 					   rec->npayload + 2);
-		for (size_t i = 1; i < rec->npayload; i += PSC_MPI_ITEM_WORDS) {
-			unsigned kind = (unsigned)(p[i] & 0xffu);
-
-			if (kind < PSC_MPI_ITEM_SEND || kind > PSC_MPI_ITEM_COLL_REQ)
-				return stream_fail(err, errlen, -EINVAL, r->path, at + 16 + i * 8,
-						   "unknown MPI item kind %u", kind);
+		case MPI_CALL_BAD_ITEM:
+			return stream_fail(err, errlen, -EINVAL, r->path, at + 16 + i * 8,
+					   "unknown MPI item kind %u", (unsigned)(p[i] & 0xffu));
+		default:
+			return 0;
 		}
-		return 0;
 	case PSC_REC_MPI_COMM:
 		if (rec->npayload < 2 || p[1] == 0 || p[1] > INT32_MAX ||
 		    rec->npayload != 2 + (p[1] + 1) / 2)

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "format/format.h"
+#include "format/mpi-routines.h"
 
 struct stream_record {
 	enum psc_kind kind;
@@ -120,6 +121,67 @@ static inline int stream_next_func(struct stream_reader *r, struct stream_record
 	r->nrecords++;
 	r->last_ticks = ticks;
 	r->pos += 2;
+	return 1;
+}
+
+/* What is wrong with an MPI enter or leave record of TYPE, routine ARG and NPAYLOAD words at
+ * P (docs/format.md "MPI records"): MPI_CALL_OK, or the first defect; for MPI_CALL_BAD_ITEM,
+ * *AT is the word of the item kind in the payload. stream_next() and stream_next_mpi_call()
+ * both check through it. */
+enum mpi_call_defect { MPI_CALL_OK, MPI_CALL_BAD_ROUTINE, MPI_CALL_BAD_LENGTH, MPI_CALL_BAD_ITEM };
+
+static inline enum mpi_call_defect mpi_call_check(enum psc_rec_type type, uint32_t arg,
+						  const uint64_t *p, size_t npayload, size_t *at)
+{
+	if (arg >= MPI_ROUTINE_COUNT)
+		return MPI_CALL_BAD_ROUTINE;
+	if (type == PSC_REC_MPI_ENTER ? npayload != 0
+				      : npayload < 1 || (npayload - 1) % PSC_MPI_ITEM_WORDS)
+		return MPI_CALL_BAD_LENGTH;
+	for (size_t i = 1; i < npayload; i += PSC_MPI_ITEM_WORDS) {
+		unsigned kind = (unsigned)(p[i] & 0xffu);
+
+		if (kind < PSC_MPI_ITEM_SEND || kind > PSC_MPI_ITEM_COLL_REQ) {
+			*at = i;
+			return MPI_CALL_BAD_ITEM;
+		}
+	}
+	return MPI_CALL_OK;
+}
+
+/*
+ * stream_next_func() for MPI enter and leave records, the bulk of an MPI trace: when the next
+ * record is one of the chunk in memory that passes stream_next()'s checks, 1 with *REC set as
+ * stream_next() sets it; else 0 and nothing consumed: call stream_next().
+ */
+static inline int stream_next_mpi_call(struct stream_reader *r, struct stream_record *rec)
+{
+	uint64_t w0, w1, ticks;
+	size_t nwords, at;
+	enum psc_rec_type type;
+
+	if (r->pos + 2 > r->chunk_words || r->ended || !r->nrecords)
+		return 0;
+	w0 = r->chunk[r->pos];
+	w1 = r->chunk[r->pos + 1];
+	ticks = psc_rec_ticks(w0);
+	type = psc_rec_type(w1);
+	nwords = psc_rec_nwords(w1);
+	if (psc_rec_kind(w0) != PSC_KIND_EXT ||
+	    (type != PSC_REC_MPI_ENTER && type != PSC_REC_MPI_LEAVE) || ticks < r->last_ticks ||
+	    nwords < 2 || nwords > r->chunk_words - r->pos ||
+	    mpi_call_check(type, psc_rec_arg(w1), r->chunk + r->pos + 2, nwords - 2, &at))
+		return 0;
+	*rec = (struct stream_record){.kind = PSC_KIND_EXT,
+				      .ticks = ticks,
+				      .offset = stream_record_offset(r),
+				      .type = type,
+				      .arg = psc_rec_arg(w1),
+				      .payload = r->chunk + r->pos + 2,
+				      .npayload = nwords - 2};
+	r->nrecords++;
+	r->last_ticks = ticks;
+	r->pos += nwords;
 	return 1;
 }
 

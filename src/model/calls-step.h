@@ -214,7 +214,9 @@ static PSC_ALWAYS_INLINE int call_walker_step(struct call_walker *w, struct even
 		/* function records into REC; the others into W->rec, where their events point */
 		const struct stream_record *rp = &rec;
 
-		if (!stream_next_func(&w->r, &rec)) {
+		if (stream_next_mpi_call(&w->r, &w->rec)) {
+			rp = &w->rec;
+		} else if (!stream_next_func(&w->r, &rec)) {
 			ret = stream_next(&w->r, &w->rec, err, errlen);
 			if (ret < 0)
 				return ret;

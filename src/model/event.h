@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "format/format.h"
+
 struct exp_stream;
 struct exp_process;
 struct psc_stream_header;
@@ -143,9 +145,27 @@ struct ev_mpi_item {
 struct ev_mpi {
 	int routine;   /* enum mpi_routine (src/format/mpi-routines.h) */
 	uint64_t site; /* EV_MPI_LEAVE: return address of the call, 0 unknown */
-	const struct ev_mpi_item *items;
+	/* EV_MPI_LEAVE: NITEMS items of PSC_MPI_ITEM_WORDS words each, as recorded (format.h),
+	 * read with ev_mpi_item(): decoded where they are used, not copied per event */
+	const uint64_t *item_words;
 	size_t nitems;
 };
+
+/* Item I of the MPI call M leaves. */
+static inline struct ev_mpi_item ev_mpi_item(const struct ev_mpi *m, size_t i)
+{
+	const uint64_t *w = m->item_words + i * PSC_MPI_ITEM_WORDS;
+
+	return (struct ev_mpi_item){
+	    .kind = (uint8_t)(w[0] & 0xffu),
+	    .flags = (uint8_t)((w[0] >> 8) & 0xffu),
+	    .comm = (uint32_t)(w[0] >> 32),
+	    .peer = (int32_t)(uint32_t)w[1],
+	    .tag = (int32_t)(uint32_t)(w[1] >> 32),
+	    .bytes = w[2],
+	    .word3 = w[3],
+	};
+}
 
 struct ev_mpi_init {
 	int rank, size;

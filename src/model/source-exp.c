@@ -23,8 +23,6 @@ struct exp_src {
 	uint32_t *group_of;
 	int32_t *status;
 	size_t ncounters, gcap, scap;
-	struct ev_mpi_item *items;
-	size_t icap;
 	int32_t *members;
 	size_t mcap;
 	char *text;
@@ -62,28 +60,12 @@ static int decode_counters(struct exp_src *x, const struct stream_record *rec, s
 	return 0;
 }
 
-static int decode_mpi_leave(struct exp_src *x, const struct stream_record *rec, struct event *ev)
+static void decode_mpi_leave(const struct stream_record *rec, struct event *ev)
 {
-	size_t n = rec->npayload ? (rec->npayload - 1) / PSC_MPI_ITEM_WORDS : 0;
-	const uint64_t *it = rec->payload + 1;
-
-	if (array_reserve((void **)&x->items, &x->icap, n + 1, sizeof(*x->items)))
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++, it += PSC_MPI_ITEM_WORDS)
-		x->items[i] = (struct ev_mpi_item){
-		    .kind = (uint8_t)(it[0] & 0xffu),
-		    .flags = (uint8_t)((it[0] >> 8) & 0xffu),
-		    .comm = (uint32_t)(it[0] >> 32),
-		    .peer = (int32_t)(uint32_t)it[1],
-		    .tag = (int32_t)(uint32_t)(it[1] >> 32),
-		    .bytes = it[2],
-		    .word3 = it[3],
-		};
 	ev->mpi.routine = (int)rec->arg;
 	ev->mpi.site = rec->npayload ? rec->payload[0] : 0;
-	ev->mpi.items = x->items;
-	ev->mpi.nitems = n;
-	return 0;
+	ev->mpi.item_words = rec->payload + 1;
+	ev->mpi.nitems = rec->npayload ? (rec->npayload - 1) / PSC_MPI_ITEM_WORDS : 0;
 }
 
 static int decode_mpi_comm(struct exp_src *x, const struct stream_record *rec, struct event *ev)
@@ -240,7 +222,8 @@ static PSC_ALWAYS_INLINE int decode(struct exp_src *x, const struct stream_recor
 		ev->mpi = (struct ev_mpi){.routine = (int)rec->arg};
 		return 0;
 	case EV_MPI_LEAVE:
-		return decode_mpi_leave(x, rec, ev);
+		decode_mpi_leave(rec, ev);
+		return 0;
 	case EV_MPI_COMM:
 		return decode_mpi_comm(x, rec, ev);
 	case EV_MPI_CLOCK:
@@ -500,7 +483,6 @@ static void exp_close(struct ev_source *src)
 
 	free(x->group_of);
 	free(x->status);
-	free(x->items);
 	free(x->members);
 	free(x->text);
 	free(x);

@@ -320,6 +320,7 @@ void clock_fit_prepare(struct clock_fit *fit)
 
 	fit->mult = 0;
 	fit->shift = 1;
+	fit->half = 1;
 	fit->fast_max = 0; /* every offset through the slow path */
 	if (!isfinite(fit->ns_per_tick) || (int64_t)fit->ref_ns > FAST_REF_LIMIT ||
 	    (int64_t)fit->ref_ns < -FAST_REF_LIMIT)
@@ -333,6 +334,7 @@ void clock_fit_prepare(struct clock_fit *fit)
 		return; /* slopes of 2^52 ns per tick and more, or below 2^-73: the slow path */
 	fit->mult = (int64_t)ldexp(f, 53);
 	fit->shift = (unsigned)(53 - e);
+	fit->half = (__int128)1 << (fit->shift - 1);
 	/* |offset| <= fast_max keeps |offset * slope| below 2^61 (with a margin for rounding) */
 	span = FAST_NS_LIMIT / a * (1 - 1e-9);
 	fit->fast_max = span >= 9.2e18 ? (uint64_t)INT64_MAX : (uint64_t)span;

@@ -44,6 +44,7 @@ struct clock_fit {
 	double ns_per_tick;
 	int64_t mult;	   /* ns_per_tick * 2^shift, exact */
 	unsigned shift;	   /* 1..126 */
+	__int128 half;	   /* 2^(shift - 1): the rounding term, computed once */
 	uint64_t fast_max; /* offsets in [-fast_max, fast_max) convert without saturation checks */
 };
 
@@ -142,7 +143,7 @@ void clock_plausible_range(enum clock_source source, double *lo, double *hi);
 int clock_fit_checked(const struct clock_pair *pairs, size_t n, enum clock_source source,
 		      struct clock_fit *fit, char *note, size_t notelen);
 
-/* Fill in FIT's fixed-point slope (mult, shift, fast_max) from ref_ns and ns_per_tick. Call
+/* Fill in FIT's fixed-point slope (mult, shift, half, fast_max) from ref_ns and ns_per_tick. Call
  * after setting those fields by hand; clock_fit_pairs() calls it. */
 void clock_fit_prepare(struct clock_fit *fit);
 
@@ -161,7 +162,7 @@ static inline int64_t clock_fit_ns(const struct clock_fit *fit, uint64_t ticks)
 		__int128 p = (__int128)delta * fit->mult;
 
 		/* floor((p + half - [p < 0]) / 2^shift): the nearest, halves away from zero */
-		p += ((__int128)1 << (fit->shift - 1)) - (p < 0);
+		p += fit->half - (p < 0);
 		return (int64_t)fit->ref_ns + (int64_t)(p >> fit->shift);
 	}
 	return clock_fit_ns_slow(fit, ticks);

@@ -139,26 +139,23 @@ static int add_call_record(struct loader *ld, struct proc_load *pl, long loc, ui
 static int add_items(struct mpi_model *m, const struct ev_mpi *ev)
 {
 	for (size_t i = 0; i < ev->nitems; i++) {
-		const struct ev_mpi_item *w = &ev->items[i];
-		struct mpi_item it;
+		struct ev_mpi_item w = ev_mpi_item(ev, i);
+		int cancel = w.kind == PSC_MPI_ITEM_ISEND_DONE || w.kind == PSC_MPI_ITEM_CANCEL;
+		struct mpi_item it = {
+		    .kind = w.kind,
+		    .flags = w.flags,
+		    .comm =
+			cancel ? MPI_NONE : w.comm, /* the process's index: settled at its end */
+		    .peer = cancel ? -1 : w.peer,
+		    .tag = cancel ? 0 : w.tag,
+		    .bytes = w.bytes,
+		};
 		int ret;
 
-		memset(&it, 0, sizeof(it));
-		it.kind = w->kind;
-		it.flags = w->flags;
-		it.comm = w->comm; /* the process's index: settled at its end */
-		it.peer = w->peer;
-		it.tag = w->tag;
-		it.bytes = w->bytes;
 		if (it.kind == PSC_MPI_ITEM_COLL)
-			it.bytes2 = w->word3;
+			it.bytes2 = w.word3;
 		else
-			it.request = w->word3;
-		if (it.kind == PSC_MPI_ITEM_ISEND_DONE || it.kind == PSC_MPI_ITEM_CANCEL) {
-			it.peer = -1;
-			it.tag = 0;
-			it.comm = MPI_NONE;
-		}
+			it.request = w.word3;
 		if ((ret = mpi_model_add_item(m, &it)))
 			return ret;
 	}
@@ -269,6 +266,11 @@ static int mr_event(void *ctx, const struct event *ev, char *err, size_t errlen)
 			    ld->st.loc->name, ev->offset, ev->ns);
 	}
 	ld->st.last_ns = ev->ns;
+	if (ev->kind == EV_MPI_ENTER || ev->kind == EV_MPI_LEAVE) { /* most events: first */
+		span_add(pl, ev->ns);
+		pl->any = 1;
+		return read_call(ld, ev);
+	}
 	if (ev->kind == EV_LOST) {
 		pl->lost += ev->lost.records;
 		return 0;
@@ -286,11 +288,8 @@ static int mr_event(void *ctx, const struct event *ev, char *err, size_t errlen)
 	case EV_MPI_CLOCK:
 		ret = read_clock(ld, ev);
 		break;
-	case EV_MPI_COMM:
+	default: /* EV_MPI_COMM */
 		ret = add_comm_record(ld, pl, &ev->mpi_comm);
-		break;
-	default: /* EV_MPI_ENTER, EV_MPI_LEAVE */
-		ret = read_call(ld, ev);
 		break;
 	}
 	return ret;

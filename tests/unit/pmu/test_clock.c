@@ -156,9 +156,9 @@ static void test_fit_errors(void **state)
 /* clock_fit_ns rounds to the nearest ns, halves away from zero. */
 static void test_fit_ns_rounding(void **state)
 {
-	struct clock_fit fit = {1000, 5000, 0.5, 0, 0, 0};
-	struct clock_fit third = {0, 100, 1.0 / 3.0, 0, 0, 0};
-	struct clock_fit quarter = {100, 0, 0.25, 0, 0, 0};
+	struct clock_fit fit = {.ref_ticks = 1000, .ref_ns = 5000, .ns_per_tick = 0.5};
+	struct clock_fit third = {.ref_ticks = 0, .ref_ns = 100, .ns_per_tick = 1.0 / 3.0};
+	struct clock_fit quarter = {.ref_ticks = 100, .ref_ns = 0, .ns_per_tick = 0.25};
 
 	(void)state;
 	assert_int_equal(clock_fit_ns(&fit, 1001), 5001); /* 0.5 -> 1 */
@@ -177,9 +177,9 @@ static void test_fit_ns_rounding(void **state)
 /* The rounding cases above through the fixed-point path: the same values. */
 static void test_fit_ns_rounding_prepared(void **state)
 {
-	struct clock_fit fit = {1000, 5000, 0.5, 0, 0, 0};
-	struct clock_fit third = {0, 100, 1.0 / 3.0, 0, 0, 0};
-	struct clock_fit quarter = {100, 0, 0.25, 0, 0, 0};
+	struct clock_fit fit = {.ref_ticks = 1000, .ref_ns = 5000, .ns_per_tick = 0.5};
+	struct clock_fit third = {.ref_ticks = 0, .ref_ns = 100, .ns_per_tick = 1.0 / 3.0};
+	struct clock_fit quarter = {.ref_ticks = 100, .ref_ns = 0, .ns_per_tick = 0.25};
 
 	(void)state;
 	clock_fit_prepare(&fit);
@@ -249,8 +249,9 @@ static void test_fit_ns_fixed_point(void **state)
 	for (size_t si = 0; si < sizeof(slopes) / sizeof(slopes[0]); si++)
 		for (size_t ti = 0; ti < sizeof(refs_ticks) / sizeof(refs_ticks[0]); ti++)
 			for (size_t ni = 0; ni < sizeof(refs_ns) / sizeof(refs_ns[0]); ni++) {
-				struct clock_fit fit = {
-				    refs_ticks[ti], refs_ns[ni], slopes[si], 0, 0, 0};
+				struct clock_fit fit = {.ref_ticks = refs_ticks[ti],
+							.ref_ns = refs_ns[ni],
+							.ns_per_tick = slopes[si]};
 				uint64_t edges[4];
 
 				clock_fit_prepare(&fit);
@@ -288,7 +289,7 @@ static void test_fit_ns_fixed_point(void **state)
 /* A fit never prepared (only the three fields set) still converts right, through doubles. */
 static void test_fit_ns_unprepared(void **state)
 {
-	struct clock_fit raw = {1000, 5000, 0.5, 0, 0, 0};
+	struct clock_fit raw = {.ref_ticks = 1000, .ref_ns = 5000, .ns_per_tick = 0.5};
 
 	(void)state;
 	assert_int_equal(clock_fit_ns(&raw, 1000), 5000);
