@@ -12,7 +12,9 @@
  *   - time never goes backwards; nothing follows an end record;
  *   - an error is a negative errno with a message "PATH: byte N: ..." where N is inside the
  *     file; the end of the data is final (stream_next keeps returning 0);
- *   - a cut-short stream is cut after the header and inside the file.
+ *   - a cut-short stream is cut after the header and inside the file;
+ *   - stream_next_mpi_call(), the walker's inline step, takes a record only when stream_next()
+ *     gives the same one.
  *
  * Build and run: tests/fuzz/build.sh OUTDIR, then OUTDIR/fuzz_stream CORPUS_DIR
  * (tests/e2e/test_fuzz_reader.sh does both for a bounded time).
@@ -123,9 +125,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	check(r.file_size == size, "file size", err);
 	check(r.hdr.header_size >= sizeof(r.hdr) && r.hdr.header_size <= size, "header size", err);
-	while ((ret = stream_next(&r, &rec, err, sizeof(err))) > 0) {
-		size_t bytes = 16 + 8 * rec.npayload;
+	for (;;) {
+		struct stream_reader probe = r;
+		struct stream_record fast;
+		int took = stream_next_mpi_call(&probe, &fast);
+		size_t bytes;
 
+		ret = stream_next(&r, &rec, err, sizeof(err));
+		/* the walker's inline step takes only what stream_next() gives, as it gives it */
+		check(!took || (ret == 1 && fast.kind == rec.kind && fast.ticks == rec.ticks &&
+				fast.offset == rec.offset && fast.type == rec.type &&
+				fast.arg == rec.arg && fast.payload == rec.payload &&
+				fast.npayload == rec.npayload && probe.pos == r.pos &&
+				probe.nrecords == r.nrecords && probe.last_ticks == r.last_ticks),
+		      "stream_next_mpi_call() takes the record stream_next() gives", err);
+		if (ret <= 0)
+			break;
+		bytes = 16 + 8 * rec.npayload;
 		check(ret == 1, "stream_next returns 1 for a record", err);
 		check(!ended, "no record after the end record", err);
 		if (r.pos_scale == 0) {

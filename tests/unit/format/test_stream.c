@@ -590,6 +590,132 @@ static void test_bad_records(void **state)
  * A chunk after the chunk that holds the end record: the end record has "nothing following
  * it" (docs/format.md), so this is corruption, reported at the start of that chunk.
  */
+/*
+ * MPI enter and leave records, which the walker reads through stream_next_mpi_call() first
+ * (read_all() checks it against stream_next() record by record): good ones of every length,
+ * then each defect the inline step must leave to stream_next(), which reports it.
+ */
+static void test_mpi_call_records(void **state)
+{
+	/* chunk 2's payload at H + 128: the records after the clock sync from H + 152 on */
+	const uint64_t good[] = {EXT(30, PSC_REC_CLOCK_SYNC, 3, 0),
+				 3000,
+				 psc_word0(31, PSC_KIND_EXT),
+				 psc_ext_word1(PSC_REC_MPI_ENTER, 2, MPI_ROUTINE_Send),
+				 psc_word0(32, PSC_KIND_EXT),
+				 psc_ext_word1(PSC_REC_MPI_LEAVE, 7, MPI_ROUTINE_Send),
+				 0x401234,
+				 psc_mpi_item_word0(PSC_MPI_ITEM_SEND, 0, 0),
+				 psc_mpi_pack2(1, 5),
+				 8,
+				 0,
+				 psc_word0(32, PSC_KIND_EXT),
+				 psc_ext_word1(PSC_REC_MPI_ENTER, 2, MPI_ROUTINE_Barrier),
+				 psc_word0(33, PSC_KIND_EXT),
+				 psc_ext_word1(PSC_REC_MPI_LEAVE, 3, MPI_ROUTINE_Barrier),
+				 0x401240};
+	struct stream_reader r;
+	struct buf b = {0};
+	char path[256], err[512] = "";
+	int n;
+
+	(void)state;
+	two_good_chunks(&b);
+	put_chunk(&b, 2, good, sizeof(good) / sizeof(good[0]));
+	write_file(&b, "stream.mpicalls", path, sizeof(path));
+	assert_int_equal(stream_open(&r, path, err, sizeof(err)), 0);
+	assert_int_equal(read_all(&r, err, sizeof(err), &n), 0);
+	assert_int_equal(n, 4 + 5);
+	stream_close(&r);
+	/* an enter with a payload */
+	{
+		const uint64_t c2[] = {EXT(30, PSC_REC_CLOCK_SYNC, 3, 0), 3000,
+				       psc_word0(31, PSC_KIND_EXT),
+				       psc_ext_word1(PSC_REC_MPI_ENTER, 3, MPI_ROUTINE_Send), 0};
+		two_good_chunks(&b);
+		put_chunk(&b, 2, c2, sizeof(c2) / sizeof(c2[0]));
+		write_file(&b, "stream.mpienter3", path, sizeof(path));
+		expect_read_error(path, 5, H + 160, "MPI enter record of 3 words");
+	}
+	/* a leave without its site word, and one with an item cut short */
+	{
+		const uint64_t c2[] = {EXT(30, PSC_REC_CLOCK_SYNC, 3, 0), 3000,
+				       psc_word0(31, PSC_KIND_EXT),
+				       psc_ext_word1(PSC_REC_MPI_LEAVE, 2, MPI_ROUTINE_Send)};
+		two_good_chunks(&b);
+		put_chunk(&b, 2, c2, sizeof(c2) / sizeof(c2[0]));
+		write_file(&b, "stream.mpileave2", path, sizeof(path));
+		expect_read_error(path, 5, H + 160, "MPI leave record of 2 words");
+	}
+	{
+		const uint64_t c2[] = {EXT(30, PSC_REC_CLOCK_SYNC, 3, 0),
+				       3000,
+				       psc_word0(31, PSC_KIND_EXT),
+				       psc_ext_word1(PSC_REC_MPI_LEAVE, 6, MPI_ROUTINE_Send),
+				       0,
+				       psc_mpi_item_word0(PSC_MPI_ITEM_SEND, 0, 0),
+				       psc_mpi_pack2(1, 5),
+				       8};
+		two_good_chunks(&b);
+		put_chunk(&b, 2, c2, sizeof(c2) / sizeof(c2[0]));
+		write_file(&b, "stream.mpileave6", path, sizeof(path));
+		expect_read_error(path, 5, H + 160, "MPI leave record of 6 words");
+	}
+	/* an unknown routine in a leave, an item kind of 0, a leave longer than its chunk, a
+	 * length below the two header words, time going backwards */
+	{
+		const uint64_t c2[] = {EXT(30, PSC_REC_CLOCK_SYNC, 3, 0), 3000,
+				       psc_word0(31, PSC_KIND_EXT),
+				       psc_ext_word1(PSC_REC_MPI_LEAVE, 3, MPI_ROUTINE_COUNT), 0};
+		two_good_chunks(&b);
+		put_chunk(&b, 2, c2, sizeof(c2) / sizeof(c2[0]));
+		write_file(&b, "stream.mpileaverout", path, sizeof(path));
+		expect_read_error(path, 5, H + 164, "unknown MPI routine id");
+	}
+	{
+		const uint64_t c2[] = {EXT(30, PSC_REC_CLOCK_SYNC, 3, 0),
+				       3000,
+				       psc_word0(31, PSC_KIND_EXT),
+				       psc_ext_word1(PSC_REC_MPI_LEAVE, 7, MPI_ROUTINE_Recv),
+				       0,
+				       0,
+				       psc_mpi_pack2(1, 5),
+				       8,
+				       0};
+		two_good_chunks(&b);
+		put_chunk(&b, 2, c2, sizeof(c2) / sizeof(c2[0]));
+		write_file(&b, "stream.mpiitem0", path, sizeof(path));
+		expect_read_error(path, 5, H + 176, "unknown MPI item kind 0");
+	}
+	{
+		const uint64_t c2[] = {EXT(30, PSC_REC_CLOCK_SYNC, 3, 0), 3000,
+				       psc_word0(31, PSC_KIND_EXT),
+				       psc_ext_word1(PSC_REC_MPI_LEAVE, 7, MPI_ROUTINE_Send), 0};
+		two_good_chunks(&b);
+		put_chunk(&b, 2, c2, sizeof(c2) / sizeof(c2[0]));
+		write_file(&b, "stream.mpioverrun", path, sizeof(path));
+		expect_read_error(path, 5, H + 160, "overruns");
+	}
+	{
+		const uint64_t c2[] = {EXT(30, PSC_REC_CLOCK_SYNC, 3, 0), 3000,
+				       psc_word0(31, PSC_KIND_EXT),
+				       psc_ext_word1(PSC_REC_MPI_ENTER, 1, MPI_ROUTINE_Send)};
+		two_good_chunks(&b);
+		put_chunk(&b, 2, c2, sizeof(c2) / sizeof(c2[0]));
+		write_file(&b, "stream.mpilen1", path, sizeof(path));
+		expect_read_error(path, 5, H + 160, "overruns");
+	}
+	{
+		const uint64_t c2[] = {EXT(30, PSC_REC_CLOCK_SYNC, 3, 0), 3000,
+				       psc_word0(29, PSC_KIND_EXT),
+				       psc_ext_word1(PSC_REC_MPI_ENTER, 2, MPI_ROUTINE_Send)};
+		two_good_chunks(&b);
+		put_chunk(&b, 2, c2, sizeof(c2) / sizeof(c2[0]));
+		write_file(&b, "stream.mpiback", path, sizeof(path));
+		expect_read_error(path, 5, H + 152, "time goes backwards");
+	}
+}
+
 static void test_chunk_after_end(void **state)
 {
 	const uint64_t c2[] = {EXT(30, PSC_REC_CLOCK_SYNC, 3, 0), 3000,
@@ -745,7 +871,7 @@ int main(void)
 	    cmocka_unit_test(test_bad_header_size), cmocka_unit_test(test_bad_chunks),
 	    cmocka_unit_test(test_bad_records),	    cmocka_unit_test(test_chunk_after_end),
 	    cmocka_unit_test(test_scan_clock),	    cmocka_unit_test(test_samples_file),
-	    cmocka_unit_test(test_read_header),
+	    cmocka_unit_test(test_read_header),	    cmocka_unit_test(test_mpi_call_records),
 	};
 
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
