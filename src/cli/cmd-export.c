@@ -1,9 +1,7 @@
 /* cmd-export.c - `perfscope export`: an experiment in a standard trace format. */
 #include "cli/cli.h"
 
-#include "model/experiment-open.h"
-#include "analysis/mpi/mpi-model.h"
-#include "model/symbols.h"
+#include "model/session.h"
 #include "lib/outfile.h"
 #include "export/exporters.h"
 #include "view/caveats.h"
@@ -55,31 +53,52 @@ static const char *model_summary(const struct chrome_stats *stats, char *buf, si
 	return buf;
 }
 
+/* Open session S on the experiment DIR with what exporter X needs into *JOB: the experiment,
+ * its symbols, and with EXPORT_NEEDS_MPI its MPI model when it has MPI records. 0, or
+ * EXIT_USAGE after saying why not. */
+static int job_input(struct session *s, const struct exporter *x, const char *dir,
+		     struct export_job *job)
+{
+	char err[1024];
+	void *p = NULL;
+	int ret;
+
+	session_init(s, dir, SESSION_DIR,
+		     &(struct session_options){.mpi_flags = MPI_BUILD_KEEP_UNCORRECTED});
+	memset(job, 0, sizeof(*job));
+	ret = session_get(s, SESSION_EXPERIMENT, &p, err, sizeof(err));
+	job->e = p;
+	if (ret == 0) {
+		ret = session_get(s, SESSION_SYMBOLS, &p, err, sizeof(err));
+		job->st = p;
+	}
+	if (ret == 0 && (x->needs & EXPORT_NEEDS_MPI)) {
+		ret = session_get(s, SESSION_MPI, &p, err, sizeof(err));
+		if (ret == 0)
+			job->mpi = p;
+		else if (ret == -ENODATA)
+			ret = 0;
+	}
+	if (ret < 0) {
+		cli_error("export", "%s", err);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 /* Format X, written to one file OUTPUT. */
 static int export_file(const struct exporter *x, const char *dir, const char *output, int force)
 {
-	struct experiment e;
-	struct symtab st;
+	struct session s;
 	struct export_job job;
 	struct chrome_stats *stats = &job.stats.chrome;
 	char err[512], more[128];
-	int ret, have_st = 0, status = EXIT_USAGE;
+	int ret, status = EXIT_USAGE;
 	FILE *out = NULL;
 
-	ret = experiment_open(&e, dir, err, sizeof(err));
-	if (ret) {
-		cli_error("export", "%s", err);
+	if (job_input(&s, x, dir, &job) || cli_output_open("export", output, force, &out))
 		goto done;
-	}
-	ret = symtab_init(&st, dir);
-	if (ret) {
-		cli_error("export", "%s: cannot read symbols: %s", dir, strerror(-ret));
-		goto done;
-	}
-	have_st = 1;
-	if (cli_output_open("export", output, force, &out))
-		goto done;
-	job = (struct export_job){.e = &e, .st = &st, .out = out};
+	job.out = out;
 	ret = x->write(&job, err, sizeof(err));
 	if (ret) {
 		cli_error("export", "%s%s%s", out != stdout ? output : "",
@@ -99,11 +118,9 @@ static int export_file(const struct exporter *x, const char *dir, const char *ou
 			" threads%s\n",
 			output, stats->bytes, stats->calls, stats->regions, stats->counter_values,
 			stats->threads, model_summary(stats, more, sizeof(more)));
-	caveats(&e, stats->synthetic_exits, stats->unmatched_exits, stats->lost_records);
+	caveats(job.e, stats->synthetic_exits, stats->unmatched_exits, stats->lost_records);
 done:
-	if (have_st)
-		symtab_release(&st);
-	experiment_release(&e);
+	session_close(&s);
 	return status;
 }
 
@@ -141,61 +158,19 @@ static int otf2_output_ok(const char *archive, int force)
 	return 0;
 }
 
-/* The experiment's MPI model, when it has MPI records: 1 loaded, 0 none, -1 failed (said). Its
- * warnings are the caller's to print, once the export succeeded (a failure is one line). */
-static int load_mpi(const struct experiment *e, struct mpi_model *m, struct mpi_model *raw,
-		    int *have_raw)
-{
-	char err[512];
-	int ret = mpi_model_load(m, e, 0, err, sizeof(err));
-
-	if (ret == -ENODATA)
-		return 0;
-	if (ret < 0) {
-		cli_error("export", "%s", err);
-		return -1;
-	}
-	/* corrected calls are ordered among the functions by their recorded times */
-	if (m->max_correction_ns > 0 &&
-	    mpi_model_load(raw, e, MPI_BUILD_NO_CORRECTION, err, sizeof(err)) == 0)
-		*have_raw = 1;
-	return 1;
-}
-
 /* Format X, written as a directory ARCHIVE (the OTF2 archive). */
 static int export_directory(const struct exporter *x, const char *dir, const char *archive,
 			    int force)
 {
-	struct experiment e;
-	struct symtab st;
-	struct mpi_model m, raw;
+	struct session s;
 	struct export_job job;
 	struct otf2_export_stats stats;
 	char err[512];
-	int ret, have_st = 0, have_raw = 0, mpi = 0, status = EXIT_USAGE;
+	int ret, status = EXIT_USAGE;
 
-	mpi_model_init(&m);
-	mpi_model_init(&raw);
-	ret = experiment_open(&e, dir, err, sizeof(err));
-	if (ret) {
-		cli_error("export", "%s", err);
+	if (job_input(&s, x, dir, &job) || otf2_output_ok(archive, force))
 		goto done;
-	}
-	ret = symtab_init(&st, dir);
-	if (ret) {
-		cli_error("export", "%s: cannot read symbols: %s", dir, strerror(-ret));
-		goto done;
-	}
-	have_st = 1;
-	if (x->needs & EXPORT_NEEDS_MPI)
-		mpi = load_mpi(&e, &m, &raw, &have_raw);
-	if (mpi < 0 || otf2_output_ok(archive, force))
-		goto done;
-	job = (struct export_job){.e = &e,
-				  .st = &st,
-				  .mpi = mpi ? &m : NULL,
-				  .raw = have_raw ? &raw : NULL,
-				  .path = archive};
+	job.path = archive;
 	ret = x->write(&job, err, sizeof(err));
 	stats = job.stats.otf2;
 	if (ret < 0) {
@@ -207,8 +182,8 @@ static int export_directory(const struct exporter *x, const char *dir, const cha
 	if (ret == 1)
 		fprintf(stderr, "perfscope export: note: %s\n", text_safe(err));
 	status = 0;
-	for (size_t i = 0; mpi && i < m.nwarnings; i++)
-		fprintf(stderr, "perfscope export: warning: %s\n", text_safe(m.warnings[i]));
+	for (size_t i = 0; job.mpi && i < job.mpi->nwarnings; i++)
+		fprintf(stderr, "perfscope export: warning: %s\n", text_safe(job.mpi->warnings[i]));
 	fprintf(stderr,
 		"perfscope export: wrote %s/" OTF2_EXPORT_NAME ".otf2: %" PRIu64 " events, %" PRIu64
 		" function calls, %" PRIu64 " regions, %" PRIu64 " counter values, %" PRIu64
@@ -227,19 +202,15 @@ static int export_directory(const struct exporter *x, const char *dir, const cha
 			"perfscope export: note: %" PRIu64
 			" events moved later (by at most the model's causality correction, %" PRId64
 			" ns) so that no location's times go back\n",
-			stats.moved_events, m.max_correction_ns);
+			stats.moved_events, job.mpi ? job.mpi->max_correction_ns : 0);
 	if (stats.mpi_unplaced)
 		fprintf(stderr,
 			"perfscope export: note: %" PRIu64
 			" MPI calls of threads without a stream are on their own locations\n",
 			stats.mpi_unplaced);
-	caveats(&e, stats.synthetic_exits, stats.unmatched_exits, stats.lost_records);
+	caveats(job.e, stats.synthetic_exits, stats.unmatched_exits, stats.lost_records);
 done:
-	if (have_st)
-		symtab_release(&st);
-	mpi_model_release(&raw);
-	mpi_model_release(&m);
-	experiment_release(&e);
+	session_close(&s);
 	return status;
 }
 

@@ -11,7 +11,7 @@ static int write_chrome(struct export_job *job, char *err, size_t errlen)
 
 static int write_otf2(struct export_job *job, char *err, size_t errlen)
 {
-	return otf2_export(job->path, job->e, job->st, job->mpi, job->raw, &job->stats.otf2, err,
+	return otf2_export(job->path, job->e, job->st, job->mpi, &job->stats.otf2, err,
 			   errlen);
 }
 

@@ -23,14 +23,15 @@ enum export_target {
 };
 
 /* What a writer needs besides the experiment and its symbols (exporter.needs). */
-#define EXPORT_NEEDS_MPI 0x1u /* the MPI model, when the experiment has MPI records */
+#define EXPORT_NEEDS_MPI                                                                           \
+	0x1u /* the MPI model, when the experiment has MPI records, built with                     \
+	      * MPI_BUILD_KEEP_UNCORRECTED */
 
 /* One export: its input, prepared by the caller as the row's needs say, and its totals. */
 struct export_job {
 	struct experiment *e;
 	struct symtab *st;
 	const struct mpi_model *mpi; /* EXPORT_NEEDS_MPI: the model, NULL without MPI records */
-	const struct mpi_model *raw; /* the same uncorrected, NULL when nothing was corrected */
 	FILE *out;		     /* EXPORT_FILE */
 	const char *path;	     /* EXPORT_DIRECTORY */
 	union {

@@ -90,9 +90,10 @@ uint64_t ox_stamp(struct xp *x, struct track *t, int64_t ns)
 	return v;
 }
 
-/* The MPI calls of one model location, in order, with the times that order them. */
+/* The MPI calls of one model location, in order, with the times that order them: the
+ * recorded ones where the causality correction moved calls (mpi_model.uncorrected). */
 struct mpi_cursor {
-	const struct mpi_model *m, *order;
+	const struct mpi_model *m;
 	uint32_t i, end;
 	int leave; /* the next event is call i's leave */
 };
@@ -104,8 +105,11 @@ static int cursor_more(const struct mpi_cursor *c)
 
 static int64_t cursor_key(const struct mpi_cursor *c)
 {
-	const struct mpi_call *call = &c->order->calls[c->i];
+	const struct mpi_call *call = &c->m->calls[c->i];
+	const struct mpi_call_times *t = c->m->uncorrected ? &c->m->uncorrected[c->i] : NULL;
 
+	if (t)
+		return c->leave ? t->leave_ns : t->enter_ns;
 	return c->leave ? call->leave_ns : call->enter_ns;
 }
 
@@ -319,7 +323,6 @@ static void cursor_init(const struct xp *x, struct mpi_cursor *c, uint32_t l)
 	if (l == MPI_NONE)
 		return;
 	c->m = x->m;
-	c->order = x->raw ? x->raw : x->m;
 	c->i = x->m->locs[l].first_call;
 	c->end = c->i + x->m->locs[l].ncalls;
 }
@@ -623,8 +626,8 @@ static int export_all(struct xp *x)
 }
 
 int otf2_export(const char *archive, struct experiment *e, struct symtab *st,
-		const struct mpi_model *m, const struct mpi_model *raw,
-		struct otf2_export_stats *stats, char *err, size_t errlen)
+		const struct mpi_model *m, struct otf2_export_stats *stats, char *err,
+		size_t errlen)
 {
 	/* the archive's entries, the anchor last: a reader finds it once the rest is in place */
 	static const char *const entries[] = {OTF2_EXPORT_NAME, OTF2_EXPORT_NAME ".def",
@@ -647,8 +650,6 @@ int otf2_export(const char *archive, struct experiment *e, struct symtab *st,
 	x.e = e;
 	x.st = st;
 	x.m = m;
-	/* the uncorrected model orders the calls only when it is the same model otherwise */
-	x.raw = raw && m && raw->ncalls == m->ncalls && raw->nlocs == m->nlocs ? raw : NULL;
 	x.stats = stats;
 	x.err = err;
 	x.errlen = errlen;

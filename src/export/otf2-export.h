@@ -53,10 +53,9 @@ struct otf2_export_stats {
 
 /*
  * Write experiment E as the OTF2 archive in directory ARCHIVE (ARCHIVE/traces.otf2 the anchor),
- * naming functions through ST. M is E's MPI model (NULL for an experiment without MPI); RAW
- * (may be NULL) the same model built with MPI_BUILD_NO_CORRECTION when M corrected causality
- * violations: its times order the MPI calls between the functions. STATS (may be NULL)
- * receives the totals.
+ * naming functions through ST. M is E's MPI model (NULL for an experiment without MPI), built
+ * with MPI_BUILD_KEEP_UNCORRECTED: where it corrected causality violations, the recorded times
+ * order the MPI calls between the functions. STATS (may be NULL) receives the totals.
  * The archive is written aside, in a hidden directory inside ARCHIVE (made when missing), and
  * replaces the archive ARCHIVE holds (the caller checked it may) only once it is complete
  * (outfile.h): on failure ARCHIVE is as it was. 0; 1 when the replaced archive held files
@@ -66,8 +65,8 @@ struct otf2_export_stats {
  * REASON").
  */
 int otf2_export(const char *archive, struct experiment *e, struct symtab *st,
-		const struct mpi_model *m, const struct mpi_model *raw,
-		struct otf2_export_stats *stats, char *err, size_t errlen);
+		const struct mpi_model *m, struct otf2_export_stats *stats, char *err,
+		size_t errlen);
 
 /* Remove an archive otf2_export wrote into directory ARCHIVE (the anchor, the global
  * definitions, the per-location files and their directory; ARCHIVE itself when it is left

@@ -86,7 +86,7 @@ struct xp {
 	const char *archive;
 	struct experiment *e;
 	struct symtab *st;
-	const struct mpi_model *m, *raw;
+	const struct mpi_model *m;
 	struct otf2_export_stats *stats;
 	char *err;
 	size_t errlen;

@@ -690,7 +690,17 @@ static int replay(struct mpi_model *m, int64_t lat, int64_t clat, struct colls *
 	return 0;
 }
 
-int mpi_correct_causality(struct mpi_model *m, int correct)
+/* M's calls' times, or NULL when out of memory. */
+static struct mpi_call_times *call_times(const struct mpi_model *m)
+{
+	struct mpi_call_times *t = malloc((m->ncalls + 1) * sizeof(*t));
+
+	for (size_t c = 0; t && c < m->ncalls; c++)
+		t[c] = (struct mpi_call_times){m->calls[c].enter_ns, m->calls[c].leave_ns};
+	return t;
+}
+
+int mpi_correct_causality(struct mpi_model *m, int correct, int keep_uncorrected)
 {
 	int64_t lat = 1000, clat = 1000;
 	struct colls cs;
@@ -706,10 +716,18 @@ int mpi_correct_causality(struct mpi_model *m, int correct)
 	m->coll_violations_after = m->coll_violations_before;
 	if (!correct || (m->violations_before == 0 && m->coll_violations_before == 0))
 		goto out;
+	if (keep_uncorrected && !(m->uncorrected = call_times(m))) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	ret = replay(m, lat, clat, &cs);
 	if (ret == 0) {
 		m->violations_after = count_violations(m, NULL);
 		m->coll_violations_after = count_coll_violations(m, &cs, NULL);
+	}
+	if (m->max_correction_ns == 0) { /* nothing moved: the times are the recorded ones */
+		free(m->uncorrected);
+		m->uncorrected = NULL;
 	}
 out:
 	colls_free(&cs);

@@ -54,8 +54,9 @@ int mpi_match_messages(struct mpi_model *m);
  * seen (at most 1 us; messages and collectives each their own), amortising the shift over
  * the location's events back to its previous MPI event with items and carrying it to all its
  * later events, then count again (violations_after, coll_violations_after,
- * max_correction_ns). 0 or -ENOMEM.
+ * max_correction_ns). With KEEP_UNCORRECTED, a correction that moved a call leaves the times
+ * before it in m->uncorrected. 0 or -ENOMEM.
  */
-int mpi_correct_causality(struct mpi_model *m, int correct);
+int mpi_correct_causality(struct mpi_model *m, int correct, int keep_uncorrected);
 
 #endif /* PSC_MPI_MATCH_H */

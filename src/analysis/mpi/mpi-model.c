@@ -50,6 +50,7 @@ void mpi_model_release(struct mpi_model *m)
 	free(m->ranks);
 	free(m->locs);
 	free(m->calls);
+	free(m->uncorrected);
 	free(m->items);
 	free(m->msgs);
 	free(m->comms);
@@ -737,7 +738,8 @@ int mpi_model_build(struct mpi_model *m, unsigned flags, char *err, size_t errle
 	if (ret == 0 && !(flags & MPI_BUILD_ALIGNED))
 		m->violations_unaligned = count_unaligned(m);
 	if (ret == 0)
-		ret = mpi_correct_causality(m, !(flags & MPI_BUILD_NO_CORRECTION));
+		ret = mpi_correct_causality(m, !(flags & MPI_BUILD_NO_CORRECTION),
+					    flags & MPI_BUILD_KEEP_UNCORRECTED);
 	if (ret == 0 && (flags & MPI_BUILD_ALIGNED))
 		m->violations_unaligned = m->violations_before;
 	if (ret)

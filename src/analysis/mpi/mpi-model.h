@@ -55,6 +55,11 @@ _Static_assert(sizeof(struct mpi_call) == 32, "a call is 32 bytes");
 
 #define MPI_LOCS_MAX (UINT32_C(1) << 23) /* locations a model holds: mpi_call.loc's 23 bits */
 
+/* A call's enter and leave, as mpi_call has them. */
+struct mpi_call_times {
+	int64_t enter_ns, leave_ns;
+};
+
 /* A message or collective part of a call (format.h PSC_MPI_ITEM_*), ranks in MPI_COMM_WORLD. */
 struct mpi_item {
 	uint8_t kind;  /* enum psc_mpi_item */
@@ -133,13 +138,16 @@ struct mpi_model {
 	size_t ncoll_calls;
 	struct mpi_site *sites;
 	size_t nsites;
-	int64_t start_ns, end_ns;	 /* the run: first and last event of any rank */
-	int clock_aligned;		 /* offsets were applied (the ranks measured them) */
-	uint64_t violations_unaligned;	 /* messages received before they were sent on the
-					  * ranks' own clocks (= violations_before unaligned) */
-	uint64_t violations_before;	 /* received before sent after clock alignment */
-	uint64_t violations_after;	 /* after correction (0 unless it gave up) */
-	int64_t max_correction_ns;	 /* the largest forward shift the correction applied */
+	int64_t start_ns, end_ns;      /* the run: first and last event of any rank */
+	int clock_aligned;	       /* offsets were applied (the ranks measured them) */
+	uint64_t violations_unaligned; /* messages received before they were sent on the
+					* ranks' own clocks (= violations_before unaligned) */
+	uint64_t violations_before;    /* received before sent after clock alignment */
+	uint64_t violations_after;     /* after correction (0 unless it gave up) */
+	int64_t max_correction_ns;     /* the largest forward shift the correction applied */
+	/* with MPI_BUILD_KEEP_UNCORRECTED, when the correction moved a call: every call's times
+	 * before it (on rank 0's clock), by call index; else NULL */
+	struct mpi_call_times *uncorrected;
 	uint64_t coll_violations_before; /* collective calls (a non-blocking one: the call
 					  * completing its request) left before a rank they
 					  * depend on entered, after clock alignment */
@@ -185,6 +193,9 @@ int mpi_model_warn(struct mpi_model *m, const char *fmt, ...) __attribute__((for
 enum mpi_build_flags {
 	MPI_BUILD_ALIGNED = 0x1,       /* times are already on one clock (OTF2): no offsets */
 	MPI_BUILD_NO_CORRECTION = 0x2, /* count causality violations but do not correct them */
+	/* keep the calls' times before the correction (mpi_model.uncorrected): for an export that
+	 * places the corrected calls among the functions by the times they were recorded at */
+	MPI_BUILD_KEEP_UNCORRECTED = 0x4,
 };
 
 /*

@@ -296,16 +296,27 @@ static void test_round_trip(void **state)
 	(void)state;
 	new_dir(dir, sizeof(dir));
 	write_job(dir);
-	load(dir, &e, &m, 0);
+	load(dir, &e, &m, MPI_BUILD_KEEP_UNCORRECTED);
 	print_warnings(&m);
 	assert_true(m.violations_before > 0); /* rank 2's late-recorded send */
 	assert_int_equal(m.violations_after, 0);
 	assert_true(m.max_correction_ns > 0);
+	/* the times before the correction kept: those of the model built without it */
 	mpi_model_init(&raw);
 	assert_int_equal(mpi_model_load(&raw, &e, MPI_BUILD_NO_CORRECTION, err, sizeof(err)), 0);
+	assert_non_null(m.uncorrected);
+	assert_null(raw.uncorrected);
+	assert_int_equal(raw.ncalls, m.ncalls);
+	for (size_t c = 0, moved = 0; c < m.ncalls; c++) {
+		assert_int_equal(m.uncorrected[c].enter_ns, raw.calls[c].enter_ns);
+		assert_int_equal(m.uncorrected[c].leave_ns, raw.calls[c].leave_ns);
+		moved += m.calls[c].leave_ns != raw.calls[c].leave_ns;
+		if (c + 1 == m.ncalls)
+			assert_true(moved > 0);
+	}
 	assert_int_equal(symtab_init(&syms, dir), 0);
 	snprintf(archive, sizeof(archive), "%s/archive", dir);
-	assert_int_equal(otf2_export(archive, &e, &syms, &m, &raw, &st, err, sizeof(err)), 0);
+	assert_int_equal(otf2_export(archive, &e, &syms, &m, &st, err, sizeof(err)), 0);
 	assert_int_equal(st.mpi_calls, m.ncalls);
 	assert_int_equal(st.messages, 3 + 3 + 3);    /* Send/Ssend, Isend, Sendrecv */
 	assert_int_equal(st.collectives, 3 + 3 + 2); /* Barrier, Bcast, Allreduce */

@@ -103,7 +103,7 @@ static void test_request_comms(void **state)
 
 	assert_int_equal(symtab_init(&syms, dir), 0);
 	snprintf(archive, sizeof(archive), "%s/archive", dir);
-	assert_int_equal(otf2_export(archive, &e, &syms, &m, NULL, NULL, err, sizeof(err)), 0);
+	assert_int_equal(otf2_export(archive, &e, &syms, &m, NULL, err, sizeof(err)), 0);
 	snprintf(anchor, sizeof(anchor), "%s/" OTF2_EXPORT_NAME ".otf2", archive);
 	mpi_model_init(&back);
 	if (mpi_model_load_otf2(&back, anchor, 0, err, sizeof(err)))

@@ -139,7 +139,7 @@ static void round_trip(const char *dir, struct experiment *e, const struct mpi_m
 
 	assert_int_equal(symtab_init(&syms, dir), 0);
 	snprintf(archive, sizeof(archive), "%s/archive", dir);
-	if (otf2_export(archive, e, &syms, m, NULL, &st, err, sizeof(err)))
+	if (otf2_export(archive, e, &syms, m, &st, err, sizeof(err)))
 		fail_msg("otf2_export: %s", err);
 	symtab_release(&syms);
 	snprintf(anchor, sizeof(anchor), "%s/" OTF2_EXPORT_NAME ".otf2", archive);

@@ -50,7 +50,7 @@ static void export_ranks(int rank0, int rank1)
 		fail_msg("experiment_open: %s", err);
 	assert_int_equal(symtab_init(&syms, dir), 0);
 	snprintf(archive, sizeof(archive), "%s/archive", dir);
-	if (otf2_export(archive, &e, &syms, NULL, NULL, &st, err, sizeof(err)))
+	if (otf2_export(archive, &e, &syms, NULL, &st, err, sizeof(err)))
 		fail_msg("otf2_export: %s", err);
 	assert_int_equal(st.calls, 4);
 	assert_int_equal(st.locations, 2);
