@@ -108,12 +108,15 @@ static inline char *event_start(struct out *o, char *p)
 /* The time at P: consecutive events mostly share their microseconds, whose digits are kept. */
 static inline char *put_ts(struct out *o, char *p, int64_t ns)
 {
-	uint64_t us, r;
+	uint64_t us;
+	uint32_t r, tens;
 
 	if (ns < 0)
 		return p + chrome_format_us(p, ns);
 	us = (uint64_t)ns / 1000;
-	r = (uint64_t)ns % 1000;
+	/* the three digits in 32-bit arithmetic, one division by 10 shared by two of them */
+	r = (uint32_t)((uint64_t)ns - us * 1000);
+	tens = r / 10;
 	if (us != o->ts_us) {
 		o->ts_us = us;
 		o->ts_len = chrome_format_u64(o->ts_text, us);
@@ -121,9 +124,9 @@ static inline char *put_ts(struct out *o, char *p, int64_t ns)
 	memcpy(p, o->ts_text, sizeof(o->ts_text));
 	p += o->ts_len;
 	p[0] = '.';
-	p[1] = (char)('0' + r / 100);
-	p[2] = (char)('0' + r / 10 % 10);
-	p[3] = (char)('0' + r % 10);
+	p[1] = (char)('0' + tens / 10);
+	p[2] = (char)('0' + tens % 10);
+	p[3] = (char)('0' + (r - tens * 10));
 	return p + 4;
 }
 

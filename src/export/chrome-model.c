@@ -195,9 +195,11 @@ int chrome_model_mpi(struct chrome_model *m, struct out *o, const struct event *
 
 	switch (ev->kind) {
 	case EV_MPI_COMM:
-		return u64map_put(&m->comms,
-				  (uint64_t)(uint32_t)ev->loc->pid << 32 | ev->mpi_comm.index,
-				  ev->mpi_comm.key);
+		if (u64map_put(&m->comms,
+			       (uint64_t)(uint32_t)ev->loc->pid << 32 | ev->mpi_comm.index,
+			       ev->mpi_comm.key))
+			return -ENOMEM;
+		return m->open;
 	case EV_MPI_ENTER:
 		name = mpi_routine_name((unsigned)ev->mpi.routine);
 		head(o, "B", ev->loc->pid, ev->loc->tid, ev->ns - origin);
@@ -207,7 +209,7 @@ int chrome_model_mpi(struct chrome_model *m, struct out *o, const struct event *
 		m->enter_ns = ev->ns;
 		m->open = 1;
 		stats->mpi_calls++;
-		return 0;
+		return 1;
 	case EV_MPI_LEAVE:
 		return m->open ? mpi_leave(m, o, ev, origin, stats) : 0;
 	default:

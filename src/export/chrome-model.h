@@ -22,7 +22,8 @@ void chrome_model_close(struct chrome_model *m, struct out *o, const struct ev_l
 			int64_t rel_ns);
 
 /* EV (EV_MPI_COMM, EV_MPI_ENTER, EV_MPI_LEAVE) of a stream, times from ORIGIN: the call's B and
- * E events, and a flow event per message it sent or received. 0 or -ENOMEM. */
+ * E events, and a flow event per message it sent or received. 1 when an MPI call is open after
+ * EV (chrome_model_close() has one to end), 0 when none is, or -ENOMEM. */
 int chrome_model_mpi(struct chrome_model *m, struct out *o, const struct event *ev, int64_t origin,
 		     struct chrome_stats *stats);
 

@@ -464,6 +464,8 @@ struct chrome {
 	struct symtab *st;
 	struct chrome_stats *stats, local;
 	struct chrome_model *model;
+	int mpi_open; /* the model has an MPI call open (chrome_model_mpi()): a function's exit
+		       * ends it, without a call into the model at every exit */
 	struct chrome_omp *omp;
 	int64_t origin;
 };
@@ -484,6 +486,7 @@ static int chrome_location_begin(void *ctx, const struct ev_location *loc, char 
 	if (!loc->stream)
 		return 0; /* a samples file */
 	chrome_model_location(c->model);
+	c->mpi_open = 0;
 	chrome_omp_location(c->omp);
 	if (c->names.proc != loc->proc)
 		names_reset(&c->names, loc->proc);
@@ -533,6 +536,15 @@ static void call_exit(struct chrome *c, const struct event *ev)
 	}
 }
 
+/* The MPI call open on LOC, if any, ends at NS (a killed run's). */
+static inline void mpi_close(struct chrome *c, const struct ev_location *loc, int64_t ns)
+{
+	if (c->mpi_open) {
+		chrome_model_close(c->model, &c->o, loc, ns - c->origin);
+		c->mpi_open = 0;
+	}
+}
+
 static int chrome_event(void *ctx, const struct event *ev, char *err, size_t errlen)
 {
 	struct chrome *c = ctx;
@@ -543,7 +555,7 @@ static int chrome_event(void *ctx, const struct event *ev, char *err, size_t err
 		ret = call_enter(c, ev);
 		break;
 	case EV_CALL_EXIT:
-		chrome_model_close(c->model, &c->o, ev->loc, ev->ns - c->origin);
+		mpi_close(c, ev->loc, ev->ns);
 		call_exit(c, ev);
 		break;
 	case EV_REGION_ENTER:
@@ -558,6 +570,10 @@ static int chrome_event(void *ctx, const struct event *ev, char *err, size_t err
 	case EV_MPI_ENTER:
 	case EV_MPI_LEAVE:
 		ret = chrome_model_mpi(c->model, &c->o, ev, c->origin, c->stats);
+		if (ret >= 0) {
+			c->mpi_open = ret;
+			ret = 0;
+		}
 		break;
 	case EV_SAMPLE:
 	case EV_TASK:
@@ -587,7 +603,7 @@ static int chrome_events(void *ctx, const struct event *ev, size_t n, char *err,
 		if (ev[i].kind == EV_CALL_ENTER) {
 			ret = call_enter(c, &ev[i]);
 		} else {
-			chrome_model_close(c->model, &c->o, ev[i].loc, ev[i].ns - c->origin);
+			mpi_close(c, ev[i].loc, ev[i].ns);
 			call_exit(c, &ev[i]);
 		}
 		if (ret < 0) {
@@ -610,7 +626,7 @@ static int chrome_location_end(void *ctx, const struct ev_location *loc,
 	/* MPI calls and regions a killed run left open end with the stream's last record; a
 	 * stream without records (cut inside its first chunk) has none open and no last record */
 	if (facts->first_ns <= facts->last_ns) {
-		chrome_model_close(c->model, &c->o, loc, facts->last_ns - c->origin);
+		mpi_close(c, loc, facts->last_ns);
 		if (chrome_omp_close(c->omp, &c->o, facts->last_ns - c->origin) < 0) {
 			snprintf(err, errlen, "%s: out of memory", loc->name);
 			return -ENOMEM;
