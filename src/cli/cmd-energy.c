@@ -350,7 +350,7 @@ static int report_write(const struct energy_data *d, const struct energy_args *a
 
 	if ((ret = cli_output_open(CMD, a->output, a->force, &out)))
 		return ret;
-	ret = energy_print(&r, fmt, out) ? 1 : 0;
+	ret = energy_print(&r, fmt, out, stderr) ? 1 : 0;
 	return cli_output_close(CMD, out, ret == 0, ret);
 }
 

@@ -154,7 +154,7 @@ static int print_mpi(const struct mpi_opts *o)
 	};
 	if ((ret = cli_output_open(CMD, o->output, o->force, &out)))
 		goto out;
-	ret = mpi_print(&r, o->view, o->fmt, out) ? 1 : 0;
+	ret = mpi_print(&r, o->view, o->fmt, out, stderr) ? 1 : 0;
 	ret = cli_output_close(CMD, out, ret == 0, ret);
 out:
 	session_close(&s);

@@ -133,7 +133,7 @@ int report_scopes_write(struct scope_report *r, const struct scope_options *so)
 	r->rank = so->rank;
 	r->per_rank = so->per_rank;
 	r->top = so->top;
-	ret = scope_print(r, so->fmt, out) ? 1 : 0;
+	ret = scope_print(r, so->fmt, out, stderr) ? 1 : 0;
 	return cli_output_close("report", out, ret == 0, ret);
 }
 
@@ -171,17 +171,18 @@ static int report_print(const struct report *rep, enum report_view view, int tre
 					  : VIEW_REGIONS;
 	if (view == VIEW_SAMPLES)
 		return fmt == OUT_JSON	 ? sample_print_json(&rep->sr, out)
-		       : fmt != OUT_TEXT ? sample_print_csv(&rep->sr, fmt, out)
+		       : fmt != OUT_TEXT ? sample_print_csv(&rep->sr, fmt, out, stderr)
 					 : sample_print_text(&rep->sr, out);
 	if (view == VIEW_REGIONS)
-		return region_print(&rep->rr, fmt, out);
-	ret = tree ? func_print_tree(&rep->fr, fmt, out) : func_print(&rep->fr, fmt, out);
+		return region_print(&rep->rr, fmt, out, stderr);
+	ret = tree ? func_print_tree(&rep->fr, fmt, out, stderr)
+		   : func_print(&rep->fr, fmt, out, stderr);
 	/* the text report also shows the regions of a traced run (its caveats are said) */
 	if (ret == 0 && fmt == OUT_TEXT && !tree && has_functions && rep->s->prof.regions.nrows) {
 		struct region_report rr = rep->rr;
 
 		rr.no_caveats = 1;
-		ret = region_print(&rr, OUT_TEXT, out);
+		ret = region_print(&rr, OUT_TEXT, out, stderr);
 	}
 	return ret;
 }
@@ -547,7 +548,7 @@ static int report_openmp(const struct report_args *a)
 	ret = EXIT_USAGE;
 	if (cli_output_open("report", a->output, a->force, &out))
 		goto out;
-	ret = omp_print(&r, a->fmt, out) ? 1 : 0;
+	ret = omp_print(&r, a->fmt, out, stderr) ? 1 : 0;
 	ret = cli_output_close("report", out, ret == 0, ret);
 out:
 	session_close(&s);

@@ -46,7 +46,7 @@ struct caveat_block {
 	size_t lines; /* said so far */
 };
 void caveat_block(void *ctx, const char *line);
-/* CTX is a FILE (stderr): "perfscope: warning: LINE", next to CSV output. */
+/* CTX is a FILE (a command's stderr): "perfscope: warning: LINE", next to CSV output. */
 void caveat_warning(void *ctx, const char *line);
 /* CTX is a struct jsonw inside an array: LINE as a string. */
 void caveat_json(void *ctx, const char *line);

@@ -212,7 +212,7 @@ static int print_text(const struct energy_report *r, FILE *f)
 
 /* CSV or long CSV: the functions, then (a blank line before) every function of every interval;
  * or the power statistics alone. */
-static int print_csv(const struct energy_report *r, enum out_format fmt, FILE *f)
+static int print_csv(const struct energy_report *r, enum out_format fmt, FILE *f, FILE *notes)
 {
 	int ret;
 
@@ -225,7 +225,7 @@ static int print_csv(const struct energy_report *r, enum out_format fmt, FILE *f
 			ret = print_table(r, ENERGY_TABLE_SLICES, fmt, f);
 		}
 	}
-	energy_caveats(r, caveat_warning, stderr);
+	energy_caveats(r, caveat_warning, notes);
 	return ret ? ret : ferror(f) ? -EIO : 0;
 }
 
@@ -290,7 +290,7 @@ static int print_json(const struct energy_report *r, FILE *f)
 	return jsonw_print(&w, f);
 }
 
-int energy_print(const struct energy_report *r, enum out_format fmt, FILE *f)
+int energy_print(const struct energy_report *r, enum out_format fmt, FILE *f, FILE *notes)
 {
 	switch (fmt) {
 	case OUT_TEXT:
@@ -298,6 +298,6 @@ int energy_print(const struct energy_report *r, enum out_format fmt, FILE *f)
 	case OUT_JSON:
 		return print_json(r, f);
 	default:
-		return print_csv(r, fmt, f);
+		return print_csv(r, fmt, f, notes);
 	}
 }

@@ -64,8 +64,9 @@ void energy_caveats(const struct energy_report *r, void (*fn)(void *ctx, const c
  *   column,unit,n,mean,sd,cv,min,q1,median,q3,iqr,max,rate_hz;
  * - long CSV: the same tables, one line per row and number (the row's names, metric, value);
  * - JSON: an object with everything the text shows.
- * Caveats go to stderr with CSV. 0, -ENOMEM or -EIO.
+ * The caveats go with text and JSON; with CSV and long CSV, which cannot hold them, to NOTES
+ * (the command's stderr) as "perfscope: warning:" lines. 0, -ENOMEM or -EIO.
  */
-int energy_print(const struct energy_report *r, enum out_format fmt, FILE *f);
+int energy_print(const struct energy_report *r, enum out_format fmt, FILE *f, FILE *notes);
 
 #endif /* PSC_ENERGY_PRINT_H */

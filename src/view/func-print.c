@@ -355,7 +355,8 @@ static void tree_text(const struct func_report *r, const struct func_tree *t, ui
 /* The tree as data: CSV, long CSV or JSON (the nodes, with how recursion was folded and the
  * caveats), from the tree view's columns. */
 static int tree_data(const struct func_report *r, const struct func_tree *t, uint64_t fold,
-		     const struct func_tree_row *rows, size_t n, enum out_format fmt, FILE *f)
+		     const struct func_tree_row *rows, size_t n, enum out_format fmt, FILE *f,
+		     FILE *notes)
 {
 	struct func_tree_path path = {0};
 	struct func_tree_ctx ctx = {r, t, &path};
@@ -372,7 +373,7 @@ static int tree_data(const struct func_report *r, const struct func_tree *t, uin
 	v.rows = ptrs;
 	if (fmt != OUT_JSON) {
 		ret = fmt == OUT_LONG ? view_print_long(&v, f) : view_print_csv(&v, f);
-		func_report_caveats(r, caveat_warning, stderr);
+		func_report_caveats(r, caveat_warning, notes);
 	} else {
 		jsonw_init(&w, 1);
 		jsonw_object_begin(&w);
@@ -394,7 +395,7 @@ static int tree_data(const struct func_report *r, const struct func_tree *t, uin
 	return ret;
 }
 
-int func_print_tree(const struct func_report *r, enum out_format fmt, FILE *f)
+int func_print_tree(const struct func_report *r, enum out_format fmt, FILE *f, FILE *notes)
 {
 	uint64_t fold = r->fold_recursion == FUNC_FOLD_NONE ? 0
 			: r->fold_recursion		    ? r->fold_recursion
@@ -425,7 +426,7 @@ int func_print_tree(const struct func_report *r, enum out_format fmt, FILE *f)
 	if (fmt == OUT_TEXT)
 		tree_text(r, &t, fold, rows, n, f);
 	else
-		ret = tree_data(r, &t, fold, rows, n, fmt, f);
+		ret = tree_data(r, &t, fold, rows, n, fmt, f, notes);
 out:
 	free(rows);
 	free(stack);
@@ -488,7 +489,7 @@ static int print_json(const struct func_report *r, const struct view *v, FILE *f
 	return jsonw_print(&w, f);
 }
 
-int func_print(const struct func_report *r, enum out_format fmt, FILE *f)
+int func_print(const struct func_report *r, enum out_format fmt, FILE *f, FILE *notes)
 {
 	const void **rows;
 	size_t n, eligible;
@@ -504,7 +505,7 @@ int func_print(const struct func_report *r, enum out_format fmt, FILE *f)
 		ret = print_json(r, &v, f);
 	} else {
 		ret = fmt == OUT_LONG ? view_print_long(&v, f) : view_print_csv(&v, f);
-		func_report_caveats(r, caveat_warning, stderr);
+		func_report_caveats(r, caveat_warning, notes);
 	}
 	free(rows);
 	return ret;

@@ -32,9 +32,10 @@ struct func_report {
 /* The functions R shows (at most R->top of those --min-time leaves) in FMT: the text table
  * (calls, inclusive/exclusive time, share of the run, mean, min, max, source) then how the run
  * ended and every caveat; CSV (name,thread,calls,incl_ns,excl_ns,min_ns,max_ns,file,line) or
- * long CSV, the caveats to stderr as "perfscope: warning:" lines; or a JSON object: functions,
- * threads (with how each stream ended) and caveats. 0, -ENOMEM or -EIO. */
-int func_print(const struct func_report *r, enum out_format fmt, FILE *f);
+ * long CSV, the caveats to NOTES (the command's stderr) as "perfscope: warning:" lines; or a
+ * JSON object: functions, threads (with how each stream ended) and caveats. 0, -ENOMEM or
+ * -EIO. */
+int func_print(const struct func_report *r, enum out_format fmt, FILE *f, FILE *notes);
 
 /* Call FN with one line per caveat of R: the experiment's, each thread's that did not end
  * cleanly, was cut or lost records, and calls closed or exits ignored. */
@@ -45,7 +46,8 @@ void func_report_caveats(const struct func_report *r, void (*fn)(void *ctx, cons
  * exclusive time, children by inclusive time; chains of direct recursion deeper than
  * R->fold_recursion folded (and said so), indentation up to 32 levels, "[depth D]" below.
  * CSV, long CSV and JSON: one row per node in the same order, with its path from the root
- * ("main;compute;kernel"), depth and values (func-view.h). 0, -ENOMEM or -EIO. */
-int func_print_tree(const struct func_report *r, enum out_format fmt, FILE *f);
+ * ("main;compute;kernel"), depth and values (func-view.h); the caveats as func_print() says
+ * them, to NOTES with CSV and long CSV. 0, -ENOMEM or -EIO. */
+int func_print_tree(const struct func_report *r, enum out_format fmt, FILE *f, FILE *notes);
 
 #endif /* PSC_FUNC_PRINT_H */

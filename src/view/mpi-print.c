@@ -296,7 +296,8 @@ int mpi_print_text(const struct mpi_report *r, enum mpi_view view, FILE *f)
 }
 
 /* VIEW as CSV or long CSV (FMT). */
-static int print_csv(const struct mpi_report *r, enum mpi_view view, enum out_format fmt, FILE *f)
+static int print_csv(const struct mpi_report *r, enum mpi_view view, enum out_format fmt, FILE *f,
+		     FILE *notes)
 {
 	int ret = 0;
 
@@ -314,18 +315,19 @@ static int print_csv(const struct mpi_report *r, enum mpi_view view, enum out_fo
 		ret = print_table(r, MPI_TABLE_WAITS, fmt, f);
 		break;
 	}
-	mpi_caveats(r, caveat_warning, stderr);
+	mpi_caveats(r, caveat_warning, notes);
 	return ret ? ret : ferror(f) ? -EIO : 0;
 }
 
-int mpi_print_csv(const struct mpi_report *r, enum mpi_view view, FILE *f)
+int mpi_print_csv(const struct mpi_report *r, enum mpi_view view, FILE *f, FILE *notes)
 {
-	return print_csv(r, view, OUT_CSV, f);
+	return print_csv(r, view, OUT_CSV, f, notes);
 }
 
-int mpi_print(const struct mpi_report *r, enum mpi_view view, enum out_format fmt, FILE *f)
+int mpi_print(const struct mpi_report *r, enum mpi_view view, enum out_format fmt, FILE *f,
+	      FILE *notes)
 {
 	return fmt == OUT_TEXT	 ? mpi_print_text(r, view, f)
 	       : fmt == OUT_JSON ? mpi_print_json(r, view, f)
-				 : print_csv(r, view, fmt, f);
+				 : print_csv(r, view, fmt, f, notes);
 }

@@ -41,7 +41,8 @@ void mpi_caveats(const struct mpi_report *r, void (*fn)(void *ctx, const char *l
 int mpi_print_text(const struct mpi_report *r, enum mpi_view view, FILE *f);
 
 /*
- * CSV of VIEW (the summary view prints the wait matrix's); caveats go to stderr.
+ * CSV of VIEW (the summary view prints the wait matrix's); the caveats go to NOTES (the
+ * command's stderr) as "perfscope: warning:" lines.
  *  - waits: rank,peer,wait_ns,pct_exec,pct_wait with peer a rank, `collective` or `total`;
  *    cells hidden in the table are left out unless R->all, `total` is always there.
  *  - routines: rank,routine,calls,total_ns,mean_ns,min_ns,max_ns,pct_run,pct_mpi,bytes
@@ -53,7 +54,7 @@ int mpi_print_text(const struct mpi_report *r, enum mpi_view view, FILE *f);
  *    every call site: pattern,rank,function,file,line,routine,wait_ns,calls.
  * 0 or -EIO.
  */
-int mpi_print_csv(const struct mpi_report *r, enum mpi_view view, FILE *f);
+int mpi_print_csv(const struct mpi_report *r, enum mpi_view view, FILE *f, FILE *notes);
 
 /* One JSON object: the run (ranks, times, clock, violations), the view's data (the summary
  * view: the summary, the routines of all ranks and the wait matrix) and "caveats".
@@ -61,7 +62,9 @@ int mpi_print_csv(const struct mpi_report *r, enum mpi_view view, FILE *f);
 int mpi_print_json(const struct mpi_report *r, enum mpi_view view, FILE *f);
 
 /* VIEW in FMT: mpi_print_text, mpi_print_csv, mpi_print_json, or the long CSV (OUT_LONG: the
- * keys of a row, metric, value; each block of the CSV so). 0, -ENOMEM or -EIO. */
-int mpi_print(const struct mpi_report *r, enum mpi_view view, enum out_format fmt, FILE *f);
+ * keys of a row, metric, value; each block of the CSV so; the caveats to NOTES). 0, -ENOMEM
+ * or -EIO. */
+int mpi_print(const struct mpi_report *r, enum mpi_view view, enum out_format fmt, FILE *f,
+	      FILE *notes);
 
 #endif /* PSC_MPI_PRINT_H */

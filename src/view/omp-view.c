@@ -338,7 +338,7 @@ static int print_text(const struct omp_report *r, FILE *f)
 	return 0;
 }
 
-static int print_csv(const struct omp_report *r, enum out_format fmt, FILE *f)
+static int print_csv(const struct omp_report *r, enum out_format fmt, FILE *f, FILE *notes)
 {
 	int ret = print_table(r, OMP_TABLE_ROWS, fmt, f);
 
@@ -354,7 +354,7 @@ static int print_csv(const struct omp_report *r, enum out_format fmt, FILE *f)
 		fputc('\n', f);
 		ret = print_table(r, OMP_TABLE_HYBRID, fmt, f);
 	}
-	omp_caveats(r, caveat_warning, stderr);
+	omp_caveats(r, caveat_warning, notes);
 	return ret;
 }
 
@@ -386,11 +386,11 @@ static int print_json(const struct omp_report *r, FILE *f)
 	return ret;
 }
 
-int omp_print(const struct omp_report *r, enum out_format fmt, FILE *f)
+int omp_print(const struct omp_report *r, enum out_format fmt, FILE *f, FILE *notes)
 {
 	int ret = fmt == OUT_TEXT   ? print_text(r, f)
 		  : fmt == OUT_JSON ? print_json(r, f)
-				    : print_csv(r, fmt, f);
+				    : print_csv(r, fmt, f, notes);
 
 	return ret ? ret : ferror(f) ? -EIO : 0;
 }

@@ -41,11 +41,12 @@ void omp_view_release(struct view *v);
 /*
  * The three tables of R in FMT into F, and the hybrid efficiency table after them when R has
  * it: text with a heading each and the caveats under them; CSV and long CSV the tables one
- * after the other, a blank line between, the caveats as warnings on stderr; JSON one object
+ * after the other, a blank line between, the caveats as warnings to NOTES (the command's
+ * stderr); JSON one object
  * {rows, regions, threads, [hybrid_efficiency,] caveats}. An empty profile (no OpenMP
  * records) gives in text only the caveats (what was lost, a full disk), in CSV the headers, in
  * JSON empty arrays: the command says there are no records. 0, -ENOMEM or -EIO.
  */
-int omp_print(const struct omp_report *r, enum out_format fmt, FILE *f);
+int omp_print(const struct omp_report *r, enum out_format fmt, FILE *f, FILE *notes);
 
 #endif /* PSC_OMP_VIEW_H */

@@ -203,7 +203,7 @@ void region_row_json(struct jsonw *w, const struct region_report *r, const struc
 	free(cols);
 }
 
-int region_print(const struct region_report *r, enum out_format fmt, FILE *f)
+int region_print(const struct region_report *r, enum out_format fmt, FILE *f, FILE *notes)
 {
 	const void **rows;
 	struct jsonw w;
@@ -221,7 +221,7 @@ int region_print(const struct region_report *r, enum out_format fmt, FILE *f)
 		ret = print_text(r, &v, f);
 	} else {
 		ret = fmt == OUT_LONG ? view_print_long(&v, f) : view_print_csv(&v, f);
-		region_report_caveats(r, caveat_warning, stderr);
+		region_report_caveats(r, caveat_warning, notes);
 	}
 	free((void *)v.cols);
 	free(rows);

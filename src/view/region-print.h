@@ -26,9 +26,9 @@ struct region_report {
  * end cleanly, cut streams, lost records, unmatched ends, unclosed regions, events not counted
  * and why. CSV (or long CSV): the text's columns by key (name,thread,calls,incl_ns,excl_ns,
  * mean_ns,min_ns,max_ns, each event and metric named as given), empty cells for values not
- * counted, the caveats to stderr as "perfscope: warning:" lines. JSON: region_json. 0, -ENOMEM
- * or -EIO. */
-int region_print(const struct region_report *r, enum out_format fmt, FILE *f);
+ * counted, the caveats to NOTES (the command's stderr) as "perfscope: warning:" lines. JSON:
+ * region_json. 0, -ENOMEM or -EIO. */
+int region_print(const struct region_report *r, enum out_format fmt, FILE *f, FILE *notes);
 
 /* Call FN with one line per caveat of R: the experiment's, each thread's end, cut and lost
  * records, region ends without a begin and regions left open. */

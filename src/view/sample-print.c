@@ -60,7 +60,7 @@ size_t sample_report_hidden(const struct sample_report *r)
 	return n;
 }
 
-/* The line that says what --min-share hid, to F (text) or stderr (CSV). */
+/* The line that says what --min-share hid, to F (text) or the notes (CSV). */
 static void say_hidden(const struct sample_report *r, FILE *f, const char *prefix)
 {
 	size_t n = sample_report_hidden(r);
@@ -392,7 +392,7 @@ int sample_print_text(const struct sample_report *r, FILE *f)
 	int ret;
 
 	if (r->accuracy)
-		return sample_print_accuracy(r, f, OUT_TEXT);
+		return sample_print_accuracy(r, f, OUT_TEXT, NULL);
 	heading(r, f);
 	if (r->tree || r->callers)
 		ret = sample_print_trees(r, OUT_TEXT, f, NULL);
@@ -407,14 +407,14 @@ int sample_print_text(const struct sample_report *r, FILE *f)
 	return ret ? ret : (ferror(f) ? -EIO : 0);
 }
 
-int sample_print_csv(const struct sample_report *r, enum out_format fmt, FILE *f)
+int sample_print_csv(const struct sample_report *r, enum out_format fmt, FILE *f, FILE *notes)
 {
 	int ret;
 
 	if (r->accuracy)
-		return sample_print_accuracy(r, f, fmt);
-	caveats(r, caveat_warning, stderr);
-	say_hidden(r, stderr, "perfscope report: ");
+		return sample_print_accuracy(r, f, fmt, notes);
+	caveats(r, caveat_warning, notes);
+	say_hidden(r, notes, "perfscope report: ");
 	if (r->tree || r->callers)
 		ret = sample_print_trees(r, fmt, f, NULL);
 	else if (r->lines)
@@ -516,12 +516,12 @@ int sample_print_json(const struct sample_report *r, FILE *f)
 	return jsonw_print(&w, f);
 }
 
-int sample_print_accuracy(const struct sample_report *r, FILE *f, enum out_format fmt)
+int sample_print_accuracy(const struct sample_report *r, FILE *f, enum out_format fmt, FILE *notes)
 {
 	int ret;
 
 	if (fmt != OUT_TEXT) {
-		caveats(r, caveat_warning, stderr);
+		caveats(r, caveat_warning, notes);
 		return print_accuracy(r, fmt, f, NULL);
 	}
 	fprintf(f, "Totals estimated from the samples (sum of their deltas) against the "

@@ -70,9 +70,10 @@ int sample_print_text(const struct sample_report *r, FILE *f);
  * (file,line,function,samples,share,time_ns); with the tree its nodes (path,name,module,depth,
  * samples,share,self_samples,self_share,time_ns,self_ns); with CALLERS the callers tree
  * (depth,function,module,samples,share,time_ns; the long CSV's entities have its path too);
- * with ACCURACY the accuracy. Caveats go to stderr. 0, -ENOMEM or -EIO.
+ * with ACCURACY the accuracy. The caveats, and what --min-share hid, go to NOTES (the
+ * command's stderr). 0, -ENOMEM or -EIO.
  */
-int sample_print_csv(const struct sample_report *r, enum out_format fmt, FILE *f);
+int sample_print_csv(const struct sample_report *r, enum out_format fmt, FILE *f, FILE *notes);
 
 /* JSON object: sampling settings, the callers tree or the call tree when shown, functions,
  * lines, accuracy, threads, caveats. 0, -ENOMEM or -EIO. */
@@ -81,10 +82,10 @@ int sample_print_json(const struct sample_report *r, FILE *f);
 /*
  * Per event: the total estimated from the samples (sum of their deltas), the exact count of
  * the same events, and the difference in %; as a table with its heading and the caveats (FMT
- * OUT_TEXT), or CSV event,estimated,exact,diff_pct, or long CSV (caveats to stderr). 0,
- * -ENOMEM or -EIO.
+ * OUT_TEXT), or CSV event,estimated,exact,diff_pct, or long CSV (the caveats to NOTES, which
+ * may be NULL with OUT_TEXT). 0, -ENOMEM or -EIO.
  */
-int sample_print_accuracy(const struct sample_report *r, FILE *f, enum out_format fmt);
+int sample_print_accuracy(const struct sample_report *r, FILE *f, enum out_format fmt, FILE *notes);
 
 struct jsonw;
 

@@ -70,20 +70,20 @@ int scope_print_text(const struct scope_report *r, FILE *f)
 }
 
 /* The CSV or long CSV (FMT) of R. */
-static int print_csv(const struct scope_report *r, enum out_format fmt, FILE *f)
+static int print_csv(const struct scope_report *r, enum out_format fmt, FILE *f, FILE *notes)
 {
 	int ret = print_table(r, 0, fmt, f);
 
 	fputc('\n', f);
 	if (ret == 0)
 		ret = print_table(r, 1, fmt, f);
-	caveats(r, caveat_warning, stderr);
+	caveats(r, caveat_warning, notes);
 	return ret ? ret : ferror(f) ? -EIO : 0;
 }
 
-int scope_print_csv(const struct scope_report *r, FILE *f)
+int scope_print_csv(const struct scope_report *r, FILE *f, FILE *notes)
 {
-	return print_csv(r, OUT_CSV, f);
+	return print_csv(r, OUT_CSV, f, notes);
 }
 
 /* The rows of the scopes (OPS: their MPI calls) of R as the array KEY of W. 0 or -ENOMEM. */
@@ -125,9 +125,9 @@ int scope_print_json(const struct scope_report *r, FILE *f)
 	return jsonw_print(&w, f);
 }
 
-int scope_print(const struct scope_report *r, enum out_format fmt, FILE *f)
+int scope_print(const struct scope_report *r, enum out_format fmt, FILE *f, FILE *notes)
 {
 	return fmt == OUT_TEXT	 ? scope_print_text(r, f)
 	       : fmt == OUT_JSON ? scope_print_json(r, f)
-				 : print_csv(r, fmt, f);
+				 : print_csv(r, fmt, f, notes);
 }

@@ -28,7 +28,8 @@ struct scope_report {
 int scope_print_text(const struct scope_report *r, FILE *f);
 
 /*
- * CSV, two tables separated by a blank line; caveats go to stderr.
+ * CSV, two tables separated by a blank line; the caveats go to NOTES (the command's stderr)
+ * as "perfscope: warning:" lines.
  *  - scope,kind,rank,calls,incl_ns,excl_ns,comp_ns,mpi_ns,wait_ns,comp_incl_ns,mpi_incl_ns,
  *    wait_incl_ns,mpi_calls,comp_min_ns,comp_mean_ns,comp_max_ns,mpi_min_ns,mpi_mean_ns,
  *    mpi_max_ns,wait_min_ns,wait_mean_ns,wait_max_ns
@@ -38,7 +39,7 @@ int scope_print_text(const struct scope_report *r, FILE *f);
  *  - scope,kind,rank,routine,calls,time_ns,wait_ns: the MPI calls made directly in each scope.
  * 0 or -EIO.
  */
-int scope_print_csv(const struct scope_report *r, FILE *f);
+int scope_print_csv(const struct scope_report *r, FILE *f, FILE *notes);
 
 /* One JSON object: "ranks", "rank" (a number or "all"), "scopes" and "operations" (objects
  * with the CSV's names as keys), "misnested", "unmatched_mpi_calls" and "caveats".
@@ -46,7 +47,8 @@ int scope_print_csv(const struct scope_report *r, FILE *f);
 int scope_print_json(const struct scope_report *r, FILE *f);
 
 /* R in FMT: scope_print_text, scope_print_csv, scope_print_json, or the long CSV (OUT_LONG:
- * each table of the CSV with the keys of a row, metric, value). 0, -ENOMEM or -EIO. */
-int scope_print(const struct scope_report *r, enum out_format fmt, FILE *f);
+ * each table of the CSV with the keys of a row, metric, value; the caveats to NOTES). 0,
+ * -ENOMEM or -EIO. */
+int scope_print(const struct scope_report *r, enum out_format fmt, FILE *f, FILE *notes);
 
 #endif /* PSC_SCOPE_PRINT_H */

@@ -264,7 +264,7 @@ static char *csv_of(const struct scope_report *r)
 	FILE *f = open_memstream(&text, &len);
 
 	assert_non_null(f);
-	assert_int_equal(scope_print_csv(r, f), 0);
+	assert_int_equal(scope_print_csv(r, f, stderr), 0);
 	fclose(f);
 	return text;
 }

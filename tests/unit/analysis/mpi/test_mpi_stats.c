@@ -99,7 +99,7 @@ static void test_routines_csv(void **state)
 	assert_int_equal(mpi_waits_compute(&w, &m), 0);
 	r = (struct mpi_report){.m = &m, .routines = &rs, .traffic = &tr, .waits = &w};
 	f = open_memstream(&text, &len);
-	assert_int_equal(mpi_print_csv(&r, MPI_VIEW_ROUTINES, f), 0);
+	assert_int_equal(mpi_print_csv(&r, MPI_VIEW_ROUTINES, f, stderr), 0);
 	fclose(f);
 	assert_string_equal(
 	    text, "rank,routine,calls,total_ns,mean_ns,min_ns,max_ns,pct_run,pct_mpi,bytes\n"

@@ -137,7 +137,7 @@ static char *render(const struct mpi_model *m, enum mpi_view view, int csv, enum
 	if (csv == 2)
 		assert_int_equal(mpi_print_json(&r, view, f), 0);
 	else if (csv)
-		assert_int_equal(mpi_print_csv(&r, view, f), 0);
+		assert_int_equal(mpi_print_csv(&r, view, f, stderr), 0);
 	else
 		assert_int_equal(mpi_print_text(&r, view, f), 0);
 	fclose(f);

@@ -428,7 +428,7 @@ static void print_tree(struct fixture *x, uint64_t fold, struct count *k)
 	struct func_report r = {.e = &x->e, .p = &x->merged, .fold_recursion = fold};
 	FILE *f = count_open(k);
 
-	assert_int_equal(func_print_tree(&r, OUT_TEXT, f), 0);
+	assert_int_equal(func_print_tree(&r, OUT_TEXT, f, stderr), 0);
 	assert_int_equal(fclose(f), 0);
 }
 
