@@ -8,10 +8,8 @@
 #include "lib/path.h"
 
 #include "model/elf-module.h"
-#include "model/experiment-open.h"
-#include "analysis/profile/func-profile.h"
 #include "analysis/profile/select.h"
-#include "model/symbols.h"
+#include "model/session.h"
 #include "view/caveats.h"
 #include "view/table.h"
 #include "lib/array.h"
@@ -30,9 +28,10 @@
 
 struct select_run {
 	const char *dir;
-	struct experiment e;
-	struct symtab syms;
-	struct func_profile prof, merged;
+	struct session s; /* the experiment, its symbols and function profile */
+	const struct experiment *e;
+	struct symtab *syms;
+	const struct func_profile *merged; /* the threads merged */
 	struct sel_func *funcs; /* one per merged row, then the modules' functions never called */
 	size_t nfuncs, nrecorded, cap;
 	struct elf_module *mods; /* the modules of the recorded functions, for those never called */
@@ -96,20 +95,20 @@ static int add_modules(struct select_run *r)
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < r->nrecorded && ret == 0; i++) {
-		const char *path = r->merged.rows[i].sym.module;
+		const char *path = r->merged->rows[i].sym.module;
 		size_t nseen = 0, m;
 
 		for (m = 0; m < r->nmods && strcmp(r->mods[m].path, path); m++)
 			;
 		if (path[0] != '/' || m < r->nmods)
 			continue;
-		ret = symtab_open_module(&r->syms, &r->merged.rows[i].sym, &r->mods[r->nmods++]);
+		ret = symtab_open_module(r->syms, &r->merged->rows[i].sym, &r->mods[r->nmods++]);
 		if (ret == -ENOMEM)
 			break;
 		ret = 0;
 		for (size_t j = 0; j < r->nrecorded; j++)
-			if (!strcmp(r->merged.rows[j].sym.module, path))
-				seen[nseen++] = r->merged.rows[j].sym.offset;
+			if (!strcmp(r->merged->rows[j].sym.module, path))
+				seen[nseen++] = r->merged->rows[j].sym.offset;
 		qsort(seen, nseen, sizeof(*seen), cmp_u64);
 		if (r->mods[r->nmods - 1].err == 0)
 			ret = add_uncalled(r, &r->mods[r->nmods - 1], seen, nseen);
@@ -121,52 +120,47 @@ static int add_modules(struct select_run *r)
 /* Read DIR and fill the function list. 0, or -1 after printing the cause. */
 static int load(struct select_run *r)
 {
-	char err[512];
+	char err[1024];
+	void *e = NULL, *syms = NULL, *merged = NULL;
 	int ret;
 
-	if (experiment_open(&r->e, r->dir, err, sizeof(err))) {
+	session_init(&r->s, r->dir, SESSION_DIR, NULL);
+	if ((ret = session_get(&r->s, SESSION_EXPERIMENT, &e, err, sizeof(err))) == 0 &&
+	    (ret = session_get(&r->s, SESSION_SYMBOLS, &syms, err, sizeof(err))) == 0)
+		ret = session_get(&r->s, SESSION_FUNCTIONS_MERGED, &merged, err, sizeof(err));
+	if (ret < 0) {
 		cli_error("select", "%s", err);
 		return -1;
 	}
-	ret = symtab_init(&r->syms, r->dir);
-	if (ret) {
-		cli_error("select", "%s: cannot read symbols: %s", r->dir, strerror(-ret));
-		return -1;
-	}
-	if (func_profile_build(&r->prof, &r->e, &r->syms, NULL, NULL, err, sizeof(err))) {
-		cli_error("select", "%s", err);
-		return -1;
-	}
-	if (r->prof.function_records == 0) {
+	r->e = e;
+	r->syms = syms;
+	r->merged = merged;
+	if (r->s.prof.funcs.function_records == 0) {
 		cli_error("select",
 			  "no function events were recorded in %s: build with "
 			  "-finstrument-functions and record with 'perfscope record --functions'",
 			  r->dir);
 		return -1;
 	}
-	if (func_profile_merge(&r->prof, &r->merged)) {
-		cli_error("select", "out of memory");
-		return -1;
-	}
 	/* a filter from another build's names would exclude the wrong functions */
-	for (size_t i = 0; i < r->merged.nrows; i++)
-		if (r->merged.rows[i].sym.stale) {
+	for (size_t i = 0; i < r->merged->nrows; i++)
+		if (r->merged->rows[i].sym.stale) {
 			cli_error(
 			    "select",
 			    "%s was rebuilt or removed after the recording of %s and the "
 			    "build-id cache has no copy: its functions cannot be named; record "
 			    "again with this build",
-			    r->merged.rows[i].sym.module, r->dir);
+			    r->merged->rows[i].sym.module, r->dir);
 			return -1;
 		}
-	r->cap = 2 * r->merged.nrows + 16;
+	r->cap = 2 * r->merged->nrows + 16;
 	r->funcs = calloc(r->cap, sizeof(*r->funcs));
 	if (!r->funcs) {
 		cli_error("select", "out of memory");
 		return -1;
 	}
-	for (size_t i = 0; i < r->merged.nrows; i++) {
-		const struct func_row *row = &r->merged.rows[i];
+	for (size_t i = 0; i < r->merged->nrows; i++) {
+		const struct func_row *row = &r->merged->rows[i];
 		struct sel_func *f = &r->funcs[r->nfuncs++];
 
 		f->name = row->sym.name;
@@ -181,7 +175,7 @@ static int load(struct select_run *r)
 		cli_error("select", "out of memory");
 		return -1;
 	}
-	experiment_caveats(&r->e, 1, caveat_warning, stderr);
+	experiment_caveats(r->e, 1, caveat_warning, stderr);
 	return 0;
 }
 
@@ -263,7 +257,7 @@ static int print_table(const struct select_run *r, const size_t *idx, size_t n, 
 		goto out;
 	for (size_t k = 0; k < n; k++) {
 		const struct sel_func *f = &r->funcs[idx[k]];
-		const struct func_row *row = &r->merged.rows[idx[k]];
+		const struct func_row *row = &r->merged->rows[idx[k]];
 
 		if (table_add_row(t) || table_set(t, 0, "%s", f->name))
 			goto out;
@@ -376,17 +370,17 @@ static long write_filter(const struct select_run *r, const size_t *idx, size_t n
 	fprintf(f, "# perfscope filter 1\n");
 	fprintf(f, "# written by perfscope select %s from the experiment %s\n", PSC_VERSION,
 		text_safe(abs));
-	if (r->e.ncommand) {
+	if (r->e->ncommand) {
 		fprintf(f, "# recorded command:");
-		for (size_t i = 0; i < r->e.ncommand; i++)
-			fprintf(f, " %s", text_safe(r->e.command[i]));
+		for (size_t i = 0; i < r->e->ncommand; i++)
+			fprintf(f, " %s", text_safe(r->e->command[i]));
 		fputc('\n', f);
 	}
 	fprintf(f, "# criterion: %s; %zu of %zu functions selected\n", how, n, r->nrecorded);
 	write_kept(r, f);
 	fprintf(f, "# module\tELF address\tfunction\n");
 	for (size_t k = 0; k < n; k++) {
-		const struct func_row *row = &r->merged.rows[idx[k]];
+		const struct func_row *row = &r->merged->rows[idx[k]];
 
 		/* a line is module TAB address [TAB name]: a module path with a tab or a line
 		 * break cannot be written in it (the name, for people only, is escaped) */
@@ -539,10 +533,6 @@ int cmd_select(int argc, char **argv)
 		elf_module_release(&r.mods[i]);
 	free(r.mods);
 	arena_release(&r.names);
-	func_profile_release(&r.prof);
-	func_profile_release(&r.merged);
-	if (r.syms.dir)
-		symtab_release(&r.syms);
-	experiment_release(&r.e);
+	session_close(&r.s);
 	return ret;
 }
