@@ -3,7 +3,6 @@
 #include "lib/path.h"
 
 #include "lib/array.h"
-#include "model/thread-label.h"
 #include "view/func-print.h"
 
 #include <errno.h>
@@ -38,7 +37,6 @@ static void get_thread_text(const void *ctx, const void *row, size_t arg, struct
 	const struct func_report *r = R(ctx);
 	const struct func_thread *t;
 	const struct exp_process *proc;
-	char omp[48];
 
 	(void)arg;
 	if (!r->per_thread) {
@@ -47,13 +45,8 @@ static void get_thread_text(const void *ctx, const void *row, size_t arg, struct
 	}
 	t = &r->p->threads[ROW(row)->thread];
 	proc = r->e ? experiment_process(r->e, t->pid, t->image) : NULL;
-	if (!thread_label_of(omp, sizeof(omp), t->th.omp_tasks, t->th.omp_thread_min,
-			     t->th.omp_thread_max, proc ? proc->rank : -1)) {
-		view_set_i64(v, ROW(row)->tid);
-		return;
-	}
-	snprintf(v->buf, sizeof(v->buf), "%s · %d", omp, (int)ROW(row)->tid);
-	view_set_str(v, v->buf);
+	view_set_thread_label(v, ROW(row)->tid, t->th.omp_tasks, t->th.omp_thread_min,
+			      t->th.omp_thread_max, proc ? proc->rank : -1);
 }
 
 /* The thread's id per thread, "all" merged. */
@@ -73,14 +66,7 @@ static void get_omp_thread(const void *ctx, const void *row, size_t arg, struct 
 	const struct func_thread *t = &R(ctx)->p->threads[ROW(row)->thread];
 
 	(void)arg;
-	if (!t->th.omp_tasks)
-		return;
-	if (t->th.omp_thread_min == t->th.omp_thread_max) {
-		view_set_i64(v, t->th.omp_thread_min);
-		return;
-	}
-	snprintf(v->buf, sizeof(v->buf), "%u-%u", t->th.omp_thread_min, t->th.omp_thread_max);
-	view_set_str(v, v->buf);
+	view_set_omp_thread(v, t->th.omp_tasks, t->th.omp_thread_min, t->th.omp_thread_max);
 }
 
 static void get_calls(const void *ctx, const void *row, size_t arg, struct view_value *v)

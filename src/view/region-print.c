@@ -112,6 +112,9 @@ static int region_view_of(struct view *v, const struct region_report *r, const v
 	v->nrows = n;
 	v->ctx = r;
 	v->per_thread = r->per_thread;
+	/* the threads' OpenMP numbers, per thread when some thread ran a team's tasks */
+	for (size_t i = 0; r->per_thread && i < r->p->nthreads && !v->openmp; i++)
+		v->openmp = r->p->threads[i].omp_tasks > 0;
 	return 0;
 }
 

@@ -26,6 +26,37 @@ static void get_pid(const void *ctx, const void *row, size_t arg, struct view_va
 	v->i = ROW(row)->pid;
 }
 
+/* The row's thread (per thread only). */
+static const struct thread_summary *thread_of(const void *ctx, const void *row)
+{
+	return &R(ctx)->p->threads[ROW(row)->thread];
+}
+
+/* Text: the thread's id per thread, after its OpenMP label for a thread of a team ("omp
+ * thread 1 of rank 0 · 16915"); "all" merged. */
+static void get_thread_text(const void *ctx, const void *row, size_t arg, struct view_value *v)
+{
+	const struct thread_summary *t;
+
+	(void)arg;
+	if (!R(ctx)->per_thread) {
+		view_set_str(v, "all");
+		return;
+	}
+	t = thread_of(ctx, row);
+	view_set_thread_label(v, ROW(row)->tid, t->omp_tasks, t->omp_thread_min, t->omp_thread_max,
+			      t->rank);
+}
+
+/* The OpenMP thread number of the row's thread (per thread only). */
+static void get_omp_thread(const void *ctx, const void *row, size_t arg, struct view_value *v)
+{
+	const struct thread_summary *t = thread_of(ctx, row);
+
+	(void)arg;
+	view_set_omp_thread(v, t->omp_tasks, t->omp_thread_min, t->omp_thread_max);
+}
+
 /* The thread's id per thread, "all" merged. */
 static void get_thread(const void *ctx, const void *row, size_t arg, struct view_value *v)
 {
@@ -163,8 +194,13 @@ static const struct view_col region_cols[] = {
      "name", "name", "thread", NULL},
     {"pid", "pid", VIEW_INT, TABLE_RIGHT, JSON | VIEW_PER_THREAD, get_pid, 0, NULL, NULL, NULL,
      NULL, NULL},
-    {"thread", "thread", VIEW_INT, TABLE_RIGHT, ALL | VIEW_ENTITY | VIEW_ASCENDING, get_thread, 0,
-     NULL, NULL, NULL, NULL, NULL},
+    {"thread", "thread", VIEW_INT, TABLE_RIGHT, CSV | JSON | VIEW_ENTITY | VIEW_ASCENDING,
+     get_thread, 0, NULL, NULL, NULL, NULL, NULL},
+    {"thread", "thread", VIEW_INT, TABLE_RIGHT, TEXT, get_thread_text, 0, NULL, NULL, NULL, NULL,
+     NULL},
+    {"omp_thread", "omp thread", VIEW_INT, TABLE_RIGHT,
+     CSV | JSON | VIEW_ENTITY | VIEW_PER_THREAD | VIEW_OPENMP, get_omp_thread, 0, NULL, NULL, NULL,
+     NULL, NULL},
     {"calls", "calls", VIEW_COUNT, TABLE_RIGHT, ALL, get_calls, 0, NULL, "calls", "calls", "name",
      NULL},
     {"incl_ns", "inclusive", VIEW_NS, TABLE_RIGHT, ALL, get_incl, 0, NULL, "incl", "inclusive time",

@@ -2,6 +2,7 @@
 #include "view/view.h"
 
 #include "lib/jsonw.h"
+#include "model/thread-label.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -389,4 +390,29 @@ int view_order_cmp(const void *a, const void *b, void *order)
 	int r = cmp_col(o, o->by, a, b);
 
 	return r || !tie ? r : cmp_col(o, tie, a, b);
+}
+
+void view_set_omp_thread(struct view_value *v, uint64_t tasks, uint32_t min, uint32_t max)
+{
+	if (!tasks)
+		return;
+	if (min == max) {
+		view_set_i64(v, min);
+		return;
+	}
+	snprintf(v->buf, sizeof(v->buf), "%u-%u", min, max);
+	view_set_str(v, v->buf);
+}
+
+void view_set_thread_label(struct view_value *v, int64_t tid, uint64_t tasks, uint32_t min,
+			   uint32_t max, int rank)
+{
+	char omp[48];
+
+	if (!thread_label_of(omp, sizeof(omp), tasks, min, max, rank)) {
+		view_set_i64(v, tid);
+		return;
+	}
+	snprintf(v->buf, sizeof(v->buf), "%s · %" PRId64, omp, tid);
+	view_set_str(v, v->buf);
 }

@@ -96,6 +96,16 @@ static inline void view_set_str(struct view_value *v, const char *s)
 	v->s = s;
 }
 
+/* The OpenMP thread number of a thread that ran TASKS implicit tasks numbered MIN to MAX:
+ * the number, "MIN-MAX" for a pool thread of several, not counted for a thread of no team. */
+void view_set_omp_thread(struct view_value *v, uint64_t tasks, uint32_t min, uint32_t max);
+
+/* The text's label of thread TID of MPI rank RANK (-1 none) with those OpenMP fields: its
+ * OpenMP label (model/thread-label.h) and its id, "omp thread 1 of rank 0 · 16915"; the id
+ * alone for a thread of no team. */
+void view_set_thread_label(struct view_value *v, int64_t tid, uint64_t tasks, uint32_t min,
+			   uint32_t max, int rank);
+
 struct view_col {
 	const char *key;    /* CSV header, JSON key, long CSV metric, --sort key */
 	const char *header; /* text header */

@@ -153,6 +153,7 @@ static struct region_row *row_for(struct region_profile *p, struct region_pass *
 
 		if (!row)
 			return NULL;
+		row->thread = (uint32_t)(ps->th - p->threads);
 		for (size_t i = 0; i < ps->nev; i++)
 			row->status[ps->ev_map[i]] = ps->have_layout ? ps->status[i] : -ENODATA;
 		ps->row_of[id] = p->nrows;
@@ -351,6 +352,9 @@ static int region_pass_end(struct region_pass *ps, const struct ev_location_fact
 	ps->th->end_reason = f->end_reason;
 	ps->th->truncated_at = f->truncated_at;
 	ps->th->records = f->records;
+	ps->th->omp_tasks = f->omp_tasks;
+	ps->th->omp_thread_min = f->omp_thread_min;
+	ps->th->omp_thread_max = f->omp_thread_max;
 	if (f->records) {
 		int64_t a = clock_fit_ns(ps->fit, f->first_ticks);
 		int64_t b = clock_fit_ns(ps->fit, f->last_ticks);
@@ -390,6 +394,7 @@ static int region_pass_begin(struct region_profile *p, const struct exp_stream *
 	ps->th = &p->threads[p->nthreads++];
 	ps->th->pid = s->pid;
 	ps->th->tid = s->tid;
+	ps->th->rank = s->proc ? s->proc->rank : -1;
 	ps->ev_map = calloc(ps->nev + 1, sizeof(*ps->ev_map));
 	ps->group_of = calloc(ps->nev + 1, sizeof(*ps->group_of));
 	ps->status = calloc(ps->nev + 1, sizeof(*ps->status));

@@ -15,7 +15,8 @@
 
 struct region_row {
 	char *name;
-	pid_t pid, tid; /* tid 0 in a row merged over threads */
+	pid_t pid, tid;	 /* tid 0 in a row merged over threads */
+	uint32_t thread; /* its thread in the profile's threads (not in a row merged over them) */
 	uint64_t calls;
 	uint64_t unclosed; /* begins never ended (closed at the stream's last timestamp) */
 	double incl_ns, excl_ns, min_ns, max_ns;
@@ -33,6 +34,10 @@ struct thread_summary {
 	uint64_t lost_records;
 	uint64_t unmatched_ends; /* psc_region_end without a matching begin */
 	uint64_t records;
+	int rank; /* of its process, -1 none */
+	/* the implicit tasks it ran and their OpenMP thread numbers (thread-label.h) */
+	uint64_t omp_tasks;
+	uint32_t omp_thread_min, omp_thread_max;
 };
 
 struct region_profile {
