@@ -60,25 +60,20 @@ static int job_input(struct session *s, const struct exporter *x, const char *di
 		     struct export_job *job)
 {
 	char err[1024];
-	void *p = NULL;
+	void *e = NULL, *st = NULL, *m = NULL;
 	int ret;
 
 	session_init(s, dir, SESSION_DIR,
 		     &(struct session_options){.mpi_flags = MPI_BUILD_KEEP_UNCORRECTED});
 	memset(job, 0, sizeof(*job));
-	ret = session_get(s, SESSION_EXPERIMENT, &p, err, sizeof(err));
-	job->e = p;
-	if (ret == 0) {
-		ret = session_get(s, SESSION_SYMBOLS, &p, err, sizeof(err));
-		job->st = p;
-	}
-	if (ret == 0 && (x->needs & EXPORT_NEEDS_MPI)) {
-		ret = session_get(s, SESSION_MPI, &p, err, sizeof(err));
-		if (ret == 0)
-			job->mpi = p;
-		else if (ret == -ENODATA)
-			ret = 0;
-	}
+	if ((ret = session_get(s, SESSION_EXPERIMENT, &e, err, sizeof(err))) == 0)
+		ret = session_get(s, SESSION_SYMBOLS, &st, err, sizeof(err));
+	if (ret == 0 && (x->needs & EXPORT_NEEDS_MPI) &&
+	    (ret = session_get(s, SESSION_MPI, &m, err, sizeof(err))) == -ENODATA)
+		ret = 0; /* no MPI records */
+	job->e = e;
+	job->st = st;
+	job->mpi = m;
 	if (ret < 0) {
 		cli_error("export", "%s", err);
 		return EXIT_USAGE;
