@@ -50,7 +50,7 @@ struct sym_slot {
 	uint64_t addr;
 	pid_t pid;
 	unsigned image;
-	int used;
+	int used; /* 0 free, 1 looked up, 2 with the function inlined there (info.inlined) */
 	struct sym_info info;
 };
 
@@ -292,8 +292,10 @@ static int resolve(struct symtab *st, pid_t pid, unsigned image, uint64_t place,
 		out->func_file = f->decl_file;
 		out->func_line = f->decl_line;
 	}
-	if (inlined)
+	if (inlined) {
 		out->inlined = elf_module_inlined(m->mod, out->offset, &st->strings);
+		st->scope_walks++;
+	}
 	return 0;
 }
 
@@ -353,39 +355,48 @@ int symtab_init(struct symtab *st, const char *dir)
 	return st->dir ? 0 : -ENOMEM;
 }
 
-int symtab_lookup(struct symtab *st, pid_t pid, unsigned image, uint64_t place,
-		  struct sym_info *out)
+/* symtab_lookup(), with the function inlined at PLACE too when INLINED, through the cache: an
+ * entry says whether its inlined function was looked up (DWARF's scopes at an address cost
+ * milliseconds: an OpenMP region's site is named at every instance of the region). */
+static int lookup(struct symtab *st, pid_t pid, unsigned image, uint64_t place,
+		  struct sym_info *out, int inlined)
 {
-	struct sym_slot *s;
+	struct sym_slot *s = st->nslots ? slot_find(st, pid, image, place) : NULL;
 	int ret;
 
-	if (st->nslots && (s = slot_find(st, pid, image, place))->used) {
+	if (s && s->used >= 1 + inlined) {
 		*out = s->info;
+		if (!inlined)
+			out->inlined = NULL;
 		return 0;
 	}
-	ret = resolve(st, pid, image, place, out, 0);
+	ret = resolve(st, pid, image, place, out, inlined);
 	if (ret || !out->name) {
 		out->name = "[unknown]";
 		return ret ? ret : -ENOMEM;
 	}
+	if (s && s->used) { /* looked up before, without its inlined function */
+		*s = (struct sym_slot){place, pid, image, 2, *out};
+		return 0;
+	}
 	if ((st->nused + 1) * 10 > st->nslots * 7 && slots_grow(st))
 		return 0;
 	s = slot_find(st, pid, image, place);
-	*s = (struct sym_slot){place, pid, image, 1, *out};
+	*s = (struct sym_slot){place, pid, image, 1 + inlined, *out};
 	st->nused++;
 	return 0;
+}
+
+int symtab_lookup(struct symtab *st, pid_t pid, unsigned image, uint64_t place,
+		  struct sym_info *out)
+{
+	return lookup(st, pid, image, place, out, 0);
 }
 
 int symtab_lookup_inlined(struct symtab *st, pid_t pid, unsigned image, uint64_t place,
 			  struct sym_info *out)
 {
-	int ret = resolve(st, pid, image, place, out, 1);
-
-	if (ret || !out->name) {
-		out->name = "[unknown]";
-		return ret ? ret : -ENOMEM;
-	}
-	return 0;
+	return lookup(st, pid, image, place, out, 1);
 }
 
 int symtab_lookup_at(struct symtab *st, pid_t pid, unsigned image, uint64_t addr, int64_t ns,

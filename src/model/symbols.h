@@ -77,6 +77,7 @@ struct symtab {
 	const struct maps_object **mod_ids; /* per module: the object it was opened as, or NULL */
 	struct sym_slot *slots;		    /* address cache: open addressing, power-of-two size */
 	size_t nslots, nused;
+	uint64_t scope_walks; /* walks of DWARF's inlined scopes (symtab_lookup_inlined() misses) */
 	struct str_arena strings; /* formatted and demangled names */
 	char *cache;		  /* the build-id cache's root, or NULL */
 	struct sym_fit *fits;	  /* the processes' clocks, read when first needed */
@@ -124,8 +125,9 @@ static inline uint64_t symtab_place(struct symtab *st, pid_t pid, unsigned image
 int symtab_lookup(struct symtab *st, pid_t pid, unsigned image, uint64_t place,
 		  struct sym_info *out);
 
-/* symtab_lookup() with si->inlined too, from DWARF's inlined scopes at the address (not
- * cached: for the few addresses that name a region, such as an OpenMP construct's call site). */
+/* symtab_lookup() with si->inlined too, from DWARF's inlined scopes at the address: for the
+ * addresses that name a region, such as an OpenMP construct's call site. Cached as
+ * symtab_lookup() is (a region's site is named at each of its instances). */
 int symtab_lookup_inlined(struct symtab *st, pid_t pid, unsigned image, uint64_t place,
 			  struct sym_info *out);
 

@@ -54,6 +54,20 @@ NOINLINE void *sym_caller(void)
 	return ra;
 }
 
+/* Code inlined into another function: its call of sym_where lies in DWARF's inlined scope. */
+static inline __attribute__((always_inline)) void *sym_inlined_body(void)
+{
+	return sym_where(__LINE__);
+}
+
+NOINLINE void *sym_inliner(void)
+{
+	void *ra = sym_inlined_body();
+
+	__asm__ volatile("" ::: "memory");
+	return ra;
+}
+
 /* Looks mangled but is not: the name must come back unchanged. */
 NOINLINE int _Zpsc_not_mangled(int x)
 {
@@ -163,7 +177,7 @@ static void test_self(void **state)
 {
 	char *dir = make_dir(), exe[PATH_MAX];
 	uint64_t fn = addr_of((void *)sym_target), caller = addr_of((void *)sym_caller);
-	uint64_t ra = addr_of(sym_caller()), base = load_base((void *)sym_target), off;
+	uint64_t ra = addr_of(sym_caller()), base = load_base((void *)sym_target), off, ira;
 	struct sym_info si, again;
 	struct symtab st;
 
@@ -200,6 +214,25 @@ static void test_self(void **state)
 	/* a second lookup of an address is answered from the cache, with the same strings */
 	assert_int_equal(symtab_lookup(&st, getpid(), 0, fn, &again), 0);
 	assert_ptr_equal(again.name, symtab_lookup(&st, getpid(), 0, fn, &si) ? NULL : si.name);
+
+	/* a place in code inlined into another function: the function whose code it is and the
+	 * one inlined there; asked again, from the cache (the same string, not a second walk of
+	 * DWARF's scopes, which takes milliseconds); a plain lookup of it has no inlined name */
+	ira = addr_of(sym_inliner());
+	assert_int_equal(symtab_lookup(&st, getpid(), 0, ira - 1, &si), 0);
+	assert_string_equal(si.name, "sym_inliner");
+	assert_null(si.inlined);
+	assert_int_equal(symtab_lookup_inlined(&st, getpid(), 0, ira - 1, &si), 0);
+	assert_string_equal(si.name, "sym_inliner");
+	assert_string_equal(si.inlined, "sym_inlined_body");
+	assert_int_equal(si.line, where_line);
+	assert_int_equal(st.scope_walks, 1);
+	assert_int_equal(symtab_lookup_inlined(&st, getpid(), 0, ira - 1, &again), 0);
+	assert_ptr_equal(again.inlined, si.inlined);
+	assert_int_equal(st.scope_walks, 1);
+	assert_int_equal(symtab_lookup(&st, getpid(), 0, ira - 1, &again), 0);
+	assert_null(again.inlined);
+	assert_ptr_equal(again.name, si.name);
 
 	/* a function by name, for filters */
 	assert_int_equal(symtab_find_function(&st, exe, "sym_caller", &off), 0);
