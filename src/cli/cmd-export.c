@@ -195,9 +195,9 @@ static int export_directory(const struct exporter *x, const char *dir, const cha
 	if (stats.moved_events)
 		fprintf(stderr,
 			"perfscope export: note: %" PRIu64
-			" events moved later (by at most the model's causality correction, %" PRId64
+			" events moved later (by at most %" PRIu64
 			" ns) so that no location's times go back\n",
-			stats.moved_events, job.mpi ? job.mpi->max_correction_ns : 0);
+			stats.moved_events, stats.moved_max_ns);
 	if (stats.mpi_unplaced)
 		fprintf(stderr,
 			"perfscope export: note: %" PRIu64

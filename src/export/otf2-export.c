@@ -79,6 +79,8 @@ uint64_t ox_stamp(struct xp *x, struct track *t, int64_t ns)
 	uint64_t v = ns < 0 ? 0 : (uint64_t)ns;
 
 	if (v < t->last) {
+		if (t->last - v > x->stats->moved_max_ns)
+			x->stats->moved_max_ns = t->last - v;
 		v = t->last;
 		x->stats->moved_events++;
 	}

@@ -46,6 +46,7 @@ struct otf2_export_stats {
 	uint64_t unmatched_exits; /* exits without a recorded enter (dropped) */
 	uint64_t lost_records;	  /* records the runtime could not store */
 	uint64_t moved_events;	  /* events moved later so a location's times never go back */
+	uint64_t moved_max_ns;	  /* the most one of them moved */
 	uint64_t mpi_unplaced;	  /* MPI calls of a thread without a stream: own location */
 	uint64_t metric_values;	  /* counter values written (members of Metric events) */
 	uint64_t metrics_skipped; /* boundaries without a Metric event (a counter never ran) */

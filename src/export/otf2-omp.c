@@ -225,16 +225,20 @@ static int parallel_end(struct xp *x, struct ox_omp *o, struct track *t, const s
 			"writing a thread join");
 }
 
+/* ITASK_BEGIN at NS: the fork kept for its team's size is written first, at its own time
+ * (stamped before it, it would move to this task's: a parallel region beginning when its
+ * encountering thread's task does, late by the team's start-up). */
 static int itask_begin(struct xp *x, struct ox_omp *o, struct track *t, uint32_t group,
-		       const struct event *ev, uint64_t ts)
+		       const struct event *ev, int64_t ns)
 {
-	uint64_t v;
+	uint64_t v, ts;
 	uint32_t team, region;
 
 	if (o->fork && o->fork_par == ev->omp.parallel && ev->omp.team)
 		o->fork_team = ev->omp.team;
 	if (ox_omp_flush(x, t))
 		return -1;
+	ts = ox_stamp(x, t, ns);
 	region = u64map_get(&o->par_ix, par_key(ev->loc, ev->omp.parallel), &v)
 		     ? (uint32_t)(v - 1)
 		     : ox_region_id(x, "[omp implicit task]", RK_OMP, OTF2_REGION_ROLE_TASK);
@@ -273,7 +277,9 @@ int ox_omp_event(struct xp *x, struct track *t, uint32_t group, const struct eve
 
 	if (!o)
 		return ox_fail(x, -ENOMEM, "out of memory");
-	if (ev->kind != EV_OMP_ITASK_BEGIN && ox_omp_flush(x, t))
+	if (ev->kind == EV_OMP_ITASK_BEGIN)
+		return itask_begin(x, o, t, group, ev, ns);
+	if (ox_omp_flush(x, t))
 		return -1;
 	ts = ox_stamp(x, t, ns);
 	switch (ev->kind) {
@@ -281,8 +287,6 @@ int ox_omp_event(struct xp *x, struct track *t, uint32_t group, const struct eve
 		return parallel_begin(x, o, ev, ts);
 	case EV_OMP_PARALLEL_END:
 		return parallel_end(x, o, t, ev, ts);
-	case EV_OMP_ITASK_BEGIN:
-		return itask_begin(x, o, t, group, ev, ts);
 	case EV_OMP_ITASK_END:
 		return itask_end(x, o, t, ev, ts);
 	case EV_OMP_SYNC_ENTER:

@@ -2,7 +2,8 @@
 # test_otf2_omp.sh - OpenMP in the OTF2 export (issue 21), read by otf2-print, the oracle:
 # examples/omp_tri (gcc and clang builds, 2 threads) runs 2 parallel regions. On thread 0 (the
 # first location) 2 ThreadFork and 2 ThreadJoin; on each thread 2 ThreadTeamBegin and 2
-# ThreadTeamEnd; the regions of paradigm OpenMP with their roles; with clang (OMPT's barrier
+# ThreadTeamEnd, each ThreadFork at its parallel-begin record's time (dump's) and no event moved
+# to keep times in order; the regions of paradigm OpenMP with their roles; with clang (OMPT's barrier
 # records) the implicit barrier Enter/Leave on each thread, and thread 0's first wait in it
 # from otf2-print's times equal to `report --openmp`'s barrier_ns of the triangular loop's
 # region within 1 us; the archive read back by `perfscope report` with the function call
@@ -44,6 +45,18 @@ check() {
 			"$name: ThreadTeamEnd on location $l"
 	done
 	expect_grep "Requested Threads: 2" "$T/$name-print.out" "$name: the fork's team size"
+	# each ThreadFork at the time of its parallel-begin record (the encountering thread's
+	# stream: dump's ns since the stream's start pair), not at the thread's implicit task,
+	# which begins later by the team's start-up; nothing moved to keep times in order
+	run "$name-dump" "$PERFSCOPE" dump "$dir"
+	expect_eq "$(awk '/^# / { f = $2; sub(/:$/, "", f); n = split(f, a, ".")
+			m = a[n - 1] == a[n]
+			for (i = 1; i <= NF; i++) if ($i == "=" && $(i + 2) == "ns,") b = $(i + 1)
+			next }
+		m && $4 == "omp-parallel-begin" { printf "%.0f ", b + $3 }' "$T/$name-dump.out")" \
+		"$(awk '$1 == "THREAD_FORK" && $2 == 0 { printf "%s ", $3 }' "$T/$name-print.out")" \
+		"$name: ThreadFork times are the parallel regions' begins"
+	expect_no_grep "moved later" "$T/$name-export.err" "$name: no event moved to keep times in order"
 	run "$name-rep" "$PERFSCOPE" report "$dir" --csv
 	run "$name-defs" otf2-print -G "$arc/traces.otf2"
 	# named after triangle with both (clang inlines it into main: "(inlined in main)")
